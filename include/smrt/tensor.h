@@ -1,0 +1,94 @@
+// smrt::Tensor: a typed, shaped block of memory.
+//
+// A Tensor either owns 64-byte aligned storage (Create) or views memory the
+// caller owns (View). Copies of a Tensor share the same storage, like
+// tensorflow::Tensor; Clone() makes an independent copy. A Tensor is not
+// synchronised: concurrent writers to shared storage must coordinate.
+//
+// kString tensors hold std::string elements (arbitrary bytes). kResource and
+// kVariant tensors cannot be created by users.
+#ifndef SMRT_TENSOR_H_
+#define SMRT_TENSOR_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/types/span.h"
+#include "smrt/dtype.h"
+
+namespace smrt {
+
+using Shape = std::vector<int64_t>;
+
+// "(2, 3)"; "()" for a scalar. Unknown dims (-1) print as -1.
+std::string ShapeToString(absl::Span<const int64_t> shape);
+
+// Number of elements, or an InvalidArgument error for a negative dim or a
+// product that overflows int64.
+absl::StatusOr<int64_t> NumElements(absl::Span<const int64_t> shape);
+
+inline constexpr size_t kTensorAlignment = 64;
+
+class Tensor {
+ public:
+  // An invalid tensor (dtype kInvalid, no storage).
+  Tensor() = default;
+
+  // Allocates zero-filled storage (empty strings for kString).
+  // InvalidArgument for a negative dim, an overflowing size or an unsupported
+  // dtype; ResourceExhausted when the allocation fails.
+  static absl::StatusOr<Tensor> Create(DataType dtype, Shape shape);
+
+  // Views `byte_size` bytes at `data`, which the caller keeps alive and
+  // unmodified-by-others for as long as any copy of the Tensor exists.
+  // byte_size must equal num_elements * DataTypeSize(dtype). Fixed-size
+  // dtypes only.
+  static absl::StatusOr<Tensor> View(DataType dtype, Shape shape, void* data,
+                                     size_t byte_size);
+
+  bool valid() const { return dtype_ != DataType::kInvalid; }
+  DataType dtype() const { return dtype_; }
+  const Shape& shape() const { return shape_; }
+  int rank() const { return static_cast<int>(shape_.size()); }
+  int64_t dim(int i) const { return shape_[i]; }
+  int64_t num_elements() const { return num_elements_; }
+  // Bytes of element storage; for kString, num_elements * sizeof(std::string).
+  size_t byte_size() const { return byte_size_; }
+  bool is_view() const { return data_ != nullptr && !storage_; }
+
+  void* raw_data() { return data_; }
+  const void* raw_data() const { return data_; }
+  template <typename T>
+  T* data() {
+    return static_cast<T*>(data_);
+  }
+  template <typename T>
+  const T* data() const {
+    return static_cast<const T*>(data_);
+  }
+
+  // An independent copy that owns its storage.
+  absl::StatusOr<Tensor> Clone() const;
+
+  // Same storage, new shape with the same number of elements.
+  absl::StatusOr<Tensor> Reshaped(Shape shape) const;
+
+  // "float32 (2, 3)".
+  std::string DebugString() const;
+
+ private:
+  DataType dtype_ = DataType::kInvalid;
+  Shape shape_;
+  int64_t num_elements_ = 0;
+  size_t byte_size_ = 0;
+  std::shared_ptr<void> storage_;  // null for views
+  void* data_ = nullptr;
+};
+
+}  // namespace smrt
+
+#endif  // SMRT_TENSOR_H_

@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Installs smrt's build and test dependencies from Debian's packages.
+# Idempotent: packages already present are not touched and apt is not called at all.
+set -euo pipefail
+
+packages=(
+  build-essential cmake ninja-build pkg-config
+  libprotobuf-dev protobuf-compiler
+  libabsl-dev
+  libeigen3-dev
+  libdnnl-dev
+  libgtest-dev libgmock-dev
+  libbenchmark-dev
+  python3
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "install-deps: all dependencies present"
+  exit 0
+fi
+
+echo "install-deps: installing ${missing[*]}"
+sudo_cmd=()
+if [ "$(id -u)" -ne 0 ]; then sudo_cmd=(sudo); fi
+export DEBIAN_FRONTEND=noninteractive
+"${sudo_cmd[@]}" apt-get update -qq
+"${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"

@@ -1,0 +1,152 @@
+#include "smrt/tensor.h"
+
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+#include <new>
+#include <utility>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+
+namespace smrt {
+
+std::string ShapeToString(absl::Span<const int64_t> shape) {
+  return absl::StrCat("(", absl::StrJoin(shape, ", "), ")");
+}
+
+absl::StatusOr<int64_t> NumElements(absl::Span<const int64_t> shape) {
+  int64_t n = 1;
+  for (int64_t d : shape) {
+    if (d < 0) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("shape ", ShapeToString(shape), " has a negative dim"));
+    }
+    if (d != 0 && n > std::numeric_limits<int64_t>::max() / d) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "shape ", ShapeToString(shape), " has more elements than fit in int64"));
+    }
+    n *= d;
+  }
+  return n;
+}
+
+namespace {
+
+absl::StatusOr<size_t> ElementBytes(DataType dtype, int64_t n) {
+  size_t elem = dtype == DataType::kString ? sizeof(std::string)
+                                           : DataTypeSize(dtype);
+  if (elem == 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "tensors of type ", DataTypeName(dtype), " cannot be created"));
+  }
+  if (static_cast<uint64_t>(n) >
+      (std::numeric_limits<size_t>::max() - kTensorAlignment) / elem) {
+    return absl::ResourceExhaustedError(
+        absl::StrCat("tensor of ", n, " elements is too large"));
+  }
+  return static_cast<size_t>(n) * elem;
+}
+
+}  // namespace
+
+absl::StatusOr<Tensor> Tensor::Create(DataType dtype, Shape shape) {
+  absl::StatusOr<int64_t> n = NumElements(shape);
+  if (!n.ok()) return n.status();
+  absl::StatusOr<size_t> bytes = ElementBytes(dtype, *n);
+  if (!bytes.ok()) return bytes.status();
+
+  Tensor t;
+  t.dtype_ = dtype;
+  t.shape_ = std::move(shape);
+  t.num_elements_ = *n;
+  t.byte_size_ = *bytes;
+  if (dtype == DataType::kString) {
+    std::string* strings = new (std::nothrow) std::string[*n > 0 ? *n : 1];
+    if (strings == nullptr) {
+      return absl::ResourceExhaustedError(
+          absl::StrCat("cannot allocate ", *n, " strings"));
+    }
+    t.storage_ = std::shared_ptr<void>(strings, [](void* p) {
+      delete[] static_cast<std::string*>(p);
+    });
+  } else {
+    size_t alloc = (*bytes + kTensorAlignment - 1) / kTensorAlignment *
+                   kTensorAlignment;
+    if (alloc == 0) alloc = kTensorAlignment;
+    void* p = std::aligned_alloc(kTensorAlignment, alloc);
+    if (p == nullptr) {
+      return absl::ResourceExhaustedError(
+          absl::StrCat("cannot allocate ", *bytes, " bytes for a ",
+                       DataTypeShortName(dtype), " tensor of shape ",
+                       ShapeToString(t.shape_)));
+    }
+    std::memset(p, 0, alloc);
+    t.storage_ = std::shared_ptr<void>(p, [](void* q) { std::free(q); });
+  }
+  t.data_ = t.storage_.get();
+  return t;
+}
+
+absl::StatusOr<Tensor> Tensor::View(DataType dtype, Shape shape, void* data,
+                                    size_t byte_size) {
+  if (!IsFixedSize(dtype)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "cannot view caller memory as a ", DataTypeName(dtype), " tensor"));
+  }
+  absl::StatusOr<int64_t> n = NumElements(shape);
+  if (!n.ok()) return n.status();
+  absl::StatusOr<size_t> bytes = ElementBytes(dtype, *n);
+  if (!bytes.ok()) return bytes.status();
+  if (*bytes != byte_size) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "a ", DataTypeShortName(dtype), " tensor of shape ",
+        ShapeToString(shape), " needs ", *bytes, " bytes, the buffer has ",
+        byte_size));
+  }
+  if (data == nullptr && byte_size != 0) {
+    return absl::InvalidArgumentError("cannot view a null buffer");
+  }
+  Tensor t;
+  t.dtype_ = dtype;
+  t.shape_ = std::move(shape);
+  t.num_elements_ = *n;
+  t.byte_size_ = byte_size;
+  t.data_ = data;
+  return t;
+}
+
+absl::StatusOr<Tensor> Tensor::Clone() const {
+  if (!valid()) return Tensor();
+  absl::StatusOr<Tensor> copy = Create(dtype_, shape_);
+  if (!copy.ok()) return copy.status();
+  if (dtype_ == DataType::kString) {
+    const std::string* src = data<std::string>();
+    std::string* dst = copy->data<std::string>();
+    for (int64_t i = 0; i < num_elements_; ++i) dst[i] = src[i];
+  } else if (byte_size_ > 0) {
+    std::memcpy(copy->raw_data(), data_, byte_size_);
+  }
+  return copy;
+}
+
+absl::StatusOr<Tensor> Tensor::Reshaped(Shape shape) const {
+  absl::StatusOr<int64_t> n = NumElements(shape);
+  if (!n.ok()) return n.status();
+  if (*n != num_elements_) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "cannot reshape a tensor of shape ", ShapeToString(shape_), " (",
+        num_elements_, " elements) to ", ShapeToString(shape), " (", *n,
+        " elements)"));
+  }
+  Tensor t = *this;
+  t.shape_ = std::move(shape);
+  return t;
+}
+
+std::string Tensor::DebugString() const {
+  return absl::StrCat(DataTypeShortName(dtype_), " ", ShapeToString(shape_));
+}
+
+}  // namespace smrt

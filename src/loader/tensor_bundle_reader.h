@@ -1,0 +1,71 @@
+// Reads a TensorFlow V2 checkpoint ("tensor bundle"): PREFIX.index, an SSTable
+// of BundleEntryProtos, and PREFIX.data-NNNNN-of-MMMMM shards holding the bytes.
+#ifndef SMRT_LOADER_TENSOR_BUNDLE_READER_H_
+#define SMRT_LOADER_TENSOR_BUNDLE_READER_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/statusor.h"
+#include "smrt/tensor.h"
+
+namespace smrt::loader {
+
+// One tensor's index entry. Fields mirror BundleEntryProto.
+struct BundleEntry {
+  std::string key;
+  DataType dtype = DataType::kInvalid;
+  int tf_dtype = 0;  // the DataType number as stored, for messages
+  Shape shape;
+  int32_t shard_id = 0;
+  int64_t offset = 0;
+  int64_t size = 0;
+  uint32_t masked_crc32c = 0;
+  bool sliced = false;  // partitioned variable slices: listed, not readable
+};
+
+class TensorBundleReader {
+ public:
+  // prefix is the path without suffix, e.g. "<dir>/variables/variables".
+  // Reads and validates the whole index (header, every entry) and checks that
+  // every data shard the header names exists. Errors name the file and what is
+  // wrong: NotFound (missing index or shard), DataLoss (corrupt index, bad
+  // magic number, block crc mismatch), Unimplemented (compressed blocks,
+  // big-endian bundles, sliced tensors on Read).
+  static absl::StatusOr<std::unique_ptr<TensorBundleReader>> Open(
+      const std::string& prefix);
+
+  const std::string& prefix() const { return prefix_; }
+  int num_shards() const { return num_shards_; }
+
+  // All tensor entries sorted by key (the header entry is not included).
+  const std::vector<BundleEntry>& entries() const { return entries_; }
+
+  // nullptr when the bundle has no such key.
+  const BundleEntry* Find(std::string_view key) const;
+
+  // Reads one tensor from its shard, verifies the masked crc32c (DataLoss
+  // naming the key and shard on mismatch) and decodes it (numeric dtypes,
+  // bool, float16/bfloat16 as raw 16-bit, strings). NotFound for an unknown
+  // key, listing a few keys that exist.
+  absl::StatusOr<Tensor> Read(std::string_view key) const;
+
+  // Path of shard i: "<prefix>.data-0000i-of-0000N".
+  std::string ShardPath(int shard) const;
+
+ private:
+  TensorBundleReader() = default;
+
+  std::string prefix_;
+  int num_shards_ = 0;
+  std::vector<BundleEntry> entries_;
+  absl::flat_hash_map<std::string, size_t> index_;  // key -> entries_ index
+};
+
+}  // namespace smrt::loader
+
+#endif  // SMRT_LOADER_TENSOR_BUNDLE_READER_H_
