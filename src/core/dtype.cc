@@ -2,7 +2,7 @@
 
 namespace smrt {
 
-std::string_view DataTypeName(DataType type) {
+absl::string_view DataTypeName(DataType type) {
   switch (type) {
     case DataType::kFloat: return "DT_FLOAT";
     case DataType::kDouble: return "DT_DOUBLE";
@@ -27,7 +27,7 @@ std::string_view DataTypeName(DataType type) {
   return "DT_INVALID";
 }
 
-std::string_view DataTypeShortName(DataType type) {
+absl::string_view DataTypeShortName(DataType type) {
   switch (type) {
     case DataType::kFloat: return "float32";
     case DataType::kDouble: return "float64";

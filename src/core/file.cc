@@ -74,7 +74,7 @@ absl::StatusOr<std::string> ReadRange(const std::string& path, uint64_t offset,
   return out;
 }
 
-absl::Status WriteAll(const std::string& path, std::string_view contents) {
+absl::Status WriteAll(const std::string& path, absl::string_view contents) {
   FilePtr f(std::fopen(path.c_str(), "wb"));
   if (!f) return OpenError(path, "w");
   if (!contents.empty() &&
@@ -97,7 +97,7 @@ bool IsDirectory(const std::string& path) {
   return ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
 }
 
-std::string JoinPath(std::string_view a, std::string_view b) {
+std::string JoinPath(absl::string_view a, absl::string_view b) {
   if (a.empty()) return std::string(b);
   if (b.empty()) return std::string(a);
   bool a_slash = a.back() == '/';

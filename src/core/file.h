@@ -4,7 +4,7 @@
 
 #include <cstdint>
 #include <string>
-#include <string_view>
+#include "absl/strings/string_view.h"
 #include <vector>
 
 #include "absl/status/status.h"
@@ -22,14 +22,14 @@ absl::StatusOr<std::string> ReadAll(const std::string& path,
 absl::StatusOr<std::string> ReadRange(const std::string& path, uint64_t offset,
                                       uint64_t n);
 
-absl::Status WriteAll(const std::string& path, std::string_view contents);
+absl::Status WriteAll(const std::string& path, absl::string_view contents);
 
 bool Exists(const std::string& path);
 bool IsDirectory(const std::string& path);
 absl::StatusOr<uint64_t> Size(const std::string& path);
 
 // Joins with one '/' between parts.
-std::string JoinPath(std::string_view a, std::string_view b);
+std::string JoinPath(absl::string_view a, absl::string_view b);
 
 }  // namespace smrt::file
 

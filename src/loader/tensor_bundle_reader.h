@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
-#include <string_view>
+#include "absl/strings/string_view.h"
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
@@ -46,13 +46,13 @@ class TensorBundleReader {
   const std::vector<BundleEntry>& entries() const { return entries_; }
 
   // nullptr when the bundle has no such key.
-  const BundleEntry* Find(std::string_view key) const;
+  const BundleEntry* Find(absl::string_view key) const;
 
   // Reads one tensor from its shard, verifies the masked crc32c (DataLoss
   // naming the key and shard on mismatch) and decodes it (numeric dtypes,
   // bool, float16/bfloat16 as raw 16-bit, strings). NotFound for an unknown
   // key, listing a few keys that exist.
-  absl::StatusOr<Tensor> Read(std::string_view key) const;
+  absl::StatusOr<Tensor> Read(absl::string_view key) const;
 
   // Path of shard i: "<prefix>.data-0000i-of-0000N".
   std::string ShardPath(int shard) const;
@@ -62,6 +62,7 @@ class TensorBundleReader {
 
   std::string prefix_;
   int num_shards_ = 0;
+  std::vector<uint64_t> shard_sizes_;  // bytes of each data shard at Open
   std::vector<BundleEntry> entries_;
   absl::flat_hash_map<std::string, size_t> index_;  // key -> entries_ index
 };

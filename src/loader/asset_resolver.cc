@@ -1,0 +1,110 @@
+#include "loader/asset_resolver.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <system_error>
+
+#include "absl/container/flat_hash_set.h"
+#include "absl/status/status.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "core/file.h"
+
+namespace smrt::loader {
+namespace fs = std::filesystem;
+namespace {
+
+constexpr char kAssetsCollection[] = "saved_model_assets";
+
+absl::Status CheckInside(const std::string& assets_dir, const std::string& filename) {
+  if (filename.empty()) {
+    return absl::InvalidArgumentError("an AssetFileDef has an empty filename");
+  }
+  if (filename.front() == '/') {
+    return absl::InvalidArgumentError(
+        absl::StrCat("asset filename '", filename, "' is an absolute path; assets must "
+                     "be inside ", assets_dir));
+  }
+  for (absl::string_view part : absl::StrSplit(filename, '/')) {
+    if (part == "..") {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "asset filename '", filename, "' leads outside ", assets_dir));
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<Asset> Resolve(const tensorflow::AssetFileDef& def,
+                              const std::string& assets_dir) {
+  if (absl::Status s = CheckInside(assets_dir, def.filename()); !s.ok()) return s;
+  Asset asset;
+  asset.tensor_name = def.tensor_info().name();
+  asset.filename = def.filename();
+  asset.path = file::JoinPath(assets_dir, def.filename());
+  std::error_code ec;
+  fs::path real = fs::canonical(asset.path, ec);
+  if (ec) {
+    return absl::NotFoundError(absl::StrCat("asset '", def.filename(), "' (fed to ",
+                                            asset.tensor_name, ") is missing: ",
+                                            asset.path, " does not exist"));
+  }
+  fs::path root = fs::canonical(assets_dir, ec);
+  std::string real_s = real.string();
+  std::string root_s = root.string() + "/";
+  if (ec || !absl::StartsWith(real_s, root_s)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "asset '", def.filename(), "' resolves to ", real_s, ", outside ", assets_dir));
+  }
+  return asset;
+}
+
+}  // namespace
+
+absl::StatusOr<std::vector<Asset>> ResolveAssets(const tensorflow::MetaGraphDef& meta_graph,
+                                                 const std::string& dir) {
+  std::vector<tensorflow::AssetFileDef> defs(meta_graph.asset_file_def().begin(),
+                                             meta_graph.asset_file_def().end());
+  auto it = meta_graph.collection_def().find(kAssetsCollection);
+  if (it != meta_graph.collection_def().end()) {
+    for (const auto& any : it->second.any_list().value()) {
+      tensorflow::AssetFileDef def;
+      if (!any.UnpackTo(&def)) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "collection '", kAssetsCollection, "' holds a ", any.type_url(),
+            " that is not a valid AssetFileDef"));
+      }
+      defs.push_back(std::move(def));
+    }
+  }
+  const std::string assets_dir = file::JoinPath(dir, "assets");
+  std::vector<Asset> assets;
+  absl::flat_hash_set<std::string> seen;
+  for (const auto& def : defs) {
+    if (!seen.insert(def.tensor_info().name()).second) continue;
+    absl::StatusOr<Asset> asset = Resolve(def, assets_dir);
+    if (!asset.ok()) return asset.status();
+    assets.push_back(*std::move(asset));
+  }
+  return assets;
+}
+
+absl::StatusOr<std::vector<std::string>> ListExtraAssets(const std::string& dir) {
+  const std::string extra = file::JoinPath(dir, "assets.extra");
+  std::vector<std::string> names;
+  if (!file::IsDirectory(extra)) return names;
+  std::error_code ec;
+  for (fs::recursive_directory_iterator it(extra, ec), end; !ec && it != end;
+       it.increment(ec)) {
+    if (it->is_regular_file(ec)) {
+      names.push_back(fs::relative(it->path(), extra, ec).string());
+    }
+  }
+  if (ec) {
+    return absl::UnavailableError(absl::StrCat("cannot list ", extra, ": ", ec.message()));
+  }
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+}  // namespace smrt::loader

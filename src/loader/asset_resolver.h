@@ -1,0 +1,34 @@
+// Finds the files a SavedModel's graph names as assets.
+#ifndef SMRT_LOADER_ASSET_RESOLVER_H_
+#define SMRT_LOADER_ASSET_RESOLVER_H_
+
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "tensorflow/meta_graph.pb.h"
+
+namespace smrt::loader {
+
+struct Asset {
+  std::string tensor_name;  // the graph tensor that receives the path, "Const:0"
+  std::string filename;     // as recorded in the AssetFileDef
+  std::string path;         // "<dir>/assets/<filename>"
+};
+
+// Collects AssetFileDefs from MetaGraphDef.asset_file_def and from the TF1
+// "saved_model_assets" collection (deduplicated by tensor name). Each file
+// must exist under <dir>/assets/ and stay inside it: NotFound for a missing
+// file, InvalidArgument for an absolute name, a ".." component, or a symlink
+// that leads outside the assets folder.
+absl::StatusOr<std::vector<Asset>> ResolveAssets(const tensorflow::MetaGraphDef& meta_graph,
+                                                 const std::string& dir);
+
+// Relative paths of the regular files under <dir>/assets.extra/, sorted;
+// empty when the folder does not exist. TensorFlow Serving keeps its own
+// configuration there; the graph never reads it.
+absl::StatusOr<std::vector<std::string>> ListExtraAssets(const std::string& dir);
+
+}  // namespace smrt::loader
+
+#endif  // SMRT_LOADER_ASSET_RESOLVER_H_

@@ -1,0 +1,43 @@
+// A SavedModel directory as read from disk: the chosen MetaGraphDef, its
+// variables (tensor bundle) and its assets. Nothing is executed here.
+#ifndef SMRT_LOADER_SAVED_MODEL_BUNDLE_H_
+#define SMRT_LOADER_SAVED_MODEL_BUNDLE_H_
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "loader/asset_resolver.h"
+#include "loader/meta_graph_select.h"
+#include "loader/tensor_bundle_reader.h"
+#include "tensorflow/saved_model.pb.h"
+
+namespace smrt::loader {
+
+struct BundleOptions {
+  TagSet tags = {"serve"};
+};
+
+struct SavedModelBundle {
+  std::string dir;
+  tensorflow::SavedModel saved_model;
+  const tensorflow::MetaGraphDef* meta_graph = nullptr;  // into saved_model
+  // Null when the model has no variables (no variables/variables.index).
+  std::unique_ptr<TensorBundleReader> variables;
+  std::vector<Asset> assets;
+  std::vector<std::string> extra_assets;  // under assets.extra/, for reference
+};
+
+// Reads saved_model.pb(txt), selects the MetaGraphDef by tag set, opens the
+// variables bundle (index and shard presence checked; tensor data is read on
+// demand) and resolves assets. Every error names the file at fault.
+absl::StatusOr<std::unique_ptr<SavedModelBundle>> LoadSavedModelBundle(
+    const std::string& dir, const BundleOptions& options = {});
+
+// "<dir>/variables/variables".
+std::string VariablesPrefix(const std::string& dir);
+
+}  // namespace smrt::loader
+
+#endif  // SMRT_LOADER_SAVED_MODEL_BUNDLE_H_

@@ -1,0 +1,111 @@
+// `smrt show` prints what TensorFlow's saved_model_cli prints. Expected texts
+// in tests/data/show/ were produced by saved_model_cli itself.
+#include "smrt/show_command.h"
+
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "core/file.h"
+#include "gtest/gtest.h"
+#include "testing/paths.h"
+
+namespace smrt::cli {
+namespace {
+
+using ::smrt::testing::SharedModel;
+
+absl::StatusOr<std::string> Show(std::vector<std::string> args) {
+  std::ostringstream out;
+  absl::Status s = RunShow(args, out);
+  if (!s.ok()) return s;
+  return out.str();
+}
+
+std::string Expected(const std::string& name) {
+  absl::StatusOr<std::string> text =
+      file::ReadAll(file::JoinPath(testing::TestDataDir(), "show/" + name));
+  EXPECT_TRUE(text.ok()) << text.status();
+  return text.ok() ? *text : "";
+}
+
+struct Case {
+  const char* model;
+  std::vector<std::string> extra_args;
+  const char* expected_file;
+};
+
+TEST(ShowCommandTest, MatchesSavedModelCli) {
+  SMRT_SKIP_IF_NO_SHARED_MODELS();
+  const std::string tf1 = "tf-serving/saved_model_half_plus_two_cpu/00000123";
+  const std::string tf2 = "tf-serving/saved_model_half_plus_two_tf2_cpu/00000123";
+  const std::vector<Case> cases = {
+      {"tf-serving/saved_model_half_plus_two_cpu/00000123", {}, "tf1_tag_sets.txt"},
+      {"tf-serving/saved_model_half_plus_two_cpu/00000123", {"--tag_set", "serve"},
+       "tf1_signature_keys.txt"},
+      {"tf-serving/saved_model_half_plus_two_cpu/00000123",
+       {"--tag_set", "serve", "--signature_def", "classify_x_to_y"}, "tf1_classify.txt"},
+      {"tf-serving/saved_model_half_plus_two_tf2_cpu/00000123", {"--tag_set", "serve"},
+       "tf2_signature_keys.txt"},
+      {"tf-serving/saved_model_half_plus_two_tf2_cpu/00000123",
+       {"--tag_set", "serve", "--signature_def", "serving_default"}, "tf2_serving.txt"},
+      {"tf-serving/saved_model_counter/00000123",
+       {"--tag_set", "serve", "--signature_def", "incr_counter_by"}, "counter_incr_by.txt"},
+  };
+  for (const Case& c : cases) {
+    std::vector<std::string> args = {"--dir", SharedModel(c.model)};
+    args.insert(args.end(), c.extra_args.begin(), c.extra_args.end());
+    absl::StatusOr<std::string> out = Show(args);
+    ASSERT_TRUE(out.ok()) << out.status();
+    EXPECT_EQ(*out, Expected(c.expected_file)) << c.expected_file;
+  }
+}
+
+TEST(ShowCommandTest, AllListsEverySignatureWithShapes) {
+  SMRT_SKIP_IF_NO_SHARED_MODELS();
+  absl::StatusOr<std::string> out =
+      Show({"--dir", SharedModel("tf-serving/saved_model_half_plus_two_cpu/00000123"),
+            "--all"});
+  ASSERT_TRUE(out.ok()) << out.status();
+  // The signature part of saved_model_cli's --all output, verbatim.
+  std::string expected = Expected("tf1_all_signatures.txt");
+  EXPECT_EQ(out->substr(0, expected.size()), expected);
+  EXPECT_NE(out->find("The MetaGraph with tag set ['serve'] contains the following ops: {"),
+            std::string::npos);
+  EXPECT_NE(out->find("'ParseExample'"), std::string::npos);
+  EXPECT_NE(out->find("'RestoreV2'"), std::string::npos);
+}
+
+TEST(ShowCommandTest, VariablesAndAssets) {
+  SMRT_SKIP_IF_NO_SHARED_MODELS();
+  absl::StatusOr<std::string> vars = Show(
+      {"--dir", SharedModel("tf-serving/saved_model_half_plus_two_cpu/00000123"),
+       "--variables"});
+  ASSERT_TRUE(vars.ok()) << vars.status();
+  EXPECT_EQ(*vars, Expected("tf1_variables.txt"));
+
+  absl::StatusOr<std::string> assets = Show(
+      {"--dir", SharedModel("tf-serving/saved_model_half_plus_two_tf2_cpu/00000123"),
+       "--assets"});
+  ASSERT_TRUE(assets.ok()) << assets.status();
+  EXPECT_NE(assets->find("  foo.txt\n"), std::string::npos) << *assets;
+  EXPECT_NE(assets->find("      bytes: "), std::string::npos);
+}
+
+TEST(ShowCommandTest, ErrorsAreStatuses) {
+  SMRT_SKIP_IF_NO_SHARED_MODELS();
+  const std::string dir = SharedModel("tf-serving/saved_model_half_plus_two_cpu/00000123");
+  EXPECT_EQ(Show({}).status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(Show({"--dir", dir, "--bogus"}).status().code(),
+            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(Show({"--dir", "/no/such"}).status().code(), absl::StatusCode::kNotFound);
+  absl::StatusOr<std::string> tags = Show({"--dir", dir, "--tag_set", "train"});
+  EXPECT_EQ(tags.status().code(), absl::StatusCode::kNotFound);
+  EXPECT_NE(tags.status().message().find("'serve'"), std::string::npos);
+  absl::StatusOr<std::string> sig = Show({"--dir", dir, "--signature_def", "nope"});
+  EXPECT_EQ(sig.status().code(), absl::StatusCode::kNotFound);
+  EXPECT_NE(sig.status().message().find("serving_default"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace smrt::cli

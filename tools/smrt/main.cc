@@ -1,0 +1,42 @@
+// smrt: inspect and run TensorFlow SavedModels without TensorFlow.
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "smrt/show_command.h"
+
+namespace {
+
+constexpr char kUsage[] =
+    "usage: smrt COMMAND [options]\n"
+    "commands:\n"
+    "  show    what a SavedModel holds: tag sets, signatures, variables, assets\n"
+    "run `smrt COMMAND --help` for a command's options\n";
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::vector<std::string> args(argv + 1, argv + argc);
+  if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
+    std::cout << kUsage;
+    return args.empty() ? 2 : 0;
+  }
+  const std::string command = args[0];
+  args.erase(args.begin());
+  bool help = !args.empty() && (args[0] == "--help" || args[0] == "-h");
+
+  if (command == "show") {
+    if (help) {
+      std::cout << smrt::cli::kShowUsage;
+      return 0;
+    }
+    absl::Status status = smrt::cli::RunShow(args, std::cout);
+    if (!status.ok()) {
+      std::cerr << "smrt show: " << status.message() << "\n";
+      return 1;
+    }
+    return 0;
+  }
+  std::cerr << "smrt: unknown command '" << command << "'\n" << kUsage;
+  return 2;
+}

@@ -1,0 +1,217 @@
+#include "smrt/show_command.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "core/file.h"
+#include "loader/meta_graph_select.h"
+#include "loader/saved_model_bundle.h"
+#include "loader/saved_model_reader.h"
+#include "loader/tensor_proto.h"
+#include "smrt/flags.h"
+#include "tensorflow/saved_model.pb.h"
+
+namespace smrt::cli {
+namespace {
+
+using loader::TagSet;
+
+std::string DtypeName(int dtype) {
+  if (!tensorflow::DataType_IsValid(dtype)) return absl::StrCat("DT_UNKNOWN_", dtype);
+  return tensorflow::DataType_Name(static_cast<tensorflow::DataType>(dtype));
+}
+
+// saved_model_cli's shape format: "(-1, 1)", "()" for scalars, "unknown_rank".
+std::string ShapeText(const tensorflow::TensorShapeProto& shape) {
+  if (shape.unknown_rank()) return "unknown_rank";
+  std::vector<std::string> dims;
+  for (const auto& d : shape.dim()) dims.push_back(absl::StrCat(d.size()));
+  return absl::StrCat("(", absl::StrJoin(dims, ", "), ")");
+}
+
+template <typename Map>
+std::vector<std::string> SortedKeys(const Map& map) {
+  std::vector<std::string> keys;
+  for (const auto& [k, v] : map) keys.push_back(k);
+  std::sort(keys.begin(), keys.end());
+  return keys;
+}
+
+void PrintTensorInfo(const tensorflow::TensorInfo& info, const std::string& pad,
+                     std::ostream& out) {
+  out << pad << "    dtype: " << DtypeName(info.dtype()) << "\n";
+  out << pad << "    shape: " << ShapeText(info.tensor_shape()) << "\n";
+  out << pad << "    name: " << info.name() << "\n";
+}
+
+void PrintSignature(const tensorflow::SignatureDef& sig, int indent, std::ostream& out) {
+  const std::string pad(2 * indent, ' ');
+  out << pad << "The given SavedModel SignatureDef contains the following input(s):\n";
+  for (const std::string& key : SortedKeys(sig.inputs())) {
+    out << pad << "  inputs['" << key << "'] tensor_info:\n";
+    PrintTensorInfo(sig.inputs().at(key), pad + "  ", out);
+  }
+  out << pad << "The given SavedModel SignatureDef contains the following output(s):\n";
+  for (const std::string& key : SortedKeys(sig.outputs())) {
+    out << pad << "  outputs['" << key << "'] tensor_info:\n";
+    PrintTensorInfo(sig.outputs().at(key), pad + "  ", out);
+  }
+  out << pad << "Method name is: " << sig.method_name() << "\n";
+}
+
+absl::StatusOr<const tensorflow::SignatureDef*> FindSignature(
+    const tensorflow::MetaGraphDef& mg, const std::string& key) {
+  auto it = mg.signature_def().find(key);
+  if (it == mg.signature_def().end()) {
+    return absl::NotFoundError(absl::StrCat(
+        "no SignatureDef '", key, "'; the MetaGraphDef has: ",
+        absl::StrJoin(SortedKeys(mg.signature_def()), ", ")));
+  }
+  return &it->second;
+}
+
+// Op types used by the graph and its function library, excluding calls to
+// library functions themselves (as TensorFlow's ops_used_by_graph_def does).
+std::set<std::string> OpsUsed(const tensorflow::GraphDef& graph) {
+  std::set<std::string> functions;
+  for (const auto& f : graph.library().function()) functions.insert(f.signature().name());
+  std::set<std::string> ops;
+  auto add = [&](const tensorflow::NodeDef& n) {
+    if (!functions.count(n.op())) ops.insert(n.op());
+  };
+  for (const auto& n : graph.node()) add(n);
+  for (const auto& f : graph.library().function()) {
+    for (const auto& n : f.node_def()) add(n);
+  }
+  return ops;
+}
+
+void PrintAll(const tensorflow::SavedModel& model, std::ostream& out) {
+  std::vector<const tensorflow::MetaGraphDef*> graphs;
+  for (const auto& mg : model.meta_graphs()) graphs.push_back(&mg);
+  auto tags_of = [](const tensorflow::MetaGraphDef* mg) {
+    const auto& t = mg->meta_info_def().tags();
+    return std::vector<std::string>(t.begin(), t.end());
+  };
+  std::stable_sort(graphs.begin(), graphs.end(),
+                   [&](auto* a, auto* b) { return tags_of(a) < tags_of(b); });
+  for (const auto* mg : graphs) {
+    std::vector<std::string> tags = tags_of(mg);
+    out << "\nMetaGraphDef with tag-set: '" << absl::StrJoin(tags, ", ")
+        << "' contains the following SignatureDefs:\n";
+    for (const std::string& key : SortedKeys(mg->signature_def())) {
+      out << "\nsignature_def['" << key << "']:\n";
+      PrintSignature(mg->signature_def().at(key), 1, out);
+    }
+    std::vector<std::string> quoted_tags;
+    for (const auto& t : tags) quoted_tags.push_back(absl::StrCat("'", t, "'"));
+    std::vector<std::string> quoted_ops;
+    for (const auto& op : OpsUsed(mg->graph_def())) {
+      quoted_ops.push_back(absl::StrCat("'", op, "'"));
+    }
+    out << "The MetaGraph with tag set [" << absl::StrJoin(quoted_tags, ", ")
+        << "] contains the following ops: {" << absl::StrJoin(quoted_ops, ", ") << "}\n";
+  }
+}
+
+void PrintVariables(const loader::SavedModelBundle& bundle, std::ostream& out) {
+  if (!bundle.variables) {
+    out << "The given SavedModel has no variables.\n";
+    return;
+  }
+  const auto& entries = bundle.variables->entries();
+  int64_t total = 0;
+  for (const auto& e : entries) total += e.size;
+  out << "The given SavedModel has " << entries.size() << " checkpoint tensor(s), "
+      << total << " bytes in " << bundle.variables->num_shards() << " shard(s):\n";
+  for (const auto& e : entries) {
+    out << "  " << e.key << "\n"
+        << "      dtype: " << DtypeName(e.tf_dtype) << "\n"
+        << "      shape: " << ShapeToString(e.shape) << "\n"
+        << "      bytes: " << e.size << (e.sliced ? " (partitioned slices)" : "") << "\n";
+  }
+}
+
+void PrintAssets(const loader::SavedModelBundle& bundle, std::ostream& out) {
+  if (bundle.assets.empty()) {
+    out << "The given SavedModel has no assets.\n";
+  } else {
+    out << "The given SavedModel has " << bundle.assets.size() << " asset(s):\n";
+    for (const auto& a : bundle.assets) {
+      absl::StatusOr<uint64_t> size = file::Size(a.path);
+      out << "  " << a.filename << "\n"
+          << "      tensor: " << a.tensor_name << "\n"
+          << "      path: " << a.path << "\n"
+          << "      bytes: " << (size.ok() ? absl::StrCat(*size) : "?") << "\n";
+    }
+  }
+  if (!bundle.extra_assets.empty()) {
+    out << "assets.extra/ (not read by the graph):\n";
+    for (const auto& name : bundle.extra_assets) out << "  " << name << "\n";
+  }
+}
+
+}  // namespace
+
+absl::Status RunShow(const std::vector<std::string>& args, std::ostream& out) {
+  FlagSpec spec;
+  spec.valued = {"dir", "tag_set", "signature_def"};
+  spec.switches = {"all", "variables", "assets"};
+  absl::StatusOr<Flags> flags = Flags::Parse(args, spec);
+  if (!flags.ok()) return flags.status();
+  std::optional<std::string> dir = flags->Get("dir");
+  if (!dir) return absl::InvalidArgumentError("--dir is required");
+
+  absl::StatusOr<tensorflow::SavedModel> model = loader::ReadSavedModelProto(*dir);
+  if (!model.ok()) return model.status();
+
+  if (flags->Switch("all")) {
+    PrintAll(*model, out);
+    return absl::OkStatus();
+  }
+
+  std::optional<std::string> tag_text = flags->Get("tag_set");
+  std::optional<std::string> sig_key = flags->Get("signature_def");
+  bool wants_bundle = flags->Switch("variables") || flags->Switch("assets");
+  if (!tag_text && !sig_key && !wants_bundle) {
+    out << "The given SavedModel contains the following tag-sets:\n";
+    std::vector<TagSet> sets = loader::TagSets(*model);
+    std::sort(sets.begin(), sets.end());
+    for (const TagSet& t : sets) out << loader::TagSetToString(t) << "\n";
+    return absl::OkStatus();
+  }
+  TagSet tags = loader::ParseTagSet(tag_text.value_or("serve"));
+
+  if (wants_bundle) {
+    loader::BundleOptions options;
+    options.tags = tags;
+    absl::StatusOr<std::unique_ptr<loader::SavedModelBundle>> bundle =
+        loader::LoadSavedModelBundle(*dir, options);
+    if (!bundle.ok()) return bundle.status();
+    if (flags->Switch("variables")) PrintVariables(**bundle, out);
+    if (flags->Switch("assets")) PrintAssets(**bundle, out);
+    return absl::OkStatus();
+  }
+
+  absl::StatusOr<const tensorflow::MetaGraphDef*> mg =
+      loader::SelectMetaGraph(*model, tags, *dir);
+  if (!mg.ok()) return mg.status();
+  if (sig_key) {
+    absl::StatusOr<const tensorflow::SignatureDef*> sig = FindSignature(**mg, *sig_key);
+    if (!sig.ok()) return sig.status();
+    PrintSignature(**sig, 0, out);
+    return absl::OkStatus();
+  }
+  out << "The given SavedModel MetaGraphDef contains SignatureDefs with the following "
+         "keys:\n";
+  for (const std::string& key : SortedKeys((*mg)->signature_def())) {
+    out << "SignatureDef key: \"" << key << "\"\n";
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace smrt::cli

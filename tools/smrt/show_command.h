@@ -1,0 +1,30 @@
+// `smrt show`: what is inside a SavedModel, printed the way TensorFlow's
+// `saved_model_cli show` prints it, plus --variables and --assets.
+#ifndef SMRT_TOOLS_SHOW_COMMAND_H_
+#define SMRT_TOOLS_SHOW_COMMAND_H_
+
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+
+namespace smrt::cli {
+
+inline constexpr char kShowUsage[] =
+    "usage: smrt show --dir DIR [--tag_set TAGS] [--signature_def KEY] [--all]\n"
+    "                 [--variables] [--assets]\n"
+    "  no options        the tag sets of the SavedModel\n"
+    "  --tag_set TAGS    the SignatureDef keys of that MetaGraphDef (e.g. serve)\n"
+    "  --signature_def   inputs, outputs and method of one SignatureDef\n"
+    "  --all             every MetaGraphDef, SignatureDef and the ops used\n"
+    "  --variables       checkpoint key, dtype, shape and bytes of each variable\n"
+    "  --assets          asset files the graph reads, and assets.extra/ files\n";
+
+// Runs `smrt show` with the arguments after "show". Output goes to `out`;
+// errors are returned (the caller prints them and exits non-zero).
+absl::Status RunShow(const std::vector<std::string>& args, std::ostream& out);
+
+}  // namespace smrt::cli
+
+#endif  // SMRT_TOOLS_SHOW_COMMAND_H_
