@@ -8,10 +8,6 @@
 
 namespace smrt::loader {
 
-std::string PartialShape::ToString() const {
-  return known_rank ? ShapeToString(dims) : "unknown_rank";
-}
-
 absl::StatusOr<PartialShape> PartialShapeFromProto(
     const tensorflow::TensorShapeProto& proto) {
   PartialShape shape;

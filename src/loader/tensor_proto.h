@@ -5,20 +5,12 @@
 #include <string>
 
 #include "absl/status/statusor.h"
+#include "core/partial_shape.h"
 #include "smrt/tensor.h"
 #include "tensorflow/tensor.pb.h"
 #include "tensorflow/tensor_shape.pb.h"
 
 namespace smrt::loader {
-
-// A shape that may be partly unknown: dims of -1 are unknown; known_rank is
-// false for TensorShapeProto.unknown_rank.
-struct PartialShape {
-  bool known_rank = true;
-  Shape dims;
-
-  std::string ToString() const;  // "(-1, 3)" or "unknown_rank"
-};
 
 // InvalidArgument for dims below -1.
 absl::StatusOr<PartialShape> PartialShapeFromProto(

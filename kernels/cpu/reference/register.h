@@ -1,0 +1,52 @@
+// The reference CPU kernels (Eigen and plain C++). Each Register* function
+// lives in the file that implements those ops.
+#ifndef SMRT_KERNELS_CPU_REFERENCE_REGISTER_H_
+#define SMRT_KERNELS_CPU_REFERENCE_REGISTER_H_
+
+namespace smrt::kernels {
+
+class KernelRegistry;
+
+void RegisterBasicOps(KernelRegistry& r);        // basic_ops.cc: Const, Identity, Placeholder...
+void RegisterVariableOps(KernelRegistry& r);     // variable_ops.cc
+void RegisterBinaryOps(KernelRegistry& r);       // binary_ops.cc
+void RegisterUnaryOps(KernelRegistry& r);        // unary_ops.cc
+void RegisterReductionOps(KernelRegistry& r);    // reduction_ops.cc
+void RegisterCastSelectOps(KernelRegistry& r);   // cast_select_ops.cc
+void RegisterConvOps(KernelRegistry& r);         // conv_ops.cc
+void RegisterPoolOps(KernelRegistry& r);         // pool_ops.cc
+void RegisterBatchNormOps(KernelRegistry& r);    // batch_norm_ops.cc
+void RegisterMatMulOps(KernelRegistry& r);       // matmul_ops.cc
+void RegisterSoftmaxOps(KernelRegistry& r);      // softmax_ops.cc
+void RegisterShapeOps(KernelRegistry& r);        // shape_ops.cc
+void RegisterTransposeOps(KernelRegistry& r);    // transpose_ops.cc
+void RegisterConcatSplitOps(KernelRegistry& r);  // concat_split_ops.cc
+void RegisterSliceOps(KernelRegistry& r);        // slice_ops.cc
+void RegisterPadOps(KernelRegistry& r);          // pad_ops.cc
+void RegisterGatherTileOps(KernelRegistry& r);   // gather_tile_ops.cc (+ Fill, Range)
+void RegisterParseExampleOps(KernelRegistry& r); // parse_example_ops.cc
+
+inline void RegisterReferenceKernels(KernelRegistry& r) {
+  RegisterBasicOps(r);
+  RegisterVariableOps(r);
+  RegisterBinaryOps(r);
+  RegisterUnaryOps(r);
+  RegisterReductionOps(r);
+  RegisterCastSelectOps(r);
+  RegisterConvOps(r);
+  RegisterPoolOps(r);
+  RegisterBatchNormOps(r);
+  RegisterMatMulOps(r);
+  RegisterSoftmaxOps(r);
+  RegisterShapeOps(r);
+  RegisterTransposeOps(r);
+  RegisterConcatSplitOps(r);
+  RegisterSliceOps(r);
+  RegisterPadOps(r);
+  RegisterGatherTileOps(r);
+  RegisterParseExampleOps(r);
+}
+
+}  // namespace smrt::kernels
+
+#endif  // SMRT_KERNELS_CPU_REFERENCE_REGISTER_H_

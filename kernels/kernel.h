@@ -1,0 +1,165 @@
+// The kernel interface: how an op's shape inference and its computation see
+// their inputs, attrs and outputs. Kernels know nothing of graphs or protos.
+#ifndef SMRT_KERNELS_KERNEL_H_
+#define SMRT_KERNELS_KERNEL_H_
+
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "core/attr_map.h"
+#include "core/partial_shape.h"
+#include "smrt/tensor.h"
+
+namespace smrt::kernels {
+
+// State that outlives one Run: variables, lookup tables. Owned by the loaded
+// model; kernels reach it through KernelContext::resource().
+class Resource {
+ public:
+  virtual ~Resource() = default;
+};
+
+// A variable's current value. Reads copy the Tensor handle under the lock;
+// writes replace or update it under the lock.
+class VariableResource : public Resource {
+ public:
+  explicit VariableResource(Tensor value) : value_(std::move(value)) {}
+  Tensor Read() const {
+    std::lock_guard<std::mutex> lock(mu_);
+    return value_;
+  }
+  void Write(Tensor value) {
+    std::lock_guard<std::mutex> lock(mu_);
+    value_ = std::move(value);
+  }
+  std::mutex& mutex() const { return mu_; }
+  Tensor& value_locked() { return value_; }  // caller holds mutex()
+
+ private:
+  mutable std::mutex mu_;
+  Tensor value_;
+};
+
+// What is known about a value before running: dtype and partial shape.
+struct ValueInfo {
+  DataType dtype = DataType::kInvalid;
+  PartialShape shape = PartialShape::Unknown();
+};
+
+class InferenceContext {
+ public:
+  InferenceContext(std::string node_name, std::string op, const AttrMap& attrs,
+                   std::vector<ValueInfo> inputs, std::vector<const Tensor*> input_values,
+                   int num_outputs)
+      : node_name_(std::move(node_name)),
+        op_(std::move(op)),
+        attrs_(attrs),
+        inputs_(std::move(inputs)),
+        input_values_(std::move(input_values)),
+        outputs_(num_outputs) {
+    input_values_.resize(inputs_.size(), nullptr);
+  }
+
+  const std::string& node_name() const { return node_name_; }
+  const std::string& op() const { return op_; }
+  const AttrMap& attrs() const { return attrs_; }
+  int num_inputs() const { return static_cast<int>(inputs_.size()); }
+  const ValueInfo& input(int i) const { return inputs_[i]; }
+  // The input's value when it is known before running (a constant), else null.
+  const Tensor* input_value(int i) const { return input_values_[i]; }
+
+  int num_outputs() const { return static_cast<int>(outputs_.size()); }
+  void set_output(int i, ValueInfo info) { outputs_[i] = std::move(info); }
+  const std::vector<ValueInfo>& outputs() const { return outputs_; }
+
+ private:
+  std::string node_name_;
+  std::string op_;
+  const AttrMap& attrs_;
+  std::vector<ValueInfo> inputs_;
+  std::vector<const Tensor*> input_values_;
+  std::vector<ValueInfo> outputs_;
+};
+
+class KernelContext {
+ public:
+  KernelContext(absl::string_view node_name, absl::string_view op, const AttrMap& attrs,
+                std::vector<Tensor> inputs, int num_outputs,
+                std::vector<Resource*> input_resources = {})
+      : node_name_(node_name),
+        op_(op),
+        attrs_(attrs),
+        inputs_(std::move(inputs)),
+        outputs_(num_outputs),
+        input_resources_(std::move(input_resources)) {
+    input_resources_.resize(inputs_.size(), nullptr);
+  }
+
+  absl::string_view node_name() const { return node_name_; }
+  absl::string_view op() const { return op_; }
+  const AttrMap& attrs() const { return attrs_; }
+
+  int num_inputs() const { return static_cast<int>(inputs_.size()); }
+  const Tensor& input(int i) const { return inputs_[i]; }
+
+  int num_outputs() const { return static_cast<int>(outputs_.size()); }
+  // Allocates output i (zero-filled). Errors carry the size that failed.
+  absl::StatusOr<Tensor*> allocate_output(int i, DataType dtype, Shape shape) {
+    absl::StatusOr<Tensor> t = Tensor::Create(dtype, std::move(shape));
+    if (!t.ok()) return t.status();
+    outputs_[i] = *std::move(t);
+    return &outputs_[i];
+  }
+  // Sets output i to an existing tensor (e.g. forwards an input unchanged).
+  void set_output(int i, Tensor t) { outputs_[i] = std::move(t); }
+  Tensor& output(int i) { return outputs_[i]; }
+  std::vector<Tensor>& outputs() { return outputs_; }
+
+  // The resource (variable, table) that input i refers to, or null.
+  Resource* resource(int i) const { return input_resources_[i]; }
+
+ private:
+  absl::string_view node_name_;
+  absl::string_view op_;
+  const AttrMap& attrs_;
+  std::vector<Tensor> inputs_;
+  std::vector<Tensor> outputs_;
+  std::vector<Resource*> input_resources_;
+};
+
+using ComputeFn = std::function<absl::Status(KernelContext&)>;
+using InferFn = std::function<absl::Status(InferenceContext&)>;
+using NumOutputsFn = std::function<absl::StatusOr<int>(const AttrMap&, int num_inputs)>;
+
+// What smrt knows about an op type, independent of device.
+struct OpSpec {
+  std::string op;
+  // TensorFlow's defaults for attrs that exports may strip
+  // (stripped_default_attrs); applied at import.
+  std::vector<std::pair<std::string, AttrValue>> attr_defaults;
+  InferFn infer;            // dtype/shape inference; required
+  NumOutputsFn num_outputs;  // null: one output
+  bool stateful = false;     // never constant-folded or deduplicated
+};
+
+inline constexpr char kCpu[] = "CPU";
+
+// One implementation of an op on a device. When type_attr is set, the kernel
+// serves only nodes whose attr `type_attr` is one of `types`.
+struct KernelSpec {
+  std::string op;
+  std::string device = kCpu;
+  std::string type_attr;
+  std::vector<DataType> types;
+  ComputeFn compute;
+};
+
+}  // namespace smrt::kernels
+
+#endif  // SMRT_KERNELS_KERNEL_H_

@@ -1,0 +1,75 @@
+#include "kernels/registry.h"
+
+#include <algorithm>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "kernels/cpu/reference/register.h"
+
+namespace smrt::kernels {
+
+void KernelRegistry::AddOp(OpSpec spec) {
+  std::string name = spec.op;
+  if (!ops_.emplace(name, std::move(spec)).second) duplicates_.push_back(name);
+}
+
+void KernelRegistry::AddKernel(KernelSpec spec) {
+  kernels_[spec.op].push_back(std::move(spec));
+}
+
+const OpSpec* KernelRegistry::FindOp(absl::string_view op) const {
+  auto it = ops_.find(op);
+  return it == ops_.end() ? nullptr : &it->second;
+}
+
+absl::StatusOr<const KernelSpec*> KernelRegistry::FindKernel(absl::string_view op,
+                                                             absl::string_view device,
+                                                             const AttrMap& attrs) const {
+  auto it = kernels_.find(op);
+  if (it == kernels_.end()) {
+    return absl::UnimplementedError(absl::StrCat("no kernel for op ", op));
+  }
+  std::vector<std::string> have;
+  std::string type_attr;
+  absl::StatusOr<DataType> want = DataType::kInvalid;
+  for (const KernelSpec& k : it->second) {
+    if (k.device != device) continue;
+    if (k.type_attr.empty()) return &k;
+    want = attrs.Get<DataType>(k.type_attr);
+    if (!want.ok()) return want.status();
+    if (std::find(k.types.begin(), k.types.end(), *want) != k.types.end()) return &k;
+    type_attr = k.type_attr;
+    for (DataType t : k.types) have.emplace_back(DataTypeName(t));
+  }
+  if (have.empty()) {
+    return absl::UnimplementedError(absl::StrCat("no ", device, " kernel for op ", op));
+  }
+  return absl::UnimplementedError(absl::StrCat(
+      "op ", op, " on ", device, " has no kernel for ", type_attr, "=",
+      DataTypeName(*want), " (supported: ", absl::StrJoin(have, ", "), ")"));
+}
+
+std::vector<std::string> KernelRegistry::Ops() const {
+  std::vector<std::string> names;
+  for (const auto& [name, spec] : ops_) names.push_back(name);
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+const KernelRegistry& KernelRegistry::Default() {
+  static const KernelRegistry* registry = [] {
+    auto* r = new KernelRegistry;
+    RegisterReferenceKernels(*r);
+    return r;
+  }();
+  return *registry;
+}
+
+void ApplyAttrDefaults(const OpSpec& spec, AttrMap& attrs) {
+  for (const auto& [name, value] : spec.attr_defaults) {
+    if (!attrs.Has(name)) attrs.Set(name, value);
+  }
+}
+
+}  // namespace smrt::kernels
