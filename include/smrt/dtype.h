@@ -5,7 +5,7 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <string_view>
+#include "absl/strings/string_view.h"
 
 namespace smrt {
 
@@ -32,10 +32,10 @@ enum class DataType : int {
 };
 
 // TensorFlow's name for the type, e.g. "DT_FLOAT"; "DT_INVALID" when unknown.
-std::string_view DataTypeName(DataType type);
+absl::string_view DataTypeName(DataType type);
 
 // Short NumPy-like name, e.g. "float32", "int64", "string".
-std::string_view DataTypeShortName(DataType type);
+absl::string_view DataTypeShortName(DataType type);
 
 // Bytes per element of a fixed-size type; 0 for kString, kResource, kVariant
 // and kInvalid, whose elements are not plain bytes.

@@ -14,13 +14,14 @@ struct Asset {
   std::string tensor_name;  // the graph tensor that receives the path, "Const:0"
   std::string filename;     // as recorded in the AssetFileDef
   std::string path;         // "<dir>/assets/<filename>"
+  bool exists = false;      // TensorFlow loads models whose asset files are missing
 };
 
 // Collects AssetFileDefs from MetaGraphDef.asset_file_def and from the TF1
-// "saved_model_assets" collection (deduplicated by tensor name). Each file
-// must exist under <dir>/assets/ and stay inside it: NotFound for a missing
-// file, InvalidArgument for an absolute name, a ".." component, or a symlink
-// that leads outside the assets folder.
+// "saved_model_assets" collection (deduplicated by tensor name). A missing
+// file is allowed (Asset::exists is false), as in TensorFlow; InvalidArgument
+// for an absolute name, a ".." component, or a symlink leading outside the
+// assets folder.
 absl::StatusOr<std::vector<Asset>> ResolveAssets(const tensorflow::MetaGraphDef& meta_graph,
                                                  const std::string& dir);
 

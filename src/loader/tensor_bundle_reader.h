@@ -34,7 +34,7 @@ class TensorBundleReader {
   // Reads and validates the whole index (header, every entry) and checks that
   // every data shard the header names exists. Errors name the file and what is
   // wrong: NotFound (missing index or shard), DataLoss (corrupt index, bad
-  // magic number, block crc mismatch), Unimplemented (compressed blocks,
+  // magic number, block crc mismatch), Unimplemented (compression other than none/snappy,
   // big-endian bundles, sliced tensors on Read).
   static absl::StatusOr<std::unique_ptr<TensorBundleReader>> Open(
       const std::string& prefix);

@@ -146,7 +146,9 @@ void PrintAssets(const loader::SavedModelBundle& bundle, std::ostream& out) {
       out << "  " << a.filename << "\n"
           << "      tensor: " << a.tensor_name << "\n"
           << "      path: " << a.path << "\n"
-          << "      bytes: " << (size.ok() ? absl::StrCat(*size) : "?") << "\n";
+          << "      bytes: "
+          << (a.exists && size.ok() ? absl::StrCat(*size) : "missing (TensorFlow loads it anyway)")
+          << "\n";
     }
   }
   if (!bundle.extra_assets.empty()) {
