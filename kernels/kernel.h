@@ -123,6 +123,9 @@ class KernelContext {
 
   // The resource (variable, table) that input i refers to, or null.
   Resource* resource(int i) const { return input_resources_[i]; }
+  // The resource this node owns (VariableV2, VarHandleOp, tables), or null.
+  Resource* node_resource() const { return node_resource_; }
+  void set_node_resource(Resource* r) { node_resource_ = r; }
 
  private:
   absl::string_view node_name_;
@@ -131,6 +134,7 @@ class KernelContext {
   std::vector<Tensor> inputs_;
   std::vector<Tensor> outputs_;
   std::vector<Resource*> input_resources_;
+  Resource* node_resource_ = nullptr;
 };
 
 using ComputeFn = std::function<absl::Status(KernelContext&)>;

@@ -1,9 +1,248 @@
-// (being written) — placeholder so the tree links while the kernels land.
+// FusedBatchNorm, FusedBatchNormV2, FusedBatchNormV3 (forward only).
+//
+// Inference (is_training=false): y = (x - mean) * rsqrt(variance + epsilon) *
+// scale + offset; batch_mean/batch_variance and reserve_space_1/2 are copies
+// of mean and variance (TensorFlow's oneDNN kernel returns these; its native
+// kernel leaves the reserve spaces uninitialised).
+// Training (TensorFlow's default!): statistics over every axis but channels;
+// y uses the biased variance; batch_variance is the unbiased (n / (n - 1))
+// variance, blended with the given running values when exponential_avg_factor
+// is not 1; reserve_space_1/2 are the batch mean and biased variance.
+// An empty x gives NaN statistics, as in TensorFlow. reserve_space_3 (V3) is
+// an empty tensor.
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "kernels/cpu/reference/kernel_util.h"
 #include "kernels/cpu/reference/register.h"
 #include "kernels/registry.h"
 
 namespace smrt::kernels {
+namespace {
 
-void RegisterBatchNormOps(KernelRegistry&) {}
+struct BatchNormAttrs {
+  float epsilon = 1e-4f;
+  float exponential_avg_factor = 1.0f;
+  bool is_training = true;
+  bool channels_last = true;
+};
+
+absl::StatusOr<BatchNormAttrs> ReadBatchNormAttrs(const AttrMap& attrs) {
+  BatchNormAttrs a;
+  absl::StatusOr<float> eps = attrs.GetOr<float>("epsilon", 1e-4f);
+  if (!eps.ok()) return eps.status();
+  absl::StatusOr<float> factor = attrs.GetOr<float>("exponential_avg_factor", 1.0f);
+  if (!factor.ok()) return factor.status();
+  absl::StatusOr<bool> training = attrs.GetOr<bool>("is_training", true);
+  if (!training.ok()) return training.status();
+  absl::StatusOr<std::string> format = attrs.GetOr<std::string>("data_format", "NHWC");
+  if (!format.ok()) return format.status();
+  if (*format == "NHWC" || *format == "NDHWC") {
+    a.channels_last = true;
+  } else if (*format == "NCHW" || *format == "NCDHW") {
+    a.channels_last = false;
+  } else {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "data_format must be NHWC, NCHW, NDHWC or NCDHW, got '", *format, "'"));
+  }
+  a.epsilon = *eps;
+  a.exponential_avg_factor = *factor;
+  a.is_training = *training;
+  return a;
+}
+
+// Mean and variance must match the channels unless training with factor 1,
+// where they are unused (exports pass empty tensors).
+bool NeedsRunningStats(const BatchNormAttrs& a) {
+  return !a.is_training || a.exponential_avg_factor != 1.0f;
+}
+
+constexpr const char* kParamNames[] = {"scale", "offset", "mean", "variance"};
+
+absl::Status InferBatchNorm(InferenceContext& ctx) {
+  absl::StatusOr<BatchNormAttrs> a = ReadBatchNormAttrs(ctx.attrs());
+  if (!a.ok()) return a.status();
+  const ValueInfo& x = ctx.input(0);
+  if (x.shape.known_rank && x.shape.rank() != 4 && x.shape.rank() != 5) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        ctx.op(), ": input must be 4 or 5-dimensional, got ", x.shape.ToString()));
+  }
+  int64_t channels = -1;
+  if (x.shape.known_rank) {
+    channels = x.shape.dims[a->channels_last ? x.shape.rank() - 1 : 1];
+  }
+  const int num_params = NeedsRunningStats(*a) ? 4 : 2;
+  for (int i = 1; i <= 4; ++i) {
+    const PartialShape& s = ctx.input(i).shape;
+    if (!s.known_rank) continue;
+    if (s.rank() != 1) {
+      return absl::InvalidArgumentError(absl::StrCat(ctx.op(), ": ", kParamNames[i - 1],
+                                                     " must be 1-dimensional, got ",
+                                                     s.ToString()));
+    }
+    if (i > num_params || s.dims[0] < 0) continue;
+    if (channels >= 0 && s.dims[0] != channels) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          ctx.op(), ": ", kParamNames[i - 1],
+          " must have the same number of elements as the channels of x, got ", s.dims[0],
+          " and ", channels));
+    }
+    channels = s.dims[0];
+  }
+  DataType u = ctx.input(1).dtype != DataType::kInvalid ? ctx.input(1).dtype : DataType::kFloat;
+  ctx.set_output(0, x);
+  for (int i = 1; i <= 4; ++i) {
+    ctx.set_output(i, ValueInfo{u, PartialShape::Known({channels})});
+  }
+  if (ctx.num_outputs() == 6) ctx.set_output(5, ValueInfo{u, PartialShape::Unknown()});
+  return absl::OkStatus();
+}
+
+absl::Status ComputeBatchNorm(KernelContext& ctx) {
+  absl::StatusOr<BatchNormAttrs> a = ReadBatchNormAttrs(ctx.attrs());
+  if (!a.ok()) return a.status();
+  const Tensor& x = ctx.input(0);
+  for (int i = 0; i < 5; ++i) {
+    if (ctx.input(i).dtype() != DataType::kFloat) {
+      return absl::UnimplementedError(absl::StrCat(
+          ctx.op(), " supports float32 only, input ", i, " is ",
+          DataTypeName(ctx.input(i).dtype())));
+    }
+  }
+  if (x.rank() != 4 && x.rank() != 5) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        ctx.op(), ": input must be 4 or 5-dimensional, got ", ShapeToString(x.shape())));
+  }
+  const int channel_axis = a->channels_last ? x.rank() - 1 : 1;
+  const int64_t channels = x.dim(channel_axis);
+  const bool running = NeedsRunningStats(*a);
+  for (int i = 1; i <= 4; ++i) {
+    const Tensor& p = ctx.input(i);
+    if (p.rank() != 1) {
+      return absl::InvalidArgumentError(absl::StrCat(ctx.op(), ": ", kParamNames[i - 1],
+                                                     " must be 1-dimensional, got ",
+                                                     ShapeToString(p.shape())));
+    }
+    if ((i <= 2 || running) && p.dim(0) != channels) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          ctx.op(), ": ", !a->is_training && i > 2 ? "When is_training=false, " : "",
+          kParamNames[i - 1], " must have the same number of elements as the channels of x, got ",
+          p.dim(0), " and ", channels));
+    }
+  }
+  // x viewed as (outer, channels, inner).
+  int64_t outer = 1;
+  int64_t inner = 1;
+  for (int d = 0; d < channel_axis; ++d) outer *= x.dim(d);
+  for (int d = channel_axis + 1; d < x.rank(); ++d) inner *= x.dim(d);
+  const int64_t count = outer * inner;
+
+  absl::StatusOr<Tensor*> y = ctx.allocate_output(0, DataType::kFloat, x.shape());
+  if (!y.ok()) return y.status();
+  std::vector<float*> stats(4);
+  for (int i = 1; i <= 4; ++i) {
+    absl::StatusOr<Tensor*> t = ctx.allocate_output(i, DataType::kFloat, {channels});
+    if (!t.ok()) return t.status();
+    stats[i - 1] = (*t)->data<float>();
+  }
+  if (ctx.num_outputs() == 6) {
+    absl::StatusOr<Tensor*> t = ctx.allocate_output(5, DataType::kFloat, {0});
+    if (!t.ok()) return t.status();
+  }
+  if (x.num_elements() == 0) {
+    for (float* s : stats) std::fill(s, s + channels, std::numeric_limits<float>::quiet_NaN());
+    return absl::OkStatus();
+  }
+
+  const float* xs = x.data<float>();
+  const float* scale = ctx.input(1).data<float>();
+  const float* offset = ctx.input(2).data<float>();
+  const float* est_mean = ctx.input(3).data<float>();
+  const float* est_var = ctx.input(4).data<float>();
+  std::vector<float> mean(static_cast<size_t>(channels));
+  std::vector<float> var(static_cast<size_t>(channels));
+  if (a->is_training) {
+    std::vector<double> sum(static_cast<size_t>(channels), 0.0);
+    std::vector<double> sq(static_cast<size_t>(channels), 0.0);
+    for (int64_t o = 0; o < outer; ++o) {
+      for (int64_t c = 0; c < channels; ++c) {
+        const float* p = xs + (o * channels + c) * inner;
+        for (int64_t i = 0; i < inner; ++i) sum[c] += p[i];
+      }
+    }
+    for (int64_t c = 0; c < channels; ++c) sum[c] /= static_cast<double>(count);
+    for (int64_t o = 0; o < outer; ++o) {
+      for (int64_t c = 0; c < channels; ++c) {
+        const float* p = xs + (o * channels + c) * inner;
+        for (int64_t i = 0; i < inner; ++i) {
+          const double d = p[i] - sum[c];
+          sq[c] += d * d;
+        }
+      }
+    }
+    const double bessel =
+        static_cast<double>(count) / static_cast<double>(count > 1 ? count - 1 : 1);
+    const float f = a->exponential_avg_factor;
+    for (int64_t c = 0; c < channels; ++c) {
+      mean[c] = static_cast<float>(sum[c]);
+      var[c] = static_cast<float>(sq[c] / static_cast<double>(count));
+      const float unbiased = static_cast<float>(sq[c] / static_cast<double>(count) * bessel);
+      if (f == 1.0f) {
+        stats[0][c] = mean[c];
+        stats[1][c] = unbiased;
+      } else {
+        stats[0][c] = (1.0f - f) * est_mean[c] + f * mean[c];
+        stats[1][c] = (1.0f - f) * est_var[c] + f * unbiased;
+      }
+      stats[2][c] = mean[c];
+      stats[3][c] = var[c];
+    }
+  } else {
+    for (int64_t c = 0; c < channels; ++c) {
+      mean[c] = est_mean[c];
+      var[c] = est_var[c];
+      stats[0][c] = stats[2][c] = est_mean[c];
+      stats[1][c] = stats[3][c] = est_var[c];
+    }
+  }
+  std::vector<float> mul(static_cast<size_t>(channels));
+  for (int64_t c = 0; c < channels; ++c) {
+    mul[c] = scale[c] / std::sqrt(var[c] + a->epsilon);
+  }
+  float* ys = (*y)->data<float>();
+  for (int64_t o = 0; o < outer; ++o) {
+    for (int64_t c = 0; c < channels; ++c) {
+      const int64_t base = (o * channels + c) * inner;
+      for (int64_t i = 0; i < inner; ++i) {
+        ys[base + i] = (xs[base + i] - mean[c]) * mul[c] + offset[c];
+      }
+    }
+  }
+  return absl::OkStatus();
+}
+
+std::vector<std::pair<std::string, AttrValue>> BatchNormDefaults() {
+  return {{"epsilon", 1e-4f},
+          {"exponential_avg_factor", 1.0f},
+          {"data_format", std::string("NHWC")},
+          {"is_training", true}};
+}
+
+}  // namespace
+
+void RegisterBatchNormOps(KernelRegistry& r) {
+  for (const char* op : {"FusedBatchNorm", "FusedBatchNormV2", "FusedBatchNormV3"}) {
+    const int outputs = std::string(op) == "FusedBatchNormV3" ? 6 : 5;
+    r.AddOp({op, BatchNormDefaults(), InferBatchNorm,
+             [outputs](const AttrMap&, int) -> absl::StatusOr<int> { return outputs; }});
+    r.AddKernel({op, kCpu, "T", {DataType::kFloat}, ComputeBatchNorm});
+  }
+}
 
 }  // namespace smrt::kernels

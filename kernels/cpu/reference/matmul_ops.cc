@@ -1,9 +1,331 @@
-// (being written) — placeholder so the tree links while the kernels land.
+// MatMul, BatchMatMul, BatchMatMulV2 and BatchMatMulV3, over Eigen GEMM.
+//
+// MatMul takes rank-2 operands. BatchMatMul needs equal batch dims; V2 and V3
+// broadcast them NumPy-style. V3 also mixes types as TensorFlow's CPU kernel
+// does: Ta == Tb == Tout, or int8/uint8 operands with an int32 product.
+// For the real types smrt supports, adjoint is transpose.
+#include <algorithm>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "kernels/cpu/reference/gemm.h"
+#include "kernels/cpu/reference/kernel_util.h"
 #include "kernels/cpu/reference/register.h"
 #include "kernels/registry.h"
 
 namespace smrt::kernels {
+namespace {
 
-void RegisterMatMulOps(KernelRegistry&) {}
+enum class BatchMode { kNone, kSame, kBroadcast };  // MatMul, BatchMatMul, V2/V3
+
+struct MatMulOpts {
+  bool adj_a = false;
+  bool adj_b = false;
+};
+
+absl::StatusOr<MatMulOpts> ReadOpts(const AttrMap& attrs, BatchMode mode) {
+  const char* a_name = mode == BatchMode::kNone ? "transpose_a" : "adj_x";
+  const char* b_name = mode == BatchMode::kNone ? "transpose_b" : "adj_y";
+  absl::StatusOr<bool> a = attrs.GetOr<bool>(a_name, false);
+  if (!a.ok()) return a.status();
+  absl::StatusOr<bool> b = attrs.GetOr<bool>(b_name, false);
+  if (!b.ok()) return b.status();
+  return MatMulOpts{*a, *b};
+}
+
+std::string DimsText(const Shape& dims) {
+  return absl::StrCat("[", absl::StrJoin(dims, ","), "]");
+}
+
+absl::Status SizeMismatch(const Shape& a, const Shape& b) {
+  return absl::InvalidArgumentError(
+      absl::StrCat("Matrix size-incompatible: In[0]: ", DimsText(a), ", In[1]: ", DimsText(b)));
+}
+
+// Broadcasts two batch dims that may be unknown (-1). False when they cannot.
+bool BroadcastDim(int64_t a, int64_t b, int64_t& out) {
+  if (a == 1) {
+    out = b;
+  } else if (b == 1) {
+    out = a;
+  } else if (a < 0) {
+    out = b;  // a unknown: it is 1 or b, either way the result is b (or unknown)
+  } else if (b < 0) {
+    out = a;
+  } else if (a == b) {
+    out = a;
+  } else {
+    return false;
+  }
+  return true;
+}
+
+// The output batch dims of x and y (without the matrix dims).
+absl::StatusOr<Shape> BatchDims(const Shape& x, const Shape& y, BatchMode mode) {
+  const size_t xr = x.size() - 2;
+  const size_t yr = y.size() - 2;
+  if (mode == BatchMode::kSame) {
+    if (xr != yr) {
+      return absl::InvalidArgumentError(absl::StrCat("In[0] and In[1] has different ndims: ",
+                                                     DimsText(x), " vs. ", DimsText(y)));
+    }
+    Shape out(xr);
+    for (size_t i = 0; i < xr; ++i) {
+      if (x[i] >= 0 && y[i] >= 0 && x[i] != y[i]) {
+        return absl::InvalidArgumentError(absl::StrCat("In[0].dim(", i, ") and In[1].dim(", i,
+                                                       ") must be the same: ", DimsText(x),
+                                                       " vs ", DimsText(y)));
+      }
+      out[i] = x[i] >= 0 ? x[i] : y[i];
+    }
+    return out;
+  }
+  const size_t r = std::max(xr, yr);
+  Shape out(r);
+  for (size_t i = 0; i < r; ++i) {
+    int64_t a = i + xr >= r ? x[i + xr - r] : 1;
+    int64_t b = i + yr >= r ? y[i + yr - r] : 1;
+    if (!BroadcastDim(a, b, out[i])) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("In[0] and In[1] must have compatible batch dimensions: ", DimsText(x),
+                       " vs. ", DimsText(y)));
+    }
+  }
+  return out;
+}
+
+absl::Status InferMatMul(InferenceContext& ctx, BatchMode mode) {
+  absl::StatusOr<MatMulOpts> o = ReadOpts(ctx.attrs(), mode);
+  if (!o.ok()) return o.status();
+  const ValueInfo& x = ctx.input(0);
+  const ValueInfo& y = ctx.input(1);
+  DataType out_type = x.dtype;
+  if (ctx.op() == "BatchMatMulV3") {
+    absl::StatusOr<DataType> tout = ctx.attrs().Get<DataType>("Tout");
+    if (!tout.ok()) return tout.status();
+    out_type = *tout;
+  } else if (x.dtype != DataType::kInvalid && y.dtype != DataType::kInvalid &&
+             x.dtype != y.dtype) {
+    return absl::InvalidArgumentError(absl::StrCat(ctx.op(), ": operands have different types ",
+                                                   DataTypeName(x.dtype), " and ",
+                                                   DataTypeName(y.dtype)));
+  }
+  for (int i = 0; i < 2; ++i) {
+    const PartialShape& s = ctx.input(i).shape;
+    if (!s.known_rank) continue;
+    if (mode == BatchMode::kNone && s.rank() != 2) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "MatMul operands must be matrices: In[", i, "] has shape ", s.ToString()));
+    }
+    if (s.rank() < 2) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("In[", i, "] ndims must be >= 2: ", s.rank(), " (shape ", s.ToString(),
+                       ")"));
+    }
+  }
+  if (!x.shape.known_rank || !y.shape.known_rank) {
+    if (mode == BatchMode::kNone) {
+      int64_t m = -1, n = -1;
+      if (x.shape.known_rank) m = x.shape.dims[o->adj_a ? 1 : 0];
+      if (y.shape.known_rank) n = y.shape.dims[o->adj_b ? 0 : 1];
+      ctx.set_output(0, ValueInfo{out_type, PartialShape::Known({m, n})});
+    } else {
+      ctx.set_output(0, ValueInfo{out_type, PartialShape::Unknown()});
+    }
+    return absl::OkStatus();
+  }
+  const Shape& xs = x.shape.dims;
+  const Shape& ys = y.shape.dims;
+  const size_t xr = xs.size();
+  const size_t yr = ys.size();
+  const int64_t m = o->adj_a ? xs[xr - 1] : xs[xr - 2];
+  const int64_t k = o->adj_a ? xs[xr - 2] : xs[xr - 1];
+  const int64_t k2 = o->adj_b ? ys[yr - 1] : ys[yr - 2];
+  const int64_t n = o->adj_b ? ys[yr - 2] : ys[yr - 1];
+  if (k >= 0 && k2 >= 0 && k != k2) return SizeMismatch(xs, ys);
+  Shape out;
+  if (mode != BatchMode::kNone) {
+    absl::StatusOr<Shape> batch = BatchDims(xs, ys, mode);
+    if (!batch.ok()) return batch.status();
+    out = *std::move(batch);
+  }
+  out.push_back(m);
+  out.push_back(n);
+  ctx.set_output(0, ValueInfo{out_type, PartialShape::Known(out)});
+  return absl::OkStatus();
+}
+
+template <typename T>
+void BatchGemm(const Tensor& x, const Tensor& y, const MatMulOpts& o, const Shape& batch,
+               int64_t m, int64_t n, int64_t k, Tensor& out) {
+  const size_t r = batch.size();
+  const int xr = x.rank();
+  const int yr = y.rank();
+  const int64_t x_mat = x.dim(xr - 2) * x.dim(xr - 1);
+  const int64_t y_mat = y.dim(yr - 2) * y.dim(yr - 1);
+  // Per output batch axis: how far x's and y's matrix index moves (0 when broadcast).
+  std::vector<int64_t> x_step(r, 0), y_step(r, 0);
+  int64_t xs = 1, ys = 1;
+  for (size_t i = r; i-- > 0;) {
+    const int xi = static_cast<int>(i) - static_cast<int>(r) + (xr - 2);
+    const int yi = static_cast<int>(i) - static_cast<int>(r) + (yr - 2);
+    if (xi >= 0) {
+      x_step[i] = x.dim(xi) == 1 ? 0 : xs;
+      xs *= x.dim(xi);
+    }
+    if (yi >= 0) {
+      y_step[i] = y.dim(yi) == 1 ? 0 : ys;
+      ys *= y.dim(yi);
+    }
+  }
+  int64_t count = 1;
+  for (int64_t d : batch) count *= d;
+  std::vector<int64_t> idx(r, 0);
+  int64_t xo = 0, yo = 0;
+  const T* xd = x.data<T>();
+  const T* yd = y.data<T>();
+  T* od = out.data<T>();
+  for (int64_t b = 0; b < count; ++b) {
+    Gemm<T>(o.adj_a, o.adj_b, m, n, k, xd + xo * x_mat, x.dim(xr - 1), yd + yo * y_mat,
+            y.dim(yr - 1), od + b * m * n, n);
+    for (size_t i = r; i-- > 0;) {  // advance the odometer
+      ++idx[i];
+      xo += x_step[i];
+      yo += y_step[i];
+      if (idx[i] < batch[i]) break;
+      xo -= x_step[i] * idx[i];
+      yo -= y_step[i] * idx[i];
+      idx[i] = 0;
+    }
+  }
+}
+
+template <typename From>
+void CastInto(const Tensor& src, Tensor& dst) {
+  const From* s = src.data<From>();
+  int32_t* d = dst.data<int32_t>();
+  for (int64_t i = 0; i < src.num_elements(); ++i) d[i] = static_cast<int32_t>(s[i]);
+}
+
+// int8/uint8 operand of a V3 node as int32.
+absl::StatusOr<Tensor> WidenToInt32(const Tensor& t) {
+  absl::StatusOr<Tensor> out = Tensor::Create(DataType::kInt32, t.shape());
+  if (!out.ok()) return out.status();
+  if (t.dtype() == DataType::kInt8) {
+    CastInto<int8_t>(t, *out);
+  } else {
+    CastInto<uint8_t>(t, *out);
+  }
+  return out;
+}
+
+bool IsByte(DataType t) { return t == DataType::kInt8 || t == DataType::kUInt8; }
+
+absl::Status ComputeMatMul(KernelContext& ctx, BatchMode mode) {
+  absl::StatusOr<MatMulOpts> o = ReadOpts(ctx.attrs(), mode);
+  if (!o.ok()) return o.status();
+  Tensor x = ctx.input(0);
+  Tensor y = ctx.input(1);
+  DataType out_type = x.dtype();
+  if (ctx.op() == "BatchMatMulV3") {
+    absl::StatusOr<DataType> tout = ctx.attrs().Get<DataType>("Tout");
+    if (!tout.ok()) return tout.status();
+    out_type = *tout;
+    if (IsByte(x.dtype()) && IsByte(y.dtype()) && out_type == DataType::kInt32) {
+      absl::StatusOr<Tensor> wx = WidenToInt32(x);
+      if (!wx.ok()) return wx.status();
+      absl::StatusOr<Tensor> wy = WidenToInt32(y);
+      if (!wy.ok()) return wy.status();
+      x = *std::move(wx);
+      y = *std::move(wy);
+    } else if (x.dtype() != out_type || y.dtype() != out_type || IsByte(out_type)) {
+      return absl::UnimplementedError(absl::StrCat(
+          "BatchMatMulV3 on CPU supports Ta == Tb == Tout, or int8/uint8 operands with an int32 "
+          "product; got Ta=",
+          DataTypeName(ctx.input(0).dtype()), ", Tb=", DataTypeName(ctx.input(1).dtype()),
+          ", Tout=", DataTypeName(out_type)));
+    }
+  } else if (x.dtype() != y.dtype()) {
+    return absl::InvalidArgumentError(absl::StrCat(ctx.op(), ": operands have different types ",
+                                                   DataTypeName(x.dtype()), " and ",
+                                                   DataTypeName(y.dtype())));
+  }
+  for (int i = 0; i < 2; ++i) {
+    const Tensor& t = i == 0 ? x : y;
+    if (mode == BatchMode::kNone && t.rank() != 2) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "MatMul operands must be matrices: In[", i, "] has shape ", ShapeToString(t.shape())));
+    }
+    if (t.rank() < 2) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "In[", i, "] ndims must be >= 2: ", t.rank(), " (shape ", ShapeToString(t.shape()),
+          ")"));
+    }
+  }
+  const int xr = x.rank();
+  const int yr = y.rank();
+  const int64_t m = o->adj_a ? x.dim(xr - 1) : x.dim(xr - 2);
+  const int64_t k = o->adj_a ? x.dim(xr - 2) : x.dim(xr - 1);
+  const int64_t k2 = o->adj_b ? y.dim(yr - 1) : y.dim(yr - 2);
+  const int64_t n = o->adj_b ? y.dim(yr - 2) : y.dim(yr - 1);
+  if (k != k2) return SizeMismatch(x.shape(), y.shape());
+  Shape batch;
+  if (mode != BatchMode::kNone) {
+    absl::StatusOr<Shape> b = BatchDims(x.shape(), y.shape(), mode);
+    if (!b.ok()) return b.status();
+    batch = *std::move(b);
+  }
+  Shape out_shape = batch;
+  out_shape.push_back(m);
+  out_shape.push_back(n);
+  absl::StatusOr<Tensor*> out = ctx.allocate_output(0, out_type, out_shape);
+  if (!out.ok()) return out.status();
+  if ((*out)->num_elements() == 0) return absl::OkStatus();
+  switch (x.dtype()) {
+    case DataType::kFloat: BatchGemm<float>(x, y, *o, batch, m, n, k, **out); break;
+    case DataType::kDouble: BatchGemm<double>(x, y, *o, batch, m, n, k, **out); break;
+    case DataType::kInt16: BatchGemm<int16_t>(x, y, *o, batch, m, n, k, **out); break;
+    case DataType::kInt32: BatchGemm<int32_t>(x, y, *o, batch, m, n, k, **out); break;
+    case DataType::kInt64: BatchGemm<int64_t>(x, y, *o, batch, m, n, k, **out); break;
+    default:
+      return absl::UnimplementedError(
+          absl::StrCat(ctx.op(), " does not support ", DataTypeName(x.dtype())));
+  }
+  return absl::OkStatus();
+}
+
+std::vector<std::pair<std::string, AttrValue>> BatchDefaults() {
+  return {{"adj_x", false}, {"adj_y", false}, {"grad_x", false}, {"grad_y", false}};
+}
+
+void AddMatMulOp(KernelRegistry& r, const std::string& op, BatchMode mode,
+                 std::vector<std::pair<std::string, AttrValue>> defaults, const char* type_attr,
+                 std::vector<DataType> types) {
+  r.AddOp({op, std::move(defaults),
+           [mode](InferenceContext& ctx) { return InferMatMul(ctx, mode); }, nullptr});
+  r.AddKernel({op, kCpu, type_attr, std::move(types),
+               [mode](KernelContext& ctx) { return ComputeMatMul(ctx, mode); }});
+}
+
+}  // namespace
+
+void RegisterMatMulOps(KernelRegistry& r) {
+  AddMatMulOp(r, "MatMul", BatchMode::kNone,
+              {{"transpose_a", false}, {"transpose_b", false}, {"grad_a", false},
+               {"grad_b", false}},
+              "T", {DataType::kFloat, DataType::kDouble, DataType::kInt32, DataType::kInt64});
+  AddMatMulOp(r, "BatchMatMul", BatchMode::kSame, BatchDefaults(), "T",
+              {DataType::kFloat, DataType::kDouble, DataType::kInt32, DataType::kInt64});
+  AddMatMulOp(r, "BatchMatMulV2", BatchMode::kBroadcast, BatchDefaults(), "T",
+              {DataType::kFloat, DataType::kDouble, DataType::kInt16, DataType::kInt32,
+               DataType::kInt64});
+  AddMatMulOp(r, "BatchMatMulV3", BatchMode::kBroadcast, BatchDefaults(), "Ta",
+              {DataType::kFloat, DataType::kDouble, DataType::kInt16, DataType::kInt32,
+               DataType::kInt64, DataType::kInt8, DataType::kUInt8});
+}
 
 }  // namespace smrt::kernels

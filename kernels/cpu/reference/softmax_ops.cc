@@ -1,9 +1,86 @@
-// (being written) — placeholder so the tree links while the kernels land.
+// Softmax and LogSoftmax over the last axis, shifted by the row maximum for
+// stability: softmax = exp(x - max) / sum(exp(x - max)),
+// log_softmax = (x - max) - log(sum(exp(x - max))). Infinite or NaN logits
+// give the NaNs TensorFlow gives (inf - inf).
+#include <cmath>
+#include <cstdint>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "kernels/cpu/reference/kernel_util.h"
 #include "kernels/cpu/reference/register.h"
 #include "kernels/registry.h"
 
 namespace smrt::kernels {
+namespace {
 
-void RegisterSoftmaxOps(KernelRegistry&) {}
+absl::Status InferSoftmax(InferenceContext& ctx) {
+  const ValueInfo& in = ctx.input(0);
+  if (in.shape.known_rank && in.shape.rank() < 1) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        ctx.op(), ": logits must have >= 1 dimension, got ", in.shape.ToString()));
+  }
+  return UnchangedShape(ctx);
+}
+
+template <typename T>
+void SoftmaxRows(const T* in, int64_t rows, int64_t depth, bool log, T* out) {
+  for (int64_t r = 0; r < rows; ++r) {
+    const T* x = in + r * depth;
+    T* y = out + r * depth;
+    T max = x[0];
+    for (int64_t i = 1; i < depth; ++i) {
+      if (x[i] > max) max = x[i];
+    }
+    // A NaN logit makes the sum NaN, so the whole row is NaN, as in TensorFlow.
+    T sum = 0;
+    for (int64_t i = 0; i < depth; ++i) {
+      y[i] = x[i] - max;
+      sum += std::exp(y[i]);
+    }
+    if (log) {
+      const T log_sum = std::log(sum);
+      for (int64_t i = 0; i < depth; ++i) y[i] -= log_sum;
+    } else {
+      for (int64_t i = 0; i < depth; ++i) y[i] = std::exp(y[i]) / sum;
+    }
+  }
+}
+
+absl::Status ComputeSoftmax(KernelContext& ctx, bool log) {
+  const Tensor& in = ctx.input(0);
+  if (in.rank() < 1) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        ctx.op(), ": logits must have >= 1 dimension, got ", ShapeToString(in.shape())));
+  }
+  absl::StatusOr<Tensor*> out = ctx.allocate_output(0, in.dtype(), in.shape());
+  if (!out.ok()) return out.status();
+  const int64_t depth = in.dim(in.rank() - 1);
+  if (in.num_elements() == 0) return absl::OkStatus();
+  const int64_t rows = in.num_elements() / depth;
+  switch (in.dtype()) {
+    case DataType::kFloat:
+      SoftmaxRows<float>(in.data<float>(), rows, depth, log, (*out)->data<float>());
+      break;
+    case DataType::kDouble:
+      SoftmaxRows<double>(in.data<double>(), rows, depth, log, (*out)->data<double>());
+      break;
+    default:
+      return absl::UnimplementedError(
+          absl::StrCat(ctx.op(), " does not support ", DataTypeName(in.dtype())));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+void RegisterSoftmaxOps(KernelRegistry& r) {
+  r.AddOp({"Softmax", {}, InferSoftmax, nullptr});
+  r.AddKernel({"Softmax", kCpu, "T", {DataType::kFloat, DataType::kDouble},
+               [](KernelContext& ctx) { return ComputeSoftmax(ctx, /*log=*/false); }});
+  r.AddOp({"LogSoftmax", {}, InferSoftmax, nullptr});
+  r.AddKernel({"LogSoftmax", kCpu, "T", {DataType::kFloat, DataType::kDouble},
+               [](KernelContext& ctx) { return ComputeSoftmax(ctx, /*log=*/true); }});
+}
 
 }  // namespace smrt::kernels

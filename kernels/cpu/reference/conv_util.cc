@@ -1,0 +1,238 @@
+#include "kernels/cpu/reference/conv_util.h"
+
+#include <algorithm>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+
+namespace smrt::kernels {
+namespace {
+
+absl::Status Overflow(int64_t input, int64_t filter, int64_t dilation, int64_t stride) {
+  return absl::InvalidArgumentError(absl::StrCat(
+      "window arithmetic overflows int64 [input_size: ", input, ", filter_size: ", filter,
+      ", dilation: ", dilation, ", stride: ", stride, "]"));
+}
+
+template <size_t kBytes>
+void Permute4(const char* src, char* dst, int64_t d0, int64_t d1, int64_t d2, int64_t d3,
+              bool nchw_to_nhwc) {
+  // Source is (d0, d1, d2, d3) = (N, C, H, W) when nchw_to_nhwc, else (N, H, W, C).
+  for (int64_t a = 0; a < d0; ++a) {
+    for (int64_t b = 0; b < d1; ++b) {
+      for (int64_t c = 0; c < d2; ++c) {
+        for (int64_t d = 0; d < d3; ++d) {
+          int64_t s = ((a * d1 + b) * d2 + c) * d3 + d;
+          int64_t t = nchw_to_nhwc ? ((a * d2 + c) * d3 + d) * d1 + b   // (N, H, W, C)
+                                   : ((a * d3 + d) * d1 + b) * d2 + c;  // (N, C, H, W)
+          std::memcpy(dst + t * kBytes, src + s * kBytes, kBytes);
+        }
+      }
+    }
+  }
+}
+
+absl::StatusOr<Tensor> Permute(const Tensor& t, bool nchw_to_nhwc) {
+  if (t.rank() != 4) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("expected a 4-D tensor to change layout, got ", ShapeToString(t.shape())));
+  }
+  if (!IsFixedSize(t.dtype())) {
+    return absl::UnimplementedError(absl::StrCat("cannot change the layout of a ",
+                                                 DataTypeName(t.dtype()), " tensor"));
+  }
+  const Shape& s = t.shape();
+  Shape out_shape = nchw_to_nhwc ? Shape{s[0], s[2], s[3], s[1]} : Shape{s[0], s[3], s[1], s[2]};
+  absl::StatusOr<Tensor> out = Tensor::Create(t.dtype(), out_shape);
+  if (!out.ok()) return out.status();
+  const char* src = static_cast<const char*>(t.raw_data());
+  char* dst = static_cast<char*>(out->raw_data());
+  switch (DataTypeSize(t.dtype())) {
+    case 1: Permute4<1>(src, dst, s[0], s[1], s[2], s[3], nchw_to_nhwc); break;
+    case 2: Permute4<2>(src, dst, s[0], s[1], s[2], s[3], nchw_to_nhwc); break;
+    case 4: Permute4<4>(src, dst, s[0], s[1], s[2], s[3], nchw_to_nhwc); break;
+    case 8: Permute4<8>(src, dst, s[0], s[1], s[2], s[3], nchw_to_nhwc); break;
+    case 16: Permute4<16>(src, dst, s[0], s[1], s[2], s[3], nchw_to_nhwc); break;
+    default:
+      return absl::UnimplementedError(absl::StrCat("cannot change the layout of a ",
+                                                   DataTypeName(t.dtype()), " tensor"));
+  }
+  return out;
+}
+
+}  // namespace
+
+absl::StatusOr<Padding> ParsePadding(const AttrMap& attrs, bool allow_explicit) {
+  absl::StatusOr<std::string> p = attrs.Get<std::string>("padding");
+  if (!p.ok()) return p.status();
+  if (*p == "SAME") return Padding::kSame;
+  if (*p == "VALID") return Padding::kValid;
+  if (*p == "EXPLICIT" && allow_explicit) return Padding::kExplicit;
+  return absl::InvalidArgumentError(absl::StrCat("padding must be ",
+                                                 allow_explicit ? "SAME, VALID or EXPLICIT"
+                                                                : "SAME or VALID",
+                                                 ", got '", *p, "'"));
+}
+
+absl::StatusOr<Layout> ParseLayout(const AttrMap& attrs) {
+  absl::StatusOr<std::string> f = attrs.GetOr<std::string>("data_format", "NHWC");
+  if (!f.ok()) return f.status();
+  if (*f == "NHWC") return Layout::kNhwc;
+  if (*f == "NCHW") return Layout::kNchw;
+  return absl::UnimplementedError(
+      absl::StrCat("data_format '", *f, "' is not supported (NHWC or NCHW)"));
+}
+
+absl::StatusOr<std::array<int64_t, 4>> FourIntsFromValues(const std::vector<int64_t>& v,
+                                                          absl::string_view name, Layout layout) {
+  if (v.size() != 4) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        name, " must specify 4 dimensions, got ", v.size(), " ([", absl::StrJoin(v, ", "), "])"));
+  }
+  LayoutAxes ax = AxesOf(layout);
+  return std::array<int64_t, 4>{v[ax.n], v[ax.h], v[ax.w], v[ax.c]};
+}
+
+absl::StatusOr<std::array<int64_t, 4>> ReadFourInts(const AttrMap& attrs, absl::string_view name,
+                                                    Layout layout) {
+  absl::StatusOr<std::vector<int64_t>> v = attrs.Get<std::vector<int64_t>>(name);
+  if (!v.ok()) return v.status();
+  return FourIntsFromValues(*v, name, layout);
+}
+
+absl::StatusOr<std::array<std::array<int64_t, 2>, 2>> ReadExplicitPaddings(const AttrMap& attrs,
+                                                                          Padding padding,
+                                                                          Layout layout) {
+  absl::StatusOr<std::vector<int64_t>> v =
+      attrs.GetOr<std::vector<int64_t>>("explicit_paddings", {});
+  if (!v.ok()) return v.status();
+  std::array<std::array<int64_t, 2>, 2> pads{};
+  if (padding != Padding::kExplicit) {
+    if (!v->empty()) {
+      return absl::InvalidArgumentError(
+          "explicit_paddings attribute must be empty if the padding attribute is not EXPLICIT");
+    }
+    return pads;
+  }
+  if (v->size() != 8) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "explicit_paddings attribute must contain 8 values, but got: ", v->size()));
+  }
+  for (int64_t p : *v) {
+    if (p < 0) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("All elements of explicit_paddings must be nonnegative, got [",
+                       absl::StrJoin(*v, ", "), "]"));
+    }
+  }
+  LayoutAxes ax = AxesOf(layout);
+  const std::vector<int64_t>& p = *v;
+  if (p[2 * ax.n] != 0 || p[2 * ax.n + 1] != 0 || p[2 * ax.c] != 0 || p[2 * ax.c + 1] != 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "Nonzero explicit padding in the batch or depth dimensions is not supported, got [",
+        absl::StrJoin(p, ", "), "]"));
+  }
+  pads[0] = {p[2 * ax.h], p[2 * ax.h + 1]};
+  pads[1] = {p[2 * ax.w], p[2 * ax.w + 1]};
+  return pads;
+}
+
+absl::StatusOr<WindowedSize> WindowedOutputSize(int64_t input, int64_t filter, int64_t dilation,
+                                                int64_t stride, Padding padding,
+                                                int64_t explicit_before, int64_t explicit_after) {
+  if (stride <= 0) {
+    return absl::InvalidArgumentError(absl::StrCat("Stride must be > 0, but got ", stride));
+  }
+  if (dilation < 1) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("Dilation rate must be >= 1, but got ", dilation));
+  }
+  if (input < 0 || filter < 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "window sizes must be non-negative, got input ", input, " and filter ", filter));
+  }
+  int64_t effective = 0;
+  if (__builtin_mul_overflow(filter - 1, dilation, &effective) ||
+      __builtin_add_overflow(effective, 1, &effective)) {
+    return Overflow(input, filter, dilation, stride);
+  }
+  WindowedSize out;
+  switch (padding) {
+    case Padding::kValid: {
+      int64_t n = 0;
+      if (__builtin_sub_overflow(input, effective, &n) || __builtin_add_overflow(n, stride, &n)) {
+        return Overflow(input, filter, dilation, stride);
+      }
+      out.size = n / stride;
+      break;
+    }
+    case Padding::kExplicit: {
+      int64_t n = 0;
+      if (__builtin_add_overflow(input, explicit_before, &n) ||
+          __builtin_add_overflow(n, explicit_after, &n) ||
+          __builtin_sub_overflow(n, effective, &n) || __builtin_add_overflow(n, stride, &n)) {
+        return Overflow(input, filter, dilation, stride);
+      }
+      out.size = n / stride;
+      out.pad_before = explicit_before;
+      out.pad_after = explicit_after;
+      break;
+    }
+    case Padding::kSame: {
+      out.size = input / stride + (input % stride != 0 ? 1 : 0);
+      int64_t needed = 0;
+      if (out.size > 0) {
+        if (__builtin_mul_overflow(out.size - 1, stride, &needed) ||
+            __builtin_add_overflow(needed, effective, &needed)) {
+          return Overflow(input, filter, dilation, stride);
+        }
+      }
+      // TensorFlow computes the padding from (output - 1), so an empty input
+      // yields padding from a "-1" output; only the sign matters there.
+      needed = out.size > 0 ? std::max<int64_t>(0, needed - input) : 0;
+      out.pad_before = needed / 2;
+      out.pad_after = needed - out.pad_before;
+      break;
+    }
+  }
+  if (out.size < 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "Computed output size would be negative: ", out.size, " [input_size: ", input,
+        ", effective_filter_size: ", effective, ", stride: ", stride, "]"));
+  }
+  return out;
+}
+
+absl::StatusOr<int64_t> InferWindowedOutputSize(int64_t input, int64_t filter, int64_t dilation,
+                                                int64_t stride, Padding padding,
+                                                int64_t explicit_before, int64_t explicit_after) {
+  if (input < 0 || filter < 0) {
+    // Still validate what the attrs alone decide.
+    if (stride <= 0) {
+      return absl::InvalidArgumentError(absl::StrCat("Stride must be > 0, but got ", stride));
+    }
+    if (dilation < 1) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("Dilation rate must be >= 1, but got ", dilation));
+    }
+    if (padding == Padding::kSame && input >= 0) return input / stride + (input % stride != 0);
+    return -1;
+  }
+  absl::StatusOr<WindowedSize> w = WindowedOutputSize(input, filter, dilation, stride, padding,
+                                                      explicit_before, explicit_after);
+  if (!w.ok()) return w.status();
+  return w->size;
+}
+
+absl::StatusOr<Tensor> NchwToNhwc(const Tensor& t) { return Permute(t, true); }
+absl::StatusOr<Tensor> NhwcToNchw(const Tensor& t) { return Permute(t, false); }
+
+Shape ShapeInLayout(int64_t n, int64_t h, int64_t w, int64_t c, Layout layout) {
+  return layout == Layout::kNhwc ? Shape{n, h, w, c} : Shape{n, c, h, w};
+}
+
+}  // namespace smrt::kernels

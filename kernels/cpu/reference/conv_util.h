@@ -1,0 +1,84 @@
+// Window arithmetic and layout helpers shared by the convolution and pooling
+// kernels and their shape functions. The arithmetic follows TensorFlow's
+// GetWindowedOutputSizeVerbose exactly (including C++ truncating division),
+// so shapes agree with TensorFlow's for every padding mode.
+#ifndef SMRT_KERNELS_CPU_REFERENCE_CONV_UTIL_H_
+#define SMRT_KERNELS_CPU_REFERENCE_CONV_UTIL_H_
+
+#include <array>
+#include <cstdint>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "core/attr_map.h"
+#include "smrt/tensor.h"
+
+namespace smrt::kernels {
+
+enum class Padding { kValid, kSame, kExplicit };
+
+// Reads the `padding` attr. `allow_explicit` is false for ops whose op def
+// lists only SAME and VALID.
+absl::StatusOr<Padding> ParsePadding(const AttrMap& attrs, bool allow_explicit);
+
+// 4-D activation layouts. Kernels compute in NHWC and transpose NCHW around it.
+enum class Layout { kNhwc, kNchw };
+
+// Reads the `data_format` attr ("NHWC" when missing).
+absl::StatusOr<Layout> ParseLayout(const AttrMap& attrs);
+
+// Axis of each logical dim in a 4-D shape of the given layout.
+struct LayoutAxes {
+  int n, h, w, c;
+};
+inline LayoutAxes AxesOf(Layout layout) {
+  return layout == Layout::kNhwc ? LayoutAxes{0, 1, 2, 3} : LayoutAxes{0, 2, 3, 1};
+}
+
+// Reads a list(int) attr of 4 values given in `layout` order and returns them
+// in NHWC order; errors name the attr.
+absl::StatusOr<std::array<int64_t, 4>> ReadFourInts(const AttrMap& attrs, absl::string_view name,
+                                                    Layout layout);
+// The same for values that came from a tensor (MaxPoolV2's ksize/strides).
+absl::StatusOr<std::array<int64_t, 4>> FourIntsFromValues(const std::vector<int64_t>& values,
+                                                          absl::string_view name, Layout layout);
+
+// `explicit_paddings` as {{top, bottom}, {left, right}}. When padding is not
+// EXPLICIT the attr must be empty and zeros are returned. Batch and depth
+// padding must be zero and every value non-negative.
+absl::StatusOr<std::array<std::array<int64_t, 2>, 2>> ReadExplicitPaddings(const AttrMap& attrs,
+                                                                          Padding padding,
+                                                                          Layout layout);
+
+struct WindowedSize {
+  int64_t size = 0;
+  int64_t pad_before = 0;
+  int64_t pad_after = 0;
+};
+
+// Output size and padding of one spatial dim. For kExplicit, pad_before and
+// pad_after are the given paddings. InvalidArgument for a non-positive stride
+// or dilation, a negative result, or arithmetic that would overflow.
+absl::StatusOr<WindowedSize> WindowedOutputSize(int64_t input, int64_t filter, int64_t dilation,
+                                                int64_t stride, Padding padding,
+                                                int64_t explicit_before = 0,
+                                                int64_t explicit_after = 0);
+
+// The same for shape inference: -1 when input or filter is unknown (-1).
+absl::StatusOr<int64_t> InferWindowedOutputSize(int64_t input, int64_t filter, int64_t dilation,
+                                                int64_t stride, Padding padding,
+                                                int64_t explicit_before = 0,
+                                                int64_t explicit_after = 0);
+
+// Copies a 4-D tensor between NCHW and NHWC element order (any fixed-size
+// dtype). NchwToNhwc maps (N, C, H, W) to (N, H, W, C); NhwcToNchw inverts it.
+absl::StatusOr<Tensor> NchwToNhwc(const Tensor& t);
+absl::StatusOr<Tensor> NhwcToNchw(const Tensor& t);
+
+// Rearranges a 4-D NHWC shape into `layout` order.
+Shape ShapeInLayout(int64_t n, int64_t h, int64_t w, int64_t c, Layout layout);
+
+}  // namespace smrt::kernels
+
+#endif  // SMRT_KERNELS_CPU_REFERENCE_CONV_UTIL_H_

@@ -1,0 +1,43 @@
+// A row-major GEMM over Eigen, for the matmul and convolution kernels.
+#ifndef SMRT_KERNELS_CPU_REFERENCE_GEMM_H_
+#define SMRT_KERNELS_CPU_REFERENCE_GEMM_H_
+
+#include <cstdint>
+
+#include <Eigen/Dense>
+
+namespace smrt::kernels {
+
+// C (m x n, row stride ldc) = op(A) * op(B), where op(A) is m x k and op(B) is
+// k x n. A is stored row-major as m x k (k x m when trans_a) with row stride
+// lda; likewise B as k x n (n x k when trans_b) with row stride ldb. C's
+// elements outside the m x n block are left untouched. Sizes of zero are
+// fine: with k == 0, C's block is set to zero.
+template <typename T>
+void Gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, const T* a, int64_t lda,
+          const T* b, int64_t ldb, T* c, int64_t ldc) {
+  using Matrix = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+  using ConstMap = Eigen::Map<const Matrix, Eigen::Unaligned, Eigen::OuterStride<>>;
+  using Map = Eigen::Map<Matrix, Eigen::Unaligned, Eigen::OuterStride<>>;
+  if (m == 0 || n == 0) return;
+  Map cm(c, m, n, Eigen::OuterStride<>(ldc));
+  if (k == 0) {
+    cm.setZero();
+    return;
+  }
+  ConstMap am(a, trans_a ? k : m, trans_a ? m : k, Eigen::OuterStride<>(lda));
+  ConstMap bm(b, trans_b ? n : k, trans_b ? k : n, Eigen::OuterStride<>(ldb));
+  if (!trans_a && !trans_b) {
+    cm.noalias() = am * bm;
+  } else if (trans_a && !trans_b) {
+    cm.noalias() = am.transpose() * bm;
+  } else if (!trans_a && trans_b) {
+    cm.noalias() = am * bm.transpose();
+  } else {
+    cm.noalias() = am.transpose() * bm.transpose();
+  }
+}
+
+}  // namespace smrt::kernels
+
+#endif  // SMRT_KERNELS_CPU_REFERENCE_GEMM_H_

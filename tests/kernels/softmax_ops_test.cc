@@ -1,0 +1,93 @@
+// Softmax and LogSoftmax against TensorFlow goldens (scripts/kernel_goldens/nn.py),
+// plus edge cases.
+#include <cmath>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/match.h"
+#include "gtest/gtest.h"
+#include "kernels/testing/op_runner.h"
+
+namespace smrt::kernels {
+namespace {
+
+using ::smrt::kernels::testing::InferOp;
+using ::smrt::kernels::testing::MakeTensor;
+using ::smrt::kernels::testing::ReadGolden;
+using ::smrt::kernels::testing::RunOp;
+using ::smrt::kernels::testing::Scalar;
+using ::smrt::kernels::testing::TensorsNear;
+using ::smrt::kernels::testing::Values;
+
+Tensor Golden(const std::string& name) { return ReadGolden("kernels/nn/" + name); }
+
+AttrMap TypeAttr(DataType t) {
+  AttrMap a;
+  a.Set("T", t);
+  return a;
+}
+
+TEST(SoftmaxOpsTest, MatchesTensorFlow) {
+  struct Case {
+    std::string name;
+    DataType type;
+  };
+  for (const Case& c : std::vector<Case>{{"softmax_2d", DataType::kFloat},
+                                         {"softmax_3d_f64", DataType::kDouble},
+                                         {"softmax_large", DataType::kFloat}}) {
+    SCOPED_TRACE(c.name);
+    const Tensor x = Golden(c.name + "_x");
+    absl::StatusOr<std::vector<Tensor>> out = RunOp("Softmax", TypeAttr(c.type), {x});
+    ASSERT_TRUE(out.ok()) << out.status();
+    EXPECT_TRUE(TensorsNear((*out)[0], Golden(c.name + "_softmax"), 1e-6, 1e-5));
+    out = RunOp("LogSoftmax", TypeAttr(c.type), {x});
+    ASSERT_TRUE(out.ok()) << out.status();
+    EXPECT_TRUE(TensorsNear((*out)[0], Golden(c.name + "_log_softmax"), 1e-5, 1e-5));
+  }
+}
+
+TEST(SoftmaxOpsTest, InfinitiesAndNaN) {
+  const float inf = std::numeric_limits<float>::infinity();
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  AttrMap a = TypeAttr(DataType::kFloat);
+  // TensorFlow: [-inf, 1] -> log_softmax [-inf, 0]; [inf, 1] and [nan, 1] -> NaN rows.
+  absl::StatusOr<std::vector<Tensor>> out =
+      RunOp("LogSoftmax", a, {MakeTensor<float>({2}, {-inf, 1})});
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_EQ(Values<float>((*out)[0]), (std::vector<float>{-inf, 0}));
+  out = RunOp("Softmax", a, {MakeTensor<float>({2, 2}, {inf, 1, nan, 1})});
+  ASSERT_TRUE(out.ok()) << out.status();
+  for (float v : Values<float>((*out)[0])) EXPECT_TRUE(std::isnan(v));
+}
+
+TEST(SoftmaxOpsTest, EmptyAndScalar) {
+  AttrMap a = TypeAttr(DataType::kFloat);
+  for (const Shape& s : {Shape{2, 0}, Shape{0, 3}}) {
+    absl::StatusOr<std::vector<Tensor>> out = RunOp("Softmax", a, {MakeTensor<float>(s, {})});
+    ASSERT_TRUE(out.ok()) << out.status();
+    EXPECT_EQ((*out)[0].shape(), s);
+  }
+  absl::StatusOr<std::vector<Tensor>> out = RunOp("LogSoftmax", a, {Scalar<float>(1.0f)});
+  EXPECT_EQ(out.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_TRUE(absl::StrContains(out.status().message(), ">= 1 dimension")) << out.status();
+  EXPECT_EQ(RunOp("Softmax", TypeAttr(DataType::kInt32), {MakeTensor<int32_t>({2}, {1, 2})})
+                .status()
+                .code(),
+            absl::StatusCode::kUnimplemented);
+}
+
+TEST(SoftmaxOpsTest, Inference) {
+  absl::StatusOr<std::vector<ValueInfo>> out =
+      InferOp("Softmax", TypeAttr(DataType::kFloat),
+              {{DataType::kFloat, PartialShape::Known({-1, 10})}});
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_EQ((*out)[0].shape, PartialShape::Known({-1, 10}));
+  out = InferOp("LogSoftmax", TypeAttr(DataType::kFloat),
+                {{DataType::kFloat, PartialShape::Known({})}});
+  EXPECT_EQ(out.status().code(), absl::StatusCode::kInvalidArgument);
+}
+
+}  // namespace
+}  // namespace smrt::kernels
