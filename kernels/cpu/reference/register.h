@@ -25,6 +25,7 @@ void RegisterSliceOps(KernelRegistry& r);        // slice_ops.cc
 void RegisterPadOps(KernelRegistry& r);          // pad_ops.cc
 void RegisterGatherTileOps(KernelRegistry& r);   // gather_tile_ops.cc (+ Fill, Range)
 void RegisterParseExampleOps(KernelRegistry& r); // parse_example_ops.cc
+void RegisterRandomOps(KernelRegistry& r);       // random_ops.cc
 
 inline void RegisterReferenceKernels(KernelRegistry& r) {
   RegisterBasicOps(r);
@@ -45,6 +46,7 @@ inline void RegisterReferenceKernels(KernelRegistry& r) {
   RegisterPadOps(r);
   RegisterGatherTileOps(r);
   RegisterParseExampleOps(r);
+  RegisterRandomOps(r);
 }
 
 }  // namespace smrt::kernels

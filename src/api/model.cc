@@ -1,0 +1,405 @@
+#include "smrt/model.h"
+
+#include <algorithm>
+#include <cstring>
+#include <mutex>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "exec/program.h"
+#include "graph/importer.h"
+#include "graph/variable_keys.h"
+#include "loader/saved_model_bundle.h"
+#include "loader/tensor_proto.h"
+
+namespace smrt {
+namespace {
+
+constexpr char kInitOpSignature[] = "__saved_model_init_op";
+
+// The tensors a loaded model feeds itself: asset paths.
+struct ConstantFeed {
+  std::string tensor;
+  Tensor value;
+};
+
+struct PreparedSignature {
+  SignatureInfo info;
+  std::unique_ptr<exec::Program> program;
+};
+
+}  // namespace
+
+std::string TensorSpec::ShapeString() const {
+  return known_rank ? ShapeToString(shape) : "unknown_rank";
+}
+
+struct Model::Impl {
+  std::unique_ptr<loader::SavedModelBundle> bundle;
+  absl::flat_hash_map<std::string, std::string> checkpoint_keys;
+  std::mutex variables_mu;
+  absl::flat_hash_map<std::string, std::unique_ptr<kernels::VariableResource>> variables;
+  std::vector<ConstantFeed> constant_feeds;
+  std::map<std::string, PreparedSignature> signatures;
+
+  absl::StatusOr<kernels::Resource*> Bind(const graph::Node& node);
+  absl::StatusOr<std::unique_ptr<exec::Program>> Compile(graph::ImportRequest request,
+                                                         const std::string& what);
+  absl::Status RunInitOp();
+  absl::Status Prepare(const std::string& key, const tensorflow::SignatureDef& def);
+};
+
+absl::StatusOr<kernels::Resource*> Model::Impl::Bind(const graph::Node& node) {
+  if (!graph::IsVariableNode(node)) return nullptr;
+  std::lock_guard<std::mutex> lock(variables_mu);
+  const std::string id = graph::VariableId(node);
+  auto it = variables.find(id);
+  if (it != variables.end()) return it->second.get();
+
+  std::string key = id;
+  if (auto k = checkpoint_keys.find(id); k != checkpoint_keys.end()) key = k->second;
+  Tensor value;
+  if (bundle->variables != nullptr && bundle->variables->Find(key) != nullptr) {
+    absl::StatusOr<Tensor> t = bundle->variables->Read(key);
+    if (!t.ok()) return t.status();
+    absl::StatusOr<DataType> dtype = node.attrs.Get<DataType>("dtype");
+    if (dtype.ok() && *dtype != t->dtype()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "variable '", node.name, "' is ", DataTypeName(*dtype), " but checkpoint key '", key,
+          "' holds ", DataTypeName(t->dtype())));
+    }
+    value = *std::move(t);
+  }
+  auto& slot = variables[id];
+  slot = std::make_unique<kernels::VariableResource>(std::move(value));
+  return slot.get();
+}
+
+absl::StatusOr<std::unique_ptr<exec::Program>> Model::Impl::Compile(graph::ImportRequest request,
+                                                                    const std::string& what) {
+  for (const ConstantFeed& f : constant_feeds) {
+    request.feeds.push_back({f.tensor, f.value.dtype(), PartialShape::Known(f.value.shape())});
+  }
+  const kernels::KernelRegistry& registry = kernels::KernelRegistry::Default();
+  absl::StatusOr<graph::ImportResult> imported =
+      graph::ImportGraph(bundle->meta_graph->graph_def(), request, registry);
+  if (!imported.ok()) {
+    return absl::Status(imported.status().code(),
+                        absl::StrCat(what, ": ", imported.status().message()));
+  }
+  exec::ProgramSpec spec;
+  spec.graph = std::move(imported->graph);
+  spec.feeds = std::move(imported->feed_nodes);
+  spec.fetches = std::move(imported->fetch_endpoints);
+  spec.effects = std::move(imported->effect_nodes);
+  absl::StatusOr<std::unique_ptr<exec::Program>> program = exec::Program::Create(
+      std::move(spec), registry, [this](const graph::Node& n) { return Bind(n); });
+  if (!program.ok()) {
+    return absl::Status(program.status().code(),
+                        absl::StrCat(what, ": ", program.status().message()));
+  }
+  return program;
+}
+
+absl::Status Model::Impl::RunInitOp() {
+  const tensorflow::MetaGraphDef& mg = *bundle->meta_graph;
+  std::string init;
+  auto sig = mg.signature_def().find(kInitOpSignature);
+  if (sig != mg.signature_def().end()) {
+    auto out = sig->second.outputs().find(kInitOpSignature);
+    if (out != sig->second.outputs().end()) init = out->second.name();
+  }
+  for (const char* collection : {"saved_model_main_op", "legacy_init_op"}) {
+    if (!init.empty()) break;
+    auto c = mg.collection_def().find(collection);
+    if (c != mg.collection_def().end() && c->second.node_list().value_size() > 0) {
+      init = c->second.node_list().value(0);
+    }
+  }
+  if (init.empty()) return absl::OkStatus();
+  if (absl::StatusOr<std::pair<std::string, int>> t = graph::ParseTensorName(init); t.ok()) {
+    init = t->first;
+  }
+  graph::ImportRequest request;
+  request.targets.push_back(init);
+  absl::StatusOr<std::unique_ptr<exec::Program>> program =
+      Compile(std::move(request), absl::StrCat("init op '", init, "'"));
+  if (!program.ok()) return program.status();
+  std::vector<Tensor> feeds;
+  for (const ConstantFeed& f : constant_feeds) feeds.push_back(f.value);
+  absl::StatusOr<std::vector<Tensor>> ran = (*program)->Run(std::move(feeds));
+  if (!ran.ok()) {
+    return absl::Status(ran.status().code(),
+                        absl::StrCat("running init op '", init, "': ", ran.status().message()));
+  }
+  return absl::OkStatus();
+}
+
+namespace {
+
+TensorSpec SpecFromInfo(const std::string& key, const tensorflow::TensorInfo& info) {
+  TensorSpec spec;
+  spec.name = key;
+  spec.tensor_name = info.name();
+  spec.dtype = DataTypeFromProto(info.dtype());
+  absl::StatusOr<PartialShape> shape = loader::PartialShapeFromProto(info.tensor_shape());
+  if (!info.has_tensor_shape()) {
+    spec.known_rank = false;  // old exports leave the shape out: unknown
+  } else if (shape.ok()) {
+    spec.known_rank = shape->known_rank;
+    spec.shape = shape->dims;
+  } else {
+    spec.known_rank = false;
+  }
+  return spec;
+}
+
+const tensorflow::NodeDef* FindNode(const tensorflow::GraphDef& g, const std::string& name) {
+  for (const auto& n : g.node()) {
+    if (n.name() == name) return &n;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+absl::Status Model::Impl::Prepare(const std::string& key, const tensorflow::SignatureDef& def) {
+  PreparedSignature prepared;
+  prepared.info.key = key;
+  prepared.info.method_name = def.method_name();
+  graph::ImportRequest request;
+  std::vector<std::string> in_keys, out_keys;
+  for (const auto& [k, v] : def.inputs()) in_keys.push_back(k);
+  for (const auto& [k, v] : def.outputs()) out_keys.push_back(k);
+  std::sort(in_keys.begin(), in_keys.end());
+  std::sort(out_keys.begin(), out_keys.end());
+  const std::string where = absl::StrCat("signature '", key, "'");
+
+  for (const std::string& k : in_keys) {
+    const tensorflow::TensorInfo& info = def.inputs().at(k);
+    if (info.name().empty()) {
+      return absl::UnimplementedError(absl::StrCat(
+          where, ": input '", k, "' is a sparse or composite tensor, which is not supported"));
+    }
+    TensorSpec spec = SpecFromInfo(k, info);
+    // The graph, not the SignatureDef, decides what a placeholder accepts:
+    // exported TensorInfos are sometimes wrong (half_plus_three declares a
+    // scalar for a (-1, 1) placeholder).
+    absl::StatusOr<std::pair<std::string, int>> t = graph::ParseTensorName(info.name());
+    if (!t.ok()) return t.status();
+    const tensorflow::NodeDef* node = FindNode(bundle->meta_graph->graph_def(), t->first);
+    if (node == nullptr) {
+      return absl::InvalidArgumentError(absl::StrCat(where, ": input '", k, "' names tensor ",
+                                                     info.name(), ", which is not in the graph"));
+    }
+    if (node->op() == "Placeholder" || node->op() == "PlaceholderWithDefault") {
+      if (auto d = node->attr().find("dtype"); d != node->attr().end()) {
+        spec.dtype = DataTypeFromProto(d->second.type());
+      }
+      auto s = node->attr().find("shape");
+      // Graphs from up to GraphDef version 21 wrote an empty shape to mean
+      // "unknown", and TensorFlow still reads them that way.
+      bool legacy_unknown = s != node->attr().end() && s->second.has_shape() &&
+                            s->second.shape().dim_size() == 0 &&
+                            !s->second.shape().unknown_rank() &&
+                            bundle->meta_graph->graph_def().versions().producer() <= 21;
+      if (s != node->attr().end() && s->second.has_shape() && !legacy_unknown) {
+        absl::StatusOr<PartialShape> ps = loader::PartialShapeFromProto(s->second.shape());
+        if (ps.ok()) {
+          spec.known_rank = ps->known_rank;
+          spec.shape = ps->dims;
+        }
+      } else {
+        spec.known_rank = false;
+        spec.shape.clear();
+      }
+    }
+    if (spec.dtype == DataType::kInvalid) {
+      return absl::UnimplementedError(
+          absl::StrCat(where, ": input '", k, "' has an unsupported dtype"));
+    }
+    request.feeds.push_back(
+        {info.name(), spec.dtype,
+         spec.known_rank ? PartialShape::Known(spec.shape) : PartialShape::Unknown()});
+    prepared.info.inputs.push_back(std::move(spec));
+  }
+  for (const std::string& k : out_keys) {
+    const tensorflow::TensorInfo& info = def.outputs().at(k);
+    if (info.name().empty()) {
+      return absl::UnimplementedError(absl::StrCat(
+          where, ": output '", k, "' is a sparse or composite tensor, which is not supported"));
+    }
+    request.fetches.push_back(info.name());
+    prepared.info.outputs.push_back(SpecFromInfo(k, info));
+  }
+  absl::StatusOr<std::unique_ptr<exec::Program>> program = Compile(std::move(request), where);
+  if (!program.ok()) return program.status();
+  // Output dtypes as the graph computes them (TensorInfos may say *_REF).
+  for (size_t i = 0; i < prepared.info.outputs.size(); ++i) {
+    const graph::Endpoint& e = (*program)->spec().fetches[i];
+    DataType actual = (*program)->graph().node(e.node).outputs[e.index].dtype;
+    if (actual != DataType::kInvalid) prepared.info.outputs[i].dtype = actual;
+  }
+  prepared.program = *std::move(program);
+  signatures[key] = std::move(prepared);
+  return absl::OkStatus();
+}
+
+Model::Model(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Model::~Model() = default;
+
+const std::string& Model::dir() const { return impl_->bundle->dir; }
+
+absl::StatusOr<std::unique_ptr<Model>> Model::Load(const std::string& dir,
+                                                   const LoadOptions& options) {
+  auto impl = std::make_unique<Impl>();
+  loader::BundleOptions bundle_options;
+  bundle_options.tags = loader::ParseTagSet(absl::StrJoin(options.tags, ","));
+  absl::StatusOr<std::unique_ptr<loader::SavedModelBundle>> bundle =
+      loader::LoadSavedModelBundle(dir, bundle_options);
+  if (!bundle.ok()) return bundle.status();
+  impl->bundle = *std::move(bundle);
+  const tensorflow::MetaGraphDef& mg = *impl->bundle->meta_graph;
+
+  absl::StatusOr<absl::flat_hash_map<std::string, std::string>> keys =
+      graph::CheckpointKeysFromSaver(mg, kernels::KernelRegistry::Default());
+  if (!keys.ok()) return keys.status();
+  impl->checkpoint_keys = *std::move(keys);
+
+  for (const loader::Asset& asset : impl->bundle->assets) {
+    absl::StatusOr<Tensor> path = Tensor::Create(DataType::kString, {});
+    if (!path.ok()) return path.status();
+    path->data<std::string>()[0] = asset.path;
+    impl->constant_feeds.push_back({asset.tensor_name, *path});
+  }
+  if (absl::Status s = impl->RunInitOp(); !s.ok()) return s;
+
+  std::vector<std::string> wanted = options.signatures;
+  if (wanted.empty()) {
+    for (const auto& [k, v] : mg.signature_def()) {
+      if (k != kInitOpSignature) wanted.push_back(k);
+    }
+    std::sort(wanted.begin(), wanted.end());
+  }
+  for (const std::string& key : wanted) {
+    auto it = mg.signature_def().find(key);
+    if (it == mg.signature_def().end()) {
+      std::vector<std::string> have;
+      for (const auto& [k, v] : mg.signature_def()) {
+        if (k != kInitOpSignature) have.push_back(k);
+      }
+      std::sort(have.begin(), have.end());
+      return absl::NotFoundError(absl::StrCat("SavedModel ", dir, " has no signature '", key,
+                                              "'; it has: ", absl::StrJoin(have, ", ")));
+    }
+    if (absl::Status s = impl->Prepare(key, it->second); !s.ok()) return s;
+  }
+  return std::unique_ptr<Model>(new Model(std::move(impl)));
+}
+
+std::vector<std::string> Model::signature_keys() const {
+  std::vector<std::string> keys;
+  for (const auto& [k, v] : impl_->signatures) keys.push_back(k);
+  return keys;
+}
+
+absl::StatusOr<const SignatureInfo*> Model::signature(absl::string_view key) const {
+  auto it = impl_->signatures.find(std::string(key));
+  if (it == impl_->signatures.end()) {
+    return absl::NotFoundError(absl::StrCat("no signature '", key, "'; the model has: ",
+                                            absl::StrJoin(signature_keys(), ", ")));
+  }
+  return &it->second.info;
+}
+
+namespace {
+
+absl::Status CheckInput(const std::string& sig, const TensorSpec& spec, const Tensor& t) {
+  if (!t.valid()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("signature '", sig, "' input '", spec.name, "' is an empty Tensor"));
+  }
+  if (t.dtype() != spec.dtype) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "signature '", sig, "' input '", spec.name, "' must be ", DataTypeName(spec.dtype),
+        " (", DataTypeShortName(spec.dtype), "), got ", DataTypeName(t.dtype())));
+  }
+  if (!spec.known_rank) return absl::OkStatus();
+  if (t.rank() != static_cast<int>(spec.shape.size())) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "signature '", sig, "' input '", spec.name, "' must have rank ", spec.shape.size(),
+        " (shape ", spec.ShapeString(), "), got shape ", ShapeToString(t.shape())));
+  }
+  for (size_t i = 0; i < spec.shape.size(); ++i) {
+    if (spec.shape[i] >= 0 && spec.shape[i] != t.shape()[i]) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "signature '", sig, "' input '", spec.name, "' dim ", i, " must be ", spec.shape[i],
+          " (shape ", spec.ShapeString(), "), got shape ", ShapeToString(t.shape())));
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<NamedTensors> Model::Run(absl::string_view signature_key,
+                                        const NamedTensors& inputs) const {
+  NamedTensors outputs;
+  if (absl::Status s = Run(signature_key, inputs, &outputs); !s.ok()) return s;
+  return outputs;
+}
+
+absl::Status Model::Run(absl::string_view signature_key, const NamedTensors& inputs,
+                        NamedTensors* outputs) const {
+  auto it = impl_->signatures.find(std::string(signature_key));
+  if (it == impl_->signatures.end()) return signature(signature_key).status();
+  const PreparedSignature& sig = it->second;
+  const std::string& key = sig.info.key;
+
+  std::vector<std::string> expected;
+  for (const TensorSpec& spec : sig.info.inputs) expected.push_back(spec.name);
+  for (const auto& [name, t] : inputs) {
+    if (std::find(expected.begin(), expected.end(), name) == expected.end()) {
+      return absl::InvalidArgumentError(absl::StrCat("signature '", key, "' has no input '", name,
+                                                     "'; its inputs are: ",
+                                                     absl::StrJoin(expected, ", ")));
+    }
+  }
+  std::vector<Tensor> feeds;
+  for (const TensorSpec& spec : sig.info.inputs) {
+    auto in = inputs.find(spec.name);
+    if (in == inputs.end()) {
+      return absl::InvalidArgumentError(absl::StrCat("signature '", key, "' input '", spec.name,
+                                                     "' is missing; its inputs are: ",
+                                                     absl::StrJoin(expected, ", ")));
+    }
+    if (absl::Status s = CheckInput(key, spec, in->second); !s.ok()) return s;
+    feeds.push_back(in->second);
+  }
+  for (const ConstantFeed& f : impl_->constant_feeds) feeds.push_back(f.value);
+
+  absl::StatusOr<std::vector<Tensor>> results = sig.program->Run(std::move(feeds));
+  if (!results.ok()) {
+    return absl::Status(results.status().code(),
+                        absl::StrCat("signature '", key, "': ", results.status().message()));
+  }
+  for (size_t i = 0; i < sig.info.outputs.size(); ++i) {
+    const std::string& name = sig.info.outputs[i].name;
+    Tensor& result = (*results)[i];
+    auto existing = outputs->find(name);
+    if (existing != outputs->end() && existing->second.valid() &&
+        existing->second.dtype() == result.dtype() &&
+        existing->second.shape() == result.shape() && IsFixedSize(result.dtype())) {
+      if (result.byte_size() > 0) {
+        std::memcpy(existing->second.raw_data(), result.raw_data(), result.byte_size());
+      }
+      continue;
+    }
+    (*outputs)[name] = std::move(result);
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace smrt

@@ -1,0 +1,165 @@
+#include "exec/program.h"
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "graph/shape_inference.h"
+#include "graph/variable_keys.h"
+
+namespace smrt::exec {
+
+using graph::Endpoint;
+using graph::NodeId;
+
+absl::StatusOr<std::unique_ptr<Program>> Program::Create(ProgramSpec spec,
+                                                         const kernels::KernelRegistry& registry,
+                                                         const ResourceBinder& binder) {
+  std::unique_ptr<Program> p(new Program);
+  p->spec_ = std::move(spec);
+  graph::Graph& g = p->spec_.graph;
+
+  std::vector<NodeId> targets;
+  for (const Endpoint& e : p->spec_.fetches) targets.push_back(e.node);
+  for (NodeId n : p->spec_.effects) targets.push_back(n);
+  absl::StatusOr<std::vector<NodeId>> order = g.TopologicalOrder(targets);
+  if (!order.ok()) return order.status();
+
+  std::vector<graph::UnsupportedOp> unsupported =
+      graph::FindUnsupportedOps(g, *order, registry, kernels::kCpu);
+  if (!unsupported.empty()) {
+    return absl::UnimplementedError(graph::UnsupportedOpsMessage(unsupported));
+  }
+  if (absl::Status s = graph::InferShapes(g, *order, registry); !s.ok()) return s;
+
+  // Slots: every output of every node in the order.
+  absl::flat_hash_map<NodeId, int> first_slot;
+  absl::flat_hash_map<NodeId, kernels::Resource*> resources;
+  for (NodeId id : *order) {
+    first_slot[id] = p->num_slots_;
+    p->num_slots_ += static_cast<int>(g.node(id).outputs.size());
+  }
+  auto slot_of = [&](const Endpoint& e) { return first_slot.at(e.node) + e.index; };
+
+  std::vector<int> last_use(p->num_slots_, -1);
+  for (NodeId id : *order) {
+    const graph::Node& n = g.node(id);
+    Step step;
+    step.node = id;
+    absl::StatusOr<const kernels::KernelSpec*> k = registry.FindKernel(n.op, kernels::kCpu, n.attrs);
+    if (!k.ok()) return k.status();
+    step.kernel = *k;
+    if (binder) {
+      absl::StatusOr<kernels::Resource*> r = binder(n);
+      if (!r.ok()) return r.status();
+      step.resource = *r;
+      if (*r != nullptr) resources[id] = *r;
+    }
+    const bool takes_ref = n.op == "Assign" || n.op == "AssignAdd" || n.op == "AssignSub";
+    for (const Endpoint& e : n.inputs) {
+      step.input_may_be_empty.push_back(
+          g.node(e.node).outputs[e.index].dtype == DataType::kResource ||
+          (takes_ref && step.input_slots.empty()));
+      step.input_slots.push_back(slot_of(e));
+      auto r = resources.find(e.node);
+      step.input_resources.push_back(r == resources.end() ? nullptr : r->second);
+      last_use[slot_of(e)] = static_cast<int>(p->steps_.size());
+    }
+    step.first_output_slot = first_slot.at(id);
+    step.num_outputs = static_cast<int>(n.outputs.size());
+    p->steps_.push_back(std::move(step));
+  }
+  for (const Endpoint& e : p->spec_.fetches) {
+    p->fetch_slots_.push_back(slot_of(e));
+    last_use[slot_of(e)] = -2;  // kept until the end
+  }
+  for (int s = 0; s < p->num_slots_; ++s) {
+    if (last_use[s] >= 0) p->steps_[last_use[s]].release_after.push_back(s);
+  }
+  for (NodeId f : p->spec_.feeds) {
+    auto it = first_slot.find(f);
+    p->feed_slots_.push_back(it == first_slot.end() ? -1 : it->second);  // -1: unused feed
+  }
+  return p;
+}
+
+absl::Status Program::CheckShapes(const std::vector<Tensor>& feeds) const {
+  std::vector<Shape> key;
+  for (const Tensor& t : feeds) key.push_back(t.shape());
+  {
+    std::lock_guard<std::mutex> lock(shape_mu_);
+    auto it = shape_plans_.find(key);
+    if (it != shape_plans_.end()) return it->second;
+  }
+  graph::Graph g = spec_.graph;
+  for (size_t i = 0; i < spec_.feeds.size(); ++i) {
+    g.node(spec_.feeds[i]).attrs.Set("shape", PartialShape::Known(feeds[i].shape()));
+  }
+  std::vector<NodeId> order;
+  for (const Step& s : steps_) order.push_back(s.node);
+  absl::Status status = graph::InferShapes(g, order, kernels::KernelRegistry::Default());
+  std::lock_guard<std::mutex> lock(shape_mu_);
+  if (shape_plans_.size() >= kMaxShapePlans) {
+    shape_plans_.erase(shape_plan_order_.front());
+    shape_plan_order_.pop_front();
+  }
+  if (shape_plans_.emplace(key, status).second) shape_plan_order_.push_back(key);
+  return status;
+}
+
+size_t Program::cached_shape_plans() const {
+  std::lock_guard<std::mutex> lock(shape_mu_);
+  return shape_plans_.size();
+}
+
+absl::StatusOr<std::vector<Tensor>> Program::Run(std::vector<Tensor> feeds) const {
+  if (feeds.size() != spec_.feeds.size()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("expected ", spec_.feeds.size(), " inputs, got ", feeds.size()));
+  }
+  if (absl::Status s = CheckShapes(feeds); !s.ok()) return s;
+  std::vector<Tensor> values(num_slots_);
+  for (size_t i = 0; i < feeds.size(); ++i) {
+    if (feed_slots_[i] >= 0) values[feed_slots_[i]] = std::move(feeds[i]);
+  }
+  std::vector<bool> is_feed(steps_.size(), false);
+  const graph::Graph& g = spec_.graph;
+  for (const Step& step : steps_) {
+    const graph::Node& n = g.node(step.node);
+    bool fed = false;
+    for (size_t i = 0; i < spec_.feeds.size(); ++i) fed |= spec_.feeds[i] == step.node;
+    if (!fed) {
+      std::vector<Tensor> inputs;
+      inputs.reserve(step.input_slots.size());
+      for (size_t i = 0; i < step.input_slots.size(); ++i) {
+        const Tensor& v = values[step.input_slots[i]];
+        if (!v.valid() && !step.input_may_be_empty[i]) {
+          const graph::Node& producer = g.node(n.inputs[i].node);
+          return absl::FailedPreconditionError(absl::StrCat(
+              "node '", n.name, "' (", n.op, ") input ", i, " from '", producer.name, "' (",
+              producer.op, ") has no value",
+              graph::IsVariableNode(producer)
+                  ? ": the variable is uninitialized (not in the checkpoint, not set by the "
+                    "init op)"
+                  : ""));
+        }
+        inputs.push_back(v);
+      }
+      kernels::KernelContext ctx(n.name, n.op, n.attrs, std::move(inputs), step.num_outputs,
+                                 step.input_resources);
+      ctx.set_node_resource(step.resource);
+      if (absl::Status s = step.kernel->compute(ctx); !s.ok()) {
+        return absl::Status(s.code(), absl::StrCat("node '", n.name, "' (", n.op, "): ", s.message()));
+      }
+      for (int i = 0; i < step.num_outputs; ++i) {
+        values[step.first_output_slot + i] = std::move(ctx.output(i));
+      }
+    }
+    for (int s : step.release_after) values[s] = Tensor();
+  }
+  std::vector<Tensor> out;
+  out.reserve(fetch_slots_.size());
+  for (int s : fetch_slots_) out.push_back(values[s]);
+  return out;
+}
+
+}  // namespace smrt::exec

@@ -1,0 +1,369 @@
+#include "graph/importer.h"
+
+#include <memory>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "absl/container/node_hash_map.h"
+#include "absl/status/status.h"
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "graph/attr_from_proto.h"
+#include "graph/output_args.h"
+
+namespace smrt::graph {
+
+absl::StatusOr<std::pair<std::string, int>> ParseTensorName(absl::string_view name) {
+  if (name.empty() || name[0] == '^') {
+    return absl::InvalidArgumentError(absl::StrCat("'", name, "' is not a tensor name"));
+  }
+  size_t colon = name.rfind(':');
+  if (colon == absl::string_view::npos) return std::make_pair(std::string(name), 0);
+  int index;
+  if (!absl::SimpleAtoi(name.substr(colon + 1), &index) || index < 0) {
+    return absl::InvalidArgumentError(absl::StrCat("malformed tensor name '", name, "'"));
+  }
+  return std::make_pair(std::string(name.substr(0, colon)), index);
+}
+
+namespace {
+
+bool IsPassThrough(absl::string_view op) {
+  return op == "Identity" || op == "IdentityN" || op == "StopGradient" || op == "Snapshot" ||
+         op == "PreventGradient" || op == "CheckNumerics";
+}
+
+bool IsCall(absl::string_view op) {
+  return op == "PartitionedCall" || op == "StatefulPartitionedCall";
+}
+
+// What a materialized node evaluates to: a real IR node, or (for inlined
+// calls and pass-through ops) a list of endpoints elsewhere.
+struct Materialized {
+  NodeId direct = -1;
+  std::vector<Endpoint> outputs;
+};
+
+struct Scope {
+  std::string prefix;                       // "" outside functions
+  const tensorflow::FunctionDef* fn = nullptr;
+  absl::flat_hash_map<std::string, const tensorflow::NodeDef*> nodes;
+  absl::flat_hash_map<std::string, Endpoint> args;  // function input arg -> endpoint
+  absl::node_hash_map<std::string, Materialized> memo;  // pointer-stable
+  absl::flat_hash_set<std::string> in_progress;
+  int depth = 0;
+};
+
+class Importer {
+ public:
+  Importer(const tensorflow::GraphDef& g, const kernels::KernelRegistry& registry,
+           const ImportLimits& limits)
+      : graph_def_(g), registry_(registry), limits_(limits) {
+    for (const auto& f : g.library().function()) functions_[f.signature().name()] = &f;
+    for (const auto& n : g.node()) outer_.nodes[n.name()] = &n;
+  }
+
+  absl::StatusOr<ImportResult> Run(const ImportRequest& request) {
+    for (const FeedSpec& feed : request.feeds) {
+      absl::StatusOr<std::pair<std::string, int>> t = ParseTensorName(feed.tensor);
+      if (!t.ok()) return t.status();
+      std::string canonical = absl::StrCat(t->first, ":", t->second);
+      if (feeds_.contains(canonical)) {
+        return absl::InvalidArgumentError(absl::StrCat("tensor ", canonical, " is fed twice"));
+      }
+      Node node;
+      node.name = absl::StrCat("_feed/", canonical);
+      node.op = "Placeholder";
+      node.attrs.Set("dtype", feed.dtype);
+      node.attrs.Set("shape", feed.shape);
+      absl::StatusOr<NodeId> id = Add(std::move(node), 1);
+      if (!id.ok()) return id.status();
+      feeds_[canonical] = Endpoint{*id, 0};
+      result_.feed_nodes.push_back(*id);
+    }
+    for (const std::string& fetch : request.fetches) {
+      absl::StatusOr<std::pair<std::string, int>> t = ParseTensorName(fetch);
+      if (!t.ok()) return t.status();
+      absl::StatusOr<Endpoint> e = ResolveOuter(t->first, t->second);
+      if (!e.ok()) return e.status();
+      result_.fetch_endpoints.push_back(*e);
+    }
+    for (const std::string& target : request.targets) {
+      std::string name = target[0] == '^' ? target.substr(1) : target;
+      if (absl::Status s = MaterializeEffect(outer_, name); !s.ok()) return s;
+    }
+    result_.graph = std::move(graph_);
+    return std::move(result_);
+  }
+
+ private:
+  absl::StatusOr<NodeId> Add(Node node, int num_outputs) {
+    if (graph_.num_nodes() >= limits_.max_nodes) {
+      return absl::ResourceExhaustedError(
+          absl::StrCat("the graph needs more than ", limits_.max_nodes, " nodes"));
+    }
+    node.outputs.resize(num_outputs);
+    return graph_.AddNode(std::move(node));
+  }
+
+  absl::StatusOr<Endpoint> ResolveOuter(const std::string& name, int index) {
+    auto feed = feeds_.find(absl::StrCat(name, ":", index));
+    if (feed != feeds_.end()) return feed->second;
+    return Output(outer_, name, index);
+  }
+
+  // Endpoint of output `index` of node `name` in `scope`.
+  absl::StatusOr<Endpoint> Output(Scope& scope, const std::string& name, int index) {
+    absl::StatusOr<const Materialized*> m = Materialize(scope, name);
+    if (!m.ok()) return m.status();
+    if ((*m)->direct >= 0) {
+      Node& node = graph_.node((*m)->direct);
+      if (index < 0) return absl::InvalidArgumentError("negative output index");
+      if (index >= static_cast<int>(node.outputs.size())) {
+        if (registry_.FindOp(node.op) != nullptr) {
+          return absl::InvalidArgumentError(absl::StrCat(
+              "node '", node.name, "' (", node.op, ") has ", node.outputs.size(),
+              " outputs; output ", index, " is referenced"));
+        }
+        node.outputs.resize(index + 1);  // unknown op: grow as referenced
+      }
+      return Endpoint{(*m)->direct, index};
+    }
+    if (index < 0 || index >= static_cast<int>((*m)->outputs.size())) {
+      return absl::InvalidArgumentError(absl::StrCat(scope.prefix, name, " has ",
+                                                     (*m)->outputs.size(), " outputs; output ",
+                                                     index, " is referenced"));
+    }
+    return (*m)->outputs[index];
+  }
+
+  // Resolves an input string of a node in `scope` (not a control input).
+  absl::StatusOr<Endpoint> ResolveInput(Scope& scope, const std::string& input) {
+    if (scope.fn == nullptr) {
+      absl::StatusOr<std::pair<std::string, int>> t = ParseTensorName(input);
+      if (!t.ok()) return t.status();
+      return ResolveOuter(t->first, t->second);
+    }
+    std::vector<std::string> parts = absl::StrSplit(input, ':');
+    if (parts.size() == 1) {
+      auto arg = scope.args.find(parts[0]);
+      if (arg != scope.args.end()) return arg->second;
+      return Output(scope, parts[0], 0);
+    }
+    if (parts.size() == 2) {  // "node:index" also appears in some functions
+      int index;
+      if (!absl::SimpleAtoi(parts[1], &index)) {
+        return Output(scope, parts[0], 0);
+      }
+      return Output(scope, parts[0], index);
+    }
+    if (parts.size() != 3) {
+      return absl::InvalidArgumentError(absl::StrCat("malformed tensor reference '", input,
+                                                     "' in function ", scope.fn->signature().name()));
+    }
+    int index;
+    if (!absl::SimpleAtoi(parts[2], &index)) {
+      return absl::InvalidArgumentError(absl::StrCat("malformed tensor reference '", input, "'"));
+    }
+    absl::StatusOr<const Materialized*> m = Materialize(scope, parts[0]);
+    if (!m.ok()) return m.status();
+    if ((*m)->direct >= 0) {
+      const Node& node = graph_.node((*m)->direct);
+      absl::StatusOr<int> flat = FlatOutputIndex(node.op, node.attrs, parts[1], index);
+      if (!flat.ok()) return flat.status();
+      return Output(scope, parts[0], *flat);
+    }
+    // Calls and pass-through ops have one output list.
+    return Output(scope, parts[0], index);
+  }
+
+  absl::StatusOr<const tensorflow::NodeDef*> Lookup(Scope& scope, const std::string& name) {
+    auto it = scope.nodes.find(name);
+    if (it == scope.nodes.end()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "node '", name, "' is referenced but not defined",
+          scope.fn ? absl::StrCat(" in function ", scope.fn->signature().name()) : ""));
+    }
+    return it->second;
+  }
+
+  absl::StatusOr<const Materialized*> Materialize(Scope& scope, const std::string& name) {
+    auto done = scope.memo.find(name);
+    if (done != scope.memo.end()) return &done->second;
+    if (!scope.in_progress.insert(name).second) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "the graph has a cycle through node '", scope.prefix, name,
+          "' (TF1 while loops are not supported by this importer)"));
+    }
+    if (++depth_ > 100000) {
+      return absl::ResourceExhaustedError("the graph is deeper than 100000 nodes");
+    }
+    absl::StatusOr<Materialized> m = Build(scope, name);
+    --depth_;
+    scope.in_progress.erase(name);
+    if (!m.ok()) return m.status();
+    return &(scope.memo[name] = *std::move(m));
+  }
+
+  absl::StatusOr<Materialized> Build(Scope& scope, const std::string& name) {
+    absl::StatusOr<const tensorflow::NodeDef*> def = Lookup(scope, name);
+    if (!def.ok()) return def.status();
+    const tensorflow::NodeDef& nd = **def;
+
+    std::vector<std::string> data_inputs;
+    for (const std::string& in : nd.input()) {
+      if (!in.empty() && in[0] != '^') data_inputs.push_back(in);
+    }
+
+    if (IsPassThrough(nd.op())) {
+      Materialized m;
+      for (const std::string& in : data_inputs) {
+        absl::StatusOr<Endpoint> e = ResolveInput(scope, in);
+        if (!e.ok()) return e.status();
+        m.outputs.push_back(*e);
+      }
+      return m;
+    }
+
+    const tensorflow::FunctionDef* fn = nullptr;
+    if (IsCall(nd.op())) {
+      auto f = nd.attr().find("f");
+      if (f == nd.attr().end() || !f->second.has_func()) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("call node '", scope.prefix, name, "' has no function attr 'f'"));
+      }
+      auto it = functions_.find(f->second.func().name());
+      if (it == functions_.end()) {
+        return absl::InvalidArgumentError(absl::StrCat("node '", scope.prefix, name,
+                                                       "' calls undefined function '",
+                                                       f->second.func().name(), "'"));
+      }
+      fn = it->second;
+    } else if (auto it = functions_.find(nd.op()); it != functions_.end()) {
+      fn = it->second;
+    }
+    if (fn != nullptr) return Inline(scope, nd, *fn, data_inputs);
+
+    Node node;
+    node.name = scope.prefix + nd.name();
+    node.op = nd.op();
+    node.device = nd.device();
+    absl::StatusOr<AttrMap> attrs = AttrMapFromProto(nd.attr());
+    if (!attrs.ok()) {
+      return absl::Status(attrs.status().code(), absl::StrCat("node '", node.name, "' (", nd.op(),
+                                                              "): ", attrs.status().message()));
+    }
+    node.attrs = *std::move(attrs);
+    const kernels::OpSpec* spec = registry_.FindOp(nd.op());
+    if (spec != nullptr) kernels::ApplyAttrDefaults(*spec, node.attrs);
+    for (const std::string& in : data_inputs) {
+      absl::StatusOr<Endpoint> e = ResolveInput(scope, in);
+      if (!e.ok()) return e.status();
+      node.inputs.push_back(*e);
+    }
+    int num_outputs = 1;
+    if (spec != nullptr && spec->num_outputs) {
+      absl::StatusOr<int> n = spec->num_outputs(node.attrs, static_cast<int>(node.inputs.size()));
+      if (!n.ok()) {
+        return absl::Status(n.status().code(), absl::StrCat("node '", node.name, "' (", nd.op(),
+                                                            "): ", n.status().message()));
+      }
+      num_outputs = *n;
+    }
+    absl::StatusOr<NodeId> id = Add(std::move(node), num_outputs);
+    if (!id.ok()) return id.status();
+    Materialized m;
+    m.direct = *id;
+    return m;
+  }
+
+  absl::StatusOr<Materialized> Inline(Scope& scope, const tensorflow::NodeDef& call,
+                                      const tensorflow::FunctionDef& fn,
+                                      const std::vector<std::string>& data_inputs) {
+    const std::string& fname = fn.signature().name();
+    if (scope.depth + 1 > limits_.max_inline_depth) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "function calls nested deeper than ", limits_.max_inline_depth, " at '", scope.prefix,
+          call.name(), "' calling ", fname, " (a recursive function?)"));
+    }
+    const auto& in_args = fn.signature().input_arg();
+    if (in_args.size() != static_cast<int>(data_inputs.size())) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "call '", scope.prefix, call.name(), "' passes ", data_inputs.size(),
+          " inputs to function ", fname, ", which takes ", in_args.size()));
+    }
+    auto child = std::make_unique<Scope>();
+    child->prefix = absl::StrCat(scope.prefix, call.name(), "/");
+    child->fn = &fn;
+    child->depth = scope.depth + 1;
+    for (const auto& n : fn.node_def()) child->nodes[n.name()] = &n;
+    for (int i = 0; i < in_args.size(); ++i) {
+      absl::StatusOr<Endpoint> e = ResolveInput(scope, data_inputs[i]);
+      if (!e.ok()) return e.status();
+      child->args[in_args[i].name()] = *e;
+    }
+    Materialized m;
+    for (const auto& out : fn.signature().output_arg()) {
+      auto ret = fn.ret().find(out.name());
+      if (ret == fn.ret().end()) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("function ", fname, " has no return value for output '", out.name(), "'"));
+      }
+      absl::StatusOr<Endpoint> e = ResolveInput(*child, ret->second);
+      if (!e.ok()) return e.status();
+      m.outputs.push_back(*e);
+    }
+    for (const auto& [name, node_name] : fn.control_ret()) {
+      if (absl::Status s = MaterializeEffect(*child, node_name); !s.ok()) return s;
+    }
+    scopes_.push_back(std::move(child));
+    return m;
+  }
+
+  // Runs `name` for its effects: NoOps and Identity forward to their control
+  // inputs; anything else is materialized and, if it is a real node, kept.
+  absl::Status MaterializeEffect(Scope& scope, const std::string& name) {
+    absl::StatusOr<const tensorflow::NodeDef*> def = Lookup(scope, name);
+    if (!def.ok()) return def.status();
+    const tensorflow::NodeDef& nd = **def;
+    if (nd.op() == "NoOp" || IsPassThrough(nd.op())) {
+      if (!effects_seen_.insert(absl::StrCat(scope.prefix, name)).second) return absl::OkStatus();
+      for (const std::string& in : nd.input()) {
+        if (!in.empty() && in[0] == '^') {
+          if (absl::Status s = MaterializeEffect(scope, in.substr(1)); !s.ok()) return s;
+        }
+      }
+      if (nd.op() == "NoOp") return absl::OkStatus();
+    }
+    absl::StatusOr<const Materialized*> m = Materialize(scope, name);
+    if (!m.ok()) return m.status();
+    if ((*m)->direct >= 0) result_.effect_nodes.push_back((*m)->direct);
+    return absl::OkStatus();
+  }
+
+  const tensorflow::GraphDef& graph_def_;
+  const kernels::KernelRegistry& registry_;
+  ImportLimits limits_;
+  absl::flat_hash_map<std::string, const tensorflow::FunctionDef*> functions_;
+  Scope outer_;
+  std::vector<std::unique_ptr<Scope>> scopes_;  // keeps inlined scopes' memos alive
+  absl::flat_hash_map<std::string, Endpoint> feeds_;
+  absl::flat_hash_set<std::string> effects_seen_;
+  Graph graph_;
+  ImportResult result_;
+  int depth_ = 0;
+};
+
+}  // namespace
+
+absl::StatusOr<ImportResult> ImportGraph(const tensorflow::GraphDef& graph_def,
+                                         const ImportRequest& request,
+                                         const kernels::KernelRegistry& registry,
+                                         const ImportLimits& limits) {
+  Importer importer(graph_def, registry, limits);
+  return importer.Run(request);
+}
+
+}  // namespace smrt::graph

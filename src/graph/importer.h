@@ -1,0 +1,56 @@
+// Builds smrt's IR from a TensorFlow GraphDef: only what the requested
+// fetches and targets need, with feeds cutting the graph, function calls
+// (PartitionedCall, StatefulPartitionedCall, direct calls) inlined, and
+// Identity/IdentityN/StopGradient/Snapshot and NoOp removed.
+#ifndef SMRT_GRAPH_IMPORTER_H_
+#define SMRT_GRAPH_IMPORTER_H_
+
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "graph/graph.h"
+#include "kernels/registry.h"
+#include "tensorflow/graph.pb.h"
+
+namespace smrt::graph {
+
+struct FeedSpec {
+  std::string tensor;  // "x:0" or "x"
+  DataType dtype = DataType::kInvalid;
+  PartialShape shape = PartialShape::Unknown();
+};
+
+struct ImportRequest {
+  std::vector<FeedSpec> feeds;
+  std::vector<std::string> fetches;  // tensor names
+  std::vector<std::string> targets;  // node names run for their effects
+};
+
+struct ImportLimits {
+  int max_inline_depth = 32;    // nested function calls
+  int max_nodes = 1 << 22;      // nodes in the imported graph
+};
+
+struct ImportResult {
+  Graph graph;
+  std::vector<NodeId> feed_nodes;         // parallel to request.feeds (op "Placeholder")
+  std::vector<Endpoint> fetch_endpoints;  // parallel to request.fetches
+  std::vector<NodeId> effect_nodes;       // nodes to run for their side effects
+};
+
+// Attr defaults and output counts come from `registry`; ops it does not know
+// are imported anyway (with one output, or as many as the graph references)
+// so that callers can list every unsupported op at once.
+absl::StatusOr<ImportResult> ImportGraph(const tensorflow::GraphDef& graph_def,
+                                         const ImportRequest& request,
+                                         const kernels::KernelRegistry& registry,
+                                         const ImportLimits& limits = {});
+
+// "name:3" -> {"name", 3}; "name" -> {"name", 0}. InvalidArgument for "^x"
+// or a malformed index.
+absl::StatusOr<std::pair<std::string, int>> ParseTensorName(absl::string_view name);
+
+}  // namespace smrt::graph
+
+#endif  // SMRT_GRAPH_IMPORTER_H_

@@ -1,0 +1,73 @@
+#include "graph/shape_inference.h"
+
+#include <map>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+
+namespace smrt::graph {
+
+std::vector<UnsupportedOp> FindUnsupportedOps(const Graph& graph, const std::vector<NodeId>& order,
+                                              const kernels::KernelRegistry& registry,
+                                              absl::string_view device) {
+  std::map<std::string, UnsupportedOp> by_op;
+  for (NodeId id : order) {
+    const Node& n = graph.node(id);
+    std::string reason;
+    if (registry.FindOp(n.op) == nullptr) {
+      reason = "unknown op";
+    } else {
+      absl::StatusOr<const kernels::KernelSpec*> k = registry.FindKernel(n.op, device, n.attrs);
+      if (!k.ok()) reason = std::string(k.status().message());
+    }
+    if (reason.empty()) continue;
+    UnsupportedOp& u = by_op[n.op];
+    if (u.count++ == 0) {
+      u.op = n.op;
+      u.example_node = n.name;
+      u.reason = reason;
+    }
+  }
+  std::vector<UnsupportedOp> out;
+  for (auto& [op, u] : by_op) out.push_back(std::move(u));
+  return out;
+}
+
+std::string UnsupportedOpsMessage(const std::vector<UnsupportedOp>& ops) {
+  std::vector<std::string> parts;
+  for (const UnsupportedOp& u : ops) {
+    parts.push_back(absl::StrCat(u.op, " (", u.count, u.count == 1 ? " node" : " nodes",
+                                 ", e.g. '", u.example_node, "': ", u.reason, ")"));
+  }
+  return absl::StrCat(ops.size(), ops.size() == 1 ? " op type is" : " op types are",
+                      " not supported: ", absl::StrJoin(parts, "; "));
+}
+
+absl::Status InferShapes(Graph& graph, const std::vector<NodeId>& order,
+                         const kernels::KernelRegistry& registry) {
+  for (NodeId id : order) {
+    Node& n = graph.node(id);
+    const kernels::OpSpec* spec = registry.FindOp(n.op);
+    if (spec == nullptr || !spec->infer) continue;  // reported by FindUnsupportedOps
+    std::vector<kernels::ValueInfo> inputs;
+    std::vector<const Tensor*> values;
+    for (const Endpoint& e : n.inputs) {
+      const Node& producer = graph.node(e.node);
+      inputs.push_back(producer.outputs[e.index]);
+      const Tensor* value = nullptr;
+      if (producer.op == "Const") {
+        if (const AttrValue* v = producer.attrs.Find("value")) value = std::get_if<Tensor>(v);
+      }
+      values.push_back(value);
+    }
+    kernels::InferenceContext ctx(n.name, n.op, n.attrs, std::move(inputs), std::move(values),
+                                  static_cast<int>(n.outputs.size()));
+    if (absl::Status s = spec->infer(ctx); !s.ok()) {
+      return absl::Status(s.code(), absl::StrCat("node '", n.name, "' (", n.op, "): ", s.message()));
+    }
+    n.outputs = ctx.outputs();
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace smrt::graph

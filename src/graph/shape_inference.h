@@ -1,0 +1,39 @@
+// Dtype and shape inference over an imported graph, and the check that every
+// op has a kernel.
+#ifndef SMRT_GRAPH_SHAPE_INFERENCE_H_
+#define SMRT_GRAPH_SHAPE_INFERENCE_H_
+
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "graph/graph.h"
+#include "kernels/registry.h"
+
+namespace smrt::graph {
+
+struct UnsupportedOp {
+  std::string op;
+  int count = 0;
+  std::string example_node;
+  std::string reason;  // e.g. "no CPU kernel for T=DT_HALF"
+};
+
+// Every op type in `order` without an OpSpec or without a kernel on `device`
+// for the node's attrs, grouped by op type (sorted by op name).
+std::vector<UnsupportedOp> FindUnsupportedOps(const Graph& graph, const std::vector<NodeId>& order,
+                                              const kernels::KernelRegistry& registry,
+                                              absl::string_view device);
+
+// "3 op types are not supported: Foo (2 nodes, e.g. 'a/foo'): no kernel; ..."
+std::string UnsupportedOpsMessage(const std::vector<UnsupportedOp>& ops);
+
+// Runs each node's shape function in order, filling Node::outputs. Feed
+// (Placeholder) nodes take their dtype/shape from attrs. Const values are
+// passed to consumers' shape functions. Errors name the node.
+absl::Status InferShapes(Graph& graph, const std::vector<NodeId>& order,
+                         const kernels::KernelRegistry& registry);
+
+}  // namespace smrt::graph
+
+#endif  // SMRT_GRAPH_SHAPE_INFERENCE_H_

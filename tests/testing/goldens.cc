@@ -1,0 +1,72 @@
+#include "testing/goldens.h"
+
+#include <algorithm>
+#include <filesystem>
+
+#include "absl/status/status.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
+#include "core/file.h"
+#include "core/npy.h"
+#include "testing/paths.h"
+
+namespace smrt::testing {
+namespace fs = std::filesystem;
+
+std::vector<GoldenCase> ListGoldenCases(const std::string& prefix) {
+  std::vector<GoldenCase> cases;
+  const fs::path root = fs::path(TestDataDir()) / "goldens";
+  if (!fs::is_directory(root)) return cases;
+  for (const auto& model_entry : fs::directory_iterator(root)) {
+    if (!model_entry.is_directory()) continue;
+    std::string model = absl::StrReplaceAll(model_entry.path().filename().string(), {{"__", "/"}});
+    if (!absl::StartsWith(model, prefix)) continue;
+    for (const auto& sig_entry : fs::directory_iterator(model_entry.path())) {
+      if (!sig_entry.is_directory() || !fs::is_directory(sig_entry.path() / "outputs")) continue;
+      GoldenCase c;
+      c.model = model;
+      c.model_dir = SharedModel(model);
+      c.signature = absl::StrReplaceAll(sig_entry.path().filename().string(), {{"__", "/"}});
+      c.case_dir = sig_entry.path().string();
+      if (fs::is_directory(sig_entry.path() / "inputs")) {
+        for (const auto& f : fs::directory_iterator(sig_entry.path() / "inputs")) {
+          c.input_files[f.path().stem().string()] = f.path().string();
+        }
+      }
+      for (const auto& f : fs::directory_iterator(sig_entry.path() / "outputs")) {
+        if (f.path().extension() == ".npy" && f.path().stem().extension().empty()) {
+          c.output_files[f.path().stem().string()] = f.path().string();
+        }
+      }
+      cases.push_back(std::move(c));
+    }
+  }
+  std::sort(cases.begin(), cases.end(), [](const GoldenCase& a, const GoldenCase& b) {
+    return std::tie(a.model, a.signature) < std::tie(b.model, b.signature);
+  });
+  return cases;
+}
+
+absl::StatusOr<Tensor> ReadGoldenTensor(const std::string& path) {
+  if (absl::EndsWith(path, ".npy")) return npy::Read(path);
+  absl::StatusOr<std::string> bytes = file::ReadAll(path);
+  if (!bytes.ok()) return bytes.status();
+  std::vector<std::string> items;
+  size_t at = 0;
+  while (at < bytes->size()) {
+    if (bytes->size() - at < 4) return absl::DataLossError(absl::StrCat(path, ": truncated"));
+    uint32_t n = 0;
+    for (int i = 0; i < 4; ++i) n |= static_cast<uint32_t>(static_cast<uint8_t>((*bytes)[at + i])) << (8 * i);
+    at += 4;
+    if (bytes->size() - at < n) return absl::DataLossError(absl::StrCat(path, ": truncated"));
+    items.push_back(bytes->substr(at, n));
+    at += n;
+  }
+  absl::StatusOr<Tensor> t = Tensor::Create(DataType::kString, {static_cast<int64_t>(items.size())});
+  if (!t.ok()) return t.status();
+  for (size_t i = 0; i < items.size(); ++i) t->data<std::string>()[i] = items[i];
+  return t;
+}
+
+}  // namespace smrt::testing
