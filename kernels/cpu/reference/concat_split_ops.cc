@@ -1,9 +1,530 @@
-// (being written) — placeholder so the tree links while the kernels land.
+// Joining and splitting along one axis: ConcatV2, Concat (legacy, axis
+// first), Pack, Unpack, Split, SplitV. Every kernel views its tensors as
+// [outer, axis * inner] rows and copies whole row pieces.
+#include <cstdint>
+#include <optional>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "kernels/cpu/reference/array_util.h"
 #include "kernels/cpu/reference/register.h"
 #include "kernels/registry.h"
 
 namespace smrt::kernels {
+namespace {
 
-void RegisterConcatSplitOps(KernelRegistry&) {}
+absl::StatusOr<int> CheckedAxis(absl::string_view op, int64_t axis, int rank,
+                                const std::string& shape_text) {
+  if (axis < -rank || axis >= rank) {
+    return absl::InvalidArgumentError(absl::StrCat(op, ": axis ", axis, " is out of range [", -rank,
+                                                   ", ", rank, ") for an input of shape ",
+                                                   shape_text));
+  }
+  return static_cast<int>(axis < 0 ? axis + rank : axis);
+}
+
+absl::Status CheckN(absl::string_view op, const AttrMap& attrs, int n) {
+  absl::StatusOr<int64_t> attr_n = attrs.GetOr<int64_t>("N", n);
+  if (!attr_n.ok()) return attr_n.status();
+  if (*attr_n != n) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(op, ": attr N = ", *attr_n, " but the node has ", n, " value inputs"));
+  }
+  return absl::OkStatus();
+}
+
+// ---------------------------------------------------------------- Concat
+
+absl::Status InferConcat(InferenceContext& ctx, absl::string_view op, int first, int n,
+                         int axis_input) {
+  if (n < 1) return absl::InvalidArgumentError(absl::StrCat(op, ": no inputs to concatenate"));
+  if (absl::Status s = CheckN(op, ctx.attrs(), n); !s.ok()) return s;
+  ValueInfo out;
+  out.dtype = InputDType(ctx, first, "T");
+  int rank = -1;
+  int rank_from = -1;
+  for (int i = 0; i < n; ++i) {
+    const PartialShape& s = ctx.input(first + i).shape;
+    if (!s.known_rank) continue;
+    if (rank >= 0 && s.rank() != rank) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          op, ": ranks of all inputs should match: shape[", rank_from, "] = ",
+          ctx.input(first + rank_from).shape.ToString(), " vs. shape[", i, "] = ", s.ToString()));
+    }
+    rank = s.rank();
+    rank_from = i;
+  }
+  if (rank == 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(op, ": can't concatenate scalars (use tf.stack instead)"));
+  }
+  if (rank > 0) {
+    std::optional<std::vector<int64_t>> axis_value = KnownInts(ctx, axis_input);
+    if (!axis_value.has_value()) {
+      out.shape = UnknownDims(rank);
+    } else {
+      if (axis_value->size() != 1) {
+        return absl::InvalidArgumentError(absl::StrCat(op, ": axis must be a scalar"));
+      }
+      absl::StatusOr<int> axis =
+          CheckedAxis(op, (*axis_value)[0], rank, ctx.input(first + rank_from).shape.ToString());
+      if (!axis.ok()) return axis.status();
+      Shape dims(rank, -1);
+      std::vector<int> dim_from(rank, -1);  // the input that fixed dims[d]
+      int64_t sum = 0;
+      for (int i = 0; i < n; ++i) {
+        const PartialShape& s = ctx.input(first + i).shape;
+        if (!s.known_rank) {
+          sum = -1;
+          continue;
+        }
+        for (int d = 0; d < rank; ++d) {
+          if (d == *axis || s.dims[d] < 0) continue;
+          if (dims[d] >= 0 && dims[d] != s.dims[d]) {
+            return absl::InvalidArgumentError(
+                absl::StrCat(op, ": dimension ", d, " in both shapes must be equal: shape[",
+                             dim_from[d], "] = ", ctx.input(first + dim_from[d]).shape.ToString(),
+                             " vs. shape[", i, "] = ", s.ToString()));
+          }
+          dims[d] = s.dims[d];
+          dim_from[d] = i;
+        }
+        if (sum >= 0 && s.dims[*axis] >= 0) {
+          if (__builtin_add_overflow(sum, s.dims[*axis], &sum)) sum = -1;
+        } else {
+          sum = -1;
+        }
+      }
+      dims[*axis] = sum;
+      out.shape = PartialShape::Known(std::move(dims));
+    }
+  }
+  ctx.set_output(0, std::move(out));
+  return absl::OkStatus();
+}
+
+absl::Status ComputeConcat(KernelContext& ctx, absl::string_view op, int first, int n,
+                           int axis_input) {
+  if (n < 1) return absl::InvalidArgumentError(absl::StrCat(op, ": no inputs to concatenate"));
+  if (absl::Status s = CheckN(op, ctx.attrs(), n); !s.ok()) return s;
+  absl::StatusOr<int64_t> axis_value = IntScalar(ctx.input(axis_input), "concat axis");
+  if (!axis_value.ok()) return axis_value.status();
+  const Tensor& in0 = ctx.input(first);
+  const int rank = in0.rank();
+  if (rank == 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(op, ": can't concatenate scalars (use tf.stack instead)"));
+  }
+  absl::StatusOr<int> axis = CheckedAxis(op, *axis_value, rank, ShapeToString(in0.shape()));
+  if (!axis.ok()) return axis.status();
+
+  Shape out_dims = in0.shape();
+  out_dims[*axis] = 0;
+  for (int i = 0; i < n; ++i) {
+    const Tensor& t = ctx.input(first + i);
+    if (t.dtype() != in0.dtype()) {
+      return absl::InvalidArgumentError(absl::StrCat(op, ": input ", i, " has dtype ",
+                                                     DataTypeName(t.dtype()), " but input 0 has ",
+                                                     DataTypeName(in0.dtype())));
+    }
+    if (t.rank() != rank) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          op, ": ranks of all inputs should match: shape[0] = ", ShapeToString(in0.shape()),
+          " vs. shape[", i, "] = ", ShapeToString(t.shape())));
+    }
+    for (int d = 0; d < rank; ++d) {
+      if (d != *axis && t.dim(d) != in0.dim(d)) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            op, ": dimension ", d, " in both shapes must be equal: shape[0] = ",
+            ShapeToString(in0.shape()), " vs. shape[", i, "] = ", ShapeToString(t.shape())));
+      }
+    }
+    if (__builtin_add_overflow(out_dims[*axis], t.dim(*axis), &out_dims[*axis])) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(op, ": output dimension ", *axis, " overflows int64"));
+    }
+  }
+  absl::StatusOr<Tensor*> out = ctx.allocate_output(0, in0.dtype(), out_dims);
+  if (!out.ok()) return out.status();
+  Tensor* result = *out;
+  if (result->num_elements() == 0) return absl::OkStatus();
+
+  const int64_t outer = DimProduct(out_dims, 0, *axis);
+  const int64_t inner = DimProduct(out_dims, *axis + 1, rank);
+  return VisitElementType(in0.dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    T* dst = result->data<T>();
+    for (int64_t o = 0; o < outer; ++o) {
+      for (int i = 0; i < n; ++i) {
+        const Tensor& t = ctx.input(first + i);
+        const int64_t row = t.dim(*axis) * inner;
+        std::copy_n(t.data<T>() + o * row, row, dst);
+        dst += row;
+      }
+    }
+    return absl::OkStatus();
+  });
+}
+
+// ---------------------------------------------------------------- Pack, Unpack
+
+absl::StatusOr<int> PackAxis(int64_t axis, int rank) {
+  // The output has rank + 1 dims.
+  if (axis < -(rank + 1) || axis > rank) {
+    return absl::InvalidArgumentError(absl::StrCat("Pack: axis = ", axis, " not in [", -(rank + 1),
+                                                   ", ", rank + 1, ") for inputs of rank ", rank));
+  }
+  return static_cast<int>(axis < 0 ? axis + rank + 1 : axis);
+}
+
+absl::Status InferPack(InferenceContext& ctx) {
+  const int n = ctx.num_inputs();
+  if (absl::Status s = CheckN("Pack", ctx.attrs(), n); !s.ok()) return s;
+  absl::StatusOr<int64_t> axis_attr = ctx.attrs().GetOr<int64_t>("axis", 0);
+  if (!axis_attr.ok()) return axis_attr.status();
+  ValueInfo out;
+  out.dtype = InputDType(ctx, 0, "T");
+  PartialShape merged = PartialShape::Unknown();
+  for (int i = 0; i < n; ++i) {
+    const PartialShape& s = ctx.input(i).shape;
+    if (!s.known_rank) continue;
+    if (!merged.known_rank) {
+      merged = s;
+      continue;
+    }
+    bool ok = s.rank() == merged.rank();
+    for (int d = 0; ok && d < s.rank(); ++d) {
+      absl::StatusOr<int64_t> m = MergeDim(merged.dims[d], s.dims[d], "Pack");
+      ok = m.ok();
+      if (ok) merged.dims[d] = *m;
+    }
+    if (!ok) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "Pack: shapes of all inputs must match: values[0].shape = ",
+          ctx.input(0).shape.ToString(), " != values[", i, "].shape = ", s.ToString()));
+    }
+  }
+  if (merged.known_rank) {
+    absl::StatusOr<int> axis = PackAxis(*axis_attr, merged.rank());
+    if (!axis.ok()) return axis.status();
+    merged.dims.insert(merged.dims.begin() + *axis, n);
+    out.shape = std::move(merged);
+  }
+  ctx.set_output(0, std::move(out));
+  return absl::OkStatus();
+}
+
+absl::Status ComputePack(KernelContext& ctx) {
+  const int n = ctx.num_inputs();
+  if (absl::Status s = CheckN("Pack", ctx.attrs(), n); !s.ok()) return s;
+  if (n < 1) return absl::InvalidArgumentError("Pack: no inputs to stack");
+  absl::StatusOr<int64_t> axis_attr = ctx.attrs().GetOr<int64_t>("axis", 0);
+  if (!axis_attr.ok()) return axis_attr.status();
+  const Tensor& in0 = ctx.input(0);
+  for (int i = 1; i < n; ++i) {
+    const Tensor& t = ctx.input(i);
+    if (t.shape() != in0.shape() || t.dtype() != in0.dtype()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "Pack: shapes and dtypes of all inputs must match: values[0] = ", in0.DebugString(),
+          " != values[", i, "] = ", t.DebugString()));
+    }
+  }
+  absl::StatusOr<int> axis = PackAxis(*axis_attr, in0.rank());
+  if (!axis.ok()) return axis.status();
+  Shape out_dims = in0.shape();
+  out_dims.insert(out_dims.begin() + *axis, n);
+  absl::StatusOr<Tensor*> out = ctx.allocate_output(0, in0.dtype(), out_dims);
+  if (!out.ok()) return out.status();
+  Tensor* result = *out;
+  if (result->num_elements() == 0) return absl::OkStatus();
+
+  const int64_t outer = DimProduct(in0.shape(), 0, *axis);
+  const int64_t inner = DimProduct(in0.shape(), *axis, in0.rank());
+  return VisitElementType(in0.dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    T* dst = result->data<T>();
+    for (int64_t o = 0; o < outer; ++o) {
+      for (int i = 0; i < n; ++i) {
+        std::copy_n(ctx.input(i).data<T>() + o * inner, inner, dst);
+        dst += inner;
+      }
+    }
+    return absl::OkStatus();
+  });
+}
+
+absl::StatusOr<int> UnpackNum(const AttrMap& attrs, int) {
+  absl::StatusOr<int64_t> num = attrs.Get<int64_t>("num");
+  if (!num.ok()) return num.status();
+  if (*num < 0 || *num > (1 << 20)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("Unpack: attr num = ", *num, " is out of range"));
+  }
+  return static_cast<int>(*num);
+}
+
+absl::StatusOr<int> UnpackAxis(int64_t axis, int rank, const std::string& shape_text) {
+  return CheckedAxis("Unpack", axis, rank, shape_text);
+}
+
+absl::Status InferUnpack(InferenceContext& ctx) {
+  absl::StatusOr<int64_t> axis_attr = ctx.attrs().GetOr<int64_t>("axis", 0);
+  if (!axis_attr.ok()) return axis_attr.status();
+  const int num = ctx.num_outputs();
+  ValueInfo out;
+  out.dtype = InputDType(ctx, 0, "T");
+  const PartialShape& in = ctx.input(0).shape;
+  if (in.known_rank) {
+    absl::StatusOr<int> axis = UnpackAxis(*axis_attr, in.rank(), in.ToString());
+    if (!axis.ok()) return axis.status();
+    if (in.dims[*axis] >= 0 && in.dims[*axis] != num) {
+      return absl::InvalidArgumentError(absl::StrCat("Unpack: input dimension ", *axis,
+                                                     " must equal num = ", num, ", got shape ",
+                                                     in.ToString()));
+    }
+    Shape dims = in.dims;
+    dims.erase(dims.begin() + *axis);
+    out.shape = PartialShape::Known(std::move(dims));
+  }
+  for (int i = 0; i < num; ++i) ctx.set_output(i, out);
+  return absl::OkStatus();
+}
+
+absl::Status ComputeUnpack(KernelContext& ctx) {
+  absl::StatusOr<int64_t> axis_attr = ctx.attrs().GetOr<int64_t>("axis", 0);
+  if (!axis_attr.ok()) return axis_attr.status();
+  const Tensor& input = ctx.input(0);
+  const int num = ctx.num_outputs();
+  absl::StatusOr<int> axis = UnpackAxis(*axis_attr, input.rank(), ShapeToString(input.shape()));
+  if (!axis.ok()) return axis.status();
+  if (input.dim(*axis) != num) {
+    return absl::InvalidArgumentError(absl::StrCat("Unpack: input dimension ", *axis,
+                                                   " must equal num = ", num, ", got shape ",
+                                                   ShapeToString(input.shape())));
+  }
+  Shape dims = input.shape();
+  dims.erase(dims.begin() + *axis);
+  std::vector<Tensor*> outs(num);
+  for (int k = 0; k < num; ++k) {
+    absl::StatusOr<Tensor*> out = ctx.allocate_output(k, input.dtype(), dims);
+    if (!out.ok()) return out.status();
+    outs[k] = *out;
+  }
+  if (input.num_elements() == 0) return absl::OkStatus();
+  const int64_t outer = DimProduct(input.shape(), 0, *axis);
+  const int64_t inner = DimProduct(input.shape(), *axis + 1, input.rank());
+  return VisitElementType(input.dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const T* src = input.data<T>();
+    for (int64_t o = 0; o < outer; ++o) {
+      for (int k = 0; k < num; ++k) {
+        std::copy_n(src + (o * num + k) * inner, inner, outs[k]->data<T>() + o * inner);
+      }
+    }
+    return absl::OkStatus();
+  });
+}
+
+// ---------------------------------------------------------------- Split, SplitV
+
+absl::StatusOr<int> NumSplit(const AttrMap& attrs, int) {
+  absl::StatusOr<int64_t> n = attrs.Get<int64_t>("num_split");
+  if (!n.ok()) return n.status();
+  if (*n < 1 || *n > (1 << 20)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("attr num_split = ", *n, " is out of range [1, ", 1 << 20, "]"));
+  }
+  return static_cast<int>(*n);
+}
+
+// Sizes of Split's equal pieces along a dim of size `dim` (-1 unknown).
+absl::StatusOr<std::vector<int64_t>> EqualSplits(int64_t dim, int num_split, int axis,
+                                                 const std::string& shape_text) {
+  if (dim < 0) return std::vector<int64_t>(num_split, -1);
+  if (dim % num_split != 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "Split: number of ways to split should evenly divide the split dimension, but got "
+        "axis ",
+        axis, " (size ", dim, " of shape ", shape_text, ") and num_split ", num_split));
+  }
+  return std::vector<int64_t>(num_split, dim / num_split);
+}
+
+// SplitV's size_splits with its -1 (at most one) resolved against `dim` (-1
+// unknown: the -1 stays).
+absl::StatusOr<std::vector<int64_t>> ResolveSplitSizes(std::vector<int64_t> sizes, int64_t dim,
+                                                       int num_split,
+                                                       const std::string& shape_text) {
+  if (static_cast<int64_t>(sizes.size()) != num_split) {
+    return absl::InvalidArgumentError(absl::StrCat("SplitV: size_splits has ", sizes.size(),
+                                                   " elements but num_split is ", num_split));
+  }
+  int neg_one = -1;
+  int64_t determined = 0;
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    if (sizes[i] == -1) {
+      if (neg_one != -1) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "SplitV: there can only be one -1 in size_splits [", absl::StrJoin(sizes, ", "), "]"));
+      }
+      neg_one = static_cast<int>(i);
+    } else if (sizes[i] < 0) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("SplitV: split size at index ", i, " must be >= 0, got ", sizes[i]));
+    } else if (__builtin_add_overflow(determined, sizes[i], &determined)) {
+      return absl::InvalidArgumentError("SplitV: size_splits sum overflows int64");
+    }
+  }
+  if (dim < 0) return sizes;
+  if ((neg_one == -1 && determined != dim) || (neg_one != -1 && determined > dim)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "SplitV: size_splits [", absl::StrJoin(sizes, ", "),
+        "] must sum to the size of the split dimension (", dim, " in shape ", shape_text, ")",
+        neg_one == -1 ? "" : ", or to at most that size when one is -1"));
+  }
+  if (neg_one != -1) sizes[neg_one] = dim - determined;
+  return sizes;
+}
+
+// Infers the outputs of Split (sizes == nullopt: equal pieces) or SplitV.
+absl::Status InferSplit(InferenceContext& ctx, absl::string_view op, int value_input,
+                        int axis_input, const std::optional<std::vector<int64_t>>& size_splits) {
+  const int num = ctx.num_outputs();
+  ValueInfo out;
+  out.dtype = InputDType(ctx, value_input, "T");
+  const PartialShape& in = ctx.input(value_input).shape;
+  std::vector<ValueInfo> outs(num, out);
+  if (in.known_rank) {
+    std::optional<std::vector<int64_t>> axis_value = KnownInts(ctx, axis_input);
+    for (ValueInfo& o : outs) o.shape = UnknownDims(in.rank());
+    if (axis_value.has_value()) {
+      if (axis_value->size() != 1) {
+        return absl::InvalidArgumentError(absl::StrCat(op, ": axis must be a scalar"));
+      }
+      absl::StatusOr<int> axis = CheckedAxis(op, (*axis_value)[0], in.rank(), in.ToString());
+      if (!axis.ok()) return axis.status();
+      std::optional<std::vector<int64_t>> sizes;
+      if (op == "Split") {
+        absl::StatusOr<std::vector<int64_t>> s =
+            EqualSplits(in.dims[*axis], num, *axis, in.ToString());
+        if (!s.ok()) return s.status();
+        sizes = *std::move(s);
+      } else if (size_splits.has_value()) {
+        absl::StatusOr<std::vector<int64_t>> s =
+            ResolveSplitSizes(*size_splits, in.dims[*axis], num, in.ToString());
+        if (!s.ok()) return s.status();
+        sizes = *std::move(s);
+      }
+      for (int k = 0; k < num; ++k) {
+        outs[k].shape = in;
+        outs[k].shape.dims[*axis] = sizes.has_value() ? (*sizes)[k] : -1;
+      }
+    }
+  }
+  for (int k = 0; k < num; ++k) ctx.set_output(k, outs[k]);
+  return absl::OkStatus();
+}
+
+// Splits `input` along `axis` into pieces of `sizes` (which sum to the dim).
+absl::Status SplitAlong(KernelContext& ctx, const Tensor& input, int axis,
+                        const std::vector<int64_t>& sizes) {
+  const int num = static_cast<int>(sizes.size());
+  std::vector<Tensor*> outs(num);
+  for (int k = 0; k < num; ++k) {
+    Shape dims = input.shape();
+    dims[axis] = sizes[k];
+    absl::StatusOr<Tensor*> out = ctx.allocate_output(k, input.dtype(), dims);
+    if (!out.ok()) return out.status();
+    outs[k] = *out;
+  }
+  if (input.num_elements() == 0) return absl::OkStatus();
+  const int64_t outer = DimProduct(input.shape(), 0, axis);
+  const int64_t inner = DimProduct(input.shape(), axis + 1, input.rank());
+  const int64_t row = input.dim(axis) * inner;
+  return VisitElementType(input.dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const T* src = input.data<T>();
+    int64_t offset = 0;
+    for (int k = 0; k < num; ++k) {
+      const int64_t piece = sizes[k] * inner;
+      T* dst = outs[k]->data<T>();
+      for (int64_t o = 0; o < outer && piece > 0; ++o) {
+        std::copy_n(src + o * row + offset, piece, dst + o * piece);
+      }
+      offset += piece;
+    }
+    return absl::OkStatus();
+  });
+}
+
+absl::Status ComputeSplit(KernelContext& ctx) {
+  const Tensor& input = ctx.input(1);
+  absl::StatusOr<int64_t> axis_value = IntScalar(ctx.input(0), "Split axis");
+  if (!axis_value.ok()) return axis_value.status();
+  absl::StatusOr<int> axis =
+      CheckedAxis("Split", *axis_value, input.rank(), ShapeToString(input.shape()));
+  if (!axis.ok()) return axis.status();
+  absl::StatusOr<std::vector<int64_t>> sizes =
+      EqualSplits(input.dim(*axis), ctx.num_outputs(), *axis, ShapeToString(input.shape()));
+  if (!sizes.ok()) return sizes.status();
+  return SplitAlong(ctx, input, *axis, *sizes);
+}
+
+absl::Status ComputeSplitV(KernelContext& ctx) {
+  const Tensor& input = ctx.input(0);
+  if (ctx.input(1).rank() != 1) {
+    return absl::InvalidArgumentError(absl::StrCat("SplitV: size_splits must be 1-D, got shape ",
+                                                   ShapeToString(ctx.input(1).shape())));
+  }
+  absl::StatusOr<std::vector<int64_t>> size_splits = IntValues(ctx.input(1), "size_splits");
+  if (!size_splits.ok()) return size_splits.status();
+  absl::StatusOr<int64_t> axis_value = IntScalar(ctx.input(2), "SplitV axis");
+  if (!axis_value.ok()) return axis_value.status();
+  absl::StatusOr<int> axis =
+      CheckedAxis("SplitV", *axis_value, input.rank(), ShapeToString(input.shape()));
+  if (!axis.ok()) return axis.status();
+  absl::StatusOr<std::vector<int64_t>> sizes = ResolveSplitSizes(
+      *std::move(size_splits), input.dim(*axis), ctx.num_outputs(), ShapeToString(input.shape()));
+  if (!sizes.ok()) return sizes.status();
+  return SplitAlong(ctx, input, *axis, *sizes);
+}
+
+}  // namespace
+
+void RegisterConcatSplitOps(KernelRegistry& r) {
+  r.AddOp(ArrayOp("ConcatV2", {{"Tidx", DataType::kInt32}}, [](InferenceContext& ctx) {
+    const int n = ctx.num_inputs() - 1;
+    return InferConcat(ctx, "ConcatV2", 0, n, n);
+  }));
+  r.AddOp(ArrayOp("Concat", {}, [](InferenceContext& ctx) {
+    return InferConcat(ctx, "Concat", 1, ctx.num_inputs() - 1, 0);
+  }));
+  r.AddOp(ArrayOp("Pack", {{"axis", int64_t{0}}}, InferPack));
+  r.AddOp(ArrayOp("Unpack", {{"axis", int64_t{0}}}, InferUnpack, UnpackNum));
+  r.AddOp(ArrayOp(
+      "Split", {},
+      [](InferenceContext& ctx) { return InferSplit(ctx, "Split", 1, 0, std::nullopt); },
+      NumSplit));
+  r.AddOp(ArrayOp(
+      "SplitV", {{"Tlen", DataType::kInt64}},
+      [](InferenceContext& ctx) { return InferSplit(ctx, "SplitV", 0, 2, KnownInts(ctx, 1)); },
+      NumSplit));
+
+  AddArrayKernel(r, "ConcatV2", "T", [](KernelContext& ctx) {
+    const int n = ctx.num_inputs() - 1;
+    return ComputeConcat(ctx, "ConcatV2", 0, n, n);
+  });
+  AddArrayKernel(r, "Concat", "T", [](KernelContext& ctx) {
+    return ComputeConcat(ctx, "Concat", 1, ctx.num_inputs() - 1, 0);
+  });
+  AddArrayKernel(r, "Pack", "T", ComputePack);
+  AddArrayKernel(r, "Unpack", "T", ComputeUnpack);
+  AddArrayKernel(r, "Split", "T", ComputeSplit);
+  AddArrayKernel(r, "SplitV", "T", ComputeSplitV);
+}
 
 }  // namespace smrt::kernels

@@ -1,9 +1,182 @@
-// (being written) — placeholder so the tree links while the kernels land.
+// Slice (begin + size, size -1 meaning "to the end") and StridedSlice (Python
+// indexing with all five masks; see strided_slice_util.h).
+#include <cstdint>
+#include <optional>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
+#include "kernels/cpu/reference/array_util.h"
 #include "kernels/cpu/reference/register.h"
+#include "kernels/cpu/reference/strided_slice_util.h"
 #include "kernels/registry.h"
 
 namespace smrt::kernels {
+namespace {
 
-void RegisterSliceOps(KernelRegistry&) {}
+// Copies the box input[begin[d] + i * strides[d]] for i < sizes[d] into a
+// new output of `out_shape` (same element count as the box).
+absl::Status CopyBox(KernelContext& ctx, const Tensor& input, const std::vector<int64_t>& begin,
+                     const std::vector<int64_t>& strides, const Shape& sizes,
+                     const Shape& out_shape) {
+  absl::StatusOr<Tensor*> out = ctx.allocate_output(0, input.dtype(), out_shape);
+  if (!out.ok()) return out.status();
+  Tensor* result = *out;
+  if (result->num_elements() == 0) return absl::OkStatus();
+  const Shape in_strides = RowMajorStrides(input.shape());
+  std::vector<std::vector<int64_t>> tables(sizes.size());
+  for (size_t d = 0; d < sizes.size(); ++d) {
+    tables[d].resize(static_cast<size_t>(sizes[d]));
+    for (int64_t i = 0; i < sizes[d]; ++i) {
+      tables[d][i] = (begin[d] + i * strides[d]) * in_strides[d];
+    }
+  }
+  return VisitElementType(input.dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    GatherByTables<T>(input.data<T>(), tables, T(), result->data<T>());
+    return absl::OkStatus();
+  });
+}
+
+// ---------------------------------------------------------------- Slice
+
+// Output dims of Slice; input dims, begin and size may be unknown (-1 dims,
+// nullopt vectors) during inference.
+absl::StatusOr<Shape> SliceSizes(const Shape& dims,
+                                 const std::optional<std::vector<int64_t>>& begin,
+                                 const std::optional<std::vector<int64_t>>& size) {
+  const size_t rank = dims.size();
+  if ((begin.has_value() && begin->size() != rank) || (size.has_value() && size->size() != rank)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("Slice: expected begin and size to be 1-D tensors of size ", rank,
+                     " (the input shape is ", ShapeToString(dims), "), got sizes ",
+                     begin.has_value() ? std::to_string(begin->size()) : "?", " and ",
+                     size.has_value() ? std::to_string(size->size()) : "?"));
+  }
+  Shape out(rank, -1);
+  for (size_t d = 0; d < rank; ++d) {
+    const int64_t dim = dims[d];
+    std::optional<int64_t> b;
+    if (begin.has_value()) {
+      b = (*begin)[d];
+      if (*b < 0 || (dim >= 0 && *b > dim)) {
+        return absl::InvalidArgumentError(absl::StrCat("Slice: expected begin[", d, "] in [0, ",
+                                                       dim, "], but got ", *b, " (input shape ",
+                                                       ShapeToString(dims), ")"));
+      }
+    }
+    if (!size.has_value()) continue;
+    int64_t s = (*size)[d];
+    if (s == -1) {
+      if (dim < 0 || !b.has_value()) continue;
+      s = dim - *b;
+    }
+    if (s < 0 || (dim >= 0 && b.has_value() && s > dim - *b)) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "Slice: expected size[", d, "] in [0, ", dim >= 0 && b.has_value() ? dim - *b : dim,
+          "], but got ", (*size)[d], " (input shape ", ShapeToString(dims), ", begin[", d,
+          "] = ", b.has_value() ? std::to_string(*b) : "?", ")"));
+    }
+    out[d] = s;
+  }
+  return out;
+}
+
+absl::Status InferSlice(InferenceContext& ctx) {
+  ValueInfo out;
+  out.dtype = InputDType(ctx, 0, "T");
+  const PartialShape& in = ctx.input(0).shape;
+  std::optional<std::vector<int64_t>> begin = KnownInts(ctx, 1);
+  std::optional<std::vector<int64_t>> size = KnownInts(ctx, 2);
+  if (in.known_rank) {
+    absl::StatusOr<Shape> dims = SliceSizes(in.dims, begin, size);
+    if (!dims.ok()) return dims.status();
+    out.shape = PartialShape::Known(*std::move(dims));
+  } else if (size.has_value()) {
+    absl::StatusOr<Shape> dims = SliceSizes(Shape(size->size(), -1), begin, size);
+    if (!dims.ok()) return dims.status();
+    out.shape = PartialShape::Known(*std::move(dims));
+  } else if (int64_t n = KnownVectorLength(ctx, 2); n >= 0 && ctx.input(2).shape.rank() == 1) {
+    out.shape = UnknownDims(static_cast<int>(n));
+  }
+  ctx.set_output(0, std::move(out));
+  return absl::OkStatus();
+}
+
+absl::Status ComputeSlice(KernelContext& ctx) {
+  const Tensor& input = ctx.input(0);
+  if (ctx.input(1).rank() != 1 || ctx.input(2).rank() != 1) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "Slice: expected begin and size to be 1-D tensors, got shapes ",
+        ShapeToString(ctx.input(1).shape()), " and ", ShapeToString(ctx.input(2).shape())));
+  }
+  absl::StatusOr<std::vector<int64_t>> begin = IntValues(ctx.input(1), "Slice begin");
+  if (!begin.ok()) return begin.status();
+  absl::StatusOr<std::vector<int64_t>> size = IntValues(ctx.input(2), "Slice size");
+  if (!size.ok()) return size.status();
+  absl::StatusOr<Shape> dims = SliceSizes(input.shape(), *begin, *size);
+  if (!dims.ok()) return dims.status();
+  return CopyBox(ctx, input, *begin, std::vector<int64_t>(dims->size(), 1), *dims, *dims);
+}
+
+// ---------------------------------------------------------------- StridedSlice
+
+absl::Status InferStridedSlice(InferenceContext& ctx) {
+  ValueInfo out;
+  out.dtype = InputDType(ctx, 0, "T");
+  const PartialShape& in = ctx.input(0).shape;
+  std::optional<std::vector<int64_t>> strides = KnownInts(ctx, 3);
+  if (in.known_rank && strides.has_value()) {
+    absl::StatusOr<StridedSliceMasks> masks = StridedSliceMasksFromAttrs(ctx.attrs());
+    if (!masks.ok()) return masks.status();
+    absl::StatusOr<StridedSlicePlan> plan =
+        PlanStridedSlice(in.dims, KnownInts(ctx, 1), KnownInts(ctx, 2), *strides, *masks);
+    if (!plan.ok()) return plan.status();
+    out.shape = PartialShape::Known(plan->final_shape);
+  }
+  ctx.set_output(0, std::move(out));
+  return absl::OkStatus();
+}
+
+absl::Status ComputeStridedSlice(KernelContext& ctx) {
+  const Tensor& input = ctx.input(0);
+  for (int i = 1; i <= 3; ++i) {
+    if (ctx.input(i).rank() != 1) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "StridedSlice: expected begin, end and strides to be 1-D tensors, got shapes ",
+          ShapeToString(ctx.input(1).shape()), ", ", ShapeToString(ctx.input(2).shape()), " and ",
+          ShapeToString(ctx.input(3).shape())));
+    }
+  }
+  absl::StatusOr<StridedSliceMasks> masks = StridedSliceMasksFromAttrs(ctx.attrs());
+  if (!masks.ok()) return masks.status();
+  absl::StatusOr<std::vector<int64_t>> begin = IntValues(ctx.input(1), "StridedSlice begin");
+  if (!begin.ok()) return begin.status();
+  absl::StatusOr<std::vector<int64_t>> end = IntValues(ctx.input(2), "StridedSlice end");
+  if (!end.ok()) return end.status();
+  absl::StatusOr<std::vector<int64_t>> strides = IntValues(ctx.input(3), "StridedSlice strides");
+  if (!strides.ok()) return strides.status();
+  absl::StatusOr<StridedSlicePlan> plan =
+      PlanStridedSlice(input.shape(), *begin, *end, *strides, *masks);
+  if (!plan.ok()) return plan.status();
+  return CopyBox(ctx, input, plan->begin, plan->strides, plan->processing_shape, plan->final_shape);
+}
+
+}  // namespace
+
+void RegisterSliceOps(KernelRegistry& r) {
+  r.AddOp(ArrayOp("Slice", {}, InferSlice));
+  r.AddOp(ArrayOp("StridedSlice",
+                  {{"begin_mask", int64_t{0}},
+                   {"end_mask", int64_t{0}},
+                   {"ellipsis_mask", int64_t{0}},
+                   {"new_axis_mask", int64_t{0}},
+                   {"shrink_axis_mask", int64_t{0}}},
+                  InferStridedSlice));
+  AddArrayKernel(r, "Slice", "T", ComputeSlice);
+  AddArrayKernel(r, "StridedSlice", "T", ComputeStridedSlice);
+}
 
 }  // namespace smrt::kernels

@@ -1,0 +1,157 @@
+#include "kernels/cpu/reference/array_util.h"
+
+#include <limits>
+#include <utility>
+
+#include "kernels/registry.h"
+
+namespace smrt::kernels {
+
+const std::vector<DataType>& ArrayTypes() {
+  static const std::vector<DataType>* types = new std::vector<DataType>{
+      DataType::kFloat, DataType::kDouble,    DataType::kHalf,       DataType::kBFloat16,
+      DataType::kInt8,  DataType::kInt16,     DataType::kInt32,      DataType::kInt64,
+      DataType::kUInt8, DataType::kUInt16,    DataType::kUInt32,     DataType::kUInt64,
+      DataType::kBool,  DataType::kComplex64, DataType::kComplex128, DataType::kString,
+  };
+  return *types;
+}
+
+void AddArrayKernel(KernelRegistry& r, const std::string& op, const std::string& type_attr,
+                    ComputeFn compute) {
+  r.AddKernel({op, kCpu, type_attr, ArrayTypes(), std::move(compute)});
+}
+
+OpSpec ArrayOp(std::string op, std::vector<std::pair<std::string, AttrValue>> attr_defaults,
+               InferFn infer, NumOutputsFn num_outputs) {
+  OpSpec spec;
+  spec.op = std::move(op);
+  spec.attr_defaults = std::move(attr_defaults);
+  spec.infer = std::move(infer);
+  spec.num_outputs = std::move(num_outputs);
+  return spec;
+}
+
+namespace {
+
+template <typename T>
+void AppendAll(const Tensor& t, std::vector<int64_t>& out) {
+  const T* p = t.data<T>();
+  for (int64_t i = 0; i < t.num_elements(); ++i) out.push_back(static_cast<int64_t>(p[i]));
+}
+
+}  // namespace
+
+absl::StatusOr<std::vector<int64_t>> IntValues(const Tensor& t, absl::string_view what) {
+  std::vector<int64_t> out;
+  out.reserve(static_cast<size_t>(t.num_elements()));
+  switch (t.dtype()) {
+    case DataType::kInt8:
+      AppendAll<int8_t>(t, out);
+      break;
+    case DataType::kInt16:
+      AppendAll<int16_t>(t, out);
+      break;
+    case DataType::kInt32:
+      AppendAll<int32_t>(t, out);
+      break;
+    case DataType::kInt64:
+      AppendAll<int64_t>(t, out);
+      break;
+    case DataType::kUInt8:
+      AppendAll<uint8_t>(t, out);
+      break;
+    case DataType::kUInt16:
+      AppendAll<uint16_t>(t, out);
+      break;
+    case DataType::kUInt32:
+      AppendAll<uint32_t>(t, out);
+      break;
+    case DataType::kUInt64: {
+      const uint64_t* p = t.data<uint64_t>();
+      for (int64_t i = 0; i < t.num_elements(); ++i) {
+        if (p[i] > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
+          return absl::InvalidArgumentError(
+              absl::StrCat(what, "[", i, "] = ", p[i], " does not fit in int64"));
+        }
+        out.push_back(static_cast<int64_t>(p[i]));
+      }
+      break;
+    }
+    default:
+      return absl::InvalidArgumentError(
+          absl::StrCat(what, " must be an integer tensor, got ", DataTypeName(t.dtype())));
+  }
+  return out;
+}
+
+absl::StatusOr<int64_t> IntScalar(const Tensor& t, absl::string_view what) {
+  if (t.num_elements() != 1) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        what, " must hold a single value, got a tensor of shape ", ShapeToString(t.shape())));
+  }
+  absl::StatusOr<std::vector<int64_t>> v = IntValues(t, what);
+  if (!v.ok()) return v.status();
+  return (*v)[0];
+}
+
+std::optional<std::vector<int64_t>> KnownInts(const InferenceContext& ctx, int i) {
+  if (i >= ctx.num_inputs()) return std::nullopt;
+  const Tensor* t = ctx.input_value(i);
+  if (t == nullptr) return std::nullopt;
+  absl::StatusOr<std::vector<int64_t>> v = IntValues(*t, "input");
+  if (!v.ok()) return std::nullopt;
+  return *std::move(v);
+}
+
+DataType InputDType(const InferenceContext& ctx, int i, absl::string_view attr) {
+  if (i < ctx.num_inputs() && ctx.input(i).dtype != DataType::kInvalid) {
+    return ctx.input(i).dtype;
+  }
+  absl::StatusOr<DataType> t = ctx.attrs().Get<DataType>(attr);
+  return t.ok() ? *t : DataType::kInvalid;
+}
+
+int64_t KnownVectorLength(const InferenceContext& ctx, int i) {
+  if (i >= ctx.num_inputs()) return -1;
+  const PartialShape& s = ctx.input(i).shape;
+  if (!s.known_rank) return -1;
+  if (s.rank() == 0) return 1;
+  if (s.rank() == 1) return s.dims[0];
+  return -1;
+}
+
+absl::StatusOr<int64_t> MergeDim(int64_t a, int64_t b, absl::string_view what) {
+  if (a < 0) return b;
+  if (b < 0 || a == b) return a;
+  return absl::InvalidArgumentError(
+      absl::StrCat(what, ": dimension ", a, " is not compatible with ", b));
+}
+
+namespace {
+
+// a * b for non-negative a, b, saturating at int64 max (only reachable for
+// shapes with a zero dim elsewhere, whose kernels copy nothing).
+int64_t SaturatingMul(int64_t a, int64_t b) {
+  int64_t p;
+  if (__builtin_mul_overflow(a, b, &p)) return std::numeric_limits<int64_t>::max();
+  return p;
+}
+
+}  // namespace
+
+Shape RowMajorStrides(const Shape& shape) {
+  Shape strides(shape.size(), 1);
+  for (int d = static_cast<int>(shape.size()) - 2; d >= 0; --d) {
+    strides[d] = SaturatingMul(strides[d + 1], shape[d + 1]);
+  }
+  return strides;
+}
+
+int64_t DimProduct(const Shape& shape, int begin, int end) {
+  int64_t p = 1;
+  for (int d = begin; d < end; ++d) p = SaturatingMul(p, shape[d]);
+  return p;
+}
+
+}  // namespace smrt::kernels

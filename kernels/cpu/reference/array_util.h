@@ -1,0 +1,157 @@
+// Helpers shared by the data-movement ("array") kernels: Reshape, Transpose,
+// Concat, Slice, Pad, Gather, Tile... These ops never look at an element's
+// value, so they are written once per element *size* and serve every dtype of
+// that size (and std::string for kString).
+#ifndef SMRT_KERNELS_CPU_REFERENCE_ARRAY_UTIL_H_
+#define SMRT_KERNELS_CPU_REFERENCE_ARRAY_UTIL_H_
+
+#include <algorithm>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/string_view.h"
+#include "kernels/kernel.h"
+
+namespace smrt::kernels {
+
+class KernelRegistry;
+
+// Every dtype the array ops serve: all fixed-size types and kString.
+const std::vector<DataType>& ArrayTypes();
+
+// Registers `compute` for `op` on CPU for every dtype in ArrayTypes(), keyed
+// by the attr `type_attr` ("T", "Tparams"...).
+void AddArrayKernel(KernelRegistry& r, const std::string& op, const std::string& type_attr,
+                    ComputeFn compute);
+
+// An OpSpec with every field spelled out (a braced OpSpec that leaves fields
+// out trips -Wmissing-field-initializers).
+OpSpec ArrayOp(std::string op, std::vector<std::pair<std::string, AttrValue>> attr_defaults,
+               InferFn infer, NumOutputsFn num_outputs = nullptr);
+
+// A 16-byte element (complex128), moved as plain bytes.
+struct Bytes16 {
+  uint64_t lo;
+  uint64_t hi;
+};
+
+template <typename T>
+struct ElementTag {
+  using type = T;
+};
+
+// Calls fn(ElementTag<E>{}) where E is an unsigned integer of dtype's element
+// size (Bytes16 for 16 bytes), or std::string for kString; fn returns
+// absl::Status. Unimplemented for dtypes without plain elements.
+template <typename Fn>
+absl::Status VisitElementType(DataType dtype, Fn&& fn) {
+  if (dtype == DataType::kString) return fn(ElementTag<std::string>{});
+  switch (DataTypeSize(dtype)) {
+    case 1:
+      return fn(ElementTag<uint8_t>{});
+    case 2:
+      return fn(ElementTag<uint16_t>{});
+    case 4:
+      return fn(ElementTag<uint32_t>{});
+    case 8:
+      return fn(ElementTag<uint64_t>{});
+    case 16:
+      return fn(ElementTag<Bytes16>{});
+    default:
+      break;
+  }
+  return absl::UnimplementedError(
+      absl::StrCat("array ops do not support tensors of type ", DataTypeName(dtype)));
+}
+
+// The values of an integer tensor (int8..int64, uint8..uint64) as int64.
+// `what` names the input in errors ("perm", "paddings"...).
+absl::StatusOr<std::vector<int64_t>> IntValues(const Tensor& t, absl::string_view what);
+
+// The single value of an integer tensor holding exactly one element.
+absl::StatusOr<int64_t> IntScalar(const Tensor& t, absl::string_view what);
+
+// Input i's integer values when known before running, else nullopt.
+std::optional<std::vector<int64_t>> KnownInts(const InferenceContext& ctx, int i);
+
+// Input i's dtype, or the attr `attr` when the input's dtype is unknown.
+DataType InputDType(const InferenceContext& ctx, int i, absl::string_view attr);
+
+// A shape of known rank whose dims are all unknown.
+inline PartialShape UnknownDims(int rank) {
+  return PartialShape::Known(Shape(static_cast<size_t>(rank), -1));
+}
+
+// The number of elements in input i's shape when it is a known vector (the
+// length of a shape/perm/multiples input), else -1. A scalar counts as 1.
+int64_t KnownVectorLength(const InferenceContext& ctx, int i);
+
+// Two dims that must agree (-1 is unknown); InvalidArgument when both are
+// known and differ. `what` describes where they come from.
+absl::StatusOr<int64_t> MergeDim(int64_t a, int64_t b, absl::string_view what);
+
+// Row-major element strides of `shape`. Exact for a shape with elements; a
+// shape with a zero dim may saturate (kernels copy nothing for those).
+Shape RowMajorStrides(const Shape& shape);
+
+// Product of shape[begin, end), saturating like RowMajorStrides.
+int64_t DimProduct(const Shape& shape, int begin, int end);
+
+// Offset tables: tables[d] has one entry per index of output dim d. Output
+// element (i_0, ..., i_{n-1}) is src[tables[0][i_0] + ... + tables[n-1][i_{n-1}]],
+// or `fill` when any of those entries is negative (padding). Every
+// non-negative sum must index src. With no tables (rank 0) copies src[0].
+template <typename T>
+void GatherByTables(const T* src, const std::vector<std::vector<int64_t>>& tables, const T& fill,
+                    T* dst) {
+  const size_t rank = tables.size();
+  if (rank == 0) {
+    *dst = *src;
+    return;
+  }
+  for (const std::vector<int64_t>& t : tables) {
+    if (t.empty()) return;
+  }
+  const std::vector<int64_t>& inner = tables.back();
+  const size_t n_inner = inner.size();
+  bool inner_contiguous = inner[0] >= 0;
+  for (size_t j = 1; j < n_inner && inner_contiguous; ++j) {
+    inner_contiguous = inner[j] == inner[0] + static_cast<int64_t>(j);
+  }
+  std::vector<size_t> idx(rank - 1, 0);
+  while (true) {
+    int64_t base = 0;
+    bool pad = false;
+    for (size_t d = 0; d + 1 < rank; ++d) {
+      int64_t o = tables[d][idx[d]];
+      if (o < 0) pad = true;
+      base += o;
+    }
+    if (pad) {
+      std::fill_n(dst, n_inner, fill);
+    } else if (inner_contiguous) {
+      std::copy_n(src + base + inner[0], n_inner, dst);
+    } else {
+      for (size_t j = 0; j < n_inner; ++j) dst[j] = inner[j] < 0 ? fill : src[base + inner[j]];
+    }
+    dst += n_inner;
+    size_t d = rank - 1;
+    while (d > 0) {
+      --d;
+      if (++idx[d] < tables[d].size()) break;
+      idx[d] = 0;
+      if (d == 0) return;
+    }
+    if (rank == 1) return;
+  }
+}
+
+}  // namespace smrt::kernels
+
+#endif  // SMRT_KERNELS_CPU_REFERENCE_ARRAY_UTIL_H_
