@@ -3,6 +3,7 @@
 #include <string>
 #include <vector>
 
+#include "smrt/run_command.h"
 #include "smrt/show_command.h"
 
 namespace {
@@ -11,6 +12,7 @@ constexpr char kUsage[] =
     "usage: smrt COMMAND [options]\n"
     "commands:\n"
     "  show    what a SavedModel holds: tag sets, signatures, variables, assets\n"
+    "  run     call a signature with inputs from .npy files or literals\n"
     "run `smrt COMMAND --help` for a command's options\n";
 
 }  // namespace
@@ -33,6 +35,18 @@ int main(int argc, char** argv) {
     absl::Status status = smrt::cli::RunShow(args, std::cout);
     if (!status.ok()) {
       std::cerr << "smrt show: " << status.message() << "\n";
+      return 1;
+    }
+    return 0;
+  }
+  if (command == "run") {
+    if (help) {
+      std::cout << smrt::cli::kRunUsage;
+      return 0;
+    }
+    absl::Status status = smrt::cli::RunRun(args, std::cout);
+    if (!status.ok()) {
+      std::cerr << "smrt run: " << status.message() << "\n";
       return 1;
     }
     return 0;

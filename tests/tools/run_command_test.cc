@@ -1,0 +1,92 @@
+// `smrt run` mirrors saved_model_cli run: literals and .npy in, values and
+// .npy files out.
+#include "smrt/run_command.h"
+
+#include <sstream>
+
+#include "core/file.h"
+#include "core/npy.h"
+#include "gtest/gtest.h"
+#include "smrt/tensor_text.h"
+#include "testing/paths.h"
+
+namespace smrt::cli {
+namespace {
+
+using ::smrt::testing::SharedModel;
+
+TEST(TensorTextTest, ParsesNestedListsAndScalars) {
+  absl::StatusOr<Tensor> t = ParseTensorLiteral("[[1, 2.5], [3, -4e1]]", DataType::kFloat);
+  ASSERT_TRUE(t.ok()) << t.status();
+  EXPECT_EQ(t->shape(), (Shape{2, 2}));
+  EXPECT_EQ(t->data<float>()[3], -40.0f);
+  absl::StatusOr<Tensor> s = ParseTensorLiteral("7", DataType::kInt64);
+  ASSERT_TRUE(s.ok());
+  EXPECT_EQ(s->rank(), 0);
+  EXPECT_EQ(s->data<int64_t>()[0], 7);
+  absl::StatusOr<Tensor> str = ParseTensorLiteral("['a b', \"c\"]", DataType::kString);
+  ASSERT_TRUE(str.ok());
+  EXPECT_EQ(str->data<std::string>()[0], "a b");
+  absl::StatusOr<Tensor> empty = ParseTensorLiteral("[]", DataType::kFloat);
+  ASSERT_TRUE(empty.ok());
+  EXPECT_EQ(empty->shape(), (Shape{0}));
+}
+
+TEST(TensorTextTest, RejectsRaggedAndGarbage) {
+  EXPECT_FALSE(ParseTensorLiteral("[[1, 2], [3]]", DataType::kFloat).ok());
+  EXPECT_FALSE(ParseTensorLiteral("[1, x]", DataType::kFloat).ok());
+  EXPECT_FALSE(ParseTensorLiteral("[1, 2", DataType::kFloat).ok());
+  EXPECT_FALSE(ParseTensorLiteral("['a']", DataType::kFloat).ok());
+}
+
+TEST(TensorTextTest, FormatsLikeNumPy) {
+  absl::StatusOr<Tensor> t = ParseTensorLiteral("[[2.5], [3]]", DataType::kFloat);
+  EXPECT_EQ(FormatTensor(*t), "[[2.5]\n [3]]");
+}
+
+TEST(RunCommandTest, LiteralsAndNpyFiles) {
+  SMRT_SKIP_IF_NO_SHARED_MODELS();
+  const std::string dir = SharedModel("tf-serving/saved_model_half_plus_two_cpu/00000123");
+  std::ostringstream out;
+  absl::Status s = RunRun({"--dir", dir, "--signature_def", "serving_default", "--input_exprs",
+                           "x=[[1],[2],[3]]"},
+                          out);
+  ASSERT_TRUE(s.ok()) << s;
+  EXPECT_EQ(out.str(),
+            "Result for output key y:\n  dtype: DT_FLOAT  shape: (3, 1)\n[[2.5]\n [3]\n [3.5]]\n");
+
+  std::string tmp = testing::MakeTempDir();
+  absl::StatusOr<Tensor> x = ParseTensorLiteral("[[10], [-2]]", DataType::kFloat);
+  ASSERT_TRUE(npy::Write(tmp + "/x.npy", *x).ok());
+  std::ostringstream out2;
+  s = RunRun({"--dir", dir, "--signature_def", "regress_x2_to_y3", "--inputs",
+              "inputs=" + tmp + "/x.npy", "--outdir", tmp + "/out"},
+             out2);
+  ASSERT_TRUE(s.ok()) << s;
+  absl::StatusOr<Tensor> y = npy::Read(tmp + "/out/outputs.npy");
+  ASSERT_TRUE(y.ok()) << y.status();
+  EXPECT_EQ(y->data<float>()[0], 8.0f);   // 0.5 * 10 + 3
+  EXPECT_EQ(y->data<float>()[1], 2.0f);   // 0.5 * -2 + 3
+  // A second run into the same directory needs --overwrite.
+  std::ostringstream out3;
+  s = RunRun({"--dir", dir, "--signature_def", "regress_x2_to_y3", "--inputs",
+              "inputs=" + tmp + "/x.npy", "--outdir", tmp + "/out"},
+             out3);
+  EXPECT_EQ(s.code(), absl::StatusCode::kAlreadyExists);
+}
+
+TEST(RunCommandTest, ErrorsReachTheUser) {
+  SMRT_SKIP_IF_NO_SHARED_MODELS();
+  const std::string dir = SharedModel("tf-serving/saved_model_half_plus_two_cpu/00000123");
+  std::ostringstream out;
+  EXPECT_FALSE(RunRun({"--dir", dir}, out).ok());
+  absl::Status s = RunRun(
+      {"--dir", dir, "--signature_def", "serving_default", "--input_exprs", "q=[[1]]"}, out);
+  EXPECT_NE(s.message().find("its inputs are: x"), std::string::npos) << s;
+  s = RunRun({"--dir", dir, "--signature_def", "serving_default", "--inputs", "x=/no/file.npy"},
+             out);
+  EXPECT_EQ(s.code(), absl::StatusCode::kNotFound);
+}
+
+}  // namespace
+}  // namespace smrt::cli

@@ -1,0 +1,117 @@
+#include "smrt/run_command.h"
+
+#include <filesystem>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
+#include "core/file.h"
+#include "core/npy.h"
+#include "smrt/flags.h"
+#include "smrt/model.h"
+#include "smrt/tensor_text.h"
+
+namespace smrt::cli {
+namespace {
+
+// "a=1;b=2" -> {{"a","1"},{"b","2"}}; the value may contain '='.
+absl::StatusOr<std::vector<std::pair<std::string, std::string>>> SplitAssignments(
+    const std::string& text, const char* flag) {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (absl::string_view part : absl::StrSplit(text, ';', absl::SkipWhitespace())) {
+    size_t eq = part.find('=');
+    if (eq == absl::string_view::npos || eq == 0) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--", flag, " expects NAME=VALUE pairs separated by ';', got '", part, "'"));
+    }
+    out.emplace_back(std::string(absl::StripAsciiWhitespace(part.substr(0, eq))),
+                     std::string(absl::StripAsciiWhitespace(part.substr(eq + 1))));
+  }
+  return out;
+}
+
+const TensorSpec* FindInput(const SignatureInfo& sig, const std::string& name) {
+  for (const TensorSpec& spec : sig.inputs) {
+    if (spec.name == name) return &spec;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+absl::Status RunRun(const std::vector<std::string>& args, std::ostream& out) {
+  FlagSpec spec;
+  spec.valued = {"dir", "tag_set", "signature_def", "inputs", "input_exprs", "outdir"};
+  spec.switches = {"overwrite"};
+  spec.repeated = {"inputs", "input_exprs"};
+  absl::StatusOr<Flags> flags = Flags::Parse(args, spec);
+  if (!flags.ok()) return flags.status();
+  std::optional<std::string> dir = flags->Get("dir");
+  std::optional<std::string> key = flags->Get("signature_def");
+  if (!dir || !key) return absl::InvalidArgumentError("--dir and --signature_def are required");
+
+  LoadOptions options;
+  options.tags = absl::StrSplit(flags->Get("tag_set").value_or("serve"), ',');
+  options.signatures = {*key};
+  absl::StatusOr<std::unique_ptr<Model>> model = Model::Load(*dir, options);
+  if (!model.ok()) return model.status();
+  absl::StatusOr<const SignatureInfo*> sig = (*model)->signature(*key);
+  if (!sig.ok()) return sig.status();
+
+  NamedTensors inputs;
+  for (const std::string& text : flags->GetAll("inputs")) {
+    absl::StatusOr<std::vector<std::pair<std::string, std::string>>> pairs =
+        SplitAssignments(text, "inputs");
+    if (!pairs.ok()) return pairs.status();
+    for (const auto& [name, path] : *pairs) {
+      absl::StatusOr<Tensor> t = npy::Read(path);
+      if (!t.ok()) return t.status();
+      inputs[name] = *t;
+    }
+  }
+  for (const std::string& text : flags->GetAll("input_exprs")) {
+    absl::StatusOr<std::vector<std::pair<std::string, std::string>>> pairs =
+        SplitAssignments(text, "input_exprs");
+    if (!pairs.ok()) return pairs.status();
+    for (const auto& [name, expr] : *pairs) {
+      const TensorSpec* input = FindInput(**sig, name);
+      // Unknown names are reported by Run with the list of valid inputs.
+      DataType dtype = input != nullptr ? input->dtype : DataType::kFloat;
+      absl::StatusOr<Tensor> t = ParseTensorLiteral(expr, dtype);
+      if (!t.ok()) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("--input_exprs ", name, ": ", t.status().message()));
+      }
+      inputs[name] = *t;
+    }
+  }
+
+  absl::StatusOr<NamedTensors> outputs = (*model)->Run(*key, inputs);
+  if (!outputs.ok()) return outputs.status();
+
+  std::optional<std::string> outdir = flags->Get("outdir");
+  if (outdir) {
+    std::error_code ec;
+    std::filesystem::create_directories(*outdir, ec);
+    if (ec) return absl::UnavailableError(absl::StrCat("cannot create ", *outdir, ": ", ec.message()));
+  }
+  for (const auto& [name, tensor] : *outputs) {
+    out << "Result for output key " << name << ":\n"
+        << "  dtype: " << DataTypeName(tensor.dtype()) << "  shape: " << ShapeToString(tensor.shape())
+        << "\n"
+        << FormatTensor(tensor) << "\n";
+    if (outdir) {
+      std::string path = file::JoinPath(*outdir, name + ".npy");
+      if (file::Exists(path) && !flags->Switch("overwrite")) {
+        return absl::AlreadyExistsError(
+            absl::StrCat(path, " exists; pass --overwrite to replace it"));
+      }
+      if (absl::Status s = npy::Write(path, tensor); !s.ok()) return s;
+      out << "Output " << name << " is saved to " << path << "\n";
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace smrt::cli

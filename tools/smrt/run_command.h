@@ -1,0 +1,26 @@
+// `smrt run`: calls a signature with inputs from .npy files or literals,
+// mirroring TensorFlow's `saved_model_cli run`.
+#ifndef SMRT_TOOLS_RUN_COMMAND_H_
+#define SMRT_TOOLS_RUN_COMMAND_H_
+
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+
+namespace smrt::cli {
+
+inline constexpr char kRunUsage[] =
+    "usage: smrt run --dir DIR --signature_def KEY [--tag_set serve]\n"
+    "                [--inputs 'x=file.npy;y=other.npy'] [--input_exprs 'x=[[1],[2]]']\n"
+    "                [--outdir DIR] [--overwrite]\n"
+    "  --inputs        inputs from NumPy .npy files\n"
+    "  --input_exprs   inputs as literals: numbers, nested lists, quoted strings\n"
+    "  --outdir        also write each output to DIR/<output key>.npy\n";
+
+absl::Status RunRun(const std::vector<std::string>& args, std::ostream& out);
+
+}  // namespace smrt::cli
+
+#endif  // SMRT_TOOLS_RUN_COMMAND_H_

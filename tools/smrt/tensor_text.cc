@@ -1,0 +1,242 @@
+#include "smrt/tensor_text.h"
+
+#include <cctype>
+#include <cstdlib>
+#include <cstring>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+
+namespace smrt::cli {
+namespace {
+
+// A parsed literal: a leaf (number or string) or a list of literals.
+struct Literal {
+  bool is_list = false;
+  std::string text;  // leaf
+  bool quoted = false;
+  std::vector<Literal> items;
+};
+
+class Parser {
+ public:
+  explicit Parser(const std::string& s) : s_(s) {}
+
+  absl::StatusOr<Literal> ParseAll() {
+    absl::StatusOr<Literal> v = Parse(0);
+    if (!v.ok()) return v;
+    Skip();
+    if (pos_ != s_.size()) return Error("unexpected text");
+    return v;
+  }
+
+ private:
+  absl::Status Error(const std::string& what) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(what, " at position ", pos_, " of '", s_, "'"));
+  }
+  void Skip() {
+    while (pos_ < s_.size() && std::isspace(static_cast<unsigned char>(s_[pos_]))) ++pos_;
+  }
+  absl::StatusOr<Literal> Parse(int depth) {
+    if (depth > 32) return Error("nesting too deep");
+    Skip();
+    if (pos_ >= s_.size()) return Error("unexpected end");
+    Literal lit;
+    char c = s_[pos_];
+    if (c == '[' || c == '(') {
+      char close = c == '[' ? ']' : ')';
+      ++pos_;
+      lit.is_list = true;
+      Skip();
+      if (pos_ < s_.size() && s_[pos_] == close) {
+        ++pos_;
+        return lit;
+      }
+      while (true) {
+        absl::StatusOr<Literal> item = Parse(depth + 1);
+        if (!item.ok()) return item;
+        lit.items.push_back(*std::move(item));
+        Skip();
+        if (pos_ < s_.size() && s_[pos_] == ',') {
+          ++pos_;
+          Skip();
+          if (pos_ < s_.size() && s_[pos_] == close) {
+            ++pos_;
+            return lit;
+          }
+          continue;
+        }
+        if (pos_ < s_.size() && s_[pos_] == close) {
+          ++pos_;
+          return lit;
+        }
+        return Error("expected ',' or a closing bracket");
+      }
+    }
+    if (c == '\'' || c == '"') {
+      ++pos_;
+      lit.quoted = true;
+      while (pos_ < s_.size() && s_[pos_] != c) lit.text += s_[pos_++];
+      if (pos_ >= s_.size()) return Error("unterminated string");
+      ++pos_;
+      return lit;
+    }
+    size_t start = pos_;
+    while (pos_ < s_.size() && s_[pos_] != ',' && s_[pos_] != ']' && s_[pos_] != ')' &&
+           !std::isspace(static_cast<unsigned char>(s_[pos_]))) {
+      ++pos_;
+    }
+    if (pos_ == start) return Error("expected a value");
+    lit.text = s_.substr(start, pos_ - start);
+    return lit;
+  }
+
+  const std::string& s_;
+  size_t pos_ = 0;
+};
+
+absl::Status ShapeOf(const Literal& lit, Shape& shape, size_t depth) {
+  if (!lit.is_list) {
+    if (depth != shape.size()) return absl::InvalidArgumentError("ragged list literal");
+    return absl::OkStatus();
+  }
+  if (depth == shape.size()) shape.push_back(static_cast<int64_t>(lit.items.size()));
+  if (shape[depth] != static_cast<int64_t>(lit.items.size())) {
+    return absl::InvalidArgumentError("ragged list literal: rows of different lengths");
+  }
+  for (const Literal& item : lit.items) {
+    if (absl::Status s = ShapeOf(item, shape, depth + 1); !s.ok()) return s;
+  }
+  return absl::OkStatus();
+}
+
+void Leaves(const Literal& lit, std::vector<const Literal*>& out) {
+  if (!lit.is_list) {
+    out.push_back(&lit);
+    return;
+  }
+  for (const Literal& item : lit.items) Leaves(item, out);
+}
+
+template <typename T>
+absl::Status Fill(const std::vector<const Literal*>& leaves, Tensor& t) {
+  T* p = t.data<T>();
+  for (size_t i = 0; i < leaves.size(); ++i) {
+    const std::string& s = leaves[i]->text;
+    if (leaves[i]->quoted) return absl::InvalidArgumentError("a string in a numeric literal");
+    if constexpr (std::is_same_v<T, bool>) {
+      if (s == "True" || s == "true" || s == "1") {
+        p[i] = true;
+      } else if (s == "False" || s == "false" || s == "0") {
+        p[i] = false;
+      } else {
+        return absl::InvalidArgumentError(absl::StrCat("'", s, "' is not a bool"));
+      }
+    } else if constexpr (std::is_floating_point_v<T>) {
+      double d;
+      if (!absl::SimpleAtod(s, &d)) {
+        return absl::InvalidArgumentError(absl::StrCat("'", s, "' is not a number"));
+      }
+      p[i] = static_cast<T>(d);
+    } else {
+      int64_t v;
+      if (!absl::SimpleAtoi(s, &v)) {
+        double d;
+        if (!absl::SimpleAtod(s, &d)) {
+          return absl::InvalidArgumentError(absl::StrCat("'", s, "' is not an integer"));
+        }
+        v = static_cast<int64_t>(d);
+      }
+      p[i] = static_cast<T>(v);
+    }
+  }
+  return absl::OkStatus();
+}
+
+std::string Element(const Tensor& t, int64_t i) {
+  switch (t.dtype()) {
+    case DataType::kFloat: return absl::StrCat(t.data<float>()[i]);
+    case DataType::kDouble: return absl::StrCat(t.data<double>()[i]);
+    case DataType::kInt32: return absl::StrCat(t.data<int32_t>()[i]);
+    case DataType::kInt64: return absl::StrCat(t.data<int64_t>()[i]);
+    case DataType::kInt8: return absl::StrCat(t.data<int8_t>()[i]);
+    case DataType::kInt16: return absl::StrCat(t.data<int16_t>()[i]);
+    case DataType::kUInt8: return absl::StrCat(t.data<uint8_t>()[i]);
+    case DataType::kUInt16: return absl::StrCat(t.data<uint16_t>()[i]);
+    case DataType::kUInt32: return absl::StrCat(t.data<uint32_t>()[i]);
+    case DataType::kUInt64: return absl::StrCat(t.data<uint64_t>()[i]);
+    case DataType::kBool: return t.data<bool>()[i] ? "True" : "False";
+    case DataType::kString: return absl::StrCat("b'", t.data<std::string>()[i], "'");
+    default: return "?";
+  }
+}
+
+void Format(const Tensor& t, size_t dim, int64_t& index, int64_t max, int indent,
+            std::string& out) {
+  if (dim == t.shape().size()) {
+    out += index < max ? Element(t, index) : "...";
+    ++index;
+    return;
+  }
+  out += "[";
+  for (int64_t i = 0; i < t.shape()[dim]; ++i) {
+    if (i > 0) {
+      out += dim + 1 == t.shape().size() ? " " : absl::StrCat("\n", std::string(indent + 1, ' '));
+    }
+    if (index > max) {
+      out += "...";
+      break;
+    }
+    Format(t, dim + 1, index, max, indent + 1, out);
+  }
+  out += "]";
+}
+
+}  // namespace
+
+absl::StatusOr<Tensor> ParseTensorLiteral(const std::string& text, DataType dtype) {
+  Parser parser(text);
+  absl::StatusOr<Literal> lit = parser.ParseAll();
+  if (!lit.ok()) return lit.status();
+  Shape shape;
+  if (absl::Status s = ShapeOf(*lit, shape, 0); !s.ok()) return s;
+  std::vector<const Literal*> leaves;
+  Leaves(*lit, leaves);
+  absl::StatusOr<Tensor> t = Tensor::Create(dtype, shape);
+  if (!t.ok()) return t.status();
+  if (static_cast<int64_t>(leaves.size()) != t->num_elements()) {
+    return absl::InvalidArgumentError("ragged list literal");
+  }
+  absl::Status s;
+  switch (dtype) {
+    case DataType::kFloat: s = Fill<float>(leaves, *t); break;
+    case DataType::kDouble: s = Fill<double>(leaves, *t); break;
+    case DataType::kInt32: s = Fill<int32_t>(leaves, *t); break;
+    case DataType::kInt64: s = Fill<int64_t>(leaves, *t); break;
+    case DataType::kInt8: s = Fill<int8_t>(leaves, *t); break;
+    case DataType::kInt16: s = Fill<int16_t>(leaves, *t); break;
+    case DataType::kUInt8: s = Fill<uint8_t>(leaves, *t); break;
+    case DataType::kUInt16: s = Fill<uint16_t>(leaves, *t); break;
+    case DataType::kBool: s = Fill<bool>(leaves, *t); break;
+    case DataType::kString:
+      for (size_t i = 0; i < leaves.size(); ++i) t->data<std::string>()[i] = leaves[i]->text;
+      break;
+    default:
+      return absl::InvalidArgumentError(
+          absl::StrCat("cannot write a ", DataTypeName(dtype), " literal"));
+  }
+  if (!s.ok()) return s;
+  return t;
+}
+
+std::string FormatTensor(const Tensor& t, int64_t max_elements) {
+  std::string out;
+  int64_t index = 0;
+  Format(t, 0, index, max_elements, 0, out);
+  return out;
+}
+
+}  // namespace smrt::cli
