@@ -87,6 +87,15 @@ class InferenceContext {
   std::vector<ValueInfo> outputs_;
 };
 
+// Runs the functions a control-flow node refers to (While cond/body, If
+// branches), compiled by the executor for that node.
+class FunctionCaller {
+ public:
+  virtual ~FunctionCaller() = default;
+  virtual absl::StatusOr<std::vector<Tensor>> Call(absl::string_view function,
+                                                   std::vector<Tensor> args) const = 0;
+};
+
 class KernelContext {
  public:
   KernelContext(absl::string_view node_name, absl::string_view op, const AttrMap& attrs,
@@ -127,6 +136,16 @@ class KernelContext {
   Resource* node_resource() const { return node_resource_; }
   void set_node_resource(Resource* r) { node_resource_ = r; }
 
+  // Calls a function attr of this node; FailedPrecondition outside an executor.
+  absl::StatusOr<std::vector<Tensor>> CallFunction(absl::string_view function,
+                                                   std::vector<Tensor> args) const {
+    if (functions_ == nullptr) {
+      return absl::FailedPreconditionError("no function runtime for this node");
+    }
+    return functions_->Call(function, std::move(args));
+  }
+  void set_functions(const FunctionCaller* f) { functions_ = f; }
+
  private:
   absl::string_view node_name_;
   absl::string_view op_;
@@ -135,6 +154,7 @@ class KernelContext {
   std::vector<Tensor> outputs_;
   std::vector<Resource*> input_resources_;
   Resource* node_resource_ = nullptr;
+  const FunctionCaller* functions_ = nullptr;
 };
 
 using ComputeFn = std::function<absl::Status(KernelContext&)>;
@@ -150,6 +170,10 @@ struct OpSpec {
   InferFn infer;            // dtype/shape inference; required
   NumOutputsFn num_outputs;  // null: one output
   bool stateful = false;     // never constant-folded or deduplicated
+  // For ops that own state (hash tables...): makes the node's resource once
+  // per loaded model. Nodes with the same op and shared_name (or name, when
+  // shared_name is empty) share one resource, as in TensorFlow.
+  std::function<absl::StatusOr<std::unique_ptr<Resource>>(const AttrMap&)> make_resource;
 };
 
 inline constexpr char kCpu[] = "CPU";

@@ -5,8 +5,8 @@
 // tensorflow::Tensor; Clone() makes an independent copy. A Tensor is not
 // synchronised: concurrent writers to shared storage must coordinate.
 //
-// kString tensors hold std::string elements (arbitrary bytes). kResource and
-// kVariant tensors cannot be created by users.
+// kString tensors hold std::string elements (arbitrary bytes). kResource
+// tensors cannot be created; kVariant tensors hold smrt-internal objects.
 #ifndef SMRT_TENSOR_H_
 #define SMRT_TENSOR_H_
 
@@ -70,6 +70,11 @@ class Tensor {
   const T* data() const {
     return static_cast<const T*>(data_);
   }
+
+  // A scalar kVariant tensor holding one object (smrt uses these internally
+  // for TensorLists); copies share the object.
+  static Tensor Variant(std::shared_ptr<void> object);
+  void* variant_object() const { return dtype_ == DataType::kVariant ? data_ : nullptr; }
 
   // An independent copy that owns its storage.
   absl::StatusOr<Tensor> Clone() const;

@@ -41,6 +41,7 @@ struct Model::Impl {
   absl::flat_hash_map<std::string, std::string> checkpoint_keys;
   std::mutex variables_mu;
   absl::flat_hash_map<std::string, std::unique_ptr<kernels::VariableResource>> variables;
+  absl::flat_hash_map<std::string, std::unique_ptr<kernels::Resource>> resources;  // tables...
   std::vector<ConstantFeed> constant_feeds;
   std::map<std::string, PreparedSignature> signatures;
 
@@ -52,7 +53,24 @@ struct Model::Impl {
 };
 
 absl::StatusOr<kernels::Resource*> Model::Impl::Bind(const graph::Node& node) {
-  if (!graph::IsVariableNode(node)) return nullptr;
+  if (!graph::IsVariableNode(node)) {
+    const kernels::OpSpec* spec = kernels::KernelRegistry::Default().FindOp(node.op);
+    if (spec == nullptr || !spec->make_resource) return nullptr;
+    std::lock_guard<std::mutex> lock(variables_mu);
+    absl::StatusOr<std::string> shared = node.attrs.GetOr<std::string>("shared_name", "");
+    std::string id = absl::StrCat(node.op, ":",
+                                  shared.ok() && !shared->empty() ? *shared : node.name);
+    auto& slot = resources[id];
+    if (slot == nullptr) {
+      absl::StatusOr<std::unique_ptr<kernels::Resource>> r = spec->make_resource(node.attrs);
+      if (!r.ok()) {
+        return absl::Status(r.status().code(), absl::StrCat("node '", node.name, "' (", node.op,
+                                                            "): ", r.status().message()));
+      }
+      slot = *std::move(r);
+    }
+    return slot.get();
+  }
   std::lock_guard<std::mutex> lock(variables_mu);
   const std::string id = graph::VariableId(node);
   auto it = variables.find(id);
@@ -94,6 +112,7 @@ absl::StatusOr<std::unique_ptr<exec::Program>> Model::Impl::Compile(graph::Impor
   spec.feeds = std::move(imported->feed_nodes);
   spec.fetches = std::move(imported->fetch_endpoints);
   spec.effects = std::move(imported->effect_nodes);
+  spec.library = &bundle->meta_graph->graph_def();
   absl::StatusOr<std::unique_ptr<exec::Program>> program = exec::Program::Create(
       std::move(spec), registry, [this](const graph::Node& n) { return Bind(n); });
   if (!program.ok()) {

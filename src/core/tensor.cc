@@ -117,8 +117,18 @@ absl::StatusOr<Tensor> Tensor::View(DataType dtype, Shape shape, void* data,
   return t;
 }
 
+Tensor Tensor::Variant(std::shared_ptr<void> object) {
+  Tensor t;
+  t.dtype_ = DataType::kVariant;
+  t.num_elements_ = 1;
+  t.storage_ = std::move(object);
+  t.data_ = t.storage_.get();
+  return t;
+}
+
 absl::StatusOr<Tensor> Tensor::Clone() const {
   if (!valid()) return Tensor();
+  if (dtype_ == DataType::kVariant) return *this;  // objects are immutable once shared
   absl::StatusOr<Tensor> copy = Create(dtype_, shape_);
   if (!copy.ok()) return copy.status();
   if (dtype_ == DataType::kString) {

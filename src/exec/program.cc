@@ -4,12 +4,57 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "graph/shape_inference.h"
+#include "graph/importer.h"
 #include "graph/variable_keys.h"
 
 namespace smrt::exec {
 
 using graph::Endpoint;
 using graph::NodeId;
+
+namespace {
+
+constexpr int kMaxControlFlowDepth = 32;
+
+bool IsControlFlow(absl::string_view op) {
+  return op == "While" || op == "StatelessWhile" || op == "If" || op == "StatelessIf" ||
+         op == "Case" || op == "StatelessCase";
+}
+
+// Function names a control-flow node calls.
+std::vector<std::string> CalledFunctions(const graph::Node& n) {
+  std::vector<std::string> names;
+  for (const auto& [attr, value] : n.attrs.all()) {
+    if (const auto* f = std::get_if<FuncAttr>(&value)) names.push_back(f->name);
+    if (const auto* fs = std::get_if<std::vector<FuncAttr>>(&value)) {
+      for (const FuncAttr& f : *fs) names.push_back(f.name);
+    }
+  }
+  return names;
+}
+
+}  // namespace
+
+class Program::StepFunctions : public kernels::FunctionCaller {
+ public:
+  explicit StepFunctions(const Step& step) : step_(step) {}
+  absl::StatusOr<std::vector<Tensor>> Call(absl::string_view function,
+                                           std::vector<Tensor> args) const override {
+    auto it = step_.functions.find(std::string(function));
+    if (it == step_.functions.end()) {
+      return absl::InternalError(absl::StrCat("function ", function, " was not compiled"));
+    }
+    absl::StatusOr<std::vector<Tensor>> out = it->second->Run(std::move(args));
+    if (!out.ok()) {
+      return absl::Status(out.status().code(),
+                          absl::StrCat("in function ", function, ": ", out.status().message()));
+    }
+    return out;
+  }
+
+ private:
+  const Step& step_;
+};
 
 absl::StatusOr<std::unique_ptr<Program>> Program::Create(ProgramSpec spec,
                                                          const kernels::KernelRegistry& registry,
@@ -63,6 +108,53 @@ absl::StatusOr<std::unique_ptr<Program>> Program::Create(ProgramSpec spec,
       auto r = resources.find(e.node);
       step.input_resources.push_back(r == resources.end() ? nullptr : r->second);
       last_use[slot_of(e)] = static_cast<int>(p->steps_.size());
+    }
+    if (IsControlFlow(n.op)) {
+      if (p->spec_.library == nullptr) {
+        return absl::InternalError(absl::StrCat("node '", n.name, "' needs a function library"));
+      }
+      if (p->spec_.depth >= kMaxControlFlowDepth) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "control flow nested deeper than ", kMaxControlFlowDepth, " at node '", n.name, "'"));
+      }
+      // Body args line up with the node's inputs after the predicate/index.
+      const size_t offset = (n.op == "While" || n.op == "StatelessWhile") ? 0 : 1;
+      for (const std::string& fn : CalledFunctions(n)) {
+        if (step.functions.count(fn)) continue;
+        absl::StatusOr<graph::ImportResult> body =
+            graph::ImportFunction(*p->spec_.library, fn, registry);
+        if (!body.ok()) {
+          return absl::Status(body.status().code(), absl::StrCat("function ", fn, " (called by '",
+                                                                 n.name, "'): ",
+                                                                 body.status().message()));
+        }
+        ProgramSpec sub;
+        sub.graph = std::move(body->graph);
+        sub.feeds = std::move(body->feed_nodes);
+        sub.fetches = std::move(body->fetch_endpoints);
+        sub.effects = std::move(body->effect_nodes);
+        sub.library = p->spec_.library;
+        sub.depth = p->spec_.depth + 1;
+        std::vector<NodeId> feeds = sub.feeds;
+        std::vector<kernels::Resource*> arg_resources = step.input_resources;
+        ResourceBinder sub_binder = [&, feeds, arg_resources, offset](
+                                        const graph::Node& node) -> absl::StatusOr<kernels::Resource*> {
+          for (size_t k = 0; k < feeds.size(); ++k) {
+            if (feeds[k] == node.id) {
+              return k + offset < arg_resources.size() ? arg_resources[k + offset] : nullptr;
+            }
+          }
+          return binder ? binder(node) : nullptr;
+        };
+        absl::StatusOr<std::unique_ptr<Program>> compiled =
+            Create(std::move(sub), registry, sub_binder);
+        if (!compiled.ok()) {
+          return absl::Status(compiled.status().code(),
+                              absl::StrCat("function ", fn, " (called by '", n.name, "'): ",
+                                           compiled.status().message()));
+        }
+        step.functions[fn] = std::shared_ptr<Program>(compiled->release());
+      }
     }
     step.first_output_slot = first_slot.at(id);
     step.num_outputs = static_cast<int>(n.outputs.size());
@@ -147,6 +239,8 @@ absl::StatusOr<std::vector<Tensor>> Program::Run(std::vector<Tensor> feeds) cons
       kernels::KernelContext ctx(n.name, n.op, n.attrs, std::move(inputs), step.num_outputs,
                                  step.input_resources);
       ctx.set_node_resource(step.resource);
+      StepFunctions functions(step);
+      if (!step.functions.empty()) ctx.set_functions(&functions);
       if (absl::Status s = step.kernel->compute(ctx); !s.ok()) {
         return absl::Status(s.code(), absl::StrCat("node '", n.name, "' (", n.op, "): ", s.message()));
       }

@@ -15,6 +15,7 @@
 #include "absl/status/statusor.h"
 #include "graph/graph.h"
 #include "kernels/registry.h"
+#include "tensorflow/graph.pb.h"
 
 namespace smrt::exec {
 
@@ -26,6 +27,10 @@ struct ProgramSpec {
   std::vector<graph::NodeId> feeds;       // Placeholder nodes, in input order
   std::vector<graph::Endpoint> fetches;   // in output order
   std::vector<graph::NodeId> effects;     // run for side effects
+  // The graph whose function library control-flow nodes (While, If, Case)
+  // name; must outlive the Program. Null when the graph has none.
+  const tensorflow::GraphDef* library = nullptr;
+  int depth = 0;  // nesting of control-flow bodies
 };
 
 class Program {
@@ -59,7 +64,10 @@ class Program {
     int first_output_slot = 0;
     int num_outputs = 0;
     std::vector<int> release_after;  // slots whose last use is this step
+    // Compiled bodies of a control-flow node, by function name.
+    std::map<std::string, std::shared_ptr<Program>> functions;
   };
+  class StepFunctions;
 
   Program() = default;
   // Infers every value's shape for these feed shapes once and caches it;

@@ -98,6 +98,49 @@ class Importer {
     return std::move(result_);
   }
 
+  absl::StatusOr<ImportResult> RunFunction(const std::string& name) {
+    auto it = functions_.find(name);
+    if (it == functions_.end()) {
+      return absl::InvalidArgumentError(absl::StrCat("function '", name, "' is not defined"));
+    }
+    const tensorflow::FunctionDef& fn = *it->second;
+    auto scope = std::make_unique<Scope>();
+    scope->fn = &fn;
+    for (const auto& n : fn.node_def()) scope->nodes[n.name()] = &n;
+    for (const auto& arg : fn.signature().input_arg()) {
+      if (!arg.type_attr().empty() || !arg.number_attr().empty() ||
+          !arg.type_list_attr().empty()) {
+        return absl::UnimplementedError(absl::StrCat(
+            "function ", name, " has a polymorphic input '", arg.name(), "'"));
+      }
+      Node node;
+      node.name = absl::StrCat("_arg/", arg.name());
+      node.op = "Placeholder";
+      node.attrs.Set("dtype", DataTypeFromProto(arg.type()));
+      node.attrs.Set("shape", PartialShape::Unknown());
+      absl::StatusOr<NodeId> id = Add(std::move(node), 1);
+      if (!id.ok()) return id.status();
+      scope->args[arg.name()] = Endpoint{*id, 0};
+      result_.feed_nodes.push_back(*id);
+    }
+    for (const auto& out : fn.signature().output_arg()) {
+      auto ret = fn.ret().find(out.name());
+      if (ret == fn.ret().end()) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("function ", name, " has no return value for '", out.name(), "'"));
+      }
+      absl::StatusOr<Endpoint> e = ResolveInput(*scope, ret->second);
+      if (!e.ok()) return e.status();
+      result_.fetch_endpoints.push_back(*e);
+    }
+    for (const auto& [k, node_name] : fn.control_ret()) {
+      if (absl::Status st = MaterializeEffect(*scope, node_name); !st.ok()) return st;
+    }
+    scopes_.push_back(std::move(scope));
+    result_.graph = std::move(graph_);
+    return std::move(result_);
+  }
+
  private:
   absl::StatusOr<NodeId> Add(Node node, int num_outputs) {
     if (graph_.num_nodes() >= limits_.max_nodes) {
@@ -357,6 +400,14 @@ class Importer {
 };
 
 }  // namespace
+
+absl::StatusOr<ImportResult> ImportFunction(const tensorflow::GraphDef& graph_def,
+                                            const std::string& function,
+                                            const kernels::KernelRegistry& registry,
+                                            const ImportLimits& limits) {
+  Importer importer(graph_def, registry, limits);
+  return importer.RunFunction(function);
+}
 
 absl::StatusOr<ImportResult> ImportGraph(const tensorflow::GraphDef& graph_def,
                                          const ImportRequest& request,

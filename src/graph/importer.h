@@ -47,6 +47,15 @@ absl::StatusOr<ImportResult> ImportGraph(const tensorflow::GraphDef& graph_def,
                                          const kernels::KernelRegistry& registry,
                                          const ImportLimits& limits = {});
 
+// Imports one function of the library as a standalone graph: a Placeholder
+// feed per input arg (in order), its return values as fetches, its
+// control_ret nodes as effects. Nested calls are inlined. Used to compile
+// the bodies of While/If/Case nodes.
+absl::StatusOr<ImportResult> ImportFunction(const tensorflow::GraphDef& graph_def,
+                                            const std::string& function,
+                                            const kernels::KernelRegistry& registry,
+                                            const ImportLimits& limits = {});
+
 // "name:3" -> {"name", 3}; "name" -> {"name", 0}. InvalidArgument for "^x"
 // or a malformed index.
 absl::StatusOr<std::pair<std::string, int>> ParseTensorName(absl::string_view name);

@@ -26,6 +26,12 @@ void RegisterPadOps(KernelRegistry& r);          // pad_ops.cc
 void RegisterGatherTileOps(KernelRegistry& r);   // gather_tile_ops.cc (+ Fill, Range)
 void RegisterParseExampleOps(KernelRegistry& r); // parse_example_ops.cc
 void RegisterRandomOps(KernelRegistry& r);       // random_ops.cc
+void RegisterLookupTableOps(KernelRegistry& r);  // lookup_table_ops.cc
+void RegisterStringOps(KernelRegistry& r);       // string_ops.cc
+void RegisterImageOps(KernelRegistry& r);        // image_ops.cc
+void RegisterMiscOps(KernelRegistry& r);         // misc_ops.cc
+void RegisterControlFlowOps(KernelRegistry& r);  // control_flow_ops.cc
+void RegisterTensorListOps(KernelRegistry& r);   // tensor_list_ops.cc
 
 inline void RegisterReferenceKernels(KernelRegistry& r) {
   RegisterBasicOps(r);
@@ -47,6 +53,12 @@ inline void RegisterReferenceKernels(KernelRegistry& r) {
   RegisterGatherTileOps(r);
   RegisterParseExampleOps(r);
   RegisterRandomOps(r);
+  RegisterLookupTableOps(r);
+  RegisterStringOps(r);
+  RegisterImageOps(r);
+  RegisterMiscOps(r);
+  RegisterControlFlowOps(r);
+  RegisterTensorListOps(r);
 }
 
 }  // namespace smrt::kernels

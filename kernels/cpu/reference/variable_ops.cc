@@ -2,6 +2,8 @@
 // variables (VarHandleOp, ReadVariableOp, Assign*VariableOp). Values are
 // replaced, never updated in place, so a reader holding the old tensor is
 // never torn by a concurrent writer.
+#include <cstring>
+
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "kernels/cpu/reference/kernel_util.h"
@@ -156,6 +158,48 @@ absl::Status InferRefUpdate(InferenceContext& ctx) {
   return absl::OkStatus();
 }
 
+// ResourceGather: rows of a resource variable (embedding lookups).
+absl::Status InferResourceGather(InferenceContext& ctx) {
+  absl::StatusOr<DataType> dtype = ctx.attrs().Get<DataType>("dtype");
+  if (!dtype.ok()) return dtype.status();
+  ctx.set_output(0, ValueInfo{*dtype, PartialShape::Unknown()});
+  return absl::OkStatus();
+}
+
+absl::Status ComputeResourceGather(KernelContext& ctx) {
+  absl::StatusOr<VariableResource*> v = Variable(ctx.resource(0), ctx.node_name());
+  if (!v.ok()) return v.status();
+  absl::StatusOr<int64_t> batch_dims = ctx.attrs().GetOr<int64_t>("batch_dims", 0);
+  if (!batch_dims.ok()) return batch_dims.status();
+  if (*batch_dims != 0) {
+    return absl::UnimplementedError("ResourceGather with batch_dims != 0");
+  }
+  Tensor params = (*v)->Read();
+  if (!params.valid()) return Uninitialized(ctx.node_name());
+  if (params.rank() < 1 || !IsFixedSize(params.dtype())) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("cannot gather rows of a ", params.DebugString(), " variable"));
+  }
+  absl::StatusOr<std::vector<int64_t>> indices = ToInt64s(ctx.input(1));
+  if (!indices.ok()) return indices.status();
+  Shape out_shape = ctx.input(1).shape();
+  out_shape.insert(out_shape.end(), params.shape().begin() + 1, params.shape().end());
+  absl::StatusOr<Tensor*> out = ctx.allocate_output(0, params.dtype(), out_shape);
+  if (!out.ok()) return out.status();
+  const int64_t rows = params.dim(0);
+  const size_t row_bytes = rows == 0 ? 0 : params.byte_size() / rows;
+  for (size_t i = 0; i < indices->size(); ++i) {
+    int64_t r = (*indices)[i];
+    if (r < 0 || r >= rows) {
+      return absl::InvalidArgumentError(absl::StrCat("indices[", i, "] = ", r,
+                                                     " is not in [0, ", rows, ")"));
+    }
+    std::memcpy(static_cast<char*>((*out)->raw_data()) + i * row_bytes,
+                static_cast<const char*>(params.raw_data()) + r * row_bytes, row_bytes);
+  }
+  return absl::OkStatus();
+}
+
 absl::StatusOr<int> NoOutputs(const AttrMap&, int) { return 0; }
 absl::Status InferNothing(InferenceContext&) { return absl::OkStatus(); }
 
@@ -181,6 +225,10 @@ void RegisterVariableOps(KernelRegistry& r) {
   r.AddKernel({"VarHandleOp", kCpu, "", {}, ComputeVarHandle});
   r.AddOp({"ReadVariableOp", {}, InferRead, nullptr, true});
   r.AddKernel({"ReadVariableOp", kCpu, "", {}, ComputeRead});
+
+  r.AddOp({"ResourceGather", {{"batch_dims", int64_t{0}}, {"validate_indices", true}},
+           InferResourceGather, nullptr, true});
+  r.AddKernel({"ResourceGather", kCpu, "", {}, ComputeResourceGather});
 
   r.AddOp({"Assign", {{"validate_shape", true}, {"use_locking", true}}, InferRefUpdate, nullptr,
            true});
