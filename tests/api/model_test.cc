@@ -1,0 +1,315 @@
+// The public API on real TensorFlow-written models, against TensorFlow's
+// outputs stored in tests/data/goldens.
+#include "smrt/model.h"
+
+#include <filesystem>
+#include <atomic>
+#include <cstdio>
+#include <cstring>
+#include <thread>
+
+#include "absl/strings/str_cat.h"
+#include "core/file.h"
+#include "core/npy.h"
+#include "gtest/gtest.h"
+#include "kernels/testing/op_runner.h"
+#include "loader/saved_model_reader.h"
+#include "testing/goldens.h"
+#include "testing/paths.h"
+
+namespace smrt {
+namespace {
+
+using kernels::testing::TensorsNear;
+using ::smrt::testing::SharedModel;
+
+const char kHalfPlusTwo[] = "tf-serving/saved_model_half_plus_two_cpu/00000123";
+
+// Loads the model for one golden case and compares every output.
+void CheckGoldenCase(const testing::GoldenCase& c) {
+  SCOPED_TRACE(c.model + " " + c.signature);
+  LoadOptions options;
+  options.signatures = {c.signature};
+  absl::StatusOr<std::unique_ptr<Model>> model = Model::Load(c.model_dir, options);
+  ASSERT_TRUE(model.ok()) << model.status();
+  NamedTensors inputs;
+  for (const auto& [name, path] : c.input_files) {
+    absl::StatusOr<Tensor> t = testing::ReadGoldenTensor(path);
+    ASSERT_TRUE(t.ok()) << t.status();
+    inputs[name] = *t;
+  }
+  absl::StatusOr<NamedTensors> outputs = (*model)->Run(c.signature, inputs);
+  ASSERT_TRUE(outputs.ok()) << outputs.status();
+  ASSERT_EQ(outputs->size(), c.output_files.size());
+  for (const auto& [name, path] : c.output_files) {
+    absl::StatusOr<Tensor> expected = npy::Read(path);
+    ASSERT_TRUE(expected.ok()) << expected.status();
+    ASSERT_TRUE(outputs->count(name)) << "missing output " << name;
+    EXPECT_TRUE(TensorsNear(outputs->at(name), *expected, 1e-5, 1e-5)) << name;
+  }
+}
+
+TEST(ModelTest, EveryTfServingSignatureGivesTensorFlowsAnswers) {
+  SMRT_SKIP_IF_NO_SHARED_MODELS();
+  std::vector<testing::GoldenCase> cases = testing::ListGoldenCases("tf-serving/");
+  int checked = 0;
+  for (const testing::GoldenCase& c : cases) {
+    if (c.model == "tf-serving/saved_model_counter/00000123") continue;  // stateful, below
+    CheckGoldenCase(c);
+    ++checked;
+  }
+  EXPECT_GE(checked, 30);
+}
+
+TEST(ModelTest, CounterKeepsStateAcrossCalls) {
+  SMRT_SKIP_IF_NO_SHARED_MODELS();
+  absl::StatusOr<std::unique_ptr<Model>> model =
+      Model::Load(SharedModel("tf-serving/saved_model_counter/00000123"));
+  ASSERT_TRUE(model.ok()) << model.status();
+  namespace fs = std::filesystem;
+  fs::path seq = fs::path(testing::TestDataDir()) /
+                 "goldens/tf-serving__saved_model_counter__00000123/_sequence";
+  std::vector<fs::path> steps;
+  for (const auto& e : fs::directory_iterator(seq)) {
+    if (e.is_directory()) steps.push_back(e.path());
+  }
+  std::sort(steps.begin(), steps.end());
+  ASSERT_EQ(steps.size(), 6u);
+  for (const fs::path& step : steps) {
+    std::string signature = step.filename().string().substr(3);  // "01_incr_counter"
+    NamedTensors inputs;
+    if (fs::is_directory(step / "inputs")) {
+      for (const auto& f : fs::directory_iterator(step / "inputs")) {
+        inputs[f.path().stem().string()] = *npy::Read(f.path().string());
+      }
+    }
+    absl::StatusOr<NamedTensors> out = (*model)->Run(signature, inputs);
+    ASSERT_TRUE(out.ok()) << signature << ": " << out.status();
+    absl::StatusOr<Tensor> expected = npy::Read((step / "outputs/output.npy").string());
+    ASSERT_TRUE(expected.ok());
+    EXPECT_TRUE(TensorsNear(out->at("output"), *expected)) << step.filename();
+  }
+}
+
+TEST(ModelTest, ListsSignaturesWithGraphDtypes) {
+  SMRT_SKIP_IF_NO_SHARED_MODELS();
+  absl::StatusOr<std::unique_ptr<Model>> model = Model::Load(SharedModel(kHalfPlusTwo));
+  ASSERT_TRUE(model.ok()) << model.status();
+  EXPECT_EQ((*model)->signature_keys(),
+            (std::vector<std::string>{"classify_x_to_y", "regress_x2_to_y3", "regress_x_to_y",
+                                      "regress_x_to_y2", "serving_default"}));
+  absl::StatusOr<const SignatureInfo*> sig = (*model)->signature("serving_default");
+  ASSERT_TRUE(sig.ok());
+  ASSERT_EQ((*sig)->inputs.size(), 1u);
+  EXPECT_EQ((*sig)->inputs[0].name, "x");
+  EXPECT_EQ((*sig)->inputs[0].dtype, DataType::kFloat);
+  EXPECT_EQ((*sig)->inputs[0].ShapeString(), "(-1, 1)");
+  EXPECT_EQ((*sig)->outputs[0].name, "y");
+  absl::StatusOr<const SignatureInfo*> none = (*model)->signature("nope");
+  EXPECT_EQ(none.status().code(), absl::StatusCode::kNotFound);
+  EXPECT_NE(none.status().message().find("serving_default"), std::string::npos);
+}
+
+class HalfPlusTwoTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    SMRT_SKIP_IF_NO_SHARED_MODELS();
+    absl::StatusOr<std::unique_ptr<Model>> m = Model::Load(SharedModel(kHalfPlusTwo));
+    ASSERT_TRUE(m.ok()) << m.status();
+    model_ = *std::move(m);
+  }
+  absl::Status RunWith(NamedTensors inputs) {
+    return model_->Run("serving_default", inputs).status();
+  }
+  std::unique_ptr<Model> model_;
+};
+
+TEST_F(HalfPlusTwoTest, ComputesHalfPlusTwo) {
+  Tensor x = kernels::testing::MakeTensor<float>({3, 1}, {0.0f, 1.0f, -4.0f});
+  absl::StatusOr<NamedTensors> y = model_->Run("serving_default", {{"x", x}});
+  ASSERT_TRUE(y.ok()) << y.status();
+  EXPECT_TRUE(TensorsNear(y->at("y"), kernels::testing::MakeTensor<float>({3, 1}, {2, 2.5, 0})));
+}
+
+TEST_F(HalfPlusTwoTest, ErrorsNameWhatIsWrong) {
+  Tensor x = kernels::testing::MakeTensor<float>({2, 1}, {1, 2});
+  absl::Status unknown = RunWith({{"x", x}, {"z", x}});
+  EXPECT_EQ(unknown.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(unknown.message().find("no input 'z'; its inputs are: x"), std::string::npos)
+      << unknown;
+
+  absl::Status missing = RunWith({});
+  EXPECT_NE(missing.message().find("input 'x' is missing"), std::string::npos) << missing;
+
+  absl::Status dtype = RunWith({{"x", kernels::testing::MakeTensor<int32_t>({2, 1}, {1, 2})}});
+  EXPECT_NE(dtype.message().find("must be DT_FLOAT (float32), got DT_INT32"), std::string::npos)
+      << dtype;
+
+  absl::Status rank = RunWith({{"x", kernels::testing::MakeTensor<float>({2}, {1, 2})}});
+  EXPECT_NE(rank.message().find("must have rank 2 (shape (-1, 1)), got shape (2)"),
+            std::string::npos)
+      << rank;
+
+  absl::Status dim = RunWith({{"x", kernels::testing::MakeTensor<float>({1, 2}, {1, 2})}});
+  EXPECT_NE(dim.message().find("dim 1 must be 1 (shape (-1, 1)), got shape (1, 2)"),
+            std::string::npos)
+      << dim;
+}
+
+TEST_F(HalfPlusTwoTest, WritesIntoCallerOutputsAndReadsCallerInputs) {
+  float in[4] = {2, 4, 6, 8};
+  float out[4] = {0, 0, 0, 0};
+  NamedTensors inputs = {{"x", *Tensor::View(DataType::kFloat, {4, 1}, in, sizeof(in))}};
+  NamedTensors outputs = {{"y", *Tensor::View(DataType::kFloat, {4, 1}, out, sizeof(out))}};
+  ASSERT_TRUE(model_->Run("serving_default", inputs, &outputs).ok());
+  EXPECT_EQ(out[0], 3.0f);
+  EXPECT_EQ(out[3], 6.0f);
+  EXPECT_TRUE(outputs.at("y").is_view());
+}
+
+TEST_F(HalfPlusTwoTest, ZeroBatch) {
+  absl::StatusOr<Tensor> x = Tensor::Create(DataType::kFloat, {0, 1});
+  absl::StatusOr<NamedTensors> y = model_->Run("serving_default", {{"x", *x}});
+  ASSERT_TRUE(y.ok()) << y.status();
+  EXPECT_EQ(y->at("y").shape(), (Shape{0, 1}));
+}
+
+TEST_F(HalfPlusTwoTest, ManyThreadsGetBitIdenticalResults) {
+  constexpr int kThreads = 8;
+  constexpr int kCalls = 300;
+  std::vector<Tensor> inputs;
+  std::vector<Tensor> reference;
+  for (int b = 1; b <= 4; ++b) {
+    std::vector<float> v(b);
+    for (int i = 0; i < b; ++i) v[i] = 0.37f * i - 1.3f * b;
+    inputs.push_back(kernels::testing::MakeTensor<float>({b, 1}, v));
+    reference.push_back(model_->Run("serving_default", {{"x", inputs.back()}})->at("y"));
+  }
+  std::atomic<int> mismatches{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < kCalls; ++i) {
+        int k = (t + i) % 4;
+        absl::StatusOr<NamedTensors> y = model_->Run("serving_default", {{"x", inputs[k]}});
+        if (!y.ok() || y->at("y").byte_size() != reference[k].byte_size() ||
+            std::memcmp(y->at("y").raw_data(), reference[k].raw_data(),
+                        reference[k].byte_size()) != 0) {
+          ++mismatches;
+        }
+      }
+    });
+  }
+  for (auto& th : threads) th.join();
+  EXPECT_EQ(mismatches.load(), 0);
+}
+
+TEST(ModelLoadTest, UnsupportedOpsAreListedAtLoad) {
+  SMRT_SKIP_IF_NO_SHARED_MODELS();
+  std::string dir = testing::MakeTempDir();
+  testing::CopyTree(SharedModel(kHalfPlusTwo), dir);
+  absl::StatusOr<tensorflow::SavedModel> proto = loader::ReadSavedModelProto(dir);
+  ASSERT_TRUE(proto.ok());
+  for (auto& n : *proto->mutable_meta_graphs(0)->mutable_graph_def()->mutable_node()) {
+    if (n.op() == "Mul") n.set_op("FancyMul");
+    if (n.name() == "Add") n.set_op("FancyAdd");
+  }
+  ASSERT_TRUE(file::WriteAll(dir + "/saved_model.pb", proto->SerializeAsString()).ok());
+  LoadOptions options;
+  options.signatures = {"serving_default", "regress_x2_to_y3"};
+  absl::StatusOr<std::unique_ptr<Model>> model = Model::Load(dir, options);
+  ASSERT_EQ(model.status().code(), absl::StatusCode::kUnimplemented);
+  const std::string msg(model.status().message());
+  EXPECT_NE(msg.find("2 op types are not supported"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("FancyAdd (1 node, e.g. 'Add'"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("FancyMul (1 node, e.g. 'Mul'"), std::string::npos) << msg;
+}
+
+TEST(ModelLoadTest, BadDirectoryAndTags) {
+  EXPECT_EQ(Model::Load("/no/such/model").status().code(), absl::StatusCode::kNotFound);
+  SMRT_SKIP_IF_NO_SHARED_MODELS();
+  LoadOptions options;
+  options.tags = {"train"};
+  absl::StatusOr<std::unique_ptr<Model>> m = Model::Load(SharedModel(kHalfPlusTwo), options);
+  EXPECT_EQ(m.status().code(), absl::StatusCode::kNotFound);
+  options.tags = {"serve"};
+  options.signatures = {"bogus"};
+  m = Model::Load(SharedModel(kHalfPlusTwo), options);
+  EXPECT_EQ(m.status().code(), absl::StatusCode::kNotFound);
+  EXPECT_NE(m.status().message().find("serving_default"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace smrt
+
+namespace smrt {
+namespace {
+
+TEST(DemoModelTest, DigitsMatchTensorFlow) {
+  const std::string dir = testing::TestDataDir() + "/../../examples/models/digits";
+  absl::StatusOr<std::unique_ptr<Model>> model = Model::Load(dir);
+  ASSERT_TRUE(model.ok()) << model.status();
+  absl::StatusOr<NamedTensors> out =
+      (*model)->Run("serving_default", {{"pixels", *npy::Read(dir + "/samples/inputs.npy")}});
+  ASSERT_TRUE(out.ok()) << out.status();
+  absl::StatusOr<Tensor> expected = npy::Read(dir + "/samples/expected_probabilities.npy");
+  ASSERT_TRUE(expected.ok());
+  EXPECT_TRUE(kernels::testing::TensorsNear(out->at("probabilities"), *expected, 1e-6, 1e-5));
+}
+
+}  // namespace
+}  // namespace smrt
+
+namespace smrt {
+namespace {
+
+// Community models: each signature either gives TensorFlow's answers or fails
+// to load with a list of unsupported ops (the conformance issue widens this).
+TEST(CommunityModelsTest, MatchTensorFlowOrListWhatIsMissing) {
+  SMRT_SKIP_IF_NO_SHARED_MODELS();
+  int matched = 0;
+  for (const testing::GoldenCase& c : testing::ListGoldenCases("community/")) {
+    SCOPED_TRACE(c.model + " " + c.signature);
+    LoadOptions options;
+    options.signatures = {c.signature};
+    absl::StatusOr<std::unique_ptr<Model>> model = Model::Load(c.model_dir, options);
+    if (!model.ok()) {
+      EXPECT_EQ(model.status().code(), absl::StatusCode::kUnimplemented) << model.status();
+      std::printf("  %s %s: not yet: %s\n", c.model.c_str(), c.signature.c_str(),
+                  std::string(model.status().message()).substr(0, 300).c_str());
+      continue;
+    }
+    NamedTensors inputs;
+    for (const auto& [name, path] : c.input_files) {
+      Tensor t = *testing::ReadGoldenTensor(path);
+      // .strings files are 1-D; a scalar string input is stored as one element.
+      absl::StatusOr<const SignatureInfo*> sig = (*model)->signature(c.signature);
+      for (const TensorSpec& spec : (*sig)->inputs) {
+        if (spec.name == name && spec.known_rank && spec.shape.empty() && t.num_elements() == 1) {
+          t = *t.Reshaped({});
+        }
+      }
+      inputs[name] = t;
+    }
+    absl::StatusOr<NamedTensors> out = (*model)->Run(c.signature, inputs);
+    ASSERT_TRUE(out.ok()) << out.status();
+    bool all = true;
+    for (const auto& [name, path] : c.output_files) {
+      absl::StatusOr<Tensor> expected = npy::Read(path);
+      ASSERT_TRUE(expected.ok());
+      ASSERT_TRUE(out->count(name)) << name;
+      ::testing::AssertionResult near =
+          kernels::testing::TensorsNear(out->at(name), *expected, 1e-4, 1e-4);
+      EXPECT_TRUE(near) << name;
+      all &= static_cast<bool>(near);
+    }
+    if (all) {
+      ++matched;
+      std::printf("  %s %s: matches TensorFlow\n", c.model.c_str(), c.signature.c_str());
+    }
+  }
+  std::printf("%d community signatures match TensorFlow\n", matched);
+}
+
+}  // namespace
+}  // namespace smrt
