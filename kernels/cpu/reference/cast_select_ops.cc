@@ -1,9 +1,467 @@
-// (being written) — placeholder so the tree links while the kernels land.
+// Cast between bool, integers, float16/bfloat16/float/double; Select
+// (TensorFlow v1: condition scalar, same shape, or a vector over dim 0) and
+// SelectV2 (condition, then and else broadcast together).
+//
+// Cast follows TensorFlow on x86:
+// - float -> half/bfloat16 rounds to nearest even; Truncate=true instead
+//   drops the low mantissa bits for float->half, float->bfloat16,
+//   double->float and double->half (TF's LSBZeroSetter; the other pairs
+//   ignore it). double -> half/bfloat16 goes through float.
+// - float -> int32/int64 truncates toward zero; NaN and values out of range
+//   give the type's minimum. Narrower integers take the int32 result and wrap
+//   (TF's vectorised path saturates some of these instead; its result for
+//   out-of-range values depends on the element's position, so no single rule
+//   matches it). uint32/uint64: out of range or NaN give 2^31 / 2^63, values
+//   in (-2^31, 0) / (-2^63, 0) wrap.
+// - anything -> bool is `!= 0` (NaN is true); integer -> integer wraps.
+#include <array>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <optional>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <variant>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "kernels/cpu/reference/broadcast.h"
+#include "kernels/cpu/reference/elementwise_util.h"
 #include "kernels/cpu/reference/register.h"
 #include "kernels/registry.h"
 
 namespace smrt::kernels {
+namespace {
 
-void RegisterCastSelectOps(KernelRegistry&) {}
+using elementwise::AtNode;
+using elementwise::ComputeType;
+using elementwise::DataTypeFor;
+using elementwise::DataTypes;
+using elementwise::Dispatch;
+using elementwise::kIsFloat;
+using elementwise::kIsInteger;
+using elementwise::RealTypes;
+using elementwise::TypeList;
+
+using CastTypes = decltype(RealTypes{} + TypeList<bool>{});
+
+// ---------------------------------------------------------------------------
+// Cast.
+
+template <typename To>
+To FloatToInt(double x) {
+  const double t = std::trunc(x);
+  if constexpr (std::is_same_v<To, int32_t> || std::is_same_v<To, int64_t>) {
+    constexpr double kLimit = static_cast<double>(uint64_t{1} << (8 * sizeof(To) - 1));
+    if (!(t >= -kLimit && t < kLimit)) return std::numeric_limits<To>::min();
+    return static_cast<To>(t);
+  } else if constexpr (sizeof(To) < sizeof(int32_t)) {
+    return static_cast<To>(FloatToInt<int32_t>(x));
+  } else if constexpr (std::is_same_v<To, uint32_t>) {
+    if (!(t >= -2147483648.0 && t < 4294967296.0)) return uint32_t{1} << 31;
+    return static_cast<uint32_t>(static_cast<int64_t>(t));
+  } else {
+    static_assert(std::is_same_v<To, uint64_t>);
+    if (!(t >= -9223372036854775808.0 && t < 18446744073709551616.0)) return uint64_t{1} << 63;
+    if (t < 0) return static_cast<uint64_t>(static_cast<int64_t>(t));
+    return static_cast<uint64_t>(t);
+  }
+}
+
+// Conversions to float16/bfloat16 work on the float's bits, in integers
+// only: GCC 12 (-O1 and up) drops the mask in "if (isnan(f)) return f; else
+// clear bits through memcpy" float round trips, so truncation is not
+// written that way.
+uint32_t FloatBits(float f) {
+  uint32_t u;
+  std::memcpy(&u, &f, sizeof(u));
+  return u;
+}
+
+uint64_t DoubleBits(double d) {
+  uint64_t u;
+  std::memcpy(&u, &d, sizeof(u));
+  return u;
+}
+
+double DoubleFromBits(uint64_t u) {
+  double d;
+  std::memcpy(&d, &u, sizeof(d));
+  return d;
+}
+
+bool IsNanBits(uint32_t u) { return (u & 0x7fffffffu) > 0x7f800000u; }
+
+// TF's Truncate: the low `bits` bits cleared unless the value is NaN.
+uint32_t TruncatedBits(uint32_t u, int bits) {
+  return IsNanBits(u) ? u : u & (~uint32_t{0} << bits);
+}
+
+double TruncatedDouble(double d, int bits) {
+  const uint64_t u = DoubleBits(d);
+  const bool nan = (u & 0x7fffffffffffffffu) > 0x7ff0000000000000u;
+  return DoubleFromBits(nan ? u : u & (~uint64_t{0} << bits));
+}
+
+// Round to nearest even; NaN becomes the quiet NaN 0x7fc0 with its sign
+// (Eigen's scalar conversion).
+Eigen::bfloat16 BFloat16FromBits(uint32_t u) {
+  uint16_t b;
+  if (IsNanBits(u)) {
+    b = static_cast<uint16_t>(((u >> 16) & 0x8000u) | 0x7fc0u);
+  } else {
+    b = static_cast<uint16_t>((u + 0x7fffu + ((u >> 16) & 1u)) >> 16);
+  }
+  return Eigen::numext::bit_cast<Eigen::bfloat16>(b);
+}
+
+// Round to nearest even, overflow to infinity, subnormals kept; NaN becomes
+// 0x7e00 with its sign.
+Eigen::half HalfFromBits(uint32_t u) {
+  const uint32_t sign = (u >> 16) & 0x8000u;
+  const uint32_t abs = u & 0x7fffffffu;
+  uint32_t h;
+  if (abs >= 0x7f800000u) {
+    h = abs > 0x7f800000u ? 0x7e00u : 0x7c00u;
+  } else if (abs >= 0x47800000u) {  // >= 65536
+    h = 0x7c00u;
+  } else if (abs >= 0x38800000u) {  // normal: rebias the exponent 127 -> 15
+    h = (abs >> 13) - (112u << 10);
+    const uint32_t rest = abs & 0x1fffu;
+    if (rest > 0x1000u || (rest == 0x1000u && (h & 1u))) ++h;  // may carry up to inf
+  } else if (abs >= 0x33000000u) {                             // subnormal: units of 2^-24
+    const uint32_t mantissa = (abs & 0x7fffffu) | 0x800000u;
+    const int shift = 126 - static_cast<int>(abs >> 23);  // 14..24
+    h = mantissa >> shift;
+    const uint32_t rest = mantissa & ((1u << shift) - 1);
+    const uint32_t halfway = 1u << (shift - 1);
+    if (rest > halfway || (rest == halfway && (h & 1u))) ++h;
+  } else {
+    h = 0;  // below half the smallest subnormal
+  }
+  return Eigen::numext::bit_cast<Eigen::half>(static_cast<uint16_t>(sign | h));
+}
+
+template <typename To, typename From>
+To CastValue(const From& v, bool truncate) {
+  if constexpr (std::is_same_v<To, From>) {
+    return v;
+  } else if constexpr (std::is_same_v<To, bool>) {
+    return static_cast<ComputeType<From>>(v) != ComputeType<From>(0);
+  } else if constexpr (kIsInteger<To>) {
+    if constexpr (kIsFloat<From>) {
+      return FloatToInt<To>(static_cast<double>(static_cast<ComputeType<From>>(v)));
+    } else {
+      return static_cast<To>(v);
+    }
+  } else if constexpr (std::is_same_v<To, Eigen::half>) {
+    if constexpr (std::is_same_v<From, double>) {
+      return HalfFromBits(FloatBits(static_cast<float>(truncate ? TruncatedDouble(v, 42) : v)));
+    } else if constexpr (std::is_same_v<From, float>) {
+      const uint32_t u = FloatBits(v);
+      return HalfFromBits(truncate ? TruncatedBits(u, 13) : u);
+    } else if constexpr (std::is_same_v<From, bool>) {
+      return Eigen::half(v);
+    } else {
+      return HalfFromBits(FloatBits(static_cast<float>(v)));
+    }
+  } else if constexpr (std::is_same_v<To, Eigen::bfloat16>) {
+    if constexpr (std::is_same_v<From, float>) {
+      const uint32_t u = FloatBits(v);
+      return BFloat16FromBits(truncate ? TruncatedBits(u, 16) : u);
+    } else if constexpr (std::is_same_v<From, bool>) {
+      return Eigen::bfloat16(v);
+    } else {
+      return BFloat16FromBits(FloatBits(static_cast<float>(v)));
+    }
+  } else {
+    static_assert(std::is_floating_point_v<To>);
+    if constexpr (std::is_same_v<To, float> && std::is_same_v<From, double>) {
+      return static_cast<float>(truncate ? TruncatedDouble(v, 29) : v);
+    } else {
+      return static_cast<To>(static_cast<ComputeType<From>>(v));
+    }
+  }
+}
+
+absl::Status CastCompute(KernelContext& ctx) {
+  const Tensor& x = ctx.input(0);
+  absl::StatusOr<DataType> dst = ctx.attrs().Get<DataType>("DstT");
+  if (!dst.ok()) return AtNode(ctx, dst.status());
+  absl::StatusOr<bool> truncate = ctx.attrs().GetOr<bool>("Truncate", false);
+  if (!truncate.ok()) return AtNode(ctx, truncate.status());
+  if (x.dtype() == *dst) {
+    ctx.set_output(0, x);
+    return absl::OkStatus();
+  }
+  absl::Status status = Dispatch(CastTypes{}, x.dtype(), "Cast", [&](auto from_tag) {
+    using From = typename decltype(from_tag)::type;
+    return Dispatch(CastTypes{}, *dst, "Cast", [&](auto to_tag) -> absl::Status {
+      using To = typename decltype(to_tag)::type;
+      absl::StatusOr<Tensor*> out = ctx.allocate_output(0, *dst, x.shape());
+      if (!out.ok()) return out.status();
+      const From* in = x.data<From>();
+      To* o = (*out)->template data<To>();
+      const bool t = *truncate;
+      for (int64_t i = 0; i < x.num_elements(); ++i) o[i] = CastValue<To>(in[i], t);
+      return absl::OkStatus();
+    });
+  });
+  if (status.code() == absl::StatusCode::kUnimplemented) {
+    status = absl::UnimplementedError(absl::StrCat("Cast ", DataTypeShortName(x.dtype()), " to ",
+                                                   DataTypeShortName(*dst), " is not supported"));
+  }
+  return AtNode(ctx, status);
+}
+
+absl::Status InferCast(InferenceContext& ctx) {
+  absl::StatusOr<DataType> dst = ctx.attrs().Get<DataType>("DstT");
+  if (!dst.ok()) return AtNode(ctx, dst.status());
+  absl::StatusOr<DataType> src = elementwise::InferredType(ctx, "SrcT", 0);
+  if (!src.ok()) return src.status();
+  ctx.set_output(0, ValueInfo{*dst, ctx.input(0).shape});
+  return absl::OkStatus();
+}
+
+// ---------------------------------------------------------------------------
+// Select / SelectV2. Values are moved as plain elements of their size.
+
+struct Bytes16 {
+  uint64_t lo;
+  uint64_t hi;
+};
+
+template <typename Fn>
+absl::Status VisitBySize(DataType dtype, absl::string_view op, Fn&& fn) {
+  if (dtype == DataType::kString) return fn(elementwise::Tag<std::string>{});
+  if (dtype != DataType::kResource && dtype != DataType::kVariant) {
+    switch (DataTypeSize(dtype)) {
+      case 1:
+        return fn(elementwise::Tag<uint8_t>{});
+      case 2:
+        return fn(elementwise::Tag<uint16_t>{});
+      case 4:
+        return fn(elementwise::Tag<uint32_t>{});
+      case 8:
+        return fn(elementwise::Tag<uint64_t>{});
+      case 16:
+        return fn(elementwise::Tag<Bytes16>{});
+      default:
+        break;
+    }
+  }
+  return absl::UnimplementedError(
+      absl::StrCat(op, " does not support dtype ", DataTypeName(dtype)));
+}
+
+std::vector<DataType> SelectTypes() {
+  std::vector<DataType> types = DataTypes(decltype(CastTypes{} + TypeList<std::string>{}){});
+  types.push_back(DataType::kComplex64);
+  types.push_back(DataType::kComplex128);
+  return types;
+}
+
+absl::Status CheckSelectInputs(const KernelContext& ctx) {
+  if (ctx.input(0).dtype() != DataType::kBool) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("condition must be bool, got ", DataTypeName(ctx.input(0).dtype())));
+  }
+  if (ctx.input(1).dtype() != ctx.input(2).dtype()) {
+    return absl::InvalidArgumentError(absl::StrCat("'then' is ", DataTypeName(ctx.input(1).dtype()),
+                                                   " but 'else' is ",
+                                                   DataTypeName(ctx.input(2).dtype())));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status SelectCompute(KernelContext& ctx) {
+  if (absl::Status s = CheckSelectInputs(ctx); !s.ok()) return AtNode(ctx, s);
+  const Tensor& cond = ctx.input(0);
+  const Tensor& t = ctx.input(1);
+  const Tensor& e = ctx.input(2);
+  if (t.shape() != e.shape()) {
+    return AtNode(ctx, absl::InvalidArgumentError(absl::StrCat(
+                           "'then' and 'else' must have the same shape: ", ShapeToString(t.shape()),
+                           " vs ", ShapeToString(e.shape()))));
+  }
+  if (cond.rank() == 0) {
+    ctx.set_output(0, cond.data<bool>()[0] ? t : e);
+    return absl::OkStatus();
+  }
+  int64_t inner = 0;  // elements of t per condition element
+  if (cond.shape() == t.shape()) {
+    inner = 1;
+  } else if (cond.rank() == 1) {
+    if (t.rank() == 0) {
+      return AtNode(ctx, absl::InvalidArgumentError(
+                             "'then' must be at least a vector when the condition is a vector, "
+                             "but saw shape: ()"));
+    }
+    if (t.dim(0) != cond.dim(0)) {
+      return AtNode(ctx, absl::InvalidArgumentError(absl::StrCat(
+                             "Number of batches of 'then' must match size of 'cond', but saw: ",
+                             t.dim(0), " vs. ", cond.dim(0))));
+    }
+    inner = t.dim(0) == 0 ? 0 : t.num_elements() / t.dim(0);
+  } else {
+    return AtNode(ctx, absl::InvalidArgumentError(absl::StrCat(
+                           "condition ", ShapeToString(cond.shape()),
+                           " must be a scalar, a "
+                           "vector matching dim 0 of 'then', or have the shape of 'then' ",
+                           ShapeToString(t.shape()))));
+  }
+  return AtNode(ctx, VisitBySize(t.dtype(), ctx.op(), [&](auto tag) -> absl::Status {
+                  using E = typename decltype(tag)::type;
+                  absl::StatusOr<Tensor*> out = ctx.allocate_output(0, t.dtype(), t.shape());
+                  if (!out.ok()) return out.status();
+                  const bool* c = cond.data<bool>();
+                  const E* a = t.data<E>();
+                  const E* b = e.data<E>();
+                  E* o = (*out)->template data<E>();
+                  for (int64_t i = 0; i < cond.num_elements(); ++i) {
+                    const E* src = c[i] ? a : b;
+                    for (int64_t j = i * inner; j < (i + 1) * inner; ++j) o[j] = src[j];
+                  }
+                  return absl::OkStatus();
+                }));
+}
+
+absl::Status SelectV2Compute(KernelContext& ctx) {
+  if (absl::Status s = CheckSelectInputs(ctx); !s.ok()) return AtNode(ctx, s);
+  const Tensor& cond = ctx.input(0);
+  const Tensor& t = ctx.input(1);
+  const Tensor& e = ctx.input(2);
+  absl::StatusOr<BroadcastPlan> plan = MakeBroadcastPlan({cond.shape(), t.shape(), e.shape()});
+  if (!plan.ok()) {
+    return AtNode(
+        ctx, absl::InvalidArgumentError(absl::StrCat(
+                 "condition ", ShapeToString(cond.shape()), ", then ", ShapeToString(t.shape()),
+                 ", and else ", ShapeToString(e.shape()), " must be broadcastable")));
+  }
+  return AtNode(
+      ctx, VisitBySize(t.dtype(), ctx.op(), [&](auto tag) -> absl::Status {
+        using E = typename decltype(tag)::type;
+        absl::StatusOr<Tensor*> out = ctx.allocate_output(0, t.dtype(), plan->out_shape);
+        if (!out.ok()) return out.status();
+        const bool* c = cond.data<bool>();
+        const E* a = t.data<E>();
+        const E* b = e.data<E>();
+        E* o = (*out)->template data<E>();
+        ForEachBroadcastRow<3>(*plan, [&](int64_t out_offset, const std::array<int64_t, 3>& in,
+                                          int64_t n, const std::array<int64_t, 3>& stride) {
+          for (int64_t j = 0; j < n; ++j) {
+            o[out_offset + j] =
+                c[in[0] + j * stride[0]] ? a[in[1] + j * stride[1]] : b[in[2] + j * stride[2]];
+          }
+        });
+        return absl::OkStatus();
+      }));
+}
+
+// Shape inference for both selects.
+
+absl::Status CheckSelectInfos(const InferenceContext& ctx) {
+  const DataType c = ctx.input(0).dtype;
+  if (c != DataType::kInvalid && c != DataType::kBool) {
+    return AtNode(ctx, absl::InvalidArgumentError(
+                           absl::StrCat("condition must be bool, got ", DataTypeName(c))));
+  }
+  const DataType t = ctx.input(1).dtype;
+  const DataType e = ctx.input(2).dtype;
+  if (t != DataType::kInvalid && e != DataType::kInvalid && t != e) {
+    return AtNode(ctx, absl::InvalidArgumentError(absl::StrCat(
+                           "'then' is ", DataTypeName(t), " but 'else' is ", DataTypeName(e))));
+  }
+  return absl::OkStatus();
+}
+
+DataType SelectOutputType(const InferenceContext& ctx) {
+  const AttrValue* v = ctx.attrs().Find("T");
+  if (v != nullptr && std::holds_alternative<DataType>(*v)) return std::get<DataType>(*v);
+  return ctx.input(1).dtype != DataType::kInvalid ? ctx.input(1).dtype : ctx.input(2).dtype;
+}
+
+// Merges two partial shapes that must be equal; nullopt when they conflict.
+std::optional<PartialShape> Merge(const PartialShape& a, const PartialShape& b) {
+  if (!a.known_rank) return b;
+  if (!b.known_rank) return a;
+  if (a.rank() != b.rank()) return std::nullopt;
+  PartialShape out = a;
+  for (int d = 0; d < a.rank(); ++d) {
+    if (out.dims[d] < 0) {
+      out.dims[d] = b.dims[d];
+    } else if (b.dims[d] >= 0 && b.dims[d] != out.dims[d]) {
+      return std::nullopt;
+    }
+  }
+  return out;
+}
+
+absl::Status InferSelect(InferenceContext& ctx) {
+  if (absl::Status s = CheckSelectInfos(ctx); !s.ok()) return s;
+  const PartialShape& cond = ctx.input(0).shape;
+  std::optional<PartialShape> out = Merge(ctx.input(1).shape, ctx.input(2).shape);
+  if (!out) {
+    return AtNode(ctx, absl::InvalidArgumentError(absl::StrCat(
+                           "'then' and 'else' must have the same shape: ",
+                           ctx.input(1).shape.ToString(), " vs ", ctx.input(2).shape.ToString())));
+  }
+  if (cond.known_rank && out->known_rank && cond.rank() > 0) {
+    bool ok;
+    if (cond.rank() == 1 && out->rank() != 1) {
+      if (out->rank() > 0 && cond.dims[0] >= 0 && out->dims[0] >= 0 &&
+          cond.dims[0] != out->dims[0]) {
+        return AtNode(ctx, absl::InvalidArgumentError(absl::StrCat(
+                               "Number of batches of 'then' must match size of 'cond', but "
+                               "saw: ",
+                               out->dims[0], " vs. ", cond.dims[0])));
+      }
+      ok = out->rank() > 0;
+    } else {
+      std::optional<PartialShape> merged = Merge(cond, *out);
+      ok = merged.has_value();
+      if (ok) out = merged;
+    }
+    if (!ok) {
+      return AtNode(ctx, absl::InvalidArgumentError(
+                             absl::StrCat("condition ", cond.ToString(),
+                                          " must be a scalar, a vector "
+                                          "matching dim 0 of 'then', or have the shape of 'then' ",
+                                          out->ToString())));
+    }
+  }
+  ctx.set_output(0, ValueInfo{SelectOutputType(ctx), *std::move(out)});
+  return absl::OkStatus();
+}
+
+absl::Status InferSelectV2(InferenceContext& ctx) {
+  if (absl::Status s = CheckSelectInfos(ctx); !s.ok()) return s;
+  absl::StatusOr<PartialShape> shape =
+      BroadcastPartialShapes({ctx.input(0).shape, ctx.input(1).shape, ctx.input(2).shape});
+  if (!shape.ok()) {
+    return AtNode(ctx, absl::InvalidArgumentError(
+                           absl::StrCat("condition ", ctx.input(0).shape.ToString(), ", then ",
+                                        ctx.input(1).shape.ToString(), ", and else ",
+                                        ctx.input(2).shape.ToString(), " must be broadcastable")));
+  }
+  ctx.set_output(0, ValueInfo{SelectOutputType(ctx), *std::move(shape)});
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+void RegisterCastSelectOps(KernelRegistry& r) {
+  r.AddOp({"Cast", {{"Truncate", AttrValue(false)}}, InferCast});
+  r.AddKernel({"Cast", kCpu, "SrcT", DataTypes(decltype(CastTypes{} + TypeList<std::string>{}){}),
+               CastCompute});
+
+  r.AddOp({"Select", {}, InferSelect});
+  r.AddKernel({"Select", kCpu, "T", SelectTypes(), SelectCompute});
+  r.AddOp({"SelectV2", {}, InferSelectV2});
+  r.AddKernel({"SelectV2", kCpu, "T", SelectTypes(), SelectV2Compute});
+}
 
 }  // namespace smrt::kernels

@@ -1,9 +1,478 @@
-// (being written) — placeholder so the tree links while the kernels land.
+// Reductions (Sum, Mean, Prod, Max, Min, All, Any) over the axes given by
+// input 1, and ArgMax/ArgMin over one axis.
+//
+// As in TensorFlow: axes may be negative, a scalar or a vector (any rank is
+// flattened), a duplicate axis is an error, an empty axis list returns the
+// input unchanged, and reducing zero elements gives the reducer's identity
+// (Sum 0, Prod 1, Max lowest/-inf, Min highest/+inf, All true, Any false,
+// Mean NaN for floats and 0 for integers). Integer Sum/Prod wrap; integer
+// Mean accumulates in 64 bits and truncates toward zero. Float sums
+// accumulate in double (float16/bfloat16 in float). Max/Min propagate NaN.
+// ArgMax/ArgMin skip NaN and break ties toward the first index.
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <memory>
+#include <optional>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "kernels/cpu/reference/elementwise_util.h"
+#include "kernels/cpu/reference/kernel_util.h"
 #include "kernels/cpu/reference/register.h"
 #include "kernels/registry.h"
 
 namespace smrt::kernels {
+namespace {
 
-void RegisterReductionOps(KernelRegistry&) {}
+using elementwise::AtNode;
+using elementwise::ComputeType;
+using elementwise::DataTypeFor;
+using elementwise::DataTypes;
+using elementwise::Dispatch;
+using elementwise::InferredType;
+using elementwise::kIsFloat;
+using elementwise::kIsHalfLike;
+using elementwise::kIsInteger;
+using elementwise::RealTypes;
+using elementwise::TypeList;
+using elementwise::WrapAdd;
+using elementwise::WrapMul;
+
+// Which of `rank` dims the axes name; InvalidArgument for an axis out of
+// range or named twice.
+absl::StatusOr<std::vector<bool>> ReducedDims(const std::vector<int64_t>& axes, int rank) {
+  std::vector<bool> reduced(rank, false);
+  for (int64_t axis : axes) {
+    if (axis < -rank || axis >= rank) {
+      return absl::InvalidArgumentError(absl::StrCat("Invalid reduction dimension ", axis,
+                                                     " for input with ", rank, " dimension(s)"));
+    }
+    const int64_t d = axis < 0 ? axis + rank : axis;
+    if (reduced[d]) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("Invalid reduction arguments: Axes contains duplicate dimension: ", d));
+    }
+    reduced[d] = true;
+  }
+  return reduced;
+}
+
+// The input split into runs of reduced / kept dims (size-1 dims dropped),
+// with the output stride of each run (0 for reduced runs).
+struct ReducePlan {
+  Shape out_shape;  // with keep_dims applied
+  int64_t out_size = 1;
+  int64_t in_size = 1;
+  int64_t count = 1;  // input elements per output element
+  Shape dims;
+  std::vector<bool> dim_reduced;
+  std::vector<int64_t> out_strides;
+};
+
+ReducePlan MakeReducePlan(const Shape& in, const std::vector<bool>& reduced, bool keep_dims) {
+  ReducePlan p;
+  for (size_t d = 0; d < in.size(); ++d) {
+    p.in_size *= in[d];
+    if (reduced[d]) {
+      p.count *= in[d];
+      if (keep_dims) p.out_shape.push_back(1);
+    } else {
+      p.out_size *= in[d];
+      p.out_shape.push_back(in[d]);
+    }
+    if (in[d] == 1) continue;
+    if (!p.dims.empty() && p.dim_reduced.back() == reduced[d]) {
+      p.dims.back() *= in[d];
+    } else {
+      p.dims.push_back(in[d]);
+      p.dim_reduced.push_back(reduced[d]);
+    }
+  }
+  p.out_strides.assign(p.dims.size(), 0);
+  int64_t running = 1;
+  for (size_t d = p.dims.size(); d-- > 0;) {
+    if (p.dim_reduced[d]) continue;
+    p.out_strides[d] = running;
+    running *= p.dims[d];
+  }
+  return p;
+}
+
+// Calls step(acc[out_index], in[i]) for every input element i.
+template <typename T, typename Acc, typename Step>
+void Accumulate(const ReducePlan& p, const T* in, Acc* acc, const Step& step) {
+  if (p.in_size == 0) return;
+  const int rank = static_cast<int>(p.dims.size());
+  if (rank == 0) {
+    step(acc[0], in[0]);
+    return;
+  }
+  const int64_t inner = p.dims[rank - 1];
+  const bool inner_reduced = p.dim_reduced[rank - 1];
+  std::vector<int64_t> index(rank - 1, 0);
+  int64_t out_offset = 0;
+  for (int64_t start = 0; start < p.in_size; start += inner) {
+    const T* row = in + start;
+    if (inner_reduced) {
+      Acc& a = acc[out_offset];
+      for (int64_t j = 0; j < inner; ++j) step(a, row[j]);
+    } else {
+      Acc* a = acc + out_offset;
+      for (int64_t j = 0; j < inner; ++j) step(a[j], row[j]);
+    }
+    for (int d = rank - 2; d >= 0; --d) {
+      if (++index[d] < p.dims[d]) {
+        out_offset += p.out_strides[d];
+        break;
+      }
+      index[d] = 0;
+      out_offset -= p.out_strides[d] * (p.dims[d] - 1);
+    }
+  }
+}
+
+// Accumulator types: wide for sums, the compute type otherwise.
+template <typename T>
+using SumAcc = std::conditional_t<std::is_floating_point_v<T>, double,
+                                  std::conditional_t<kIsHalfLike<T>, float, T>>;
+template <typename T>
+using MeanAcc =
+    std::conditional_t<kIsInteger<T>, std::conditional_t<std::is_signed_v<T>, int64_t, uint64_t>,
+                       SumAcc<T>>;
+
+enum class Reduce { kSum, kMean, kProd, kMax, kMin, kAll, kAny };
+
+template <typename T, typename Acc, typename Step, typename Finish>
+absl::Status RunReduction(KernelContext& ctx, const ReducePlan& p, Acc init, const Step& step,
+                          const Finish& finish) {
+  absl::StatusOr<Tensor*> out = ctx.allocate_output(0, DataTypeFor<T>::value, p.out_shape);
+  if (!out.ok()) return out.status();
+  T* o = (*out)->template data<T>();
+  if (p.in_size == 0) {  // every output is the identity; no accumulators needed
+    const T identity = finish(init);
+    for (int64_t i = 0; i < p.out_size; ++i) o[i] = identity;
+    return absl::OkStatus();
+  }
+  // Not std::vector: Acc may be bool.
+  std::unique_ptr<Acc[]> acc(new Acc[static_cast<size_t>(p.out_size)]);
+  std::fill(acc.get(), acc.get() + p.out_size, init);
+  Accumulate(p, ctx.input(0).data<T>(), acc.get(), step);
+  for (int64_t i = 0; i < p.out_size; ++i) o[i] = finish(acc[i]);
+  return absl::OkStatus();
+}
+
+template <typename T>
+absl::Status ReduceTyped(KernelContext& ctx, Reduce kind, const ReducePlan& p) {
+  using C = ComputeType<T>;
+  auto cast_back = [](const auto& a) { return static_cast<T>(a); };
+  if constexpr (std::is_same_v<T, bool>) {
+    if (kind == Reduce::kAll) {
+      return RunReduction<T>(
+          ctx, p, true, [](bool& a, bool x) { a = a && x; }, cast_back);
+    }
+    return RunReduction<T>(
+        ctx, p, false, [](bool& a, bool x) { a = a || x; }, cast_back);
+  } else {
+    switch (kind) {
+      case Reduce::kSum:
+        return RunReduction<T>(
+            ctx, p, SumAcc<T>(0),
+            [](SumAcc<T>& a, const T& x) { a = WrapAdd(a, static_cast<SumAcc<T>>(x)); }, cast_back);
+      case Reduce::kMean: {
+        const int64_t count = p.count;
+        return RunReduction<T>(
+            ctx, p, MeanAcc<T>(0),
+            [](MeanAcc<T>& a, const T& x) { a = WrapAdd(a, static_cast<MeanAcc<T>>(x)); },
+            [count](const MeanAcc<T>& a) {
+              if (count == 0) {
+                if constexpr (kIsFloat<T>) return std::numeric_limits<T>::quiet_NaN();
+                return T(0);
+              }
+              return static_cast<T>(a / static_cast<MeanAcc<T>>(count));
+            });
+      }
+      case Reduce::kProd:
+        return RunReduction<T>(
+            ctx, p, C(1), [](C& a, const T& x) { a = WrapMul(a, static_cast<C>(x)); }, cast_back);
+      case Reduce::kMax:
+        return RunReduction<T>(
+            ctx, p,
+            static_cast<C>(kIsFloat<T> ? -std::numeric_limits<T>::infinity()
+                                       : std::numeric_limits<T>::lowest()),
+            [](C& a, const T& x) {
+              const C v = static_cast<C>(x);
+              if constexpr (std::is_floating_point_v<C>) {
+                if (std::isnan(v)) a = v;
+              }
+              if (v > a) a = v;  // once a is NaN it stays NaN
+            },
+            cast_back);
+      case Reduce::kMin:
+        return RunReduction<T>(
+            ctx, p,
+            static_cast<C>(kIsFloat<T> ? std::numeric_limits<T>::infinity()
+                                       : std::numeric_limits<T>::max()),
+            [](C& a, const T& x) {
+              const C v = static_cast<C>(x);
+              if constexpr (std::is_floating_point_v<C>) {
+                if (std::isnan(v)) a = v;
+              }
+              if (v < a) a = v;
+            },
+            cast_back);
+      default:
+        return absl::InternalError("bad reduction kind");
+    }
+  }
+}
+
+absl::StatusOr<bool> KeepDims(const AttrMap& attrs) {
+  return attrs.GetOr<bool>("keep_dims", false);
+}
+
+absl::Status ReductionCompute(KernelContext& ctx, Reduce kind) {
+  const Tensor& x = ctx.input(0);
+  absl::StatusOr<std::vector<int64_t>> axes = ToInt64s(ctx.input(1));
+  if (!axes.ok()) return AtNode(ctx, axes.status());
+  absl::StatusOr<std::vector<bool>> reduced = ReducedDims(*axes, x.rank());
+  if (!reduced.ok()) return AtNode(ctx, reduced.status());
+  absl::StatusOr<bool> keep_dims = KeepDims(ctx.attrs());
+  if (!keep_dims.ok()) return AtNode(ctx, keep_dims.status());
+  if (axes->empty()) {
+    ctx.set_output(0, x);
+    return absl::OkStatus();
+  }
+  const ReducePlan plan = MakeReducePlan(x.shape(), *reduced, *keep_dims);
+  if (kind == Reduce::kAll || kind == Reduce::kAny) {
+    if (x.dtype() != DataType::kBool) {
+      return AtNode(ctx, absl::InvalidArgumentError(
+                             absl::StrCat("input must be bool, got ", DataTypeName(x.dtype()))));
+    }
+    return AtNode(ctx, ReduceTyped<bool>(ctx, kind, plan));
+  }
+  return AtNode(ctx, Dispatch(RealTypes{}, x.dtype(), ctx.op(), [&](auto tag) {
+                  using T = typename decltype(tag)::type;
+                  return ReduceTyped<T>(ctx, kind, plan);
+                }));
+}
+
+absl::Status CheckIndexType(const InferenceContext& ctx, int input) {
+  const DataType t = ctx.input(input).dtype;
+  if (t != DataType::kInvalid && t != DataType::kInt32 && t != DataType::kInt64) {
+    return AtNode(ctx, absl::InvalidArgumentError(absl::StrCat(
+                           "input ", input, " must be int32 or int64, got ", DataTypeName(t))));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status InferReduction(InferenceContext& ctx, bool bool_only) {
+  DataType t = DataType::kBool;
+  if (bool_only) {
+    if (ctx.input(0).dtype != DataType::kInvalid && ctx.input(0).dtype != DataType::kBool) {
+      return AtNode(ctx, absl::InvalidArgumentError(absl::StrCat(
+                             "input must be bool, got ", DataTypeName(ctx.input(0).dtype))));
+    }
+  } else {
+    absl::StatusOr<DataType> from_attr = InferredType(ctx, "T", 0);
+    if (!from_attr.ok()) return from_attr.status();
+    t = *from_attr;
+  }
+  if (absl::Status s = CheckIndexType(ctx, 1); !s.ok()) return s;
+  absl::StatusOr<bool> keep_dims = KeepDims(ctx.attrs());
+  if (!keep_dims.ok()) return AtNode(ctx, keep_dims.status());
+  const PartialShape& in = ctx.input(0).shape;
+  const PartialShape& axes_shape = ctx.input(1).shape;
+  std::optional<std::vector<int64_t>> axes = ConstInts(ctx, 1);
+  const bool no_axes =
+      (axes && axes->empty()) ||
+      (axes_shape.known_rank && axes_shape.rank() > 0 &&
+       std::find(axes_shape.dims.begin(), axes_shape.dims.end(), 0) != axes_shape.dims.end());
+  if (no_axes) {
+    ctx.set_output(0, ValueInfo{t, in});
+    return absl::OkStatus();
+  }
+  if (!in.known_rank) {
+    ctx.set_output(0, ValueInfo{t, PartialShape::Unknown()});
+    return absl::OkStatus();
+  }
+  PartialShape out = PartialShape::Known({});
+  if (axes) {
+    absl::StatusOr<std::vector<bool>> reduced = ReducedDims(*axes, in.rank());
+    if (!reduced.ok()) return AtNode(ctx, reduced.status());
+    for (int d = 0; d < in.rank(); ++d) {
+      if (!(*reduced)[d]) {
+        out.dims.push_back(in.dims[d]);
+      } else if (*keep_dims) {
+        out.dims.push_back(1);
+      }
+    }
+  } else if (*keep_dims) {
+    for (int64_t d : in.dims) out.dims.push_back(d == 1 ? 1 : -1);
+  } else {
+    out = PartialShape::Unknown();
+  }
+  ctx.set_output(0, ValueInfo{t, std::move(out)});
+  return absl::OkStatus();
+}
+
+void AddReduction(KernelRegistry& r, const std::string& op, Reduce kind) {
+  const bool bool_only = kind == Reduce::kAll || kind == Reduce::kAny;
+  std::vector<std::pair<std::string, AttrValue>> defaults = {{"keep_dims", AttrValue(false)},
+                                                             {"Tidx", AttrValue(DataType::kInt32)}};
+  r.AddOp({op, defaults,
+           [bool_only](InferenceContext& ctx) { return InferReduction(ctx, bool_only); }});
+  r.AddKernel({op, kCpu, bool_only ? "" : "T",
+               bool_only ? std::vector<DataType>{} : DataTypes(RealTypes{}),
+               [kind](KernelContext& ctx) { return ReductionCompute(ctx, kind); }});
+}
+
+// ---------------------------------------------------------------------------
+// ArgMax / ArgMin.
+
+absl::StatusOr<DataType> ArgOutputType(const AttrMap& attrs) {
+  absl::StatusOr<DataType> t = attrs.GetOr<DataType>("output_type", DataType::kInt64);
+  if (!t.ok()) return t.status();
+  if (*t != DataType::kInt64 && *t != DataType::kInt32 && *t != DataType::kInt16 &&
+      *t != DataType::kUInt16) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("output_type must be int16, uint16, int32 or int64, got ", DataTypeName(*t)));
+  }
+  return *t;
+}
+
+absl::StatusOr<int> ArgAxis(int64_t axis, int rank) {
+  if (axis < -rank || axis >= rank) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("Expected dimension in the range [", -rank, ", ", rank, "), but got ", axis));
+  }
+  return static_cast<int>(axis < 0 ? axis + rank : axis);
+}
+
+absl::Status InferArg(InferenceContext& ctx) {
+  absl::StatusOr<DataType> out_type = ArgOutputType(ctx.attrs());
+  if (!out_type.ok()) return AtNode(ctx, out_type.status());
+  if (absl::Status s = CheckIndexType(ctx, 1); !s.ok()) return s;
+  const PartialShape& axis_shape = ctx.input(1).shape;
+  if (axis_shape.known_rank && axis_shape.rank() != 0) {
+    return AtNode(ctx, absl::InvalidArgumentError(absl::StrCat(
+                           "dimension must be a scalar, got shape ", axis_shape.ToString())));
+  }
+  const PartialShape& in = ctx.input(0).shape;
+  if (!in.known_rank) {
+    ctx.set_output(0, ValueInfo{*out_type, PartialShape::Unknown()});
+    return absl::OkStatus();
+  }
+  std::optional<std::vector<int64_t>> axis = ConstInts(ctx, 1);
+  PartialShape out = PartialShape::Known({});
+  if (axis && axis->size() == 1) {
+    absl::StatusOr<int> a = ArgAxis((*axis)[0], in.rank());
+    if (!a.ok()) return AtNode(ctx, a.status());
+    for (int d = 0; d < in.rank(); ++d) {
+      if (d != *a) out.dims.push_back(in.dims[d]);
+    }
+  } else {
+    if (in.rank() == 0) {
+      return AtNode(ctx, absl::InvalidArgumentError(
+                             "Expected dimension in the range [0, 0): the input is a scalar"));
+    }
+    out.dims.assign(in.rank() - 1, -1);
+  }
+  ctx.set_output(0, ValueInfo{*out_type, std::move(out)});
+  return absl::OkStatus();
+}
+
+template <typename T, typename Index>
+void ArgReduce(const T* in, int64_t outer, int64_t n, int64_t inner, bool is_max, Index* out) {
+  using C = ComputeType<T>;
+  const C init =
+      static_cast<C>(is_max ? std::numeric_limits<T>::lowest() : std::numeric_limits<T>::max());
+  std::vector<C> best(inner);
+  for (int64_t o = 0; o < outer; ++o) {
+    std::fill(best.begin(), best.end(), init);
+    Index* idx = out + o * inner;
+    std::fill(idx, idx + inner, Index(0));
+    for (int64_t k = 0; k < n; ++k) {
+      const T* row = in + (o * n + k) * inner;
+      for (int64_t i = 0; i < inner; ++i) {
+        const C v = static_cast<C>(row[i]);
+        if (is_max ? v > best[i] : v < best[i]) {  // NaN never wins; ties keep the first
+          best[i] = v;
+          idx[i] = static_cast<Index>(k);
+        }
+      }
+    }
+  }
+}
+
+absl::Status ArgCompute(KernelContext& ctx, bool is_max) {
+  const Tensor& x = ctx.input(0);
+  const Tensor& dim = ctx.input(1);
+  absl::StatusOr<DataType> out_type = ArgOutputType(ctx.attrs());
+  if (!out_type.ok()) return AtNode(ctx, out_type.status());
+  if (dim.rank() != 0) {
+    return AtNode(ctx, absl::InvalidArgumentError(
+                           absl::StrCat("dimension must be a scalar, but received a tensor of "
+                                        "shape ",
+                                        ShapeToString(dim.shape()))));
+  }
+  absl::StatusOr<std::vector<int64_t>> axis_values = ToInt64s(dim);
+  if (!axis_values.ok()) return AtNode(ctx, axis_values.status());
+  absl::StatusOr<int> axis = ArgAxis((*axis_values)[0], x.rank());
+  if (!axis.ok()) return AtNode(ctx, axis.status());
+  const int64_t n = x.dim(*axis);
+  if (n == 0) {
+    return AtNode(ctx,
+                  absl::InvalidArgumentError(absl::StrCat(
+                      "Reduction axis ", *axis, " is empty in shape ", ShapeToString(x.shape()))));
+  }
+  int64_t outer = 1, inner = 1;
+  Shape out_shape;
+  for (int d = 0; d < x.rank(); ++d) {
+    if (d < *axis) outer *= x.dim(d);
+    if (d > *axis) inner *= x.dim(d);
+    if (d != *axis) out_shape.push_back(x.dim(d));
+  }
+  absl::StatusOr<Tensor*> out = ctx.allocate_output(0, *out_type, out_shape);
+  if (!out.ok()) return AtNode(ctx, out.status());
+  using Types = decltype(RealTypes{} + TypeList<bool>{});
+  using IndexTypes = TypeList<int16_t, uint16_t, int32_t, int64_t>;
+  return AtNode(ctx, Dispatch(Types{}, x.dtype(), ctx.op(), [&](auto tag) {
+                  using T = typename decltype(tag)::type;
+                  return Dispatch(IndexTypes{}, *out_type, ctx.op(), [&](auto index_tag) {
+                    using Index = typename decltype(index_tag)::type;
+                    ArgReduce<T, Index>(x.data<T>(), outer, n, inner, is_max,
+                                        (*out)->template data<Index>());
+                    return absl::OkStatus();
+                  });
+                }));
+}
+
+void AddArgOp(KernelRegistry& r, const std::string& op, bool is_max) {
+  r.AddOp({op,
+           {{"Tidx", AttrValue(DataType::kInt32)}, {"output_type", AttrValue(DataType::kInt64)}},
+           InferArg});
+  r.AddKernel({op, kCpu, "T", DataTypes(decltype(RealTypes{} + TypeList<bool>{}){}),
+               [is_max](KernelContext& ctx) { return ArgCompute(ctx, is_max); }});
+}
+
+}  // namespace
+
+void RegisterReductionOps(KernelRegistry& r) {
+  AddReduction(r, "Sum", Reduce::kSum);
+  AddReduction(r, "Mean", Reduce::kMean);
+  AddReduction(r, "Prod", Reduce::kProd);
+  AddReduction(r, "Max", Reduce::kMax);
+  AddReduction(r, "Min", Reduce::kMin);
+  AddReduction(r, "All", Reduce::kAll);
+  AddReduction(r, "Any", Reduce::kAny);
+  AddArgOp(r, "ArgMax", /*is_max=*/true);
+  AddArgOp(r, "ArgMin", /*is_max=*/false);
+}
 
 }  // namespace smrt::kernels
