@@ -8,6 +8,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
 #include "core/file.h"
+#include "google/protobuf/struct.pb.h"
+#include "google/protobuf/util/json_util.h"
 #include "core/npy.h"
 #include "testing/paths.h"
 
@@ -24,11 +26,37 @@ std::vector<GoldenCase> ListGoldenCases(const std::string& prefix) {
     if (!absl::StartsWith(model, prefix)) continue;
     for (const auto& sig_entry : fs::directory_iterator(model_entry.path())) {
       if (!sig_entry.is_directory() || !fs::is_directory(sig_entry.path() / "outputs")) continue;
-      // Inputs too large to store are generated from a formula; skip those.
+      GoldenCase c;
+      // Inputs too large to store are generated from a formula.
       absl::StatusOr<std::string> manifest =
           file::ReadAll((sig_entry.path() / "manifest.json").string());
-      if (manifest.ok() && absl::StrContains(*manifest, "\"pattern\"")) continue;
-      GoldenCase c;
+      google::protobuf::Struct root;
+      if (manifest.ok() && google::protobuf::util::JsonStringToMessage(*manifest, &root).ok()) {
+        auto inputs = root.fields().find("inputs");
+        if (inputs != root.fields().end()) {
+          for (const auto& in : inputs->second.list_value().values()) {
+            const auto& f = in.struct_value().fields();
+            auto pattern = f.find("pattern");
+            if (pattern == f.end() || pattern->second.string_value() != "mod1009_v1") continue;
+            Shape shape;
+            for (const auto& d : f.at("shape").list_value().values()) {
+              shape.push_back(static_cast<int64_t>(d.number_value()));
+            }
+            c.generated_inputs[f.at("name").string_value()] = shape;
+          }
+        }
+        auto outputs = root.fields().find("outputs");
+        if (outputs != root.fields().end()) {
+          for (const auto& o : outputs->second.list_value().values()) {
+            const auto& f = o.struct_value().fields();
+            auto strided = f.find("strided_file");
+            if (strided == f.end()) continue;
+            c.strided_outputs[f.at("name").string_value()] = {
+                (sig_entry.path() / "outputs" / strided->second.string_value()).string(),
+                static_cast<int64_t>(f.at("stride").number_value())};
+          }
+        }
+      }
       c.model = model;
       c.model_dir = SharedModel(model);
       c.signature = absl::StrReplaceAll(sig_entry.path().filename().string(), {{"__", "/"}});
@@ -71,6 +99,14 @@ absl::StatusOr<Tensor> ReadGoldenTensor(const std::string& path) {
   if (!t.ok()) return t.status();
   for (size_t i = 0; i < items.size(); ++i) t->data<std::string>()[i] = items[i];
   return t;
+}
+
+Tensor GeneratedInput(const Shape& shape) {
+  absl::StatusOr<Tensor> t = Tensor::Create(DataType::kFloat, shape);
+  for (int64_t i = 0; i < t->num_elements(); ++i) {
+    t->data<float>()[i] = static_cast<float>(static_cast<double>((i * 7919) % 1009) / 1008.0);
+  }
+  return *t;
 }
 
 }  // namespace smrt::testing
