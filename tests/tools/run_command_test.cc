@@ -8,6 +8,9 @@
 #include "core/npy.h"
 #include "gtest/gtest.h"
 #include "smrt/tensor_text.h"
+#include "absl/strings/match.h"
+#include "kernels/testing/op_runner.h"
+#include "testing/goldens.h"
 #include "testing/paths.h"
 
 namespace smrt::cli {
@@ -86,6 +89,46 @@ TEST(RunCommandTest, ErrorsReachTheUser) {
   s = RunRun({"--dir", dir, "--signature_def", "serving_default", "--inputs", "x=/no/file.npy"},
              out);
   EXPECT_EQ(s.code(), absl::StatusCode::kNotFound);
+}
+
+}  // namespace
+}  // namespace smrt::cli
+
+namespace smrt::cli {
+namespace {
+
+// Every tf-serving signature whose inputs are .npy files, through the CLI.
+TEST(RunCommandTest, TfServingGoldensThroughTheCli) {
+  SMRT_SKIP_IF_NO_SHARED_MODELS();
+  int checked = 0;
+  for (const testing::GoldenCase& c : testing::ListGoldenCases("tf-serving/")) {
+    if (c.model == "tf-serving/saved_model_counter/00000123") continue;  // stateful
+    std::string inputs;
+    bool all_npy = true;
+    for (const auto& [name, path] : c.input_files) {
+      all_npy &= absl::EndsWith(path, ".npy");
+      absl::StrAppend(&inputs, inputs.empty() ? "" : ";", name, "=", path);
+    }
+    if (!all_npy) continue;
+    SCOPED_TRACE(c.model + " " + c.signature);
+    std::string outdir = testing::MakeTempDir();
+    std::vector<std::string> args = {"--dir", c.model_dir, "--signature_def", c.signature,
+                                     "--outdir", outdir};
+    if (!inputs.empty()) {
+      args.push_back("--inputs");
+      args.push_back(inputs);
+    }
+    std::ostringstream out;
+    absl::Status s = RunRun(args, out);
+    ASSERT_TRUE(s.ok()) << s;
+    for (const auto& [name, path] : c.output_files) {
+      absl::StatusOr<Tensor> got = npy::Read(outdir + "/" + name + ".npy");
+      ASSERT_TRUE(got.ok()) << got.status();
+      EXPECT_TRUE(kernels::testing::TensorsNear(*got, *npy::Read(path)));
+    }
+    ++checked;
+  }
+  EXPECT_GE(checked, 15);
 }
 
 }  // namespace

@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "core/file.h"
 #include "gtest/gtest.h"
 #include "testing/paths.h"
@@ -74,6 +76,26 @@ TEST(ShowCommandTest, AllListsEverySignatureWithShapes) {
             std::string::npos);
   EXPECT_NE(out->find("'ParseExample'"), std::string::npos);
   EXPECT_NE(out->find("'RestoreV2'"), std::string::npos);
+}
+
+// The ops line lists what TensorFlow's ops_used_by_graph_def lists: graph ops
+// plus ops of the library functions the graph reaches. Expected set from
+// saved_model_cli (sorted; Python prints a set in arbitrary order).
+TEST(ShowCommandTest, AllListsTheOpsTensorFlowLists) {
+  SMRT_SKIP_IF_NO_SHARED_MODELS();
+  absl::StatusOr<std::string> out =
+      Show({"--dir", SharedModel("community/gan_mnist_disc"), "--all"});
+  ASSERT_TRUE(out.ok()) << out.status();
+  size_t at = out->find("contains the following ops: {");
+  ASSERT_NE(at, std::string::npos);
+  std::string ops = out->substr(at + 29);
+  ops = ops.substr(0, ops.find('}'));
+  std::string expected;
+  for (absl::string_view line : absl::StrSplit(Expected("gan_mnist_disc_ops.txt"), '\n',
+                                                 absl::SkipEmpty())) {
+    absl::StrAppend(&expected, expected.empty() ? "" : ", ", "'", line, "'");
+  }
+  EXPECT_EQ(ops, expected);
 }
 
 TEST(ShowCommandTest, VariablesAndAssets) {

@@ -74,18 +74,35 @@ absl::StatusOr<const tensorflow::SignatureDef*> FindSignature(
   return &it->second;
 }
 
-// Op types used by the graph and its function library, excluding calls to
-// library functions themselves (as TensorFlow's ops_used_by_graph_def does).
+// Op types used by the graph and the library functions it reaches (through
+// call ops or function-named ops), excluding the function names themselves:
+// TensorFlow's ops_used_by_graph_def.
 std::set<std::string> OpsUsed(const tensorflow::GraphDef& graph) {
-  std::set<std::string> functions;
-  for (const auto& f : graph.library().function()) functions.insert(f.signature().name());
-  std::set<std::string> ops;
-  auto add = [&](const tensorflow::NodeDef& n) {
-    if (!functions.count(n.op())) ops.insert(n.op());
+  std::map<std::string, const tensorflow::FunctionDef*> functions;
+  for (const auto& f : graph.library().function()) functions[f.signature().name()] = &f;
+  std::set<std::string> used;
+  std::vector<const tensorflow::FunctionDef*> pending;
+  auto mark = [&](const std::string& op) {
+    auto f = functions.find(op);
+    if (!used.count(op) && f != functions.end()) pending.push_back(f->second);
+    used.insert(op);
   };
-  for (const auto& n : graph.node()) add(n);
-  for (const auto& f : graph.library().function()) {
-    for (const auto& n : f.node_def()) add(n);
+  auto process = [&](const tensorflow::NodeDef& n) {
+    mark(n.op());
+    if (n.op() == "PartitionedCall" || n.op() == "StatefulPartitionedCall") {
+      auto f = n.attr().find("f");
+      if (f != n.attr().end()) mark(f->second.func().name());
+    }
+  };
+  for (const auto& n : graph.node()) process(n);
+  while (!pending.empty()) {
+    const tensorflow::FunctionDef* f = pending.back();
+    pending.pop_back();
+    for (const auto& n : f->node_def()) process(n);
+  }
+  std::set<std::string> ops;
+  for (const std::string& op : used) {
+    if (!functions.count(op)) ops.insert(op);
   }
   return ops;
 }
