@@ -4,17 +4,9 @@
 
 #include "gtest/gtest.h"
 #include "kernels/registry.h"
+#include "kernels/array_test_util.h"
 #include "kernels/testing/op_runner.h"
 
-namespace smrt::kernels::array_testing {
-// Defined in shape_ops_test.cc.
-using GoldenAttrFn =
-    std::function<AttrMap(const std::vector<Tensor>& inputs, const std::vector<Tensor>& outputs,
-                          const std::vector<int64_t>& extra)>;
-AttrMap Attrs(std::vector<std::pair<std::string, AttrValue>> list);
-::testing::AssertionResult SameTensor(const Tensor& actual, const Tensor& expected);
-void ExpectGolden(const std::string& op, const std::string& name, const GoldenAttrFn& attrs);
-}  // namespace smrt::kernels::array_testing
 
 namespace smrt::kernels {
 namespace {
