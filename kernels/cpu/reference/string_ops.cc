@@ -1,9 +1,1310 @@
-// (being written) — placeholder so the tree links while the kernels land.
+// String ops: case mapping (StringLower/StringUpper, ASCII), regular
+// expressions (StaticRegexReplace, RegexReplace, StaticRegexFullMatch,
+// RegexFullMatch; RE2 syntax, see string_util.h for the supported subset),
+// splitting and joining (StringSplit, StringSplitV2, StringJoin, ReduceJoin),
+// StringStrip, StringLength, Substr, AsString, StringToNumber,
+// StringToHashBucketFast (FarmHash Fingerprint64, farmhash.h), and the ragged
+// glue TextVectorization needs (RaggedTensorToTensor).
+//
+// Semantics follow TensorFlow's CPU kernels byte for byte, including their
+// quirks: StringSplitV2 with an empty separator splits on runs of ASCII
+// whitespace, StringSplit gives no tokens for an empty string; StringToNumber
+// accepts what absl's SimpleAtoi/SimpleAtof accept (hex and inf/nan floats);
+// ReduceJoin joins the first listed dimension fastest.
+//
+// Left out: the `encoding` ("utf-8") variants of StringLower/StringUpper,
+// which need Unicode case tables (refused at load with Unimplemented), and
+// StringToHashBucket/StringToHashBucketStrong (other hash functions).
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <complex>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/string_view.h"
+#include "kernels/cpu/reference/broadcast.h"
+#include "kernels/cpu/reference/farmhash.h"
+#include "kernels/cpu/reference/kernel_util.h"
 #include "kernels/cpu/reference/register.h"
+#include "kernels/cpu/reference/string_util.h"
 #include "kernels/registry.h"
 
 namespace smrt::kernels {
+namespace {
 
-void RegisterStringOps(KernelRegistry&) {}
+absl::Status CheckString(const Tensor& t, absl::string_view what) {
+  if (t.dtype() == DataType::kString) return absl::OkStatus();
+  return absl::InvalidArgumentError(
+      absl::StrCat(what, " must be a string tensor, got ", DataTypeName(t.dtype())));
+}
+
+absl::Status CheckScalarString(const Tensor& t, absl::string_view what) {
+  if (absl::Status s = CheckString(t, what); !s.ok()) return s;
+  if (t.rank() == 0) return absl::OkStatus();
+  return absl::InvalidArgumentError(
+      absl::StrCat(what, " must be a scalar, got shape ", ShapeToString(t.shape())));
+}
+
+absl::Status RequireRank(const PartialShape& s, int rank, absl::string_view what) {
+  if (!s.known_rank || s.rank() == rank) return absl::OkStatus();
+  return absl::InvalidArgumentError(
+      absl::StrCat(what, " must have rank ", rank, ", got shape ", s.ToString()));
+}
+
+// Output 0: `dtype` with input 0's shape.
+InferFn SameShapeAs(DataType dtype) {
+  return [dtype](InferenceContext& ctx) -> absl::Status {
+    ctx.set_output(0, ValueInfo{dtype, ctx.input(0).shape});
+    return absl::OkStatus();
+  };
+}
+
+// Applies fn to every element of a string input, same shape out.
+template <typename Fn>
+absl::Status MapStrings(KernelContext& ctx, Fn fn) {
+  const Tensor& in = ctx.input(0);
+  if (absl::Status s = CheckString(in, "input"); !s.ok()) return s;
+  absl::StatusOr<Tensor*> out = ctx.allocate_output(0, DataType::kString, in.shape());
+  if (!out.ok()) return out.status();
+  const std::string* src = in.data<std::string>();
+  std::string* dst = (*out)->data<std::string>();
+  for (int64_t i = 0; i < in.num_elements(); ++i) {
+    if (absl::Status s = fn(src[i], dst[i]); !s.ok()) return s;
+  }
+  return absl::OkStatus();
+}
+
+// ------------------------------------------------------------ StringLower/Upper
+
+absl::Status InferCase(InferenceContext& ctx) {
+  absl::StatusOr<std::string> encoding = ctx.attrs().GetOr<std::string>("encoding", "");
+  if (!encoding.ok()) return encoding.status();
+  if (!encoding->empty()) {
+    return absl::UnimplementedError(absl::StrCat(
+        ctx.op(), " with encoding '", *encoding,
+        "' (Unicode case mapping) is not supported; only the default ASCII mapping is"));
+  }
+  return SameShapeAs(DataType::kString)(ctx);
+}
+
+ComputeFn CaseMap(bool upper) {
+  return [upper](KernelContext& ctx) -> absl::Status {
+    absl::StatusOr<std::string> encoding = ctx.attrs().GetOr<std::string>("encoding", "");
+    if (!encoding.ok()) return encoding.status();
+    if (!encoding->empty()) {
+      return absl::UnimplementedError(
+          absl::StrCat("encoding '", *encoding, "' is not supported (only the default '')"));
+    }
+    return MapStrings(ctx, [upper](const std::string& in, std::string& out) {
+      out = upper ? absl::AsciiStrToUpper(in) : absl::AsciiStrToLower(in);
+      return absl::OkStatus();
+    });
+  };
+}
+
+// -------------------------------------------------------------------- Regex ops
+
+absl::StatusOr<std::unique_ptr<Regex>> CompileRegex(absl::string_view pattern) {
+  return Regex::Compile(pattern);
+}
+
+absl::Status InferStaticRegex(InferenceContext& ctx, DataType out) {
+  absl::StatusOr<std::string> pattern = ctx.attrs().Get<std::string>("pattern");
+  if (!pattern.ok()) return pattern.status();
+  // Compiling here makes a model with an unsupported pattern fail at load.
+  absl::StatusOr<std::unique_ptr<Regex>> re = CompileRegex(*pattern);
+  if (!re.ok()) return re.status();
+  ctx.set_output(0, ValueInfo{out, ctx.input(0).shape});
+  return absl::OkStatus();
+}
+
+absl::Status ReplaceAll(KernelContext& ctx, const Regex& re, const std::string& rewrite) {
+  absl::StatusOr<bool> global = ctx.attrs().GetOr<bool>("replace_global", true);
+  if (!global.ok()) return global.status();
+  return MapStrings(ctx, [&](const std::string& in, std::string& out) {
+    out = in;
+    if (*global) {
+      re.GlobalReplace(&out, rewrite);
+    } else {
+      re.Replace(&out, rewrite);
+    }
+    return absl::OkStatus();
+  });
+}
+
+absl::Status ComputeStaticRegexReplace(KernelContext& ctx) {
+  absl::StatusOr<std::string> pattern = ctx.attrs().Get<std::string>("pattern");
+  if (!pattern.ok()) return pattern.status();
+  absl::StatusOr<std::string> rewrite = ctx.attrs().Get<std::string>("rewrite");
+  if (!rewrite.ok()) return rewrite.status();
+  absl::StatusOr<std::unique_ptr<Regex>> re = CompileRegex(*pattern);
+  if (!re.ok()) return re.status();
+  return ReplaceAll(ctx, **re, *rewrite);
+}
+
+absl::Status InferRegexReplace(InferenceContext& ctx) {
+  if (absl::Status s = RequireRank(ctx.input(1).shape, 0, "pattern"); !s.ok()) return s;
+  if (absl::Status s = RequireRank(ctx.input(2).shape, 0, "rewrite"); !s.ok()) return s;
+  return SameShapeAs(DataType::kString)(ctx);
+}
+
+absl::Status ComputeRegexReplace(KernelContext& ctx) {
+  if (absl::Status s = CheckScalarString(ctx.input(1), "pattern"); !s.ok()) return s;
+  if (absl::Status s = CheckScalarString(ctx.input(2), "rewrite"); !s.ok()) return s;
+  absl::StatusOr<std::unique_ptr<Regex>> re = CompileRegex(ctx.input(1).data<std::string>()[0]);
+  if (!re.ok()) return re.status();
+  return ReplaceAll(ctx, **re, ctx.input(2).data<std::string>()[0]);
+}
+
+absl::Status FullMatchAll(KernelContext& ctx, const Regex& re) {
+  const Tensor& in = ctx.input(0);
+  if (absl::Status s = CheckString(in, "input"); !s.ok()) return s;
+  absl::StatusOr<Tensor*> out = ctx.allocate_output(0, DataType::kBool, in.shape());
+  if (!out.ok()) return out.status();
+  for (int64_t i = 0; i < in.num_elements(); ++i) {
+    (*out)->data<bool>()[i] = re.FullMatch(in.data<std::string>()[i]);
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ComputeStaticRegexFullMatch(KernelContext& ctx) {
+  absl::StatusOr<std::string> pattern = ctx.attrs().Get<std::string>("pattern");
+  if (!pattern.ok()) return pattern.status();
+  absl::StatusOr<std::unique_ptr<Regex>> re = CompileRegex(*pattern);
+  if (!re.ok()) return re.status();
+  return FullMatchAll(ctx, **re);
+}
+
+absl::Status InferRegexFullMatch(InferenceContext& ctx) {
+  if (absl::Status s = RequireRank(ctx.input(1).shape, 0, "pattern"); !s.ok()) return s;
+  return SameShapeAs(DataType::kBool)(ctx);
+}
+
+absl::Status ComputeRegexFullMatch(KernelContext& ctx) {
+  if (absl::Status s = CheckScalarString(ctx.input(1), "pattern"); !s.ok()) return s;
+  absl::StatusOr<std::unique_ptr<Regex>> re = CompileRegex(ctx.input(1).data<std::string>()[0]);
+  if (!re.ok()) return re.status();
+  return FullMatchAll(ctx, **re);
+}
+
+// --------------------------------------------------------------- StringSplit(V2)
+
+bool IsAsciiSpace(char c) { return absl::ascii_isspace(static_cast<unsigned char>(c)); }
+
+// Python's str.split semantics, as TensorFlow's SplitV2.
+std::vector<absl::string_view> SplitV2(absl::string_view text, absl::string_view sep,
+                                       int64_t maxsplit) {
+  std::vector<absl::string_view> result;
+  if (maxsplit == 0) {
+    result.push_back(text);
+    return result;
+  }
+  int64_t splits = 0;
+  if (sep.empty()) {
+    size_t i = 0;
+    while (i < text.size() && IsAsciiSpace(text[i])) ++i;
+    while (i < text.size()) {
+      size_t start = i;
+      while (i < text.size() && !IsAsciiSpace(text[i])) ++i;
+      result.push_back(text.substr(start, i - start));
+      while (i < text.size() && IsAsciiSpace(text[i])) ++i;
+      if (maxsplit > 0 && ++splits == maxsplit) {
+        result.push_back(text.substr(i));
+        return result;
+      }
+    }
+    return result;
+  }
+  for (;;) {
+    size_t p = text.find(sep);
+    if (p == absl::string_view::npos) break;
+    result.push_back(text.substr(0, p));
+    text.remove_prefix(p + sep.size());
+    if (maxsplit > 0 && ++splits == maxsplit) break;
+  }
+  result.push_back(text);
+  return result;
+}
+
+// TensorFlow's StringSplit (v1): every byte of `delimiter` separates; an
+// empty delimiter splits into bytes.
+std::vector<absl::string_view> SplitV1(absl::string_view text, absl::string_view delimiter,
+                                       bool skip_empty) {
+  std::vector<absl::string_view> result;
+  if (text.empty()) return result;
+  if (delimiter.empty()) {
+    for (size_t i = 0; i < text.size(); ++i) result.push_back(text.substr(i, 1));
+    return result;
+  }
+  if (skip_empty) {
+    for (absl::string_view t : absl::StrSplit(text, absl::ByAnyChar(delimiter), absl::SkipEmpty())) {
+      result.push_back(t);
+    }
+  } else {
+    for (absl::string_view t : absl::StrSplit(text, absl::ByAnyChar(delimiter))) {
+      result.push_back(t);
+    }
+  }
+  return result;
+}
+
+absl::StatusOr<int> ThreeOutputs(const AttrMap&, int) { return 3; }
+
+absl::Status InferSplit(InferenceContext& ctx) {
+  if (absl::Status s = RequireRank(ctx.input(0).shape, 1, "input"); !s.ok()) return s;
+  if (absl::Status s = RequireRank(ctx.input(1).shape, 0, "separator"); !s.ok()) return s;
+  ctx.set_output(0, ValueInfo{DataType::kInt64, PartialShape::Known({-1, 2})});
+  ctx.set_output(1, ValueInfo{DataType::kString, PartialShape::Known({-1})});
+  ctx.set_output(2, ValueInfo{DataType::kInt64, PartialShape::Known({2})});
+  return absl::OkStatus();
+}
+
+// Writes the sparse (indices, values, dense_shape) of per-row tokens.
+absl::Status EmitSparseTokens(KernelContext& ctx,
+                              const std::vector<std::vector<absl::string_view>>& rows) {
+  int64_t total = 0, widest = 0;
+  for (const auto& r : rows) {
+    total += static_cast<int64_t>(r.size());
+    widest = std::max(widest, static_cast<int64_t>(r.size()));
+  }
+  absl::StatusOr<Tensor*> indices = ctx.allocate_output(0, DataType::kInt64, {total, 2});
+  if (!indices.ok()) return indices.status();
+  absl::StatusOr<Tensor*> values = ctx.allocate_output(1, DataType::kString, {total});
+  if (!values.ok()) return values.status();
+  absl::StatusOr<Tensor*> shape = ctx.allocate_output(2, DataType::kInt64, {2});
+  if (!shape.ok()) return shape.status();
+  int64_t* idx = (*indices)->data<int64_t>();
+  std::string* val = (*values)->data<std::string>();
+  int64_t c = 0;
+  for (size_t i = 0; i < rows.size(); ++i) {
+    for (size_t j = 0; j < rows[i].size(); ++j, ++c) {
+      idx[2 * c] = static_cast<int64_t>(i);
+      idx[2 * c + 1] = static_cast<int64_t>(j);
+      val[c] = std::string(rows[i][j]);
+    }
+  }
+  (*shape)->data<int64_t>()[0] = static_cast<int64_t>(rows.size());
+  (*shape)->data<int64_t>()[1] = widest;
+  return absl::OkStatus();
+}
+
+absl::Status CheckSplitInputs(const Tensor& input, const Tensor& sep, absl::string_view sep_name) {
+  if (absl::Status s = CheckString(input, "input"); !s.ok()) return s;
+  if (input.rank() != 1) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("input must be a vector, got shape ", ShapeToString(input.shape())));
+  }
+  return CheckScalarString(sep, sep_name);
+}
+
+absl::Status ComputeStringSplitV2(KernelContext& ctx) {
+  const Tensor& input = ctx.input(0);
+  if (absl::Status s = CheckSplitInputs(input, ctx.input(1), "sep"); !s.ok()) return s;
+  absl::StatusOr<int64_t> maxsplit = ctx.attrs().GetOr<int64_t>("maxsplit", -1);
+  if (!maxsplit.ok()) return maxsplit.status();
+  const std::string& sep = ctx.input(1).data<std::string>()[0];
+  std::vector<std::vector<absl::string_view>> rows(static_cast<size_t>(input.num_elements()));
+  for (int64_t i = 0; i < input.num_elements(); ++i) {
+    // TensorFlow reads maxsplit as a 32-bit int.
+    rows[i] = SplitV2(input.data<std::string>()[i], sep, static_cast<int32_t>(*maxsplit));
+  }
+  return EmitSparseTokens(ctx, rows);
+}
+
+absl::Status ComputeStringSplit(KernelContext& ctx) {
+  const Tensor& input = ctx.input(0);
+  if (absl::Status s = CheckSplitInputs(input, ctx.input(1), "delimiter"); !s.ok()) return s;
+  absl::StatusOr<bool> skip_empty = ctx.attrs().GetOr<bool>("skip_empty", true);
+  if (!skip_empty.ok()) return skip_empty.status();
+  const std::string& delimiter = ctx.input(1).data<std::string>()[0];
+  std::vector<std::vector<absl::string_view>> rows(static_cast<size_t>(input.num_elements()));
+  for (int64_t i = 0; i < input.num_elements(); ++i) {
+    rows[i] = SplitV1(input.data<std::string>()[i], delimiter, *skip_empty);
+  }
+  return EmitSparseTokens(ctx, rows);
+}
+
+// ------------------------------------------------------------------- StringJoin
+
+absl::Status InferStringJoin(InferenceContext& ctx) {
+  bool all_scalar = true;
+  for (int i = 0; i < ctx.num_inputs(); ++i) {
+    if (ctx.input(i).shape.rank() != 0) all_scalar = false;
+  }
+  if (all_scalar) {
+    ctx.set_output(0, ValueInfo{DataType::kString, PartialShape::Known({})});
+    return absl::OkStatus();
+  }
+  // Merge the non-scalar inputs of known rank (unknown ranks may be scalars).
+  PartialShape out = PartialShape::Unknown();
+  for (int i = 0; i < ctx.num_inputs(); ++i) {
+    const PartialShape& s = ctx.input(i).shape;
+    if (!s.known_rank || s.rank() == 0) continue;
+    if (!out.known_rank) {
+      out = s;
+      continue;
+    }
+    if (out.rank() != s.rank()) {
+      return absl::InvalidArgumentError(absl::StrCat("StringJoin: input shapes do not match: ",
+                                                     out.ToString(), " vs ", s.ToString()));
+    }
+    for (int d = 0; d < s.rank(); ++d) {
+      if (out.dims[d] < 0) {
+        out.dims[d] = s.dims[d];
+      } else if (s.dims[d] >= 0 && s.dims[d] != out.dims[d]) {
+        return absl::InvalidArgumentError(absl::StrCat("StringJoin: input shapes do not match: ",
+                                                       out.ToString(), " vs ", s.ToString()));
+      }
+    }
+  }
+  ctx.set_output(0, ValueInfo{DataType::kString, out});
+  return absl::OkStatus();
+}
+
+absl::Status ComputeStringJoin(KernelContext& ctx) {
+  absl::StatusOr<std::string> separator = ctx.attrs().GetOr<std::string>("separator", "");
+  if (!separator.ok()) return separator.status();
+  Shape shape;
+  bool have_shape = false;
+  for (int i = 0; i < ctx.num_inputs(); ++i) {
+    const Tensor& t = ctx.input(i);
+    if (absl::Status s = CheckString(t, absl::StrCat("input ", i)); !s.ok()) return s;
+    if (t.rank() == 0) continue;
+    if (!have_shape) {
+      shape = t.shape();
+      have_shape = true;
+    } else if (shape != t.shape()) {
+      return absl::InvalidArgumentError(absl::StrCat("input shapes do not match: ",
+                                                     ShapeToString(shape), " vs ",
+                                                     ShapeToString(t.shape())));
+    }
+  }
+  absl::StatusOr<Tensor*> out = ctx.allocate_output(0, DataType::kString, shape);
+  if (!out.ok()) return out.status();
+  for (int64_t e = 0; e < (*out)->num_elements(); ++e) {
+    std::string& s = (*out)->data<std::string>()[e];
+    for (int i = 0; i < ctx.num_inputs(); ++i) {
+      if (i > 0) s += *separator;
+      const Tensor& t = ctx.input(i);
+      s += t.data<std::string>()[t.rank() == 0 ? 0 : e];
+    }
+  }
+  return absl::OkStatus();
+}
+
+// ------------------------------------------------------------------- ReduceJoin
+
+// Which dims are reduced, in the order given (validated against rank).
+absl::StatusOr<std::vector<int>> ReductionDims(const std::vector<int64_t>& indices, int rank) {
+  std::vector<int> dims;
+  std::vector<bool> seen(static_cast<size_t>(rank), false);
+  for (int64_t i : indices) {
+    if (i < -rank || i >= rank) {
+      return absl::InvalidArgumentError(absl::StrCat("Invalid reduction dimension ", i,
+                                                     " for input with ", rank, " dimension(s)"));
+    }
+    int d = static_cast<int>(i < 0 ? i + rank : i);
+    if (seen[d]) return absl::InvalidArgumentError(absl::StrCat("Duplicate reduction dimension ", i));
+    seen[d] = true;
+    dims.push_back(d);
+  }
+  return dims;
+}
+
+absl::Status InferReduceJoin(InferenceContext& ctx) {
+  absl::StatusOr<bool> keep = ctx.attrs().GetOr<bool>("keep_dims", false);
+  if (!keep.ok()) return keep.status();
+  const PartialShape& in = ctx.input(0).shape;
+  std::optional<std::vector<int64_t>> indices = ConstInts(ctx, 1);
+  if (!in.known_rank) {
+    ctx.set_output(0, ValueInfo{DataType::kString, PartialShape::Unknown()});
+    return absl::OkStatus();
+  }
+  if (!indices) {
+    if (*keep) {
+      ctx.set_output(0, ValueInfo{DataType::kString, PartialShape::Known(Shape(in.dims.size(), -1))});
+    } else {
+      ctx.set_output(0, ValueInfo{DataType::kString, PartialShape::Unknown()});
+    }
+    return absl::OkStatus();
+  }
+  absl::StatusOr<std::vector<int>> dims = ReductionDims(*indices, in.rank());
+  if (!dims.ok()) return dims.status();
+  Shape out;
+  for (int d = 0; d < in.rank(); ++d) {
+    bool reduced = std::find(dims->begin(), dims->end(), d) != dims->end();
+    if (!reduced) {
+      out.push_back(in.dims[d]);
+    } else if (*keep) {
+      out.push_back(1);
+    }
+  }
+  ctx.set_output(0, ValueInfo{DataType::kString, PartialShape::Known(out)});
+  return absl::OkStatus();
+}
+
+absl::Status ComputeReduceJoin(KernelContext& ctx) {
+  const Tensor& in = ctx.input(0);
+  if (absl::Status s = CheckString(in, "inputs"); !s.ok()) return s;
+  absl::StatusOr<bool> keep = ctx.attrs().GetOr<bool>("keep_dims", false);
+  if (!keep.ok()) return keep.status();
+  absl::StatusOr<std::string> separator = ctx.attrs().GetOr<std::string>("separator", "");
+  if (!separator.ok()) return separator.status();
+  absl::StatusOr<std::vector<int64_t>> indices = ToInt64s(ctx.input(1));
+  if (!indices.ok()) return indices.status();
+  const int rank = in.rank();
+  absl::StatusOr<std::vector<int>> dims = ReductionDims(*indices, rank);
+  if (!dims.ok()) return dims.status();
+  std::vector<bool> reduced(static_cast<size_t>(rank), false);
+  for (int d : *dims) reduced[d] = true;
+  Shape out_shape, kept_dims;
+  for (int d = 0; d < rank; ++d) {
+    if (!reduced[d]) {
+      out_shape.push_back(in.dim(d));
+      kept_dims.push_back(d);
+    } else if (*keep) {
+      out_shape.push_back(1);
+    }
+  }
+  absl::StatusOr<Tensor*> out = ctx.allocate_output(0, DataType::kString, out_shape);
+  if (!out.ok()) return out.status();
+  std::vector<int64_t> strides(static_cast<size_t>(rank), 1);
+  for (int d = rank - 2; d >= 0; --d) strides[d] = strides[d + 1] * in.dim(d + 1);
+  int64_t reduce_count = 1;
+  for (int d : *dims) reduce_count *= in.dim(d);
+  const std::string* src = in.data<std::string>();
+  // Output elements walk the kept dims in order; each joins the reduced dims
+  // with the first listed dim varying fastest.
+  std::vector<int64_t> kept_index(kept_dims.size(), 0);
+  std::vector<int64_t> red_index(dims->size(), 0);
+  for (int64_t o = 0; o < (*out)->num_elements(); ++o) {
+    int64_t base = 0;
+    for (size_t k = 0; k < kept_dims.size(); ++k) base += kept_index[k] * strides[kept_dims[k]];
+    std::string& s = (*out)->data<std::string>()[o];
+    std::fill(red_index.begin(), red_index.end(), 0);
+    for (int64_t r = 0; r < reduce_count; ++r) {
+      int64_t offset = base;
+      for (size_t k = 0; k < dims->size(); ++k) offset += red_index[k] * strides[(*dims)[k]];
+      if (r > 0) s += *separator;
+      s += src[offset];
+      for (size_t k = 0; k < dims->size(); ++k) {
+        if (++red_index[k] < in.dim((*dims)[k])) break;
+        red_index[k] = 0;
+      }
+    }
+    for (int k = static_cast<int>(kept_dims.size()) - 1; k >= 0; --k) {
+      if (++kept_index[k] < in.dim(static_cast<int>(kept_dims[k]))) break;
+      kept_index[k] = 0;
+    }
+  }
+  return absl::OkStatus();
+}
+
+// ------------------------------------------------------- StringStrip, StringLength
+
+absl::Status ComputeStringStrip(KernelContext& ctx) {
+  return MapStrings(ctx, [](const std::string& in, std::string& out) {
+    out = std::string(absl::StripAsciiWhitespace(in));
+    return absl::OkStatus();
+  });
+}
+
+bool IsTrailByte(char c) { return (static_cast<unsigned char>(c) & 0xC0) == 0x80; }
+
+absl::StatusOr<bool> IsUtf8Unit(const AttrMap& attrs) {
+  absl::StatusOr<std::string> unit = attrs.GetOr<std::string>("unit", "BYTE");
+  if (!unit.ok()) return unit.status();
+  if (*unit == "BYTE") return false;
+  if (*unit == "UTF8_CHAR") return true;
+  return absl::InvalidArgumentError(
+      absl::StrCat("unit must be 'BYTE' or 'UTF8_CHAR', got '", *unit, "'"));
+}
+
+absl::Status ComputeStringLength(KernelContext& ctx) {
+  const Tensor& in = ctx.input(0);
+  if (absl::Status s = CheckString(in, "input"); !s.ok()) return s;
+  absl::StatusOr<bool> utf8 = IsUtf8Unit(ctx.attrs());
+  if (!utf8.ok()) return utf8.status();
+  absl::StatusOr<Tensor*> out = ctx.allocate_output(0, DataType::kInt32, in.shape());
+  if (!out.ok()) return out.status();
+  for (int64_t i = 0; i < in.num_elements(); ++i) {
+    const std::string& s = in.data<std::string>()[i];
+    int64_t n = static_cast<int64_t>(s.size());
+    if (*utf8) n = std::count_if(s.begin(), s.end(), [](char c) { return !IsTrailByte(c); });
+    (*out)->data<int32_t>()[i] = static_cast<int32_t>(n);
+  }
+  return absl::OkStatus();
+}
+
+// -------------------------------------------------------- StringToHashBucketFast
+
+absl::StatusOr<int64_t> NumBuckets(const AttrMap& attrs) {
+  absl::StatusOr<int64_t> n = attrs.Get<int64_t>("num_buckets");
+  if (!n.ok()) return n.status();
+  if (*n < 1) {
+    return absl::InvalidArgumentError(absl::StrCat("num_buckets must be >= 1, got ", *n));
+  }
+  return *n;
+}
+
+absl::Status InferHashBucket(InferenceContext& ctx) {
+  if (absl::StatusOr<int64_t> n = NumBuckets(ctx.attrs()); !n.ok()) return n.status();
+  return SameShapeAs(DataType::kInt64)(ctx);
+}
+
+absl::Status ComputeHashBucketFast(KernelContext& ctx) {
+  const Tensor& in = ctx.input(0);
+  if (absl::Status s = CheckString(in, "input"); !s.ok()) return s;
+  absl::StatusOr<int64_t> n = NumBuckets(ctx.attrs());
+  if (!n.ok()) return n.status();
+  absl::StatusOr<Tensor*> out = ctx.allocate_output(0, DataType::kInt64, in.shape());
+  if (!out.ok()) return out.status();
+  for (int64_t i = 0; i < in.num_elements(); ++i) {
+    const uint64_t bucket = Fingerprint64(in.data<std::string>()[i]) % static_cast<uint64_t>(*n);
+    (*out)->data<int64_t>()[i] = static_cast<int64_t>(bucket);
+  }
+  return absl::OkStatus();
+}
+
+// ----------------------------------------------------------------------- Substr
+
+// TensorFlow's ForwardNUTF8CharPositions / BackNUTF8CharPositions.
+bool ForwardChars(absl::string_view in, int64_t n, int64_t* pos) {
+  const int64_t size = static_cast<int64_t>(in.size());
+  int64_t counted = 0;
+  while (counted < n && *pos < size) {
+    do {
+      ++*pos;
+    } while (*pos < size && IsTrailByte(in[static_cast<size_t>(*pos)]));
+    ++counted;
+  }
+  return counted == n;
+}
+
+bool BackChars(absl::string_view in, int64_t n, int64_t* pos) {
+  int64_t counted = 0;
+  while (counted < n && *pos > 0) {
+    do {
+      --*pos;
+    } while (*pos > 0 && IsTrailByte(in[static_cast<size_t>(*pos)]));
+    ++counted;
+  }
+  return counted == n;
+}
+
+// The byte range [*begin, *begin + *len) of substring (pos, len) of `in`, or
+// false when pos is out of range.
+bool SubstrRange(absl::string_view in, int64_t pos, int64_t len, bool utf8, int64_t* begin,
+                 int64_t* count) {
+  const int64_t size = static_cast<int64_t>(in.size());
+  if (!utf8) {
+    int64_t p = pos < 0 ? size + pos : pos;
+    if (p < 0 || p > size) return false;
+    *begin = p;
+    // A negative length (a huge size_t in TensorFlow) takes the rest.
+    *count = len < 0 ? size - p : std::min(len, size - p);
+    return true;
+  }
+  if (pos >= 0) {
+    int64_t start = 0;
+    if (!ForwardChars(in, pos, &start)) return false;
+    int64_t end = start;
+    ForwardChars(in, len, &end);
+    *begin = start;
+    *count = end - start;
+    return true;
+  }
+  int64_t end = size;
+  int64_t skip = std::max<int64_t>(0, -pos - len);
+  if (!BackChars(in, skip, &end)) return false;
+  int64_t start = end;
+  if (!BackChars(in, -pos - skip, &start)) return false;
+  *begin = start;
+  *count = end - start;
+  return true;
+}
+
+absl::Status InferSubstr(InferenceContext& ctx) {
+  const PartialShape& pos = ctx.input(1).shape;
+  const PartialShape& len = ctx.input(2).shape;
+  if (pos.known_rank && len.known_rank) {
+    bool same = pos.rank() == len.rank();
+    for (int d = 0; same && d < pos.rank(); ++d) {
+      same = pos.dims[d] < 0 || len.dims[d] < 0 || pos.dims[d] == len.dims[d];
+    }
+    if (!same) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "pos and len shapes must match: ", pos.ToString(), " vs ", len.ToString()));
+    }
+  }
+  absl::StatusOr<PartialShape> out = BroadcastPartialShapes({ctx.input(0).shape, pos});
+  if (!out.ok()) return out.status();
+  ctx.set_output(0, ValueInfo{DataType::kString, *out});
+  return absl::OkStatus();
+}
+
+absl::Status ComputeSubstr(KernelContext& ctx) {
+  const Tensor& in = ctx.input(0);
+  if (absl::Status s = CheckString(in, "input"); !s.ok()) return s;
+  absl::StatusOr<bool> utf8 = IsUtf8Unit(ctx.attrs());
+  if (!utf8.ok()) return utf8.status();
+  if (ctx.input(1).shape() != ctx.input(2).shape()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "pos and len should have the same shape, got: ", ShapeToString(ctx.input(1).shape()),
+        " vs. ", ShapeToString(ctx.input(2).shape())));
+  }
+  absl::StatusOr<std::vector<int64_t>> pos = ToInt64s(ctx.input(1));
+  if (!pos.ok()) return pos.status();
+  absl::StatusOr<std::vector<int64_t>> len = ToInt64s(ctx.input(2));
+  if (!len.ok()) return len.status();
+  absl::StatusOr<BroadcastPlan> plan = MakeBroadcastPlan({in.shape(), ctx.input(1).shape()});
+  if (!plan.ok()) return plan.status();
+  absl::StatusOr<Tensor*> out = ctx.allocate_output(0, DataType::kString, plan->out_shape);
+  if (!out.ok()) return out.status();
+  const std::string* src = in.data<std::string>();
+  std::string* dst = (*out)->data<std::string>();
+  absl::Status status;
+  ForEachBroadcastRow<2>(*plan, [&](int64_t o, const std::array<int64_t, 2>& off, int64_t n,
+                                    const std::array<int64_t, 2>& step) {
+    for (int64_t j = 0; j < n && status.ok(); ++j) {
+      const std::string& s = src[off[0] + j * step[0]];
+      const int64_t p = (*pos)[static_cast<size_t>(off[1] + j * step[1])];
+      const int64_t l = (*len)[static_cast<size_t>(off[1] + j * step[1])];
+      int64_t begin = 0, count = 0;
+      if (!SubstrRange(s, p, l, *utf8, &begin, &count)) {
+        status = absl::InvalidArgumentError(absl::StrCat(
+            "pos ", p, " out of range for string of ", *utf8 ? "" : "byte ", "length ",
+            *utf8 ? std::count_if(s.begin(), s.end(), [](char c) { return !IsTrailByte(c); })
+                  : static_cast<int64_t>(s.size()),
+            " at index ", o + j));
+        return;
+      }
+      dst[o + j] = s.substr(static_cast<size_t>(begin), static_cast<size_t>(count));
+    }
+  });
+  return status;
+}
+
+// --------------------------------------------------------------------- AsString
+
+struct AsStringFormat {
+  std::string spec;  // printf conversion without length modifier, e.g. "%0*.*f"
+  int width = 0;
+  int precision = -1;
+};
+
+absl::StatusOr<AsStringFormat> MakeAsStringFormat(const AttrMap& attrs, DataType dtype) {
+  absl::StatusOr<int64_t> precision = attrs.GetOr<int64_t>("precision", -1);
+  if (!precision.ok()) return precision.status();
+  absl::StatusOr<bool> scientific = attrs.GetOr<bool>("scientific", false);
+  if (!scientific.ok()) return scientific.status();
+  absl::StatusOr<bool> shortest = attrs.GetOr<bool>("shortest", false);
+  if (!shortest.ok()) return shortest.status();
+  absl::StatusOr<int64_t> width = attrs.GetOr<int64_t>("width", -1);
+  if (!width.ok()) return width.status();
+  absl::StatusOr<std::string> fill = attrs.GetOr<std::string>("fill", "");
+  if (!fill.ok()) return fill.status();
+  const bool floating = dtype == DataType::kFloat || dtype == DataType::kDouble ||
+                        dtype == DataType::kComplex64 || dtype == DataType::kComplex128;
+  if (dtype != DataType::kString && !floating) {
+    if (*scientific || *shortest) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "scientific and shortest format not supported for datatype ", DataTypeName(dtype)));
+    }
+    if (*precision >= 0) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("precision not supported for datatype ", DataTypeName(dtype)));
+    }
+  }
+  if (fill->size() > 1) {
+    return absl::InvalidArgumentError("Fill string must be one or fewer characters");
+  }
+  if (*scientific && *shortest) {
+    return absl::InvalidArgumentError("Cannot select both scientific and shortest notation");
+  }
+  if (!fill->empty() && std::string(" +-0#").find((*fill)[0]) == std::string::npos) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("Fill argument not supported: \"", *fill, "\""));
+  }
+  if (*width > 1 << 20 || *precision > 1 << 20) {
+    return absl::InvalidArgumentError(absl::StrCat("width (", *width, ") and precision (",
+                                                   *precision, ") must be at most 2^20"));
+  }
+  AsStringFormat f;
+  f.width = static_cast<int>(std::max<int64_t>(*width, 0));
+  f.precision = static_cast<int>(std::max<int64_t>(*precision, -1));
+  char conv = 's';
+  if (floating) conv = *shortest ? 'g' : *scientific ? 'e' : 'f';
+  f.spec = absl::StrCat("%", *fill, "*.*");
+  f.spec.push_back(conv);
+  return f;
+}
+
+// printf with `spec` ("%<fill>*.*<conv>") where conv may need a length modifier.
+template <typename T>
+std::string FormatOne(const AsStringFormat& f, T v) {
+  std::string spec = f.spec;
+  if constexpr (std::is_integral_v<T>) {
+    spec.pop_back();  // 's'
+    spec += std::is_signed_v<T> ? "lld" : "llu";
+  }
+  char small[64];
+  int n;
+  if constexpr (std::is_integral_v<T>) {
+    if constexpr (std::is_signed_v<T>) {
+      n = std::snprintf(small, sizeof(small), spec.c_str(), f.width, f.precision,
+                        static_cast<long long>(v));  // NOLINT(runtime/int)
+    } else {
+      n = std::snprintf(small, sizeof(small), spec.c_str(), f.width, f.precision,
+                        static_cast<unsigned long long>(v));  // NOLINT(runtime/int)
+    }
+  } else {
+    n = std::snprintf(small, sizeof(small), spec.c_str(), f.width, f.precision,
+                      static_cast<double>(v));
+  }
+  if (n < 0) return std::string();
+  if (static_cast<size_t>(n) < sizeof(small)) return std::string(small, static_cast<size_t>(n));
+  std::string big(static_cast<size_t>(n) + 1, '\0');
+  if constexpr (std::is_integral_v<T>) {
+    if constexpr (std::is_signed_v<T>) {
+      std::snprintf(big.data(), big.size(), spec.c_str(), f.width, f.precision,
+                    static_cast<long long>(v));  // NOLINT(runtime/int)
+    } else {
+      std::snprintf(big.data(), big.size(), spec.c_str(), f.width, f.precision,
+                    static_cast<unsigned long long>(v));  // NOLINT(runtime/int)
+    }
+  } else {
+    std::snprintf(big.data(), big.size(), spec.c_str(), f.width, f.precision,
+                  static_cast<double>(v));
+  }
+  big.resize(static_cast<size_t>(n));
+  return big;
+}
+
+template <typename T>
+void FormatAll(const AsStringFormat& f, const Tensor& in, Tensor& out) {
+  for (int64_t i = 0; i < in.num_elements(); ++i) {
+    out.data<std::string>()[i] = FormatOne<T>(f, in.data<T>()[i]);
+  }
+}
+
+template <typename T>
+void FormatComplex(const AsStringFormat& f, const Tensor& in, Tensor& out) {
+  for (int64_t i = 0; i < in.num_elements(); ++i) {
+    const T* v = in.data<T>() + 2 * i;
+    out.data<std::string>()[i] = absl::StrCat("(", FormatOne<T>(f, v[0]), ",",
+                                              FormatOne<T>(f, v[1]), ")");
+  }
+}
+
+absl::Status InferAsString(InferenceContext& ctx) {
+  absl::StatusOr<DataType> t = ctx.attrs().Get<DataType>("T");
+  if (!t.ok()) return t.status();
+  absl::StatusOr<AsStringFormat> f = MakeAsStringFormat(ctx.attrs(), *t);
+  if (!f.ok()) return f.status();
+  return SameShapeAs(DataType::kString)(ctx);
+}
+
+absl::Status ComputeAsString(KernelContext& ctx) {
+  const Tensor& in = ctx.input(0);
+  absl::StatusOr<AsStringFormat> f = MakeAsStringFormat(ctx.attrs(), in.dtype());
+  if (!f.ok()) return f.status();
+  if (in.dtype() == DataType::kString && f->width <= 0) {
+    ctx.set_output(0, in);
+    return absl::OkStatus();
+  }
+  absl::StatusOr<Tensor*> out = ctx.allocate_output(0, DataType::kString, in.shape());
+  if (!out.ok()) return out.status();
+  Tensor& o = **out;
+  switch (in.dtype()) {
+    case DataType::kBool:
+      for (int64_t i = 0; i < in.num_elements(); ++i) {
+        o.data<std::string>()[i] = in.data<bool>()[i] ? "true" : "false";
+      }
+      break;
+    case DataType::kString:
+      for (int64_t i = 0; i < in.num_elements(); ++i) {
+        const std::string& s = in.data<std::string>()[i];
+        std::string& d = o.data<std::string>()[i];
+        // "%<fill>*.*s" with precision -1: the whole string, padded to width.
+        const size_t w = static_cast<size_t>(f->width);
+        const bool left = f->spec[1] == '-';
+        d = s.size() >= w ? s
+                          : (left ? s + std::string(w - s.size(), ' ')
+                                  : std::string(w - s.size(), ' ') + s);
+      }
+      break;
+    case DataType::kInt8: FormatAll<int8_t>(*f, in, o); break;
+    case DataType::kInt16: FormatAll<int16_t>(*f, in, o); break;
+    case DataType::kInt32: FormatAll<int32_t>(*f, in, o); break;
+    case DataType::kInt64: FormatAll<int64_t>(*f, in, o); break;
+    case DataType::kUInt8: FormatAll<uint8_t>(*f, in, o); break;
+    case DataType::kUInt16: FormatAll<uint16_t>(*f, in, o); break;
+    case DataType::kUInt32: FormatAll<uint32_t>(*f, in, o); break;
+    case DataType::kUInt64: FormatAll<uint64_t>(*f, in, o); break;
+    case DataType::kFloat: FormatAll<float>(*f, in, o); break;
+    case DataType::kDouble: FormatAll<double>(*f, in, o); break;
+    case DataType::kComplex64: FormatComplex<float>(*f, in, o); break;
+    case DataType::kComplex128: FormatComplex<double>(*f, in, o); break;
+    default:
+      return absl::UnimplementedError(
+          absl::StrCat("AsString of ", DataTypeName(in.dtype()), " is not supported"));
+  }
+  return absl::OkStatus();
+}
+
+// ---------------------------------------------------------------- StringToNumber
+
+// TensorFlow parses with absl: optional ASCII whitespace around the number,
+// an optional '+' (and '-' for signed types), no overflow; floats also take
+// hex ("0x1A", "0x1p3"), "inf"/"infinity"/"nan" in any case, and overflow to
+// infinity.
+template <typename T>
+bool ParseNumber(absl::string_view s, T* out) {
+  if constexpr (std::is_same_v<T, float>) {
+    return absl::SimpleAtof(s, out);
+  } else if constexpr (std::is_same_v<T, double>) {
+    return absl::SimpleAtod(s, out);
+  } else {
+    return absl::SimpleAtoi(s, out);
+  }
+}
+
+absl::Status InferStringToNumber(InferenceContext& ctx) {
+  absl::StatusOr<DataType> t = ctx.attrs().GetOr<DataType>("out_type", DataType::kFloat);
+  if (!t.ok()) return t.status();
+  return SameShapeAs(*t)(ctx);
+}
+
+template <typename T>
+absl::Status ConvertAll(const Tensor& in, Tensor& out) {
+  for (int64_t i = 0; i < in.num_elements(); ++i) {
+    const std::string& s = in.data<std::string>()[i];
+    if (!ParseNumber<T>(s, out.data<T>() + i)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("StringToNumberOp could not correctly convert string: ", s));
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ComputeStringToNumber(KernelContext& ctx) {
+  const Tensor& in = ctx.input(0);
+  if (absl::Status s = CheckString(in, "string_tensor"); !s.ok()) return s;
+  absl::StatusOr<DataType> t = ctx.attrs().GetOr<DataType>("out_type", DataType::kFloat);
+  if (!t.ok()) return t.status();
+  absl::StatusOr<Tensor*> out = ctx.allocate_output(0, *t, in.shape());
+  if (!out.ok()) return out.status();
+  switch (*t) {
+    case DataType::kFloat: return ConvertAll<float>(in, **out);
+    case DataType::kDouble: return ConvertAll<double>(in, **out);
+    case DataType::kInt32: return ConvertAll<int32_t>(in, **out);
+    case DataType::kInt64: return ConvertAll<int64_t>(in, **out);
+    case DataType::kUInt32: return ConvertAll<uint32_t>(in, **out);
+    case DataType::kUInt64: return ConvertAll<uint64_t>(in, **out);
+    default:
+      return absl::InvalidArgumentError(
+          absl::StrCat("out_type ", DataTypeName(*t), " is not a StringToNumber type"));
+  }
+}
+
+// ---------------------------------------------------------- RaggedTensorToTensor
+
+enum class Partition { kFirstDimSize, kValueRowIds, kRowSplits };
+
+absl::StatusOr<std::vector<Partition>> PartitionTypes(const AttrMap& attrs) {
+  absl::StatusOr<std::vector<std::string>> names =
+      attrs.Get<std::vector<std::string>>("row_partition_types");
+  if (!names.ok()) return names.status();
+  std::vector<Partition> types;
+  for (const std::string& n : *names) {
+    if (n == "FIRST_DIM_SIZE") {
+      types.push_back(Partition::kFirstDimSize);
+    } else if (n == "VALUE_ROWIDS") {
+      types.push_back(Partition::kValueRowIds);
+    } else if (n == "ROW_SPLITS") {
+      types.push_back(Partition::kRowSplits);
+    } else {
+      return absl::InvalidArgumentError(absl::StrCat("unknown row partition type '", n, "'"));
+    }
+  }
+  if (types.empty()) return absl::InvalidArgumentError("no row_partition_types given");
+  for (size_t i = 0; i < types.size(); ++i) {
+    bool first = i == 0;
+    if (types[i] == Partition::kFirstDimSize && !first) {
+      return absl::InvalidArgumentError("FIRST_DIM_SIZE may only be the first partition type");
+    }
+    if (types[i] == Partition::kValueRowIds && first) {
+      return absl::InvalidArgumentError("Cannot handle VALUE_ROWIDS in first dimension.");
+    }
+  }
+  if (types[0] == Partition::kFirstDimSize && types.size() < 2) {
+    return absl::InvalidArgumentError("FIRST_DIM_SIZE must be followed by VALUE_ROWIDS");
+  }
+  return types;
+}
+
+int RaggedRank(const std::vector<Partition>& types) {
+  return static_cast<int>(types.size()) - (types[0] == Partition::kFirstDimSize ? 1 : 0);
+}
+
+// The `shape` input as a partial shape: a scalar -1 is an unknown shape.
+absl::StatusOr<PartialShape> ShapeFromTensor(const Tensor& t) {
+  absl::StatusOr<std::vector<int64_t>> v = ToInt64s(t);
+  if (!v.ok()) return v.status();
+  if (t.rank() == 0) {
+    if ((*v)[0] != -1) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "shape must be a vector, or the scalar -1 for an unknown shape, got ", (*v)[0]));
+    }
+    return PartialShape::Unknown();
+  }
+  if (t.rank() != 1) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("shape must be a vector, got shape ", ShapeToString(t.shape())));
+  }
+  for (int64_t d : *v) {
+    if (d < -1) return absl::InvalidArgumentError(absl::StrCat("invalid dimension size ", d));
+  }
+  return PartialShape::Known(*v);
+}
+
+// TensorFlow's CombineRaggedTensorToTensorShapes: the requested shape with
+// the values' inner dims filled in and checked.
+absl::StatusOr<PartialShape> CombineShapes(int ragged_rank, const PartialShape& shape,
+                                           const PartialShape& values) {
+  if (!shape.known_rank && !values.known_rank) return PartialShape::Unknown();
+  PartialShape out = shape;
+  if (!shape.known_rank) out = PartialShape::Known(Shape(ragged_rank + values.rank(), -1));
+  if (!values.known_rank) return out;
+  if (ragged_rank + values.rank() != out.rank()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "rt_input.shape and shape=", shape.ToString(), " are incompatible: rt_input.rank = ",
+        ragged_rank + values.rank(), " but shape.rank = ", out.rank()));
+  }
+  for (int i = 1; i < values.rank(); ++i) {
+    int64_t& o = out.dims[out.rank() - values.rank() + i];
+    const int64_t v = values.dims[i];
+    if (v < 0) continue;
+    if (o >= 0 && o != v) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "rt_input.shape and shape=", shape.ToString(), " are incompatible: rt_input.shape[",
+          i + ragged_rank, "] = ", v, " but shape[", i + ragged_rank, "] = ", o));
+    }
+    o = v;
+  }
+  return out;
+}
+
+absl::Status InferRaggedToTensor(InferenceContext& ctx) {
+  absl::StatusOr<DataType> t = ctx.attrs().Get<DataType>("T");
+  if (!t.ok()) return t.status();
+  absl::StatusOr<std::vector<Partition>> types = PartitionTypes(ctx.attrs());
+  if (!types.ok()) return types.status();
+  if (ctx.num_inputs() != 3 + static_cast<int>(types->size())) {
+    return absl::InvalidArgumentError(absl::StrCat("expected ", 3 + types->size(),
+                                                   " inputs for ", types->size(),
+                                                   " row partitions, got ", ctx.num_inputs()));
+  }
+  PartialShape shape = PartialShape::Unknown();
+  if (const Tensor* s = ctx.input_value(0); s != nullptr) {
+    absl::StatusOr<PartialShape> ps = ShapeFromTensor(*s);
+    if (!ps.ok()) return ps.status();
+    shape = *ps;
+  }
+  absl::StatusOr<PartialShape> out = CombineShapes(RaggedRank(*types), shape, ctx.input(1).shape);
+  if (!out.ok()) return out.status();
+  ctx.set_output(0, ValueInfo{*t, *out});
+  return absl::OkStatus();
+}
+
+absl::Status CheckDefaultShape(const Shape& def, const Shape& values) {
+  // default_value must broadcast to one value element (values.shape[1:]).
+  const int inner = static_cast<int>(values.size()) - 1;
+  bool ok = static_cast<int>(def.size()) <= std::max(inner, 0);
+  for (size_t k = 0; ok && k < def.size(); ++k) {
+    int64_t d = def[def.size() - 1 - k];
+    int64_t v = values[values.size() - 1 - k];
+    ok = d == 1 || d == v;
+  }
+  if (ok) return absl::OkStatus();
+  return absl::InvalidArgumentError(
+      absl::StrCat("default_value.shape=", ShapeToString(def), " and rt_input.flat_values.shape=",
+                   ShapeToString(values), " are incompatible"));
+}
+
+absl::Status ComputeRaggedToTensor(KernelContext& ctx) {
+  absl::StatusOr<std::vector<Partition>> types = PartitionTypes(ctx.attrs());
+  if (!types.ok()) return types.status();
+  const int ragged_rank = RaggedRank(*types);
+  if (ctx.num_inputs() != 3 + static_cast<int>(types->size())) {
+    return absl::InvalidArgumentError(absl::StrCat("expected ", 3 + types->size(), " inputs, got ",
+                                                   ctx.num_inputs()));
+  }
+  const Tensor& values = ctx.input(1);
+  const Tensor& fallback = ctx.input(2);
+  if (values.rank() < 1) {
+    return absl::InvalidArgumentError("values must have rank >= 1");
+  }
+  if (fallback.dtype() != values.dtype()) {
+    return absl::InvalidArgumentError(absl::StrCat("default_value is ", DataTypeName(fallback.dtype()),
+                                                   ", values are ", DataTypeName(values.dtype())));
+  }
+  if (absl::Status s = CheckDefaultShape(fallback.shape(), values.shape()); !s.ok()) return s;
+  std::vector<std::vector<int64_t>> partitions;
+  for (size_t i = 0; i < types->size(); ++i) {
+    absl::StatusOr<std::vector<int64_t>> p = ToInt64s(ctx.input(3 + static_cast<int>(i)));
+    if (!p.ok()) return p.status();
+    partitions.push_back(*std::move(p));
+  }
+  // The first dimension and the partition tensor that splits each level.
+  int64_t first_dim;
+  size_t level0 = 0;
+  if ((*types)[0] == Partition::kFirstDimSize) {
+    if (partitions[0].size() != 1) {
+      return absl::InvalidArgumentError("FIRST_DIM_SIZE must be a scalar");
+    }
+    first_dim = partitions[0][0];
+    if (first_dim < 0) {
+      return absl::InvalidArgumentError(absl::StrCat("first dimension size ", first_dim, " < 0"));
+    }
+    level0 = 1;
+  } else {
+    if (partitions[0].empty()) {
+      return absl::InvalidArgumentError("row_splits must have at least one element");
+    }
+    first_dim = static_cast<int64_t>(partitions[0].size()) - 1;
+  }
+  absl::StatusOr<PartialShape> shape = ShapeFromTensor(ctx.input(0));
+  if (!shape.ok()) return shape.status();
+  absl::StatusOr<PartialShape> combined =
+      CombineShapes(ragged_rank, *shape, PartialShape::Known(values.shape()));
+  if (!combined.ok()) return combined.status();
+  Shape out_shape = combined->dims;
+
+  // Validate every partition and find each ragged level's widest row.
+  int64_t parents = first_dim;
+  std::vector<int64_t> widths(static_cast<size_t>(ragged_rank), 0);
+  for (int level = 0; level < ragged_rank; ++level) {
+    const std::vector<int64_t>& p = partitions[level0 + level];
+    const bool last = level == ragged_rank - 1;
+    int64_t children;
+    if ((*types)[level0 + level] == Partition::kRowSplits) {
+      if (p.empty() || p[0] != 0) {
+        return absl::InvalidArgumentError("row_splits must start with 0");
+      }
+      if (static_cast<int64_t>(p.size()) - 1 > parents) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "Row partition size is greater than output size: ", p.size() - 1, " > ", parents));
+      }
+      for (size_t i = 1; i < p.size(); ++i) {
+        if (p[i] < p[i - 1]) return absl::InvalidArgumentError("row_splits must be sorted");
+        widths[level] = std::max(widths[level], p[i] - p[i - 1]);
+      }
+      children = p.back();
+    } else {
+      int64_t run = 0;
+      for (size_t i = 0; i < p.size(); ++i) {
+        if (p[i] < 0 || p[i] >= parents) {
+          return absl::InvalidArgumentError(absl::StrCat("Got value_rowid=", p[i],
+                                                         " which is not less than ", parents));
+        }
+        if (i > 0 && p[i] < p[i - 1]) {
+          return absl::InvalidArgumentError("value_rowids must be sorted");
+        }
+        run = (i > 0 && p[i] == p[i - 1]) ? run + 1 : 1;
+        widths[level] = std::max(widths[level], run);
+      }
+      children = static_cast<int64_t>(p.size());
+    }
+    // Like TensorFlow, values past the last row are ignored.
+    if (last && children > values.dim(0)) {
+      return absl::InvalidArgumentError(absl::StrCat("the row partition covers ", children,
+                                                     " values but there are only ",
+                                                     values.dim(0)));
+    }
+    parents = children;
+  }
+  if (out_shape[0] < 0) out_shape[0] = first_dim;
+  for (int level = 0; level < ragged_rank; ++level) {
+    if (out_shape[level + 1] < 0) out_shape[level + 1] = widths[level];
+  }
+  for (int64_t& d : out_shape) {
+    if (d < 0) d = 0;
+  }
+  absl::StatusOr<Tensor*> out = ctx.allocate_output(0, values.dtype(), out_shape);
+  if (!out.ok()) return out.status();
+  Tensor& o = **out;
+  const int64_t element = values.dim(0) == 0 ? 0 : values.num_elements() / values.dim(0);
+  int64_t out_element = 1;
+  for (size_t d = static_cast<size_t>(ragged_rank) + 1; d < out_shape.size(); ++d) {
+    out_element *= out_shape[d];
+  }
+  const int64_t rows = out_element == 0 ? 0 : o.num_elements() / out_element;
+
+  // Output index (in elements of size out_element) of each row, level by level.
+  std::vector<int64_t> multiplier(static_cast<size_t>(ragged_rank) + 1, 1);
+  for (int d = ragged_rank - 1; d >= 0; --d) multiplier[d] = multiplier[d + 1] * out_shape[d + 1];
+  // Rows of the first dimension are not materialized (first_dim comes from
+  // an input and may be large): row r starts at r * multiplier[0].
+  std::vector<int64_t> index;
+  auto parent_index = [&](int level, int64_t r) -> int64_t {
+    if (level > 0) return index[static_cast<size_t>(r)];
+    return r < out_shape[0] ? r * multiplier[0] : -1;
+  };
+  for (int level = 0; level < ragged_rank; ++level) {
+    const std::vector<int64_t>& p = partitions[level0 + level];
+    const int64_t width = out_shape[level + 1];
+    const int64_t step = multiplier[level + 1];
+    std::vector<int64_t> next;
+    if ((*types)[level0 + level] == Partition::kRowSplits) {
+      next.reserve(static_cast<size_t>(p.back()));
+      for (size_t r = 0; r + 1 < p.size(); ++r) {
+        const int64_t parent = parent_index(level, static_cast<int64_t>(r));
+        for (int64_t c = 0; c < p[r + 1] - p[r]; ++c) {
+          next.push_back(parent >= 0 && c < width ? parent + c * step : -1);
+        }
+      }
+    } else {
+      next.reserve(p.size());
+      int64_t c = 0;
+      for (size_t i = 0; i < p.size(); ++i) {
+        c = (i > 0 && p[i] == p[i - 1]) ? c + 1 : 0;
+        const int64_t parent = parent_index(level, p[i]);
+        next.push_back(parent >= 0 && c < width ? parent + c * step : -1);
+      }
+    }
+    index = std::move(next);
+  }
+  // Fill with the (broadcast) default, then place the values.
+  const Shape& def_shape = fallback.shape();
+  const int64_t def_count = fallback.num_elements();
+  auto default_at = [&](int64_t k) -> int64_t {
+    // Index into default_value for element k of one value element.
+    if (def_count == 1) return 0;
+    int64_t src = 0, stride = 1, rem = k;
+    for (int d = static_cast<int>(out_shape.size()) - 1, j = static_cast<int>(def_shape.size()) - 1;
+         d > ragged_rank; --d, --j) {
+      const int64_t pos = rem % out_shape[d];
+      rem /= out_shape[d];
+      if (j >= 0) {
+        if (def_shape[j] != 1) src += pos * stride;
+        stride *= def_shape[j];
+      }
+    }
+    return src;
+  };
+  const bool is_string = values.dtype() == DataType::kString;
+  const size_t esize = DataTypeSize(values.dtype());
+  if (!is_string && esize == 0) {
+    return absl::UnimplementedError(
+        absl::StrCat("RaggedTensorToTensor of ", DataTypeName(values.dtype())));
+  }
+  auto copy = [&](const Tensor& src, int64_t from, int64_t to) {
+    if (is_string) {
+      o.data<std::string>()[to] = src.data<std::string>()[from];
+    } else {
+      std::memcpy(static_cast<char*>(o.raw_data()) + to * esize,
+                  static_cast<const char*>(src.raw_data()) + from * esize, esize);
+    }
+  };
+  if (def_count > 0) {
+    for (int64_t r = 0; r < rows; ++r) {
+      for (int64_t k = 0; k < out_element; ++k) copy(fallback, default_at(k), r * out_element + k);
+    }
+  }
+  if (element != out_element && values.dim(0) > 0 && out_element > 0) {
+    return absl::InternalError("value element size does not match the output");
+  }
+  for (size_t v = 0; v < index.size(); ++v) {
+    if (index[v] < 0) continue;
+    for (int64_t k = 0; k < out_element; ++k) {
+      copy(values, static_cast<int64_t>(v) * element + k, index[v] * out_element + k);
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+void RegisterStringOps(KernelRegistry& r) {
+  r.AddOp({"StringLower", {{"encoding", std::string()}}, InferCase});
+  r.AddKernel({"StringLower", kCpu, "", {}, CaseMap(/*upper=*/false)});
+  r.AddOp({"StringUpper", {{"encoding", std::string()}}, InferCase});
+  r.AddKernel({"StringUpper", kCpu, "", {}, CaseMap(/*upper=*/true)});
+
+  r.AddOp({"StaticRegexReplace",
+           {{"replace_global", true}},
+           [](InferenceContext& ctx) { return InferStaticRegex(ctx, DataType::kString); }});
+  r.AddKernel({"StaticRegexReplace", kCpu, "", {}, ComputeStaticRegexReplace});
+  r.AddOp({"RegexReplace", {{"replace_global", true}}, InferRegexReplace});
+  r.AddKernel({"RegexReplace", kCpu, "", {}, ComputeRegexReplace});
+  r.AddOp({"StaticRegexFullMatch", {},
+           [](InferenceContext& ctx) { return InferStaticRegex(ctx, DataType::kBool); }});
+  r.AddKernel({"StaticRegexFullMatch", kCpu, "", {}, ComputeStaticRegexFullMatch});
+  r.AddOp({"RegexFullMatch", {}, InferRegexFullMatch});
+  r.AddKernel({"RegexFullMatch", kCpu, "", {}, ComputeRegexFullMatch});
+
+  r.AddOp({"StringSplitV2", {{"maxsplit", int64_t{-1}}}, InferSplit, ThreeOutputs});
+  r.AddKernel({"StringSplitV2", kCpu, "", {}, ComputeStringSplitV2});
+  r.AddOp({"StringSplit", {{"skip_empty", true}}, InferSplit, ThreeOutputs});
+  r.AddKernel({"StringSplit", kCpu, "", {}, ComputeStringSplit});
+  r.AddOp({"StringJoin", {{"separator", std::string()}}, InferStringJoin});
+  r.AddKernel({"StringJoin", kCpu, "", {}, ComputeStringJoin});
+  r.AddOp({"ReduceJoin", {{"keep_dims", false}, {"separator", std::string()}}, InferReduceJoin});
+  r.AddKernel({"ReduceJoin", kCpu, "", {}, ComputeReduceJoin});
+
+  r.AddOp({"StringToHashBucketFast", {}, InferHashBucket});
+  r.AddKernel({"StringToHashBucketFast", kCpu, "", {}, ComputeHashBucketFast});
+  r.AddOp({"StringStrip", {}, SameShapeAs(DataType::kString)});
+  r.AddKernel({"StringStrip", kCpu, "", {}, ComputeStringStrip});
+  r.AddOp({"StringLength", {{"unit", std::string("BYTE")}}, SameShapeAs(DataType::kInt32)});
+  r.AddKernel({"StringLength", kCpu, "", {}, ComputeStringLength});
+  r.AddOp({"Substr", {{"unit", std::string("BYTE")}}, InferSubstr});
+  r.AddKernel({"Substr", kCpu, "T", {DataType::kInt32, DataType::kInt64}, ComputeSubstr});
+
+  r.AddOp({"AsString",
+           {{"precision", int64_t{-1}},
+            {"scientific", false},
+            {"shortest", false},
+            {"width", int64_t{-1}},
+            {"fill", std::string()}},
+           InferAsString});
+  r.AddKernel({"AsString",
+               kCpu,
+               "T",
+               {DataType::kFloat, DataType::kDouble, DataType::kInt8, DataType::kInt16,
+                DataType::kInt32, DataType::kInt64, DataType::kUInt8, DataType::kUInt16,
+                DataType::kUInt32, DataType::kUInt64, DataType::kComplex64,
+                DataType::kComplex128, DataType::kBool, DataType::kString},
+               ComputeAsString});
+  r.AddOp({"StringToNumber", {{"out_type", DataType::kFloat}}, InferStringToNumber});
+  r.AddKernel({"StringToNumber",
+               kCpu,
+               "out_type",
+               {DataType::kFloat, DataType::kDouble, DataType::kInt32, DataType::kInt64,
+                DataType::kUInt32, DataType::kUInt64},
+               ComputeStringToNumber});
+
+  r.AddOp({"RaggedTensorToTensor", {}, InferRaggedToTensor});
+  r.AddKernel({"RaggedTensorToTensor", kCpu, "", {}, ComputeRaggedToTensor});
+}
 
 }  // namespace smrt::kernels

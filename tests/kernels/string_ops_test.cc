@@ -1,0 +1,664 @@
+// String kernels against TensorFlow goldens (scripts/kernel_goldens/strings.py,
+// tests/data/kernels/strings/*.rec) and hand-written edge cases: the RE2
+// subset, splitting/joining, Substr, AsString, StringToNumber and
+// RaggedTensorToTensor.
+#include <chrono>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "core/attr_map.h"
+#include "gtest/gtest.h"
+#include "kernels/cpu/reference/string_util.h"
+#include "kernels/testing/op_runner.h"
+
+namespace smrt::kernels {
+namespace {
+
+using ::smrt::kernels::testing::InferOp;
+using ::smrt::kernels::testing::MakeTensor;
+using ::smrt::kernels::testing::RunOp;
+using ::smrt::kernels::testing::Scalar;
+using ::smrt::kernels::testing::TensorsNear;
+using ::smrt::kernels::testing::Values;
+using Strings = std::vector<std::string>;
+
+// ---------------------------------------------------------------------------
+// The .rec golden files: named tensors as length-prefixed records (see
+// scripts/kernel_goldens/strings.py).
+
+class GoldenFile {
+ public:
+  explicit GoldenFile(const std::string& group) {
+    const std::string path =
+        absl::StrCat(SMRT_TEST_DATA_DIR, "/kernels/strings/", group, ".rec");
+    std::ifstream in(path, std::ios::binary);
+    EXPECT_TRUE(in.good()) << "cannot open " << path;
+    const std::string data((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    std::vector<std::string> recs;
+    for (size_t pos = 0; pos < data.size();) {
+      if (data.size() - pos < 4) {
+        ADD_FAILURE() << path << ": truncated";
+        return;
+      }
+      uint32_t n = 0;
+      for (int b = 3; b >= 0; --b) n = (n << 8) | static_cast<uint8_t>(data[pos + b]);
+      pos += 4;
+      if (data.size() - pos < n) {
+        ADD_FAILURE() << path << ": record runs past the end";
+        return;
+      }
+      recs.push_back(data.substr(pos, n));
+      pos += n;
+    }
+    for (size_t i = 0; i + 2 < recs.size();) {
+      Entry e;
+      const std::string name = recs[i];
+      e.dtype = recs[i + 1];
+      for (absl::string_view d : absl::StrSplit(recs[i + 2], ' ', absl::SkipEmpty())) {
+        int64_t v = 0;
+        EXPECT_TRUE(absl::SimpleAtoi(d, &v));
+        e.shape.push_back(v);
+      }
+      i += 3;
+      size_t count = 1;
+      if (e.dtype == "string") {
+        for (int64_t d : e.shape) count *= static_cast<size_t>(d);
+      }
+      for (size_t k = 0; k < count && i < recs.size(); ++k) e.records.push_back(recs[i++]);
+      entries_[name] = std::move(e);
+    }
+  }
+
+  bool Has(const std::string& name) const { return entries_.count(name) > 0; }
+  bool IsError(const std::string& name) const { return Has(name + ".error"); }
+
+  Tensor Get(const std::string& name) const {
+    auto it = entries_.find(name);
+    if (it == entries_.end()) {
+      ADD_FAILURE() << "no golden tensor " << name;
+      return Tensor();
+    }
+    const Entry& e = it->second;
+    static const std::map<std::string, DataType> kTypes = {
+        {"string", DataType::kString}, {"float32", DataType::kFloat},
+        {"float64", DataType::kDouble}, {"int32", DataType::kInt32},
+        {"int64", DataType::kInt64},   {"bool", DataType::kBool},
+        {"uint32", DataType::kUInt32}, {"uint64", DataType::kUInt64},
+        {"int8", DataType::kInt8},     {"uint8", DataType::kUInt8},
+        {"int16", DataType::kInt16},   {"uint16", DataType::kUInt16}};
+    auto type = kTypes.find(e.dtype);
+    if (type == kTypes.end()) {
+      ADD_FAILURE() << name << " has dtype " << e.dtype;
+      return Tensor();
+    }
+    absl::StatusOr<Tensor> t = Tensor::Create(type->second, e.shape);
+    EXPECT_TRUE(t.ok()) << t.status();
+    if (!t.ok()) return Tensor();
+    if (type->second == DataType::kString) {
+      EXPECT_EQ(e.records.size(), static_cast<size_t>(t->num_elements())) << name;
+      for (size_t i = 0; i < e.records.size() && i < static_cast<size_t>(t->num_elements()); ++i) {
+        t->data<std::string>()[i] = e.records[i];
+      }
+    } else {
+      EXPECT_EQ(e.records.size(), 1u) << name;
+      if (e.records.size() != 1 || e.records[0].size() != t->byte_size()) {
+        ADD_FAILURE() << name << ": " << e.records.size() << " payloads for " << t->byte_size()
+                      << " bytes";
+        return Tensor();
+      }
+      std::memcpy(t->raw_data(), e.records[0].data(), t->byte_size());
+    }
+    return *t;
+  }
+
+  std::string GetString(const std::string& name) const {
+    Tensor t = Get(name);
+    return t.valid() && t.num_elements() > 0 ? t.data<std::string>()[0] : std::string();
+  }
+
+  // Checks `got` against the goldens name.0, name.1, ... or name.error.
+  void ExpectMatches(const absl::StatusOr<std::vector<Tensor>>& got,
+                     const std::string& name) const {
+    SCOPED_TRACE(name);
+    if (IsError(name)) {
+      EXPECT_FALSE(got.ok()) << "TensorFlow fails with: " << GetString(name + ".error");
+      if (!got.ok()) {
+        EXPECT_EQ(got.status().code(), absl::StatusCode::kInvalidArgument) << got.status();
+      }
+      return;
+    }
+    ASSERT_TRUE(got.ok()) << got.status();
+    for (size_t k = 0;; ++k) {
+      const std::string key = absl::StrCat(name, ".", k);
+      if (!Has(key)) {
+        EXPECT_EQ(k, got->size());
+        break;
+      }
+      ASSERT_LT(k, got->size());
+      EXPECT_TRUE(TensorsNear((*got)[k], Get(key), 0, 0)) << key;
+    }
+  }
+
+ private:
+  struct Entry {
+    std::string dtype;
+    Shape shape;
+    std::vector<std::string> records;
+  };
+  std::map<std::string, Entry> entries_;
+};
+
+Tensor Str(const std::string& s) { return Scalar<std::string>(s); }
+Tensor Strs(const Strings& v) { return MakeTensor<std::string>({static_cast<int64_t>(v.size())}, v); }
+
+AttrMap Attrs(std::initializer_list<std::pair<const char*, AttrValue>> kv) {
+  AttrMap a;
+  for (const auto& [k, v] : kv) a.Set(k, v);
+  return a;
+}
+
+// ---------------------------------------------------------------------------
+// Regular expressions.
+
+TEST(StringRegexTest, MatchesTensorFlowGoldens) {
+  GoldenFile g("regex");
+  const Tensor texts = g.Get("texts");
+  int cases = 0;
+  for (int i = 0; g.Has(absl::StrCat("p", i, ".pattern")); ++i, ++cases) {
+    const std::string p = absl::StrCat("p", i);
+    const std::string pattern = g.GetString(p + ".pattern");
+    const std::string rewrite = g.GetString(p + ".rewrite");
+    SCOPED_TRACE(absl::StrCat("pattern '", pattern, "' rewrite '", rewrite, "'"));
+    g.ExpectMatches(RunOp("StaticRegexReplace",
+                          Attrs({{"pattern", pattern}, {"rewrite", rewrite}}), {texts}),
+                    p + ".global");
+    g.ExpectMatches(RunOp("StaticRegexReplace",
+                          Attrs({{"pattern", pattern}, {"rewrite", rewrite},
+                                 {"replace_global", false}}),
+                          {texts}),
+                    p + ".first");
+    g.ExpectMatches(RunOp("StaticRegexFullMatch", Attrs({{"pattern", pattern}}), {texts}),
+                    p + ".full");
+    // The dynamic ops agree with the static ones.
+    g.ExpectMatches(RunOp("RegexReplace", {}, {texts, Str(pattern), Str(rewrite)}),
+                    p + ".global");
+    g.ExpectMatches(RunOp("RegexFullMatch", {}, {texts, Str(pattern)}), p + ".full");
+  }
+  EXPECT_GE(cases, 40);
+}
+
+TEST(StringRegexTest, MatchesTensorFlowOnRandomPatterns) {
+  GoldenFile g("regex");
+  int cases = 0, unsupported = 0;
+  for (int i = 0; g.Has(absl::StrCat("fz", i, ".pattern")); ++i, ++cases) {
+    const std::string p = absl::StrCat("fz", i);
+    const std::string pattern = g.GetString(p + ".pattern");
+    const std::string rewrite = g.GetString(p + ".rewrite");
+    SCOPED_TRACE(absl::StrCat("pattern '", pattern, "' rewrite '", rewrite, "'"));
+    const Tensor texts = g.Get(p + ".texts");
+    absl::StatusOr<std::vector<Tensor>> global =
+        RunOp("RegexReplace", {}, {texts, Str(pattern), Str(rewrite)});
+    if (!global.ok() && global.status().code() == absl::StatusCode::kUnimplemented) {
+      ++unsupported;  // case-insensitive non-ASCII ranges
+      continue;
+    }
+    g.ExpectMatches(global, p + ".global");
+    g.ExpectMatches(RunOp("RegexReplace", Attrs({{"replace_global", false}}),
+                          {texts, Str(pattern), Str(rewrite)}),
+                    p + ".first");
+    g.ExpectMatches(RunOp("RegexFullMatch", {}, {texts, Str(pattern)}), p + ".full");
+  }
+  EXPECT_EQ(cases, 100);
+  EXPECT_LE(unsupported, 3);
+}
+
+TEST(StringRegexTest, MalformedPatternsAreInvalidArgument) {
+  GoldenFile g("regex");
+  const Tensor texts = g.Get("texts");
+  int cases = 0;
+  for (int i = 0; g.Has(absl::StrCat("bad", i, ".pattern")); ++i, ++cases) {
+    const std::string name = absl::StrCat("bad", i);
+    const std::string pattern = g.GetString(name + ".pattern");
+    ASSERT_TRUE(g.IsError(name)) << pattern << " is accepted by TensorFlow";
+    absl::StatusOr<std::vector<Tensor>> out =
+        RunOp("RegexReplace", {}, {texts, Str(pattern), Str("x")});
+    ASSERT_FALSE(out.ok()) << pattern;
+    EXPECT_EQ(out.status().code(), absl::StatusCode::kInvalidArgument) << out.status();
+    EXPECT_NE(out.status().message().find("invalid regex pattern"), std::string::npos)
+        << out.status();
+    // The static op refuses the pattern already in shape inference (at load).
+    absl::StatusOr<std::vector<ValueInfo>> inferred =
+        InferOp("StaticRegexReplace", Attrs({{"pattern", pattern}, {"rewrite", std::string()}}),
+                {ValueInfo{DataType::kString, PartialShape::Known({2})}});
+    EXPECT_FALSE(inferred.ok()) << pattern;
+  }
+  EXPECT_GE(cases, 10);
+}
+
+TEST(StringRegexTest, UnsupportedSyntaxIsUnimplementedNotAWrongAnswer) {
+  for (const char* pattern : {"\\p{L}", "\\pN", "[\\p{Greek}]", "(?i)é", "(?i)[à-ÿ]", "\\C"}) {
+    absl::StatusOr<std::unique_ptr<Regex>> re = Regex::Compile(pattern);
+    ASSERT_FALSE(re.ok()) << pattern;
+    EXPECT_EQ(re.status().code(), absl::StatusCode::kUnimplemented) << re.status();
+    EXPECT_NE(re.status().message().find("does not support"), std::string::npos) << re.status();
+  }
+  // Case folding of ASCII letters is fine, also next to non-ASCII text.
+  absl::StatusOr<std::unique_ptr<Regex>> re = Regex::Compile("(?i)caf[e]");
+  ASSERT_TRUE(re.ok()) << re.status();
+  EXPECT_TRUE((*re)->FullMatch("CAFE"));
+}
+
+TEST(StringRegexTest, LinearTimeOnPathologicalPatterns) {
+  // (a*)*b against a long run of a's backtracks exponentially in a
+  // backtracking engine; this one is linear.
+  absl::StatusOr<std::unique_ptr<Regex>> re = Regex::Compile("(a*)*b|(a|aa)+c");
+  ASSERT_TRUE(re.ok());
+  const std::string text(20000, 'a');
+  auto start = std::chrono::steady_clock::now();
+  EXPECT_FALSE((*re)->Search(text, 0, false, false, nullptr));
+  std::string copy = text;
+  EXPECT_EQ((*re)->GlobalReplace(&copy, "x"), 0);
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 20.0);
+}
+
+TEST(StringRegexTest, LimitsAreErrorsNotCrashes) {
+  std::string deep(3000, '(');
+  deep += std::string(3000, ')');
+  absl::StatusOr<std::unique_ptr<Regex>> nested = Regex::Compile(deep);
+  ASSERT_FALSE(nested.ok());
+  EXPECT_EQ(nested.status().code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_NE(nested.status().message().find("nesting limit"), std::string::npos) << nested.status();
+  EXPECT_TRUE(Regex::Compile(std::string(200, '(') + "a" + std::string(200, ')')).ok());
+  std::string stacked = "a";
+  for (int i = 0; i < 5000; ++i) stacked += "(?i)*";
+  absl::StatusOr<std::unique_ptr<Regex>> stack = Regex::Compile(stacked);
+  ASSERT_FALSE(stack.ok());
+  EXPECT_EQ(stack.status().code(), absl::StatusCode::kResourceExhausted);
+
+  absl::StatusOr<std::unique_ptr<Regex>> huge = Regex::Compile("((a{1000}){1000}){1000}");
+  ASSERT_FALSE(huge.ok());
+  EXPECT_NE(huge.status().message().find("too large"), std::string::npos) << huge.status();
+
+  absl::StatusOr<std::unique_ptr<Regex>> bad_utf8 = Regex::Compile("a\xff");
+  ASSERT_FALSE(bad_utf8.ok());
+  EXPECT_NE(bad_utf8.status().message().find("UTF-8"), std::string::npos);
+}
+
+TEST(StringRegexTest, SearchReportsGroupsAndRespectsAnchors) {
+  absl::StatusOr<std::unique_ptr<Regex>> re = Regex::Compile("(\\d+)(x)?");
+  ASSERT_TRUE(re.ok());
+  std::vector<Regex::Span> g;
+  ASSERT_TRUE((*re)->Search("ab123cd", 0, false, false, &g));
+  ASSERT_EQ(g.size(), 3u);
+  EXPECT_EQ(g[0].begin, 2);
+  EXPECT_EQ(g[0].end, 5);
+  EXPECT_EQ(g[1].begin, 2);
+  EXPECT_LT(g[2].begin, 0);  // did not take part
+  EXPECT_FALSE((*re)->Search("ab123cd", 0, /*anchor_start=*/true, false, &g));
+  EXPECT_FALSE((*re)->Search("123cd", 0, false, /*anchor_end=*/true, &g));
+  EXPECT_TRUE((*re)->Search("12x", 0, true, true, &g));
+  // The text before `start` is context: ^ does not match in the middle.
+  absl::StatusOr<std::unique_ptr<Regex>> caret = Regex::Compile("^b");
+  ASSERT_TRUE(caret.ok());
+  EXPECT_FALSE((*caret)->Search("ab", 1, false, false, &g));
+  EXPECT_FALSE((*re)->Search("abc", 4, false, false, &g));  // start past the end
+}
+
+TEST(StringRegexTest, ShapesAndEmptyTensors) {
+  Tensor empty = MakeTensor<std::string>({0, 3}, {});
+  absl::StatusOr<std::vector<Tensor>> out = RunOp(
+      "StaticRegexReplace", Attrs({{"pattern", std::string("a")}, {"rewrite", std::string("b")}}),
+      {empty});
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_EQ((*out)[0].shape(), (Shape{0, 3}));
+  out = RunOp("StaticRegexReplace",
+              Attrs({{"pattern", std::string("a")}, {"rewrite", std::string("b")}}),
+              {Str("banana")});
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_EQ((*out)[0].data<std::string>()[0], "bbnbnb");
+  absl::StatusOr<std::vector<Tensor>> bad =
+      RunOp("RegexReplace", {}, {Str("x"), Strs({"a", "b"}), Str("c")});
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("pattern must have rank 0"), std::string::npos)
+      << bad.status();
+}
+
+// ---------------------------------------------------------------------------
+// Case, split, join, strip, length, substr.
+
+TEST(StringTextTest, LowerAndUpperAreAscii) {
+  GoldenFile g("text");
+  g.ExpectMatches(RunOp("StringLower", {}, {g.Get("case.in")}), "lower");
+  g.ExpectMatches(RunOp("StringUpper", {}, {g.Get("case.in")}), "upper");
+  absl::StatusOr<std::vector<ValueInfo>> utf8 =
+      InferOp("StringLower", Attrs({{"encoding", std::string("utf-8")}}),
+              {ValueInfo{DataType::kString, PartialShape::Known({2})}});
+  ASSERT_FALSE(utf8.ok());
+  EXPECT_EQ(utf8.status().code(), absl::StatusCode::kUnimplemented);
+  EXPECT_NE(utf8.status().message().find("utf-8"), std::string::npos) << utf8.status();
+}
+
+TEST(StringTextTest, SplitMatchesTensorFlow) {
+  GoldenFile g("text");
+  const Tensor in = g.Get("split.in");
+  int cases = 0;
+  for (const char* sep : {"''", "','", "'<>'", "' '"}) {
+    for (int maxsplit : {-1, 0, 1, 2}) {
+      std::string s(sep);
+      s = s.substr(1, s.size() - 2);
+      g.ExpectMatches(RunOp("StringSplitV2", Attrs({{"maxsplit", int64_t{maxsplit}}}), {in, Str(s)}),
+                      absl::StrCat("splitv2.", sep, ".", maxsplit));
+      ++cases;
+    }
+  }
+  for (const char* delim : {"''", "' ,'", "'<>'"}) {
+    for (bool skip : {true, false}) {
+      std::string d(delim);
+      d = d.substr(1, d.size() - 2);
+      g.ExpectMatches(RunOp("StringSplit", Attrs({{"skip_empty", skip}}), {in, Str(d)}),
+                      absl::StrCat("splitv1.", delim, ".", skip ? "True" : "False"));
+      ++cases;
+    }
+  }
+  EXPECT_EQ(cases, 22);
+}
+
+TEST(StringTextTest, SplitEdgeCases) {
+  absl::StatusOr<std::vector<Tensor>> out =
+      RunOp("StringSplitV2", {}, {MakeTensor<std::string>({0}, {}), Str("")});
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_EQ((*out)[0].shape(), (Shape{0, 2}));
+  EXPECT_EQ(Values<int64_t>((*out)[2]), (std::vector<int64_t>{0, 0}));
+  absl::StatusOr<std::vector<Tensor>> matrix =
+      RunOp("StringSplitV2", {}, {MakeTensor<std::string>({1, 1}, {"a b"}), Str(" ")});
+  ASSERT_FALSE(matrix.ok());
+  EXPECT_EQ(matrix.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(matrix.status().message().find("rank 1"), std::string::npos) << matrix.status();
+  absl::StatusOr<std::vector<Tensor>> sep = RunOp("StringSplitV2", {}, {Strs({"a"}), Strs({" "})});
+  ASSERT_FALSE(sep.ok());
+  EXPECT_NE(sep.status().message().find("separator"), std::string::npos) << sep.status();
+}
+
+TEST(StringTextTest, JoinMatchesTensorFlow) {
+  GoldenFile g("text");
+  const Tensor a = g.Get("join.a");
+  const Tensor m = g.Get("join.m");
+  g.ExpectMatches(RunOp("StringJoin", Attrs({{"N", int64_t{3}}, {"separator", std::string("|")}}),
+                        {a, Str("-"), a}),
+                  "join.vec");
+  g.ExpectMatches(RunOp("StringJoin", Attrs({{"N", int64_t{2}}}), {Str("p"), Str("q")}),
+                  "join.scalars");
+  g.ExpectMatches(RunOp("StringJoin", Attrs({{"N", int64_t{3}}, {"separator", std::string(" ")}}),
+                        {m, m, Str("!")}),
+                  "join.mat");
+  absl::StatusOr<std::vector<Tensor>> mismatch =
+      RunOp("StringJoin", Attrs({{"N", int64_t{2}}}), {a, m});
+  ASSERT_FALSE(mismatch.ok());
+  EXPECT_NE(mismatch.status().message().find("do not match"), std::string::npos)
+      << mismatch.status();
+  // An input of unknown rank may be a scalar: inference keeps the known shape.
+  absl::StatusOr<std::vector<ValueInfo>> inferred =
+      InferOp("StringJoin", Attrs({{"N", int64_t{2}}}),
+              {ValueInfo{DataType::kString, PartialShape::Unknown()},
+               ValueInfo{DataType::kString, PartialShape::Known({-1, 3})}});
+  ASSERT_TRUE(inferred.ok()) << inferred.status();
+  EXPECT_EQ((*inferred)[0].shape, PartialShape::Known({-1, 3}));
+}
+
+TEST(StringTextTest, ReduceJoinMatchesTensorFlow) {
+  GoldenFile g("text");
+  const Tensor m = g.Get("rj.m");
+  const Tensor cube = g.Get("rj.cube");
+  struct Case {
+    const char* name;
+    const Tensor* in;
+    std::vector<int32_t> idx;
+    bool keep;
+    const char* sep;
+  };
+  const std::vector<Case> cases = {
+      {"rj0", &m, {0}, false, ""},       {"rj1", &m, {1}, false, ""},
+      {"rj01", &m, {0, 1}, false, ""},   {"rj10", &m, {1, 0}, false, "."},
+      {"rjnone", &m, {}, false, ""},     {"rjneg", &m, {-1}, true, "+"},
+      {"rjk0", &m, {0}, true, ","},      {"cube20", &cube, {2, 0}, false, ":"},
+      {"cube1", &cube, {1}, true, ""},   {"cubeall", &cube, {0, 1, 2}, false, ""},
+      {"rjdup", &m, {0, -2}, false, ""}, {"rjbad", &m, {2}, false, ""}};
+  for (const Case& c : cases) {
+    Tensor idx = MakeTensor<int32_t>({static_cast<int64_t>(c.idx.size())}, c.idx);
+    g.ExpectMatches(RunOp("ReduceJoin",
+                          Attrs({{"keep_dims", c.keep}, {"separator", std::string(c.sep)}}),
+                          {*c.in, idx}),
+                    c.name);
+  }
+  absl::StatusOr<std::vector<Tensor>> bad =
+      RunOp("ReduceJoin", {}, {m, MakeTensor<int32_t>({1}, {2})});
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("Invalid reduction dimension 2"), std::string::npos)
+      << bad.status();
+}
+
+TEST(StringTextTest, StripAndLength) {
+  GoldenFile g("text");
+  g.ExpectMatches(RunOp("StringStrip", {}, {g.Get("strip.in")}), "strip");
+  g.ExpectMatches(RunOp("StringLength", {}, {g.Get("len.in")}), "len.byte");
+  g.ExpectMatches(RunOp("StringLength", Attrs({{"unit", std::string("UTF8_CHAR")}}),
+                        {g.Get("len.in")}),
+                  "len.utf8");
+}
+
+TEST(StringTextTest, SubstrMatchesTensorFlow) {
+  GoldenFile g("text");
+  const Tensor in = g.Get("substr.in");
+  struct Case {
+    const char* name;
+    int32_t pos, len;
+  };
+  for (const char* unit : {"BYTE", "UTF8_CHAR"}) {
+    AttrMap attrs = Attrs({{"unit", std::string(unit)}, {"T", DataType::kInt32}});
+    for (const Case& c : std::vector<Case>{{"s03", 0, 3},   {"s1m", 1, -1}, {"sneg", -3, 2},
+                                           {"slong", 2, 100}, {"s0", 0, 0},  {"sbad", 6, 1},
+                                           {"snegbad", -7, 2}}) {
+      g.ExpectMatches(RunOp("Substr", attrs, {in, Scalar<int32_t>(c.pos), Scalar<int32_t>(c.len)}),
+                      absl::StrCat("substr.", unit, ".", c.name));
+    }
+    const std::string v = absl::StrCat("substr.", unit, ".vec");
+    g.ExpectMatches(RunOp("Substr", attrs, {in, g.Get(v + ".pos"), g.Get(v + ".len")}), v);
+  }
+  g.ExpectMatches(RunOp("Substr", Attrs({{"T", DataType::kInt64}}),
+                        {g.Get("substr.b.in"), g.Get("substr.b.pos"), g.Get("substr.b.len")}),
+                  "substr.bcast");
+  absl::StatusOr<std::vector<Tensor>> mismatch =
+      RunOp("Substr", Attrs({{"T", DataType::kInt32}}),
+            {in, Scalar<int32_t>(0), MakeTensor<int32_t>({1}, {1})});
+  ASSERT_FALSE(mismatch.ok());
+  EXPECT_NE(mismatch.status().message().find("must match"), std::string::npos)
+      << mismatch.status();
+}
+
+TEST(StringTextTest, AsStringMatchesTensorFlow) {
+  GoldenFile g("text");
+  struct Case {
+    const char* name;
+    const char* input;
+    AttrMap attrs;
+  };
+  const std::vector<Case> cases = {
+      {"f_default", "as.f", {}},
+      {"f_prec2", "as.f", Attrs({{"precision", int64_t{2}}})},
+      {"f_sci", "as.f", Attrs({{"scientific", true}})},
+      {"f_short", "as.f", Attrs({{"shortest", true}})},
+      {"f_w12", "as.f", Attrs({{"width", int64_t{12}}, {"precision", int64_t{3}}})},
+      {"f_fill0", "as.f", Attrs({{"width", int64_t{10}}, {"fill", std::string("0")}})},
+      {"f_left", "as.f", Attrs({{"width", int64_t{10}}, {"fill", std::string("-")}})},
+      {"f_plus", "as.f", Attrs({{"fill", std::string("+")}})},
+      {"d_default", "as.d", {}},
+      {"i_default", "as.i", {}},
+      {"i_w8", "as.i", Attrs({{"width", int64_t{8}}})},
+      {"i_fill0", "as.i", Attrs({{"width", int64_t{8}}, {"fill", std::string("0")}})},
+      {"i_space", "as.i", Attrs({{"fill", std::string(" ")}})},
+      {"i64", "as.i64", {}},
+      {"b", "as.b", {}},
+      {"u8", "as.u8", Attrs({{"width", int64_t{4}}})},
+      {"s_w5", "as.s", Attrs({{"width", int64_t{5}}})},
+      {"s_left", "as.s", Attrs({{"width", int64_t{5}}, {"fill", std::string("-")}})},
+      {"i_prec", "as.i", Attrs({{"precision", int64_t{2}}})},
+      {"f_both", "as.f", Attrs({{"scientific", true}, {"shortest", true}})},
+      {"f_badfill", "as.f", Attrs({{"fill", std::string("x")}})},
+  };
+  for (const Case& c : cases) {
+    Tensor in = g.Get(c.input);
+    AttrMap attrs = c.attrs;
+    attrs.Set("T", in.dtype());
+    g.ExpectMatches(RunOp("AsString", attrs, {in}), absl::StrCat("as.", c.name));
+  }
+}
+
+TEST(StringTextTest, StringToNumberMatchesTensorFlow) {
+  GoldenFile g("text");
+  const Tensor in = g.Get("num.in");
+  int checked = 0;
+  for (DataType t : {DataType::kFloat, DataType::kDouble, DataType::kInt32, DataType::kInt64,
+                     DataType::kUInt32, DataType::kUInt64}) {
+    for (int64_t i = 0; i < in.num_elements(); ++i) {
+      const std::string s = in.data<std::string>()[i];
+      SCOPED_TRACE(absl::StrCat(DataTypeName(t), " '", s, "'"));
+      g.ExpectMatches(RunOp("StringToNumber", Attrs({{"out_type", t}}), {Strs({s})}),
+                      absl::StrCat("num.", DataTypeShortName(t), ".", i));
+      ++checked;
+    }
+  }
+  EXPECT_EQ(checked, 6 * in.num_elements());
+  absl::StatusOr<std::vector<Tensor>> bad =
+      RunOp("StringToNumber", Attrs({{"out_type", DataType::kInt32}}), {Strs({"1", "x"})});
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("could not correctly convert string: x"),
+            std::string::npos)
+      << bad.status();
+}
+
+TEST(StringTextTest, StringToHashBucketFastMatchesTensorFlow) {
+  GoldenFile g("text");
+  const Tensor in = g.Get("hash.in");
+  for (int64_t buckets : {int64_t{1}, int64_t{10}, int64_t{1000003}, int64_t{9223372036854775807}}) {
+    g.ExpectMatches(RunOp("StringToHashBucketFast", Attrs({{"num_buckets", buckets}}), {in}),
+                    absl::StrCat("hash.", buckets));
+  }
+  absl::StatusOr<std::vector<Tensor>> zero =
+      RunOp("StringToHashBucketFast", Attrs({{"num_buckets", int64_t{0}}}), {in});
+  ASSERT_FALSE(zero.ok());
+  EXPECT_NE(zero.status().message().find("num_buckets"), std::string::npos) << zero.status();
+}
+
+// ---------------------------------------------------------------------------
+// RaggedTensorToTensor.
+
+TEST(StringRaggedTest, RaggedTensorToTensorMatchesTensorFlow) {
+  GoldenFile g("ragged");
+  int cases = 0;
+  for (const char* name : {"tv_pad", "tv_trunc", "tv_auto", "tv_scalar_shape", "tv_rows", "tv_empty",
+                           "tv_empty_auto", "splits", "splits_inner", "splits_bcast_default",
+                           "two_level", "two_level_rowids", "bad_rank"}) {
+    const std::string n(name);
+    std::vector<Tensor> inputs = {g.Get(n + ".shape"), g.Get(n + ".values"),
+                                  g.Get(n + ".default")};
+    for (int k = 0; g.Has(absl::StrCat(n, ".p", k)); ++k) {
+      inputs.push_back(g.Get(absl::StrCat(n, ".p", k)));
+    }
+    Tensor types = g.Get(n + ".types");
+    AttrMap attrs = Attrs({{"T", inputs[1].dtype()},
+                           {"Tindex", inputs[3].dtype()},
+                           {"Tshape", inputs[0].dtype()},
+                           {"num_row_partition_tensors", int64_t{types.num_elements()}},
+                           {"row_partition_types", Values<std::string>(types)}});
+    g.ExpectMatches(RunOp("RaggedTensorToTensor", attrs, inputs), n);
+    ++cases;
+  }
+  EXPECT_EQ(cases, 13);
+}
+
+AttrMap TvAttrs() {
+  return Attrs({{"T", DataType::kInt64},
+                {"Tindex", DataType::kInt64},
+                {"Tshape", DataType::kInt64},
+                {"num_row_partition_tensors", int64_t{2}},
+                {"row_partition_types", Strings{"FIRST_DIM_SIZE", "VALUE_ROWIDS"}}});
+}
+
+TEST(StringRaggedTest, RejectsBadPartitions) {
+  const Tensor shape = MakeTensor<int64_t>({2}, {-1, 3});
+  const Tensor values = MakeTensor<int64_t>({3}, {1, 2, 3});
+  const Tensor def = Scalar<int64_t>(0);
+  struct Case {
+    Tensor rowids;
+    int64_t nrows;
+    const char* message;
+  };
+  const std::vector<Case> cases = {
+      {MakeTensor<int64_t>({3}, {0, 5, 5}), 2, "not less than 2"},
+      {MakeTensor<int64_t>({3}, {1, 0, 0}), 2, "sorted"},
+      {MakeTensor<int64_t>({3}, {-1, 0, 0}), 2, "value_rowid=-1"},
+      {MakeTensor<int64_t>({4}, {0, 0, 0, 0}), 2, "covers 4 values"},
+      {MakeTensor<int64_t>({3}, {0, 0, 0}), -1, "< 0"},
+  };
+  for (const Case& c : cases) {
+    absl::StatusOr<std::vector<Tensor>> out = RunOp(
+        "RaggedTensorToTensor", TvAttrs(), {shape, values, def, Scalar<int64_t>(c.nrows), c.rowids});
+    ASSERT_FALSE(out.ok()) << c.message;
+    EXPECT_EQ(out.status().code(), absl::StatusCode::kInvalidArgument);
+    EXPECT_NE(out.status().message().find(c.message), std::string::npos) << out.status();
+  }
+  // A huge first dimension with a truncating shape allocates only the output.
+  absl::StatusOr<std::vector<Tensor>> huge =
+      RunOp("RaggedTensorToTensor", TvAttrs(),
+            {MakeTensor<int64_t>({2}, {2, 3}), values, def, Scalar<int64_t>(int64_t{1} << 60),
+             MakeTensor<int64_t>({3}, {0, 0, 1})});
+  ASSERT_TRUE(huge.ok()) << huge.status();
+  EXPECT_EQ(Values<int64_t>((*huge)[0]), (std::vector<int64_t>{1, 2, 0, 3, 0, 0}));
+  absl::StatusOr<std::vector<Tensor>> too_big =
+      RunOp("RaggedTensorToTensor", TvAttrs(),
+            {shape, values, def, Scalar<int64_t>(int64_t{1} << 60), MakeTensor<int64_t>({3}, {0, 0, 1})});
+  ASSERT_FALSE(too_big.ok());
+
+  AttrMap splits = TvAttrs();
+  splits.Set("row_partition_types", Strings{"ROW_SPLITS"});
+  splits.Set("num_row_partition_tensors", int64_t{1});
+  absl::StatusOr<std::vector<Tensor>> unsorted = RunOp(
+      "RaggedTensorToTensor", splits, {shape, values, def, MakeTensor<int64_t>({3}, {0, 3, 2})});
+  ASSERT_FALSE(unsorted.ok());
+  absl::StatusOr<std::vector<Tensor>> past_end = RunOp(
+      "RaggedTensorToTensor", splits, {shape, values, def, MakeTensor<int64_t>({2}, {0, 9})});
+  ASSERT_FALSE(past_end.ok());
+  AttrMap wrong = TvAttrs();
+  wrong.Set("row_partition_types", Strings{"VALUE_ROWIDS", "FIRST_DIM_SIZE"});
+  EXPECT_FALSE(RunOp("RaggedTensorToTensor", wrong,
+                     {shape, values, def, MakeTensor<int64_t>({3}, {0, 0, 1}), Scalar<int64_t>(2)})
+                   .ok());
+}
+
+TEST(StringRaggedTest, InferenceUsesAConstantShape) {
+  std::vector<ValueInfo> inputs = {ValueInfo{DataType::kInt64, PartialShape::Known({2})},
+                                   ValueInfo{DataType::kInt64, PartialShape::Known({-1})},
+                                   ValueInfo{DataType::kInt64, PartialShape::Known({})},
+                                   ValueInfo{DataType::kInt64, PartialShape::Known({})},
+                                   ValueInfo{DataType::kInt64, PartialShape::Known({-1})}};
+  Tensor shape = MakeTensor<int64_t>({2}, {-1, 250});
+  absl::StatusOr<std::vector<ValueInfo>> known =
+      InferOp("RaggedTensorToTensor", TvAttrs(), inputs, {&shape});
+  ASSERT_TRUE(known.ok()) << known.status();
+  EXPECT_EQ((*known)[0].dtype, DataType::kInt64);
+  EXPECT_EQ((*known)[0].shape, PartialShape::Known({-1, 250}));
+  absl::StatusOr<std::vector<ValueInfo>> unknown = InferOp("RaggedTensorToTensor", TvAttrs(), inputs);
+  ASSERT_TRUE(unknown.ok()) << unknown.status();
+  EXPECT_EQ((*unknown)[0].shape, PartialShape::Known({-1, -1}));
+}
+
+}  // namespace
+}  // namespace smrt::kernels
