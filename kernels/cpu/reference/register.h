@@ -32,6 +32,7 @@ void RegisterImageOps(KernelRegistry& r);        // image_ops.cc
 void RegisterMiscOps(KernelRegistry& r);         // misc_ops.cc
 void RegisterControlFlowOps(KernelRegistry& r);  // control_flow_ops.cc
 void RegisterTensorListOps(KernelRegistry& r);   // tensor_list_ops.cc
+void RegisterReverseOps(KernelRegistry& r);      // reverse_ops.cc
 
 inline void RegisterReferenceKernels(KernelRegistry& r) {
   RegisterBasicOps(r);
@@ -59,6 +60,7 @@ inline void RegisterReferenceKernels(KernelRegistry& r) {
   RegisterMiscOps(r);
   RegisterControlFlowOps(r);
   RegisterTensorListOps(r);
+  RegisterReverseOps(r);
 }
 
 }  // namespace smrt::kernels
