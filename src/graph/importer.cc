@@ -35,6 +35,17 @@ bool IsPassThrough(absl::string_view op) {
          op == "PreventGradient" || op == "CheckNumerics";
 }
 
+// Ops whose control edges smrt keeps: a consumer that depends on them through
+// a control edge must run after them (e.g. ReadVariableOp ^Assign when a TF2
+// model passes an asset path to its table through a variable). Other control
+// edges (asserts, NoOps, summaries) are pruned.
+bool IsOrderingOp(absl::string_view op) {
+  return op == "Assign" || op == "AssignAdd" || op == "AssignSub" || op == "AssignVariableOp" ||
+         op == "AssignAddVariableOp" || op == "AssignSubVariableOp" ||
+         op == "InitializeTableV2" || op == "InitializeTableFromTextFileV2" ||
+         op == "LookupTableImportV2" || op == "LookupTableInsertV2";
+}
+
 bool IsCall(absl::string_view op) {
   return op == "PartitionedCall" || op == "StatefulPartitionedCall";
 }
@@ -306,6 +317,14 @@ class Importer {
       if (!e.ok()) return e.status();
       node.inputs.push_back(*e);
     }
+    for (const std::string& in : nd.input()) {
+      if (in.empty() || in[0] != '^') continue;
+      absl::flat_hash_set<std::string> visited;
+      if (absl::Status st = OrderingDeps(scope, in.substr(1), visited, node.control_inputs);
+          !st.ok()) {
+        return st;
+      }
+    }
     int num_outputs = 1;
     if (spec != nullptr && spec->num_outputs) {
       absl::StatusOr<int> n = spec->num_outputs(node.attrs, static_cast<int>(node.inputs.size()));
@@ -363,6 +382,31 @@ class Importer {
     }
     scopes_.push_back(std::move(child));
     return m;
+  }
+
+  // The ordering ops (see IsOrderingOp) `name` stands for as a control
+  // dependency, looking through NoOps and identities.
+  absl::Status OrderingDeps(Scope& scope, const std::string& name,
+                            absl::flat_hash_set<std::string>& visited,
+                            std::vector<NodeId>& out) {
+    if (!visited.insert(name).second) return absl::OkStatus();
+    auto it = scope.nodes.find(name);
+    if (it == scope.nodes.end()) return absl::OkStatus();  // reported if ever needed as data
+    const tensorflow::NodeDef& nd = *it->second;
+    if (IsOrderingOp(nd.op())) {
+      absl::StatusOr<const Materialized*> m = Materialize(scope, name);
+      if (!m.ok()) return m.status();
+      if ((*m)->direct >= 0) out.push_back((*m)->direct);
+      return absl::OkStatus();
+    }
+    if (nd.op() == "NoOp" || IsPassThrough(nd.op())) {
+      for (const std::string& in : nd.input()) {
+        if (!in.empty() && in[0] == '^') {
+          if (absl::Status s = OrderingDeps(scope, in.substr(1), visited, out); !s.ok()) return s;
+        }
+      }
+    }
+    return absl::OkStatus();
   }
 
   // Runs `name` for its effects: NoOps and Identity forward to their control
