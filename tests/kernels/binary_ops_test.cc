@@ -10,10 +10,15 @@
 #include "absl/status/status.h"
 #include "absl/strings/match.h"
 #include "gtest/gtest.h"
+#include "kernels/elementwise_test_util.h"
 #include "kernels/testing/op_runner.h"
 
 namespace smrt::kernels {
 namespace {
+
+using elementwise_testing::Golden;
+using elementwise_testing::Near;
+using elementwise_testing::Widen;
 
 using ::smrt::kernels::testing::InferOp;
 using ::smrt::kernels::testing::MakeTensor;
@@ -25,15 +30,6 @@ using ::smrt::kernels::testing::Values;
 
 // --- golden helpers (bfloat16 goldens are stored as uint16 bits) ---
 
-Tensor Golden(const std::string& name, DataType as = DataType::kInvalid) {
-  Tensor t = ReadGolden("kernels/elementwise/" + name);
-  if (as == DataType::kBFloat16 && t.dtype() == DataType::kUInt16) {
-    Tensor b = *Tensor::Create(DataType::kBFloat16, t.shape());
-    std::memcpy(b.raw_data(), t.raw_data(), t.byte_size());
-    return b;
-  }
-  return t;
-}
 
 // Block i of a tensor stacked along dim 0.
 Tensor Slice(const Tensor& stacked, int64_t i) {
@@ -44,26 +40,7 @@ Tensor Slice(const Tensor& stacked, int64_t i) {
   return t;
 }
 
-// float16/bfloat16 as float64 (TensorsNear compares only float/double).
-Tensor Widen(const Tensor& t) {
-  if (t.dtype() != DataType::kHalf && t.dtype() != DataType::kBFloat16) return t;
-  Tensor d = *Tensor::Create(DataType::kDouble, t.shape());
-  for (int64_t i = 0; i < t.num_elements(); ++i) {
-    d.data<double>()[i] = t.dtype() == DataType::kHalf
-                              ? static_cast<float>(t.data<Eigen::half>()[i])
-                              : static_cast<float>(t.data<Eigen::bfloat16>()[i]);
-  }
-  return d;
-}
 
-::testing::AssertionResult Near(const Tensor& actual, const Tensor& expected, double atol,
-                                double rtol) {
-  if (actual.dtype() != expected.dtype()) {
-    return ::testing::AssertionFailure() << "dtype " << DataTypeName(actual.dtype())
-                                         << " != expected " << DataTypeName(expected.dtype());
-  }
-  return TensorsNear(Widen(actual), Widen(expected), atol, rtol);
-}
 
 AttrMap TypeAttr(DataType t) {
   AttrMap a;

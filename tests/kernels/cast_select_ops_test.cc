@@ -9,10 +9,14 @@
 #include "absl/status/status.h"
 #include "absl/strings/match.h"
 #include "gtest/gtest.h"
+#include "kernels/elementwise_test_util.h"
 #include "kernels/testing/op_runner.h"
 
 namespace smrt::kernels {
 namespace {
+
+using elementwise_testing::Golden;
+using elementwise_testing::Widen;
 
 using ::smrt::kernels::testing::InferOp;
 using ::smrt::kernels::testing::MakeTensor;
@@ -24,26 +28,7 @@ using ::smrt::kernels::testing::Values;
 
 // --- golden helpers (bfloat16 goldens are stored as uint16 bits) ---
 
-Tensor Golden(const std::string& name, DataType as = DataType::kInvalid) {
-  Tensor t = ReadGolden("kernels/elementwise/" + name);
-  if (as == DataType::kBFloat16 && t.dtype() == DataType::kUInt16) {
-    Tensor b = *Tensor::Create(DataType::kBFloat16, t.shape());
-    std::memcpy(b.raw_data(), t.raw_data(), t.byte_size());
-    return b;
-  }
-  return t;
-}
 
-Tensor Widen(const Tensor& t) {
-  if (t.dtype() != DataType::kHalf && t.dtype() != DataType::kBFloat16) return t;
-  Tensor d = *Tensor::Create(DataType::kDouble, t.shape());
-  for (int64_t i = 0; i < t.num_elements(); ++i) {
-    d.data<double>()[i] = t.dtype() == DataType::kHalf
-                              ? static_cast<float>(t.data<Eigen::half>()[i])
-                              : static_cast<float>(t.data<Eigen::bfloat16>()[i]);
-  }
-  return d;
-}
 
 // Exact equality (NaN equals NaN); float16/bfloat16 compared by value.
 ::testing::AssertionResult Same(const Tensor& actual, const Tensor& expected) {
