@@ -24,31 +24,12 @@ namespace {
 // Patch rows are built in blocks of about this many elements.
 constexpr int64_t kPatchBlockElements = int64_t{1} << 20;
 
-struct ConvAttrs {
-  Layout layout = Layout::kNhwc;
-  Padding padding = Padding::kValid;
-  std::array<int64_t, 4> strides{};    // NHWC order
-  std::array<int64_t, 4> dilations{};  // NHWC order
-  std::array<std::array<int64_t, 2>, 2> pads{};  // {{top, bottom}, {left, right}}
-};
+using ConvAttrs = ConvWindowAttrs;
 
 absl::StatusOr<ConvAttrs> ReadConvAttrs(const AttrMap& attrs) {
-  ConvAttrs a;
-  absl::StatusOr<Layout> layout = ParseLayout(attrs);
-  if (!layout.ok()) return layout.status();
-  a.layout = *layout;
-  absl::StatusOr<Padding> padding = ParsePadding(attrs, /*allow_explicit=*/true);
-  if (!padding.ok()) return padding.status();
-  a.padding = *padding;
-  absl::StatusOr<std::array<int64_t, 4>> strides = ReadFourInts(attrs, "strides", a.layout);
-  if (!strides.ok()) return strides.status();
-  a.strides = *strides;
-  a.dilations = {1, 1, 1, 1};
-  if (attrs.Has("dilations")) {
-    absl::StatusOr<std::array<int64_t, 4>> d = ReadFourInts(attrs, "dilations", a.layout);
-    if (!d.ok()) return d.status();
-    a.dilations = *d;
-  }
+  absl::StatusOr<ConvWindowAttrs> parsed = ReadConvWindowAttrs(attrs);
+  if (!parsed.ok()) return parsed.status();
+  ConvAttrs a = *parsed;
   if (a.strides[0] != 1 || a.strides[3] != 1) {
     return absl::UnimplementedError(absl::StrCat(
         "Current implementation does not yet support strides in the batch and depth "

@@ -235,4 +235,24 @@ Shape ShapeInLayout(int64_t n, int64_t h, int64_t w, int64_t c, Layout layout) {
   return layout == Layout::kNhwc ? Shape{n, h, w, c} : Shape{n, c, h, w};
 }
 
+absl::StatusOr<ConvWindowAttrs> ReadConvWindowAttrs(const AttrMap& attrs) {
+  ConvWindowAttrs a;
+  absl::StatusOr<Layout> layout = ParseLayout(attrs);
+  if (!layout.ok()) return layout.status();
+  a.layout = *layout;
+  absl::StatusOr<Padding> padding = ParsePadding(attrs, /*allow_explicit=*/true);
+  if (!padding.ok()) return padding.status();
+  a.padding = *padding;
+  absl::StatusOr<std::array<int64_t, 4>> strides = ReadFourInts(attrs, "strides", a.layout);
+  if (!strides.ok()) return strides.status();
+  a.strides = *strides;
+  a.dilations = {1, 1, 1, 1};
+  if (attrs.Has("dilations")) {
+    absl::StatusOr<std::array<int64_t, 4>> d = ReadFourInts(attrs, "dilations", a.layout);
+    if (!d.ok()) return d.status();
+    a.dilations = *d;
+  }
+  return a;
+}
+
 }  // namespace smrt::kernels

@@ -73,6 +73,18 @@ absl::StatusOr<int64_t> InferWindowedOutputSize(int64_t input, int64_t filter, i
 
 // Copies a 4-D tensor between NCHW and NHWC element order (any fixed-size
 // dtype). NchwToNhwc maps (N, C, H, W) to (N, H, W, C); NhwcToNchw inverts it.
+// The window attrs of a Conv2D-style node (layout, padding, strides and
+// dilations in NHWC order; dilations default to 1), parsed but not validated:
+// each op checks them with its own rules, then reads explicit paddings.
+struct ConvWindowAttrs {
+  Layout layout = Layout::kNhwc;
+  Padding padding = Padding::kValid;
+  std::array<int64_t, 4> strides{};
+  std::array<int64_t, 4> dilations{};
+  std::array<std::array<int64_t, 2>, 2> pads{};  // {{top, bottom}, {left, right}}
+};
+absl::StatusOr<ConvWindowAttrs> ReadConvWindowAttrs(const AttrMap& attrs);
+
 absl::StatusOr<Tensor> NchwToNhwc(const Tensor& t);
 absl::StatusOr<Tensor> NhwcToNchw(const Tensor& t);
 

@@ -1153,31 +1153,12 @@ absl::Status ComputeEinsum(KernelContext& ctx) {
 // Patch rows are built in blocks of about this many elements.
 constexpr int64_t kColBlockElements = int64_t{1} << 20;
 
-struct BackpropAttrs {
-  Layout layout = Layout::kNhwc;
-  Padding padding = Padding::kValid;
-  std::array<int64_t, 4> strides{};    // NHWC order
-  std::array<int64_t, 4> dilations{};  // NHWC order
-  std::array<std::array<int64_t, 2>, 2> pads{};
-};
+using BackpropAttrs = ConvWindowAttrs;
 
 absl::StatusOr<BackpropAttrs> ReadBackpropAttrs(const AttrMap& attrs) {
-  BackpropAttrs a;
-  absl::StatusOr<Layout> layout = ParseLayout(attrs);
-  if (!layout.ok()) return layout.status();
-  a.layout = *layout;
-  absl::StatusOr<Padding> padding = ParsePadding(attrs, /*allow_explicit=*/true);
-  if (!padding.ok()) return padding.status();
-  a.padding = *padding;
-  absl::StatusOr<std::array<int64_t, 4>> strides = ReadFourInts(attrs, "strides", a.layout);
-  if (!strides.ok()) return strides.status();
-  a.strides = *strides;
-  a.dilations = {1, 1, 1, 1};
-  if (attrs.Has("dilations")) {
-    absl::StatusOr<std::array<int64_t, 4>> d = ReadFourInts(attrs, "dilations", a.layout);
-    if (!d.ok()) return d.status();
-    a.dilations = *d;
-  }
+  absl::StatusOr<ConvWindowAttrs> parsed = ReadConvWindowAttrs(attrs);
+  if (!parsed.ok()) return parsed.status();
+  BackpropAttrs a = *parsed;
   if (a.strides[0] != 1 || a.strides[3] != 1 || a.dilations[0] != 1 || a.dilations[3] != 1) {
     return absl::UnimplementedError(absl::StrCat(
         "Conv2DBackpropInput: strides and dilations in the batch and depth dimensions must be "
