@@ -1,0 +1,1 @@
+"""Zoo model families for scripts/make_zoo.py (one module per family)."""
