@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "graph/op_packages.h"
 
 namespace smrt::graph {
 
@@ -15,7 +16,11 @@ std::vector<UnsupportedOp> FindUnsupportedOps(const Graph& graph, const std::vec
     const Node& n = graph.node(id);
     std::string reason;
     if (registry.FindOp(n.op) == nullptr) {
-      reason = "unknown op";
+      absl::string_view package = PackageOfOp(n.op);
+      reason = package.empty()
+                   ? "no such op in smrt"
+                   : absl::StrCat("op of ", package,
+                                  ", not of core TensorFlow; smrt runs core ops only");
     } else {
       absl::StatusOr<const kernels::KernelSpec*> k = registry.FindKernel(n.op, device, n.attrs);
       if (!k.ok()) reason = std::string(k.status().message());

@@ -3,6 +3,7 @@
 #include <string>
 #include <vector>
 
+#include "smrt/check_command.h"
 #include "smrt/run_command.h"
 #include "smrt/show_command.h"
 
@@ -13,6 +14,7 @@ constexpr char kUsage[] =
     "commands:\n"
     "  show    what a SavedModel holds: tag sets, signatures, variables, assets\n"
     "  run     call a signature with inputs from .npy files or literals\n"
+    "  check   which ops the signatures need and whether smrt runs them on a device\n"
     "run `smrt COMMAND --help` for a command's options\n";
 
 }  // namespace
@@ -47,6 +49,18 @@ int main(int argc, char** argv) {
     absl::Status status = smrt::cli::RunRun(args, std::cout);
     if (!status.ok()) {
       std::cerr << "smrt run: " << status.message() << "\n";
+      return 1;
+    }
+    return 0;
+  }
+  if (command == "check") {
+    if (help) {
+      std::cout << smrt::cli::kCheckUsage;
+      return 0;
+    }
+    absl::Status status = smrt::cli::RunCheck(args, std::cout);
+    if (!status.ok()) {
+      std::cerr << "smrt check: " << status.message() << "\n";
       return 1;
     }
     return 0;

@@ -1,0 +1,49 @@
+// Before deploying: which ops a SavedModel's signatures need, and whether smrt
+// has a kernel for each on a device. Unlike Model::Load, this never stops at
+// the first problem and never runs anything.
+//
+//   absl::StatusOr<smrt::ModelCheck> c = smrt::CheckModel(dir);
+//   for (const smrt::SignatureCheck& s : c->signatures)
+//     for (const smrt::OpCheck& op : s.ops)
+//       if (!op.supported()) std::cout << s.key << ": " << op.op << ": " << op.missing;
+#ifndef SMRT_CHECK_H_
+#define SMRT_CHECK_H_
+
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "smrt/model.h"
+
+namespace smrt {
+
+struct OpCheck {
+  std::string op;
+  int count = 0;             // nodes of this op, including inside called functions
+  std::string example_node;  // "node" or "function/node"
+  std::string missing;       // why smrt cannot run it on the device; "" when it can
+  bool supported() const { return missing.empty(); }
+};
+
+struct SignatureCheck {
+  std::string key;               // signature key; "(init op)" for what runs at load
+  std::string error;             // the graph could not be imported (ops is then empty)
+  std::vector<OpCheck> ops;      // sorted by op
+};
+
+struct ModelCheck {
+  std::string device;                    // "CPU", "CUDA"
+  std::vector<SignatureCheck> signatures;  // init op first, then by key
+  // True when every signature imports and every op is supported.
+  bool ok() const;
+};
+
+// `device` is "cpu" or "cuda" (case-insensitive). options.signatures limits
+// the check to those keys (default: all). Errors are for the model as a whole
+// (unreadable files, unknown tags or signature keys, unknown device).
+absl::StatusOr<ModelCheck> CheckModel(const std::string& dir, const LoadOptions& options = {},
+                                      const std::string& device = "cpu");
+
+}  // namespace smrt
+
+#endif  // SMRT_CHECK_H_

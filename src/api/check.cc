@@ -1,0 +1,128 @@
+#include "smrt/check.h"
+
+#include <algorithm>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "graph/importer.h"
+#include "graph/op_inventory.h"
+#include "kernels/kernel.h"
+#include "loader/saved_model_bundle.h"
+#include "loader/tensor_proto.h"
+
+namespace smrt {
+namespace {
+
+constexpr char kInitOpSignature[] = "__saved_model_init_op";
+
+std::string InitOpName(const tensorflow::MetaGraphDef& mg) {
+  if (auto sig = mg.signature_def().find(kInitOpSignature); sig != mg.signature_def().end()) {
+    if (auto out = sig->second.outputs().find(kInitOpSignature);
+        out != sig->second.outputs().end()) {
+      return out->second.name();
+    }
+  }
+  for (const char* collection : {"saved_model_main_op", "legacy_init_op"}) {
+    auto c = mg.collection_def().find(collection);
+    if (c != mg.collection_def().end() && c->second.node_list().value_size() > 0) {
+      return c->second.node_list().value(0);
+    }
+  }
+  return "";
+}
+
+SignatureCheck CheckRequest(const std::string& key, const tensorflow::GraphDef& graph_def,
+                            const graph::ImportRequest& request, absl::string_view device) {
+  SignatureCheck check;
+  check.key = key;
+  const kernels::KernelRegistry& registry = kernels::KernelRegistry::Default();
+  absl::StatusOr<graph::ImportResult> imported = graph::ImportGraph(graph_def, request, registry);
+  if (!imported.ok()) {
+    check.error = std::string(imported.status().message());
+    return check;
+  }
+  absl::StatusOr<std::vector<graph::OpUse>> ops =
+      graph::InventoryOps(imported->graph, graph_def, registry, device);
+  if (!ops.ok()) {
+    check.error = std::string(ops.status().message());
+    return check;
+  }
+  for (graph::OpUse& u : *ops) {
+    check.ops.push_back({std::move(u.op), u.count, std::move(u.example_node), std::move(u.missing)});
+  }
+  return check;
+}
+
+}  // namespace
+
+bool ModelCheck::ok() const {
+  for (const SignatureCheck& s : signatures) {
+    if (!s.error.empty()) return false;
+    for (const OpCheck& op : s.ops) {
+      if (!op.supported()) return false;
+    }
+  }
+  return true;
+}
+
+absl::StatusOr<ModelCheck> CheckModel(const std::string& dir, const LoadOptions& options,
+                                      const std::string& device) {
+  ModelCheck result;
+  const std::string lower = absl::AsciiStrToLower(device);
+  if (lower == "cpu") {
+    result.device = kernels::kCpu;
+  } else if (lower == "cuda" || lower == "gpu") {
+    result.device = "CUDA";
+  } else {
+    return absl::InvalidArgumentError(
+        absl::StrCat("unknown device '", device, "'; use cpu or cuda"));
+  }
+  loader::BundleOptions bundle_options;
+  bundle_options.tags = loader::ParseTagSet(absl::StrJoin(options.tags, ","));
+  absl::StatusOr<std::unique_ptr<loader::SavedModelBundle>> bundle =
+      loader::LoadSavedModelBundle(dir, bundle_options);
+  if (!bundle.ok()) return bundle.status();
+  const tensorflow::MetaGraphDef& mg = *(*bundle)->meta_graph;
+  const tensorflow::GraphDef& graph_def = mg.graph_def();
+
+  // What runs at load: the init op, with asset paths fed as constants.
+  if (std::string init = InitOpName(mg); !init.empty()) {
+    graph::ImportRequest request;
+    if (absl::StatusOr<std::pair<std::string, int>> t = graph::ParseTensorName(init); t.ok()) {
+      init = t->first;
+    }
+    request.targets.push_back(init);
+    for (const loader::Asset& asset : (*bundle)->assets) {
+      request.feeds.push_back({asset.tensor_name, DataType::kString, PartialShape::Known({})});
+    }
+    result.signatures.push_back(CheckRequest("(init op)", graph_def, request, result.device));
+  }
+
+  std::vector<std::string> keys = options.signatures;
+  if (keys.empty()) {
+    for (const auto& [k, v] : mg.signature_def()) {
+      if (k != kInitOpSignature) keys.push_back(k);
+    }
+    std::sort(keys.begin(), keys.end());
+  }
+  for (const std::string& key : keys) {
+    auto it = mg.signature_def().find(key);
+    if (it == mg.signature_def().end()) {
+      return absl::NotFoundError(absl::StrCat("SavedModel ", dir, " has no signature '", key, "'"));
+    }
+    graph::ImportRequest request;
+    for (const auto& [k, info] : it->second.inputs()) {
+      if (info.name().empty()) continue;  // composite: reported by Model::Load
+      request.feeds.push_back({info.name(), DataTypeFromProto(info.dtype()),
+                               PartialShape::Unknown()});
+    }
+    for (const auto& [k, info] : it->second.outputs()) {
+      if (!info.name().empty()) request.fetches.push_back(info.name());
+    }
+    result.signatures.push_back(CheckRequest(key, graph_def, request, result.device));
+  }
+  return result;
+}
+
+}  // namespace smrt

@@ -1,0 +1,92 @@
+#include "graph/op_inventory.h"
+
+#include <map>
+#include <set>
+#include <variant>
+
+#include "absl/strings/str_cat.h"
+#include "graph/importer.h"
+#include "graph/shape_inference.h"
+
+namespace smrt::graph {
+namespace {
+
+constexpr int kMaxFunctionDepth = 32;
+
+class Inventory {
+ public:
+  Inventory(const tensorflow::GraphDef& library, const kernels::KernelRegistry& registry,
+            absl::string_view device)
+      : library_(library), registry_(registry), device_(device) {}
+
+  absl::Status Add(const Graph& graph, const std::string& prefix, int depth) {
+    std::vector<NodeId> all;
+    for (const Node& n : graph.nodes()) all.push_back(n.id);
+    std::map<std::string, std::string> missing;
+    for (const UnsupportedOp& u : FindUnsupportedOps(graph, all, registry_, device_)) {
+      missing[u.op] = u.reason;
+    }
+    for (const Node& n : graph.nodes()) {
+      OpUse& use = by_op_[n.op];
+      if (use.count++ == 0) {
+        use.op = n.op;
+        use.example_node = prefix + n.name;
+      }
+      if (auto m = missing.find(n.op); m != missing.end() && use.missing.empty()) {
+        use.missing = m->second;
+      }
+      for (const std::string& fn : CalledFunctions(n)) {
+        if (!visited_.insert(fn).second) continue;
+        if (depth >= kMaxFunctionDepth) {
+          return absl::InvalidArgumentError(absl::StrCat(
+              "functions nested deeper than ", kMaxFunctionDepth, " at '", prefix, n.name, "'"));
+        }
+        absl::StatusOr<ImportResult> body = ImportFunction(library_, fn, registry_);
+        if (!body.ok()) {
+          return absl::Status(body.status().code(),
+                              absl::StrCat("function ", fn, " (called by '", prefix, n.name,
+                                           "'): ", body.status().message()));
+        }
+        if (absl::Status s = Add(body->graph, fn + "/", depth + 1); !s.ok()) return s;
+      }
+    }
+    return absl::OkStatus();
+  }
+
+  std::vector<OpUse> Result() const {
+    std::vector<OpUse> out;
+    for (const auto& [op, use] : by_op_) out.push_back(use);
+    return out;
+  }
+
+ private:
+  static std::vector<std::string> CalledFunctions(const Node& n) {
+    std::vector<std::string> names;
+    for (const auto& [attr, value] : n.attrs.all()) {
+      if (const auto* f = std::get_if<FuncAttr>(&value)) names.push_back(f->name);
+      if (const auto* fs = std::get_if<std::vector<FuncAttr>>(&value)) {
+        for (const FuncAttr& f : *fs) names.push_back(f.name);
+      }
+    }
+    return names;
+  }
+
+  const tensorflow::GraphDef& library_;
+  const kernels::KernelRegistry& registry_;
+  std::string device_;
+  std::map<std::string, OpUse> by_op_;
+  std::set<std::string> visited_;
+};
+
+}  // namespace
+
+absl::StatusOr<std::vector<OpUse>> InventoryOps(const Graph& graph,
+                                                const tensorflow::GraphDef& library,
+                                                const kernels::KernelRegistry& registry,
+                                                absl::string_view device) {
+  Inventory inventory(library, registry, device);
+  if (absl::Status s = inventory.Add(graph, "", 0); !s.ok()) return s;
+  return inventory.Result();
+}
+
+}  // namespace smrt::graph

@@ -1,0 +1,70 @@
+#include "graph/op_packages.h"
+
+#include "absl/strings/match.h"
+
+namespace smrt::graph {
+namespace {
+
+struct Prefix {
+  const char* prefix;
+  const char* package;
+};
+
+// Namespaced ops ("Addons>GeluOp") and op-name families of each package, from
+// the packages' REGISTER_OP calls.
+constexpr Prefix kPrefixes[] = {
+    {"Addons>", "tensorflow_addons"},
+    {"IO>", "tensorflow_io"},
+    {"Scann>", "scann"},
+    {"TFText>", "tensorflow_text"},
+    {"SimpleML", "tensorflow_decision_forests"},
+    {"YggdrasilDecisionForests", "tensorflow_decision_forests"},
+    {"Sentencepiece", "tensorflow_text (or sentencepiece's tf_sentencepiece)"},
+    {"BoostedTreesCustom", "tensorflow_decision_forests"},
+};
+
+// Single ops of tensorflow_text (tensorflow_text/core/ops/*.cc).
+constexpr const char* kTensorflowTextOps[] = {
+    "CaseFoldUTF8",
+    "ConstrainedSequence",
+    "FastBertNormalize",
+    "FastBertNormalizeModelFromConfig",
+    "FastWordpieceTokenizeWithOffsets",
+    "FastWordpieceDetokenize",
+    "MaxSpanningTree",
+    "NgramsStringJoin",
+    "NormalizeUTF8",
+    "NormalizeUTF8WithOffsetsMap",
+    "FindSourceOffsets",
+    "RegexSplitWithOffsets",
+    "RougeL",
+    "SplitMergeTokenizeWithOffsets",
+    "SplitMergeFromLogitsTokenizeWithOffsets",
+    "TokenizerFromLogits",
+    "UnicodeScriptTokenizeWithOffsets",
+    "WhitespaceTokenizeWithOffsets",
+    "WhitespaceTokenizeWithOffsetsV2",
+    "WordpieceTokenizeWithOffsets",
+    "BoiseOffsetConverter",
+    "SpanAlignment",
+    "SpanOverlaps",
+    "ByteSplitWithOffsets",
+    "MecabTokenizeWithOffsets",
+    "TFText>RoundRobinGenerateMasks",
+    "TFText>RoundRobinTrim",
+    "TFText>SentenceFragments",
+};
+
+}  // namespace
+
+absl::string_view PackageOfOp(absl::string_view op) {
+  for (const Prefix& p : kPrefixes) {
+    if (absl::StartsWith(op, p.prefix)) return p.package;
+  }
+  for (const char* name : kTensorflowTextOps) {
+    if (op == name) return "tensorflow_text";
+  }
+  return "";
+}
+
+}  // namespace smrt::graph

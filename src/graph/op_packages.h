@@ -1,0 +1,18 @@
+// Ops that come from libraries outside core TensorFlow (custom-op packages
+// such as tensorflow_text or tensorflow_decision_forests). A SavedModel that
+// uses them loads in TensorFlow only after `import <package>`; smrt names the
+// package so the user knows why the op is missing.
+#ifndef SMRT_GRAPH_OP_PACKAGES_H_
+#define SMRT_GRAPH_OP_PACKAGES_H_
+
+#include "absl/strings/string_view.h"
+
+namespace smrt::graph {
+
+// The Python package that registers `op`, or "" when it is not a known
+// non-core op (core TensorFlow, or unknown).
+absl::string_view PackageOfOp(absl::string_view op);
+
+}  // namespace smrt::graph
+
+#endif  // SMRT_GRAPH_OP_PACKAGES_H_

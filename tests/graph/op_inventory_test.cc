@@ -1,0 +1,87 @@
+// The op inventory walks into called functions, and ops from custom-op
+// packages are reported with the package that defines them.
+#include "graph/op_inventory.h"
+
+#include "absl/strings/match.h"
+#include "google/protobuf/text_format.h"
+#include "graph/importer.h"
+#include "graph/op_packages.h"
+#include "graph/shape_inference.h"
+#include "gtest/gtest.h"
+
+namespace smrt::graph {
+namespace {
+
+// x -> NormalizeUTF8 (tensorflow_text) and x -> If(then: Abs, else: Neg of a
+// float input).
+const char kGraph[] = R"(
+  node { name: "s" op: "Placeholder" attr { key: "dtype" value { type: DT_STRING } } }
+  node { name: "norm" op: "NormalizeUTF8" input: "s"
+         attr { key: "normalization_form" value { s: "NFKC" } } }
+  node { name: "p" op: "Placeholder" attr { key: "dtype" value { type: DT_BOOL } } }
+  node { name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } } }
+  node { name: "if" op: "StatelessIf" input: "p" input: "x"
+         attr { key: "Tcond" value { type: DT_BOOL } }
+         attr { key: "Tin" value { list { type: DT_FLOAT } } }
+         attr { key: "Tout" value { list { type: DT_FLOAT } } }
+         attr { key: "then_branch" value { func { name: "then_fn" } } }
+         attr { key: "else_branch" value { func { name: "else_fn" } } } }
+  library {
+    function {
+      signature { name: "then_fn" input_arg { name: "a" type: DT_FLOAT }
+                  output_arg { name: "out" type: DT_FLOAT } }
+      node_def { name: "abs" op: "Abs" input: "a" attr { key: "T" value { type: DT_FLOAT } } }
+      ret { key: "out" value: "abs:y:0" }
+    }
+    function {
+      signature { name: "else_fn" input_arg { name: "a" type: DT_FLOAT }
+                  output_arg { name: "out" type: DT_FLOAT } }
+      node_def { name: "neg" op: "Neg" input: "a" attr { key: "T" value { type: DT_FLOAT } } }
+      node_def { name: "neg2" op: "Neg" input: "neg:y:0"
+                 attr { key: "T" value { type: DT_FLOAT } } }
+      ret { key: "out" value: "neg2:y:0" }
+    }
+  }
+)";
+
+TEST(OpInventoryTest, WalksIntoFunctionsAndNamesPackages) {
+  tensorflow::GraphDef g;
+  ASSERT_TRUE(google::protobuf::TextFormat::ParseFromString(kGraph, &g));
+  ImportRequest req;
+  req.fetches = {"norm:0", "if:0"};
+  const kernels::KernelRegistry& registry = kernels::KernelRegistry::Default();
+  absl::StatusOr<ImportResult> imported = ImportGraph(g, req, registry);
+  ASSERT_TRUE(imported.ok()) << imported.status();
+  absl::StatusOr<std::vector<OpUse>> ops = InventoryOps(imported->graph, g, registry, "CPU");
+  ASSERT_TRUE(ops.ok()) << ops.status();
+  std::map<std::string, OpUse> by_op;
+  for (const OpUse& u : *ops) by_op[u.op] = u;
+  ASSERT_TRUE(by_op.count("Abs") && by_op.count("Neg") && by_op.count("StatelessIf"));
+  EXPECT_EQ(by_op["Neg"].count, 2);
+  EXPECT_TRUE(absl::StartsWith(by_op["Neg"].example_node, "else_fn/")) << by_op["Neg"].example_node;
+  EXPECT_TRUE(by_op["Abs"].missing.empty());
+  ASSERT_TRUE(by_op.count("NormalizeUTF8"));
+  EXPECT_TRUE(absl::StrContains(by_op["NormalizeUTF8"].missing, "tensorflow_text"))
+      << by_op["NormalizeUTF8"].missing;
+
+  // The same reason reaches the load-time error message.
+  std::vector<NodeId> all;
+  for (const Node& n : imported->graph.nodes()) all.push_back(n.id);
+  const std::string message =
+      UnsupportedOpsMessage(FindUnsupportedOps(imported->graph, all, registry, "CPU"));
+  EXPECT_TRUE(absl::StrContains(message, "NormalizeUTF8 (1 node, e.g. 'norm': op of "
+                                         "tensorflow_text, not of core TensorFlow"))
+      << message;
+}
+
+TEST(OpPackagesTest, KnownPackages) {
+  EXPECT_EQ(PackageOfOp("SimpleMLInferenceOpWithHandle"), "tensorflow_decision_forests");
+  EXPECT_EQ(PackageOfOp("Addons>GeluOp"), "tensorflow_addons");
+  EXPECT_EQ(PackageOfOp("WordpieceTokenizeWithOffsets"), "tensorflow_text");
+  EXPECT_EQ(PackageOfOp("IO>DecodeAvro"), "tensorflow_io");
+  EXPECT_EQ(PackageOfOp("Conv2D"), "");
+  EXPECT_EQ(PackageOfOp("TotallyUnknownOp"), "");
+}
+
+}  // namespace
+}  // namespace smrt::graph

@@ -1,0 +1,85 @@
+#include "smrt/check_command.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "smrt/check.h"
+#include "smrt/flags.h"
+
+namespace smrt::cli {
+
+absl::Status RunCheck(const std::vector<std::string>& args, std::ostream& out) {
+  FlagSpec spec;
+  spec.valued = {"dir", "device", "tag_set", "signature_def"};
+  spec.repeated = {"signature_def"};
+  spec.switches = {"missing_only"};
+  absl::StatusOr<Flags> flags = Flags::Parse(args, spec);
+  if (!flags.ok()) return flags.status();
+  std::optional<std::string> dir = flags->Get("dir");
+  if (!dir) return absl::InvalidArgumentError("--dir is required");
+  LoadOptions options;
+  if (std::optional<std::string> tags = flags->Get("tag_set")) {
+    options.tags = absl::StrSplit(*tags, ',', absl::SkipEmpty());
+  }
+  options.signatures = flags->GetAll("signature_def");
+  const std::string device = flags->Get("device").value_or("cpu");
+  absl::StatusOr<ModelCheck> check = CheckModel(*dir, options, device);
+  if (!check.ok()) return check.status();
+  const bool missing_only = flags->Switch("missing_only");
+
+  out << "SavedModel " << *dir << " on " << check->device << "\n";
+  // op -> signatures that miss it, for the summary.
+  std::map<std::string, std::set<std::string>> missing;
+  std::map<std::string, std::string> reasons;
+  std::vector<std::string> broken;
+  for (const SignatureCheck& s : check->signatures) {
+    if (!s.error.empty()) {
+      out << "\nsignature " << s.key << ": cannot be imported: " << s.error << "\n";
+      broken.push_back(absl::StrCat(s.key, ": ", s.error));
+      continue;
+    }
+    int nodes = 0, unsupported = 0;
+    for (const OpCheck& op : s.ops) {
+      nodes += op.count;
+      if (!op.supported()) ++unsupported;
+    }
+    out << "\nsignature " << s.key << ": " << s.ops.size() << " op types, " << nodes << " nodes"
+        << (unsupported ? absl::StrCat(", ", unsupported, " unsupported") : "") << "\n";
+    size_t width = 0;
+    for (const OpCheck& op : s.ops) width = std::max(width, op.op.size());
+    for (const OpCheck& op : s.ops) {
+      if (!op.supported()) {
+        missing[op.op].insert(s.key);
+        reasons[op.op] = op.missing;
+      }
+      if (missing_only && op.supported()) continue;
+      out << absl::StrFormat("  %-7s %-*s %5d  ", op.supported() ? "ok" : "MISSING",
+                             static_cast<int>(width), op.op, op.count);
+      if (op.supported()) {
+        out << "\n";
+      } else {
+        out << "e.g. '" << op.example_node << "': " << op.missing << "\n";
+      }
+    }
+  }
+  if (missing.empty() && broken.empty()) {
+    out << "\nevery op is supported on " << check->device << "\n";
+    return absl::OkStatus();
+  }
+  std::vector<std::string> parts;
+  for (const auto& [op, sigs] : missing) {
+    parts.push_back(absl::StrCat(op, " (", reasons[op], "; in ", absl::StrJoin(sigs, ", "), ")"));
+  }
+  for (const std::string& b : broken) parts.push_back(b);
+  return absl::FailedPreconditionError(absl::StrCat(
+      missing.size(), " op type", missing.size() == 1 ? "" : "s", " missing on ", check->device,
+      broken.empty() ? "" : absl::StrCat(" and ", broken.size(), " signature(s) unreadable"),
+      ": ", absl::StrJoin(parts, "; ")));
+}
+
+}  // namespace smrt::cli
