@@ -164,7 +164,8 @@ def gen_binary(rng):
 
 FLOAT_UNARY = ["Relu", "Relu6", "Elu", "Selu", "LeakyRelu", "Sigmoid", "Tanh", "Softplus",
                "Softsign", "Neg", "Abs", "Square", "Sqrt", "Rsqrt", "Exp", "Expm1", "Log",
-               "Log1p", "Erf", "Floor", "Ceil", "Round", "Sign", "Reciprocal", "Sin", "Cos"]
+               "Log1p", "Erf", "Floor", "Ceil", "Round", "Sign", "Reciprocal", "Sin", "Cos",
+               "Erfc"]
 FLOAT_PRED = ["IsNan", "IsFinite"]
 # Round is left out: TF 2.21's CPU Round on integers returns 0 (a bug); smrt
 # returns the input.

@@ -182,6 +182,12 @@ struct ErfFn {
 };
 
 template <typename T>
+struct ErfcFn {
+  using C = ComputeType<T>;
+  C operator()(C x) const { return std::erfc(x); }
+};
+
+template <typename T>
 struct SinFn {
   using C = ComputeType<T>;
   C operator()(C x) const { return std::sin(x); }
@@ -361,6 +367,7 @@ void RegisterUnaryOps(KernelRegistry& r) {
   AddUnaryOp<LogFn>(r, "Log", FloatTypes{});
   AddUnaryOp<Log1pFn>(r, "Log1p", FloatTypes{});
   AddUnaryOp<ErfFn>(r, "Erf", FloatTypes{});
+  AddUnaryOp<ErfcFn>(r, "Erfc", FloatTypes{});  // Keras 3 gelu: 0.5 x erfc(-x / sqrt 2)
   AddUnaryOp<SinFn>(r, "Sin", FloatTypes{});
   AddUnaryOp<CosFn>(r, "Cos", FloatTypes{});
   AddUnaryOp<FloorFn>(r, "Floor", FloatTypes{});
