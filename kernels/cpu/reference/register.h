@@ -33,6 +33,7 @@ void RegisterMiscOps(KernelRegistry& r);         // misc_ops.cc
 void RegisterControlFlowOps(KernelRegistry& r);  // control_flow_ops.cc
 void RegisterTensorListOps(KernelRegistry& r);   // tensor_list_ops.cc
 void RegisterReverseOps(KernelRegistry& r);      // reverse_ops.cc
+void RegisterTrainingOps(KernelRegistry& r);     // training_ops.cc: gradients, xent losses
 
 inline void RegisterReferenceKernels(KernelRegistry& r) {
   RegisterBasicOps(r);
@@ -61,6 +62,7 @@ inline void RegisterReferenceKernels(KernelRegistry& r) {
   RegisterControlFlowOps(r);
   RegisterTensorListOps(r);
   RegisterReverseOps(r);
+  RegisterTrainingOps(r);
 }
 
 }  // namespace smrt::kernels
