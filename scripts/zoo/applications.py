@@ -5,7 +5,9 @@ hides most errors, logits do not. Every application is exported with Keras 3 `mo
 a few also with tf_keras 2 `model.save`, the other exporter people use.
 """
 
-from zoo.common import ZooModel, image_cases, seed_everything
+import numpy as np
+
+from zoo.common import ZooModel, calibrate_batchnorm, image_cases, rng_for, seed_everything
 
 # name -> (keras.applications constructor, input size)
 APPS = {
@@ -26,6 +28,10 @@ APPS = {
 TF_KERAS_TOO = ("resnet50", "mobilenetv2", "efficientnetb0")
 
 
+def _calibration_images(name, size, scale):
+    return (rng_for(name + "/calibration").random((4, size, size, 3)) * scale).astype(np.float32)
+
+
 def _keras3(name, ctor, size):
     def build(export_dir):
         import keras
@@ -34,6 +40,7 @@ def _keras3(name, ctor, size):
         if ctor.startswith("MobileNetV3"):
             kwargs["include_preprocessing"] = True
         model = getattr(keras.applications, ctor)(classifier_activation=None, **kwargs)
+        calibrate_batchnorm(model, _calibration_images(name, size, 255.0))
         model.export(export_dir)
         return image_cases("serving_default", "inputs", (size, size), name=name, scale=255.0)
     return build
@@ -46,6 +53,7 @@ def _tf_keras(name, ctor, size):
         model = getattr(tf_keras.applications, ctor)(
             weights=None, include_top=True, input_shape=(size, size, 3),
             classifier_activation=None)
+        calibrate_batchnorm(model, _calibration_images(name, size, 255.0))
         model.save(export_dir, save_format="tf")
         return image_cases("serving_default", "input", (size, size), name=name, scale=255.0)
     return build
@@ -68,6 +76,7 @@ def models():
         model = keras.applications.MobileNetV2(weights=None, include_top=True, alpha=0.35,
                                                input_shape=(96, 96, 3), classes=10,
                                                classifier_activation=None)
+        calibrate_batchnorm(model, _calibration_images("mnv2_035", 96, 1.0))
         model.export(export_dir)
         return image_cases("serving_default", "inputs", (96, 96), name="mnv2_035", scale=1.0)
     out.append(ZooModel("mobilenetv2_035_96", small_mnv2, commit=True, exporter="keras3 export",

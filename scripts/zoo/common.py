@@ -58,3 +58,29 @@ def image_cases(signature, input_name, hw, channels=3, batches=(1, 8), name="", 
         x = (rng.random((b, hw[0], hw[1], channels)) * scale).astype(np.float32)
         cases.append(Case(f"b{b}", signature, {input_name: x}))
     return cases
+
+
+def calibrate_batchnorm(model, x, rng=None):
+    """Sets each BatchNormalization layer's moving statistics to the statistics of its input.
+
+    With weights=None, moving mean/variance stay 0/1 and activations of deep nets shrink or blow
+    up layer by layer (a MobileNetV2 ends with logits around 1e-10), which would make any
+    comparison with TensorFlow vacuous. Re-estimating the statistics from a batch, as one does
+    after training, keeps activations near unit scale. Layers are calibrated in order, each
+    after those before it. gamma/beta get a little noise so the folded affine is not trivial.
+    """
+    rng = rng or np.random.default_rng(0)
+    keras_mod = type(model).__module__.split(".")[0]
+    k = __import__(keras_mod)
+    for layer in model.layers:
+        if layer.__class__.__name__ not in ("BatchNormalization", "SyncBatchNormalization"):
+            continue
+        probe = k.Model(model.inputs, layer.input)
+        h = np.asarray(probe(x, training=False) if keras_mod == "keras" else probe.predict(x, verbose=0))
+        axes = tuple(range(h.ndim - 1))
+        gamma, beta, _, _ = layer.get_weights()
+        layer.set_weights([
+            (gamma * (1 + 0.1 * rng.standard_normal(gamma.shape))).astype(np.float32),
+            (beta + 0.1 * rng.standard_normal(beta.shape)).astype(np.float32),
+            h.mean(axis=axes).astype(np.float32),
+            (h.var(axis=axes) + 1e-3).astype(np.float32)])

@@ -55,6 +55,6 @@ def models():
         ZooModel("simplernn", _keras3("simplernn", lambda k: [
             k.layers.SimpleRNN(12, return_sequences=True), k.layers.Dense(4)]),
                  commit=True, exporter="keras3 export", note="SimpleRNN, per-step outputs"),
-        ZooModel("lstm_tfkeras", _tf_keras_lstm, commit=True, exporter="tf_keras save",
+        ZooModel("lstm_tfkeras", _tf_keras_lstm, exporter="tf_keras save",
                  note="LSTM + GRU through tf_keras 2"),
     ]

@@ -62,6 +62,6 @@ def models():
     return [
         ZooModel("text_vectorization", _keras3, commit=True, exporter="keras3 export",
                  note="TextVectorization (adapted vocabulary), Embedding, pooling"),
-        ZooModel("text_vocab_file", _tf_keras, commit=True, exporter="tf_keras save",
+        ZooModel("text_vocab_file", _tf_keras, exporter="tf_keras save",
                  note="TextVectorization from a vocabulary asset file, BiLSTM"),
     ]

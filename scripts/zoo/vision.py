@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from zoo.common import Case, ZooModel, image_cases, rng_for, seed_everything
+from zoo.common import Case, ZooModel, calibrate_batchnorm, image_cases, rng_for, seed_everything
 
 
 def _unet(keras):
@@ -54,26 +54,15 @@ def _mlp(keras):
     return keras.Model(inp, out)
 
 
-def _randomize_bn(model, rng):
-    """Gives BatchNormalization layers non-trivial moving statistics (weights=None leaves 0/1)."""
-    for layer in model.layers:
-        if layer.__class__.__name__ == "BatchNormalization":
-            gamma, beta, mean, var = layer.get_weights()
-            layer.set_weights([
-                (1 + 0.2 * rng.standard_normal(gamma.shape)).astype(np.float32),
-                (0.1 * rng.standard_normal(beta.shape)).astype(np.float32),
-                (0.1 * rng.standard_normal(mean.shape)).astype(np.float32),
-                (0.5 + rng.random(var.shape)).astype(np.float32)])
-
-
 def _build(name, make, cases):
     def build(export_dir):
         import keras
         seed_everything(name)
         model = make(keras)
-        _randomize_bn(model, rng_for(name + "/bn"))
+        result = cases()
+        calibrate_batchnorm(model, next(iter(result[-1].inputs.values())), rng_for(name + "/bn"))
         model.export(export_dir)
-        return cases()
+        return result
     return build
 
 

@@ -12,6 +12,7 @@
 #include "core/file.h"
 #include "core/npy.h"
 #include "gtest/gtest.h"
+#include "testing/conformance.h"
 #include "kernels/testing/op_runner.h"
 #include "loader/saved_model_reader.h"
 #include "testing/goldens.h"
@@ -264,64 +265,26 @@ namespace smrt {
 namespace {
 
 // Community models: each signature either gives TensorFlow's answers or fails
-// to load with a list of unsupported ops (the conformance issue widens this).
+// to load with a list of unsupported ops.
 TEST(CommunityModelsTest, MatchTensorFlowOrListWhatIsMissing) {
   SMRT_SKIP_IF_NO_SHARED_MODELS();
   int matched = 0;
-  for (const testing::GoldenCase& c : testing::ListGoldenCases("community/")) {
-    SCOPED_TRACE(c.model + " " + c.signature);
-    LoadOptions options;
-    options.signatures = {c.signature};
-    absl::StatusOr<std::unique_ptr<Model>> model = Model::Load(c.model_dir, options);
-    if (!model.ok()) {
-      EXPECT_EQ(model.status().code(), absl::StatusCode::kUnimplemented) << model.status();
-      std::printf("  %s %s: not yet: %s\n", c.model.c_str(), c.signature.c_str(),
-                  std::string(model.status().message()).substr(0, 300).c_str());
-      continue;
-    }
-    NamedTensors inputs;
-    for (const auto& [name, path] : c.input_files) {
-      Tensor t = *testing::ReadGoldenTensor(path);
-      // .strings files are 1-D; a scalar string input is stored as one element.
-      absl::StatusOr<const SignatureInfo*> sig = (*model)->signature(c.signature);
-      for (const TensorSpec& spec : (*sig)->inputs) {
-        if (spec.name == name && spec.known_rank && spec.shape.empty() && t.num_elements() == 1) {
-          t = *t.Reshaped({});
-        }
+  for (const testing::ConformanceModel& m : testing::ListCommunityModels()) {
+    SCOPED_TRACE(m.name);
+    testing::ModelResult r = testing::RunConformance(m);
+    for (const testing::CaseResult& c : r.cases) {
+      if (!r.load_error.empty()) {
+        EXPECT_NE(r.load_error.find("not supported"), std::string::npos) << r.load_error;
+        std::printf("  %s %s: not yet: %s\n", m.name.c_str(), c.c->signature.c_str(),
+                    r.load_error.substr(0, 300).c_str());
+        continue;
       }
-      inputs[name] = t;
-    }
-    for (const auto& [name, shape] : c.generated_inputs) {
-      inputs[name] = testing::GeneratedInput(shape);
-    }
-    absl::StatusOr<NamedTensors> out = (*model)->Run(c.signature, inputs);
-    ASSERT_TRUE(out.ok()) << out.status();
-    bool all = true;
-    for (const auto& [name, path] : c.output_files) {
-      absl::StatusOr<Tensor> expected = npy::Read(path);
-      ASSERT_TRUE(expected.ok());
-      ASSERT_TRUE(out->count(name)) << name;
-      ::testing::AssertionResult near =
-          kernels::testing::TensorsNear(out->at(name), *expected, 1e-4, 1e-4);
-      EXPECT_TRUE(near) << name;
-      all &= static_cast<bool>(near);
-    }
-    for (const auto& [name, strided] : c.strided_outputs) {
-      absl::StatusOr<Tensor> expected = npy::Read(strided.first);
-      ASSERT_TRUE(expected.ok() && out->count(name)) << name;
-      const Tensor& got = out->at(name);
-      absl::StatusOr<Tensor> picked = Tensor::Create(DataType::kFloat, expected->shape());
-      for (int64_t i = 0; i < picked->num_elements(); ++i) {
-        ASSERT_LT(i * strided.second, got.num_elements());
-        picked->data<float>()[i] = got.data<float>()[i * strided.second];
+      EXPECT_TRUE(c.ok()) << c.c->signature << ": "
+                          << (c.error.empty() ? c.comparison.detail : c.error);
+      if (c.ok()) {
+        ++matched;
+        std::printf("  %s %s: matches TensorFlow\n", m.name.c_str(), c.c->signature.c_str());
       }
-      ::testing::AssertionResult near = kernels::testing::TensorsNear(*picked, *expected, 1e-4, 1e-4);
-      EXPECT_TRUE(near) << name << " (every " << strided.second << "th value)";
-      all &= static_cast<bool>(near);
-    }
-    if (all) {
-      ++matched;
-      std::printf("  %s %s: matches TensorFlow\n", c.model.c_str(), c.signature.c_str());
     }
   }
   std::printf("%d community signatures match TensorFlow\n", matched);
