@@ -67,4 +67,27 @@ absl::string_view PackageOfOp(absl::string_view op) {
   return "";
 }
 
+absl::string_view RefusedOpReason(absl::string_view op) {
+  static constexpr const char* kCheckpoint[] = {"Save", "SaveV2", "SaveSlices", "Restore",
+                                                "RestoreV2", "RestoreSlice", "MergeV2Checkpoints",
+                                                "ShardedFilename", "ShardedFilespec"};
+  static constexpr const char* kFiles[] = {"ReadFile", "WriteFile", "MatchingFiles",
+                                           "WholeFileReader", "WholeFileReaderV2",
+                                           "TFRecordReaderV2", "FixedLengthRecordReaderV2"};
+  static constexpr const char* kPython[] = {"PyFunc", "PyFuncStateless", "EagerPyFunc"};
+  for (const char* name : kCheckpoint) {
+    if (op == name) {
+      return "reads or writes checkpoint files; smrt restores variables itself at load and "
+             "runs inference only";
+    }
+  }
+  for (const char* name : kFiles) {
+    if (op == name) return "touches the file system; smrt runs inference only";
+  }
+  for (const char* name : kPython) {
+    if (op == name) return "calls back into Python, which a C++ runtime cannot do";
+  }
+  return "";
+}
+
 }  // namespace smrt::graph

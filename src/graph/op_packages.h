@@ -13,6 +13,11 @@ namespace smrt::graph {
 // non-core op (core TensorFlow, or unknown).
 absl::string_view PackageOfOp(absl::string_view op);
 
+// Why smrt refuses `op` by design (it touches files, the process or Python:
+// Save/Restore, ReadFile, WriteFile, PyFunc, ...), or "" when it does not.
+// smrt reads variables itself at load and runs inference only.
+absl::string_view RefusedOpReason(absl::string_view op);
+
 }  // namespace smrt::graph
 
 #endif  // SMRT_GRAPH_OP_PACKAGES_H_

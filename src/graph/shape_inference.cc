@@ -15,7 +15,9 @@ std::vector<UnsupportedOp> FindUnsupportedOps(const Graph& graph, const std::vec
   for (NodeId id : order) {
     const Node& n = graph.node(id);
     std::string reason;
-    if (registry.FindOp(n.op) == nullptr) {
+    if (absl::string_view refused = RefusedOpReason(n.op); !refused.empty()) {
+      reason = std::string(refused);
+    } else if (registry.FindOp(n.op) == nullptr) {
       absl::string_view package = PackageOfOp(n.op);
       reason = package.empty()
                    ? "no such op in smrt"

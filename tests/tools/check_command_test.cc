@@ -43,6 +43,7 @@ TEST(CheckCommandTest, MissingOpsFailNamingOpSignatureAndNode) {
   ASSERT_EQ(s.code(), absl::StatusCode::kFailedPrecondition) << s;
   EXPECT_TRUE(absl::StrContains(s.message(), "Save (")) << s;
   EXPECT_TRUE(absl::StrContains(s.message(), "in save")) << s;
+  EXPECT_TRUE(absl::StrContains(s.message(), "runs inference only")) << s;
   EXPECT_TRUE(absl::StrContains(out.str(), "MISSING")) << out.str();
   EXPECT_TRUE(absl::StrContains(out.str(), "e.g. '")) << out.str();
 }
