@@ -26,6 +26,13 @@ APPS = {
     "convnexttiny": ("ConvNeXtTiny", 224),
 }
 TF_KERAS_TOO = ("resnet50", "mobilenetv2", "efficientnetb0")
+# Where 1e-4 * max(1, |tf|) is below TensorFlow's own run-to-run spread: the bound is about 3x
+# the largest difference between TensorFlow with its oneDNN rewrites on and off (the goldens
+# have them off) on the b8 input, as measured with TF 2.21.
+TOLERANCE = {
+    "resnet50": (2e-4, "TF oneDNN on vs off differ by 6.0e-5 (50 layers of 0-255-scaled "
+                       "residual sums)"),
+}
 
 
 def _calibration_images(name, size, scale):
@@ -62,13 +69,16 @@ def _tf_keras(name, ctor, size):
 def models():
     out = []
     for name, (ctor, size) in APPS.items():
+        tol, why = TOLERANCE.get(name, (None, ""))
         out.append(ZooModel(name, _keras3(name, ctor, size), exporter="keras3 export",
-                            note=f"keras.applications.{ctor} {size}x{size}"))
+                            tolerance=tol,
+                            note=why or f"keras.applications.{ctor} {size}x{size}"))
     for name in TF_KERAS_TOO:
         ctor, size = APPS[name]
+        tol, why = TOLERANCE.get(name, (None, ""))
         out.append(ZooModel(f"{name}_tfkeras", _tf_keras(name, ctor, size),
-                            exporter="tf_keras save",
-                            note=f"tf_keras.applications.{ctor} {size}x{size}"))
+                            exporter="tf_keras save", tolerance=tol,
+                            note=why or f"tf_keras.applications.{ctor} {size}x{size}"))
     # Small enough to commit: MobileNetV2 alpha 0.35 at 96x96.
     def small_mnv2(export_dir):
         import keras
