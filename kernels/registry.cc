@@ -57,6 +57,11 @@ std::vector<std::string> KernelRegistry::Ops() const {
   return names;
 }
 
+std::vector<KernelSpec> KernelRegistry::Kernels(absl::string_view op) const {
+  auto it = kernels_.find(op);
+  return it == kernels_.end() ? std::vector<KernelSpec>{} : it->second;
+}
+
 const KernelRegistry& KernelRegistry::Default() {
   static const KernelRegistry* registry = [] {
     auto* r = new KernelRegistry;

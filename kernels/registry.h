@@ -28,6 +28,8 @@ class KernelRegistry {
 
   // Op names in sorted order.
   std::vector<std::string> Ops() const;
+  // The kernels registered for `op` (every device), in registration order.
+  std::vector<KernelSpec> Kernels(absl::string_view op) const;
   const std::vector<std::string>& DuplicateOps() const { return duplicates_; }
 
   // The registry with every kernel compiled into this build.

@@ -44,6 +44,18 @@ struct ModelCheck {
 absl::StatusOr<ModelCheck> CheckModel(const std::string& dir, const LoadOptions& options = {},
                                       const std::string& device = "cpu");
 
+// Every op this build can run: per device, the dtypes its kernels accept.
+struct OpKernels {
+  std::string device;                 // "CPU", "CUDA"
+  std::string type_attr;              // the attr the dtypes refer to ("T"); "" = any dtype
+  std::vector<DataType> types;
+};
+struct SupportedOp {
+  std::string op;
+  std::vector<OpKernels> kernels;  // empty: the op is known but has no kernel
+};
+std::vector<SupportedOp> SupportedOps();  // sorted by op
+
 }  // namespace smrt
 
 #endif  // SMRT_CHECK_H_

@@ -125,4 +125,18 @@ absl::StatusOr<ModelCheck> CheckModel(const std::string& dir, const LoadOptions&
   return result;
 }
 
+std::vector<SupportedOp> SupportedOps() {
+  const kernels::KernelRegistry& registry = kernels::KernelRegistry::Default();
+  std::vector<SupportedOp> ops;
+  for (const std::string& op : registry.Ops()) {
+    SupportedOp s;
+    s.op = op;
+    for (const kernels::KernelSpec& k : registry.Kernels(op)) {
+      s.kernels.push_back({k.device, k.type_attr, k.types});
+    }
+    ops.push_back(std::move(s));
+  }
+  return ops;
+}
+
 }  // namespace smrt

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "smrt/check_command.h"
+#include "smrt/ops_command.h"
 #include "smrt/run_command.h"
 #include "smrt/show_command.h"
 
@@ -15,6 +16,7 @@ constexpr char kUsage[] =
     "  show    what a SavedModel holds: tag sets, signatures, variables, assets\n"
     "  run     call a signature with inputs from .npy files or literals\n"
     "  check   which ops the signatures need and whether smrt runs them on a device\n"
+    "  ops     every op this build runs, per device and dtype\n"
     "run `smrt COMMAND --help` for a command's options\n";
 
 }  // namespace
@@ -61,6 +63,18 @@ int main(int argc, char** argv) {
     absl::Status status = smrt::cli::RunCheck(args, std::cout);
     if (!status.ok()) {
       std::cerr << "smrt check: " << status.message() << "\n";
+      return 1;
+    }
+    return 0;
+  }
+  if (command == "ops") {
+    if (help) {
+      std::cout << smrt::cli::kOpsUsage;
+      return 0;
+    }
+    absl::Status status = smrt::cli::RunOps(args, std::cout);
+    if (!status.ok()) {
+      std::cerr << "smrt ops: " << status.message() << "\n";
       return 1;
     }
     return 0;

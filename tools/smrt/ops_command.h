@@ -1,0 +1,24 @@
+// `smrt ops`: the ops this build runs, per device, with the dtypes of each
+// kernel. `--markdown` writes the table in docs/ops.md (CI checks it is
+// current).
+#ifndef SMRT_TOOLS_OPS_COMMAND_H_
+#define SMRT_TOOLS_OPS_COMMAND_H_
+
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+
+namespace smrt::cli {
+
+inline constexpr char kOpsUsage[] =
+    "usage: smrt ops [--markdown]\n"
+    "  every op this build of smrt runs, per device, with the dtypes its kernels\n"
+    "  accept; --markdown prints docs/ops.md\n";
+
+absl::Status RunOps(const std::vector<std::string>& args, std::ostream& out);
+
+}  // namespace smrt::cli
+
+#endif  // SMRT_TOOLS_OPS_COMMAND_H_
