@@ -11,6 +11,7 @@ packages=(
   libdnnl-dev
   libgtest-dev libgmock-dev
   libbenchmark-dev
+  libpng-dev libjpeg-dev
   python3
 )
 
