@@ -29,11 +29,15 @@ struct SignatureCheck {
   std::string key;               // signature key; "(init op)" for what runs at load
   std::string error;             // the graph could not be imported (ops is then empty)
   std::vector<OpCheck> ops;      // sorted by op
+  int64_t constant_bytes = 0;    // Const values in the signature's graph
 };
 
 struct ModelCheck {
   std::string device;                    // "CPU", "CUDA"
   std::vector<SignatureCheck> signatures;  // init op first, then by key
+  // Checkpoint bytes the model may read (variables/, without optimizer slots
+  // and object-graph metadata).
+  int64_t variable_bytes = 0;
   // True when every signature imports and every op is supported.
   bool ok() const;
 };

@@ -1,6 +1,7 @@
 #include "smrt/check.h"
 
 #include <algorithm>
+#include <variant>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
@@ -48,6 +49,14 @@ SignatureCheck CheckRequest(const std::string& key, const tensorflow::GraphDef& 
     check.error = std::string(ops.status().message());
     return check;
   }
+  for (const graph::Node& n : imported->graph.nodes()) {
+    if (n.op != "Const") continue;
+    if (const AttrValue* v = n.attrs.Find("value")) {
+      if (const Tensor* t = std::get_if<Tensor>(v)) {
+        check.constant_bytes += static_cast<int64_t>(t->byte_size());
+      }
+    }
+  }
   for (graph::OpUse& u : *ops) {
     check.ops.push_back({std::move(u.op), u.count, std::move(u.example_node), std::move(u.missing)});
   }
@@ -85,6 +94,15 @@ absl::StatusOr<ModelCheck> CheckModel(const std::string& dir, const LoadOptions&
   if (!bundle.ok()) return bundle.status();
   const tensorflow::MetaGraphDef& mg = *(*bundle)->meta_graph;
   const tensorflow::GraphDef& graph_def = mg.graph_def();
+  if ((*bundle)->variables != nullptr) {
+    for (const loader::BundleEntry& e : (*bundle)->variables->entries()) {
+      if (e.key == "_CHECKPOINTABLE_OBJECT_GRAPH" ||
+          e.key.find("/.OPTIMIZER_SLOT/") != std::string::npos) {
+        continue;
+      }
+      result.variable_bytes += e.size;
+    }
+  }
 
   // What runs at load: the init op, with asset paths fed as constants.
   if (std::string init = InitOpName(mg); !init.empty()) {

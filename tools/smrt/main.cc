@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "smrt/check_command.h"
+#include "smrt/doctor_command.h"
 #include "smrt/ops_command.h"
 #include "smrt/run_command.h"
 #include "smrt/show_command.h"
@@ -17,6 +18,7 @@ constexpr char kUsage[] =
     "  run     call a signature with inputs from .npy files or literals\n"
     "  check   which ops the signatures need and whether smrt runs them on a device\n"
     "  ops     every op this build runs, per device and dtype\n"
+    "  doctor  CPU, oneDNN, CUDA libraries and GPUs found; with --dir, a model's needs\n"
     "run `smrt COMMAND --help` for a command's options\n";
 
 }  // namespace
@@ -63,6 +65,18 @@ int main(int argc, char** argv) {
     absl::Status status = smrt::cli::RunCheck(args, std::cout);
     if (!status.ok()) {
       std::cerr << "smrt check: " << status.message() << "\n";
+      return 1;
+    }
+    return 0;
+  }
+  if (command == "doctor") {
+    if (help) {
+      std::cout << smrt::cli::kDoctorUsage;
+      return 0;
+    }
+    absl::Status status = smrt::cli::RunDoctor(args, std::cout);
+    if (!status.ok()) {
+      std::cerr << "smrt doctor: " << status.message() << "\n";
       return 1;
     }
     return 0;

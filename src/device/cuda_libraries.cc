@@ -1,0 +1,163 @@
+#include "device/cuda_libraries.h"
+
+#include <dlfcn.h>
+#include <link.h>
+
+#include <algorithm>
+#include <cstdlib>
+
+#include "absl/strings/str_cat.h"
+
+namespace smrt::device {
+namespace {
+
+// Opens the first of `names` that loads, trying each bare name (the loader's
+// search) and then under the CUDA install directories.
+void* Open(const std::vector<std::string>& names, LibraryProbe& probe) {
+  std::vector<std::string> dirs;
+  if (const char* home = std::getenv("CUDA_HOME"); home != nullptr && *home) {
+    dirs.push_back(std::string(home) + "/lib64");
+  }
+  dirs.push_back("/usr/local/cuda/lib64");
+  std::vector<std::string> candidates;
+  for (const std::string& n : names) candidates.push_back(n);
+  for (const std::string& d : dirs) {
+    for (const std::string& n : names) candidates.push_back(d + "/" + n);
+  }
+  for (const std::string& c : candidates) {
+    if (std::find(probe.tried.begin(), probe.tried.end(), c) != probe.tried.end()) continue;
+    probe.tried.push_back(c);
+    void* h = dlopen(c.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (h != nullptr) {
+      link_map* map = nullptr;
+      probe.path = (dlinfo(h, RTLD_DI_LINKMAP, &map) == 0 && map != nullptr && map->l_name[0])
+                       ? map->l_name
+                       : c;
+      return h;
+    }
+    const char* e = dlerror();
+    probe.error = e != nullptr ? e : "dlopen failed";
+  }
+  return nullptr;
+}
+
+template <typename Fn>
+Fn Symbol(void* handle, const char* name) {
+  return handle == nullptr ? nullptr : reinterpret_cast<Fn>(dlsym(handle, name));
+}
+
+std::string NotFound(const LibraryProbe& p) {
+  return absl::StrCat(p.role, " not found (tried ", p.tried.front(), " and ", p.tried.size() - 1,
+                      " other paths; last error: ", p.error, ")");
+}
+
+}  // namespace
+
+std::string CudaVersionString(int version) {
+  return absl::StrCat(version / 1000, ".", (version % 1000) / 10);
+}
+
+CudaReport ProbeCuda() {
+  CudaReport r;
+  r.driver.role = "NVIDIA driver (libcuda.so.1)";
+  r.runtime.role = "CUDA runtime (libcudart)";
+  r.cublas.role = "cuBLAS (libcublas)";
+  r.cublaslt.role = "cuBLASLt (libcublasLt)";
+  r.cudnn.role = "cuDNN (libcudnn)";
+
+  // Driver API: version and devices.
+  if (void* cuda = Open({"libcuda.so.1", "libcuda.so"}, r.driver)) {
+    using InitFn = int (*)(unsigned);
+    using IntFn = int (*)(int*);
+    using DeviceGetFn = int (*)(int*, int);
+    using NameFn = int (*)(char*, int, int);
+    using AttrFn = int (*)(int*, int, int);
+    using MemFn = int (*)(size_t*, int);
+    auto init = Symbol<InitFn>(cuda, "cuInit");
+    auto driver_version = Symbol<IntFn>(cuda, "cuDriverGetVersion");
+    if (driver_version != nullptr && driver_version(&r.driver_version) == 0) {
+      r.driver.version = CudaVersionString(r.driver_version);
+    }
+    const int init_result = init != nullptr ? init(0) : -1;
+    if (init_result != 0) {
+      r.problems.push_back(absl::StrCat(
+          "cuInit failed with CUresult ", init_result,
+          init_result == 100 ? " (CUDA_ERROR_NO_DEVICE: no NVIDIA GPU is visible; check "
+                               "nvidia-smi and CUDA_VISIBLE_DEVICES)"
+          : init_result == 999 || init_result == 303
+              ? " (the driver cannot talk to a GPU: is the kernel module loaded?)"
+              : ""));
+    } else {
+      auto count_fn = Symbol<IntFn>(cuda, "cuDeviceGetCount");
+      auto get = Symbol<DeviceGetFn>(cuda, "cuDeviceGet");
+      auto name = Symbol<NameFn>(cuda, "cuDeviceGetName");
+      auto attr = Symbol<AttrFn>(cuda, "cuDeviceGetAttribute");
+      auto mem = Symbol<MemFn>(cuda, "cuDeviceTotalMem_v2");
+      int count = 0;
+      if (count_fn != nullptr && count_fn(&count) == 0) {
+        for (int i = 0; i < count; ++i) {
+          GpuInfo g;
+          g.index = i;
+          int dev = 0;
+          if (get == nullptr || get(&dev, i) != 0) continue;
+          char buf[256] = {};
+          if (name != nullptr && name(buf, sizeof(buf) - 1, dev) == 0) g.name = buf;
+          if (attr != nullptr) {
+            attr(&g.cc_major, 75, dev);  // CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR
+            attr(&g.cc_minor, 76, dev);  // ..._MINOR
+          }
+          size_t bytes = 0;
+          if (mem != nullptr && mem(&bytes, dev) == 0) g.memory_bytes = bytes;
+          r.gpus.push_back(g);
+        }
+      }
+      if (r.gpus.empty()) r.problems.push_back("the driver reports no CUDA device");
+    }
+  } else {
+    r.problems.push_back(NotFound(r.driver) + ": install the NVIDIA driver to use a GPU");
+  }
+
+  if (void* rt = Open({"libcudart.so.13", "libcudart.so.12", "libcudart.so"}, r.runtime)) {
+    auto version = Symbol<int (*)(int*)>(rt, "cudaRuntimeGetVersion");
+    if (version != nullptr && version(&r.runtime_version) == 0) {
+      r.runtime.version = CudaVersionString(r.runtime_version);
+    }
+  } else {
+    r.problems.push_back(NotFound(r.runtime) + ": install the CUDA toolkit or set CUDA_HOME");
+  }
+  if (r.driver_version > 0 && r.runtime_version > r.driver_version) {
+    r.problems.push_back(absl::StrCat(
+        "the driver supports CUDA ", CudaVersionString(r.driver_version), " but libcudart is ",
+        CudaVersionString(r.runtime_version), ": update the NVIDIA driver"));
+  }
+  if (void* blas = Open({"libcublas.so.13", "libcublas.so.12", "libcublas.so"}, r.cublas)) {
+    (void)blas;  // its version needs a handle, hence a device; the file name says enough
+  } else {
+    r.problems.push_back(NotFound(r.cublas));
+  }
+  if (void* lt = Open({"libcublasLt.so.13", "libcublasLt.so.12", "libcublasLt.so"}, r.cublaslt)) {
+    auto version = Symbol<size_t (*)()>(lt, "cublasLtGetVersion");
+    if (version != nullptr) {
+      const size_t v = version();
+      r.cublaslt.version = absl::StrCat(v / 10000, ".", (v / 100) % 100, ".", v % 100);
+    }
+  } else {
+    r.problems.push_back(NotFound(r.cublaslt));
+  }
+  if (void* dnn = Open({"libcudnn.so.9", "libcudnn.so"}, r.cudnn)) {
+    auto version = Symbol<size_t (*)()>(dnn, "cudnnGetVersion");
+    if (version != nullptr) {
+      const size_t v = version();  // cuDNN 9: major*10000 + minor*100 + patch
+      r.cudnn.version = absl::StrCat(v / 10000, ".", (v / 100) % 100, ".", v % 100);
+      if (v / 10000 != 9) {
+        r.problems.push_back(absl::StrCat("cuDNN ", r.cudnn.version, " at ", r.cudnn.path,
+                                          ": smrt needs cuDNN 9"));
+      }
+    }
+  } else {
+    r.problems.push_back(NotFound(r.cudnn) + ": install cuDNN 9 (libcudnn.so.9)");
+  }
+  return r;
+}
+
+}  // namespace smrt::device

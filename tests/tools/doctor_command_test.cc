@@ -1,0 +1,71 @@
+// `smrt doctor` reports the machine without aborting whatever is installed,
+// and checks a model on both devices.
+#include "smrt/doctor_command.h"
+
+#include <sstream>
+
+#include "absl/strings/match.h"
+#include "device/cuda_libraries.h"
+#include "google/protobuf/struct.pb.h"
+#include "google/protobuf/util/json_util.h"
+#include "gtest/gtest.h"
+#include "testing/paths.h"
+
+namespace smrt::cli {
+namespace {
+
+TEST(DoctorCommandTest, JsonDescribesCpuCudaAndModel) {
+  std::ostringstream out;
+  const std::string model = testing::TestDataDir() + "/zoo/mlp_bn_dropout/saved_model";
+  absl::Status s = RunDoctor({"--dir", model, "--json"}, out);
+  ASSERT_TRUE(s.ok()) << s;
+  google::protobuf::Struct root;
+  ASSERT_TRUE(google::protobuf::util::JsonStringToMessage(out.str(), &root).ok()) << out.str();
+  const auto& f = root.fields();
+  ASSERT_TRUE(f.count("cpu") && f.count("cuda") && f.count("model")) << out.str();
+  const auto& cpu = f.at("cpu").struct_value().fields();
+  EXPECT_FALSE(cpu.at("onednn_version").string_value().empty());
+  EXPECT_FALSE(cpu.at("onednn_isa").string_value().empty());
+  EXPECT_GE(cpu.at("logical_cores").number_value(), 1);
+  const auto& cuda = f.at("cuda").struct_value().fields();
+  EXPECT_EQ(cuda.at("libraries").list_value().values_size(), 5);
+  // Either a GPU is usable, or the problems say why not.
+  EXPECT_TRUE(cuda.at("usable").string_value() == "yes" ||
+              cuda.at("problems").list_value().values_size() > 0);
+  const auto& m = f.at("model").struct_value().fields();
+  EXPECT_GT(m.at("variable_bytes").number_value(), 1000);
+  bool serving = false;
+  for (const auto& sig : m.at("signatures").list_value().values()) {
+    const auto& sf = sig.struct_value().fields();
+    if (sf.at("key").string_value() != "serving_default") continue;
+    serving = true;
+    EXPECT_EQ(sf.at("missing_on_cpu").list_value().values_size(), 0);
+  }
+  EXPECT_TRUE(serving);
+}
+
+TEST(DoctorCommandTest, TextNamesWhatItLookedFor) {
+  std::ostringstream out;
+  ASSERT_TRUE(RunDoctor({}, out).ok());
+  EXPECT_TRUE(absl::StrContains(out.str(), "oneDNN")) << out.str();
+  EXPECT_TRUE(absl::StrContains(out.str(), "cuDNN (libcudnn)")) << out.str();
+  EXPECT_TRUE(absl::StrContains(out.str(), "GPU use: ")) << out.str();
+}
+
+TEST(CudaProbeTest, ReportIsConsistent) {
+  const device::CudaReport r = device::ProbeCuda();
+  for (const device::LibraryProbe* p : {&r.driver, &r.runtime, &r.cublas, &r.cublaslt, &r.cudnn}) {
+    EXPECT_FALSE(p->tried.empty()) << p->role;
+    EXPECT_EQ(p->found(), !p->path.empty());
+    if (!p->found()) {
+      EXPECT_FALSE(p->error.empty()) << p->role;
+    }
+  }
+  EXPECT_EQ(r.usable(), r.problems.empty() && !r.gpus.empty());
+  if (!r.driver.found()) {
+    EXPECT_FALSE(r.usable());
+  }
+}
+
+}  // namespace
+}  // namespace smrt::cli

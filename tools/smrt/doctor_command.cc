@@ -1,0 +1,211 @@
+#include "smrt/doctor_command.h"
+
+#include <optional>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "device/cpu_info.h"
+#include "device/cuda_libraries.h"
+#include "google/protobuf/struct.pb.h"
+#include "google/protobuf/util/json_util.h"
+#include "smrt/check.h"
+#include "smrt/flags.h"
+
+namespace smrt::cli {
+namespace {
+
+using google::protobuf::ListValue;
+using google::protobuf::Struct;
+using google::protobuf::Value;
+
+Value Str(const std::string& s) {
+  Value v;
+  v.set_string_value(s);
+  return v;
+}
+Value Num(double d) {
+  Value v;
+  v.set_number_value(d);
+  return v;
+}
+Value List(const std::vector<std::string>& items) {
+  Value v;
+  v.mutable_list_value();  // [] rather than no value when empty
+  for (const std::string& s : items) *v.mutable_list_value()->add_values() = Str(s);
+  return v;
+}
+
+std::string Bytes(int64_t b) {
+  if (b >= (int64_t{1} << 30)) return absl::StrFormat("%.2f GiB", b / double(int64_t{1} << 30));
+  if (b >= (1 << 20)) return absl::StrFormat("%.2f MiB", b / double(1 << 20));
+  if (b >= (1 << 10)) return absl::StrFormat("%.1f KiB", b / 1024.0);
+  return absl::StrCat(b, " B");
+}
+
+Value LibraryJson(const device::LibraryProbe& p) {
+  Value v;
+  auto& f = *v.mutable_struct_value()->mutable_fields();
+  f["role"] = Str(p.role);
+  f["found"] = Str(p.found() ? "yes" : "no");
+  f["path"] = Str(p.path);
+  f["version"] = Str(p.version);
+  f["tried"] = List(p.tried);
+  if (!p.found()) f["error"] = Str(p.error);
+  return v;
+}
+
+void LibraryText(const device::LibraryProbe& p, std::ostream& out) {
+  out << "  " << p.role << ": ";
+  if (p.found()) {
+    out << (p.version.empty() ? "found" : p.version) << " at " << p.path << "\n";
+  } else {
+    out << "NOT FOUND; tried " << absl::StrJoin(p.tried, ", ") << "\n";
+  }
+}
+
+}  // namespace
+
+absl::Status RunDoctor(const std::vector<std::string>& args, std::ostream& out) {
+  FlagSpec spec;
+  spec.valued = {"dir", "tag_set"};
+  spec.switches = {"json"};
+  absl::StatusOr<Flags> flags = Flags::Parse(args, spec);
+  if (!flags.ok()) return flags.status();
+  const bool json = flags->Switch("json");
+
+  const device::CpuInfo cpu = device::ProbeCpu();
+  const device::CudaReport cuda = device::ProbeCuda();
+  std::optional<ModelCheck> cpu_check, cuda_check;
+  std::optional<std::string> dir = flags->Get("dir");
+  if (dir) {
+    LoadOptions options;
+    if (std::optional<std::string> tags = flags->Get("tag_set")) {
+      options.tags = absl::StrSplit(*tags, ',', absl::SkipEmpty());
+    }
+    absl::StatusOr<ModelCheck> c = CheckModel(*dir, options, "cpu");
+    if (!c.ok()) return c.status();
+    cpu_check = *std::move(c);
+    absl::StatusOr<ModelCheck> g = CheckModel(*dir, options, "cuda");
+    if (!g.ok()) return g.status();
+    cuda_check = *std::move(g);
+  }
+  auto missing = [](const SignatureCheck& s) {
+    std::vector<std::string> ops;
+    for (const OpCheck& op : s.ops) {
+      if (!op.supported()) ops.push_back(op.op);
+    }
+    return ops;
+  };
+
+  if (json) {
+    Struct root;
+    auto& f = *root.mutable_fields();
+    Value c;
+    auto& cf = *c.mutable_struct_value()->mutable_fields();
+    cf["model"] = Str(cpu.model);
+    cf["logical_cores"] = Num(cpu.logical_cores);
+    cf["isa"] = List(cpu.isa);
+    cf["onednn_version"] = Str(cpu.onednn_version);
+    cf["onednn_isa"] = Str(cpu.onednn_isa);
+    f["cpu"] = c;
+    Value g;
+    auto& gf = *g.mutable_struct_value()->mutable_fields();
+    for (const device::LibraryProbe* p :
+         {&cuda.driver, &cuda.runtime, &cuda.cublas, &cuda.cublaslt, &cuda.cudnn}) {
+      *gf["libraries"].mutable_list_value()->add_values() = LibraryJson(*p);
+    }
+    gf["driver_cuda_version"] = Str(cuda.driver_version ? device::CudaVersionString(cuda.driver_version) : "");
+    gf["runtime_cuda_version"] = Str(cuda.runtime_version ? device::CudaVersionString(cuda.runtime_version) : "");
+    gf["gpus"].mutable_list_value();
+    for (const device::GpuInfo& gpu : cuda.gpus) {
+      Value d;
+      auto& df = *d.mutable_struct_value()->mutable_fields();
+      df["index"] = Num(gpu.index);
+      df["name"] = Str(gpu.name);
+      df["compute_capability"] = Str(absl::StrCat(gpu.cc_major, ".", gpu.cc_minor));
+      df["memory_bytes"] = Num(static_cast<double>(gpu.memory_bytes));
+      *gf["gpus"].mutable_list_value()->add_values() = d;
+    }
+    gf["problems"] = List(cuda.problems);
+    gf["usable"] = Str(cuda.usable() ? "yes" : "no");
+    f["cuda"] = g;
+    if (cpu_check) {
+      Value m;
+      auto& mf = *m.mutable_struct_value()->mutable_fields();
+      mf["dir"] = Str(*dir);
+      mf["variable_bytes"] = Num(static_cast<double>(cpu_check->variable_bytes));
+      for (size_t i = 0; i < cpu_check->signatures.size(); ++i) {
+        const SignatureCheck& s = cpu_check->signatures[i];
+        Value sv;
+        auto& sf = *sv.mutable_struct_value()->mutable_fields();
+        sf["key"] = Str(s.key);
+        sf["error"] = Str(s.error);
+        sf["op_types"] = Num(static_cast<double>(s.ops.size()));
+        sf["constant_bytes"] = Num(static_cast<double>(s.constant_bytes));
+        sf["missing_on_cpu"] = List(missing(s));
+        sf["missing_on_cuda"] = List(missing(cuda_check->signatures[i]));
+        *mf["signatures"].mutable_list_value()->add_values() = sv;
+      }
+      f["model"] = m;
+    }
+    std::string text;
+    google::protobuf::util::JsonPrintOptions options;
+    options.add_whitespace = true;
+    (void)google::protobuf::util::MessageToJsonString(root, &text, options);
+    out << text;
+  } else {
+    out << "CPU: " << cpu.model << ", " << cpu.logical_cores << " logical cores\n"
+        << "  ISA: " << absl::StrJoin(cpu.isa, " ") << "\n"
+        << "  oneDNN " << cpu.onednn_version << " dispatches to: " << cpu.onednn_isa << "\n";
+    out << "CUDA:\n";
+    for (const device::LibraryProbe* p :
+         {&cuda.driver, &cuda.runtime, &cuda.cublas, &cuda.cublaslt, &cuda.cudnn}) {
+      LibraryText(*p, out);
+    }
+    out << "  GPUs: " << (cuda.gpus.empty() ? "none" : "") << "\n";
+    for (const device::GpuInfo& gpu : cuda.gpus) {
+      out << "    " << gpu.index << ": " << gpu.name << ", compute capability " << gpu.cc_major
+          << "." << gpu.cc_minor << ", " << Bytes(static_cast<int64_t>(gpu.memory_bytes)) << "\n";
+    }
+    int cuda_ops = 0;
+    for (const SupportedOp& op : SupportedOps()) {
+      for (const OpKernels& k : op.kernels) cuda_ops += k.device == "CUDA";
+    }
+    out << "  smrt CUDA kernels in this build: " << cuda_ops << " ops\n";
+    if (cuda.usable()) {
+      out << "  GPU use: possible\n";
+    } else {
+      out << "  GPU use: not possible:\n";
+      for (const std::string& p : cuda.problems) out << "    - " << p << "\n";
+    }
+    if (cpu_check) {
+      out << "Model " << *dir << ":\n  weights (variables): " << Bytes(cpu_check->variable_bytes)
+          << "\n";
+      for (size_t i = 0; i < cpu_check->signatures.size(); ++i) {
+        const SignatureCheck& s = cpu_check->signatures[i];
+        if (!s.error.empty()) {
+          out << "  " << s.key << ": cannot be imported: " << s.error << "\n";
+          continue;
+        }
+        const std::vector<std::string> on_cpu = missing(s);
+        const std::vector<std::string> on_cuda = missing(cuda_check->signatures[i]);
+        out << "  " << s.key << ": " << s.ops.size() << " op types, constants "
+            << Bytes(s.constant_bytes) << "; CPU: "
+            << (on_cpu.empty() ? "all supported"
+                               : absl::StrCat("missing ", absl::StrJoin(on_cpu, ", ")))
+            << "; CUDA: "
+            << (on_cuda.empty() ? "all supported"
+                                : absl::StrCat(on_cuda.size(), " op types missing"))
+            << "\n";
+      }
+    }
+  }
+  if (cpu_check && !cpu_check->ok()) {
+    return absl::FailedPreconditionError("the model needs ops smrt lacks on CPU (see above)");
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace smrt::cli
