@@ -78,9 +78,13 @@ def calibrate_batchnorm(model, x, rng=None):
         probe = k.Model(model.inputs, layer.input)
         h = np.asarray(probe(x, training=False) if keras_mod == "keras" else probe.predict(x, verbose=0))
         axes = tuple(range(h.ndim - 1))
-        gamma, beta, _, _ = layer.get_weights()
-        layer.set_weights([
-            (gamma * (1 + 0.1 * rng.standard_normal(gamma.shape))).astype(np.float32),
-            (beta + 0.1 * rng.standard_normal(beta.shape)).astype(np.float32),
-            h.mean(axis=axes).astype(np.float32),
-            (h.var(axis=axes) + 1e-3).astype(np.float32)])
+        weights = layer.get_weights()  # [gamma if scale] [beta if center] mean var
+        new = []
+        if layer.scale:
+            g = weights.pop(0)
+            new.append((g * (1 + 0.1 * rng.standard_normal(g.shape))).astype(np.float32))
+        if layer.center:
+            b = weights.pop(0)
+            new.append((b + 0.1 * rng.standard_normal(b.shape)).astype(np.float32))
+        new += [h.mean(axis=axes).astype(np.float32), (h.var(axis=axes) + 1e-3).astype(np.float32)]
+        layer.set_weights(new)
