@@ -34,6 +34,8 @@ void RegisterControlFlowOps(KernelRegistry& r);  // control_flow_ops.cc
 void RegisterTensorListOps(KernelRegistry& r);   // tensor_list_ops.cc
 void RegisterReverseOps(KernelRegistry& r);      // reverse_ops.cc
 void RegisterTrainingOps(KernelRegistry& r);     // training_ops.cc: gradients, xent losses
+// half_precision_ops.cc: float16/bfloat16 over the float32 kernels; must come last.
+void RegisterHalfPrecisionOps(KernelRegistry& r);
 
 inline void RegisterReferenceKernels(KernelRegistry& r) {
   RegisterBasicOps(r);
@@ -63,6 +65,7 @@ inline void RegisterReferenceKernels(KernelRegistry& r) {
   RegisterTensorListOps(r);
   RegisterReverseOps(r);
   RegisterTrainingOps(r);
+  RegisterHalfPrecisionOps(r);
 }
 
 }  // namespace smrt::kernels

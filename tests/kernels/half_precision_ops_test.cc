@@ -1,0 +1,112 @@
+// float16/bfloat16 kernels (half_precision_ops.cc) against TensorFlow's CPU
+// kernels on the same 16-bit inputs (scripts/kernel_goldens/half.py).
+#include "Eigen/Core"
+#include "gtest/gtest.h"
+#include "kernels/testing/op_runner.h"
+
+namespace smrt::kernels {
+namespace {
+
+using testing::ReadGolden;
+using testing::RunOp;
+using testing::TensorsNear;
+
+Tensor Golden(const std::string& name) { return ReadGolden("kernels/half/" + name); }
+
+// float32 copy of a float16/bfloat16/float32 tensor.
+Tensor ToFloat(const Tensor& t) {
+  Tensor out = *Tensor::Create(DataType::kFloat, t.shape());
+  for (int64_t i = 0; i < t.num_elements(); ++i) {
+    float v = t.dtype() == DataType::kHalf       ? static_cast<float>(t.data<Eigen::half>()[i])
+              : t.dtype() == DataType::kBFloat16 ? static_cast<float>(t.data<Eigen::bfloat16>()[i])
+                                                 : t.data<float>()[i];
+    out.data<float>()[i] = v;
+  }
+  return out;
+}
+
+Tensor ToBFloat16(const Tensor& t) {
+  Tensor out = *Tensor::Create(DataType::kBFloat16, t.shape());
+  for (int64_t i = 0; i < t.num_elements(); ++i) {
+    out.data<Eigen::bfloat16>()[i] = static_cast<Eigen::bfloat16>(t.data<float>()[i]);
+  }
+  return out;
+}
+
+// Output dtype must be the 16-bit type, and values within one ulp of
+// TensorFlow's (TF and smrt both compute in float and round once; summation
+// order inside an op may move a result across a rounding boundary).
+void ExpectMatches(const absl::StatusOr<std::vector<Tensor>>& out, const std::string& golden,
+                   DataType dtype, double ulp) {
+  ASSERT_TRUE(out.ok()) << out.status();
+  const Tensor& y = (*out)[0];
+  EXPECT_EQ(y.dtype(), dtype) << golden;
+  EXPECT_TRUE(TensorsNear(ToFloat(y), ToFloat(Golden(golden)), ulp, ulp)) << golden;
+}
+
+constexpr double kHalfUlp = 1.0 / 1024;  // 2^-10: one float16 ulp at 1
+
+TEST(HalfPrecisionOpsTest, ConvolutionsMatchTensorFlow) {
+  AttrMap conv;
+  conv.Set("T", DataType::kHalf);
+  conv.Set("strides", std::vector<int64_t>{1, 2, 2, 1});
+  conv.Set("padding", std::string("SAME"));
+  ExpectMatches(RunOp("Conv2D", conv, {Golden("x"), Golden("w")}), "conv", DataType::kHalf,
+                4 * kHalfUlp);
+  AttrMap dw;
+  dw.Set("T", DataType::kHalf);
+  dw.Set("strides", std::vector<int64_t>{1, 1, 1, 1});
+  dw.Set("padding", std::string("VALID"));
+  ExpectMatches(RunOp("DepthwiseConv2dNative", dw, {Golden("x"), Golden("dw")}), "depthwise",
+                DataType::kHalf, 4 * kHalfUlp);
+}
+
+TEST(HalfPrecisionOpsTest, MatMulsMatchTensorFlow) {
+  AttrMap mm;
+  mm.Set("T", DataType::kHalf);
+  ExpectMatches(RunOp("MatMul", mm, {Golden("a"), Golden("b")}), "matmul", DataType::kHalf,
+                4 * kHalfUlp);
+  AttrMap bmm;
+  bmm.Set("T", DataType::kBFloat16);
+  ExpectMatches(RunOp("BatchMatMulV2", bmm, {ToBFloat16(Golden("ba")), ToBFloat16(Golden("bb"))}),
+                "bmm_bf16", DataType::kBFloat16, 1.0 / 64);
+}
+
+TEST(HalfPrecisionOpsTest, BatchNormKeepsFloatStatistics) {
+  AttrMap bn;
+  bn.Set("T", DataType::kHalf);
+  bn.Set("U", DataType::kFloat);
+  bn.Set("epsilon", 1e-3f);
+  bn.Set("is_training", false);
+  absl::StatusOr<std::vector<Tensor>> out =
+      RunOp("FusedBatchNormV3", bn, {Golden("x"), Golden("scale"), Golden("offset"),
+                                     Golden("mean"), Golden("var")});
+  ExpectMatches(out, "bn", DataType::kHalf, 2 * kHalfUlp);
+  ASSERT_TRUE(out.ok());
+  for (size_t i = 1; i < out->size(); ++i) {
+    if ((*out)[i].valid()) {
+      EXPECT_EQ((*out)[i].dtype(), DataType::kFloat) << "output " << i;
+    }
+  }
+}
+
+TEST(HalfPrecisionOpsTest, PoolingAndSoftmaxMatchTensorFlow) {
+  AttrMap avg;
+  avg.Set("T", DataType::kHalf);
+  avg.Set("ksize", std::vector<int64_t>{1, 3, 3, 1});
+  avg.Set("strides", std::vector<int64_t>{1, 2, 2, 1});
+  avg.Set("padding", std::string("VALID"));
+  ExpectMatches(RunOp("AvgPool", avg, {Golden("x")}), "avgpool", DataType::kHalf, kHalfUlp);
+  AttrMap max;
+  max.Set("T", DataType::kHalf);
+  max.Set("ksize", std::vector<int64_t>{1, 2, 2, 1});
+  max.Set("strides", std::vector<int64_t>{1, 2, 2, 1});
+  max.Set("padding", std::string("SAME"));
+  ExpectMatches(RunOp("MaxPool", max, {Golden("x")}), "maxpool", DataType::kHalf, 0);
+  AttrMap sm;
+  sm.Set("T", DataType::kHalf);
+  ExpectMatches(RunOp("Softmax", sm, {Golden("a")}), "softmax", DataType::kHalf, kHalfUlp);
+}
+
+}  // namespace
+}  // namespace smrt::kernels
