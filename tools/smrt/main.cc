@@ -3,6 +3,7 @@
 #include <string>
 #include <vector>
 
+#include "smrt/bench_command.h"
 #include "smrt/check_command.h"
 #include "smrt/doctor_command.h"
 #include "smrt/ops_command.h"
@@ -18,6 +19,7 @@ constexpr char kUsage[] =
     "  run     call a signature with inputs from .npy files or literals\n"
     "  check   which ops the signatures need and whether smrt runs them on a device\n"
     "  ops     every op this build runs, per device and dtype\n"
+    "  bench   load time, first-run and steady latency, throughput, peak RSS\n"
     "  doctor  CPU, oneDNN, CUDA libraries and GPUs found; with --dir, a model's needs\n"
     "run `smrt COMMAND --help` for a command's options\n";
 
@@ -77,6 +79,18 @@ int main(int argc, char** argv) {
     absl::Status status = smrt::cli::RunDoctor(args, std::cout);
     if (!status.ok()) {
       std::cerr << "smrt doctor: " << status.message() << "\n";
+      return 1;
+    }
+    return 0;
+  }
+  if (command == "bench") {
+    if (help) {
+      std::cout << smrt::cli::kBenchUsage;
+      return 0;
+    }
+    absl::Status status = smrt::cli::RunBench(args, std::cout);
+    if (!status.ok()) {
+      std::cerr << "smrt bench: " << status.message() << "\n";
       return 1;
     }
     return 0;

@@ -1,0 +1,222 @@
+#include "smrt/bench_command.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <map>
+#include <random>
+
+#include "absl/status/status.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
+#include "core/npy.h"
+#include "smrt/flags.h"
+#include "smrt/model.h"
+
+namespace smrt::cli {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double MsSince(Clock::time_point t0) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+}
+
+// VmHWM from /proc/self/status, in bytes; 0 where unavailable.
+int64_t PeakRssBytes() {
+  std::ifstream status("/proc/self/status");
+  std::string line;
+  while (std::getline(status, line)) {
+    if (line.rfind("VmHWM:", 0) == 0) {
+      int64_t kb = 0;
+      std::sscanf(line.c_str() + 6, "%ld", &kb);
+      return kb * 1024;
+    }
+  }
+  return 0;
+}
+
+absl::StatusOr<int64_t> IntFlag(const Flags& flags, const std::string& name, int64_t dflt,
+                                int64_t min) {
+  std::optional<std::string> v = flags.Get(name);
+  if (!v) return dflt;
+  int64_t n = 0;
+  if (!absl::SimpleAtoi(*v, &n) || n < min) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--", name, " expects an integer >= ", min, ", got '", *v, "'"));
+  }
+  return n;
+}
+
+// "a=1,128;b=4" -> {a: [1, 128], b: [4]}.
+absl::StatusOr<std::map<std::string, Shape>> ParseShapes(const std::string& text) {
+  std::map<std::string, Shape> shapes;
+  for (absl::string_view part : absl::StrSplit(text, ';', absl::SkipWhitespace())) {
+    std::vector<absl::string_view> kv = absl::StrSplit(part, absl::MaxSplits('=', 1));
+    if (kv.size() != 2 || kv[0].empty()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--shapes expects NAME=D0,D1,... separated by ';', got '", part, "'"));
+    }
+    Shape dims;
+    for (absl::string_view d : absl::StrSplit(kv[1], ',', absl::SkipWhitespace())) {
+      int64_t n = 0;
+      if (!absl::SimpleAtoi(absl::StripAsciiWhitespace(d), &n) || n < 0) {
+        return absl::InvalidArgumentError(absl::StrCat("--shapes ", kv[0], ": bad dim '", d, "'"));
+      }
+      dims.push_back(n);
+    }
+    shapes[std::string(absl::StripAsciiWhitespace(kv[0]))] = dims;
+  }
+  return shapes;
+}
+
+absl::StatusOr<Tensor> GenerateInput(const TensorSpec& spec, int64_t batch,
+                                     const std::map<std::string, Shape>& shapes, int64_t int_max,
+                                     std::mt19937& gen) {
+  Shape shape;
+  if (auto it = shapes.find(spec.name); it != shapes.end()) {
+    shape = it->second;
+  } else {
+    if (!spec.known_rank) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "input '", spec.name, "' has unknown rank: give its shape with --shapes or a .npy with --inputs"));
+    }
+    for (size_t i = 0; i < spec.shape.size(); ++i) {
+      int64_t d = spec.shape[i];
+      shape.push_back(d >= 0 ? d : (i == 0 ? batch : 1));
+    }
+  }
+  absl::StatusOr<Tensor> t = Tensor::Create(spec.dtype, shape);
+  if (!t.ok()) return t.status();
+  std::uniform_real_distribution<double> uniform(0.0, 1.0);
+  std::uniform_int_distribution<int64_t> ints(0, std::max<int64_t>(int_max, 1) - 1);
+  const int64_t n = t->num_elements();
+  switch (spec.dtype) {
+    case DataType::kFloat:
+      for (int64_t i = 0; i < n; ++i) t->data<float>()[i] = static_cast<float>(uniform(gen));
+      break;
+    case DataType::kDouble:
+      for (int64_t i = 0; i < n; ++i) t->data<double>()[i] = uniform(gen);
+      break;
+    case DataType::kInt32:
+      for (int64_t i = 0; i < n; ++i) t->data<int32_t>()[i] = static_cast<int32_t>(ints(gen));
+      break;
+    case DataType::kInt64:
+      for (int64_t i = 0; i < n; ++i) t->data<int64_t>()[i] = ints(gen);
+      break;
+    case DataType::kBool:
+      break;  // all false
+    case DataType::kString:
+      for (int64_t i = 0; i < n; ++i) t->data<std::string>()[i] = "a";
+      break;
+    default:
+      return absl::UnimplementedError(absl::StrCat(
+          "cannot generate input '", spec.name, "' of dtype ", DataTypeName(spec.dtype),
+          ": pass a .npy with --inputs"));
+  }
+  return t;
+}
+
+double Percentile(std::vector<double> sorted, double p) {
+  if (sorted.empty()) return 0;
+  double pos = p * static_cast<double>(sorted.size() - 1);
+  size_t lo = static_cast<size_t>(pos);
+  size_t hi = std::min(lo + 1, sorted.size() - 1);
+  return sorted[lo] + (sorted[hi] - sorted[lo]) * (pos - static_cast<double>(lo));
+}
+
+}  // namespace
+
+absl::Status RunBench(const std::vector<std::string>& args, std::ostream& out) {
+  FlagSpec spec;
+  spec.valued = {"dir",    "signature_def", "tag_set", "batch", "shapes",
+                 "inputs", "int_max",       "warmup",  "iters"};
+  spec.switches = {"json"};
+  absl::StatusOr<Flags> flags = Flags::Parse(args, spec);
+  if (!flags.ok()) return flags.status();
+  std::optional<std::string> dir = flags->Get("dir");
+  if (!dir) return absl::InvalidArgumentError("--dir is required");
+  const std::string key = flags->Get("signature_def").value_or("serving_default");
+  absl::StatusOr<int64_t> batch = IntFlag(*flags, "batch", 1, 1);
+  absl::StatusOr<int64_t> warmup = IntFlag(*flags, "warmup", 5, 0);
+  absl::StatusOr<int64_t> iters = IntFlag(*flags, "iters", 50, 1);
+  absl::StatusOr<int64_t> int_max = IntFlag(*flags, "int_max", 1, 1);
+  for (const auto* s : {&batch, &warmup, &iters, &int_max}) {
+    if (!s->ok()) return s->status();
+  }
+  absl::StatusOr<std::map<std::string, Shape>> shapes =
+      ParseShapes(flags->Get("shapes").value_or(""));
+  if (!shapes.ok()) return shapes.status();
+
+  LoadOptions options;
+  options.tags = absl::StrSplit(flags->Get("tag_set").value_or("serve"), ',');
+  options.signatures = {key};
+  Clock::time_point t0 = Clock::now();
+  absl::StatusOr<std::unique_ptr<Model>> model = Model::Load(*dir, options);
+  if (!model.ok()) return model.status();
+  const double load_ms = MsSince(t0);
+  absl::StatusOr<const SignatureInfo*> sig = (*model)->signature(key);
+  if (!sig.ok()) return sig.status();
+
+  NamedTensors inputs;
+  for (absl::string_view part :
+       absl::StrSplit(flags->Get("inputs").value_or(""), ';', absl::SkipWhitespace())) {
+    std::vector<absl::string_view> kv = absl::StrSplit(part, absl::MaxSplits('=', 1));
+    if (kv.size() != 2) {
+      return absl::InvalidArgumentError(absl::StrCat("--inputs expects NAME=FILE.npy, got '", part, "'"));
+    }
+    absl::StatusOr<Tensor> t = npy::Read(std::string(kv[1]));
+    if (!t.ok()) return t.status();
+    inputs[std::string(kv[0])] = *t;
+  }
+  std::mt19937 gen(20261203);
+  for (const TensorSpec& input : (*sig)->inputs) {
+    if (inputs.count(input.name)) continue;
+    absl::StatusOr<Tensor> t = GenerateInput(input, *batch, *shapes, *int_max, gen);
+    if (!t.ok()) return t.status();
+    inputs[input.name] = *std::move(t);
+  }
+
+  t0 = Clock::now();
+  absl::StatusOr<NamedTensors> first = (*model)->Run(key, inputs);
+  if (!first.ok()) return first.status();
+  const double first_ms = MsSince(t0);
+  for (int64_t i = 0; i < *warmup; ++i) {
+    if (absl::StatusOr<NamedTensors> r = (*model)->Run(key, inputs); !r.ok()) return r.status();
+  }
+  std::vector<double> ms;
+  ms.reserve(*iters);
+  for (int64_t i = 0; i < *iters; ++i) {
+    t0 = Clock::now();
+    absl::StatusOr<NamedTensors> r = (*model)->Run(key, inputs);
+    if (!r.ok()) return r.status();
+    ms.push_back(MsSince(t0));
+  }
+  double mean = 0;
+  for (double v : ms) mean += v;
+  mean /= static_cast<double>(ms.size());
+  std::sort(ms.begin(), ms.end());
+  const double p50 = Percentile(ms, 0.5), p90 = Percentile(ms, 0.9), p99 = Percentile(ms, 0.99);
+  const double throughput = static_cast<double>(*batch) * 1000.0 / mean;
+  const double rss_mb = static_cast<double>(PeakRssBytes()) / (1024.0 * 1024.0);
+  if (flags->Switch("json")) {
+    out << absl::StrFormat(
+        "{\"model\": \"%s\", \"signature\": \"%s\", \"batch\": %d, \"iters\": %d, "
+        "\"load_ms\": %.4f, \"first_run_ms\": %.4f, \"p50_ms\": %.4f, \"p90_ms\": %.4f, "
+        "\"p99_ms\": %.4f, \"mean_ms\": %.4f, \"throughput_per_s\": %.4f, \"peak_rss_mb\": %.1f}\n",
+        *dir, key, *batch, *iters, load_ms, first_ms, p50, p90, p99, mean, throughput, rss_mb);
+    return absl::OkStatus();
+  }
+  out << absl::StrFormat("model        %s\nsignature    %s\nbatch        %d\n", *dir, key, *batch)
+      << absl::StrFormat("load         %.1f ms\nfirst run    %.2f ms\n", load_ms, first_ms)
+      << absl::StrFormat("latency      p50 %.3f ms  p90 %.3f ms  p99 %.3f ms  mean %.3f ms (%d calls)\n",
+                         p50, p90, p99, mean, *iters)
+      << absl::StrFormat("throughput   %.1f items/s\npeak RSS     %.1f MiB\n", throughput, rss_mb);
+  return absl::OkStatus();
+}
+
+}  // namespace smrt::cli
