@@ -198,6 +198,10 @@ absl::StatusOr<std::unique_ptr<Allocator>> CreateCudaAllocator(const CudaRuntime
     if (!a.ok()) return a.status();
     return std::unique_ptr<Allocator>(*std::move(a));
   }
+  if (int err = api.SetDevice(device); err != kCudaSuccess) {
+    return absl::InvalidArgumentError(absl::StrCat("CUDA device ", device,
+                                                   ": cudaSetDevice failed: ", api.ErrorText(err)));
+  }
   absl::StatusOr<std::unique_ptr<BfcAllocator>> b =
       BfcAllocator::Create(std::make_unique<CudaSubAllocator>(api, device), options.bfc,
                            absl::StrCat("cuda:", device, "_bfc"));
