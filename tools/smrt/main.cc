@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "smrt/check_command.h"
+#include "smrt/devices_command.h"
 #include "smrt/doctor_command.h"
 #include "smrt/ops_command.h"
 #include "smrt/run_command.h"
@@ -19,6 +20,7 @@ constexpr char kUsage[] =
     "  check   which ops the signatures need and whether smrt runs them on a device\n"
     "  ops     every op this build runs, per device and dtype\n"
     "  doctor  CPU, oneDNN, CUDA libraries and GPUs found; with --dir, a model's needs\n"
+    "  devices CPU and CUDA devices; without a GPU, exactly why not\n"
     "run `smrt COMMAND --help` for a command's options\n";
 
 }  // namespace
@@ -77,6 +79,18 @@ int main(int argc, char** argv) {
     absl::Status status = smrt::cli::RunDoctor(args, std::cout);
     if (!status.ok()) {
       std::cerr << "smrt doctor: " << status.message() << "\n";
+      return 1;
+    }
+    return 0;
+  }
+  if (command == "devices") {
+    if (help) {
+      std::cout << smrt::cli::kDevicesUsage;
+      return 0;
+    }
+    absl::Status status = smrt::cli::RunDevices(args, std::cout);
+    if (!status.ok()) {
+      std::cerr << "smrt devices: " << status.message() << "\n";
       return 1;
     }
     return 0;
