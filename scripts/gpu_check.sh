@@ -21,7 +21,8 @@ step() {
   local name=$1 limit=$2
   shift 2
   local start=$SECONDS rc
-  timeout "$limit" "$@" >"$log_dir/$name.log" 2>&1
+  # bash -c so that the shell functions below (exported) can run under timeout.
+  timeout "$limit" bash -c '"$@"' _ "$@" >"$log_dir/$name.log" 2>&1
   rc=$?
   local took=$((SECONDS - start))
   if [ $rc -eq 0 ]; then
@@ -52,6 +53,9 @@ gpu_tests() {
     return 3
   fi
 }
+
+export build_dir archs
+export -f configure build gpu_tests
 
 step configure 300 configure && step build 420 build
 if [ "${GPU_CHECK_CONFIGURE_ONLY:-0}" = "1" ]; then

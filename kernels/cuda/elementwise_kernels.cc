@@ -38,7 +38,7 @@ size_t Padded(size_t bytes) { return (bytes + 255) / 256 * 256; }
 class Staging {
  public:
   Staging(absl::string_view op, absl::string_view node) : op_(op), node_(node) {}
-  ~Staging() { (void)Finish(); }
+  ~Staging() { (void)Finish(/*copy_out=*/false); }  // on an early error return
 
   absl::Status Start(const std::vector<const Tensor*>& inputs, Tensor* output) {
     absl::StatusOr<cudaStream_t> s = ThreadStream(op_, node_);
