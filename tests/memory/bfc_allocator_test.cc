@@ -513,3 +513,31 @@ TEST(BfcAllocatorTest, HostBackingWorks) {
 
 }  // namespace
 }  // namespace smrt::memory
+
+namespace smrt::memory {
+namespace {
+
+// A rotating set of live blocks of mixed sizes (activations whose lifetimes
+// overlap) must reuse freed memory: what the arena reserves stays bounded.
+TEST(BfcAllocatorTest, RotatingLiveSetReusesMemory) {
+  Arena a = Make(Growth(1 * MiB));
+  std::mt19937 rng(42);
+  std::vector<size_t> sizes(1024);
+  for (size_t& s : sizes) s = size_t{256} << (rng() % 15);  // 256 B .. 4 MiB
+  std::vector<void*> live(16, nullptr);
+  for (size_t i = 0; i < 20000; ++i) {
+    void*& slot = live[i % live.size()];
+    a.bfc->Deallocate(slot);
+    absl::StatusOr<void*> p = a.bfc->Allocate(sizes[i % sizes.size()], "activation");
+    ASSERT_TRUE(p.ok()) << i << ": " << p.status();
+    slot = *p;
+    const AllocatorStats s = a.bfc->GetStats();
+    ASSERT_LE(s.bytes_in_use, static_cast<int64_t>(16 * 4 * MiB)) << i << ": " << s.DebugString();
+  }
+  ASSERT_TRUE(a.bfc->CheckInvariants().ok()) << a.bfc->CheckInvariants();
+  EXPECT_LE(a.bfc->GetStats().bytes_reserved, static_cast<int64_t>(256 * MiB))
+      << a.bfc->GetStats().DebugString();
+}
+
+}  // namespace
+}  // namespace smrt::memory
