@@ -35,6 +35,18 @@ int main(int argc, char** argv) {
   args.erase(args.begin());
   bool help = !args.empty() && (args[0] == "--help" || args[0] == "-h");
 
+  if (command == "devices") {
+    if (help) {
+      std::cout << smrt::cli::kDevicesUsage;
+      return 0;
+    }
+    absl::Status status = smrt::cli::RunDevices(args, std::cout);
+    if (!status.ok()) {
+      std::cerr << "smrt devices: " << status.message() << "\n";
+      return 1;
+    }
+    return 0;
+  }
   if (command == "show") {
     if (help) {
       std::cout << smrt::cli::kShowUsage;
@@ -79,18 +91,6 @@ int main(int argc, char** argv) {
     absl::Status status = smrt::cli::RunDoctor(args, std::cout);
     if (!status.ok()) {
       std::cerr << "smrt doctor: " << status.message() << "\n";
-      return 1;
-    }
-    return 0;
-  }
-  if (command == "devices") {
-    if (help) {
-      std::cout << smrt::cli::kDevicesUsage;
-      return 0;
-    }
-    absl::Status status = smrt::cli::RunDevices(args, std::cout);
-    if (!status.ok()) {
-      std::cerr << "smrt devices: " << status.message() << "\n";
       return 1;
     }
     return 0;
