@@ -6,6 +6,9 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "kernels/cpu/reference/register.h"
+#ifdef SMRT_WITH_CUDA
+#include "kernels/cuda/register.h"
+#endif
 
 namespace smrt::kernels {
 
@@ -66,6 +69,9 @@ const KernelRegistry& KernelRegistry::Default() {
   static const KernelRegistry* registry = [] {
     auto* r = new KernelRegistry;
     RegisterReferenceKernels(*r);
+#ifdef SMRT_WITH_CUDA
+    for (KernelSpec& k : cuda::CudaKernels()) r->AddKernel(std::move(k));
+#endif
     return r;
   }();
   return *registry;

@@ -131,7 +131,13 @@ CudaReport ProbeCuda() {
         CudaVersionString(r.runtime_version), ": update the NVIDIA driver"));
   }
   if (void* blas = Open({"libcublas.so.13", "libcublas.so.12", "libcublas.so"}, r.cublas)) {
-    (void)blas;  // its version needs a handle, hence a device; the file name says enough
+    // cublasGetProperty needs no handle (hence no device); 0/1/2 = major/minor/patch.
+    auto property = Symbol<int (*)(int, int*)>(blas, "cublasGetProperty");
+    int major = 0, minor = 0, patch = 0;
+    if (property != nullptr && property(0, &major) == 0 && property(1, &minor) == 0 &&
+        property(2, &patch) == 0) {
+      r.cublas.version = absl::StrCat(major, ".", minor, ".", patch);
+    }
   } else {
     r.problems.push_back(NotFound(r.cublas));
   }

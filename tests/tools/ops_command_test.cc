@@ -14,6 +14,9 @@ namespace smrt::cli {
 namespace {
 
 TEST(OpsCommandTest, DocsOpsTableIsCurrent) {
+#ifdef SMRT_WITH_CUDA
+  GTEST_SKIP() << "docs/ops.md is generated from the default build (SMRT_WITH_CUDA=OFF)";
+#endif
   std::ostringstream out;
   ASSERT_TRUE(RunOps({"--markdown"}, out).ok());
   absl::StatusOr<std::string> doc = file::ReadAll(testing::TestDataDir() + "/../../docs/ops.md");

@@ -5,6 +5,7 @@
 
 #include "smrt/bench_command.h"
 #include "smrt/check_command.h"
+#include "smrt/devices_command.h"
 #include "smrt/doctor_command.h"
 #include "smrt/ops_command.h"
 #include "smrt/run_command.h"
@@ -21,6 +22,7 @@ constexpr char kUsage[] =
     "  ops     every op this build runs, per device and dtype\n"
     "  bench   load time, first-run and steady latency, throughput, peak RSS\n"
     "  doctor  CPU, oneDNN, CUDA libraries and GPUs found; with --dir, a model's needs\n"
+    "  devices CPU and CUDA devices; without a GPU, exactly why not\n"
     "run `smrt COMMAND --help` for a command's options\n";
 
 }  // namespace
@@ -35,6 +37,18 @@ int main(int argc, char** argv) {
   args.erase(args.begin());
   bool help = !args.empty() && (args[0] == "--help" || args[0] == "-h");
 
+  if (command == "devices") {
+    if (help) {
+      std::cout << smrt::cli::kDevicesUsage;
+      return 0;
+    }
+    absl::Status status = smrt::cli::RunDevices(args, std::cout);
+    if (!status.ok()) {
+      std::cerr << "smrt devices: " << status.message() << "\n";
+      return 1;
+    }
+    return 0;
+  }
   if (command == "show") {
     if (help) {
       std::cout << smrt::cli::kShowUsage;

@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# The GPU check for a machine with an NVIDIA GPU (see issue 6): builds smrt
+# with the CUDA backend, checks a device is visible, runs the GPU tests (a
+# skipped GPU test is a failure here: a GPU is expected) and the allocator
+# suite, and prints one summary. Meant to finish in well under 8 minutes on
+# 16 cores. Usage: scripts/gpu_check.sh   (BUILD_DIR, default build-gpu;
+# SMRT_CUDA_ARCHITECTURES, default 90; GPU_CHECK_CONFIGURE_ONLY=1 to stop
+# after building, for machines without a GPU).
+set -uo pipefail
+cd "$(dirname "$0")/.."
+
+build_dir=${BUILD_DIR:-build-gpu}
+archs=${SMRT_CUDA_ARCHITECTURES:-90}
+log_dir="$build_dir/gpu_check"
+mkdir -p "$log_dir"
+summary=()
+failed=0
+
+# step NAME TIMEOUT_S COMMAND...: runs it, logs to $log_dir/NAME.log, records the result.
+step() {
+  local name=$1 limit=$2
+  shift 2
+  local start=$SECONDS rc
+  # bash -c so that the shell functions below (exported) can run under timeout.
+  timeout "$limit" bash -c '"$@"' _ "$@" >"$log_dir/$name.log" 2>&1
+  rc=$?
+  local took=$((SECONDS - start))
+  if [ $rc -eq 0 ]; then
+    summary+=("PASS  $name (${took}s)")
+  else
+    summary+=("FAIL  $name (${took}s, exit $rc; see $log_dir/$name.log)")
+    failed=1
+    tail -n 30 "$log_dir/$name.log"
+  fi
+  return $rc
+}
+
+configure() {
+  cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+    -DSMRT_WITH_CUDA=ON -DSMRT_CUDA_ARCHITECTURES="$archs"
+}
+build() { cmake --build "$build_dir" -j "$(nproc)" --target smrt cuda_test memory_test; }
+
+# GPU tests: must pass and none may skip.
+gpu_tests() {
+  local out
+  out=$("$build_dir/bin/cuda_test" 2>&1)
+  local rc=$?
+  echo "$out"
+  [ $rc -eq 0 ] || return $rc
+  if grep -q '^\[  SKIPPED \]' <<<"$out"; then
+    echo "GPU tests were skipped on a machine that should have a GPU"
+    return 3
+  fi
+}
+
+export build_dir archs
+export -f configure build gpu_tests
+
+step configure 300 configure && step build 420 build
+if [ "${GPU_CHECK_CONFIGURE_ONLY:-0}" = "1" ]; then
+  step devices_report 30 "$build_dir/bin/smrt" devices
+  printf '%s\n' "== gpu_check summary (build only) ==" "${summary[@]}"
+  exit $failed
+fi
+if [ $failed -eq 0 ]; then
+  step devices 30 "$build_dir/bin/smrt" devices --require_gpu
+  cat "$log_dir/devices.log"
+  step cuda_kernels_and_allocators 120 gpu_tests
+  step allocator_suite_cpu 120 "$build_dir/bin/memory_test"
+fi
+# Not yet possible (issue 6): the executor has no device placement, so the
+# conformance subset and `smrt bench` per allocator mode cannot run on a GPU.
+summary+=("SKIP  conformance_on_gpu (needs the placement pass and copy nodes)")
+summary+=("SKIP  bench_per_allocator_mode (model execution does not allocate through src/memory yet)")
+
+printf '%s\n' "== gpu_check summary ==" "${summary[@]}"
+grep -h -E '^\[  (PASSED|FAILED) ' "$log_dir"/cuda_kernels_and_allocators.log 2>/dev/null
+exit $failed

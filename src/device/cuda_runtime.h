@@ -1,0 +1,68 @@
+// The libcudart entry points smrt's device-agnostic code calls (device
+// discovery, the CUDA arena's backing, the stream-ordered pool allocator),
+// loaded with dlopen so that no CUDA header or library is needed to build or
+// run the CPU path. Handles (streams, memory pools) are opaque pointers;
+// error codes are cudaError_t values (0 = cudaSuccess).
+#ifndef SMRT_DEVICE_CUDA_RUNTIME_H_
+#define SMRT_DEVICE_CUDA_RUNTIME_H_
+
+#include <cstddef>
+#include <string>
+
+#include "absl/status/statusor.h"
+
+namespace smrt::device {
+
+// Values from CUDA's driver_types.h that callers pass through this table.
+inline constexpr int kCudaSuccess = 0;
+inline constexpr int kCudaDevAttrMultiProcessorCount = 16;
+inline constexpr int kCudaDevAttrComputeCapabilityMajor = 75;
+inline constexpr int kCudaDevAttrComputeCapabilityMinor = 76;
+inline constexpr int kCudaDevAttrMemoryPoolsSupported = 115;
+inline constexpr int kCudaMemPoolAttrReleaseThreshold = 0x4;
+inline constexpr int kCudaMemPoolAttrReservedMemCurrent = 0x5;
+inline constexpr int kCudaMemPoolAttrUsedMemCurrent = 0x7;
+inline constexpr int kCudaErrorMemoryAllocation = 2;
+inline constexpr int kCudaMemcpyHostToDevice = 1;
+inline constexpr int kCudaMemcpyDeviceToHost = 2;
+
+struct CudaRuntimeApi {
+  using Error = int;
+  Error (*GetDeviceCount)(int* count) = nullptr;
+  // Fills a cudaDeviceProp; smrt reads only its first field, char name[256].
+  Error (*GetDeviceProperties)(void* prop, int device) = nullptr;
+  Error (*DeviceGetAttribute)(int* value, int attr, int device) = nullptr;
+  Error (*SetDevice)(int device) = nullptr;
+  Error (*MemGetInfo)(size_t* free_bytes, size_t* total_bytes) = nullptr;
+  Error (*Malloc)(void** ptr, size_t bytes) = nullptr;
+  Error (*Free)(void* ptr) = nullptr;
+  Error (*Memcpy)(void* dst, const void* src, size_t bytes, int kind) = nullptr;
+  Error (*StreamCreate)(void** stream) = nullptr;
+  Error (*StreamDestroy)(void* stream) = nullptr;
+  Error (*StreamSynchronize)(void* stream) = nullptr;
+  Error (*DeviceGetDefaultMemPool)(void** pool, int device) = nullptr;
+  Error (*MemPoolSetAttribute)(void* pool, int attr, void* value) = nullptr;
+  Error (*MemPoolGetAttribute)(void* pool, int attr, void* value) = nullptr;
+  Error (*MemPoolTrimTo)(void* pool, size_t min_bytes_to_keep) = nullptr;
+  Error (*MallocFromPoolAsync)(void** ptr, size_t bytes, void* pool, void* stream) = nullptr;
+  Error (*FreeAsync)(void* ptr, void* stream) = nullptr;
+  Error (*DriverGetVersion)(int* version) = nullptr;
+  Error (*RuntimeGetVersion)(int* version) = nullptr;
+  const char* (*GetErrorName)(Error error) = nullptr;
+  const char* (*GetErrorString)(Error error) = nullptr;
+
+  std::string path;  // the libcudart that was loaded
+
+  // "cudaErrorNoDevice (100): no CUDA-capable device is detected".
+  std::string ErrorText(Error error) const;
+};
+
+// Loads libcudart once per process (libcudart.so.13, .so.12, .so; then
+// $CUDA_HOME/lib64 and /usr/local/cuda/lib64) and resolves every entry point
+// above. NotFound naming the files tried when it is absent; Internal naming
+// the symbol when one is missing. Thread-safe; the table lives forever.
+absl::StatusOr<const CudaRuntimeApi*> LoadCudaRuntime();
+
+}  // namespace smrt::device
+
+#endif  // SMRT_DEVICE_CUDA_RUNTIME_H_
