@@ -187,5 +187,45 @@ for dt in ["i32", "i64", "u32", "u64"]:
 np.testing.assert_array_equal(
     tf.random.stateless_uniform([7], seed=[1, 2]).numpy(), np.load(f"{OUT}/v2_uniform_f32_k.npy"))
 
-total = sum(os.path.getsize(f"{OUT}/{f}") for f in os.listdir(OUT))
+# A TF1 SavedModel with seeded random nodes, as an RL policy exports them:
+# loaded afresh (as TF Serving would) and run three times, so the goldens are
+# the successive answers of one loaded model. Read by tests/api/random_models_test.cc.
+MODEL = f"{OUT}/model"
+if os.path.exists(MODEL):
+    import shutil
+    shutil.rmtree(MODEL)
+g = tf.Graph()
+with g.as_default():
+    shape = tf.compat.v1.placeholder(tf.int32, [None], name="shape")
+    logits = tf.compat.v1.placeholder(tf.float32, [None, 4], name="logits")
+    outputs = {
+        "uniform": tf.raw_ops.RandomUniform(shape=shape, dtype=tf.float32, seed=3, seed2=4),
+        "action": tf.raw_ops.RandomUniformInt(shape=shape, minval=tf.constant(0, tf.int64),
+                                              maxval=tf.constant(6, tf.int64), seed=5, seed2=6),
+        "sample": tf.raw_ops.Multinomial(logits=logits, num_samples=tf.constant(3), seed=7,
+                                         seed2=8, output_dtype=tf.int64),
+        "noise": tf.random.stateless_normal(tf.shape(logits), seed=[9, 10]),
+    }
+    with tf.compat.v1.Session(graph=g) as sess:
+        builder = tf.compat.v1.saved_model.Builder(MODEL)
+        sig = tf.compat.v1.saved_model.predict_signature_def(
+            inputs={"shape": shape, "logits": logits}, outputs=outputs)
+        builder.add_meta_graph_and_variables(sess, ["serve"], {"serving_default": sig})
+        builder.save()
+os.rmdir(f"{MODEL}/variables")  # empty: the graph has no variables
+feeds = {"shape": np.array([5], np.int32),
+         "logits": np.array([[0.1, 1.0, -0.5, 2.0], [3.0, 0.0, 0.0, -1.0]], np.float32)}
+for name, value in feeds.items():
+    save(f"model_in_{name}", value)
+g = tf.Graph()
+with tf.compat.v1.Session(graph=g) as sess:
+    meta = tf.compat.v1.saved_model.loader.load(sess, ["serve"], MODEL)
+    sig = meta.signature_def["serving_default"]
+    feed = {sig.inputs[k].name: v for k, v in feeds.items()}
+    fetch = {k: v.name for k, v in sig.outputs.items()}
+    for call in range(3):
+        for k, v in sess.run(fetch, feed).items():
+            save(f"model_call{call}_{k}", v)
+
+total = sum(os.path.getsize(os.path.join(d, f)) for d, _, fs in os.walk(OUT) for f in fs)
 print(f"wrote {len(os.listdir(OUT))} files, {total} bytes, to {OUT}")
