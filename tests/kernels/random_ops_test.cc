@@ -222,6 +222,8 @@ TEST(RandomOpsTest, UniformIntMatchesTensorFlowAcrossCalls) {
                                          {"T", DataType::kInt32},
                                          {"seed", c.seed},
                                          {"seed2", c.seed2}}));
+    // A call that fails its checks (as in TensorFlow) leaves the stream alone.
+    EXPECT_FALSE(node.Run({ShapeTensor(c.shape), bound(c.hi), bound(c.lo)}).ok());
     for (int k = 0; k < c.calls; ++k) {
       absl::StatusOr<Tensor> got = node.Run({ShapeTensor(c.shape), bound(c.lo), bound(c.hi)});
       ASSERT_TRUE(got.ok()) << got.status();

@@ -13,11 +13,12 @@
 // own slice of the stream (which Run gets which slice follows the order they
 // reach the lock, as in TensorFlow).
 //
-// Multinomial draws its rows as one shard. TensorFlow's CPU kernel splits
-// rows across its intra-op threads when rows * cost is large (roughly
-// rows * (num_samples * log2(classes) + classes) * 50 over ~100k cycles),
-// and each shard then starts at its own offset; smrt matches TensorFlow run
-// with one intra-op thread, and any run below that threshold.
+// Multinomial draws its rows as one shard. TensorFlow's CPU kernel lets
+// Eigen's ParallelFor split the rows across its intra-op threads once
+// rows * 50 * (num_samples * log2(classes) + classes) is large (a 40 x 9
+// batch of 33 samples is), and each shard then starts at its own stream
+// offset; smrt matches TensorFlow with one intra-op thread, and any batch
+// too small to split (an RL policy's batch of one always is).
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
@@ -106,10 +107,14 @@ absl::Status ComputeUniformInt(KernelContext& ctx) {
   if (!dims.ok()) return dims.status();
   absl::StatusOr<Tensor*> out = ctx.allocate_output(0, *dtype, *dims);
   if (!out.ok()) return out.status();
+  if (absl::Status s = random::CheckUniformIntBounds(ctx.input(1), ctx.input(2), **out); !s.ok()) {
+    return s;
+  }
   absl::StatusOr<Philox> gen = Reserve(
       ctx, static_cast<uint64_t>((*out)->num_elements()) * random::kReservedBlocksPerOutput);
   if (!gen.ok()) return gen.status();
-  return random::FillUniformInt(*gen, ctx.input(1), ctx.input(2), **out);
+  random::FillUniformInt(*gen, ctx.input(1), ctx.input(2), **out);
+  return absl::OkStatus();
 }
 
 absl::Status ComputeMultinomial(KernelContext& ctx) {

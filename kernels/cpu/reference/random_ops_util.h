@@ -82,32 +82,48 @@ absl::StatusOr<T> ScalarBound(const Tensor& t, const char* name) {
   return t.data<T>()[0];
 }
 
-// Fills `out` (int32 or int64) uniformly in [minval, maxval).
-inline absl::Status FillUniformInt(const Philox& gen, const Tensor& minval, const Tensor& maxval,
-                                   Tensor& out) {
-  auto fill = [&](auto tag) -> absl::Status {
-    using T = decltype(tag);
-    absl::StatusOr<T> lo = ScalarBound<T>(minval, "minval");
-    if (!lo.ok()) return lo.status();
-    absl::StatusOr<T> hi = ScalarBound<T>(maxval, "maxval");
-    if (!hi.ok()) return hi.status();
-    if (out.num_elements() == 0) return absl::OkStatus();
-    if (!(*lo < *hi)) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("Need minval < maxval, got ", *lo, " >= ", *hi));
-    }
-    FillPhilox(gen, out.data<T>(), out.num_elements(), UniformInt<T>(*lo, *hi));
-    return absl::OkStatus();
-  };
+// Checks minval/maxval for a uniform integer output `out` (int32 or int64):
+// same dtype, scalars, and minval < maxval unless `out` is empty (TensorFlow
+// accepts any bounds for zero outputs). Runs before a stateful op reserves
+// its samples, so a failed call leaves the stream where it was.
+inline absl::Status CheckUniformIntBounds(const Tensor& minval, const Tensor& maxval,
+                                          const Tensor& out) {
+  if (out.dtype() != DataType::kInt32 && out.dtype() != DataType::kInt64) {
+    return absl::UnimplementedError(
+        absl::StrCat("no uniform integer kernel for dtype ", DataTypeName(out.dtype())));
+  }
   if (minval.dtype() != out.dtype() || maxval.dtype() != out.dtype()) {
     return absl::InvalidArgumentError(absl::StrCat(
         "minval and maxval must be ", DataTypeName(out.dtype()), ", got ",
         DataTypeName(minval.dtype()), " and ", DataTypeName(maxval.dtype())));
   }
-  if (out.dtype() == DataType::kInt32) return fill(int32_t{});
-  if (out.dtype() == DataType::kInt64) return fill(int64_t{});
-  return absl::UnimplementedError(
-      absl::StrCat("no uniform integer kernel for dtype ", DataTypeName(out.dtype())));
+  auto check = [&](auto tag) -> absl::Status {
+    using T = decltype(tag);
+    absl::StatusOr<T> lo = ScalarBound<T>(minval, "minval");
+    if (!lo.ok()) return lo.status();
+    absl::StatusOr<T> hi = ScalarBound<T>(maxval, "maxval");
+    if (!hi.ok()) return hi.status();
+    if (out.num_elements() > 0 && !(*lo < *hi)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("Need minval < maxval, got ", *lo, " >= ", *hi));
+    }
+    return absl::OkStatus();
+  };
+  return out.dtype() == DataType::kInt32 ? check(int32_t{}) : check(int64_t{});
+}
+
+// Fills `out` uniformly in [minval, maxval); the bounds passed
+// CheckUniformIntBounds.
+inline void FillUniformInt(const Philox& gen, const Tensor& minval, const Tensor& maxval,
+                           Tensor& out) {
+  if (out.num_elements() == 0) return;
+  if (out.dtype() == DataType::kInt32) {
+    FillPhilox(gen, out.data<int32_t>(), out.num_elements(),
+               UniformInt<int32_t>(minval.data<int32_t>()[0], maxval.data<int32_t>()[0]));
+  } else {
+    FillPhilox(gen, out.data<int64_t>(), out.num_elements(),
+               UniformInt<int64_t>(minval.data<int64_t>()[0], maxval.data<int64_t>()[0]));
+  }
 }
 
 // Checks Multinomial's logits [rows, classes] and num_samples (scalar int32).

@@ -117,8 +117,11 @@ absl::Status ComputeUniformInt(KernelContext& ctx) {
   if (!dims.ok()) return dims.status();
   absl::StatusOr<Tensor*> out = ctx.allocate_output(0, *dtype, *dims);
   if (!out.ok()) return out.status();
-  const int bounds = kV2 ? 4 : 2;
-  return random::FillUniformInt(*gen, ctx.input(bounds), ctx.input(bounds + 1), **out);
+  const Tensor& minval = ctx.input(kV2 ? 4 : 2);
+  const Tensor& maxval = ctx.input(kV2 ? 5 : 3);
+  if (absl::Status s = random::CheckUniformIntBounds(minval, maxval, **out); !s.ok()) return s;
+  random::FillUniformInt(*gen, minval, maxval, **out);
+  return absl::OkStatus();
 }
 
 template <bool kV2>
