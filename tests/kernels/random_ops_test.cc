@@ -3,6 +3,7 @@
 // stateless V1/V2 ops, plus Philox itself, errors, and concurrent calls.
 // Uniform and integer outputs must match bit for bit; normals within a few
 // float ulps (they go through libm's log/sincos).
+#include <Eigen/Core>
 #include <atomic>
 #include <cstdint>
 #include <cstring>
@@ -12,8 +13,6 @@
 #include <thread>
 #include <utility>
 #include <vector>
-
-#include <Eigen/Core>
 
 #include "absl/status/status.h"
 #include "absl/strings/match.h"
@@ -208,8 +207,14 @@ TEST(RandomOpsTest, UniformIntMatchesTensorFlowAcrossCalls) {
   const Case cases[] = {
       {"uniform_int_i32_10", DataType::kInt32, {10}, -5, 17, 1, 2, 3},
       {"uniform_int_i32_wide", DataType::kInt32, {9}, INT32_MIN, INT32_MAX, 3, 4, 2},
-      {"uniform_int_i64_7", DataType::kInt64, {7}, -(int64_t{1} << 40), (int64_t{1} << 40) + 3, 5,
-       6, 3},
+      {"uniform_int_i64_7",
+       DataType::kInt64,
+       {7},
+       -(int64_t{1} << 40),
+       (int64_t{1} << 40) + 3,
+       5,
+       6,
+       3},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.name);
@@ -218,10 +223,9 @@ TEST(RandomOpsTest, UniformIntMatchesTensorFlowAcrossCalls) {
       return c.dtype == DataType::kInt32 ? Scalar<int32_t>(static_cast<int32_t>(v))
                                          : Scalar<int64_t>(v);
     };
-    Node node("RandomUniformInt", Attrs({{"Tout", c.dtype},
-                                         {"T", DataType::kInt32},
-                                         {"seed", c.seed},
-                                         {"seed2", c.seed2}}));
+    Node node(
+        "RandomUniformInt",
+        Attrs({{"Tout", c.dtype}, {"T", DataType::kInt32}, {"seed", c.seed}, {"seed2", c.seed2}}));
     // A call that fails its checks (as in TensorFlow) leaves the stream alone.
     EXPECT_FALSE(node.Run({ShapeTensor(c.shape), bound(c.hi), bound(c.lo)}).ok());
     for (int k = 0; k < c.calls; ++k) {
@@ -250,10 +254,8 @@ TEST(RandomOpsTest, MultinomialMatchesTensorFlowAcrossCalls) {
     SCOPED_TRACE(c.name);
     const Tensor logits = Golden(absl::StrCat(c.name, "_logits"));
     const Tensor want = Golden(c.name);
-    const AttrMap attrs = Attrs({{"T", logits.dtype()},
-                                 {"output_dtype", c.out},
-                                 {"seed", c.seed},
-                                 {"seed2", c.seed2}});
+    const AttrMap attrs = Attrs(
+        {{"T", logits.dtype()}, {"output_dtype", c.out}, {"seed", c.seed}, {"seed2", c.seed2}});
     absl::StatusOr<std::vector<Tensor>> first =
         RunOp("Multinomial", attrs, {logits, Scalar<int32_t>(c.num_samples)});
     ASSERT_TRUE(first.ok()) << first.status();
@@ -268,8 +270,8 @@ TEST(RandomOpsTest, MultinomialMatchesTensorFlowAcrossCalls) {
 }
 
 TEST(RandomOpsTest, ShuffleMatchesTensorFlowAcrossCalls) {
-  Node ints("RandomShuffle", Attrs({{"T", DataType::kInt32}, {"seed", int64_t{1}},
-                                    {"seed2", int64_t{2}}}));
+  Node ints("RandomShuffle",
+            Attrs({{"T", DataType::kInt32}, {"seed", int64_t{1}}, {"seed2", int64_t{2}}}));
   const Tensor want_ints = Golden("shuffle_i32_10");
   std::vector<int32_t> iota(10);
   for (int i = 0; i < 10; ++i) iota[i] = i;
@@ -278,8 +280,8 @@ TEST(RandomOpsTest, ShuffleMatchesTensorFlowAcrossCalls) {
     ASSERT_TRUE(got.ok()) << got.status();
     EXPECT_TRUE(TensorsNear(*got, Slice(want_ints, k), 0, 0)) << "call " << k;
   }
-  Node rows("RandomShuffle", Attrs({{"T", DataType::kFloat}, {"seed", int64_t{3}},
-                                    {"seed2", int64_t{4}}}));
+  Node rows("RandomShuffle",
+            Attrs({{"T", DataType::kFloat}, {"seed", int64_t{3}}, {"seed2", int64_t{4}}}));
   const Tensor want_rows = Golden("shuffle_f32_6x3");
   std::vector<float> grid(18);
   for (int i = 0; i < 18; ++i) grid[i] = static_cast<float>(i);
@@ -289,8 +291,8 @@ TEST(RandomOpsTest, ShuffleMatchesTensorFlowAcrossCalls) {
     EXPECT_TRUE(TensorsNear(*got, Slice(want_rows, k), 0, 0)) << "call " << k;
   }
   // Strings move with their rows; one row needs no randomness.
-  Node strings("RandomShuffle", Attrs({{"T", DataType::kString}, {"seed", int64_t{1}},
-                                       {"seed2", int64_t{2}}}));
+  Node strings("RandomShuffle",
+               Attrs({{"T", DataType::kString}, {"seed", int64_t{1}}, {"seed2", int64_t{2}}}));
   std::vector<std::string> words = {"a", "b", "c", "d", "e", "f", "g", "h", "i", "j"};
   absl::StatusOr<Tensor> s = strings.Run({MakeTensor<std::string>({10}, words)});
   ASSERT_TRUE(s.ok()) << s.status();
@@ -396,16 +398,13 @@ TEST(StatelessRandomOpsTest, FillsMatchTensorFlow) {
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.name);
-    const Tensor seed =
-        c.seed64 ? MakeTensor<int64_t>({2}, c.seed)
-                 : MakeTensor<int32_t>({2}, {static_cast<int32_t>(c.seed[0]),
-                                             static_cast<int32_t>(c.seed[1])});
-    absl::StatusOr<std::vector<Tensor>> got =
-        RunOp(c.op, Attrs({{"dtype", c.dtype}, {"Tseed", seed.dtype()}}),
-              {ShapeTensor(c.shape), seed});
+    const Tensor seed = c.seed64 ? MakeTensor<int64_t>({2}, c.seed)
+                                 : MakeTensor<int32_t>({2}, {static_cast<int32_t>(c.seed[0]),
+                                                             static_cast<int32_t>(c.seed[1])});
+    absl::StatusOr<std::vector<Tensor>> got = RunOp(
+        c.op, Attrs({{"dtype", c.dtype}, {"Tseed", seed.dtype()}}), {ShapeTensor(c.shape), seed});
     ASSERT_TRUE(got.ok()) << got.status();
-    EXPECT_TRUE(Matches((*got)[0], Golden(c.name), c.dtype,
-                        absl::StrContains(c.name, "uniform")));
+    EXPECT_TRUE(Matches((*got)[0], Golden(c.name), c.dtype, absl::StrContains(c.name, "uniform")));
   }
 }
 
@@ -421,8 +420,10 @@ TEST(StatelessRandomOpsTest, IntegersMatchTensorFlow) {
                Scalar<int64_t>(-(int64_t{1} << 40)), Scalar<int64_t>(3)});
   ASSERT_TRUE(got.ok()) << got.status();
   EXPECT_TRUE(TensorsNear((*got)[0], Golden("sl_uniform_int_i64"), 0, 0));
-  for (auto [suffix, dtype] : {std::pair{"i32", DataType::kInt32}, {"i64", DataType::kInt64},
-                               {"u32", DataType::kUInt32}, {"u64", DataType::kUInt64}}) {
+  for (auto [suffix, dtype] : {std::pair{"i32", DataType::kInt32},
+                               {"i64", DataType::kInt64},
+                               {"u32", DataType::kUInt32},
+                               {"u64", DataType::kUInt64}}) {
     SCOPED_TRACE(suffix);
     got = RunOp("StatelessRandomUniformFullInt", Attrs({{"dtype", dtype}}),
                 {ShapeTensor({7}), MakeTensor<int64_t>({2}, {8, 9})});
@@ -434,10 +435,9 @@ TEST(StatelessRandomOpsTest, IntegersMatchTensorFlow) {
 }
 
 TEST(StatelessRandomOpsTest, MultinomialMatchesTensorFlow) {
-  absl::StatusOr<std::vector<Tensor>> got =
-      RunOp("StatelessMultinomial", Attrs({{"T", DataType::kFloat}}),
-            {Golden("sl_multinomial_logits"), Scalar<int32_t>(7),
-             MakeTensor<int64_t>({2}, {4, 5})});
+  absl::StatusOr<std::vector<Tensor>> got = RunOp(
+      "StatelessMultinomial", Attrs({{"T", DataType::kFloat}}),
+      {Golden("sl_multinomial_logits"), Scalar<int32_t>(7), MakeTensor<int64_t>({2}, {4, 5})});
   ASSERT_TRUE(got.ok()) << got.status();
   EXPECT_TRUE(TensorsNear((*got)[0], Golden("sl_multinomial"), 0, 0));
 }
@@ -450,9 +450,9 @@ TEST(StatelessRandomOpsTest, KeyCounterAndAlgMatchTensorFlow) {
   ASSERT_TRUE(kc.ok()) << kc.status();
   EXPECT_EQ(Values<uint64_t>((*kc)[0]), Values<uint64_t>(Golden("sl_key")));
   EXPECT_EQ(Values<uint64_t>((*kc)[1]), Values<uint64_t>(Golden("sl_counter")));
-  absl::StatusOr<std::vector<Tensor>> kca = RunOp(
-      "StatelessRandomGetKeyCounterAlg", Attrs({{"Tseed", DataType::kInt32}}),
-      {MakeTensor<int32_t>({2}, {-3, 5})});
+  absl::StatusOr<std::vector<Tensor>> kca =
+      RunOp("StatelessRandomGetKeyCounterAlg", Attrs({{"Tseed", DataType::kInt32}}),
+            {MakeTensor<int32_t>({2}, {-3, 5})});
   ASSERT_TRUE(kca.ok()) << kca.status();
   EXPECT_EQ(Values<uint64_t>((*kca)[0]), Values<uint64_t>(Golden("sl_key_alg_key")));
   EXPECT_EQ(Values<uint64_t>((*kca)[1]), Values<uint64_t>(Golden("sl_key_alg_counter")));
@@ -495,14 +495,15 @@ TEST(StatelessRandomOpsTest, V2OpsMatchTensorFlow) {
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.name);
-    absl::StatusOr<std::vector<Tensor>> got = RunOp(
-        c.op, Attrs({{"dtype", c.dtype}}), {ShapeTensor(c.shape), c.kc->key, c.kc->counter, philox});
+    absl::StatusOr<std::vector<Tensor>> got =
+        RunOp(c.op, Attrs({{"dtype", c.dtype}}),
+              {ShapeTensor(c.shape), c.kc->key, c.kc->counter, philox});
     ASSERT_TRUE(got.ok()) << got.status();
     EXPECT_TRUE(Matches((*got)[0], Golden(c.name), c.dtype, absl::StrContains(c.name, "uniform")));
   }
-  absl::StatusOr<std::vector<Tensor>> got =
-      RunOp("StatelessRandomUniformIntV2", Attrs({{"dtype", DataType::kInt32}}),
-            {ShapeTensor({10}), k.key, k.counter, philox, Scalar<int32_t>(-5), Scalar<int32_t>(17)});
+  absl::StatusOr<std::vector<Tensor>> got = RunOp(
+      "StatelessRandomUniformIntV2", Attrs({{"dtype", DataType::kInt32}}),
+      {ShapeTensor({10}), k.key, k.counter, philox, Scalar<int32_t>(-5), Scalar<int32_t>(17)});
   ASSERT_TRUE(got.ok()) << got.status();
   EXPECT_TRUE(TensorsNear((*got)[0], Golden("v2_uniform_int_i32"), 0, 0));
   got = RunOp("StatelessRandomUniformIntV2", Attrs({{"dtype", DataType::kInt64}}),
@@ -510,8 +511,10 @@ TEST(StatelessRandomOpsTest, V2OpsMatchTensorFlow) {
                Scalar<int64_t>(int64_t{1} << 40)});
   ASSERT_TRUE(got.ok()) << got.status();
   EXPECT_TRUE(TensorsNear((*got)[0], Golden("v2_uniform_int_i64"), 0, 0));
-  for (auto [suffix, dtype] : {std::pair{"i32", DataType::kInt32}, {"i64", DataType::kInt64},
-                               {"u32", DataType::kUInt32}, {"u64", DataType::kUInt64}}) {
+  for (auto [suffix, dtype] : {std::pair{"i32", DataType::kInt32},
+                               {"i64", DataType::kInt64},
+                               {"u32", DataType::kUInt32},
+                               {"u64", DataType::kUInt64}}) {
     SCOPED_TRACE(suffix);
     got = RunOp("StatelessRandomUniformFullIntV2", Attrs({{"dtype", dtype}}),
                 {ShapeTensor({7}), h.key, h.counter, philox});
@@ -521,14 +524,15 @@ TEST(StatelessRandomOpsTest, V2OpsMatchTensorFlow) {
     EXPECT_EQ(std::memcmp((*got)[0].raw_data(), want.raw_data(), want.byte_size()), 0);
   }
   // Auto-select is Philox; ThreeFry is refused by name.
-  got = RunOp("StatelessRandomUniformV2", {}, {ShapeTensor({7}), k.key, k.counter, Scalar<int32_t>(3)});
+  got = RunOp("StatelessRandomUniformV2", {},
+              {ShapeTensor({7}), k.key, k.counter, Scalar<int32_t>(3)});
   ASSERT_TRUE(got.ok()) << got.status();
   EXPECT_TRUE(TensorsNear((*got)[0], Golden("v2_uniform_f32_k"), 0, 0));
-  got = RunOp("StatelessRandomUniformV2", {}, {ShapeTensor({7}), k.key, k.counter, Scalar<int32_t>(2)});
+  got = RunOp("StatelessRandomUniformV2", {},
+              {ShapeTensor({7}), k.key, k.counter, Scalar<int32_t>(2)});
   EXPECT_EQ(got.status().code(), absl::StatusCode::kUnimplemented);
   EXPECT_TRUE(absl::StrContains(got.status().message(), "ThreeFry")) << got.status();
-  got = RunOp("StatelessRandomUniformV2", {},
-              {ShapeTensor({7}), k.key, U64({1}), philox});
+  got = RunOp("StatelessRandomUniformV2", {}, {ShapeTensor({7}), k.key, U64({1}), philox});
   EXPECT_TRUE(absl::StrContains(got.status().message(), "counter")) << got.status();
 }
 

@@ -102,9 +102,10 @@ inline Philox StatelessSeed(uint64_t seed0, uint64_t seed1) {
 
 // The V2 ops' key and counter tensors: uint64 words, low 32 bits first.
 inline Philox FromKeyCounter(uint64_t key, uint64_t counter0, uint64_t counter1) {
-  return Philox(Philox::Block{static_cast<uint32_t>(counter0), static_cast<uint32_t>(counter0 >> 32),
-                              static_cast<uint32_t>(counter1), static_cast<uint32_t>(counter1 >> 32)},
-                Philox::Key{static_cast<uint32_t>(key), static_cast<uint32_t>(key >> 32)});
+  return Philox(
+      Philox::Block{static_cast<uint32_t>(counter0), static_cast<uint32_t>(counter0 >> 32),
+                    static_cast<uint32_t>(counter1), static_cast<uint32_t>(counter1 >> 32)},
+      Philox::Key{static_cast<uint32_t>(key), static_cast<uint32_t>(key >> 32)});
 }
 inline uint64_t KeyWord(const Philox& g) {
   return g.key()[0] | static_cast<uint64_t>(g.key()[1]) << 32;

@@ -36,8 +36,7 @@ inline float Uint32ToFloat(uint32_t x) {
 
 // [0, 1) from 52 bits: the low 20 of `hi` above all 32 of `lo`.
 inline double Uint64ToDouble(uint32_t hi, uint32_t lo) {
-  const uint64_t bits =
-      (uint64_t{1023} << 52) | (static_cast<uint64_t>(hi & 0xfffffu) << 32) | lo;
+  const uint64_t bits = (uint64_t{1023} << 52) | (static_cast<uint64_t>(hi & 0xfffffu) << 32) | lo;
   double d;
   std::memcpy(&d, &bits, sizeof(d));
   return d - 1.0;
@@ -50,8 +49,7 @@ inline Eigen::half Uint16ToHalf(uint32_t x) {
 }
 inline Eigen::bfloat16 Uint16ToBfloat16(uint32_t x) {
   const uint16_t bits = static_cast<uint16_t>((127u << 7) | (x & 0x7fu));
-  return Eigen::bfloat16(static_cast<float>(Eigen::numext::bit_cast<Eigen::bfloat16>(bits)) -
-                         1.0f);
+  return Eigen::bfloat16(static_cast<float>(Eigen::numext::bit_cast<Eigen::bfloat16>(bits)) - 1.0f);
 }
 
 inline void SinCos(float v, float* s, float* c) {
@@ -128,7 +126,8 @@ struct UniformInt {
   static constexpr int kGroup = kIsWide<T> ? 2 : 4;
   T lo;
   U range;
-  UniformInt(T low, T high) : lo(low), range(static_cast<U>(static_cast<U>(high) - static_cast<U>(low))) {}
+  UniformInt(T low, T high)
+      : lo(low), range(static_cast<U>(static_cast<U>(high) - static_cast<U>(low))) {}
   void operator()(Philox& gen, T* out) const {
     const Philox::Block s = gen();
     for (int i = 0; i < kGroup; ++i) {

@@ -205,13 +205,14 @@ void RegisterRandomOps(KernelRegistry& r) {
   r.AddOp(StatefulOp("TruncatedNormal", infer_dtype));
   r.AddKernel({"TruncatedNormal", kCpu, "dtype", floating, ComputeFill<random::TruncatedNormal>});
 
-  r.AddOp(StatefulOp("RandomUniformInt",
-                     [](InferenceContext& ctx) { return random::InferFromShapeInput(ctx, "Tout"); }));
-  r.AddKernel({"RandomUniformInt", kCpu, "Tout", {DataType::kInt32, DataType::kInt64},
-               ComputeUniformInt});
+  r.AddOp(StatefulOp("RandomUniformInt", [](InferenceContext& ctx) {
+    return random::InferFromShapeInput(ctx, "Tout");
+  }));
+  r.AddKernel(
+      {"RandomUniformInt", kCpu, "Tout", {DataType::kInt32, DataType::kInt64}, ComputeUniformInt});
 
-  r.AddOp(StatefulOp("Multinomial", random::InferMultinomial,
-                     {{"output_dtype", DataType::kInt64}}));
+  r.AddOp(
+      StatefulOp("Multinomial", random::InferMultinomial, {{"output_dtype", DataType::kInt64}}));
   r.AddKernel({"Multinomial", kCpu, "T", floating, ComputeMultinomial});
 
   r.AddOp(StatefulOp("RandomShuffle", InferShuffle));

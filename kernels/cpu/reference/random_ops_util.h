@@ -26,8 +26,8 @@ inline absl::StatusOr<std::vector<int64_t>> OutputDims(const Tensor& shape) {
   }
   absl::StatusOr<std::vector<int64_t>> dims = ToInt64s(shape);
   if (!dims.ok()) {
-    return absl::InvalidArgumentError(absl::StrCat("shape must be a vector of {int32,int64}, got ",
-                                                   DataTypeName(shape.dtype())));
+    return absl::InvalidArgumentError(
+        absl::StrCat("shape must be a vector of {int32,int64}, got ", DataTypeName(shape.dtype())));
   }
   for (int64_t d : *dims) {
     if (d < 0) {
@@ -59,9 +59,15 @@ template <template <typename> class Dist>
 absl::Status FillFloating(const Philox& gen, Tensor& out) {
   const int64_t n = out.num_elements();
   switch (out.dtype()) {
-    case DataType::kFloat: FillPhilox(gen, out.data<float>(), n, Dist<float>()); break;
-    case DataType::kDouble: FillPhilox(gen, out.data<double>(), n, Dist<double>()); break;
-    case DataType::kHalf: FillPhilox(gen, out.data<Eigen::half>(), n, Dist<Eigen::half>()); break;
+    case DataType::kFloat:
+      FillPhilox(gen, out.data<float>(), n, Dist<float>());
+      break;
+    case DataType::kDouble:
+      FillPhilox(gen, out.data<double>(), n, Dist<double>());
+      break;
+    case DataType::kHalf:
+      FillPhilox(gen, out.data<Eigen::half>(), n, Dist<Eigen::half>());
+      break;
     case DataType::kBFloat16:
       FillPhilox(gen, out.data<Eigen::bfloat16>(), n, Dist<Eigen::bfloat16>());
       break;
@@ -93,9 +99,9 @@ inline absl::Status CheckUniformIntBounds(const Tensor& minval, const Tensor& ma
         absl::StrCat("no uniform integer kernel for dtype ", DataTypeName(out.dtype())));
   }
   if (minval.dtype() != out.dtype() || maxval.dtype() != out.dtype()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "minval and maxval must be ", DataTypeName(out.dtype()), ", got ",
-        DataTypeName(minval.dtype()), " and ", DataTypeName(maxval.dtype())));
+    return absl::InvalidArgumentError(
+        absl::StrCat("minval and maxval must be ", DataTypeName(out.dtype()), ", got ",
+                     DataTypeName(minval.dtype()), " and ", DataTypeName(maxval.dtype())));
   }
   auto check = [&](auto tag) -> absl::Status {
     using T = decltype(tag);
@@ -139,9 +145,9 @@ inline absl::StatusOr<MultinomialArgs> ReadMultinomialArgs(const Tensor& logits,
         absl::StrCat("logits should be a matrix, got shape ", ShapeToString(logits.shape())));
   }
   if (!num_samples.shape().empty() || num_samples.dtype() != DataType::kInt32) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "num_samples should be an int32 scalar, got ", DataTypeName(num_samples.dtype()),
-        " of shape ", ShapeToString(num_samples.shape())));
+    return absl::InvalidArgumentError(absl::StrCat("num_samples should be an int32 scalar, got ",
+                                                   DataTypeName(num_samples.dtype()), " of shape ",
+                                                   ShapeToString(num_samples.shape())));
   }
   MultinomialArgs a{logits.shape()[0], logits.shape()[1], num_samples.data<int32_t>()[0]};
   if (a.num_samples < 0) {
@@ -181,10 +187,14 @@ inline absl::Status FillMultinomial(const Philox& gen, const Tensor& logits,
     return absl::OkStatus();
   };
   switch (logits.dtype()) {
-    case DataType::kFloat: return run(float{});
-    case DataType::kDouble: return run(double{});
-    case DataType::kHalf: return run(Eigen::half{});
-    case DataType::kBFloat16: return run(Eigen::bfloat16{});
+    case DataType::kFloat:
+      return run(float{});
+    case DataType::kDouble:
+      return run(double{});
+    case DataType::kHalf:
+      return run(Eigen::half{});
+    case DataType::kBFloat16:
+      return run(Eigen::bfloat16{});
     default:
       return absl::UnimplementedError(
           absl::StrCat("no Multinomial kernel for logits of dtype ", DataTypeName(logits.dtype())));

@@ -81,9 +81,9 @@ absl::StatusOr<Philox> FromKeyCounterAlg(const KernelContext& ctx, int first) {
   }
   if (counter.dtype() != DataType::kUInt64 || counter.shape().size() != 1 ||
       counter.shape()[0] < 2) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "counter must be a uint64 vector of length at least 2 for Philox; got ",
-        DataTypeName(counter.dtype()), " ", ShapeToString(counter.shape())));
+    return absl::InvalidArgumentError(
+        absl::StrCat("counter must be a uint64 vector of length at least 2 for Philox; got ",
+                     DataTypeName(counter.dtype()), " ", ShapeToString(counter.shape())));
   }
   const uint64_t* c = counter.data<uint64_t>();
   return random::FromKeyCounter(key.data<uint64_t>()[0], c[0], c[1]);
@@ -233,11 +233,11 @@ void RegisterStatelessRandomOps(KernelRegistry& r) {
   const std::pair<std::string, AttrValue> tshape_v2 = {"Tshape", DataType::kInt32};
 
   op("StatelessRandomUniform", {f32, tseed, tshape});
-  r.AddKernel({"StatelessRandomUniform", kCpu, "dtype", floating,
-               ComputeFill<random::UniformReal, false>});
+  r.AddKernel(
+      {"StatelessRandomUniform", kCpu, "dtype", floating, ComputeFill<random::UniformReal, false>});
   op("StatelessRandomNormal", {f32, tseed, tshape});
-  r.AddKernel({"StatelessRandomNormal", kCpu, "dtype", floating,
-               ComputeFill<random::Normal, false>});
+  r.AddKernel(
+      {"StatelessRandomNormal", kCpu, "dtype", floating, ComputeFill<random::Normal, false>});
   op("StatelessTruncatedNormal", {f32, tseed, tshape});
   r.AddKernel({"StatelessTruncatedNormal", kCpu, "dtype", floating,
                ComputeFill<random::TruncatedNormal, false>});
@@ -246,7 +246,8 @@ void RegisterStatelessRandomOps(KernelRegistry& r) {
   op("StatelessRandomUniformFullInt", {u64, tseed, tshape});
   r.AddKernel({"StatelessRandomUniformFullInt", kCpu, "dtype", full_ints, ComputeFullInt<false>});
 
-  r.AddOp({"StatelessMultinomial", {{"output_dtype", DataType::kInt64}, tseed},
+  r.AddOp({"StatelessMultinomial",
+           {{"output_dtype", DataType::kInt64}, tseed},
            random::InferMultinomial});
   r.AddKernel({"StatelessMultinomial", kCpu, "T", floating, ComputeMultinomial});
 
@@ -254,16 +255,15 @@ void RegisterStatelessRandomOps(KernelRegistry& r) {
   r.AddKernel({"StatelessRandomUniformV2", kCpu, "dtype", floating,
                ComputeFill<random::UniformReal, true>});
   op("StatelessRandomNormalV2", {f32, tshape_v2});
-  r.AddKernel({"StatelessRandomNormalV2", kCpu, "dtype", floating,
-               ComputeFill<random::Normal, true>});
+  r.AddKernel(
+      {"StatelessRandomNormalV2", kCpu, "dtype", floating, ComputeFill<random::Normal, true>});
   op("StatelessTruncatedNormalV2", {f32, tshape_v2});
   r.AddKernel({"StatelessTruncatedNormalV2", kCpu, "dtype", floating,
                ComputeFill<random::TruncatedNormal, true>});
   op("StatelessRandomUniformIntV2", {tshape_v2});
   r.AddKernel({"StatelessRandomUniformIntV2", kCpu, "dtype", ints, ComputeUniformInt<true>});
   op("StatelessRandomUniformFullIntV2", {u64, tshape_v2});
-  r.AddKernel(
-      {"StatelessRandomUniformFullIntV2", kCpu, "dtype", full_ints, ComputeFullInt<true>});
+  r.AddKernel({"StatelessRandomUniformFullIntV2", kCpu, "dtype", full_ints, ComputeFullInt<true>});
 
   r.AddOp({"StatelessRandomGetKeyCounter", {tseed}, InferKeyCounter, Fixed(2)});
   r.AddKernel({"StatelessRandomGetKeyCounter", kCpu, "", {}, ComputeGetKeyCounter});
