@@ -227,5 +227,28 @@ with tf.compat.v1.Session(graph=g) as sess:
         for k, v in sess.run(fetch, feed).items():
             save(f"model_call{call}_{k}", v)
 
+# The same through TF2: seeded tf.random ops inside a tf.function, saved with
+# tf.saved_model.save, loaded and its signature called three times.
+MODEL2 = f"{OUT}/model_tf2"
+if os.path.exists(MODEL2):
+    import shutil
+    shutil.rmtree(MODEL2)
+
+
+class Policy(tf.Module):
+    @tf.function(input_signature=[tf.TensorSpec([None], tf.int32),
+                                  tf.TensorSpec([None, 4], tf.float32)])
+    def __call__(self, shape, logits):
+        return {"uniform": tf.random.uniform(shape, seed=5),
+                "normal": tf.random.truncated_normal(shape, seed=6),
+                "sample": tf.random.categorical(logits, 3, seed=7)}
+
+
+tf.saved_model.save(Policy(), MODEL2)
+serve = tf.saved_model.load(MODEL2).signatures["serving_default"]
+for call in range(3):
+    for k, v in serve(shape=tf.constant(feeds["shape"]), logits=tf.constant(feeds["logits"])).items():
+        save(f"model_tf2_call{call}_{k}", v)
+
 total = sum(os.path.getsize(os.path.join(d, f)) for d, _, fs in os.walk(OUT) for f in fs)
 print(f"wrote {len(os.listdir(OUT))} files, {total} bytes, to {OUT}")

@@ -1,5 +1,5 @@
-// Seeded random ops through a loaded model (tests/data/kernels/random/model,
-// made by scripts/kernel_goldens/random.py): each node keeps its generator in
+// Seeded random ops through loaded models (tests/data/kernels/random/model and
+// model_tf2, made by scripts/kernel_goldens/random.py): each node keeps its generator in
 // the model, so successive Runs give TensorFlow's successive answers, a second
 // load starts over, and concurrent Runs share the stream without losing or
 // repeating a stretch of it.
@@ -52,6 +52,24 @@ TEST(RandomModelsTest, SuccessiveRunsGiveTensorFlowsSuccessiveAnswers) {
       for (const char* name : kOutputs) {
         EXPECT_TRUE(TensorsNear(out->at(name), Want(call, name), 0, 0)) << name;
       }
+    }
+  }
+}
+
+// TF2: seeded tf.random ops inside a tf.function (inlined by smrt's importer)
+// keep their state across signature calls too.
+TEST(RandomModelsTest, Tf2FunctionKeepsItsStreamsAcrossCalls) {
+  absl::StatusOr<std::unique_ptr<Model>> model =
+      Model::Load(testing::TestDataDir() + "/kernels/random/model_tf2");
+  ASSERT_TRUE(model.ok()) << model.status();
+  for (int call = 0; call < 3; ++call) {
+    SCOPED_TRACE(absl::StrCat("call ", call));
+    absl::StatusOr<NamedTensors> out = (*model)->Run("serving_default", Inputs());
+    ASSERT_TRUE(out.ok()) << out.status();
+    for (const char* name : {"uniform", "normal", "sample"}) {
+      const Tensor want =
+          ReadGolden(absl::StrCat("kernels/random/model_tf2_call", call, "_", name));
+      EXPECT_TRUE(TensorsNear(out->at(name), want, 0, 0)) << name;
     }
   }
 }
