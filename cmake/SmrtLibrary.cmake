@@ -155,6 +155,7 @@ function(smrt_add_library)
   foreach(pkg IN LISTS packages)
     string(APPEND SMRT_FIND_DEPENDENCIES "find_dependency(${pkg})\n")
   endforeach()
+  get_property(SMRT_PYTHONPATH_INSTALLED GLOBAL PROPERTY SMRT_PYTHONPATH_INSTALLED)
   configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/smrtConfig.cmake.in
     ${PROJECT_BINARY_DIR}/cmake/smrtConfig.cmake INSTALL_DESTINATION ${cmake_dir})
   write_basic_package_version_file(${PROJECT_BINARY_DIR}/cmake/smrtConfigVersion.cmake
