@@ -156,6 +156,7 @@ function(smrt_add_library)
     string(APPEND SMRT_FIND_DEPENDENCIES "find_dependency(${pkg})\n")
   endforeach()
   get_property(SMRT_PYTHONPATH_INSTALLED GLOBAL PROPERTY SMRT_PYTHONPATH_INSTALLED)
+  get_property(SMRT_PYTHON_EXECUTABLE GLOBAL PROPERTY SMRT_PYTHON_EXECUTABLE)
   configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/smrtConfig.cmake.in
     ${PROJECT_BINARY_DIR}/cmake/smrtConfig.cmake INSTALL_DESTINATION ${cmake_dir})
   write_basic_package_version_file(${PROJECT_BINARY_DIR}/cmake/smrtConfigVersion.cmake
