@@ -13,6 +13,8 @@ examples_build=$build/examples-installed
 rm -rf "$prefix" "$examples_build"
 
 cmake --install "$build" --prefix "$prefix" --strip >/dev/null
+# --strip leaves archives alone; without debug info libsmrt.a links in a second.
+strip --strip-debug "$prefix/lib/libsmrt.a"
 for f in include/smrt/model.h include/smrt/c_api.h lib/libsmrt.a bin/smrt \
          lib/cmake/smrt/smrtConfig.cmake lib/cmake/smrt/smrtConfigVersion.cmake \
          lib/pkgconfig/smrt.pc; do
@@ -26,6 +28,7 @@ grep -q serving_default <<<"$shown" || { echo "installed smrt CLI fails: $shown"
 
 generator=()
 if command -v ninja >/dev/null; then generator=(-G Ninja); fi
+if command -v ccache >/dev/null; then generator+=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache); fi
 cmake -S examples -B "$examples_build" "${generator[@]}" -DCMAKE_BUILD_TYPE=Release \
   -DCMAKE_PREFIX_PATH="$prefix" >/dev/null
 cmake --build "$examples_build" -j "$(nproc)" >/dev/null
