@@ -22,6 +22,11 @@ for f in include/smrt/model.h include/smrt/c_api.h lib/libsmrt.a bin/smrt \
 done
 soname=$(readelf -d "$prefix"/lib/libsmrt.so | sed -n 's/.*SONAME.*\[\(.*\)\]/\1/p')
 [ -e "$prefix/lib/$soname" ] || { echo "no $soname in $prefix/lib" >&2; exit 1; }
+# Only the C API and the public C++ API are exported (cmake/libsmrt.map):
+# the protobuf code compiled into libsmrt must not clash with an app's.
+internal=$(nm -D --defined-only "$prefix/lib/libsmrt.so" | awk '{print $3}' | c++filt |
+           grep -v -E '^(Smrt|smrt::)' || true)
+[ -z "$internal" ] || { echo "libsmrt.so exports internal symbols:" >&2; head <<<"$internal" >&2; exit 1; }
 echo "installed: libsmrt.so (SONAME $soname), libsmrt.a, bin/smrt, headers, CMake config, smrt.pc"
 shown=$("$prefix/bin/smrt" show --dir examples/models/digits --tag_set serve)
 grep -q serving_default <<<"$shown" || { echo "installed smrt CLI fails: $shown" >&2; exit 1; }
