@@ -2,6 +2,8 @@
  * stored beside them; and its error paths, with their messages. Built with
  * -fsanitize=address and run with detect_leaks=1: every object the test
  * creates is freed, so LeakSanitizer fails the run on any leak in smrt. */
+#define _POSIX_C_SOURCE 200809L /* opendir */
+#include <dirent.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -93,8 +95,8 @@ static char* path_join(const char* a, const char* b) {
   return p;
 }
 
-/* A .npy v1 file of little-endian float32 or int64: its data (malloc'd) and
- * shape. Only what the committed goldens use. */
+/* A .npy v1 file of little-endian float32, int32, int64 or bool: its data
+ * (malloc'd) and shape. Only what the committed goldens use. */
 typedef struct {
   SmrtDataType dtype;
   int rank;
@@ -114,8 +116,15 @@ static Array read_npy(const char* path) {
     return a;
   }
   size_t header_len = (unsigned char)b.data[8] | ((size_t)(unsigned char)b.data[9] << 8);
-  char* header = b.data + 10;
-  a.dtype = strstr(header, "'<f4'") ? SMRT_FLOAT : strstr(header, "'<i8'") ? SMRT_INT64 : SMRT_INVALID;
+  if (10 + header_len > b.size) header_len = b.size - 10;
+  char* header = malloc(header_len + 1); /* NUL-terminated for strstr */
+  memcpy(header, b.data + 10, header_len);
+  header[header_len] = '\0';
+  a.dtype = strstr(header, "'<f4'")   ? SMRT_FLOAT
+            : strstr(header, "'<i8'") ? SMRT_INT64
+            : strstr(header, "'<i4'") ? SMRT_INT32
+            : strstr(header, "'|b1'") ? SMRT_BOOL
+                                      : SMRT_INVALID;
   CHECK(a.dtype != SMRT_INVALID);
   const char* shape = strstr(header, "'shape': (");
   CHECK(shape != NULL);
@@ -135,7 +144,8 @@ static Array read_npy(const char* path) {
   a.byte_size = count * SmrtDataTypeSize(a.dtype);
   CHECK(10 + header_len + a.byte_size == b.size);
   a.data = malloc(a.byte_size > 0 ? a.byte_size : 1);
-  if (10 + header_len + a.byte_size <= b.size) memcpy(a.data, header + header_len, a.byte_size);
+  if (10 + header_len + a.byte_size <= b.size) memcpy(a.data, b.data + 10 + header_len, a.byte_size);
+  free(header);
   free(b.data);
   return a;
 }
@@ -172,7 +182,8 @@ static void expect_near(const SmrtTensor* got, const Array* want, const char* wh
   const float* w = want->data;
   int bad = 0;
   for (size_t i = 0; i < want->byte_size / 4; ++i) {
-    if (!(fabs((double)g[i] - (double)w[i]) <= 1e-4 + 1e-4 * fabs((double)w[i]))) {
+    /* The conformance suite's rule: |smrt - tf| <= 1e-4 * max(1, |tf|). */
+    if (!(fabs((double)g[i] - (double)w[i]) <= 1e-4 * fmax(1.0, fabs((double)w[i])))) {
       if (bad++ < 3) fprintf(stderr, "%s: element %zu is %g, TensorFlow says %g\n", what, i, g[i], w[i]);
     }
   }
@@ -310,32 +321,264 @@ static void test_digits_from_memory(void) {
   SmrtModelFilesDelete(files);
 }
 
-/* One zoo case: inputs/<name>.npy in, outputs/<name>.npy compared. */
-static void test_zoo_mlp(void) {
-  const char* dir = SMRT_SOURCE_DIR "/tests/data/zoo/mlp_bn_dropout";
-  SmrtModel* model = NULL;
-  CHECK_OK(SmrtModelLoad(SMRT_SOURCE_DIR "/tests/data/zoo/mlp_bn_dropout/saved_model", NULL,
-                         &model));
-  if (model == NULL) return;
-  char* in_path = path_join(dir, "cases/b8/inputs/features.npy");
-  char* out_path = path_join(dir, "cases/b8/outputs/output_0.npy");
-  Array x = read_npy(in_path);
-  Array want = read_npy(out_path);
-  SmrtTensor* t = tensor_from(&x);
-  const char* names[1] = {"features"};
-  const SmrtTensor* inputs[1] = {t};
+/* ------------------------------------------------------- zoo cases */
+
+/* One tensor of a zoo case manifest (tests/data/zoo/<m>/cases/<c>/manifest.json):
+ * {"name": ..., "file": ... or "pattern": "mod1009_v1", "dtype": "DT_...",
+ *  "shape": [...]}. */
+typedef struct {
+  char name[128];
+  char file[128];
+  SmrtDataType dtype;
+  int pattern;
+  int rank;
+  int64_t dims[8];
+} CaseTensor;
+
+/* Copies the string value of "key" in [obj, end) into out; 0 when absent. */
+static int json_string(const char* obj, const char* end, const char* key, char* out, size_t n) {
+  char quoted[64];
+  snprintf(quoted, sizeof(quoted), "\"%s\": \"", key);
+  const char* p = strstr(obj, quoted);
+  if (p == NULL || p >= end) return 0;
+  p += strlen(quoted);
+  const char* q = strchr(p, '"');
+  if (q == NULL || q >= end || (size_t)(q - p) >= n) return 0;
+  memcpy(out, p, (size_t)(q - p));
+  out[q - p] = '\0';
+  return 1;
+}
+
+static SmrtDataType dtype_from_name(const char* name) {
+  if (strcmp(name, "DT_FLOAT") == 0) return SMRT_FLOAT;
+  if (strcmp(name, "DT_INT32") == 0) return SMRT_INT32;
+  if (strcmp(name, "DT_INT64") == 0) return SMRT_INT64;
+  if (strcmp(name, "DT_BOOL") == 0) return SMRT_BOOL;
+  if (strcmp(name, "DT_STRING") == 0) return SMRT_STRING;
+  return SMRT_INVALID;
+}
+
+/* The objects of the "inputs" or "outputs" array; returns how many. */
+static int parse_tensors(const char* json, const char* section, CaseTensor* out, int max) {
+  char key[32];
+  snprintf(key, sizeof(key), "\"%s\": [", section);
+  const char* p = strstr(json, key);
+  if (p == NULL) return 0;
+  p += strlen(key);
+  int n = 0;
+  while (n < max) {
+    while (*p == ' ' || *p == '\n' || *p == ',') ++p;
+    if (*p != '{') break;
+    const char* end = strchr(p, '}');
+    if (end == NULL) break;
+    CaseTensor* t = &out[n];
+    memset(t, 0, sizeof(*t));
+    char dtype[32] = "", pattern[32] = "";
+    json_string(p, end, "name", t->name, sizeof(t->name));
+    json_string(p, end, "file", t->file, sizeof(t->file));
+    json_string(p, end, "dtype", dtype, sizeof(dtype));
+    t->pattern = json_string(p, end, "pattern", pattern, sizeof(pattern)) &&
+                 strcmp(pattern, "mod1009_v1") == 0;
+    t->dtype = dtype_from_name(dtype);
+    const char* shape = strstr(p, "\"shape\": [");
+    if (shape != NULL && shape < end) {
+      const char* d = shape + strlen("\"shape\": [");
+      while (*d != ']' && t->rank < 8) {
+        char* next = NULL;
+        long long v = strtoll(d, &next, 10);
+        if (next == d) break;
+        t->dims[t->rank++] = v;
+        d = next;
+        while (*d == ',' || *d == ' ' || *d == '\n') ++d;
+      }
+    }
+    ++n;
+    p = end + 1;
+  }
+  return n;
+}
+
+static int64_t element_count(const CaseTensor* t) {
+  int64_t n = 1;
+  for (int i = 0; i < t->rank; ++i) n *= t->dims[i];
+  return n;
+}
+
+/* A .strings golden: per element a uint32 little-endian length, the bytes. */
+static SmrtTensor* read_strings_tensor(const char* path, const CaseTensor* spec) {
+  Bytes b = read_file(path);
+  SmrtTensor* t = NULL;
+  CHECK_OK(SmrtTensorCreate(SMRT_STRING, spec->dims, spec->rank, &t));
+  size_t pos = 0;
+  for (int64_t i = 0; t != NULL && i < element_count(spec); ++i) {
+    if (pos + 4 > b.size) {
+      fprintf(stderr, "%s: too few strings\n", path);
+      ++failures;
+      break;
+    }
+    const unsigned char* p = (const unsigned char*)b.data + pos;
+    size_t len = p[0] | (p[1] << 8) | (p[2] << 16) | ((size_t)p[3] << 24);
+    CHECK(pos + 4 + len <= b.size);
+    if (pos + 4 + len > b.size) break;
+    CHECK_OK(SmrtTensorSetString(t, i, b.data + pos + 4, len));
+    pos += 4 + len;
+  }
+  free(b.data);
+  return t;
+}
+
+/* The case's tensor: generated, a .strings file or a .npy file (reshaped to
+ * the manifest's shape, as the conformance suite does). */
+static SmrtTensor* case_tensor(const char* dir, const CaseTensor* spec) {
+  SmrtTensor* t = NULL;
+  if (spec->pattern) {
+    CHECK(spec->dtype == SMRT_FLOAT);
+    CHECK_OK(SmrtTensorCreate(SMRT_FLOAT, spec->dims, spec->rank, &t));
+    float* x = t != NULL ? SmrtTensorData(t) : NULL;
+    for (int64_t i = 0; x != NULL && i < element_count(spec); ++i) {
+      x[i] = (float)(((i * 7919) % 1009) / 1008.0);
+    }
+    return t;
+  }
+  char* path = path_join(dir, spec->file);
+  if (spec->dtype == SMRT_STRING) {
+    t = read_strings_tensor(path, spec);
+  } else {
+    Array a = read_npy(path);
+    CHECK(a.dtype == spec->dtype);
+    CHECK_OK(SmrtTensorCreate(spec->dtype, spec->dims, spec->rank, &t));
+    if (t != NULL && SmrtTensorByteSize(t) == a.byte_size) {
+      memcpy(SmrtTensorData(t), a.data, a.byte_size);
+    } else {
+      fprintf(stderr, "%s: %zu bytes for shape of %lld elements\n", path, a.byte_size,
+              (long long)element_count(spec));
+      ++failures;
+    }
+    free(a.data);
+  }
+  free(path);
+  return t;
+}
+
+/* Same dtype, shape and values (floats within the conformance tolerance). */
+static void expect_tensor_near(const SmrtTensor* got, const SmrtTensor* want, const char* what) {
+  if (got == NULL || want == NULL) {
+    fprintf(stderr, "%s: missing tensor\n", what);
+    ++failures;
+    return;
+  }
+  int same = SmrtTensorDataType(got) == SmrtTensorDataType(want) &&
+             SmrtTensorRank(got) == SmrtTensorRank(want);
+  for (int i = 0; same && i < SmrtTensorRank(want); ++i) {
+    same = SmrtTensorDim(got, i) == SmrtTensorDim(want, i);
+  }
+  if (!same) {
+    fprintf(stderr, "%s: dtype or shape differs from TensorFlow's\n", what);
+    ++failures;
+    return;
+  }
+  int bad = 0;
+  for (int64_t i = 0; i < SmrtTensorElementCount(want); ++i) {
+    if (SmrtTensorDataType(want) == SMRT_STRING) {
+      const char *g, *w;
+      size_t gn, wn;
+      CHECK_OK(SmrtTensorGetString(got, i, &g, &gn));
+      CHECK_OK(SmrtTensorGetString(want, i, &w, &wn));
+      bad += gn != wn || memcmp(g, w, gn) != 0;
+    } else if (SmrtTensorDataType(want) == SMRT_FLOAT) {
+      double g = ((const float*)SmrtTensorConstData(got))[i];
+      double w = ((const float*)SmrtTensorConstData(want))[i];
+      if (!(fabs(g - w) <= 1e-4 * fmax(1.0, fabs(w)))) {
+        if (bad++ < 3) fprintf(stderr, "%s: element %lld is %g, TensorFlow says %g\n", what,
+                               (long long)i, g, w);
+      }
+    }
+  }
+  if (SmrtTensorDataType(want) != SMRT_STRING && SmrtTensorDataType(want) != SMRT_FLOAT) {
+    bad += memcmp(SmrtTensorConstData(got), SmrtTensorConstData(want), SmrtTensorByteSize(want)) != 0;
+  }
+  if (bad > 0) {
+    fprintf(stderr, "%s: %d elements differ from TensorFlow's\n", what, bad);
+    ++failures;
+  }
+}
+
+/* Runs one case directory against its model; returns 1 when it ran. */
+static int run_zoo_case(const SmrtModel* model, const char* model_name, const char* case_dir,
+                        const char* case_name) {
+  char* manifest_path = path_join(case_dir, "manifest.json");
+  Bytes manifest = read_file(manifest_path);
+  free(manifest_path);
+  if (manifest.data == NULL) return 0;
+  char* json = realloc(manifest.data, manifest.size + 1);
+  json[manifest.size] = '\0';
+  char signature[128] = "";
+  json_string(json, json + manifest.size, "signature", signature, sizeof(signature));
+  CaseTensor ins[8], outs[8];
+  int n_in = parse_tensors(json, "inputs", ins, 8);
+  int n_out = parse_tensors(json, "outputs", outs, 8);
+  free(json);
+  CHECK(n_in > 0 && n_out > 0);
+
+  char* in_dir = path_join(case_dir, "inputs");
+  char* out_dir = path_join(case_dir, "outputs");
+  const char* names[8];
+  SmrtTensor* inputs[8];
+  for (int i = 0; i < n_in; ++i) {
+    names[i] = ins[i].name;
+    inputs[i] = case_tensor(in_dir, &ins[i]);
+  }
   SmrtOutputs* out = NULL;
-  CHECK_OK(SmrtModelRun(model, "serving_default", names, inputs, 1, &out));
-  const SmrtTensor* y = NULL;
-  if (out != NULL) CHECK_OK(SmrtOutputsFind(out, "output_0", &y));
-  expect_near(y, &want, "zoo mlp_bn_dropout b8");
+  CHECK_OK(SmrtModelRun(model, signature, names, (const SmrtTensor* const*)inputs, n_in, &out));
+  for (int i = 0; out != NULL && i < n_out; ++i) {
+    char what[512];
+    snprintf(what, sizeof(what), "zoo %.200s %.100s %.100s", model_name, case_name, outs[i].name);
+    const SmrtTensor* got = NULL;
+    CHECK_OK(SmrtOutputsFind(out, outs[i].name, &got));
+    SmrtTensor* want = case_tensor(out_dir, &outs[i]);
+    expect_tensor_near(got, want, what);
+    SmrtTensorDelete(want);
+  }
   SmrtOutputsDelete(out);
-  SmrtTensorDelete(t);
-  free(x.data);
-  free(want.data);
-  free(in_path);
-  free(out_path);
-  SmrtModelDelete(model);
+  for (int i = 0; i < n_in; ++i) SmrtTensorDelete(inputs[i]);
+  free(in_dir);
+  free(out_dir);
+  return 1;
+}
+
+/* Every case of every committed zoo model (tests/data/zoo), as TensorFlow
+ * answered it. */
+static void test_zoo(void) {
+  const char* zoo = SMRT_SOURCE_DIR "/tests/data/zoo";
+  DIR* models = opendir(zoo);
+  CHECK(models != NULL);
+  if (models == NULL) return;
+  int cases = 0;
+  for (struct dirent* m = readdir(models); m != NULL; m = readdir(models)) {
+    if (m->d_name[0] == '.') continue;
+    char* model_dir = path_join(zoo, m->d_name);
+    char* saved_model = path_join(model_dir, "saved_model");
+    char* cases_dir = path_join(model_dir, "cases");
+    DIR* cs = opendir(cases_dir);
+    if (cs != NULL) {
+      SmrtModel* model = NULL;
+      CHECK_OK(SmrtModelLoad(saved_model, NULL, &model));
+      for (struct dirent* c = readdir(cs); model != NULL && c != NULL; c = readdir(cs)) {
+        if (c->d_name[0] == '.') continue;
+        char* case_dir = path_join(cases_dir, c->d_name);
+        cases += run_zoo_case(model, m->d_name, case_dir, c->d_name);
+        free(case_dir);
+      }
+      SmrtModelDelete(model);
+      closedir(cs);
+    }
+    free(cases_dir);
+    free(saved_model);
+    free(model_dir);
+  }
+  closedir(models);
+  CHECK(cases >= 20);
+  printf("%d zoo cases checked\n", cases);
 }
 
 /* String inputs: the zoo's TextVectorization model on its .strings case
@@ -527,7 +770,7 @@ int main(void) {
   printf("smrt %s\n", SmrtVersion());
   test_digits_from_dir();
   test_digits_from_memory();
-  test_zoo_mlp();
+  test_zoo();
   test_zoo_strings();
   test_golden_half_plus_two();
   test_errors();
