@@ -31,6 +31,9 @@ struct SmrtTensor {
   smrt::Tensor tensor;
   SmrtDeallocator deallocator = nullptr;  // views only
   void* deallocator_arg = nullptr;
+  SmrtTensor() = default;
+  SmrtTensor(const SmrtTensor&) = delete;
+  SmrtTensor& operator=(const SmrtTensor&) = delete;
   ~SmrtTensor() {
     if (deallocator != nullptr) deallocator(tensor.raw_data(), tensor.byte_size(), deallocator_arg);
   }
@@ -51,7 +54,7 @@ struct SmrtModel {
 
 struct SmrtOutputs {
   std::vector<std::string> names;
-  std::vector<SmrtTensor> tensors;
+  std::vector<std::unique_ptr<SmrtTensor>> tensors;
 };
 
 // SmrtSignature and SmrtTensorSpec are smrt::SignatureInfo and
@@ -485,19 +488,19 @@ SmrtStatus* SmrtModelRun(const SmrtModel* model, const char* signature_key,
     absl::StatusOr<smrt::NamedTensors> results = model->model->Run(signature_key, feeds);
     if (!results.ok()) return FromStatus(results.status());
     auto outputs = std::make_unique<SmrtOutputs>();
-    outputs->tensors.reserve(results->size());
     for (auto& [name, tensor] : *results) {
-      outputs->names.push_back(name);
-      outputs->tensors.emplace_back();
+      auto out_tensor = std::make_unique<SmrtTensor>();
       // An output may alias an input view (an Identity of an input); the
       // caller may free that memory before reading the outputs, so copy it.
       if (tensor.is_view()) {
         absl::StatusOr<smrt::Tensor> copy = tensor.Clone();
         if (!copy.ok()) return FromStatus(copy.status());
-        outputs->tensors.back().tensor = *std::move(copy);
+        out_tensor->tensor = *std::move(copy);
       } else {
-        outputs->tensors.back().tensor = std::move(tensor);
+        out_tensor->tensor = std::move(tensor);
       }
+      outputs->names.push_back(name);
+      outputs->tensors.push_back(std::move(out_tensor));
     }
     *out = outputs.release();
     return nullptr;
@@ -515,7 +518,7 @@ const char* SmrtOutputsName(const SmrtOutputs* outputs, int i) {
 
 const SmrtTensor* SmrtOutputsTensor(const SmrtOutputs* outputs, int i) {
   if (i < 0 || i >= SmrtOutputsCount(outputs)) return nullptr;
-  return &outputs->tensors[i];
+  return outputs->tensors[i].get();
 }
 
 SmrtStatus* SmrtOutputsFind(const SmrtOutputs* outputs, const char* name,
@@ -530,7 +533,7 @@ SmrtStatus* SmrtOutputsFind(const SmrtOutputs* outputs, const char* name,
                         absl::StrCat("no output '", name, "'; the outputs are: ",
                                      absl::StrJoin(outputs->names, ", ")));
     }
-    *out = &outputs->tensors[it - outputs->names.begin()];
+    *out = outputs->tensors[it - outputs->names.begin()].get();
     return nullptr;
   });
 }
