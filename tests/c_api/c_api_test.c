@@ -460,8 +460,10 @@ static SmrtTensor* case_tensor(const char* dir, const CaseTensor* spec) {
   return t;
 }
 
-/* Same dtype, shape and values (floats within the conformance tolerance). */
-static void expect_tensor_near(const SmrtTensor* got, const SmrtTensor* want, const char* what) {
+/* Same dtype, shape and values; floats within |got - want| <= tolerance *
+ * max(1, |want|), the conformance suite's rule. */
+static void expect_tensor_near(const SmrtTensor* got, const SmrtTensor* want, double tolerance,
+                               const char* what) {
   if (got == NULL || want == NULL) {
     fprintf(stderr, "%s: missing tensor\n", what);
     ++failures;
@@ -488,7 +490,7 @@ static void expect_tensor_near(const SmrtTensor* got, const SmrtTensor* want, co
     } else if (SmrtTensorDataType(want) == SMRT_FLOAT) {
       double g = ((const float*)SmrtTensorConstData(got))[i];
       double w = ((const float*)SmrtTensorConstData(want))[i];
-      if (!(fabs(g - w) <= 1e-4 * fmax(1.0, fabs(w)))) {
+      if (!(fabs(g - w) <= tolerance * fmax(1.0, fabs(w)))) {
         if (bad++ < 3) fprintf(stderr, "%s: element %lld is %g, TensorFlow says %g\n", what,
                                (long long)i, g, w);
       }
@@ -504,8 +506,8 @@ static void expect_tensor_near(const SmrtTensor* got, const SmrtTensor* want, co
 }
 
 /* Runs one case directory against its model; returns 1 when it ran. */
-static int run_zoo_case(const SmrtModel* model, const char* model_name, const char* case_dir,
-                        const char* case_name) {
+static int run_zoo_case(const SmrtModel* model, const char* model_name, double tolerance,
+                        const char* case_dir, const char* case_name) {
   char* manifest_path = path_join(case_dir, "manifest.json");
   Bytes manifest = read_file(manifest_path);
   free(manifest_path);
@@ -536,7 +538,7 @@ static int run_zoo_case(const SmrtModel* model, const char* model_name, const ch
     const SmrtTensor* got = NULL;
     CHECK_OK(SmrtOutputsFind(out, outs[i].name, &got));
     SmrtTensor* want = case_tensor(out_dir, &outs[i]);
-    expect_tensor_near(got, want, what);
+    expect_tensor_near(got, want, tolerance, what);
     SmrtTensorDelete(want);
   }
   SmrtOutputsDelete(out);
@@ -546,8 +548,28 @@ static int run_zoo_case(const SmrtModel* model, const char* model_name, const ch
   return 1;
 }
 
+/* model.json's "tolerance" (a number, or null for the default 1e-4). */
+static double zoo_tolerance(const char* model_dir) {
+  char* path = path_join(model_dir, "model.json");
+  Bytes b = read_file(path);
+  free(path);
+  double tolerance = 1e-4;
+  char* json = b.data != NULL ? realloc(b.data, b.size + 1) : NULL;
+  if (json != NULL) {
+    json[b.size] = '\0';
+    const char* t = strstr(json, "\"tolerance\": ");
+    if (t != NULL) {
+      char* end = NULL;
+      double v = strtod(t + strlen("\"tolerance\": "), &end);
+      if (end != t + strlen("\"tolerance\": ") && v > 0) tolerance = v;
+    }
+    free(json);
+  }
+  return tolerance;
+}
+
 /* Every case of every committed zoo model (tests/data/zoo), as TensorFlow
- * answered it. */
+ * answered it, within the model's tolerance. */
 static void test_zoo(void) {
   const char* zoo = SMRT_SOURCE_DIR "/tests/data/zoo";
   DIR* models = opendir(zoo);
@@ -561,12 +583,13 @@ static void test_zoo(void) {
     char* cases_dir = path_join(model_dir, "cases");
     DIR* cs = opendir(cases_dir);
     if (cs != NULL) {
+      double tolerance = zoo_tolerance(model_dir);
       SmrtModel* model = NULL;
       CHECK_OK(SmrtModelLoad(saved_model, NULL, &model));
       for (struct dirent* c = readdir(cs); model != NULL && c != NULL; c = readdir(cs)) {
         if (c->d_name[0] == '.') continue;
         char* case_dir = path_join(cases_dir, c->d_name);
-        cases += run_zoo_case(model, m->d_name, case_dir, c->d_name);
+        cases += run_zoo_case(model, m->d_name, tolerance, case_dir, c->d_name);
         free(case_dir);
       }
       SmrtModelDelete(model);
