@@ -54,6 +54,11 @@ def zoo_cases():
     return out
 
 
+def zoo_tolerance(name):
+    """The model's bound from its model.json (null: the default 1e-4)."""
+    return json.loads((ZOO / name / "model.json").read_text())["tolerance"] or 1e-4
+
+
 def case_inputs(case, manifest):
     return {s["name"]: read_tensor(case / "inputs", s) for s in manifest["inputs"]}
 

@@ -1,7 +1,5 @@
 """The smrt Python module on committed models: TensorFlow's numbers, no
 copies of suitable inputs, concurrent runs, and errors with their messages."""
-import json
-import pathlib
 import threading
 
 import numpy as np
@@ -9,7 +7,7 @@ import pytest
 
 import smrt
 from conftest import (DIGITS, GOLDENS, SHARED_MODELS, ZOO, assert_near_tf, case_inputs,
-                      read_tensor, zoo_cases)
+                      read_tensor, zoo_cases, zoo_tolerance)
 
 
 def test_signatures_describe_inputs_and_outputs(digits):
@@ -37,7 +35,7 @@ def test_digits_match_tensorflow(digits):
 def test_zoo_case_matches_tensorflow(name, saved_model, case, manifest):
     model = smrt.load(saved_model, signatures=[manifest["signature"]])
     out = model.run(manifest["signature"], case_inputs(case, manifest))
-    tolerance = json.loads((ZOO / name / "model.json").read_text())["tolerance"] or 1e-4
+    tolerance = zoo_tolerance(name)
     for spec in manifest["outputs"]:
         assert_near_tf(out[spec["name"]], read_tensor(case / "outputs", spec),
                        f"{name} {case.name} {spec['name']}", tolerance)

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 import smrt
-from conftest import assert_near_tf, case_inputs, zoo_cases
+from conftest import assert_near_tf, case_inputs, zoo_cases, zoo_tolerance
 
 tf = pytest.importorskip("tensorflow")
 
@@ -32,4 +32,4 @@ def test_matches_tensorflow(name, saved_model, case, manifest):
         if value.dtype == object:
             np.testing.assert_array_equal(got[out_name], value)
         else:
-            assert_near_tf(got[out_name], value, f"{name} {out_name}", 1e-4)
+            assert_near_tf(got[out_name], value, f"{name} {out_name}", zoo_tolerance(name))
