@@ -1,5 +1,6 @@
 """The smrt Python module on committed models: TensorFlow's numbers, no
 copies of suitable inputs, concurrent runs, and errors with their messages."""
+import json
 import threading
 
 import numpy as np
@@ -167,3 +168,17 @@ def test_run_errors(digits):
             call()
         assert e.value.code == code, e.value
         assert text in e.value.message, e.value
+
+
+def test_an_input_named_inputs_is_a_keyword_like_any_other():
+    # tf1_predict_classify's classify signature takes an input called "inputs".
+    model = smrt.load(ZOO / "tf1_predict_classify" / "saved_model", tags=("serve",),
+                      signatures="classify")
+    case = ZOO / "tf1_predict_classify" / "cases" / "classify_b1"
+    manifest = json.loads((case / "manifest.json").read_text())
+    examples = case_inputs(case, manifest)["inputs"]
+    by_keyword = model.run("classify", inputs=examples)
+    by_dict = model.run("classify", {"inputs": examples})
+    np.testing.assert_array_equal(by_keyword["scores"], by_dict["scores"])
+    np.testing.assert_array_equal(by_keyword["classes"], by_dict["classes"])
+    assert by_keyword["classes"].dtype == object and isinstance(by_keyword["classes"].flat[0], bytes)
