@@ -13,6 +13,8 @@ packages=(
   libbenchmark-dev
   libpng-dev libjpeg-dev
   python3
+  # The Python module (bindings/python) and its tests (tests/python).
+  python3-dev pybind11-dev python3-pybind11 python3-numpy python3-pytest
 )
 
 missing=()

@@ -24,6 +24,11 @@ namespace smrt {
 
 using NamedTensors = std::map<std::string, Tensor>;
 
+// A SavedModel directory's files held in memory, by path relative to the
+// directory: "saved_model.pb", "variables/variables.index",
+// "variables/variables.data-00000-of-00001", "assets/vocab.txt"...
+using ModelFiles = std::map<std::string, std::string>;
+
 struct LoadOptions {
   // The MetaGraphDef to load, by tag set.
   std::vector<std::string> tags = {"serve"};
@@ -57,6 +62,11 @@ class Model {
   // node or op at fault.
   static absl::StatusOr<std::unique_ptr<Model>> Load(const std::string& dir,
                                                      const LoadOptions& options = {});
+  // Like Load, from files in memory (no file system needed). The Model keeps
+  // the bytes for its lifetime, since assets may be read when signatures
+  // run; dir() is then a "mem://<n>" name, which errors quote.
+  static absl::StatusOr<std::unique_ptr<Model>> LoadFromMemory(ModelFiles files,
+                                                               const LoadOptions& options = {});
   ~Model();
   Model(const Model&) = delete;
   Model& operator=(const Model&) = delete;

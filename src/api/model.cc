@@ -8,6 +8,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "core/memory_files.h"
 #include "exec/program.h"
 #include "graph/importer.h"
 #include "graph/variable_keys.h"
@@ -44,6 +45,7 @@ struct Model::Impl {
   absl::flat_hash_map<std::string, std::unique_ptr<kernels::Resource>> resources;  // tables...
   std::vector<ConstantFeed> constant_feeds;
   std::map<std::string, PreparedSignature> signatures;
+  std::shared_ptr<const file::MemoryDirectory> memory_files;  // LoadFromMemory's files
 
   absl::StatusOr<kernels::Resource*> Bind(const graph::Node& node);
   absl::StatusOr<std::unique_ptr<exec::Program>> Compile(graph::ImportRequest request,
@@ -316,6 +318,17 @@ absl::StatusOr<std::unique_ptr<Model>> Model::Load(const std::string& dir,
     if (absl::Status s = impl->Prepare(key, it->second); !s.ok()) return s;
   }
   return std::unique_ptr<Model>(new Model(std::move(impl)));
+}
+
+absl::StatusOr<std::unique_ptr<Model>> Model::LoadFromMemory(ModelFiles files,
+                                                             const LoadOptions& options) {
+  absl::StatusOr<std::shared_ptr<const file::MemoryDirectory>> dir =
+      file::MemoryDirectory::Mount(std::move(files));
+  if (!dir.ok()) return dir.status();
+  absl::StatusOr<std::unique_ptr<Model>> model = Load((*dir)->root(), options);
+  if (!model.ok()) return model.status();
+  (*model)->impl_->memory_files = *std::move(dir);
+  return model;
 }
 
 std::vector<std::string> Model::signature_keys() const {

@@ -10,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "core/file.h"
+#include "core/memory_files.h"
 
 namespace smrt::loader {
 namespace fs = std::filesystem;
@@ -45,6 +46,10 @@ absl::StatusOr<Asset> Resolve(const tensorflow::AssetFileDef& def,
   // TensorFlow does not require asset files to exist at load (a real TF
   // Serving test model lacks its foo.txt); whatever reads the file reports
   // it. Existing files must not lead outside the assets folder.
+  if (file::IsMemoryPath(asset.path)) {  // in-memory files have no symlinks
+    asset.exists = file::Exists(asset.path);
+    return asset;
+  }
   std::error_code ec;
   asset.exists = fs::exists(fs::symlink_status(asset.path, ec));
   if (!asset.exists) return asset;
@@ -94,6 +99,7 @@ absl::StatusOr<std::vector<std::string>> ListExtraAssets(const std::string& dir)
   const std::string extra = file::JoinPath(dir, "assets.extra");
   std::vector<std::string> names;
   if (!file::IsDirectory(extra)) return names;
+  if (file::IsMemoryPath(extra)) return file::ListMemoryFiles(extra);
   std::error_code ec;
   for (fs::recursive_directory_iterator it(extra, ec), end; !ec && it != end;
        it.increment(ec)) {
