@@ -32,6 +32,8 @@ void RegisterImageOps(KernelRegistry& r);        // image_ops.cc
 void RegisterMiscOps(KernelRegistry& r);         // misc_ops.cc
 void RegisterControlFlowOps(KernelRegistry& r);  // control_flow_ops.cc
 void RegisterTensorListOps(KernelRegistry& r);   // tensor_list_ops.cc
+void RegisterControlFlowV1Ops(KernelRegistry& r);  // control_flow_v1_ops.cc: Switch, Merge, Enter...
+void RegisterTensorArrayOps(KernelRegistry& r);  // tensor_array_ops.cc: TensorArrayV3 family
 void RegisterReverseOps(KernelRegistry& r);      // reverse_ops.cc
 void RegisterTrainingOps(KernelRegistry& r);     // training_ops.cc: gradients, xent losses
 
@@ -61,6 +63,8 @@ inline void RegisterReferenceKernels(KernelRegistry& r) {
   RegisterMiscOps(r);
   RegisterControlFlowOps(r);
   RegisterTensorListOps(r);
+  RegisterControlFlowV1Ops(r);
+  RegisterTensorArrayOps(r);
   RegisterReverseOps(r);
   RegisterTrainingOps(r);
 }
