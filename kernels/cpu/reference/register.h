@@ -26,6 +26,7 @@ void RegisterPadOps(KernelRegistry& r);          // pad_ops.cc
 void RegisterGatherTileOps(KernelRegistry& r);   // gather_tile_ops.cc (+ Fill, Range)
 void RegisterParseExampleOps(KernelRegistry& r); // parse_example_ops.cc
 void RegisterRandomOps(KernelRegistry& r);       // random_ops.cc
+void RegisterStatelessRandomOps(KernelRegistry& r);  // stateless_random_ops.cc
 void RegisterLookupTableOps(KernelRegistry& r);  // lookup_table_ops.cc
 void RegisterStringOps(KernelRegistry& r);       // string_ops.cc
 void RegisterImageOps(KernelRegistry& r);        // image_ops.cc
@@ -57,6 +58,7 @@ inline void RegisterReferenceKernels(KernelRegistry& r) {
   RegisterGatherTileOps(r);
   RegisterParseExampleOps(r);
   RegisterRandomOps(r);
+  RegisterStatelessRandomOps(r);
   RegisterLookupTableOps(r);
   RegisterStringOps(r);
   RegisterImageOps(r);
