@@ -161,6 +161,23 @@ TEST(DataflowTest, DeadTensorsNeverReachAFetch) {
   EXPECT_NE(s.message().find("is dead"), std::string::npos) << s;
 }
 
+TEST(DataflowTest, ControlTriggerIsNeverDead) {
+  // Both hang on the true branch's pivot; only the one behind the trigger
+  // runs when the branch is not taken.
+  const std::string text = kInputs + kCond + N("trig", "ControlTrigger", {"^pivot_t"}) +
+                           N("after", "Const", {"^trig"}, ConstF(5)) +
+                           N("direct", "Const", {"^pivot_t"}, ConstF(6));
+  Compiled c = Compile(text, {"after:0"});
+  ASSERT_TRUE(c.status.ok()) << c.status;
+  absl::StatusOr<std::vector<Tensor>> out = RunOn(*c.program, {1}, 0, false);
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_EQ(Values<float>((*out)[0]), (std::vector<float>{5}));
+  c = Compile(text, {"direct:0"});
+  ASSERT_TRUE(c.status.ok()) << c.status;
+  EXPECT_NE(RunOn(*c.program, {1}, 0, false).status().message().find("is dead"),
+            std::string::npos);
+}
+
 TEST(DataflowTest, WhileLoopRunsUntilLoopCondIsFalse) {
   for (int parallel : {10, 1}) {
     Compiled c = Compile(kInputs + Loop("L", "x", "n", "zero", "one", nullptr, parallel),
