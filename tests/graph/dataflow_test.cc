@@ -319,3 +319,50 @@ TEST(DataflowTest, TensorArraySplitConcatScatterGather) {
 
 }  // namespace
 }  // namespace smrt::exec
+
+namespace smrt::exec {
+namespace {
+
+// dynamic_size grows on write; a fixed-size array refuses an index past its
+// end, a second write to one index, and a value of the wrong element shape.
+TEST(DataflowTest, TensorArrayWritesFollowSizeAndShapeRules) {
+  auto graph = [](const std::string& ta_attrs, int index, const std::string& extra) {
+    return N("x", "Placeholder", {}, Dtype("DT_FLOAT")) +
+           N("n", "Placeholder", {}, Dtype("DT_INT32")) +
+           N("p", "Placeholder", {}, Dtype("DT_BOOL")) + N("one", "Const", {}, ConstI(1)) +
+           N("at", "Const", {}, ConstI(index)) +
+           N("ta", "TensorArrayV3", {"one"}, Dtype("DT_FLOAT") + " " + ta_attrs) +
+           N("w", "TensorArrayWriteV3", {"ta", "at", "x", "ta:1"}, T("DT_FLOAT")) + extra +
+           N("size", "TensorArraySizeV3", {"ta", "w"}) +
+           N("r", "TensorArrayReadV3", {"ta", "at", "w"}, Dtype("DT_FLOAT"));
+  };
+  const std::string dynamic = "attr { key: 'dynamic_size' value { b: true } }";
+  Compiled c = Compile(graph(dynamic, 4, ""), {"size:0", "r:0"});
+  ASSERT_TRUE(c.status.ok()) << c.status;
+  absl::StatusOr<std::vector<Tensor>> out = RunOn(*c.program, {7, 8}, 0, false);
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_EQ(Values<int32_t>((*out)[0]), (std::vector<int32_t>{5}));
+  EXPECT_EQ(Values<float>((*out)[1]), (std::vector<float>{7, 8}));
+
+  c = Compile(graph("", 4, ""), {"size:0"});
+  ASSERT_TRUE(c.status.ok()) << c.status;
+  absl::Status s = RunOn(*c.program, {7, 8}, 0, false).status();
+  EXPECT_NE(s.message().find("not resizeable and size is: 1"), std::string::npos) << s;
+
+  c = Compile(graph("", 0, N("w2", "TensorArrayWriteV3", {"ta", "at", "x", "w"}, T("DT_FLOAT"))),
+              {"w2:0"});
+  ASSERT_TRUE(c.status.ok()) << c.status;
+  s = RunOn(*c.program, {7, 8}, 0, false).status();
+  EXPECT_NE(s.message().find("already been written to"), std::string::npos) << s;
+
+  const std::string shaped =
+      "attr { key: 'element_shape' value { shape { dim { size: 3 } } } }";
+  c = Compile(graph(shaped, 0, ""), {"size:0"});
+  ASSERT_TRUE(c.status.ok()) << c.status;
+  s = RunOn(*c.program, {7, 8}, 0, false).status();
+  EXPECT_NE(s.message().find("incompatible with the element shape"), std::string::npos) << s;
+  EXPECT_TRUE(RunOn(*c.program, {7, 8, 9}, 0, false).ok());
+}
+
+}  // namespace
+}  // namespace smrt::exec
