@@ -16,6 +16,13 @@ namespace {
 
 constexpr int kMaxControlFlowDepth = 32;
 
+// Ops whose output is their input 0 (a resource handle passes through).
+bool ForwardsInput(absl::string_view op) {
+  return op == "Identity" || op == "Enter" || op == "RefEnter" || op == "Exit" ||
+         op == "RefExit" || op == "Switch" || op == "RefSwitch" || op == "Merge" ||
+         op == "RefMerge" || op == "NextIteration" || op == "RefNextIteration";
+}
+
 bool IsControlFlow(absl::string_view op) {
   return op == "While" || op == "StatelessWhile" || op == "If" || op == "StatelessIf" ||
          op == "Case" || op == "StatelessCase";
@@ -66,7 +73,9 @@ absl::StatusOr<std::unique_ptr<Program>> Program::Create(ProgramSpec spec,
   std::vector<NodeId> targets;
   for (const Endpoint& e : p->spec_.fetches) targets.push_back(e.node);
   for (NodeId n : p->spec_.effects) targets.push_back(n);
-  absl::StatusOr<std::vector<NodeId>> order = g.TopologicalOrder(targets);
+  const bool dataflow = NeedsDataflow(g, targets);
+  absl::StatusOr<std::vector<NodeId>> order =
+      dataflow ? DataflowOrder(g, targets) : g.TopologicalOrder(targets);
   if (!order.ok()) return order.status();
 
   std::vector<graph::UnsupportedOp> unsupported =
@@ -98,6 +107,10 @@ absl::StatusOr<std::unique_ptr<Program>> Program::Create(ProgramSpec spec,
       if (!r.ok()) return r.status();
       step.resource = *r;
       if (*r != nullptr) resources[id] = *r;
+    }
+    if (step.resource == nullptr && ForwardsInput(n.op) && !n.inputs.empty()) {
+      auto from = resources.find(n.inputs[0].node);
+      if (from != resources.end()) resources[id] = from->second;
     }
     const bool takes_ref = n.op == "Assign" || n.op == "AssignAdd" || n.op == "AssignSub";
     for (const Endpoint& e : n.inputs) {
@@ -171,6 +184,12 @@ absl::StatusOr<std::unique_ptr<Program>> Program::Create(ProgramSpec spec,
     auto it = first_slot.find(f);
     p->feed_slots_.push_back(it == first_slot.end() ? -1 : it->second);  // -1: unused feed
   }
+  if (dataflow) {
+    absl::StatusOr<std::unique_ptr<DataflowPlan>> plan = DataflowPlan::Create(
+        g, *order, p->spec_.feeds, p->spec_.fetches, p->spec_.dataflow_limits);
+    if (!plan.ok()) return plan.status();
+    p->dataflow_ = *std::move(plan);
+  }
   return p;
 }
 
@@ -203,49 +222,62 @@ size_t Program::cached_shape_plans() const {
   return shape_plans_.size();
 }
 
+absl::Status Program::RunStep(const Step& step, std::vector<Tensor> inputs,
+                             std::vector<Tensor>& outputs) const {
+  const graph::Graph& g = spec_.graph;
+  const graph::Node& n = g.node(step.node);
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    if (!inputs[i].valid() && !step.input_may_be_empty[i]) {
+      const graph::Node& producer = g.node(n.inputs[i].node);
+      return absl::FailedPreconditionError(absl::StrCat(
+          "node '", n.name, "' (", n.op, ") input ", i, " from '", producer.name, "' (",
+          producer.op, ") has no value",
+          graph::IsVariableNode(producer)
+              ? ": the variable is uninitialized (not in the checkpoint, not set by the "
+                "init op)"
+              : ""));
+    }
+  }
+  kernels::KernelContext ctx(n.name, n.op, n.attrs, std::move(inputs), step.num_outputs,
+                             step.input_resources);
+  ctx.set_node_resource(step.resource);
+  StepFunctions functions(step);
+  if (!step.functions.empty()) ctx.set_functions(&functions);
+  if (absl::Status s = step.kernel->compute(ctx); !s.ok()) {
+    return absl::Status(s.code(), absl::StrCat("node '", n.name, "' (", n.op, "): ", s.message()));
+  }
+  outputs = std::move(ctx.outputs());
+  return absl::OkStatus();
+}
+
 absl::StatusOr<std::vector<Tensor>> Program::Run(std::vector<Tensor> feeds) const {
   if (feeds.size() != spec_.feeds.size()) {
     return absl::InvalidArgumentError(
         absl::StrCat("expected ", spec_.feeds.size(), " inputs, got ", feeds.size()));
   }
   if (absl::Status s = CheckShapes(feeds); !s.ok()) return s;
+  if (dataflow_ != nullptr) {
+    return dataflow_->Run(
+        [this](int index, std::vector<Tensor> inputs, std::vector<Tensor>& out) {
+          return RunStep(steps_[index], std::move(inputs), out);
+        },
+        std::move(feeds));
+  }
   std::vector<Tensor> values(num_slots_);
   for (size_t i = 0; i < feeds.size(); ++i) {
     if (feed_slots_[i] >= 0) values[feed_slots_[i]] = std::move(feeds[i]);
   }
-  std::vector<bool> is_feed(steps_.size(), false);
-  const graph::Graph& g = spec_.graph;
   for (const Step& step : steps_) {
-    const graph::Node& n = g.node(step.node);
     bool fed = false;
     for (size_t i = 0; i < spec_.feeds.size(); ++i) fed |= spec_.feeds[i] == step.node;
     if (!fed) {
       std::vector<Tensor> inputs;
       inputs.reserve(step.input_slots.size());
-      for (size_t i = 0; i < step.input_slots.size(); ++i) {
-        const Tensor& v = values[step.input_slots[i]];
-        if (!v.valid() && !step.input_may_be_empty[i]) {
-          const graph::Node& producer = g.node(n.inputs[i].node);
-          return absl::FailedPreconditionError(absl::StrCat(
-              "node '", n.name, "' (", n.op, ") input ", i, " from '", producer.name, "' (",
-              producer.op, ") has no value",
-              graph::IsVariableNode(producer)
-                  ? ": the variable is uninitialized (not in the checkpoint, not set by the "
-                    "init op)"
-                  : ""));
-        }
-        inputs.push_back(v);
-      }
-      kernels::KernelContext ctx(n.name, n.op, n.attrs, std::move(inputs), step.num_outputs,
-                                 step.input_resources);
-      ctx.set_node_resource(step.resource);
-      StepFunctions functions(step);
-      if (!step.functions.empty()) ctx.set_functions(&functions);
-      if (absl::Status s = step.kernel->compute(ctx); !s.ok()) {
-        return absl::Status(s.code(), absl::StrCat("node '", n.name, "' (", n.op, "): ", s.message()));
-      }
+      for (int slot : step.input_slots) inputs.push_back(values[slot]);
+      std::vector<Tensor> outputs;
+      if (absl::Status s = RunStep(step, std::move(inputs), outputs); !s.ok()) return s;
       for (int i = 0; i < step.num_outputs; ++i) {
-        values[step.first_output_slot + i] = std::move(ctx.output(i));
+        values[step.first_output_slot + i] = std::move(outputs[i]);
       }
     }
     for (int s : step.release_after) values[s] = Tensor();

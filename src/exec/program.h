@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "exec/dataflow.h"
 #include "graph/graph.h"
 #include "kernels/registry.h"
 #include "tensorflow/graph.pb.h"
@@ -31,6 +32,7 @@ struct ProgramSpec {
   // name; must outlive the Program. Null when the graph has none.
   const tensorflow::GraphDef* library = nullptr;
   int depth = 0;  // nesting of control-flow bodies
+  DataflowLimits dataflow_limits;  // for graphs with TF1 control flow
 };
 
 class Program {
@@ -70,6 +72,9 @@ class Program {
   class StepFunctions;
 
   Program() = default;
+  // Computes one step from its inputs (data inputs in order).
+  absl::Status RunStep(const Step& step, std::vector<Tensor> inputs,
+                       std::vector<Tensor>& outputs) const;
   // Infers every value's shape for these feed shapes once and caches it;
   // an error here means the inputs cannot work with this graph.
   absl::Status CheckShapes(const std::vector<Tensor>& feeds) const;
@@ -79,6 +84,9 @@ class Program {
   std::vector<int> feed_slots_;
   std::vector<int> fetch_slots_;
   int num_slots_ = 0;
+  // Set when the graph has TF1 control flow: steps_ are then in
+  // DataflowOrder and run through it instead of the static schedule.
+  std::unique_ptr<const DataflowPlan> dataflow_;
 
   mutable std::mutex shape_mu_;
   mutable std::map<std::vector<Shape>, absl::Status> shape_plans_;

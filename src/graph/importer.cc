@@ -46,6 +46,27 @@ bool IsOrderingOp(absl::string_view op) {
          op == "LookupTableImportV2" || op == "LookupTableInsertV2";
 }
 
+// TF1 dataflow control flow. A graph holding any of these is imported in
+// dataflow mode: Merge may close a cycle (its NextIteration input), and the
+// control edges that carry deadness and frame membership (from pivots, the
+// Identity nodes on Switch outputs, and from these ops) are kept.
+bool IsDataflowOp(absl::string_view op) {
+  return op == "Switch" || op == "RefSwitch" || op == "Merge" || op == "RefMerge" ||
+         op == "Enter" || op == "RefEnter" || op == "Exit" || op == "RefExit" ||
+         op == "NextIteration" || op == "RefNextIteration" || op == "LoopCond" ||
+         op == "ControlTrigger";
+}
+
+bool IsMerge(absl::string_view op) { return op == "Merge" || op == "RefMerge"; }
+
+template <typename Nodes>
+bool HasDataflowOps(const Nodes& nodes) {
+  for (const auto& n : nodes) {
+    if (IsDataflowOp(n.op())) return true;
+  }
+  return false;
+}
+
 bool IsCall(absl::string_view op) {
   return op == "PartitionedCall" || op == "StatefulPartitionedCall";
 }
@@ -74,6 +95,7 @@ class Importer {
       : graph_def_(g), registry_(registry), limits_(limits) {
     for (const auto& f : g.library().function()) functions_[f.signature().name()] = &f;
     for (const auto& n : g.node()) outer_.nodes[n.name()] = &n;
+    dataflow_ = HasDataflowOps(g.node());
   }
 
   absl::StatusOr<ImportResult> Run(const ImportRequest& request) {
@@ -105,6 +127,7 @@ class Importer {
       std::string name = target[0] == '^' ? target.substr(1) : target;
       if (absl::Status s = MaterializeEffect(outer_, name); !s.ok()) return s;
     }
+    if (absl::Status s = ResolveDeferred(); !s.ok()) return s;
     result_.graph = std::move(graph_);
     return std::move(result_);
   }
@@ -115,6 +138,7 @@ class Importer {
       return absl::InvalidArgumentError(absl::StrCat("function '", name, "' is not defined"));
     }
     const tensorflow::FunctionDef& fn = *it->second;
+    dataflow_ = HasDataflowOps(fn.node_def());
     auto scope = std::make_unique<Scope>();
     scope->fn = &fn;
     for (const auto& n : fn.node_def()) scope->nodes[n.name()] = &n;
@@ -147,6 +171,7 @@ class Importer {
     for (const auto& [k, node_name] : fn.control_ret()) {
       if (absl::Status st = MaterializeEffect(*scope, node_name); !st.ok()) return st;
     }
+    if (absl::Status st = ResolveDeferred(); !st.ok()) return st;
     scopes_.push_back(std::move(scope));
     result_.graph = std::move(graph_);
     return std::move(result_);
@@ -249,7 +274,7 @@ class Importer {
     if (!scope.in_progress.insert(name).second) {
       return absl::InvalidArgumentError(absl::StrCat(
           "the graph has a cycle through node '", scope.prefix, name,
-          "' (TF1 while loops are not supported by this importer)"));
+          "' that is not a while loop (whose back edge is NextIteration -> Merge)"));
     }
     if (++depth_ > 100000) {
       return absl::ResourceExhaustedError("the graph is deeper than 100000 nodes");
@@ -265,6 +290,7 @@ class Importer {
     absl::StatusOr<const tensorflow::NodeDef*> def = Lookup(scope, name);
     if (!def.ok()) return def.status();
     const tensorflow::NodeDef& nd = **def;
+    if (dataflow_ && IsMerge(nd.op())) return BuildMerge(scope, nd);
 
     std::vector<std::string> data_inputs;
     for (const std::string& in : nd.input()) {
@@ -312,19 +338,7 @@ class Importer {
     node.attrs = *std::move(attrs);
     const kernels::OpSpec* spec = registry_.FindOp(nd.op());
     if (spec != nullptr) kernels::ApplyAttrDefaults(*spec, node.attrs);
-    for (const std::string& in : data_inputs) {
-      absl::StatusOr<Endpoint> e = ResolveInput(scope, in);
-      if (!e.ok()) return e.status();
-      node.inputs.push_back(*e);
-    }
-    for (const std::string& in : nd.input()) {
-      if (in.empty() || in[0] != '^') continue;
-      absl::flat_hash_set<std::string> visited;
-      if (absl::Status st = OrderingDeps(scope, in.substr(1), visited, node.control_inputs);
-          !st.ok()) {
-        return st;
-      }
-    }
+    if (absl::Status st = ResolveInputs(scope, nd, data_inputs, node); !st.ok()) return st;
     int num_outputs = 1;
     if (spec != nullptr && spec->num_outputs) {
       absl::StatusOr<int> n = spec->num_outputs(node.attrs, static_cast<int>(node.inputs.size()));
@@ -339,6 +353,89 @@ class Importer {
     Materialized m;
     m.direct = *id;
     return m;
+  }
+
+  absl::Status ResolveInputs(Scope& scope, const tensorflow::NodeDef& nd,
+                             const std::vector<std::string>& data_inputs, Node& node) {
+    for (const std::string& in : data_inputs) {
+      absl::StatusOr<Endpoint> e = ResolveInput(scope, in);
+      if (!e.ok()) return e.status();
+      node.inputs.push_back(*e);
+    }
+    for (const std::string& in : nd.input()) {
+      if (in.empty() || in[0] != '^') continue;
+      absl::flat_hash_set<std::string> visited;
+      if (absl::Status st = OrderingDeps(scope, in.substr(1), visited, node.control_inputs);
+          !st.ok()) {
+        return st;
+      }
+    }
+    return absl::OkStatus();
+  }
+
+  // A Merge's NextIteration inputs (a while loop's back edges) resolve after
+  // everything else (ResolveDeferred), so the loop's cycle never closes
+  // during the depth-first walk.
+  absl::StatusOr<Materialized> BuildMerge(Scope& scope, const tensorflow::NodeDef& nd) {
+    Node node;
+    node.name = scope.prefix + nd.name();
+    node.op = nd.op();
+    node.device = nd.device();
+    absl::StatusOr<AttrMap> attrs = AttrMapFromProto(nd.attr());
+    if (!attrs.ok()) {
+      return absl::Status(attrs.status().code(), absl::StrCat("node '", node.name, "' (", nd.op(),
+                                                              "): ", attrs.status().message()));
+    }
+    node.attrs = *std::move(attrs);
+    if (const kernels::OpSpec* spec = registry_.FindOp(nd.op())) {
+      kernels::ApplyAttrDefaults(*spec, node.attrs);
+    }
+    std::vector<std::string> now, later;
+    std::vector<int> later_slots;
+    for (const std::string& in : nd.input()) {
+      if (in.empty() || in[0] == '^') continue;
+      const std::string src = in.substr(0, in.find(':'));
+      auto def = scope.nodes.find(src);
+      const bool back = def != scope.nodes.end() && (def->second->op() == "NextIteration" ||
+                                                     def->second->op() == "RefNextIteration");
+      if (back) {
+        later.push_back(in);
+        later_slots.push_back(static_cast<int>(now.size() + later.size() - 1));
+      } else {
+        now.push_back(in);
+      }
+    }
+    Node resolved;
+    if (absl::Status st = ResolveInputs(scope, nd, now, resolved); !st.ok()) return st;
+    // Slots in input order; deferred ones are filled in later.
+    const size_t total = now.size() + later.size();
+    node.inputs.assign(total, Endpoint{});
+    size_t next_now = 0;
+    for (size_t k = 0; k < total; ++k) {
+      bool deferred = false;
+      for (int slot : later_slots) deferred |= slot == static_cast<int>(k);
+      if (!deferred) node.inputs[k] = resolved.inputs[next_now++];
+    }
+    node.control_inputs = std::move(resolved.control_inputs);
+    absl::StatusOr<NodeId> id = Add(std::move(node), 2);
+    if (!id.ok()) return id.status();
+    for (size_t k = 0; k < later.size(); ++k) {
+      deferred_.push_back({&scope, *id, later_slots[k], later[k]});
+    }
+    Materialized m;
+    m.direct = *id;
+    return m;
+  }
+
+  absl::Status ResolveDeferred() {
+    while (!deferred_.empty()) {
+      DeferredInput d = deferred_.back();
+      deferred_.pop_back();
+      absl::StatusOr<Endpoint> e = ResolveInput(*d.scope, d.input);
+      if (!e.ok()) return e.status();
+      graph_.node(d.merge).inputs[d.slot] = *e;
+    }
+    return absl::OkStatus();
   }
 
   absl::StatusOr<Materialized> Inline(Scope& scope, const tensorflow::NodeDef& call,
@@ -393,7 +490,8 @@ class Importer {
     auto it = scope.nodes.find(name);
     if (it == scope.nodes.end()) return absl::OkStatus();  // reported if ever needed as data
     const tensorflow::NodeDef& nd = *it->second;
-    if (IsOrderingOp(nd.op())) {
+    if (dataflow_ && IsPassThrough(nd.op())) return ControlIdentity(scope, nd, visited, out);
+    if (IsOrderingOp(nd.op()) || (dataflow_ && IsDataflowOp(nd.op()))) {
       absl::StatusOr<const Materialized*> m = Materialize(scope, name);
       if (!m.ok()) return m.status();
       if ((*m)->direct >= 0) out.push_back((*m)->direct);
@@ -406,6 +504,44 @@ class Importer {
         }
       }
     }
+    return absl::OkStatus();
+  }
+
+  // In dataflow mode a control edge from an identity (a cond or loop pivot)
+  // carries its input's deadness and frame: it becomes a real Identity node,
+  // used only as a control source (data consumers still skip it).
+  absl::Status ControlIdentity(Scope& scope, const tensorflow::NodeDef& nd,
+                               absl::flat_hash_set<std::string>& visited,
+                               std::vector<NodeId>& out) {
+    const std::string key = absl::StrCat(scope.prefix, nd.name());
+    if (auto done = control_identities_.find(key); done != control_identities_.end()) {
+      out.push_back(done->second);
+      return absl::OkStatus();
+    }
+    Node node;
+    node.name = key;
+    node.op = "Identity";
+    for (const std::string& in : nd.input()) {
+      if (in.empty()) continue;
+      if (in[0] == '^') {
+        if (absl::Status s = OrderingDeps(scope, in.substr(1), visited, node.control_inputs);
+            !s.ok()) {
+          return s;
+        }
+      } else if (node.inputs.empty()) {
+        absl::StatusOr<Endpoint> e = ResolveInput(scope, in);
+        if (!e.ok()) return e.status();
+        node.inputs.push_back(*e);
+      }
+    }
+    if (node.inputs.empty()) {  // nothing to carry: its control inputs stand for it
+      out.insert(out.end(), node.control_inputs.begin(), node.control_inputs.end());
+      return absl::OkStatus();
+    }
+    absl::StatusOr<NodeId> id = Add(std::move(node), 1);
+    if (!id.ok()) return id.status();
+    control_identities_[key] = *id;
+    out.push_back(*id);
     return absl::OkStatus();
   }
 
@@ -438,6 +574,15 @@ class Importer {
   std::vector<std::unique_ptr<Scope>> scopes_;  // keeps inlined scopes' memos alive
   absl::flat_hash_map<std::string, Endpoint> feeds_;
   absl::flat_hash_set<std::string> effects_seen_;
+  bool dataflow_ = false;  // the graph has TF1 control flow (see IsDataflowOp)
+  struct DeferredInput {
+    Scope* scope;
+    NodeId merge;
+    int slot;
+    std::string input;
+  };
+  std::vector<DeferredInput> deferred_;
+  absl::flat_hash_map<std::string, NodeId> control_identities_;
   Graph graph_;
   ImportResult result_;
   int depth_ = 0;

@@ -292,3 +292,29 @@ TEST(CommunityModelsTest, MatchTensorFlowOrListWhatIsMissing) {
 
 }  // namespace
 }  // namespace smrt
+
+namespace smrt {
+namespace {
+
+// rllib_mouse_cheese is a TF1 graph whose policy picks actions through v1
+// conds (Switch/Merge, nested, with seeded Multinomial and RandomUniformInt in
+// the branches): it must load and give TensorFlow's answers, not just list
+// what is missing.
+TEST(CommunityModelsTest, RllibMouseCheeseV1CondsMatchTensorFlow) {
+  SMRT_SKIP_IF_NO_SHARED_MODELS();
+  for (const testing::ConformanceModel& m : testing::ListCommunityModels()) {
+    if (m.name != "community/rllib_mouse_cheese") continue;
+    testing::ModelResult r = testing::RunConformance(m);
+    ASSERT_TRUE(r.load_error.empty()) << r.load_error;
+    ASSERT_FALSE(r.cases.empty());
+    for (const testing::CaseResult& c : r.cases) {
+      EXPECT_TRUE(c.ok()) << c.c->signature << ": "
+                          << (c.error.empty() ? c.comparison.detail : c.error);
+    }
+    return;
+  }
+  FAIL() << "community/rllib_mouse_cheese is not among the community models";
+}
+
+}  // namespace
+}  // namespace smrt

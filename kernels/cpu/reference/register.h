@@ -33,6 +33,8 @@ void RegisterImageOps(KernelRegistry& r);        // image_ops.cc
 void RegisterMiscOps(KernelRegistry& r);         // misc_ops.cc
 void RegisterControlFlowOps(KernelRegistry& r);  // control_flow_ops.cc
 void RegisterTensorListOps(KernelRegistry& r);   // tensor_list_ops.cc
+void RegisterControlFlowV1Ops(KernelRegistry& r);  // control_flow_v1_ops.cc: Switch, Merge, Enter...
+void RegisterTensorArrayOps(KernelRegistry& r);  // tensor_array_ops.cc: TensorArrayV3 family
 void RegisterReverseOps(KernelRegistry& r);      // reverse_ops.cc
 void RegisterTrainingOps(KernelRegistry& r);     // training_ops.cc: gradients, xent losses
 // half_precision_ops.cc: float16/bfloat16 over the float32 kernels; must come last.
@@ -65,6 +67,8 @@ inline void RegisterReferenceKernels(KernelRegistry& r) {
   RegisterMiscOps(r);
   RegisterControlFlowOps(r);
   RegisterTensorListOps(r);
+  RegisterControlFlowV1Ops(r);
+  RegisterTensorArrayOps(r);
   RegisterReverseOps(r);
   RegisterTrainingOps(r);
   RegisterHalfPrecisionOps(r);
