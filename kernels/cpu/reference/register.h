@@ -34,6 +34,11 @@ void RegisterControlFlowOps(KernelRegistry& r);  // control_flow_ops.cc
 void RegisterTensorListOps(KernelRegistry& r);   // tensor_list_ops.cc
 void RegisterReverseOps(KernelRegistry& r);      // reverse_ops.cc
 void RegisterTrainingOps(KernelRegistry& r);     // training_ops.cc: gradients, xent losses
+void RegisterSpaceBatchOps(KernelRegistry& r);   // space_batch_ops.cc: SpaceToBatchND, DepthToSpace...
+void RegisterVolumeOps(KernelRegistry& r);       // volume_ops.cc: Conv3D, MaxPool3D, AvgPool3D
+void RegisterBincountOps(KernelRegistry& r);     // bincount_ops.cc: Bincount, DenseBincount
+void RegisterReverseSequenceOps(KernelRegistry& r);  // reverse_sequence_ops.cc
+void RegisterXlaOps(KernelRegistry& r);          // xla_ops.cc: jax2tf's XlaDotV2, XlaGather...
 
 inline void RegisterReferenceKernels(KernelRegistry& r) {
   RegisterBasicOps(r);
@@ -63,6 +68,11 @@ inline void RegisterReferenceKernels(KernelRegistry& r) {
   RegisterTensorListOps(r);
   RegisterReverseOps(r);
   RegisterTrainingOps(r);
+  RegisterSpaceBatchOps(r);
+  RegisterVolumeOps(r);
+  RegisterBincountOps(r);
+  RegisterReverseSequenceOps(r);
+  RegisterXlaOps(r);
 }
 
 }  // namespace smrt::kernels
