@@ -44,3 +44,9 @@ save('s2d_2', tf.raw_ops.SpaceToDepth(input=d_in, block_size=2).numpy())
 d2_in = rng.integers(0, 255, (1, 2, 3, 18)).astype(np.uint8)
 save('d2_in', d2_in)
 save('d2s_3', tf.raw_ops.DepthToSpace(input=d2_in, block_size=3).numpy())
+
+# TF1 SpaceToBatch / BatchToSpace (4-D, square block_size attr).
+save('s2b_v1', tf.raw_ops.SpaceToBatch(input=x4, paddings=tf.constant([[1, 0], [0, 2]], tf.int64),
+                                       block_size=2).numpy())
+save('b2s_v1', tf.raw_ops.BatchToSpace(input=b2s_in, crops=tf.constant([[0, 1], [1, 1]], tf.int32),
+                                       block_size=2).numpy())

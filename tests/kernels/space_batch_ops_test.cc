@@ -72,6 +72,35 @@ TEST(SpaceBatchOpsTest, SpaceToBatchAndBackMatchTensorFlow) {
   EXPECT_TRUE(TensorsNear((*crop)[0], Golden("b2s_crop"), 0, 0));
 }
 
+TEST(SpaceBatchOpsTest, Tf1SpaceToBatchAndBatchToSpaceMatchTensorFlow) {
+  AttrMap a;
+  a.Set("T", DataType::kFloat);
+  a.Set("Tpaddings", DataType::kInt64);
+  a.Set("block_size", int64_t{2});
+  absl::StatusOr<std::vector<Tensor>> out =
+      RunOp("SpaceToBatch", a, {Golden("x4"), MakeTensor<int64_t>({2, 2}, {1, 0, 0, 2})});
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_TRUE(TensorsNear((*out)[0], Golden("s2b_v1"), 0, 0));
+  AttrMap b;
+  b.Set("T", DataType::kFloat);
+  b.Set("Tidx", DataType::kInt32);
+  b.Set("block_size", int64_t{2});
+  out = RunOp("BatchToSpace", b, {Golden("b2s_in"), MakeTensor<int32_t>({2, 2}, {0, 1, 1, 1})});
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_TRUE(TensorsNear((*out)[0], Golden("b2s_v1"), 0, 0));
+  // 4-D only, block_size above 1.
+  EXPECT_EQ(RunOp("BatchToSpace", b,
+                  {MakeTensor<float>({4, 1, 1}, {1, 2, 3, 4}), MakeTensor<int32_t>({2, 2}, {0, 0, 0, 0})})
+                .status()
+                .code(),
+            absl::StatusCode::kInvalidArgument);
+  b.Set("block_size", int64_t{1});
+  EXPECT_EQ(RunOp("BatchToSpace", b, {Golden("b2s_in"), MakeTensor<int32_t>({2, 2}, {0, 0, 0, 0})})
+                .status()
+                .code(),
+            absl::StatusCode::kInvalidArgument);
+}
+
 TEST(SpaceBatchOpsTest, ZeroSizeTensors) {
   absl::StatusOr<std::vector<Tensor>> out = RunBlock(
       "SpaceToBatchND", MakeTensor<float>({0, 4, 2}, {}), DataType::kInt32, {2}, {0, 0});

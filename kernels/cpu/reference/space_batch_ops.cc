@@ -1,4 +1,5 @@
-// SpaceToBatchND / BatchToSpaceND (what Keras dilated convolutions export)
+// SpaceToBatchND / BatchToSpaceND (what Keras dilated convolutions export),
+// their TF1 4-D forms SpaceToBatch / BatchToSpace (square block_size attr),
 // and SpaceToDepth / DepthToSpace (NHWC).
 //
 // SpaceToBatchND pads the M spatial dims after the batch dim, then moves each
@@ -126,15 +127,39 @@ absl::StatusOr<Shape> BlockOutputShape(absl::string_view op, const Shape& in, co
   return out;
 }
 
+// The ND ops take block_shape and paddings/crops as inputs 1 and 2; the TF1
+// SpaceToBatch / BatchToSpace take paddings/crops as input 1 and a square
+// block_size attr over a 4-D (NHWC) input. `block` is null for those.
+bool IsNd(absl::string_view op) { return op == "SpaceToBatchND" || op == "BatchToSpaceND"; }
+
+absl::StatusOr<BlockSpec> ReadSpec(absl::string_view op, const AttrMap& attrs, const Tensor* block,
+                                   const Tensor& amounts, int input_rank, bool to_batch) {
+  const char* what = to_batch ? "paddings" : "crops";
+  if (IsNd(op)) return ReadBlockSpec(op, *block, amounts, what);
+  absl::StatusOr<int64_t> size = attrs.Get<int64_t>("block_size");
+  if (!size.ok()) return size.status();
+  if (*size < 2) {
+    return absl::InvalidArgumentError(absl::StrCat(op, ": block_size should be > 1, got ", *size));
+  }
+  if (input_rank != 4) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(op, ": input must be 4-dimensional, got rank ", input_rank));
+  }
+  Tensor square = *Tensor::Create(DataType::kInt64, {2});
+  square.data<int64_t>()[0] = square.data<int64_t>()[1] = *size;
+  return ReadBlockSpec(op, square, amounts, what);
+}
+
 absl::Status InferBlockOp(InferenceContext& ctx, bool to_batch) {
   ValueInfo out;
   out.dtype = InputDType(ctx, 0, "T");
   const PartialShape& in = ctx.input(0).shape;
-  const Tensor* block = ctx.input_value(1);
-  const Tensor* amounts = ctx.input_value(2);
-  if (in.known_rank && block != nullptr && amounts != nullptr) {
+  const bool nd = IsNd(ctx.op());
+  const Tensor* block = nd ? ctx.input_value(1) : nullptr;
+  const Tensor* amounts = ctx.input_value(nd ? 2 : 1);
+  if (in.known_rank && (block != nullptr || !nd) && amounts != nullptr) {
     absl::StatusOr<BlockSpec> s =
-        ReadBlockSpec(ctx.op(), *block, *amounts, to_batch ? "paddings" : "crops");
+        ReadSpec(ctx.op(), ctx.attrs(), block, *amounts, in.rank(), to_batch);
     if (!s.ok()) return s.status();
     absl::StatusOr<Shape> dims = BlockOutputShape(ctx.op(), in.dims, *s, to_batch);
     if (!dims.ok()) return dims.status();
@@ -142,7 +167,7 @@ absl::Status InferBlockOp(InferenceContext& ctx, bool to_batch) {
   } else if (in.known_rank) {
     // The batch and spatial dims change; dims after the spatial ones do not.
     Shape dims(in.dims.size(), -1);
-    const int64_t m = KnownVectorLength(ctx, 1);
+    const int64_t m = nd ? KnownVectorLength(ctx, 1) : 2;
     if (m >= 0 && m + 1 <= in.rank()) {
       for (int d = static_cast<int>(m) + 1; d < in.rank(); ++d) dims[d] = in.dims[d];
     }
@@ -209,8 +234,9 @@ void ForEachBlockRun(const Shape& in, const Shape& out, const BlockSpec& s, bool
 
 absl::Status ComputeBlockOp(KernelContext& ctx, bool to_batch) {
   const Tensor& input = ctx.input(0);
-  absl::StatusOr<BlockSpec> s =
-      ReadBlockSpec(ctx.op(), ctx.input(1), ctx.input(2), to_batch ? "paddings" : "crops");
+  const bool nd = IsNd(ctx.op());
+  absl::StatusOr<BlockSpec> s = ReadSpec(ctx.op(), ctx.attrs(), nd ? &ctx.input(1) : nullptr,
+                                         ctx.input(nd ? 2 : 1), input.rank(), to_batch);
   if (!s.ok()) return s.status();
   absl::StatusOr<Shape> dims = BlockOutputShape(ctx.op(), input.shape(), *s, to_batch);
   if (!dims.ok()) return dims.status();
@@ -359,6 +385,14 @@ void RegisterSpaceBatchOps(KernelRegistry& r) {
   AddArrayKernel(r, "SpaceToBatchND", "T",
                  [](KernelContext& ctx) { return ComputeBlockOp(ctx, /*to_batch=*/true); });
   AddArrayKernel(r, "BatchToSpaceND", "T",
+                 [](KernelContext& ctx) { return ComputeBlockOp(ctx, /*to_batch=*/false); });
+  r.AddOp(ArrayOp("SpaceToBatch", {{"Tpaddings", DataType::kInt32}},
+                  [](InferenceContext& ctx) { return InferBlockOp(ctx, /*to_batch=*/true); }));
+  r.AddOp(ArrayOp("BatchToSpace", {{"Tidx", DataType::kInt32}},
+                  [](InferenceContext& ctx) { return InferBlockOp(ctx, /*to_batch=*/false); }));
+  AddArrayKernel(r, "SpaceToBatch", "T",
+                 [](KernelContext& ctx) { return ComputeBlockOp(ctx, /*to_batch=*/true); });
+  AddArrayKernel(r, "BatchToSpace", "T",
                  [](KernelContext& ctx) { return ComputeBlockOp(ctx, /*to_batch=*/false); });
 
   r.AddOp(ArrayOp("SpaceToDepth", {{"data_format", std::string("NHWC")}},
