@@ -19,7 +19,8 @@ Tensor Empty(DataType t) { return *Tensor::Create(t, {0}); }
 
 // A scalar `size` of the input's index dtype.
 Tensor SizeOf(DataType index, int64_t size) {
-  return index == DataType::kInt64 ? Scalar<int64_t>(size) : Scalar<int32_t>(static_cast<int32_t>(size));
+  return index == DataType::kInt64 ? Scalar<int64_t>(size)
+                                   : Scalar<int32_t>(static_cast<int32_t>(size));
 }
 
 absl::StatusOr<std::vector<Tensor>> Dense(const Tensor& in, int64_t size, const Tensor& w,
@@ -56,7 +57,8 @@ TEST(BincountOpsTest, BincountMatchesTensorFlow) {
 TEST(BincountOpsTest, DenseBincountMatchesTensorFlow) {
   Tensor arr = Golden("arr");
   Tensor arr64 = *Tensor::Create(DataType::kInt64, arr.shape());
-  for (int64_t i = 0; i < arr.num_elements(); ++i) arr64.data<int64_t>()[i] = arr.data<int32_t>()[i];
+  for (int64_t i = 0; i < arr.num_elements(); ++i)
+    arr64.data<int64_t>()[i] = arr.data<int32_t>()[i];
   Tensor arr2 = Golden("arr2");
   const struct {
     const char* name;
@@ -89,8 +91,7 @@ void ExpectInvalid(const absl::StatusOr<std::vector<Tensor>>& out, const std::st
 TEST(BincountOpsTest, ErrorsAndEmpty) {
   ExpectInvalid(Sparse(MakeTensor<int32_t>({2}, {1, -1}), 3, Empty(DataType::kFloat)),
                 "non-negative");
-  ExpectInvalid(Sparse(MakeTensor<int32_t>({1}, {1}), -1, Empty(DataType::kFloat)),
-                "size (-1)");
+  ExpectInvalid(Sparse(MakeTensor<int32_t>({1}, {1}), -1, Empty(DataType::kFloat)), "size (-1)");
   ExpectInvalid(Dense(MakeTensor<int64_t>({1, 2}, {1, -4}), 3, Empty(DataType::kFloat), false),
                 "-4");
   ExpectInvalid(Dense(MakeTensor<int32_t>({1, 1, 1}, {1}), 3, Empty(DataType::kFloat), false),

@@ -58,7 +58,8 @@ TEST(SpaceBatchOpsTest, SpaceToBatchAndBackMatchTensorFlow) {
   for (const BlockCase& c : cases) {
     Tensor x = Golden(c.input);
     Tensor expected = Golden(c.name);
-    absl::StatusOr<std::vector<Tensor>> out = RunBlock("SpaceToBatchND", x, c.index, c.block, c.pads);
+    absl::StatusOr<std::vector<Tensor>> out =
+        RunBlock("SpaceToBatchND", x, c.index, c.block, c.pads);
     ASSERT_TRUE(out.ok()) << c.name << ": " << out.status();
     EXPECT_TRUE(TensorsNear((*out)[0], expected, 0, 0)) << c.name;
     absl::StatusOr<std::vector<Tensor>> back =
@@ -89,11 +90,12 @@ TEST(SpaceBatchOpsTest, Tf1SpaceToBatchAndBatchToSpaceMatchTensorFlow) {
   ASSERT_TRUE(out.ok()) << out.status();
   EXPECT_TRUE(TensorsNear((*out)[0], Golden("b2s_v1"), 0, 0));
   // 4-D only, block_size above 1.
-  EXPECT_EQ(RunOp("BatchToSpace", b,
-                  {MakeTensor<float>({4, 1, 1}, {1, 2, 3, 4}), MakeTensor<int32_t>({2, 2}, {0, 0, 0, 0})})
-                .status()
-                .code(),
-            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(
+      RunOp("BatchToSpace", b,
+            {MakeTensor<float>({4, 1, 1}, {1, 2, 3, 4}), MakeTensor<int32_t>({2, 2}, {0, 0, 0, 0})})
+          .status()
+          .code(),
+      absl::StatusCode::kInvalidArgument);
   b.Set("block_size", int64_t{1});
   EXPECT_EQ(RunOp("BatchToSpace", b, {Golden("b2s_in"), MakeTensor<int32_t>({2, 2}, {0, 0, 0, 0})})
                 .status()
@@ -102,17 +104,16 @@ TEST(SpaceBatchOpsTest, Tf1SpaceToBatchAndBatchToSpaceMatchTensorFlow) {
 }
 
 TEST(SpaceBatchOpsTest, ZeroSizeTensors) {
-  absl::StatusOr<std::vector<Tensor>> out = RunBlock(
-      "SpaceToBatchND", MakeTensor<float>({0, 4, 2}, {}), DataType::kInt32, {2}, {0, 0});
+  absl::StatusOr<std::vector<Tensor>> out =
+      RunBlock("SpaceToBatchND", MakeTensor<float>({0, 4, 2}, {}), DataType::kInt32, {2}, {0, 0});
   ASSERT_TRUE(out.ok()) << out.status();
   EXPECT_EQ((*out)[0].shape(), (Shape{0, 2, 2}));
-  out = RunBlock("SpaceToBatchND", MakeTensor<float>({1, 0, 3}, {}), DataType::kInt64, {2},
-                 {1, 1});
+  out = RunBlock("SpaceToBatchND", MakeTensor<float>({1, 0, 3}, {}), DataType::kInt64, {2}, {1, 1});
   ASSERT_TRUE(out.ok()) << out.status();
   EXPECT_EQ((*out)[0].shape(), (Shape{2, 1, 3}));
   EXPECT_TRUE(TensorsNear((*out)[0], MakeTensor<float>({2, 1, 3}, std::vector<float>(6, 0)), 0, 0));
-  out = RunBlock("BatchToSpaceND", MakeTensor<int32_t>({4, 1, 0}, {}), DataType::kInt32, {4},
-                 {1, 2});
+  out =
+      RunBlock("BatchToSpaceND", MakeTensor<int32_t>({4, 1, 0}, {}), DataType::kInt32, {4}, {1, 2});
   ASSERT_TRUE(out.ok()) << out.status();
   EXPECT_EQ((*out)[0].shape(), (Shape{1, 1, 0}));
 }

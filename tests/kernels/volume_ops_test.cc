@@ -1,8 +1,7 @@
+#include <Eigen/Core>
 #include <cmath>
 #include <string>
 #include <vector>
-
-#include <Eigen/Core>
 
 #include "gtest/gtest.h"
 #include "kernels/testing/op_runner.h"
@@ -59,14 +58,14 @@ TEST(VolumeOpsTest, Conv3DMatchesTensorFlow) {
 
 TEST(VolumeOpsTest, Conv3DZeroSizeAndErrors) {
   AttrMap a = WindowAttrs(DataType::kFloat, {1, 1, 1, 1, 1}, "SAME");
-  absl::StatusOr<std::vector<Tensor>> out =
-      RunOp("Conv3D", a, {MakeTensor<float>({0, 2, 2, 2, 1}, {}),
-                          MakeTensor<float>({1, 1, 1, 1, 3}, {1, 2, 3})});
+  absl::StatusOr<std::vector<Tensor>> out = RunOp(
+      "Conv3D", a,
+      {MakeTensor<float>({0, 2, 2, 2, 1}, {}), MakeTensor<float>({1, 1, 1, 1, 3}, {1, 2, 3})});
   ASSERT_TRUE(out.ok()) << out.status();
   EXPECT_EQ((*out)[0].shape(), (Shape{0, 2, 2, 2, 3}));
   // As in TensorFlow, a filter without elements is an error.
-  EXPECT_EQ(RunOp("Conv3D", a, {MakeTensor<float>({1, 1, 1, 2, 0}, {}),
-                                MakeTensor<float>({1, 1, 1, 0, 2}, {})})
+  EXPECT_EQ(RunOp("Conv3D", a,
+                  {MakeTensor<float>({1, 1, 1, 2, 0}, {}), MakeTensor<float>({1, 1, 1, 0, 2}, {})})
                 .status()
                 .code(),
             absl::StatusCode::kInvalidArgument);

@@ -106,8 +106,8 @@ TEST(XlaOpsTest, GatherErrors) {
   EXPECT_EQ(Gather(operand, idx, MakeTensor<int32_t>({2}, {1, 4}), take).status().code(),
             absl::StatusCode::kInvalidArgument);
   // The index vector must have one entry per start_index_map entry.
-  EXPECT_EQ(Gather(operand, MakeTensor<int32_t>({1, 2}, {0, 0}), MakeTensor<int32_t>({3}, {1, 4, 3}),
-                   take)
+  EXPECT_EQ(Gather(operand, MakeTensor<int32_t>({1, 2}, {0, 0}),
+                   MakeTensor<int32_t>({3}, {1, 4, 3}), take)
                 .status()
                 .code(),
             absl::StatusCode::kInvalidArgument);
@@ -160,8 +160,9 @@ TEST(XlaOpsTest, DynamicSliceErrorsAndEmpty) {
                 .status()
                 .code(),
             absl::StatusCode::kInvalidArgument);
-  absl::StatusOr<std::vector<Tensor>> out = RunOp(
-      "XlaDynamicSlice", a, {x, MakeTensor<int32_t>({2}, {5, 5}), MakeTensor<int32_t>({2}, {0, 3})});
+  absl::StatusOr<std::vector<Tensor>> out =
+      RunOp("XlaDynamicSlice", a,
+            {x, MakeTensor<int32_t>({2}, {5, 5}), MakeTensor<int32_t>({2}, {0, 3})});
   ASSERT_TRUE(out.ok()) << out.status();
   EXPECT_EQ((*out)[0].shape(), (Shape{0, 3}));
   out = RunOp("XlaDynamicUpdateSlice", a,

@@ -24,12 +24,13 @@ const std::vector<DataType>& WeightTypes() {
 
 absl::StatusOr<int64_t> ReadSize(const Tensor& size) {
   if (size.rank() != 0) {
-    return absl::InvalidArgumentError(absl::StrCat("size must be a scalar, got shape ",
-                                                   ShapeToString(size.shape())));
+    return absl::InvalidArgumentError(
+        absl::StrCat("size must be a scalar, got shape ", ShapeToString(size.shape())));
   }
   absl::StatusOr<int64_t> s = IntScalar(size, "size");
   if (!s.ok()) return s.status();
-  if (*s < 0) return absl::InvalidArgumentError(absl::StrCat("size (", *s, ") must be non-negative"));
+  if (*s < 0)
+    return absl::InvalidArgumentError(absl::StrCat("size (", *s, ") must be non-negative"));
   return *s;
 }
 
@@ -60,15 +61,15 @@ absl::Status InferBincount(InferenceContext& ctx, bool dense) {
 }
 
 template <typename T>
-absl::Status CountInto(absl::string_view op, const std::vector<int64_t>& values, const Tensor& weights,
-                       int64_t rows, int64_t size, bool binary, T* out) {
+absl::Status CountInto(absl::string_view op, const std::vector<int64_t>& values,
+                       const Tensor& weights, int64_t rows, int64_t size, bool binary, T* out) {
   const bool weighted = weights.num_elements() > 0;
   const int64_t cols = rows > 0 ? static_cast<int64_t>(values.size()) / rows : 0;
   for (size_t i = 0; i < values.size(); ++i) {
     const int64_t v = values[i];
     if (v < 0) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          op, ": input must be non-negative, found ", v, " at flat index ", i));
+      return absl::InvalidArgumentError(
+          absl::StrCat(op, ": input must be non-negative, found ", v, " at flat index ", i));
     }
     if (v >= size) continue;
     T& bin = out[(cols > 0 ? static_cast<int64_t>(i) / cols : 0) * size + v];
@@ -92,14 +93,14 @@ absl::Status ComputeBincount(KernelContext& ctx, bool dense) {
     if (!b.ok()) return b.status();
     binary = *b;
     if (input.rank() > 2) {
-      return absl::InvalidArgumentError(absl::StrCat("input must be 1-D or 2-D, got shape ",
-                                                     ShapeToString(input.shape())));
+      return absl::InvalidArgumentError(
+          absl::StrCat("input must be 1-D or 2-D, got shape ", ShapeToString(input.shape())));
     }
   }
   if (weights.num_elements() > 0 && weights.shape() != input.shape()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "weights must be the same shape as the input or empty, got weights ",
-        ShapeToString(weights.shape()), " for input ", ShapeToString(input.shape())));
+    return absl::InvalidArgumentError(
+        absl::StrCat("weights must be the same shape as the input or empty, got weights ",
+                     ShapeToString(weights.shape()), " for input ", ShapeToString(input.shape())));
   }
   absl::StatusOr<std::vector<int64_t>> values = IntValues(input, "input");
   if (!values.ok()) return values.status();
@@ -118,8 +119,8 @@ absl::Status ComputeBincount(KernelContext& ctx, bool dense) {
     case DataType::kDouble:
       return CountInto(ctx.op(), *values, weights, rows, *size, binary, (*out)->data<double>());
     default:
-      return absl::UnimplementedError(
-          absl::StrCat(ctx.op(), " does not support weights of type ", DataTypeName(weights.dtype())));
+      return absl::UnimplementedError(absl::StrCat(ctx.op(), " does not support weights of type ",
+                                                   DataTypeName(weights.dtype())));
   }
 }
 

@@ -48,7 +48,8 @@ absl::Status InferReverseSequence(InferenceContext& ctx) {
     const PartialShape& lens = ctx.input(1).shape;
     if (lens.known_rank && lens.rank() == 1) {
       absl::StatusOr<int64_t> merged =
-          MergeDim(in.shape.dims[d->batch], lens.dims[0], "the length of seq_lengths and input.dims(batch_dim)");
+          MergeDim(in.shape.dims[d->batch], lens.dims[0],
+                   "the length of seq_lengths and input.dims(batch_dim)");
       if (!merged.ok()) return merged.status();
       ValueInfo out = in;
       out.shape.dims[d->batch] = *merged;
@@ -71,8 +72,8 @@ absl::Status ComputeReverseSequence(KernelContext& ctx) {
                                                    ShapeToString(lengths_t.shape())));
   }
   if (lengths_t.dim(0) != input.dim(d->batch)) {
-    return absl::InvalidArgumentError(absl::StrCat("Length of seq_lengths != input.dims(",
-                                                   d->batch, "), (", lengths_t.dim(0), " vs. ",
+    return absl::InvalidArgumentError(absl::StrCat("Length of seq_lengths != input.dims(", d->batch,
+                                                   "), (", lengths_t.dim(0), " vs. ",
                                                    input.dim(d->batch), ")"));
   }
   absl::StatusOr<std::vector<int64_t>> lengths = ToInt64s(lengths_t);

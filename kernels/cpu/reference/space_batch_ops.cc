@@ -35,8 +35,9 @@ struct BlockSpec {
 absl::StatusOr<BlockSpec> ReadBlockSpec(absl::string_view op, const Tensor& block_shape,
                                         const Tensor& amounts, absl::string_view what) {
   if (block_shape.rank() != 1) {
-    return absl::InvalidArgumentError(absl::StrCat(op, ": block_shape must be one-dimensional, got shape ",
-                                                   ShapeToString(block_shape.shape())));
+    return absl::InvalidArgumentError(
+        absl::StrCat(op, ": block_shape must be one-dimensional, got shape ",
+                     ShapeToString(block_shape.shape())));
   }
   const int64_t m = block_shape.dim(0);
   if (amounts.rank() != 2 || amounts.dim(0) != m || amounts.dim(1) != 2) {
@@ -87,9 +88,10 @@ absl::StatusOr<Shape> BlockOutputShape(absl::string_view op, const Shape& in, co
       }
     } else {
       if (in[0] % s.block_product != 0) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            op, ": input batch dimension ", in[0], " is not divisible by the product of block_shape [",
-            absl::StrJoin(s.block, ", "), "] (", s.block_product, ")"));
+        return absl::InvalidArgumentError(
+            absl::StrCat(op, ": input batch dimension ", in[0],
+                         " is not divisible by the product of block_shape [",
+                         absl::StrJoin(s.block, ", "), "] (", s.block_product, ")"));
       }
       out[0] = in[0] / s.block_product;
     }
@@ -113,13 +115,14 @@ absl::StatusOr<Shape> BlockOutputShape(absl::string_view op, const Shape& in, co
     } else {
       int64_t full;
       if (__builtin_mul_overflow(dim, s.block[i], &full)) {
-        return absl::InvalidArgumentError(absl::StrCat(op, ": uncropped dimension overflows int64"));
+        return absl::InvalidArgumentError(
+            absl::StrCat(op, ": uncropped dimension overflows int64"));
       }
       if (before > full - after) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            op, ": crops (", before, ", ", after, ") for dimension ", i + 1,
-            " are larger than the uncropped size ", full, " (input shape ", ShapeToString(in),
-            ")"));
+        return absl::InvalidArgumentError(absl::StrCat(op, ": crops (", before, ", ", after,
+                                                       ") for dimension ", i + 1,
+                                                       " are larger than the uncropped size ", full,
+                                                       " (input shape ", ShapeToString(in), ")"));
       }
       out[1 + i] = full - before - after;
     }
@@ -180,7 +183,8 @@ absl::Status InferBlockOp(InferenceContext& ctx, bool to_batch) {
 // Calls fn(out_index, in_index) for each run of `inner` contiguous elements.
 // Output and input runs are given as run indices (element offset / inner).
 template <typename Fn>
-void ForEachBlockRun(const Shape& in, const Shape& out, const BlockSpec& s, bool to_batch, Fn&& fn) {
+void ForEachBlockRun(const Shape& in, const Shape& out, const BlockSpec& s, bool to_batch,
+                     Fn&& fn) {
   const int m = static_cast<int>(s.block.size());
   // `big` is the side with the larger batch (the space-to-batch output).
   const Shape& big = to_batch ? out : in;
@@ -269,8 +273,7 @@ absl::StatusOr<int64_t> ReadBlockSize(const AttrMap& attrs, absl::string_view op
   absl::StatusOr<int64_t> b = attrs.Get<int64_t>("block_size");
   if (!b.ok()) return b.status();
   if (*b < 2) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(op, ": block_size should be > 1, got ", *b));
+    return absl::InvalidArgumentError(absl::StrCat(op, ": block_size should be > 1, got ", *b));
   }
   if (*b > (int64_t{1} << 30)) {  // keeps block_size^2 within int64
     return absl::InvalidArgumentError(absl::StrCat(op, ": block_size ", *b, " is too large"));
@@ -290,9 +293,9 @@ absl::StatusOr<Shape> DepthOutputShape(absl::string_view op, const Shape& in, in
     for (int d : {1, 2}) {
       if (in[d] < 0) continue;
       if (in[d] % b != 0) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            op, ": image width and height ", in[2], " and ", in[1],
-            " should be divisible by block_size: ", b));
+        return absl::InvalidArgumentError(absl::StrCat(op, ": image width and height ", in[2],
+                                                       " and ", in[1],
+                                                       " should be divisible by block_size: ", b));
       }
       out[d] = in[d] / b;
     }
@@ -302,8 +305,8 @@ absl::StatusOr<Shape> DepthOutputShape(absl::string_view op, const Shape& in, in
   } else {
     if (in[3] >= 0) {
       if (in[3] % (b * b) != 0) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            op, ": input depth dimension ", in[3], " should be divisible by: ", b * b));
+        return absl::InvalidArgumentError(absl::StrCat(op, ": input depth dimension ", in[3],
+                                                       " should be divisible by: ", b * b));
       }
       out[3] = in[3] / (b * b);
     }

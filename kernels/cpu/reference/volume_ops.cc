@@ -5,14 +5,13 @@
 // lowest value. Conv3D also takes dilations (TensorFlow's Eigen kernel rejects
 // them, its oneDNN kernel and GPU kernels accept them). Conv3D is im2col +
 // GEMM in bounded blocks.
+#include <Eigen/Core>
 #include <algorithm>
 #include <array>
 #include <cstdint>
 #include <limits>
 #include <type_traits>
 #include <vector>
-
-#include <Eigen/Core>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
@@ -37,8 +36,8 @@ absl::StatusOr<Five> ReadFive(const AttrMap& attrs, absl::string_view name, int6
   absl::StatusOr<std::vector<int64_t>> v = attrs.Get<std::vector<int64_t>>(name);
   if (!v.ok()) return v.status();
   if (v->size() != 5) {
-    return absl::InvalidArgumentError(absl::StrCat(name, " must specify 5 dimensions, got [",
-                                                   absl::StrJoin(*v, ", "), "]"));
+    return absl::InvalidArgumentError(
+        absl::StrCat(name, " must specify 5 dimensions, got [", absl::StrJoin(*v, ", "), "]"));
   }
   return Five{(*v)[0], (*v)[1], (*v)[2], (*v)[3], (*v)[4]};
 }
@@ -62,8 +61,7 @@ struct VolumeAttrs {
   Five dilations{1, 1, 1, 1, 1};
 };
 
-absl::StatusOr<VolumeAttrs> ReadVolumeAttrs(const AttrMap& attrs, absl::string_view op,
-                                            bool pool) {
+absl::StatusOr<VolumeAttrs> ReadVolumeAttrs(const AttrMap& attrs, absl::string_view op, bool pool) {
   if (absl::Status s = CheckNdhwc(attrs, op); !s.ok()) return s;
   VolumeAttrs a;
   absl::StatusOr<Padding> padding = ParsePadding(attrs, /*allow_explicit=*/false);
@@ -91,10 +89,11 @@ absl::StatusOr<VolumeAttrs> ReadVolumeAttrs(const AttrMap& attrs, absl::string_v
   }
   if (a.strides[0] != 1 || a.strides[4] != 1 || a.dilations[0] != 1 || a.dilations[4] != 1 ||
       (pool && (a.window[0] != 1 || a.window[4] != 1))) {
-    return absl::UnimplementedError(absl::StrCat(
-        op, ": windows, strides and dilations over the batch and depth dimensions are not "
-            "supported, got strides [",
-        absl::StrJoin(a.strides, ", "), "]"));
+    return absl::UnimplementedError(
+        absl::StrCat(op,
+                     ": windows, strides and dilations over the batch and depth dimensions are not "
+                     "supported, got strides [",
+                     absl::StrJoin(a.strides, ", "), "]"));
   }
   return a;
 }
@@ -137,9 +136,8 @@ absl::Status InferVolume(InferenceContext& ctx, const VolumeAttrs& a,
   if (in.shape.known_rank) {
     out[0] = in.shape.dims[0];
     for (int i = 0; i < 3; ++i) {
-      absl::StatusOr<int64_t> o = InferWindowedOutputSize(in.shape.dims[1 + i], k[i],
-                                                          a.dilations[1 + i], a.strides[1 + i],
-                                                          a.padding);
+      absl::StatusOr<int64_t> o = InferWindowedOutputSize(
+          in.shape.dims[1 + i], k[i], a.dilations[1 + i], a.strides[1 + i], a.padding);
       if (!o.ok()) return o.status();
       out[1 + i] = *o;
     }
@@ -166,10 +164,10 @@ absl::Status InferConv3D(InferenceContext& ctx) {
     const ValueInfo& in = ctx.input(0);
     if (in.shape.known_rank && in.shape.rank() == 5 && in.shape.dims[4] >= 0 &&
         filter.shape.dims[3] >= 0 && in.shape.dims[4] != filter.shape.dims[3]) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "Conv3D: input depth ", in.shape.dims[4], " must equal the filter's input depth ",
-          filter.shape.dims[3], " (input ", in.shape.ToString(), ", filter ",
-          filter.shape.ToString(), ")"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("Conv3D: input depth ", in.shape.dims[4],
+                       " must equal the filter's input depth ", filter.shape.dims[3], " (input ",
+                       in.shape.ToString(), ", filter ", filter.shape.ToString(), ")"));
     }
   }
   return InferVolume(ctx, *a, k, out_c);
@@ -182,7 +180,8 @@ void Conv3DNdhwc(const T* in, const T* filter, const Geometry& g, T* out) {
   if (m_total == 0 || g.out_c == 0) return;
   const int64_t ic = g.in_c;
   const int64_t k = g.k[0] * g.k[1] * g.k[2] * ic;
-  const int64_t block = std::max<int64_t>(1, std::min(m_total, kPatchBlockElements / std::max<int64_t>(k, 1)));
+  const int64_t block =
+      std::max<int64_t>(1, std::min(m_total, kPatchBlockElements / std::max<int64_t>(k, 1)));
   std::vector<T> patches(static_cast<size_t>(block * k));
   for (int64_t m0 = 0; m0 < m_total; m0 += block) {
     const int64_t rows = std::min(block, m_total - m0);
@@ -208,8 +207,8 @@ void Conv3DNdhwc(const T* in, const T* filter, const Geometry& g, T* out) {
         }
       }
     }
-    Gemm<T>(false, false, rows, g.out_c, k, patches.data(), k, filter, g.out_c,
-            out + m0 * g.out_c, g.out_c);
+    Gemm<T>(false, false, rows, g.out_c, k, patches.data(), k, filter, g.out_c, out + m0 * g.out_c,
+            g.out_c);
   }
 }
 
@@ -219,9 +218,9 @@ absl::Status ComputeConv3D(KernelContext& ctx) {
   const Tensor& input = ctx.input(0);
   const Tensor& filter = ctx.input(1);
   if (input.rank() != 5 || filter.rank() != 5) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "Conv3D input and filter must be 5-dimensional, got input ", ShapeToString(input.shape()),
-        " and filter ", ShapeToString(filter.shape())));
+    return absl::InvalidArgumentError(
+        absl::StrCat("Conv3D input and filter must be 5-dimensional, got input ",
+                     ShapeToString(input.shape()), " and filter ", ShapeToString(filter.shape())));
   }
   if (input.dtype() != filter.dtype()) {
     return absl::InvalidArgumentError(absl::StrCat("Conv3D: input is ", DataTypeName(input.dtype()),
@@ -234,10 +233,10 @@ absl::Status ComputeConv3D(KernelContext& ctx) {
         ShapeToString(filter.shape())));
   }
   if (input.dim(4) != filter.dim(3)) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "Conv3D: input depth ", input.dim(4), " must equal the filter's input depth ",
-        filter.dim(3), " (input ", ShapeToString(input.shape()), ", filter ",
-        ShapeToString(filter.shape()), ")"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("Conv3D: input depth ", input.dim(4), " must equal the filter's input depth ",
+                     filter.dim(3), " (input ", ShapeToString(input.shape()), ", filter ",
+                     ShapeToString(filter.shape()), ")"));
   }
   Geometry g;
   if (absl::Status s =
@@ -246,8 +245,8 @@ absl::Status ComputeConv3D(KernelContext& ctx) {
     return s;
   }
   g.out_c = filter.dim(4);
-  absl::StatusOr<Tensor*> out = ctx.allocate_output(
-      0, input.dtype(), {g.batch, g.out[0], g.out[1], g.out[2], g.out_c});
+  absl::StatusOr<Tensor*> out =
+      ctx.allocate_output(0, input.dtype(), {g.batch, g.out[0], g.out[1], g.out[2], g.out_c});
   if (!out.ok()) return out.status();
   switch (input.dtype()) {
     case DataType::kFloat:
@@ -328,8 +327,8 @@ absl::Status ComputePool3D(KernelContext& ctx, PoolKind kind) {
   if (!a.ok()) return a.status();
   const Tensor& input = ctx.input(0);
   if (input.rank() != 5) {
-    return absl::InvalidArgumentError(absl::StrCat(ctx.op(), " input must be 5-dimensional, got ",
-                                                   ShapeToString(input.shape())));
+    return absl::InvalidArgumentError(
+        absl::StrCat(ctx.op(), " input must be 5-dimensional, got ", ShapeToString(input.shape())));
   }
   Geometry g;
   if (absl::Status s =
@@ -338,8 +337,8 @@ absl::Status ComputePool3D(KernelContext& ctx, PoolKind kind) {
     return s;
   }
   g.out_c = g.in_c;
-  absl::StatusOr<Tensor*> out = ctx.allocate_output(
-      0, input.dtype(), {g.batch, g.out[0], g.out[1], g.out[2], g.out_c});
+  absl::StatusOr<Tensor*> out =
+      ctx.allocate_output(0, input.dtype(), {g.batch, g.out[0], g.out[1], g.out[2], g.out_c});
   if (!out.ok()) return out.status();
   switch (input.dtype()) {
     case DataType::kFloat:
@@ -374,10 +373,10 @@ OpSpec VolumeOp(std::string op, std::vector<std::pair<std::string, AttrValue>> d
 }  // namespace
 
 void RegisterVolumeOps(KernelRegistry& r) {
-  r.AddOp(VolumeOp("Conv3D",
-                   {{"data_format", std::string("NDHWC")},
-                    {"dilations", std::vector<int64_t>{1, 1, 1, 1, 1}}},
-                   InferConv3D));
+  r.AddOp(VolumeOp(
+      "Conv3D",
+      {{"data_format", std::string("NDHWC")}, {"dilations", std::vector<int64_t>{1, 1, 1, 1, 1}}},
+      InferConv3D));
   r.AddKernel({"Conv3D", kCpu, "T", {DataType::kFloat, DataType::kDouble}, ComputeConv3D});
   const std::vector<DataType> pool_types = {DataType::kFloat, DataType::kDouble, DataType::kHalf,
                                             DataType::kBFloat16};

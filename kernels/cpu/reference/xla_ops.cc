@@ -5,6 +5,7 @@
 // (proto/xla/xla_data.proto). As in XLA, dynamic-slice and gather start
 // indices are clamped into range rather than rejected; XlaPad's negative
 // edge padding removes elements.
+#include <Eigen/Core>
 #include <algorithm>
 #include <cstdint>
 #include <cstdlib>
@@ -13,8 +14,6 @@
 #include <string>
 #include <type_traits>
 #include <vector>
-
-#include <Eigen/Core>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
@@ -55,8 +54,8 @@ absl::StatusOr<Proto> ParseAttrProto(const AttrMap& attrs, absl::string_view nam
   if (!bytes.ok()) return bytes.status();
   Proto p;
   if (!p.ParseFromString(*bytes)) {
-    return absl::InvalidArgumentError(absl::StrCat("attr ", name, " is not a serialized xla.",
-                                                   Proto::descriptor()->name()));
+    return absl::InvalidArgumentError(
+        absl::StrCat("attr ", name, " is not a serialized xla.", Proto::descriptor()->name()));
   }
   return p;
 }
@@ -73,7 +72,8 @@ struct DotPlan {
 Ints FreeAxes(int64_t rank, const Ints& a, const Ints& b) {
   Ints out;
   for (int64_t d = 0; d < rank; ++d) {
-    if (std::find(a.begin(), a.end(), d) == a.end() && std::find(b.begin(), b.end(), d) == b.end()) {
+    if (std::find(a.begin(), a.end(), d) == a.end() &&
+        std::find(b.begin(), b.end(), d) == b.end()) {
       out.push_back(d);
     }
   }
@@ -92,23 +92,24 @@ absl::StatusOr<Shape> DotShape(const xla::DotDimensionNumbers& dn, const Shape& 
   Ints lhs_used = plan.lhs_batch, rhs_used = plan.rhs_batch;
   lhs_used.insert(lhs_used.end(), plan.lhs_contract.begin(), plan.lhs_contract.end());
   rhs_used.insert(rhs_used.end(), plan.rhs_contract.begin(), plan.rhs_contract.end());
-  if (absl::Status s = CheckAxes(lhs_used, lr, "lhs batch + contracting dimensions"); !s.ok()) return s;
-  if (absl::Status s = CheckAxes(rhs_used, rr, "rhs batch + contracting dimensions"); !s.ok()) return s;
+  if (absl::Status s = CheckAxes(lhs_used, lr, "lhs batch + contracting dimensions"); !s.ok())
+    return s;
+  if (absl::Status s = CheckAxes(rhs_used, rr, "rhs batch + contracting dimensions"); !s.ok())
+    return s;
   if (plan.lhs_batch.size() != plan.rhs_batch.size() ||
       plan.lhs_contract.size() != plan.rhs_contract.size()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "lhs and rhs must have as many batch (", plan.lhs_batch.size(), " vs ",
-        plan.rhs_batch.size(), ") and contracting (", plan.lhs_contract.size(), " vs ",
-        plan.rhs_contract.size(), ") dimensions"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("lhs and rhs must have as many batch (", plan.lhs_batch.size(), " vs ",
+                     plan.rhs_batch.size(), ") and contracting (", plan.lhs_contract.size(), " vs ",
+                     plan.rhs_contract.size(), ") dimensions"));
   }
   auto same = [&](const Ints& a, const Ints& b, absl::string_view what) -> absl::Status {
     for (size_t i = 0; i < a.size(); ++i) {
       const int64_t x = lhs[a[i]], y = rhs[b[i]];
       if (x >= 0 && y >= 0 && x != y) {
-        return absl::InvalidArgumentError(absl::StrCat(what, " dimension sizes differ: lhs dim ",
-                                                       a[i], " is ", x, ", rhs dim ", b[i], " is ",
-                                                       y, " (lhs ", ShapeToString(lhs), ", rhs ",
-                                                       ShapeToString(rhs), ")"));
+        return absl::InvalidArgumentError(absl::StrCat(
+            what, " dimension sizes differ: lhs dim ", a[i], " is ", x, ", rhs dim ", b[i], " is ",
+            y, " (lhs ", ShapeToString(lhs), ", rhs ", ShapeToString(rhs), ")"));
       }
     }
     return absl::OkStatus();
@@ -162,7 +163,8 @@ absl::StatusOr<std::vector<A>> PermutedAs(const Tensor& t, const Ints& perm) {
       int64_t off = 0;
       for (int k = 0; k < rank; ++k) off += index[k] * strides[perm[k]];
       out[i] = static_cast<A>(static_cast<double>(src[off]));
-      if constexpr (std::is_integral_v<T> && std::is_integral_v<A>) out[i] = static_cast<A>(src[off]);
+      if constexpr (std::is_integral_v<T> && std::is_integral_v<A>)
+        out[i] = static_cast<A>(src[off]);
       for (int k = rank - 1; k >= 0; --k) {
         if (++index[k] < t.dim(perm[k])) break;
         index[k] = 0;
@@ -219,12 +221,18 @@ absl::Status ComputeDot(KernelContext& ctx) {
   absl::StatusOr<Tensor*> out = ctx.allocate_output(0, *t, *shape);
   if (!out.ok()) return out.status();
   switch (*t) {
-    case DataType::kFloat: return RunDot<float, float>(lhs, rhs, plan, **out);
-    case DataType::kDouble: return RunDot<double, double>(lhs, rhs, plan, **out);
-    case DataType::kHalf: return RunDot<float, Eigen::half>(lhs, rhs, plan, **out);
-    case DataType::kBFloat16: return RunDot<float, Eigen::bfloat16>(lhs, rhs, plan, **out);
-    case DataType::kInt32: return RunDot<int64_t, int32_t>(lhs, rhs, plan, **out);
-    case DataType::kInt64: return RunDot<int64_t, int64_t>(lhs, rhs, plan, **out);
+    case DataType::kFloat:
+      return RunDot<float, float>(lhs, rhs, plan, **out);
+    case DataType::kDouble:
+      return RunDot<double, double>(lhs, rhs, plan, **out);
+    case DataType::kHalf:
+      return RunDot<float, Eigen::half>(lhs, rhs, plan, **out);
+    case DataType::kBFloat16:
+      return RunDot<float, Eigen::bfloat16>(lhs, rhs, plan, **out);
+    case DataType::kInt32:
+      return RunDot<int64_t, int32_t>(lhs, rhs, plan, **out);
+    case DataType::kInt64:
+      return RunDot<int64_t, int64_t>(lhs, rhs, plan, **out);
     default:
       return absl::UnimplementedError(
           absl::StrCat("XlaDotV2 does not support preferred_element_type ", DataTypeName(*t)));
@@ -239,9 +247,9 @@ absl::StatusOr<Ints> ClampedStarts(const Tensor& starts, const Shape& dims, cons
   absl::StatusOr<Ints> v = IntValues(starts, what);
   if (!v.ok()) return v.status();
   if (starts.rank() != 1 || v->size() != dims.size()) {
-    return absl::InvalidArgumentError(absl::StrCat(what, " must be a vector with one entry per input dimension (",
-                                                   dims.size(), "), got shape ",
-                                                   ShapeToString(starts.shape())));
+    return absl::InvalidArgumentError(
+        absl::StrCat(what, " must be a vector with one entry per input dimension (", dims.size(),
+                     "), got shape ", ShapeToString(starts.shape())));
   }
   for (size_t d = 0; d < dims.size(); ++d) {
     if (sizes[d] < 0 || sizes[d] > dims[d]) {
@@ -264,7 +272,10 @@ void CopyBox(T* big, const Shape& big_dims, T* small, const Shape& sizes, const 
   if (total == 0) return;
   const int rank = static_cast<int>(sizes.size());
   if (rank == 0) {
-    if (to_small) *small = *big; else *big = *small;
+    if (to_small)
+      *small = *big;
+    else
+      *big = *small;
     return;
   }
   const Shape strides = RowMajorStrides(big_dims);
@@ -272,7 +283,10 @@ void CopyBox(T* big, const Shape& big_dims, T* small, const Shape& sizes, const 
   for (int64_t i = 0; i < total; ++i) {
     int64_t off = 0;
     for (int d = 0; d < rank; ++d) off += (starts[d] + index[d]) * strides[d];
-    if (to_small) small[i] = big[off]; else big[off] = small[i];
+    if (to_small)
+      small[i] = big[off];
+    else
+      big[off] = small[i];
     for (int d = rank - 1; d >= 0; --d) {
       if (++index[d] < sizes[d]) break;
       index[d] = 0;
@@ -297,8 +311,9 @@ absl::Status ComputeDynamicSlice(KernelContext& ctx) {
   absl::StatusOr<Ints> sizes = IntValues(ctx.input(2), "size_indices");
   if (!sizes.ok()) return sizes.status();
   if (sizes->size() != static_cast<size_t>(input.rank())) {
-    return absl::InvalidArgumentError(absl::StrCat("size_indices must have one entry per input dimension (",
-                                                   input.rank(), "), got ", sizes->size()));
+    return absl::InvalidArgumentError(
+        absl::StrCat("size_indices must have one entry per input dimension (", input.rank(),
+                     "), got ", sizes->size()));
   }
   absl::StatusOr<Ints> starts = ClampedStarts(ctx.input(1), input.shape(), *sizes, "start_indices");
   if (!starts.ok()) return starts.status();
@@ -316,11 +331,12 @@ absl::Status ComputeDynamicUpdateSlice(KernelContext& ctx) {
   const Tensor& input = ctx.input(0);
   const Tensor& update = ctx.input(1);
   if (update.dtype() != input.dtype() || update.rank() != input.rank()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "update must have the input's dtype and rank, got input ", input.DebugString(),
-        " and update ", update.DebugString()));
+    return absl::InvalidArgumentError(
+        absl::StrCat("update must have the input's dtype and rank, got input ", input.DebugString(),
+                     " and update ", update.DebugString()));
   }
-  absl::StatusOr<Ints> starts = ClampedStarts(ctx.input(2), input.shape(), update.shape(), "indices");
+  absl::StatusOr<Ints> starts =
+      ClampedStarts(ctx.input(2), input.shape(), update.shape(), "indices");
   if (!starts.ok()) return starts.status();
   absl::StatusOr<Tensor*> out = ctx.allocate_output(0, input.dtype(), input.shape());
   if (!out.ok()) return out.status();
@@ -343,7 +359,8 @@ struct PadConfig {
 absl::StatusOr<PadConfig> ReadPadConfig(const Tensor& low, const Tensor& high,
                                         const Tensor& interior, int rank) {
   PadConfig c;
-  const std::pair<const Tensor*, Ints*> parts[] = {{&low, &c.low}, {&high, &c.high}, {&interior, &c.interior}};
+  const std::pair<const Tensor*, Ints*> parts[] = {
+      {&low, &c.low}, {&high, &c.high}, {&interior, &c.interior}};
   const char* names[] = {"padding_low", "padding_high", "padding_interior"};
   for (int i = 0; i < 3; ++i) {
     absl::StatusOr<Ints> v = IntValues(*parts[i].first, names[i]);
@@ -357,8 +374,8 @@ absl::StatusOr<PadConfig> ReadPadConfig(const Tensor& low, const Tensor& high,
   }
   for (int d = 0; d < rank; ++d) {
     if (c.interior[d] < 0) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("padding_interior must be non-negative, got ", c.interior[d], " for dimension ", d));
+      return absl::InvalidArgumentError(absl::StrCat("padding_interior must be non-negative, got ",
+                                                     c.interior[d], " for dimension ", d));
     }
   }
   return c;
@@ -374,9 +391,9 @@ absl::StatusOr<int64_t> PaddedDim(int64_t dim, int64_t low, int64_t high, int64_
   }
   const int64_t size = dim + std::max<int64_t>(dim - 1, 0) * interior + low + high;
   if (size < 0) {
-    return absl::InvalidArgumentError(absl::StrCat("dimension ", d, " of size ", dim, " padded by (", low,
-                                                   ", ", high, ", interior ", interior,
-                                                   ") would be negative"));
+    return absl::InvalidArgumentError(absl::StrCat("dimension ", d, " of size ", dim,
+                                                   " padded by (", low, ", ", high, ", interior ",
+                                                   interior, ") would be negative"));
   }
   return size;
 }
@@ -450,8 +467,8 @@ struct GatherPlan {
   Ints offset_dims, collapsed, start_map;
   int64_t index_vector_dim = 0;
   Ints slice_sizes;
-  Ints batch_dims;       // output axes that are not offset_dims
-  Ints offset_operand;   // operand axis of each offset dim, in order
+  Ints batch_dims;      // output axes that are not offset_dims
+  Ints offset_operand;  // operand axis of each offset dim, in order
 };
 
 absl::StatusOr<Shape> GatherShape(const xla::GatherDimensionNumbers& dn, const Shape& operand,
@@ -472,7 +489,8 @@ absl::StatusOr<Shape> GatherShape(const xla::GatherDimensionNumbers& dn, const S
   }
   if (p.index_vector_dim < 0 || p.index_vector_dim > irank) {
     return absl::InvalidArgumentError(absl::StrCat("index_vector_dim ", p.index_vector_dim,
-                                                   " is out of range for start_indices of rank ", irank));
+                                                   " is out of range for start_indices of rank ",
+                                                   irank));
   }
   const int64_t vec = p.index_vector_dim < irank ? indices[p.index_vector_dim] : 1;
   if (vec >= 0 && vec != static_cast<int64_t>(p.start_map.size())) {
@@ -489,24 +507,24 @@ absl::StatusOr<Shape> GatherShape(const xla::GatherDimensionNumbers& dn, const S
   }
   for (int64_t d = 0; d < orank; ++d) {
     if (slice_sizes[d] < 0 || (operand[d] >= 0 && slice_sizes[d] > operand[d])) {
-      return absl::InvalidArgumentError(absl::StrCat("slice size ", slice_sizes[d], " of dimension ", d,
-                                                     " must be in [0, ", operand[d], "]"));
+      return absl::InvalidArgumentError(absl::StrCat(
+          "slice size ", slice_sizes[d], " of dimension ", d, " must be in [0, ", operand[d], "]"));
     }
     if (std::find(p.collapsed.begin(), p.collapsed.end(), d) == p.collapsed.end()) {
       p.offset_operand.push_back(d);
     }
   }
   if (p.offset_operand.size() != p.offset_dims.size()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "offset_dims has ", p.offset_dims.size(), " entries but ", p.offset_operand.size(),
-        " operand dimensions are not collapsed"));
+    return absl::InvalidArgumentError(absl::StrCat("offset_dims has ", p.offset_dims.size(),
+                                                   " entries but ", p.offset_operand.size(),
+                                                   " operand dimensions are not collapsed"));
   }
-  const int64_t out_rank = irank - (p.index_vector_dim < irank ? 1 : 0) +
-                           static_cast<int64_t>(p.offset_dims.size());
+  const int64_t out_rank =
+      irank - (p.index_vector_dim < irank ? 1 : 0) + static_cast<int64_t>(p.offset_dims.size());
   if (absl::Status s = CheckAxes(p.offset_dims, out_rank, "offset_dims"); !s.ok()) return s;
   if (!std::is_sorted(p.offset_dims.begin(), p.offset_dims.end())) {
-    return absl::InvalidArgumentError(absl::StrCat("offset_dims [", absl::StrJoin(p.offset_dims, ", "),
-                                                   "] must be sorted"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("offset_dims [", absl::StrJoin(p.offset_dims, ", "), "] must be sorted"));
   }
   Shape out(static_cast<size_t>(out_rank));
   Ints batch_sizes;
@@ -580,7 +598,8 @@ absl::Status ComputeGather(KernelContext& ctx) {
     Ints o(out_rank, 0), start(orank, 0);
     for (int64_t i = 0; i < total; ++i) {
       int64_t ibase = 0;
-      for (size_t b = 0; b < p.batch_dims.size(); ++b) ibase += o[p.batch_dims[b]] * istrides[index_axes[b]];
+      for (size_t b = 0; b < p.batch_dims.size(); ++b)
+        ibase += o[p.batch_dims[b]] * istrides[index_axes[b]];
       std::fill(start.begin(), start.end(), 0);
       for (size_t k = 0; k < p.start_map.size(); ++k) {
         const int64_t d = p.start_map[k];
@@ -602,15 +621,15 @@ absl::Status ComputeGather(KernelContext& ctx) {
   });
 }
 
-OpSpec XlaOp(std::string op, InferFn infer) {
-  return ArrayOp(std::move(op), {}, std::move(infer));
-}
+OpSpec XlaOp(std::string op, InferFn infer) { return ArrayOp(std::move(op), {}, std::move(infer)); }
 
 }  // namespace
 
 void RegisterXlaOps(KernelRegistry& r) {
   r.AddOp(XlaOp("XlaDotV2", InferDot));
-  r.AddKernel({"XlaDotV2", kCpu, "preferred_element_type",
+  r.AddKernel({"XlaDotV2",
+               kCpu,
+               "preferred_element_type",
                {DataType::kFloat, DataType::kDouble, DataType::kHalf, DataType::kBFloat16,
                 DataType::kInt32, DataType::kInt64},
                ComputeDot});
