@@ -101,6 +101,24 @@ TEST(VolumeOpsTest, Conv3DZeroSizeAndErrors) {
             absl::StatusCode::kUnimplemented);
 }
 
+// Runs `op` on `x` converted to E and compares with the float golden.
+template <typename E>
+void ExpectConvertedPoolNear(const char* op, AttrMap a, const Tensor& x, const Tensor& expected,
+                             DataType dtype, float tol) {
+  absl::StatusOr<Tensor> in = Tensor::Create(dtype, x.shape());
+  ASSERT_TRUE(in.ok());
+  for (int64_t i = 0; i < x.num_elements(); ++i) in->data<E>()[i] = E(x.data<float>()[i]);
+  a.Set("T", dtype);
+  absl::StatusOr<std::vector<Tensor>> out = RunOp(op, a, {*in});
+  ASSERT_TRUE(out.ok()) << out.status();
+  ASSERT_EQ((*out)[0].shape(), expected.shape());
+  for (int64_t i = 0; i < expected.num_elements(); ++i) {
+    const float want = expected.data<float>()[i];
+    ASSERT_NEAR(static_cast<float>((*out)[0].data<E>()[i]), want, tol * (1 + std::abs(want)))
+        << op << " " << DataTypeName(dtype) << " element " << i;
+  }
+}
+
 TEST(VolumeOpsTest, Pool3DMatchesTensorFlow) {
   Tensor x = Golden("x");
   const struct {
@@ -122,22 +140,11 @@ TEST(VolumeOpsTest, Pool3DMatchesTensorFlow) {
       Tensor expected = Golden(std::string(op) + "_" + c.name);
       EXPECT_TRUE(TensorsNear((*out)[0], expected, 1e-6, 1e-6)) << op << " " << c.name;
 
-      // bfloat16 (TensorFlow's other CPU dtype) against the float answer.
-      Tensor xb = MakeTensor<float>(x.shape(), testing::Values<float>(x));
-      absl::StatusOr<Tensor> b = Tensor::Create(DataType::kBFloat16, x.shape());
-      ASSERT_TRUE(b.ok());
-      for (int64_t i = 0; i < x.num_elements(); ++i) {
-        b->data<Eigen::bfloat16>()[i] = Eigen::bfloat16(x.data<float>()[i]);
-      }
-      a.Set("T", DataType::kBFloat16);
-      out = RunOp(op, a, {*b});
-      ASSERT_TRUE(out.ok()) << out.status();
-      ASSERT_EQ((*out)[0].shape(), expected.shape());
-      for (int64_t i = 0; i < expected.num_elements(); ++i) {
-        ASSERT_NEAR(static_cast<float>((*out)[0].data<Eigen::bfloat16>()[i]),
-                    expected.data<float>()[i], 2e-2 + 1e-2 * std::abs(expected.data<float>()[i]))
-            << op << " " << c.name << " element " << i;
-      }
+      // The other registered dtypes against the float answer (TensorFlow's
+      // CPU kernels have float and bfloat16 only).
+      ExpectConvertedPoolNear<Eigen::bfloat16>(op, a, x, expected, DataType::kBFloat16, 2e-2);
+      ExpectConvertedPoolNear<Eigen::half>(op, a, x, expected, DataType::kHalf, 4e-3);
+      ExpectConvertedPoolNear<double>(op, a, x, expected, DataType::kDouble, 1e-6);
     }
   }
 }

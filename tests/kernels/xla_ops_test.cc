@@ -1,3 +1,5 @@
+#include <Eigen/Core>
+#include <cmath>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -50,6 +52,31 @@ TEST(XlaOpsTest, DotMatchesTensorFlow) {
         Dot(Golden(n + "_lhs"), Golden(n + "_rhs"), GoldenProto(n + "_dn"), out_type);
     ASSERT_TRUE(out.ok()) << n << ": " << out.status();
     EXPECT_TRUE(TensorsNear((*out)[0], Golden(n), 1e-5, 1e-5)) << n;
+  }
+}
+
+TEST(XlaOpsTest, DotOtherOutputTypes) {
+  // int64 output from int32 operands, half and bfloat16 output from float.
+  absl::StatusOr<std::vector<Tensor>> out = Dot(Golden("dot_int_lhs"), Golden("dot_int_rhs"),
+                                                GoldenProto("dot_int_dn"), DataType::kInt64);
+  ASSERT_TRUE(out.ok()) << out.status();
+  Tensor want = Golden("dot_int");
+  ASSERT_EQ((*out)[0].shape(), want.shape());
+  for (int64_t i = 0; i < want.num_elements(); ++i) {
+    EXPECT_EQ((*out)[0].data<int64_t>()[i], want.data<int32_t>()[i]) << i;
+  }
+  want = Golden("dot_bmm");
+  for (DataType t : {DataType::kHalf, DataType::kBFloat16}) {
+    out = Dot(Golden("dot_bmm_lhs"), Golden("dot_bmm_rhs"), GoldenProto("dot_bmm_dn"), t);
+    ASSERT_TRUE(out.ok()) << out.status();
+    ASSERT_EQ((*out)[0].shape(), want.shape());
+    for (int64_t i = 0; i < want.num_elements(); ++i) {
+      const float got = t == DataType::kHalf
+                            ? static_cast<float>((*out)[0].data<Eigen::half>()[i])
+                            : static_cast<float>((*out)[0].data<Eigen::bfloat16>()[i]);
+      EXPECT_NEAR(got, want.data<float>()[i], 2e-2 * (1 + std::abs(want.data<float>()[i])))
+          << DataTypeName(t) << " " << i;
+    }
   }
 }
 
