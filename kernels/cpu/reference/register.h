@@ -37,6 +37,11 @@ void RegisterControlFlowV1Ops(KernelRegistry& r);  // control_flow_v1_ops.cc: Sw
 void RegisterTensorArrayOps(KernelRegistry& r);  // tensor_array_ops.cc: TensorArrayV3 family
 void RegisterReverseOps(KernelRegistry& r);      // reverse_ops.cc
 void RegisterTrainingOps(KernelRegistry& r);     // training_ops.cc: gradients, xent losses
+void RegisterSpaceBatchOps(KernelRegistry& r);   // space_batch_ops.cc: SpaceToBatchND, DepthToSpace...
+void RegisterVolumeOps(KernelRegistry& r);       // volume_ops.cc: Conv3D, MaxPool3D, AvgPool3D
+void RegisterBincountOps(KernelRegistry& r);     // bincount_ops.cc: Bincount, DenseBincount
+void RegisterReverseSequenceOps(KernelRegistry& r);  // reverse_sequence_ops.cc
+void RegisterXlaOps(KernelRegistry& r);          // xla_ops.cc: jax2tf's XlaDotV2, XlaGather...
 // half_precision_ops.cc: float16/bfloat16 over the float32 kernels; must come last.
 void RegisterHalfPrecisionOps(KernelRegistry& r);
 
@@ -71,6 +76,11 @@ inline void RegisterReferenceKernels(KernelRegistry& r) {
   RegisterTensorArrayOps(r);
   RegisterReverseOps(r);
   RegisterTrainingOps(r);
+  RegisterSpaceBatchOps(r);
+  RegisterVolumeOps(r);
+  RegisterBincountOps(r);
+  RegisterReverseSequenceOps(r);
+  RegisterXlaOps(r);
   RegisterHalfPrecisionOps(r);
 }
 
