@@ -34,6 +34,7 @@ void RegisterControlFlowOps(KernelRegistry& r);  // control_flow_ops.cc
 void RegisterTensorListOps(KernelRegistry& r);   // tensor_list_ops.cc
 void RegisterReverseOps(KernelRegistry& r);      // reverse_ops.cc
 void RegisterTrainingOps(KernelRegistry& r);     // training_ops.cc: gradients, xent losses
+void RegisterFusedLinearOps(KernelRegistry& r);  // fused_linear_ops.cc: what passes fuse
 
 inline void RegisterReferenceKernels(KernelRegistry& r) {
   RegisterBasicOps(r);
@@ -63,6 +64,7 @@ inline void RegisterReferenceKernels(KernelRegistry& r) {
   RegisterTensorListOps(r);
   RegisterReverseOps(r);
   RegisterTrainingOps(r);
+  RegisterFusedLinearOps(r);
 }
 
 }  // namespace smrt::kernels
