@@ -1,6 +1,8 @@
 #include "kernels/cpu/onednn/dnnl_util.h"
 
+#include <cstdlib>
 #include <memory>
+#include <new>
 
 #include "absl/strings/str_cat.h"
 
@@ -70,9 +72,11 @@ absl::Status Guard(const char* what, const std::function<absl::Status()>& f) {
 
 void Execute(const dnnl::primitive& prim, const dnnl::memory::desc& scratchpad,
              std::unordered_map<int, dnnl::memory> args) {
-  std::unique_ptr<uint8_t[]> buffer;
-  if (scratchpad.get_size() > 0) {
-    buffer.reset(new uint8_t[scratchpad.get_size()]);
+  // 64-byte aligned, as oneDNN's own scratchpads are.
+  std::unique_ptr<void, void (*)(void*)> buffer(nullptr, std::free);
+  if (const size_t size = scratchpad.get_size(); size > 0) {
+    buffer.reset(std::aligned_alloc(64, (size + 63) / 64 * 64));
+    if (buffer == nullptr) throw std::bad_alloc();
     args.insert({DNNL_ARG_SCRATCHPAD, dnnl::memory(scratchpad, Engine(), buffer.get())});
   }
   dnnl::stream& s = ThreadStream();

@@ -5,6 +5,7 @@
 #define SMRT_KERNELS_CPU_ONEDNN_DNNL_UTIL_H_
 
 #include <functional>
+#include <unordered_map>
 #include <vector>
 
 #include "absl/status/status.h"
