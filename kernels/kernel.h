@@ -46,6 +46,14 @@ class VariableResource : public Resource {
   Tensor value_;
 };
 
+// Per-node state a kernel keeps across runs (prepared weights, compiled
+// primitives), made once per node when the executor prepares the graph.
+// Runs may use it from many threads at once: implementations lock.
+class KernelState {
+ public:
+  virtual ~KernelState() = default;
+};
+
 // What is known about a value before running: dtype and partial shape.
 struct ValueInfo {
   DataType dtype = DataType::kInvalid;
@@ -146,6 +154,10 @@ class KernelContext {
   }
   void set_functions(const FunctionCaller* f) { functions_ = f; }
 
+  // This node's KernelState (KernelSpec::make_state), or null.
+  KernelState* kernel_state() const { return kernel_state_; }
+  void set_kernel_state(KernelState* s) { kernel_state_ = s; }
+
  private:
   absl::string_view node_name_;
   absl::string_view op_;
@@ -155,6 +167,7 @@ class KernelContext {
   std::vector<Resource*> input_resources_;
   Resource* node_resource_ = nullptr;
   const FunctionCaller* functions_ = nullptr;
+  KernelState* kernel_state_ = nullptr;
 };
 
 using ComputeFn = std::function<absl::Status(KernelContext&)>;
@@ -186,6 +199,15 @@ struct KernelSpec {
   std::string type_attr;
   std::vector<DataType> types;
   ComputeFn compute;
+  // Of the kernels on one device that serve a node, the registry picks the
+  // highest priority (an optimized backend over the reference kernels);
+  // registration order breaks ties.
+  int priority = 0;
+  std::string backend = "reference";  // for tools and tests
+  // When set, the kernel serves only nodes whose attrs it accepts.
+  std::function<bool(const AttrMap&)> supports;
+  // When set, makes the node's KernelState once, when a Program is created.
+  std::function<std::unique_ptr<KernelState>()> make_state;
 };
 
 }  // namespace smrt::kernels

@@ -36,6 +36,14 @@ struct LoadOptions {
   // smrt cannot run fails the load with a list of those ops, so name only the
   // signatures you call when a model also carries e.g. training signatures.
   std::vector<std::string> signatures;
+  // Graph passes (folding, fusions) to skip, by name, for bisecting a wrong
+  // answer; "all" skips every pass. SMRT_DISABLE_PASSES=a,b adds to these.
+  // `smrt show --fusions` lists what the passes did.
+  std::vector<std::string> disabled_passes;
+  // When set, each signature's graph is written there before and after the
+  // passes, as text and Graphviz dot (<key>.before.txt, <key>.after.dot...).
+  // SMRT_DUMP_GRAPH=DIR does the same when this is empty.
+  std::string dump_graph_dir;
 };
 
 // One input or output of a signature.
@@ -95,6 +103,7 @@ class Model {
 
  private:
   explicit Model(std::unique_ptr<Impl> impl);
+  friend struct ModelInternals;  // src/api/model_internals.h: tools' view
   std::unique_ptr<Impl> impl_;
 };
 

@@ -102,6 +102,7 @@ absl::StatusOr<std::unique_ptr<Program>> Program::Create(ProgramSpec spec,
     absl::StatusOr<const kernels::KernelSpec*> k = registry.FindKernel(n.op, kernels::kCpu, n.attrs);
     if (!k.ok()) return k.status();
     step.kernel = *k;
+    if (step.kernel->make_state) step.kernel_state = step.kernel->make_state();
     if (binder) {
       absl::StatusOr<kernels::Resource*> r = binder(n);
       if (!r.ok()) return r.status();
@@ -241,6 +242,7 @@ absl::Status Program::RunStep(const Step& step, std::vector<Tensor> inputs,
   kernels::KernelContext ctx(n.name, n.op, n.attrs, std::move(inputs), step.num_outputs,
                              step.input_resources);
   ctx.set_node_resource(step.resource);
+  ctx.set_kernel_state(step.kernel_state.get());
   StepFunctions functions(step);
   if (!step.functions.empty()) ctx.set_functions(&functions);
   if (absl::Status s = step.kernel->compute(ctx); !s.ok()) {

@@ -63,6 +63,7 @@ class Program {
     std::vector<kernels::Resource*> input_resources;
     std::vector<bool> input_may_be_empty;  // resource handles, refs taken by Assign*
     kernels::Resource* resource = nullptr;
+    std::shared_ptr<kernels::KernelState> kernel_state;  // KernelSpec::make_state
     int first_output_slot = 0;
     int num_outputs = 0;
     std::vector<int> release_after;  // slots whose last use is this step
