@@ -1,6 +1,7 @@
 #include "smrt/model.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <mutex>
 
@@ -8,6 +9,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "core/run_limits.h"
 #include "exec/program.h"
 #include "graph/importer.h"
 #include "graph/variable_keys.h"
@@ -44,6 +46,10 @@ struct Model::Impl {
   absl::flat_hash_map<std::string, std::unique_ptr<kernels::Resource>> resources;  // tables...
   std::vector<ConstantFeed> constant_feeds;
   std::map<std::string, PreparedSignature> signatures;
+  // From LoadOptions: installed on the thread for Load and every Run.
+  RunLimits run_limits;
+  graph::ImportLimits import_limits;
+  std::vector<std::string> allowed_ops;
 
   absl::StatusOr<kernels::Resource*> Bind(const graph::Node& node);
   absl::StatusOr<std::unique_ptr<exec::Program>> Compile(graph::ImportRequest request,
@@ -102,7 +108,7 @@ absl::StatusOr<std::unique_ptr<exec::Program>> Model::Impl::Compile(graph::Impor
   }
   const kernels::KernelRegistry& registry = kernels::KernelRegistry::Default();
   absl::StatusOr<graph::ImportResult> imported =
-      graph::ImportGraph(bundle->meta_graph->graph_def(), request, registry);
+      graph::ImportGraph(bundle->meta_graph->graph_def(), request, registry, import_limits);
   if (!imported.ok()) {
     return absl::Status(imported.status().code(),
                         absl::StrCat(what, ": ", imported.status().message()));
@@ -113,6 +119,8 @@ absl::StatusOr<std::unique_ptr<exec::Program>> Model::Impl::Compile(graph::Impor
   spec.fetches = std::move(imported->fetch_endpoints);
   spec.effects = std::move(imported->effect_nodes);
   spec.library = &bundle->meta_graph->graph_def();
+  spec.import_limits = import_limits;
+  spec.allowed_ops = allowed_ops;
   absl::StatusOr<std::unique_ptr<exec::Program>> program = exec::Program::Create(
       std::move(spec), registry, [this](const graph::Node& n) { return Bind(n); });
   if (!program.ok()) {
@@ -274,8 +282,22 @@ const std::string& Model::dir() const { return impl_->bundle->dir; }
 absl::StatusOr<std::unique_ptr<Model>> Model::Load(const std::string& dir,
                                                    const LoadOptions& options) {
   auto impl = std::make_unique<Impl>();
+  const LoadOptions::Limits& limits = options.limits;
+  impl->run_limits.max_tensor_bytes = limits.max_tensor_bytes;
+  impl->run_limits.memory_limit_bytes = limits.memory_limit_bytes;
+  impl->run_limits.max_while_iterations = limits.max_while_iterations;
+  const char* env_check = std::getenv("SMRT_CHECK_NUMERICS");
+  impl->run_limits.check_numerics =
+      options.check_numerics || (env_check != nullptr && std::string(env_check) == "1");
+  impl->run_limits.files_root = dir;
+  impl->import_limits.max_nodes = limits.max_nodes;
+  impl->import_limits.max_inline_depth = limits.max_function_depth;
+  impl->allowed_ops = options.allowed_ops;
+  RunLimitsScope limits_scope(&impl->run_limits);
+
   loader::BundleOptions bundle_options;
   bundle_options.tags = loader::ParseTagSet(absl::StrJoin(options.tags, ","));
+  bundle_options.max_model_bytes = limits.max_model_bytes;
   absl::StatusOr<std::unique_ptr<loader::SavedModelBundle>> bundle =
       loader::LoadSavedModelBundle(dir, bundle_options);
   if (!bundle.ok()) return bundle.status();
@@ -399,6 +421,7 @@ absl::Status Model::Run(absl::string_view signature_key, const NamedTensors& inp
   }
   for (const ConstantFeed& f : impl_->constant_feeds) feeds.push_back(f.value);
 
+  RunLimitsScope limits_scope(&impl_->run_limits);
   absl::StatusOr<std::vector<Tensor>> results = sig.program->Run(std::move(feeds));
   if (!results.ok()) {
     return absl::Status(results.status().code(),

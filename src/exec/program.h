@@ -14,6 +14,7 @@
 
 #include "absl/status/statusor.h"
 #include "graph/graph.h"
+#include "graph/importer.h"
 #include "kernels/registry.h"
 #include "tensorflow/graph.pb.h"
 
@@ -31,6 +32,11 @@ struct ProgramSpec {
   // name; must outlive the Program. Null when the graph has none.
   const tensorflow::GraphDef* library = nullptr;
   int depth = 0;  // nesting of control-flow bodies
+  // Bounds for importing control-flow bodies; max_inline_depth also bounds
+  // the nesting of control flow itself.
+  graph::ImportLimits import_limits;
+  // Ops refused by design (graph/op_packages.h) that the embedder allows.
+  std::vector<std::string> allowed_ops;
 };
 
 class Program {
