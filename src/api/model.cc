@@ -234,10 +234,12 @@ absl::Status Model::Impl::Prepare(const std::string& key, const tensorflow::Sign
                             bundle->meta_graph->graph_def().versions().producer() <= 21;
       if (s != node->attr().end() && s->second.has_shape() && !legacy_unknown) {
         absl::StatusOr<PartialShape> ps = loader::PartialShapeFromProto(s->second.shape());
-        if (ps.ok()) {
-          spec.known_rank = ps->known_rank;
-          spec.shape = ps->dims;
+        if (!ps.ok()) {
+          return absl::InvalidArgumentError(absl::StrCat(where, ": input '", k, "' (node '",
+                                                         node->name(), "'): ", ps.status().message()));
         }
+        spec.known_rank = ps->known_rank;
+        spec.shape = ps->dims;
       } else {
         spec.known_rank = false;
         spec.shape.clear();

@@ -261,7 +261,13 @@ absl::StatusOr<std::vector<Tensor>> Program::Run(std::vector<Tensor> feeds) cons
       ctx.set_node_resource(step.resource);
       StepFunctions functions(step);
       if (!step.functions.empty()) ctx.set_functions(&functions);
-      if (absl::Status s = step.kernel->compute(ctx); !s.ok()) {
+      absl::Status status = step.kernel->compute(ctx);
+      if (ctx.missing_input() >= 0) {
+        return absl::InvalidArgumentError(absl::StrCat("node '", n.name, "' (", n.op, ") has ",
+                                                       n.inputs.size(), " inputs, but the op needs input ",
+                                                       ctx.missing_input()));
+      }
+      if (absl::Status s = status; !s.ok()) {
         return absl::Status(s.code(), absl::StrCat("node '", n.name, "' (", n.op, "): ", s.message()));
       }
       if (const RunLimits* limits = CurrentRunLimits(); limits && limits->check_numerics) {

@@ -81,7 +81,13 @@ absl::Status InferShapes(Graph& graph, const std::vector<NodeId>& order,
     }
     kernels::InferenceContext ctx(n.name, n.op, n.attrs, std::move(inputs), std::move(values),
                                   static_cast<int>(n.outputs.size()));
-    if (absl::Status s = spec->infer(ctx); !s.ok()) {
+    absl::Status s = spec->infer(ctx);
+    if (ctx.missing_input() >= 0) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "node '", n.name, "' (", n.op, ") has ", n.inputs.size(), " inputs, but the op needs input ",
+          ctx.missing_input()));
+    }
+    if (!s.ok()) {
       return absl::Status(s.code(), absl::StrCat("node '", n.name, "' (", n.op, "): ", s.message()));
     }
     n.outputs = ctx.outputs();
