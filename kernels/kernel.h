@@ -78,9 +78,26 @@ class InferenceContext {
   const std::string& op() const { return op_; }
   const AttrMap& attrs() const { return attrs_; }
   int num_inputs() const { return static_cast<int>(inputs_.size()); }
-  const ValueInfo& input(int i) const { return inputs_[i]; }
+  // An index past the node's inputs (a malformed graph) gives an unknown
+  // value and is recorded: the caller fails the node (missing_input()).
+  const ValueInfo& input(int i) const {
+    if (i < 0 || i >= num_inputs()) {
+      static const ValueInfo kMissing;
+      missing_input_ = i;
+      return kMissing;
+    }
+    return inputs_[i];
+  }
   // The input's value when it is known before running (a constant), else null.
-  const Tensor* input_value(int i) const { return input_values_[i]; }
+  const Tensor* input_value(int i) const {
+    if (i < 0 || i >= num_inputs()) {
+      missing_input_ = i;
+      return nullptr;
+    }
+    return input_values_[i];
+  }
+  // The first input index asked for that the node does not have, or -1.
+  int missing_input() const { return missing_input_; }
 
   int num_outputs() const { return static_cast<int>(outputs_.size()); }
   void set_output(int i, ValueInfo info) { outputs_[i] = std::move(info); }
@@ -93,6 +110,7 @@ class InferenceContext {
   std::vector<ValueInfo> inputs_;
   std::vector<const Tensor*> input_values_;
   std::vector<ValueInfo> outputs_;
+  mutable int missing_input_ = -1;
 };
 
 // Runs the functions a control-flow node refers to (While cond/body, If
@@ -123,7 +141,17 @@ class KernelContext {
   const AttrMap& attrs() const { return attrs_; }
 
   int num_inputs() const { return static_cast<int>(inputs_.size()); }
-  const Tensor& input(int i) const { return inputs_[i]; }
+  // Past the node's inputs: an invalid Tensor, recorded like
+  // InferenceContext::missing_input().
+  const Tensor& input(int i) const {
+    if (i < 0 || i >= num_inputs()) {
+      static const Tensor kMissing;
+      missing_input_ = i;
+      return kMissing;
+    }
+    return inputs_[i];
+  }
+  int missing_input() const { return missing_input_; }
 
   int num_outputs() const { return static_cast<int>(outputs_.size()); }
   // Allocates output i (zero-filled). Errors carry the size that failed.
@@ -168,6 +196,7 @@ class KernelContext {
   Resource* node_resource_ = nullptr;
   const FunctionCaller* functions_ = nullptr;
   KernelState* kernel_state_ = nullptr;
+  mutable int missing_input_ = -1;
 };
 
 using ComputeFn = std::function<absl::Status(KernelContext&)>;

@@ -17,6 +17,12 @@ packages=(
   python3-dev pybind11-dev python3-pybind11 python3-numpy python3-pytest
 )
 
+# scripts/test.sh --asan/--tsan and scripts/fuzz.sh: clang with compiler-rt
+# (sanitizer runtimes and libFuzzer).
+if [ "${1:-}" = "--sanitizers" ]; then
+  packages=(clang libclang-rt-dev)
+fi
+
 missing=()
 for p in "${packages[@]}"; do
   if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then

@@ -10,6 +10,7 @@
 #ifndef SMRT_MODEL_H_
 #define SMRT_MODEL_H_
 
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <string>
@@ -44,6 +45,40 @@ struct LoadOptions {
   // passes, as text and Graphviz dot (<key>.before.txt, <key>.after.dot...).
   // SMRT_DUMP_GRAPH=DIR does the same when this is empty.
   std::string dump_graph_dir;
+
+  // A SavedModel is untrusted input: these bound what loading and running it
+  // may cost. Going over one is ResourceExhausted naming the limit. Lower
+  // them when serving models from untrusted sources; 0 means "no limit" for
+  // the fields that say so.
+  struct Limits {
+    // Storage of any one tensor: Const values, checkpoint tensors and every
+    // tensor an op allocates at run time (Fill, Tile, Range, BroadcastTo of
+    // shapes computed from inputs).
+    uint64_t max_tensor_bytes = uint64_t{4} << 30;
+    // saved_model.pb plus all variables data shards.
+    uint64_t max_model_bytes = uint64_t{64} << 30;
+    // Nodes of one imported signature graph, after inlining functions.
+    int max_nodes = 1 << 22;
+    // Nested function calls (inlined calls and control-flow bodies).
+    int max_function_depth = 32;
+    // Iterations of one While node per execution; 0: no limit.
+    int64_t max_while_iterations = 0;
+    // Bytes of all tensors the model holds at once (variables and the values
+    // of every Run in flight, including outputs not yet freed); 0: no limit.
+    uint64_t memory_limit_bytes = 0;
+  };
+  Limits limits;
+
+  // Ops refused by design because they touch files, the network, the process
+  // or Python (ReadFile, WriteFile, SaveV2, RestoreV2, PyFunc, ...) load only
+  // when named here, and only where smrt has a kernel for them.
+  std::vector<std::string> allowed_ops;
+
+  // Checks every floating-point value an op produces: the first NaN or Inf
+  // fails the Run with InvalidArgument naming the node and op (like
+  // tf.debugging.enable_check_numerics). The environment variable
+  // SMRT_CHECK_NUMERICS=1 turns it on too. Costs one pass over each output.
+  bool check_numerics = false;
 };
 
 // One input or output of a signature.

@@ -1,6 +1,7 @@
 #include "smrt/model.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <mutex>
 
@@ -11,6 +12,7 @@
 #include "absl/strings/str_join.h"
 #include "api/model_internals.h"
 #include "core/memory_files.h"
+#include "core/run_limits.h"
 #include "exec/program.h"
 #include "graph/importer.h"
 #include "graph/variable_keys.h"
@@ -105,6 +107,10 @@ struct Model::Impl {
   std::vector<ConstantFeed> constant_feeds;
   std::map<std::string, PreparedSignature> signatures;
   std::shared_ptr<const file::MemoryDirectory> memory_files;  // LoadFromMemory's files
+  // From LoadOptions: installed on the thread for Load and every Run.
+  RunLimits run_limits;
+  graph::ImportLimits import_limits;
+  std::vector<std::string> allowed_ops;
 
   absl::StatusOr<kernels::Resource*> Bind(const graph::Node& node);
   absl::StatusOr<graph::ImportResult> Import(graph::ImportRequest request,
@@ -170,8 +176,9 @@ absl::StatusOr<graph::ImportResult> Model::Impl::Import(graph::ImportRequest req
   for (const ConstantFeed& f : constant_feeds) {
     request.feeds.push_back({f.tensor, f.value.dtype(), PartialShape::Known(f.value.shape())});
   }
-  absl::StatusOr<graph::ImportResult> imported = graph::ImportGraph(
-      bundle->meta_graph->graph_def(), request, kernels::KernelRegistry::Default());
+  const kernels::KernelRegistry& registry = kernels::KernelRegistry::Default();
+  absl::StatusOr<graph::ImportResult> imported =
+      graph::ImportGraph(bundle->meta_graph->graph_def(), request, registry, import_limits);
   if (!imported.ok()) {
     return absl::Status(imported.status().code(),
                         absl::StrCat(what, ": ", imported.status().message()));
@@ -208,6 +215,8 @@ absl::StatusOr<std::unique_ptr<exec::Program>> Model::Impl::Build(
       report->fusions = std::move(ctx.fusions);
     }
   }
+  spec.import_limits = import_limits;
+  spec.allowed_ops = allowed_ops;
   absl::StatusOr<std::unique_ptr<exec::Program>> program = exec::Program::Create(
       std::move(spec), registry, [this](const graph::Node& n) { return Bind(n); });
   if (!program.ok()) {
@@ -326,10 +335,12 @@ absl::StatusOr<ImportedSignature> Model::Impl::Import(const std::string& key,
                             bundle->meta_graph->graph_def().versions().producer() <= 21;
       if (s != node->attr().end() && s->second.has_shape() && !legacy_unknown) {
         absl::StatusOr<PartialShape> ps = loader::PartialShapeFromProto(s->second.shape());
-        if (ps.ok()) {
-          spec.known_rank = ps->known_rank;
-          spec.shape = ps->dims;
+        if (!ps.ok()) {
+          return absl::InvalidArgumentError(absl::StrCat(where, ": input '", k, "' (node '",
+                                                         node->name(), "'): ", ps.status().message()));
         }
+        spec.known_rank = ps->known_rank;
+        spec.shape = ps->dims;
       } else {
         spec.known_rank = false;
         spec.shape.clear();
@@ -386,8 +397,22 @@ const std::string& Model::dir() const { return impl_->bundle->dir; }
 absl::StatusOr<std::unique_ptr<Model>> Model::Load(const std::string& dir,
                                                    const LoadOptions& options) {
   auto impl = std::make_unique<Impl>();
+  const LoadOptions::Limits& limits = options.limits;
+  impl->run_limits.max_tensor_bytes = limits.max_tensor_bytes;
+  impl->run_limits.memory_limit_bytes = limits.memory_limit_bytes;
+  impl->run_limits.max_while_iterations = limits.max_while_iterations;
+  const char* env_check = std::getenv("SMRT_CHECK_NUMERICS");
+  impl->run_limits.check_numerics =
+      options.check_numerics || (env_check != nullptr && std::string(env_check) == "1");
+  impl->run_limits.files_root = dir;
+  impl->import_limits.max_nodes = limits.max_nodes;
+  impl->import_limits.max_inline_depth = limits.max_function_depth;
+  impl->allowed_ops = options.allowed_ops;
+  RunLimitsScope limits_scope(&impl->run_limits);
+
   loader::BundleOptions bundle_options;
   bundle_options.tags = loader::ParseTagSet(absl::StrJoin(options.tags, ","));
+  bundle_options.max_model_bytes = limits.max_model_bytes;
   absl::StatusOr<std::unique_ptr<loader::SavedModelBundle>> bundle =
       loader::LoadSavedModelBundle(dir, bundle_options);
   if (!bundle.ok()) return bundle.status();
@@ -538,6 +563,7 @@ absl::Status Model::Run(absl::string_view signature_key, const NamedTensors& inp
   }
   for (const ConstantFeed& f : impl_->constant_feeds) feeds.push_back(f.value);
 
+  RunLimitsScope limits_scope(&impl_->run_limits);
   absl::StatusOr<std::vector<Tensor>> results = sig.program->Run(std::move(feeds));
   if (!results.ok()) {
     return absl::Status(results.status().code(),

@@ -1,8 +1,12 @@
 #include "exec/program.h"
 
+#include <algorithm>
+
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "core/run_limits.h"
+#include "exec/check_numerics.h"
 #include "graph/shape_inference.h"
 #include "graph/importer.h"
 #include "graph/variable_keys.h"
@@ -38,6 +42,18 @@ std::vector<std::string> CalledFunctions(const graph::Node& n) {
     }
   }
   return names;
+}
+
+// LoadOptions::check_numerics: the first NaN/Inf an op produces.
+absl::Status CheckOutputsFinite(const graph::Node& n, kernels::KernelContext& ctx) {
+  for (int i = 0; i < ctx.num_outputs(); ++i) {
+    NonFinite bad = FindNonFinite(ctx.output(i));
+    if (bad.index < 0) continue;
+    return absl::InvalidArgumentError(absl::StrCat(
+        "check_numerics: node '", n.name, "' (", n.op, ") produced ", bad.value, " in output ",
+        i, " (", ctx.output(i).DebugString(), ") at flat index ", bad.index));
+  }
+  return absl::OkStatus();
 }
 
 }  // namespace
@@ -79,7 +95,7 @@ absl::StatusOr<std::unique_ptr<Program>> Program::Create(ProgramSpec spec,
   if (!order.ok()) return order.status();
 
   std::vector<graph::UnsupportedOp> unsupported =
-      graph::FindUnsupportedOps(g, *order, registry, kernels::kCpu);
+      graph::FindUnsupportedOps(g, *order, registry, kernels::kCpu, p->spec_.allowed_ops);
   if (!unsupported.empty()) {
     return absl::UnimplementedError(graph::UnsupportedOpsMessage(unsupported));
   }
@@ -127,16 +143,18 @@ absl::StatusOr<std::unique_ptr<Program>> Program::Create(ProgramSpec spec,
       if (p->spec_.library == nullptr) {
         return absl::InternalError(absl::StrCat("node '", n.name, "' needs a function library"));
       }
-      if (p->spec_.depth >= kMaxControlFlowDepth) {
+      const int max_depth = std::min(kMaxControlFlowDepth, p->spec_.import_limits.max_inline_depth);
+      if (p->spec_.depth >= max_depth) {
         return absl::InvalidArgumentError(absl::StrCat(
-            "control flow nested deeper than ", kMaxControlFlowDepth, " at node '", n.name, "'"));
+            "control flow nested deeper than ", max_depth, " at node '", n.name,
+            "' (a recursive function?)"));
       }
       // Body args line up with the node's inputs after the predicate/index.
       const size_t offset = (n.op == "While" || n.op == "StatelessWhile") ? 0 : 1;
       for (const std::string& fn : CalledFunctions(n)) {
         if (step.functions.count(fn)) continue;
         absl::StatusOr<graph::ImportResult> body =
-            graph::ImportFunction(*p->spec_.library, fn, registry);
+            graph::ImportFunction(*p->spec_.library, fn, registry, p->spec_.import_limits);
         if (!body.ok()) {
           return absl::Status(body.status().code(), absl::StrCat("function ", fn, " (called by '",
                                                                  n.name, "'): ",
@@ -149,6 +167,8 @@ absl::StatusOr<std::unique_ptr<Program>> Program::Create(ProgramSpec spec,
         sub.effects = std::move(body->effect_nodes);
         sub.library = p->spec_.library;
         sub.depth = p->spec_.depth + 1;
+        sub.import_limits = p->spec_.import_limits;
+        sub.allowed_ops = p->spec_.allowed_ops;
         std::vector<NodeId> feeds = sub.feeds;
         std::vector<kernels::Resource*> arg_resources = step.input_resources;
         ResourceBinder sub_binder = [&, feeds, arg_resources, offset](
@@ -245,8 +265,18 @@ absl::Status Program::RunStep(const Step& step, std::vector<Tensor> inputs,
   ctx.set_kernel_state(step.kernel_state.get());
   StepFunctions functions(step);
   if (!step.functions.empty()) ctx.set_functions(&functions);
-  if (absl::Status s = step.kernel->compute(ctx); !s.ok()) {
-    return absl::Status(s.code(), absl::StrCat("node '", n.name, "' (", n.op, "): ", s.message()));
+  absl::Status status = step.kernel->compute(ctx);
+  if (ctx.missing_input() >= 0) {
+    return absl::InvalidArgumentError(absl::StrCat("node '", n.name, "' (", n.op, ") has ",
+                                                   n.inputs.size(), " inputs, but the op needs input ",
+                                                   ctx.missing_input()));
+  }
+  if (!status.ok()) {
+    return absl::Status(status.code(),
+                        absl::StrCat("node '", n.name, "' (", n.op, "): ", status.message()));
+  }
+  if (const RunLimits* limits = CurrentRunLimits(); limits && limits->check_numerics) {
+    if (absl::Status s = CheckOutputsFinite(n, ctx); !s.ok()) return s;
   }
   outputs = std::move(ctx.outputs());
   return absl::OkStatus();

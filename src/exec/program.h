@@ -15,6 +15,7 @@
 #include "absl/status/statusor.h"
 #include "exec/dataflow.h"
 #include "graph/graph.h"
+#include "graph/importer.h"
 #include "kernels/registry.h"
 #include "tensorflow/graph.pb.h"
 
@@ -33,6 +34,11 @@ struct ProgramSpec {
   const tensorflow::GraphDef* library = nullptr;
   int depth = 0;  // nesting of control-flow bodies
   DataflowLimits dataflow_limits;  // for graphs with TF1 control flow
+  // Bounds for importing control-flow bodies; max_inline_depth also bounds
+  // the nesting of control flow itself.
+  graph::ImportLimits import_limits;
+  // Ops refused by design (graph/op_packages.h) that the embedder allows.
+  std::vector<std::string> allowed_ops;
 };
 
 class Program {

@@ -1,5 +1,8 @@
 #include "graph/importer.h"
 
+#include <pthread.h>
+
+#include <functional>
 #include <memory>
 
 #include "absl/container/flat_hash_map.h"
@@ -10,6 +13,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "core/run_limits.h"
 #include "graph/attr_from_proto.h"
 #include "graph/output_args.h"
 
@@ -29,6 +33,9 @@ absl::StatusOr<std::pair<std::string, int>> ParseTensorName(absl::string_view na
 }
 
 namespace {
+
+// Longest chain of inputs the importer follows (see OnImportStack).
+constexpr int kMaxImportDepth = 100000;
 
 bool IsPassThrough(absl::string_view op) {
   return op == "Identity" || op == "IdentityN" || op == "StopGradient" || op == "Snapshot" ||
@@ -93,12 +100,22 @@ class Importer {
   Importer(const tensorflow::GraphDef& g, const kernels::KernelRegistry& registry,
            const ImportLimits& limits)
       : graph_def_(g), registry_(registry), limits_(limits) {
-    for (const auto& f : g.library().function()) functions_[f.signature().name()] = &f;
-    for (const auto& n : g.node()) outer_.nodes[n.name()] = &n;
+    for (const auto& f : g.library().function()) {
+      if (!functions_.emplace(f.signature().name(), &f).second && duplicate_.empty()) {
+        duplicate_ = absl::StrCat("the function library defines '", f.signature().name(),
+                                  "' twice");
+      }
+    }
+    for (const auto& n : g.node()) {
+      if (!outer_.nodes.emplace(n.name(), &n).second && duplicate_.empty()) {
+        duplicate_ = absl::StrCat("the graph has two nodes named '", n.name(), "'");
+      }
+    }
     dataflow_ = HasDataflowOps(g.node());
   }
 
   absl::StatusOr<ImportResult> Run(const ImportRequest& request) {
+    if (!duplicate_.empty()) return absl::InvalidArgumentError(duplicate_);
     for (const FeedSpec& feed : request.feeds) {
       absl::StatusOr<std::pair<std::string, int>> t = ParseTensorName(feed.tensor);
       if (!t.ok()) return t.status();
@@ -137,11 +154,12 @@ class Importer {
     if (it == functions_.end()) {
       return absl::InvalidArgumentError(absl::StrCat("function '", name, "' is not defined"));
     }
+    if (!duplicate_.empty()) return absl::InvalidArgumentError(duplicate_);
     const tensorflow::FunctionDef& fn = *it->second;
     dataflow_ = HasDataflowOps(fn.node_def());
     auto scope = std::make_unique<Scope>();
     scope->fn = &fn;
-    for (const auto& n : fn.node_def()) scope->nodes[n.name()] = &n;
+    if (absl::Status s = IndexNodes(fn, *scope); !s.ok()) return s;
     for (const auto& arg : fn.signature().input_arg()) {
       if (!arg.type_attr().empty() || !arg.number_attr().empty() ||
           !arg.type_list_attr().empty()) {
@@ -178,6 +196,16 @@ class Importer {
   }
 
  private:
+  static absl::Status IndexNodes(const tensorflow::FunctionDef& fn, Scope& scope) {
+    for (const auto& n : fn.node_def()) {
+      if (!scope.nodes.emplace(n.name(), &n).second) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "function ", fn.signature().name(), " has two nodes named '", n.name(), "'"));
+      }
+    }
+    return absl::OkStatus();
+  }
+
   absl::StatusOr<NodeId> Add(Node node, int num_outputs) {
     if (graph_.num_nodes() >= limits_.max_nodes) {
       return absl::ResourceExhaustedError(
@@ -276,8 +304,10 @@ class Importer {
           "the graph has a cycle through node '", scope.prefix, name,
           "' that is not a while loop (whose back edge is NextIteration -> Merge)"));
     }
-    if (++depth_ > 100000) {
-      return absl::ResourceExhaustedError("the graph is deeper than 100000 nodes");
+    if (++depth_ > kMaxImportDepth) {
+      --depth_;
+      return absl::ResourceExhaustedError(
+          absl::StrCat("the graph is deeper than ", kMaxImportDepth, " nodes"));
     }
     absl::StatusOr<Materialized> m = Build(scope, name);
     --depth_;
@@ -457,7 +487,7 @@ class Importer {
     child->prefix = absl::StrCat(scope.prefix, call.name(), "/");
     child->fn = &fn;
     child->depth = scope.depth + 1;
-    for (const auto& n : fn.node_def()) child->nodes[n.name()] = &n;
+    if (absl::Status s = IndexNodes(fn, *child); !s.ok()) return s;
     for (int i = 0; i < in_args.size(); ++i) {
       absl::StatusOr<Endpoint> e = ResolveInput(scope, data_inputs[i]);
       if (!e.ok()) return e.status();
@@ -586,7 +616,42 @@ class Importer {
   Graph graph_;
   ImportResult result_;
   int depth_ = 0;
+  std::string duplicate_;  // the first duplicate name, reported by Run
 };
+
+// The importer recurses along input chains, a few hundred bytes of stack per
+// node: a hostile (or just long) chain would overflow the caller's stack. It
+// runs on a thread of its own whose stack fits kMaxImportDepth levels.
+constexpr size_t kImportStackBytes = size_t{1} << 30;  // reserved, touched as used
+
+absl::StatusOr<ImportResult> OnImportStack(
+    const std::function<absl::StatusOr<ImportResult>()>& import) {
+  struct Call {
+    const std::function<absl::StatusOr<ImportResult>()>* import;
+    const RunLimits* limits;  // the caller's, for the Const values made here
+    absl::StatusOr<ImportResult> result = absl::InternalError("import did not run");
+  } call{&import, CurrentRunLimits()};
+  pthread_attr_t attr;
+  if (pthread_attr_init(&attr) != 0) return import();
+  pthread_t thread;
+  const bool started =
+      pthread_attr_setstacksize(&attr, kImportStackBytes) == 0 &&
+      pthread_create(
+          &thread, &attr,
+          [](void* p) -> void* {
+            auto* c = static_cast<Call*>(p);
+            RunLimitsScope scope(c->limits);
+            c->result = (*c->import)();
+            return nullptr;
+          },
+          &call) == 0;
+  pthread_attr_destroy(&attr);
+  if (!started) {
+    return absl::ResourceExhaustedError("cannot start a thread to import the graph on");
+  }
+  pthread_join(thread, nullptr);
+  return std::move(call.result);
+}
 
 }  // namespace
 
@@ -594,16 +659,20 @@ absl::StatusOr<ImportResult> ImportFunction(const tensorflow::GraphDef& graph_de
                                             const std::string& function,
                                             const kernels::KernelRegistry& registry,
                                             const ImportLimits& limits) {
-  Importer importer(graph_def, registry, limits);
-  return importer.RunFunction(function);
+  return OnImportStack([&] {
+    Importer importer(graph_def, registry, limits);
+    return importer.RunFunction(function);
+  });
 }
 
 absl::StatusOr<ImportResult> ImportGraph(const tensorflow::GraphDef& graph_def,
                                          const ImportRequest& request,
                                          const kernels::KernelRegistry& registry,
                                          const ImportLimits& limits) {
-  Importer importer(graph_def, registry, limits);
-  return importer.Run(request);
+  return OnImportStack([&] {
+    Importer importer(graph_def, registry, limits);
+    return importer.Run(request);
+  });
 }
 
 }  // namespace smrt::graph

@@ -36,7 +36,7 @@ absl::Status CheckInside(const std::string& assets_dir, const std::string& filen
   return absl::OkStatus();
 }
 
-absl::StatusOr<Asset> Resolve(const tensorflow::AssetFileDef& def,
+absl::StatusOr<Asset> Resolve(const tensorflow::AssetFileDef& def, const std::string& dir,
                               const std::string& assets_dir) {
   if (absl::Status s = CheckInside(assets_dir, def.filename()); !s.ok()) return s;
   Asset asset;
@@ -55,9 +55,12 @@ absl::StatusOr<Asset> Resolve(const tensorflow::AssetFileDef& def,
   if (!asset.exists) return asset;
   fs::path real = fs::canonical(asset.path, ec);
   fs::path root = fs::canonical(assets_dir, ec);
+  // The assets folder itself may be a link: it too must stay in the model.
+  fs::path model = fs::canonical(dir, ec);
   std::string real_s = real.string();
   std::string root_s = root.string() + "/";
-  if (ec || !absl::StartsWith(real_s, root_s)) {
+  if (ec || !absl::StartsWith(real_s, root_s) ||
+      !absl::StartsWith(root_s, model.string() + "/")) {
     return absl::InvalidArgumentError(absl::StrCat(
         "asset '", def.filename(), "' resolves to ", ec ? "nowhere" : real_s, ", outside ",
         assets_dir));
@@ -88,7 +91,7 @@ absl::StatusOr<std::vector<Asset>> ResolveAssets(const tensorflow::MetaGraphDef&
   absl::flat_hash_set<std::string> seen;
   for (const auto& def : defs) {
     if (!seen.insert(def.tensor_info().name()).second) continue;
-    absl::StatusOr<Asset> asset = Resolve(def, assets_dir);
+    absl::StatusOr<Asset> asset = Resolve(def, dir, assets_dir);
     if (!asset.ok()) return asset.status();
     assets.push_back(*std::move(asset));
   }
