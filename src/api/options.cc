@@ -50,6 +50,11 @@ bool Set(LoadOptions& options, absl::string_view text) {
   return Parse(text, &(options.*Field));
 }
 
+template <auto Outer, auto Inner>
+bool SetNested(LoadOptions& options, absl::string_view text) {
+  return Parse(text, &(options.*Outer.*Inner));
+}
+
 struct Key {
   const char* key;
   const char* help;
@@ -62,6 +67,26 @@ constexpr Key kKeys[] = {
      Set<&LoadOptions::tags>},
     {"signatures", "comma-separated signature keys to prepare (default: all)",
      Set<&LoadOptions::signatures>},
+    {"disabled_passes", "comma-separated graph passes to skip, or \"all\" (default: none)",
+     Set<&LoadOptions::disabled_passes>},
+    {"dump_graph_dir", "directory for the graph before/after the passes (.txt, .dot)",
+     Set<&LoadOptions::dump_graph_dir>},
+    {"allowed_ops", "comma-separated ops refused by design to allow (ReadFile, ...)",
+     Set<&LoadOptions::allowed_ops>},
+    {"check_numerics", "true: the first NaN/Inf an op produces fails the run",
+     Set<&LoadOptions::check_numerics>},
+    {"max_tensor_bytes", "bytes of any one tensor (default 4 GiB)",
+     SetNested<&LoadOptions::limits, &LoadOptions::Limits::max_tensor_bytes>},
+    {"max_model_bytes", "bytes of saved_model.pb plus variables (default 64 GiB)",
+     SetNested<&LoadOptions::limits, &LoadOptions::Limits::max_model_bytes>},
+    {"max_nodes", "nodes of one imported signature graph (default 4194304)",
+     SetNested<&LoadOptions::limits, &LoadOptions::Limits::max_nodes>},
+    {"max_function_depth", "nesting of function calls and control flow (default 32)",
+     SetNested<&LoadOptions::limits, &LoadOptions::Limits::max_function_depth>},
+    {"max_while_iterations", "iterations of one While per execution; 0: no limit",
+     SetNested<&LoadOptions::limits, &LoadOptions::Limits::max_while_iterations>},
+    {"memory_limit_bytes", "bytes of all tensors the model holds at once; 0: no limit",
+     SetNested<&LoadOptions::limits, &LoadOptions::Limits::memory_limit_bytes>},
 };
 
 std::string KnownKeys() {

@@ -55,6 +55,18 @@ absl::Status CheckFileReadAllowed(const std::string& path) {
   const RunLimits* limits = current_limits;
   if (limits == nullptr || limits->files_root.empty()) return absl::OkStatus();
   namespace fs = std::filesystem;
+  if (absl::StartsWith(limits->files_root, "mem://")) {
+    // An in-memory model (LoadFromMemory): no symlinks, so the path must
+    // stay under the root lexically.
+    const std::string& norm = path;
+    if (!absl::StartsWith(norm, limits->files_root + "/") ||
+        absl::StrContains(norm, "/../") || absl::EndsWith(norm, "/..")) {
+      return absl::PermissionDeniedError(absl::StrCat(
+          "file '", path, "' is outside the model directory ", limits->files_root,
+          "; smrt reads only files inside the SavedModel"));
+    }
+    return absl::OkStatus();
+  }
   std::error_code ec;
   fs::path root = fs::canonical(limits->files_root, ec);
   if (ec) {

@@ -107,5 +107,26 @@ TEST(LoadOptionsTextTest, SetsListsAndRejectsUnknownKeys) {
   }
 }
 
+TEST(LoadOptionsTextTest, SetsPassesLimitsAndSafetyFields) {
+  LoadOptions options;
+  ASSERT_TRUE(SetLoadOption(&options, "disabled_passes", "fuse_conv,prune").ok());
+  EXPECT_EQ(options.disabled_passes, (std::vector<std::string>{"fuse_conv", "prune"}));
+  ASSERT_TRUE(SetLoadOption(&options, "check_numerics", "true").ok());
+  EXPECT_TRUE(options.check_numerics);
+  ASSERT_TRUE(SetLoadOption(&options, "allowed_ops", "ReadFile").ok());
+  EXPECT_EQ(options.allowed_ops, (std::vector<std::string>{"ReadFile"}));
+  ASSERT_TRUE(SetLoadOption(&options, "max_tensor_bytes", "1048576").ok());
+  EXPECT_EQ(options.limits.max_tensor_bytes, 1048576u);
+  ASSERT_TRUE(SetLoadOption(&options, "max_nodes", "1000").ok());
+  EXPECT_EQ(options.limits.max_nodes, 1000);
+  ASSERT_TRUE(SetLoadOption(&options, "max_while_iterations", "50").ok());
+  EXPECT_EQ(options.limits.max_while_iterations, 50);
+  EXPECT_EQ(SetLoadOption(&options, "max_nodes", "-x").code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(SetLoadOption(&options, "max_tensor_bytes", "-1").code(),
+            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(SetLoadOption(&options, "check_numerics", "maybe").code(),
+            absl::StatusCode::kInvalidArgument);
+}
+
 }  // namespace
 }  // namespace smrt

@@ -164,6 +164,13 @@ absl::Status Compute(KernelContext& ctx) {
   }
   absl::StatusOr<Geometry> g = MakeGeometry(ctx, *ops);
   if (!g.ok()) return g.status();
+  // oneDNN divides by zero-size dims: an empty result needs no primitive.
+  if (g->n == 0 || g->oh == 0 || g->ow == 0 || g->oc == 0) {
+    return ctx.allocate_output(0, DataType::kFloat, {g->n, g->oh, g->ow, g->oc}).status();
+  }
+  if (g->c == 0 || g->kh == 0 || g->kw == 0) {
+    return absl::UnimplementedError("fused convolution with an empty input depth or window");
+  }
   auto* state = static_cast<ConvState*>(ctx.kernel_state());
   return onednn::Guard("convolution", [&]() -> absl::Status {
     std::shared_ptr<const ConvPlan> plan;

@@ -53,6 +53,11 @@ absl::Status Compute(KernelContext& ctx) {
                                                    ShapeToString(a.shape()), ", In[1]: ",
                                                    ShapeToString(b.shape())));
   }
+  // oneDNN divides by zero-size dims: an empty result needs no primitive.
+  if (m == 0 || n == 0) return ctx.allocate_output(0, DataType::kFloat, {m, n}).status();
+  if (k == 0) {
+    return absl::UnimplementedError("fused matmul with an empty inner dimension (k = 0)");
+  }
   auto* state = static_cast<MatMulState*>(ctx.kernel_state());
   return onednn::Guard("matmul", [&]() -> absl::Status {
     Shape key = {a.dim(0), a.dim(1), b.dim(0), b.dim(1)};
