@@ -356,18 +356,10 @@ class Importer {
     }
     if (fn != nullptr) return Inline(scope, nd, *fn, data_inputs);
 
-    Node node;
-    node.name = scope.prefix + nd.name();
-    node.op = nd.op();
-    node.device = nd.device();
-    absl::StatusOr<AttrMap> attrs = AttrMapFromProto(nd.attr());
-    if (!attrs.ok()) {
-      return absl::Status(attrs.status().code(), absl::StrCat("node '", node.name, "' (", nd.op(),
-                                                              "): ", attrs.status().message()));
-    }
-    node.attrs = *std::move(attrs);
+    absl::StatusOr<Node> made = MakeNode(scope, nd);
+    if (!made.ok()) return made.status();
+    Node node = *std::move(made);
     const kernels::OpSpec* spec = registry_.FindOp(nd.op());
-    if (spec != nullptr) kernels::ApplyAttrDefaults(*spec, node.attrs);
     if (absl::Status st = ResolveInputs(scope, nd, data_inputs, node); !st.ok()) return st;
     int num_outputs = 1;
     if (spec != nullptr && spec->num_outputs) {
@@ -383,6 +375,25 @@ class Importer {
     Materialized m;
     m.direct = *id;
     return m;
+  }
+
+  // The node for `nd` in this scope: name, op, device, and attrs with the
+  // op's defaults applied (exports strip attrs equal to their default).
+  absl::StatusOr<Node> MakeNode(const Scope& scope, const tensorflow::NodeDef& nd) const {
+    Node node;
+    node.name = scope.prefix + nd.name();
+    node.op = nd.op();
+    node.device = nd.device();
+    absl::StatusOr<AttrMap> attrs = AttrMapFromProto(nd.attr());
+    if (!attrs.ok()) {
+      return absl::Status(attrs.status().code(), absl::StrCat("node '", node.name, "' (", nd.op(),
+                                                              "): ", attrs.status().message()));
+    }
+    node.attrs = *std::move(attrs);
+    if (const kernels::OpSpec* spec = registry_.FindOp(nd.op())) {
+      kernels::ApplyAttrDefaults(*spec, node.attrs);
+    }
+    return node;
   }
 
   absl::Status ResolveInputs(Scope& scope, const tensorflow::NodeDef& nd,
@@ -407,19 +418,9 @@ class Importer {
   // everything else (ResolveDeferred), so the loop's cycle never closes
   // during the depth-first walk.
   absl::StatusOr<Materialized> BuildMerge(Scope& scope, const tensorflow::NodeDef& nd) {
-    Node node;
-    node.name = scope.prefix + nd.name();
-    node.op = nd.op();
-    node.device = nd.device();
-    absl::StatusOr<AttrMap> attrs = AttrMapFromProto(nd.attr());
-    if (!attrs.ok()) {
-      return absl::Status(attrs.status().code(), absl::StrCat("node '", node.name, "' (", nd.op(),
-                                                              "): ", attrs.status().message()));
-    }
-    node.attrs = *std::move(attrs);
-    if (const kernels::OpSpec* spec = registry_.FindOp(nd.op())) {
-      kernels::ApplyAttrDefaults(*spec, node.attrs);
-    }
+    absl::StatusOr<Node> made = MakeNode(scope, nd);
+    if (!made.ok()) return made.status();
+    Node node = *std::move(made);
     std::vector<std::string> now, later;
     std::vector<int> later_slots;
     for (const std::string& in : nd.input()) {

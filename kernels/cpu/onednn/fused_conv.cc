@@ -21,8 +21,6 @@ using onednn::Engine;
 using dt = dnnl::memory::data_type;
 using tag = dnnl::memory::format_tag;
 
-constexpr size_t kMaxShapesPerNode = 16;
-
 struct ConvPlan {
   dnnl::convolution_forward::primitive_desc pd;
   dnnl::convolution_forward prim;
@@ -33,11 +31,7 @@ struct ConvPlan {
   Shape out_shape;
 };
 
-class ConvState : public KernelState {
- public:
-  std::mutex mu;
-  std::map<Shape, std::shared_ptr<const ConvPlan>> plans;
-};
+using ConvState = onednn::PlanCache<ConvPlan>;
 
 struct Geometry {
   int64_t n, h, w, c, kh, kw, kc, oc, groups, oh, ow;
@@ -176,20 +170,12 @@ absl::Status Compute(KernelContext& ctx) {
     std::shared_ptr<const ConvPlan> plan;
     Shape key = ctx.input(0).shape();
     key.insert(key.end(), ctx.input(1).shape().begin(), ctx.input(1).shape().end());
-    if (state != nullptr) {
-      std::lock_guard<std::mutex> lock(state->mu);
-      auto it = state->plans.find(key);
-      if (it != state->plans.end()) plan = it->second;
-    }
+    if (state != nullptr) plan = state->Find(key);
     if (plan == nullptr) {
       absl::StatusOr<std::shared_ptr<const ConvPlan>> made = MakePlan(ctx, *g, *ops);
       if (!made.ok()) return made.status();
       plan = *made;
-      if (state != nullptr) {
-        std::lock_guard<std::mutex> lock(state->mu);
-        if (state->plans.size() >= kMaxShapesPerNode) state->plans.clear();
-        state->plans.emplace(key, plan);
-      }
+      if (state != nullptr) state->Insert(key, plan);
     }
     absl::StatusOr<Tensor*> out = ctx.allocate_output(0, DataType::kFloat, plan->out_shape);
     if (!out.ok()) return out.status();

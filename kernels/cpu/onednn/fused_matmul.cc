@@ -17,8 +17,6 @@ using onednn::Engine;
 using dt = dnnl::memory::data_type;
 using tag = dnnl::memory::format_tag;
 
-constexpr size_t kMaxShapesPerNode = 16;
-
 struct MatMulPlan {
   dnnl::matmul::primitive_desc pd;
   dnnl::matmul prim;
@@ -28,11 +26,7 @@ struct MatMulPlan {
   int64_t m = 0, n = 0;
 };
 
-class MatMulState : public KernelState {
- public:
-  std::mutex mu;
-  std::map<Shape, std::shared_ptr<const MatMulPlan>> plans;
-};
+using MatMulState = onednn::PlanCache<MatMulPlan>;
 
 absl::Status Compute(KernelContext& ctx) {
   absl::StatusOr<FusedOps> ops = ParseFusedOps(ctx.attrs(), ctx.num_inputs());
@@ -62,11 +56,7 @@ absl::Status Compute(KernelContext& ctx) {
   return onednn::Guard("matmul", [&]() -> absl::Status {
     Shape key = {a.dim(0), a.dim(1), b.dim(0), b.dim(1)};
     std::shared_ptr<const MatMulPlan> plan;
-    if (state != nullptr) {
-      std::lock_guard<std::mutex> lock(state->mu);
-      auto it = state->plans.find(key);
-      if (it != state->plans.end()) plan = it->second;
-    }
+    if (state != nullptr) plan = state->Find(key);
     if (plan == nullptr) {
       auto p = std::make_shared<MatMulPlan>();
       p->m = m, p->n = n;
@@ -95,11 +85,7 @@ absl::Status Compute(KernelContext& ctx) {
         s.wait();
       }
       plan = p;
-      if (state != nullptr) {
-        std::lock_guard<std::mutex> lock(state->mu);
-        if (state->plans.size() >= kMaxShapesPerNode) state->plans.clear();
-        state->plans.emplace(key, plan);
-      }
+      if (state != nullptr) state->Insert(key, plan);
     }
     absl::StatusOr<Tensor*> out = ctx.allocate_output(0, DataType::kFloat, {m, n});
     if (!out.ok()) return out.status();
