@@ -4,6 +4,7 @@
 #include "smrt/c_api.h"
 
 #include <algorithm>
+#include <cstring>
 #include <exception>
 #include <memory>
 #include <new>
@@ -539,5 +540,32 @@ SmrtStatus* SmrtOutputsFind(const SmrtOutputs* outputs, const char* name,
 }
 
 void SmrtOutputsDelete(SmrtOutputs* outputs) { delete outputs; }
+
+
+SmrtStatus* SmrtModelGetMemoryStats(const SmrtModel* model, SmrtMemoryStats* stats) {
+  return Guard("SmrtModelGetMemoryStats", [&]() -> SmrtStatus* {
+    if (model == nullptr || stats == nullptr) {
+      return Invalid("SmrtModelGetMemoryStats", "model or stats is NULL");
+    }
+    if (stats->struct_size < sizeof(size_t)) {
+      return Invalid("SmrtModelGetMemoryStats",
+                     "stats->struct_size is not set: set it to sizeof(SmrtMemoryStats)");
+    }
+    const smrt::MemoryStats m = model->model->GetMemoryStats();
+    SmrtMemoryStats full;
+    full.struct_size = stats->struct_size < sizeof(full) ? stats->struct_size : sizeof(full);
+    full.bytes_in_use = m.bytes_in_use;
+    full.peak_bytes_in_use = m.peak_bytes_in_use;
+    full.limit_bytes = m.limit_bytes;
+    full.allocation_count = m.allocation_count;
+    // An older caller's struct is a prefix of ours: fill only what it has.
+    std::memcpy(stats, &full, full.struct_size);
+    return nullptr;
+  });
+}
+
+void SmrtModelResetPeakMemory(SmrtModel* model) {
+  if (model != nullptr) model->model->ResetPeakMemoryStats();
+}
 
 }  // extern "C"

@@ -248,6 +248,18 @@ class PyModel {
 
   const std::string& dir() const { return model_->dir(); }
 
+  py::dict MemoryStats() const {
+    const smrt::MemoryStats m = model_->GetMemoryStats();
+    py::dict out;
+    out["bytes_in_use"] = m.bytes_in_use;
+    out["peak_bytes_in_use"] = m.peak_bytes_in_use;
+    out["limit_bytes"] = m.limit_bytes;
+    out["allocation_count"] = m.allocation_count;
+    return out;
+  }
+
+  void ResetPeakMemory() const { model_->ResetPeakMemoryStats(); }
+
  private:
   std::shared_ptr<const smrt::Model> model_;
 };
@@ -269,6 +281,8 @@ PYBIND11_MODULE(_smrt, m) {
                   py::arg("options"))
       .def("signatures", &PyModel::Signatures)
       .def("run", &PyModel::Run, py::arg("signature_key"), py::arg("inputs"))
+      .def("memory_stats", &PyModel::MemoryStats)
+      .def("reset_peak_memory", &PyModel::ResetPeakMemory)
       .def_property_readonly("dir", &PyModel::dir);
 
   m.def("load_option_keys", [] {

@@ -295,6 +295,27 @@ SMRT_CAPI_EXPORT SmrtStatus* SmrtOutputsFind(const SmrtOutputs* outputs, const c
                                              const SmrtTensor** out);
 SMRT_CAPI_EXPORT void SmrtOutputsDelete(SmrtOutputs* outputs);
 
+/* --------------------------------------------------------------- Memory */
+
+/* What a model's tensors hold (see smrt::MemoryStats in smrt/model.h):
+ * weights, constants, intermediates of runs in flight and outputs not yet
+ * deleted. Set struct_size = sizeof(SmrtMemoryStats) before the call; later
+ * versions only append fields and fill no more than struct_size bytes. */
+typedef struct SmrtMemoryStats {
+  size_t struct_size;
+  uint64_t bytes_in_use;
+  uint64_t peak_bytes_in_use; /* since load or SmrtModelResetPeakMemory */
+  uint64_t limit_bytes;       /* the memory_limit_bytes option; 0: none */
+  uint64_t allocation_count;  /* tensors allocated since load */
+} SmrtMemoryStats;
+
+/* INVALID_ARGUMENT when model or stats is NULL or struct_size is too small
+ * for the first field. Safe while other threads run the model. */
+SMRT_CAPI_EXPORT SmrtStatus* SmrtModelGetMemoryStats(const SmrtModel* model,
+                                                     SmrtMemoryStats* stats);
+/* Sets the peak to what is in use now. */
+SMRT_CAPI_EXPORT void SmrtModelResetPeakMemory(SmrtModel* model);
+
 #ifdef __cplusplus
 }  /* extern "C" */
 #endif

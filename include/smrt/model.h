@@ -98,6 +98,18 @@ struct SignatureInfo {
   std::vector<TensorSpec> outputs;  // sorted by name
 };
 
+// What a model's tensors hold in memory (like
+// tf.config.experimental.get_memory_info, per model). Counts the storage of
+// every tensor the model made (weights, constants, intermediates of runs in
+// flight, outputs the caller still holds) until it is freed; not tensors the
+// caller made, nor oneDNN's own reordered weights and scratch buffers.
+struct MemoryStats {
+  uint64_t bytes_in_use = 0;
+  uint64_t peak_bytes_in_use = 0;  // since load or ResetPeakMemoryStats()
+  uint64_t limit_bytes = 0;        // LoadOptions::limits.memory_limit_bytes; 0: none
+  uint64_t allocation_count = 0;   // tensors allocated since load
+};
+
 class Model {
  public:
   // Reads the SavedModel at `dir`, restores its variables, runs its init op
@@ -133,6 +145,11 @@ class Model {
                    NamedTensors* outputs) const;
 
   const std::string& dir() const;
+
+  // Safe to call while other threads run the model.
+  MemoryStats GetMemoryStats() const;
+  // Sets the peak to what is in use now, to measure the peak of what follows.
+  void ResetPeakMemoryStats() const;
 
   struct Impl;
 

@@ -586,6 +586,18 @@ absl::Status Model::Run(absl::string_view signature_key, const NamedTensors& inp
   return absl::OkStatus();
 }
 
+MemoryStats Model::GetMemoryStats() const {
+  const MemoryCounters& memory = *impl_->run_limits.memory;
+  MemoryStats stats;
+  stats.bytes_in_use = memory.live_bytes.load();
+  stats.peak_bytes_in_use = memory.peak_bytes.load();
+  stats.limit_bytes = impl_->run_limits.memory_limit_bytes;
+  stats.allocation_count = memory.allocations.load();
+  return stats;
+}
+
+void Model::ResetPeakMemoryStats() const { impl_->run_limits.memory->ResetPeak(); }
+
 absl::StatusOr<ModelInternals::PassReport> ModelInternals::Passes(const Model& model,
                                                                         absl::string_view key) {
   auto it = model.impl_->signatures.find(std::string(key));

@@ -22,8 +22,15 @@ RunLimitsScope::RunLimitsScope(const RunLimits* limits) : previous_(current_limi
 
 RunLimitsScope::~RunLimitsScope() { current_limits = previous_; }
 
+void MemoryCounters::NoteAllocated(uint64_t now) {
+  allocations.fetch_add(1);
+  uint64_t peak = peak_bytes.load();
+  while (now > peak && !peak_bytes.compare_exchange_weak(peak, now)) {
+  }
+}
+
 absl::Status ReserveTensorBytes(uint64_t bytes, DataType dtype, absl::Span<const int64_t> shape,
-                                std::shared_ptr<std::atomic<uint64_t>>* reserved) {
+                                std::shared_ptr<MemoryCounters>* reserved) {
   reserved->reset();
   const RunLimits* limits = current_limits;
   if (limits == nullptr) return absl::OkStatus();
@@ -36,18 +43,21 @@ absl::Status ReserveTensorBytes(uint64_t bytes, DataType dtype, absl::Span<const
                      limits->max_tensor_bytes, " bytes for one tensor "
                      "(LoadOptions::limits.max_tensor_bytes)"));
   }
-  if (limits->memory_limit_bytes > 0 && limits->live_bytes != nullptr) {
-    std::atomic<uint64_t>& live = *limits->live_bytes;
-    uint64_t before = live.fetch_add(bytes);
-    if (before + bytes > limits->memory_limit_bytes || before + bytes < before) {
-      live.fetch_sub(bytes);
-      return absl::ResourceExhaustedError(absl::StrCat(
-          what(), " needs ", bytes, " bytes while ", before,
-          " bytes of tensors are live; the memory limit is ", limits->memory_limit_bytes,
-          " bytes (LoadOptions::limits.memory_limit_bytes)"));
-    }
-    *reserved = limits->live_bytes;
+  if (limits->memory == nullptr) return absl::OkStatus();
+  MemoryCounters& memory = *limits->memory;
+  // Reserve first, then check, so that threads racing for the last bytes
+  // cannot both pass.
+  const uint64_t before = memory.live_bytes.fetch_add(bytes);
+  if (limits->memory_limit_bytes > 0 &&
+      (before + bytes > limits->memory_limit_bytes || before + bytes < before)) {
+    memory.live_bytes.fetch_sub(bytes);
+    return absl::ResourceExhaustedError(absl::StrCat(
+        what(), " needs ", bytes, " bytes while ", before,
+        " bytes of tensors are live; the memory limit is ", limits->memory_limit_bytes,
+        " bytes (LoadOptions::limits.memory_limit_bytes)"));
   }
+  memory.NoteAllocated(before + bytes);
+  *reserved = limits->memory;
   return absl::OkStatus();
 }
 

@@ -18,6 +18,21 @@
 
 namespace smrt {
 
+// What one model's tensors hold: every Tensor::Create under the model's
+// limits counts here until its storage is freed (also after the Run that made
+// it returned, e.g. outputs the caller keeps).
+struct MemoryCounters {
+  std::atomic<uint64_t> live_bytes{0};
+  std::atomic<uint64_t> peak_bytes{0};
+  std::atomic<uint64_t> allocations{0};  // Tensor::Create calls, ever
+
+  // After live_bytes grew to `now` by one allocation.
+  void NoteAllocated(uint64_t now);
+  void Sub(uint64_t bytes) { live_bytes.fetch_sub(bytes); }
+  // peak := live (tf.config.experimental.reset_memory_stats).
+  void ResetPeak() { peak_bytes.store(live_bytes.load()); }
+};
+
 struct RunLimits {
   uint64_t max_tensor_bytes = 0;     // one tensor's storage; 0: no limit
   uint64_t memory_limit_bytes = 0;   // all live tensors made under the limits; 0: none
@@ -26,10 +41,9 @@ struct RunLimits {
   // When not empty, kernels that read files (InitializeTableFromTextFileV2)
   // read only files inside this directory (after resolving symlinks).
   std::string files_root;
-  // Bytes of live tensors allocated under these limits (shared by every
-  // thread that runs the model; tensors decrement it when freed).
-  std::shared_ptr<std::atomic<uint64_t>> live_bytes =
-      std::make_shared<std::atomic<uint64_t>>(0);
+  // Tensors allocated under these limits (shared by every thread that runs
+  // the model; tensors decrement it when freed, so it outlives the model).
+  std::shared_ptr<MemoryCounters> memory = std::make_shared<MemoryCounters>();
 };
 
 // The limits installed on this thread, or null.
@@ -50,10 +64,11 @@ class RunLimitsScope {
 
 // Reserves `bytes` of tensor storage against the current limits: OK without
 // limits; ResourceExhausted naming the tensor and the limit that would be
-// exceeded. On success with a memory limit, *reserved is the counter to
-// release `bytes` from when the storage is freed (null otherwise).
+// exceeded. On success under limits, *reserved is the counters to release
+// `bytes` from (MemoryCounters::Sub) when the storage is freed (null without
+// limits).
 absl::Status ReserveTensorBytes(uint64_t bytes, DataType dtype, absl::Span<const int64_t> shape,
-                                std::shared_ptr<std::atomic<uint64_t>>* reserved);
+                                std::shared_ptr<MemoryCounters>* reserved);
 
 // OK when `path` (resolved through symlinks) lies inside the current
 // files_root, or when there is no root; PermissionDenied otherwise.

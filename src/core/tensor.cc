@@ -58,11 +58,11 @@ absl::StatusOr<Tensor> Tensor::Create(DataType dtype, Shape shape) {
   absl::StatusOr<size_t> bytes = ElementBytes(dtype, *n);
   if (!bytes.ok()) return bytes.status();
   // Limits of the model being loaded or run on this thread (run_limits.h).
-  std::shared_ptr<std::atomic<uint64_t>> reserved;
+  std::shared_ptr<MemoryCounters> reserved;
   if (absl::Status s = ReserveTensorBytes(*bytes, dtype, shape, &reserved); !s.ok()) return s;
   const uint64_t reserved_bytes = *bytes;
   auto release = [reserved, reserved_bytes] {
-    if (reserved != nullptr) reserved->fetch_sub(reserved_bytes);
+    if (reserved != nullptr) reserved->Sub(reserved_bytes);
   };
 
   Tensor t;

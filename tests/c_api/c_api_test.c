@@ -6,6 +6,7 @@
 #include <dirent.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -280,6 +281,59 @@ static void test_digits_from_dir(void) {
   CHECK(freed_views == 0);
   SmrtTensorDelete(view);
   CHECK(freed_views == 1);
+  SmrtModelDelete(model);
+}
+
+/* Memory stats follow the tensors the model holds: weights after load, plus
+ * outputs until the caller deletes them. */
+static void test_memory_stats(void) {
+  SmrtLoadOptions* opts = SmrtLoadOptionsCreate();
+  CHECK_OK(SmrtLoadOptionsSet(opts, "memory_limit_bytes", "1073741824"));
+  SmrtModel* model = NULL;
+  CHECK_OK(SmrtModelLoad(digits_dir(), opts, &model));
+  SmrtLoadOptionsDelete(opts);
+  if (model == NULL) return;
+  SmrtMemoryStats loaded = {0};
+  expect_error(SmrtModelGetMemoryStats(model, &loaded), SMRT_INVALID_ARGUMENT,
+               "struct_size unset", "struct_size", NULL);
+  loaded.struct_size = sizeof loaded;
+  CHECK_OK(SmrtModelGetMemoryStats(model, &loaded));
+  CHECK(loaded.bytes_in_use > 0); /* the weights */
+  CHECK(loaded.limit_bytes == 1073741824u);
+  CHECK(loaded.peak_bytes_in_use >= loaded.bytes_in_use);
+
+  char* in_path = path_join(digits_dir(), "samples/inputs.npy");
+  Array pixels = read_npy(in_path);
+  free(in_path);
+  SmrtTensor* x = tensor_from(&pixels);
+  const char* names[1] = {"pixels"};
+  const SmrtTensor* inputs[1] = {x};
+  SmrtOutputs* out = NULL;
+  CHECK_OK(SmrtModelRun(model, "serving_default", names, inputs, 1, &out));
+  SmrtMemoryStats held = {.struct_size = sizeof held};
+  CHECK_OK(SmrtModelGetMemoryStats(model, &held));
+  /* The 8x10 float probabilities at least, until deleted. */
+  CHECK(held.bytes_in_use >= loaded.bytes_in_use + 8 * 10 * sizeof(float));
+  CHECK(held.allocation_count > loaded.allocation_count);
+  SmrtOutputsDelete(out);
+  SmrtMemoryStats freed = {.struct_size = sizeof freed};
+  CHECK_OK(SmrtModelGetMemoryStats(model, &freed));
+  CHECK(freed.bytes_in_use == loaded.bytes_in_use);
+  CHECK(freed.peak_bytes_in_use >= held.bytes_in_use);
+  SmrtModelResetPeakMemory(model);
+  CHECK_OK(SmrtModelGetMemoryStats(model, &freed));
+  CHECK(freed.peak_bytes_in_use == loaded.bytes_in_use);
+
+  /* A caller built against an older, shorter struct gets only its prefix. */
+  SmrtMemoryStats old;
+  memset(&old, 0xAB, sizeof old);
+  old.struct_size = offsetof(SmrtMemoryStats, limit_bytes);
+  CHECK_OK(SmrtModelGetMemoryStats(model, &old));
+  CHECK(old.bytes_in_use == loaded.bytes_in_use);
+  CHECK(old.limit_bytes == 0xABABABABABABABABu);
+
+  SmrtTensorDelete(x);
+  free(pixels.data);
   SmrtModelDelete(model);
 }
 
@@ -793,6 +847,7 @@ int main(void) {
   printf("smrt %s\n", SmrtVersion());
   test_digits_from_dir();
   test_digits_from_memory();
+  test_memory_stats();
   test_zoo();
   test_zoo_strings();
   test_golden_half_plus_two();

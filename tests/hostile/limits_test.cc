@@ -102,6 +102,34 @@ TEST(LimitsTest, MemoryLimitCountsLiveTensors) {
   EXPECT_TRUE((*m)->Run("serving_default", {{"dims", dims}}).ok());
 }
 
+TEST(LimitsTest, MemoryStatsFollowTensorsTheModelHolds) {
+  LoadOptions o;
+  o.limits.memory_limit_bytes = 1 << 20;
+  absl::StatusOr<std::unique_ptr<Model>> m = Model::Load(Bad("fill_input"), o);
+  ASSERT_TRUE(m.ok()) << m.status();
+  const MemoryStats loaded = (*m)->GetMemoryStats();
+  EXPECT_EQ(loaded.limit_bytes, uint64_t{1} << 20);
+  EXPECT_GE(loaded.peak_bytes_in_use, loaded.bytes_in_use);
+  Tensor dims = *Tensor::Create(DataType::kInt64, {1});
+  dims.data<int64_t>()[0] = 1000;  // a float output of 4000 bytes
+  absl::StatusOr<NamedTensors> out = (*m)->Run("serving_default", {{"dims", dims}});
+  ASSERT_TRUE(out.ok()) << out.status();
+  const MemoryStats held = (*m)->GetMemoryStats();
+  EXPECT_EQ(held.bytes_in_use, loaded.bytes_in_use + 4000);
+  EXPECT_GE(held.peak_bytes_in_use, held.bytes_in_use);
+  EXPECT_GT(held.allocation_count, loaded.allocation_count);
+  out->clear();
+  const MemoryStats freed = (*m)->GetMemoryStats();
+  EXPECT_EQ(freed.bytes_in_use, loaded.bytes_in_use);
+  EXPECT_EQ(freed.peak_bytes_in_use, held.peak_bytes_in_use);
+  (*m)->ResetPeakMemoryStats();
+  EXPECT_EQ((*m)->GetMemoryStats().peak_bytes_in_use, loaded.bytes_in_use);
+  // A refused allocation leaves no trace.
+  dims.data<int64_t>()[0] = 1 << 19;
+  EXPECT_FALSE((*m)->Run("serving_default", {{"dims", dims}}).ok());
+  EXPECT_EQ((*m)->GetMemoryStats().bytes_in_use, loaded.bytes_in_use);
+}
+
 TEST(LimitsTest, DeepGraphsAreImportedWithoutOverflowingTheStack) {
   // A chain of 30000 Neg nodes: the importer recurses along inputs.
   tensorflow::SavedModel sm;

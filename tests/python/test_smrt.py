@@ -182,3 +182,17 @@ def test_an_input_named_inputs_is_a_keyword_like_any_other():
     np.testing.assert_array_equal(by_keyword["scores"], by_dict["scores"])
     np.testing.assert_array_equal(by_keyword["classes"], by_dict["classes"])
     assert by_keyword["classes"].dtype == object and isinstance(by_keyword["classes"].flat[0], bytes)
+
+
+def test_memory_stats_follow_the_tensors_the_model_holds():
+    model = smrt.load(DIGITS, memory_limit_bytes=1 << 30)
+    loaded = model.memory_stats()
+    assert loaded["bytes_in_use"] > 0 and loaded["limit_bytes"] == 1 << 30
+    out = model.run("serving_default", pixels=np.zeros((8, 64), np.float32))["probabilities"]
+    held = model.memory_stats()
+    assert held["bytes_in_use"] >= loaded["bytes_in_use"] + out.nbytes
+    assert held["allocation_count"] > loaded["allocation_count"]
+    del out  # the array shares smrt's buffer: freeing it frees the tensor
+    assert model.memory_stats()["bytes_in_use"] == loaded["bytes_in_use"]
+    model.reset_peak_memory()
+    assert model.memory_stats()["peak_bytes_in_use"] == loaded["bytes_in_use"]

@@ -111,6 +111,16 @@ class Model:
             feeds[name] = np.asarray(value, dtype=dtype)
         return self._impl.run(signature_key, feeds)
 
+    def memory_stats(self) -> Dict[str, int]:
+        """What the model's tensors hold, like tf.config.experimental.get_memory_info:
+        bytes_in_use, peak_bytes_in_use (since load or reset_peak_memory),
+        limit_bytes (0: no limit) and allocation_count."""
+        return self._impl.memory_stats()
+
+    def reset_peak_memory(self) -> None:
+        """Sets peak_bytes_in_use to what is in use now."""
+        self._impl.reset_peak_memory()
+
     def __repr__(self) -> str:
         return f"smrt.Model({self.dir!r}, signatures={sorted(self._signatures)})"
 
