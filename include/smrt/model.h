@@ -79,6 +79,12 @@ struct LoadOptions {
   // tf.debugging.enable_check_numerics). The environment variable
   // SMRT_CHECK_NUMERICS=1 turns it on too. Costs one pass over each output.
   bool check_numerics = false;
+
+  // Threads one op may use (oneDNN's convolutions and matmuls): 0 keeps
+  // OpenMP's default (every core, or OMP_NUM_THREADS). Set per Run on the
+  // calling thread, so concurrent callers x threads should not exceed the
+  // cores.
+  int intra_op_threads = 0;
 };
 
 // One input or output of a signature.

@@ -14,6 +14,7 @@
 #include "core/memory_files.h"
 #include "core/run_limits.h"
 #include "exec/program.h"
+#include "kernels/cpu/intra_op_threads.h"
 #include "graph/importer.h"
 #include "graph/variable_keys.h"
 #include "loader/saved_model_bundle.h"
@@ -109,6 +110,7 @@ struct Model::Impl {
   std::shared_ptr<const file::MemoryDirectory> memory_files;  // LoadFromMemory's files
   // From LoadOptions: installed on the thread for Load and every Run.
   RunLimits run_limits;
+  int intra_op_threads = 0;  // LoadOptions::intra_op_threads
   graph::ImportLimits import_limits;
   std::vector<std::string> allowed_ops;
 
@@ -408,7 +410,14 @@ absl::StatusOr<std::unique_ptr<Model>> Model::Load(const std::string& dir,
   impl->import_limits.max_nodes = limits.max_nodes;
   impl->import_limits.max_inline_depth = limits.max_function_depth;
   impl->allowed_ops = options.allowed_ops;
+  if (options.intra_op_threads < 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "LoadOptions::intra_op_threads must be 0 (all cores) or more, got ",
+        options.intra_op_threads));
+  }
+  impl->intra_op_threads = options.intra_op_threads;
   RunLimitsScope limits_scope(&impl->run_limits);
+  kernels::IntraOpThreadsScope threads_scope(impl->intra_op_threads);
 
   loader::BundleOptions bundle_options;
   bundle_options.tags = loader::ParseTagSet(absl::StrJoin(options.tags, ","));
@@ -564,6 +573,7 @@ absl::Status Model::Run(absl::string_view signature_key, const NamedTensors& inp
   for (const ConstantFeed& f : impl_->constant_feeds) feeds.push_back(f.value);
 
   RunLimitsScope limits_scope(&impl_->run_limits);
+  kernels::IntraOpThreadsScope threads_scope(impl_->intra_op_threads);
   absl::StatusOr<std::vector<Tensor>> results = sig.program->Run(std::move(feeds));
   if (!results.ok()) {
     return absl::Status(results.status().code(),

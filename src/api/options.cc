@@ -75,6 +75,8 @@ constexpr Key kKeys[] = {
      Set<&LoadOptions::allowed_ops>},
     {"check_numerics", "true: the first NaN/Inf an op produces fails the run",
      Set<&LoadOptions::check_numerics>},
+    {"intra_op_threads", "threads one op may use; 0: every core or OMP_NUM_THREADS (default 0)",
+     Set<&LoadOptions::intra_op_threads>},
     {"max_tensor_bytes", "bytes of any one tensor (default 4 GiB)",
      SetNested<&LoadOptions::limits, &LoadOptions::Limits::max_tensor_bytes>},
     {"max_model_bytes", "bytes of saved_model.pb plus variables (default 64 GiB)",

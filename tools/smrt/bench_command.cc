@@ -134,7 +134,7 @@ double Percentile(std::vector<double> sorted, double p) {
 absl::Status RunBench(const std::vector<std::string>& args, std::ostream& out) {
   FlagSpec spec;
   spec.valued = {"dir",    "signature_def", "tag_set", "batch", "shapes",
-                 "inputs", "int_max",       "warmup",  "iters"};
+                 "inputs", "int_max",       "warmup",  "iters", "threads"};
   spec.switches = {"json"};
   absl::StatusOr<Flags> flags = Flags::Parse(args, spec);
   if (!flags.ok()) return flags.status();
@@ -145,7 +145,8 @@ absl::Status RunBench(const std::vector<std::string>& args, std::ostream& out) {
   absl::StatusOr<int64_t> warmup = IntFlag(*flags, "warmup", 5, 0);
   absl::StatusOr<int64_t> iters = IntFlag(*flags, "iters", 50, 1);
   absl::StatusOr<int64_t> int_max = IntFlag(*flags, "int_max", 1, 1);
-  for (const auto* s : {&batch, &warmup, &iters, &int_max}) {
+  absl::StatusOr<int64_t> threads = IntFlag(*flags, "threads", 0, 0);
+  for (const auto* s : {&batch, &warmup, &iters, &int_max, &threads}) {
     if (!s->ok()) return s->status();
   }
   absl::StatusOr<std::map<std::string, Shape>> shapes =
@@ -155,6 +156,7 @@ absl::Status RunBench(const std::vector<std::string>& args, std::ostream& out) {
   LoadOptions options;
   options.tags = absl::StrSplit(flags->Get("tag_set").value_or("serve"), ',');
   options.signatures = {key};
+  options.intra_op_threads = static_cast<int>(*threads);
   Clock::time_point t0 = Clock::now();
   absl::StatusOr<std::unique_ptr<Model>> model = Model::Load(*dir, options);
   if (!model.ok()) return model.status();
