@@ -47,7 +47,7 @@ else
 fi
 cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=None \
   -DCMAKE_C_FLAGS="$flags" -DCMAKE_CXX_FLAGS="$flags" \
-  -DCMAKE_EXE_LINKER_FLAGS="$flags" -DSMRT_BUILD_FUZZERS="$([ "$mode" = --asan ] && echo ON || echo OFF)" \
+  -DCMAKE_EXE_LINKER_FLAGS="$flags" -DCMAKE_SHARED_LINKER_FLAGS="$flags" -DSMRT_BUILD_FUZZERS="$([ "$mode" = --asan ] && echo ON || echo OFF)" \
   >/dev/null
 if [ "$mode" = "--asan" ]; then
   cmake --build "$build_dir" -j "$(nproc)"

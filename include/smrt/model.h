@@ -85,6 +85,11 @@ struct LoadOptions {
   // calling thread, so concurrent callers x threads should not exceed the
   // cores.
   int intra_op_threads = 0;
+  // Threads that run independent ops of one call at once (Inception's
+  // branches, attention's Q/K/V projections): 1 runs ops in order on the
+  // calling thread; N > 1 adds a pool of N - 1 threads to the model. Idle
+  // pool threads sleep. Results are the same either way.
+  int inter_op_threads = 1;
 };
 
 // One input or output of a signature.

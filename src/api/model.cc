@@ -111,6 +111,9 @@ struct Model::Impl {
   // From LoadOptions: installed on the thread for Load and every Run.
   RunLimits run_limits;
   int intra_op_threads = 0;  // LoadOptions::intra_op_threads
+  // LoadOptions::inter_op_threads - 1 workers (the caller is the other one);
+  // null when signatures run in order.
+  std::unique_ptr<exec::ThreadPool> inter_op_pool;
   graph::ImportLimits import_limits;
   std::vector<std::string> allowed_ops;
 
@@ -416,6 +419,14 @@ absl::StatusOr<std::unique_ptr<Model>> Model::Load(const std::string& dir,
         options.intra_op_threads));
   }
   impl->intra_op_threads = options.intra_op_threads;
+  if (options.inter_op_threads < 1) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "LoadOptions::inter_op_threads must be 1 (in order) or more, got ",
+        options.inter_op_threads));
+  }
+  if (options.inter_op_threads > 1) {
+    impl->inter_op_pool = std::make_unique<exec::ThreadPool>(options.inter_op_threads - 1);
+  }
   RunLimitsScope limits_scope(&impl->run_limits);
   kernels::IntraOpThreadsScope threads_scope(impl->intra_op_threads);
 
@@ -574,7 +585,8 @@ absl::Status Model::Run(absl::string_view signature_key, const NamedTensors& inp
 
   RunLimitsScope limits_scope(&impl_->run_limits);
   kernels::IntraOpThreadsScope threads_scope(impl_->intra_op_threads);
-  absl::StatusOr<std::vector<Tensor>> results = sig.program->Run(std::move(feeds));
+  absl::StatusOr<std::vector<Tensor>> results =
+      sig.program->Run(std::move(feeds), impl_->inter_op_pool.get());
   if (!results.ok()) {
     return absl::Status(results.status().code(),
                         absl::StrCat("signature '", key, "': ", results.status().message()));

@@ -77,6 +77,9 @@ constexpr Key kKeys[] = {
      Set<&LoadOptions::check_numerics>},
     {"intra_op_threads", "threads one op may use; 0: every core or OMP_NUM_THREADS (default 0)",
      Set<&LoadOptions::intra_op_threads>},
+    {"inter_op_threads", "threads running independent ops of one call at once; 1: in order "
+     "(default 1)",
+     Set<&LoadOptions::inter_op_threads>},
     {"max_tensor_bytes", "bytes of any one tensor (default 4 GiB)",
      SetNested<&LoadOptions::limits, &LoadOptions::Limits::max_tensor_bytes>},
     {"max_model_bytes", "bytes of saved_model.pb plus variables (default 64 GiB)",

@@ -84,6 +84,7 @@ absl::StatusOr<std::unique_ptr<Program>> Program::Create(ProgramSpec spec,
                                                          const ResourceBinder& binder) {
   std::unique_ptr<Program> p(new Program);
   p->spec_ = std::move(spec);
+  p->registry_ = &registry;
   graph::Graph& g = p->spec_.graph;
 
   std::vector<NodeId> targets;
@@ -198,6 +199,36 @@ absl::StatusOr<std::unique_ptr<Program>> Program::Create(ProgramSpec spec,
     p->fetch_slots_.push_back(slot_of(e));
     last_use[slot_of(e)] = -2;  // kept until the end
   }
+  // Dependencies for running out of order.
+  absl::flat_hash_map<NodeId, int> step_of;
+  for (size_t i = 0; i < p->steps_.size(); ++i) step_of[p->steps_[i].node] = static_cast<int>(i);
+  p->slot_uses_.assign(p->num_slots_, 0);
+  for (size_t i = 0; i < p->steps_.size(); ++i) {
+    Step& step = p->steps_[i];
+    const graph::Node& n = g.node(step.node);
+    std::vector<int> producers;
+    for (const Endpoint& e : n.inputs) producers.push_back(step_of.at(e.node));
+    for (NodeId c : n.control_inputs) {
+      auto it = step_of.find(c);
+      if (it != step_of.end()) producers.push_back(it->second);
+    }
+    std::sort(producers.begin(), producers.end());
+    producers.erase(std::unique(producers.begin(), producers.end()), producers.end());
+    step.num_producers = static_cast<int>(producers.size());
+    for (int pi : producers) p->steps_[pi].consumers.push_back(static_cast<int>(i));
+    step.distinct_input_slots = step.input_slots;
+    std::sort(step.distinct_input_slots.begin(), step.distinct_input_slots.end());
+    step.distinct_input_slots.erase(
+        std::unique(step.distinct_input_slots.begin(), step.distinct_input_slots.end()),
+        step.distinct_input_slots.end());
+    for (int slot : step.distinct_input_slots) ++p->slot_uses_[slot];
+  }
+  for (int s : p->fetch_slots_) p->slot_uses_[s] = -1;
+  p->step_is_fed_.assign(p->steps_.size(), false);
+  for (NodeId f : p->spec_.feeds) {
+    auto it = step_of.find(f);
+    if (it != step_of.end()) p->step_is_fed_[it->second] = true;
+  }
   for (int s = 0; s < p->num_slots_; ++s) {
     if (last_use[s] >= 0) p->steps_[last_use[s]].release_after.push_back(s);
   }
@@ -228,7 +259,7 @@ absl::Status Program::CheckShapes(const std::vector<Tensor>& feeds) const {
   }
   std::vector<NodeId> order;
   for (const Step& s : steps_) order.push_back(s.node);
-  absl::Status status = graph::InferShapes(g, order, kernels::KernelRegistry::Default());
+  absl::Status status = graph::InferShapes(g, order, *registry_);
   std::lock_guard<std::mutex> lock(shape_mu_);
   if (shape_plans_.size() >= kMaxShapePlans) {
     shape_plans_.erase(shape_plan_order_.front());
@@ -282,7 +313,8 @@ absl::Status Program::RunStep(const Step& step, std::vector<Tensor> inputs,
   return absl::OkStatus();
 }
 
-absl::StatusOr<std::vector<Tensor>> Program::Run(std::vector<Tensor> feeds) const {
+absl::StatusOr<std::vector<Tensor>> Program::Run(std::vector<Tensor> feeds,
+                                                 ThreadPool* pool) const {
   if (feeds.size() != spec_.feeds.size()) {
     return absl::InvalidArgumentError(
         absl::StrCat("expected ", spec_.feeds.size(), " inputs, got ", feeds.size()));
@@ -298,6 +330,9 @@ absl::StatusOr<std::vector<Tensor>> Program::Run(std::vector<Tensor> feeds) cons
   std::vector<Tensor> values(num_slots_);
   for (size_t i = 0; i < feeds.size(); ++i) {
     if (feed_slots_[i] >= 0) values[feed_slots_[i]] = std::move(feeds[i]);
+  }
+  if (pool != nullptr && pool->num_threads() > 0 && steps_.size() > 2) {
+    return RunParallel(std::move(values), *pool);
   }
   for (const Step& step : steps_) {
     bool fed = false;

@@ -14,6 +14,7 @@
 
 #include "absl/status/statusor.h"
 #include "exec/dataflow.h"
+#include "exec/thread_pool.h"
 #include "graph/graph.h"
 #include "graph/importer.h"
 #include "kernels/registry.h"
@@ -45,13 +46,17 @@ class Program {
  public:
   // Orders the graph, finds every kernel (Unimplemented listing all
   // unsupported ops at once), infers shapes from the feeds' declared shapes
-  // and binds resources.
+  // and binds resources. `registry` must outlive the Program.
   static absl::StatusOr<std::unique_ptr<Program>> Create(ProgramSpec spec,
                                                          const kernels::KernelRegistry& registry,
                                                          const ResourceBinder& binder);
 
-  // Runs with one tensor per feed; returns one tensor per fetch.
-  absl::StatusOr<std::vector<Tensor>> Run(std::vector<Tensor> feeds) const;
+  // Runs with one tensor per feed; returns one tensor per fetch. With a pool,
+  // steps whose inputs are ready run at once on its threads and the calling
+  // one (inter-op parallelism; graphs with TF1 control flow and function
+  // bodies run in order on the calling thread).
+  absl::StatusOr<std::vector<Tensor>> Run(std::vector<Tensor> feeds,
+                                          ThreadPool* pool = nullptr) const;
 
   const graph::Graph& graph() const { return spec_.graph; }
   const ProgramSpec& spec() const { return spec_; }
@@ -73,6 +78,11 @@ class Program {
     int first_output_slot = 0;
     int num_outputs = 0;
     std::vector<int> release_after;  // slots whose last use is this step
+    // For running out of order (RunParallel): steps this one waits for
+    // (data and control inputs, each once) and the steps waiting for it.
+    int num_producers = 0;
+    std::vector<int> consumers;
+    std::vector<int> distinct_input_slots;
     // Compiled bodies of a control-flow node, by function name.
     std::map<std::string, std::shared_ptr<Program>> functions;
   };
@@ -82,15 +92,21 @@ class Program {
   // Computes one step from its inputs (data inputs in order).
   absl::Status RunStep(const Step& step, std::vector<Tensor> inputs,
                        std::vector<Tensor>& outputs) const;
+  // Run's loop with a pool (exec/parallel_run.cc); values holds the feeds.
+  absl::StatusOr<std::vector<Tensor>> RunParallel(std::vector<Tensor> values,
+                                                  ThreadPool& pool) const;
   // Infers every value's shape for these feed shapes once and caches it;
   // an error here means the inputs cannot work with this graph.
   absl::Status CheckShapes(const std::vector<Tensor>& feeds) const;
 
   ProgramSpec spec_;
+  const kernels::KernelRegistry* registry_ = nullptr;  // outlives the Program
   std::vector<Step> steps_;
   std::vector<int> feed_slots_;
   std::vector<int> fetch_slots_;
   int num_slots_ = 0;
+  std::vector<bool> step_is_fed_;
+  std::vector<int> slot_uses_;  // distinct consuming steps; fetched slots: -1 (kept)
   // Set when the graph has TF1 control flow: steps_ are then in
   // DataflowOrder and run through it instead of the static schedule.
   std::unique_ptr<const DataflowPlan> dataflow_;

@@ -199,6 +199,19 @@ absl::StatusOr<NamedTensors> ReadInputs(const ConformanceCase& c) {
   return inputs;
 }
 
+// A stored 1-element string for a scalar input (community goldens keep no
+// shapes) becomes a scalar.
+void FitScalars(const SignatureInfo& sig, NamedTensors& inputs) {
+  for (const TensorSpec& spec : sig.inputs) {
+    auto it = inputs.find(spec.name);
+    if (it != inputs.end() && spec.known_rank && spec.shape.empty() &&
+        it->second.num_elements() == 1 && it->second.rank() > 0) {
+      absl::StatusOr<Tensor> scalar = it->second.Reshaped({});
+      if (scalar.ok()) it->second = *scalar;
+    }
+  }
+}
+
 Comparison CompareOutputs(const ConformanceCase& c, const NamedTensors& got, double tolerance) {
   Comparison r;
   auto fail = [&r](std::string detail) {
@@ -269,19 +282,6 @@ namespace {
 
 double MsSince(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-}
-
-// A stored 1-element string for a scalar input (community goldens keep no
-// shapes) becomes a scalar.
-void FitScalars(const SignatureInfo& sig, NamedTensors& inputs) {
-  for (const TensorSpec& spec : sig.inputs) {
-    auto it = inputs.find(spec.name);
-    if (it != inputs.end() && spec.known_rank && spec.shape.empty() &&
-        it->second.num_elements() == 1 && it->second.rank() > 0) {
-      absl::StatusOr<Tensor> scalar = it->second.Reshaped({});
-      if (scalar.ok()) it->second = *scalar;
-    }
-  }
 }
 
 }  // namespace

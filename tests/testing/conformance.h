@@ -52,6 +52,9 @@ std::vector<ConformanceModel> ListCommunityModels();
 
 // The case's inputs as tensors, shaped for the model's signature.
 absl::StatusOr<NamedTensors> ReadInputs(const ConformanceCase& c);
+// A stored 1-element tensor for a scalar input (community goldens and some
+// zoo cases keep no shapes) becomes a scalar.
+void FitScalars(const SignatureInfo& sig, NamedTensors& inputs);
 
 struct Comparison {
   bool ok = true;
