@@ -132,7 +132,12 @@ function(smrt_add_library)
   add_library(smrt_shared SHARED ${objects})
   target_include_directories(smrt_shared PUBLIC ${public_includes})
   target_link_libraries(smrt_shared PUBLIC ${public_deps} PRIVATE ${link_deps})
-  target_link_options(smrt_shared PRIVATE "LINKER:--version-script=${map}" "LINKER:--no-undefined")
+  target_link_options(smrt_shared PRIVATE "LINKER:--version-script=${map}")
+  # Every symbol resolved at link time, except in sanitizer builds: there the
+  # executable brings the sanitizer runtime (scripts/test.sh --asan/--tsan).
+  if(NOT CMAKE_CXX_FLAGS MATCHES "-fsanitize")
+    target_link_options(smrt_shared PRIVATE "LINKER:--no-undefined")
+  endif()
   set_target_properties(smrt_shared PROPERTIES
     OUTPUT_NAME smrt EXPORT_NAME smrt VERSION ${PROJECT_VERSION} SOVERSION ${soversion}
     LINK_DEPENDS ${map})

@@ -19,10 +19,10 @@ fi
 
 bash scripts/install-deps.sh --sanitizers
 build_dir=${BUILD_DIR:-build-asan}
-flags="-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-sanitize=vptr"
+flags="-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-sanitize=vptr,function"
 flags="$flags -fsanitize=fuzzer-no-link -fno-omit-frame-pointer -O1 -gline-tables-only -DNDEBUG"
 CC=clang CXX=clang++ cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=None \
-  -DCMAKE_C_FLAGS="$flags" -DCMAKE_CXX_FLAGS="$flags" -DCMAKE_EXE_LINKER_FLAGS="$flags" -DCMAKE_SHARED_LINKER_FLAGS="$flags" \
+  -DCMAKE_C_FLAGS="$flags" -DCMAKE_CXX_FLAGS="$flags" -DCMAKE_EXE_LINKER_FLAGS="$flags" \
   -DSMRT_BUILD_FUZZERS=ON >/dev/null
 cmake --build "$build_dir" -j "$(nproc)" --target "${targets[@]}"
 

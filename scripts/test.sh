@@ -33,7 +33,7 @@ if [ "$mode" = "--asan" ]; then
   build_dir=${BUILD_DIR:-build-asan}
   # -fsanitize=fuzzer-no-link only adds coverage counters, so scripts/fuzz.sh
   # can link its targets against the same objects.
-  flags="-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-sanitize=vptr"
+  flags="-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-sanitize=vptr,function"
   flags="$flags -fsanitize=fuzzer-no-link -fno-omit-frame-pointer -O1 -gline-tables-only -DNDEBUG"
   export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1:detect_stack_use_after_return=0}
   export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
@@ -43,15 +43,15 @@ else
   flags="-fsanitize=thread -fno-omit-frame-pointer -O1 -gline-tables-only -DNDEBUG"
   export TSAN_OPTIONS=${TSAN_OPTIONS:-halt_on_error=1:second_deadlock_stack=1}
   # The tests that run one model from many threads.
-  tests=(-R "Thread|Concurren|Soak")
+  tests=(-R "Thread|Concurren|Soak|Parallel")
 fi
 cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=None \
   -DCMAKE_C_FLAGS="$flags" -DCMAKE_CXX_FLAGS="$flags" \
-  -DCMAKE_EXE_LINKER_FLAGS="$flags" -DCMAKE_SHARED_LINKER_FLAGS="$flags" -DSMRT_BUILD_FUZZERS="$([ "$mode" = --asan ] && echo ON || echo OFF)" \
+  -DCMAKE_EXE_LINKER_FLAGS="$flags" -DSMRT_BUILD_FUZZERS="$([ "$mode" = --asan ] && echo ON || echo OFF)" \
   >/dev/null
 if [ "$mode" = "--asan" ]; then
   cmake --build "$build_dir" -j "$(nproc)"
 else
-  cmake --build "$build_dir" -j "$(nproc)" --target api_test hostile_test kernels_test
+  cmake --build "$build_dir" -j "$(nproc)" --target api_test hostile_test kernels_test graph_test
 fi
 ctest --test-dir "$build_dir" --output-on-failure -j "$(nproc)" "${tests[@]}"
