@@ -53,7 +53,7 @@ NamedTensors MakeInputs(const SignatureInfo& sig, FuzzedDataProvider& bytes) {
       for (int64_t i = 0; i < n; ++i) t->data<std::string>()[i] = bytes.ConsumeRandomLengthString(16);
     } else if (IsFixedSize(spec.dtype) && t->byte_size() > 0) {
       std::vector<uint8_t> raw = bytes.ConsumeBytes<uint8_t>(t->byte_size());
-      std::memcpy(t->raw_data(), raw.data(), raw.size());
+      if (!raw.empty()) std::memcpy(t->raw_data(), raw.data(), raw.size());  // data may run out
       if (spec.dtype == DataType::kBool) {  // only 0 and 1 are valid bools
         for (int64_t i = 0; i < n; ++i) t->data<uint8_t>()[i] &= 1;
       }
