@@ -58,6 +58,13 @@ TEST(ScatterOpsTest, BadIndicesAndShapes) {
   EXPECT_TRUE(absl::StrContains(out.status().message(), "indices[0] = [1, 3]")) << out.status();
   out = RunOp("ScatterNd", a, {MakeTensor<int32_t>({1, 2}, {-1, 0}), upd, shape});
   EXPECT_TRUE(absl::StrContains(out.status().message(), "[-1, 0]")) << out.status();
+  // bad_indices_policy IGNORE drops the row instead.
+  AttrMap ignore = a;
+  ignore.Set("bad_indices_policy", std::string("IGNORE"));
+  out = RunOp("ScatterNd", ignore,
+              {MakeTensor<int32_t>({2, 2}, {1, 3, 0, 2}), MakeTensor<float>({2}, {5, 7}), shape});
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_TRUE(TensorsNear((*out)[0], MakeTensor<float>({2, 3}, {0, 0, 7, 0, 0, 0}), 0, 0));
   // Updates of the wrong shape, index vectors longer than the rank.
   out = RunOp("ScatterNd", a, {MakeTensor<int32_t>({1, 1}, {0}), upd, shape});
   EXPECT_EQ(out.status().code(), absl::StatusCode::kInvalidArgument) << out.status();

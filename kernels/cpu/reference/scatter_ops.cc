@@ -26,14 +26,27 @@ namespace {
 using Ints = std::vector<int64_t>;
 
 // Where each row of updates goes: row r's `slice` elements start at
-// offsets[r] in the output.
+// offsets[r] in the output; -1 drops the row (bad_indices_policy IGNORE).
 struct ScatterPlan {
   Ints offsets;
   int64_t slice = 1;
 };
 
-absl::StatusOr<ScatterPlan> PlanScatter(const Tensor& indices, const Tensor& updates,
-                                        const Shape& shape) {
+// Whether bad indices are dropped (IGNORE) rather than an error ("",
+// DEFAULT, ERROR: TensorFlow's CPU kernels error by default).
+absl::StatusOr<bool> IgnoresBadIndices(const AttrMap& attrs) {
+  absl::StatusOr<std::string> policy = attrs.Get<std::string>("bad_indices_policy");
+  if (!policy.ok()) return policy.status();
+  if (*policy == "IGNORE") return true;
+  if (policy->empty() || *policy == "DEFAULT" || *policy == "ERROR") return false;
+  return absl::InvalidArgumentError(
+      absl::StrCat("bad_indices_policy must be DEFAULT, ERROR or IGNORE, got '", *policy, "'"));
+}
+
+absl::StatusOr<ScatterPlan> PlanScatter(const AttrMap& attrs, const Tensor& indices,
+                                        const Tensor& updates, const Shape& shape) {
+  absl::StatusOr<bool> ignore = IgnoresBadIndices(attrs);
+  if (!ignore.ok()) return ignore.status();
   if (indices.rank() < 1) {
     return absl::InvalidArgumentError(absl::StrCat("indices must have rank at least 1, got shape ",
                                                    ShapeToString(indices.shape())));
@@ -64,6 +77,10 @@ absl::StatusOr<ScatterPlan> PlanScatter(const Tensor& indices, const Tensor& upd
     int64_t off = 0;
     for (int64_t d = 0; d < k; ++d) {
       const int64_t v = (*idx)[r * k + d];
+      if ((v < 0 || v >= shape[d]) && *ignore) {
+        off = -1;
+        break;
+      }
       if (v < 0 || v >= shape[d]) {
         Ints row(idx->begin() + r * k, idx->begin() + (r + 1) * k);
         return absl::InvalidArgumentError(
@@ -102,6 +119,7 @@ enum class Combine { kAdd, kAssign };
 template <typename T, Combine kHow>
 void Apply(const ScatterPlan& p, const T* updates, T* out) {
   for (size_t r = 0; r < p.offsets.size(); ++r) {
+    if (p.offsets[r] < 0) continue;
     T* dst = out + p.offsets[r];
     const T* src = updates + static_cast<int64_t>(r) * p.slice;
     if constexpr (kHow == Combine::kAssign) {
@@ -127,7 +145,7 @@ absl::Status ComputeScatterNd(KernelContext& ctx) {
           absl::StrCat("shape [", absl::StrJoin(*shape, ", "), "] has a negative dimension"));
     }
   }
-  absl::StatusOr<ScatterPlan> p = PlanScatter(indices, updates, *shape);
+  absl::StatusOr<ScatterPlan> p = PlanScatter(ctx.attrs(), indices, updates, *shape);
   if (!p.ok()) return p.status();
   absl::StatusOr<Tensor*> out = ctx.allocate_output(0, updates.dtype(), *shape);
   if (!out.ok()) return out.status();
@@ -149,7 +167,7 @@ absl::Status ComputeTensorScatter(KernelContext& ctx) {
                                                    " must have the dtype of tensor ",
                                                    tensor.DebugString()));
   }
-  absl::StatusOr<ScatterPlan> p = PlanScatter(indices, updates, tensor.shape());
+  absl::StatusOr<ScatterPlan> p = PlanScatter(ctx.attrs(), indices, updates, tensor.shape());
   if (!p.ok()) return p.status();
   absl::StatusOr<Tensor*> out = ctx.allocate_output(0, tensor.dtype(), tensor.shape());
   if (!out.ok()) return out.status();
