@@ -113,13 +113,20 @@ class InferenceContext {
   mutable int missing_input_ = -1;
 };
 
-// Runs the functions a control-flow node refers to (While cond/body, If
-// branches), compiled by the executor for that node.
+// Runs the functions a node refers to (While cond/body, If branches, a
+// reducer), compiled by the executor for that node (OpSpec::calls_functions).
 class FunctionCaller {
  public:
   virtual ~FunctionCaller() = default;
   virtual absl::StatusOr<std::vector<Tensor>> Call(absl::string_view function,
                                                    std::vector<Tensor> args) const = 0;
+  // The op of `function` when its body only applies one op to its two
+  // arguments and returns the result (through Identity nodes), e.g.
+  // "Maximum"; else empty. Lets a kernel apply a common reducer itself.
+  virtual std::string BinaryOpOf(absl::string_view function) const {
+    (void)function;
+    return "";
+  }
 };
 
 class KernelContext {
@@ -181,6 +188,10 @@ class KernelContext {
     return functions_->Call(function, std::move(args));
   }
   void set_functions(const FunctionCaller* f) { functions_ = f; }
+  // FunctionCaller::BinaryOpOf; empty outside an executor.
+  std::string FunctionBinaryOp(absl::string_view function) const {
+    return functions_ == nullptr ? std::string() : functions_->BinaryOpOf(function);
+  }
 
   // This node's KernelState (KernelSpec::make_state), or null.
   KernelState* kernel_state() const { return kernel_state_; }
@@ -216,6 +227,10 @@ struct OpSpec {
   // per loaded model. Nodes with the same op and shared_name (or name, when
   // shared_name is empty) share one resource, as in TensorFlow.
   std::function<absl::StatusOr<std::unique_ptr<Resource>>(const AttrMap&)> make_resource;
+  // The kernel calls the node's function attrs (While bodies, If branches,
+  // XlaReduce's reducer): the executor compiles them for the node and gives
+  // the kernel a FunctionCaller.
+  bool calls_functions = false;
 };
 
 inline constexpr char kCpu[] = "CPU";

@@ -27,12 +27,13 @@ bool ForwardsInput(absl::string_view op) {
          op == "RefMerge" || op == "NextIteration" || op == "RefNextIteration";
 }
 
-bool IsControlFlow(absl::string_view op) {
-  return op == "While" || op == "StatelessWhile" || op == "If" || op == "StatelessIf" ||
-         op == "Case" || op == "StatelessCase";
+// Whether the node's kernel calls its function attrs (control flow, reducers).
+bool CallsFunctions(const kernels::KernelRegistry& registry, absl::string_view op) {
+  const kernels::OpSpec* spec = registry.FindOp(op);
+  return spec != nullptr && spec->calls_functions;
 }
 
-// Function names a control-flow node calls.
+// Function names a node calls.
 std::vector<std::string> CalledFunctions(const graph::Node& n) {
   std::vector<std::string> names;
   for (const auto& [attr, value] : n.attrs.all()) {
@@ -73,6 +74,24 @@ class Program::StepFunctions : public kernels::FunctionCaller {
                           absl::StrCat("in function ", function, ": ", out.status().message()));
     }
     return out;
+  }
+
+  std::string BinaryOpOf(absl::string_view function) const override {
+    auto it = step_.functions.find(std::string(function));
+    if (it == step_.functions.end()) return "";
+    const ProgramSpec& spec = it->second->spec();
+    if (spec.feeds.size() != 2 || spec.fetches.size() != 1 || !spec.effects.empty()) return "";
+    const graph::Graph& g = spec.graph;
+    Endpoint e = spec.fetches[0];
+    while (g.node(e.node).op == "Identity" && g.node(e.node).inputs.size() == 1) {
+      e = g.node(e.node).inputs[0];
+    }
+    const graph::Node& n = g.node(e.node);
+    if (e.index != 0 || n.inputs.size() != 2) return "";
+    const NodeId a = n.inputs[0].node, b = n.inputs[1].node;
+    const bool args = a != b && (a == spec.feeds[0] || a == spec.feeds[1]) &&
+                      (b == spec.feeds[0] || b == spec.feeds[1]);
+    return args ? n.op : "";
   }
 
  private:
@@ -140,7 +159,7 @@ absl::StatusOr<std::unique_ptr<Program>> Program::Create(ProgramSpec spec,
       step.input_resources.push_back(r == resources.end() ? nullptr : r->second);
       last_use[slot_of(e)] = static_cast<int>(p->steps_.size());
     }
-    if (IsControlFlow(n.op)) {
+    if (CallsFunctions(registry, n.op)) {
       if (p->spec_.library == nullptr) {
         return absl::InternalError(absl::StrCat("node '", n.name, "' needs a function library"));
       }

@@ -30,8 +30,9 @@ struct ProgramSpec {
   std::vector<graph::NodeId> feeds;       // Placeholder nodes, in input order
   std::vector<graph::Endpoint> fetches;   // in output order
   std::vector<graph::NodeId> effects;     // run for side effects
-  // The graph whose function library control-flow nodes (While, If, Case)
-  // name; must outlive the Program. Null when the graph has none.
+  // The graph whose function library holds what nodes call (While bodies, If
+  // branches, XlaReduce reducers); must outlive the Program. Null when the
+  // graph has none.
   const tensorflow::GraphDef* library = nullptr;
   int depth = 0;  // nesting of control-flow bodies
   DataflowLimits dataflow_limits;  // for graphs with TF1 control flow
@@ -83,7 +84,7 @@ class Program {
     int num_producers = 0;
     std::vector<int> consumers;
     std::vector<int> distinct_input_slots;
-    // Compiled bodies of a control-flow node, by function name.
+    // Compiled functions the node calls (OpSpec::calls_functions), by name.
     std::map<std::string, std::shared_ptr<Program>> functions;
   };
   class StepFunctions;

@@ -160,17 +160,19 @@ void RegisterControlFlowOps(KernelRegistry& r) {
              {{"output_shapes", EmptyList{}}, {"parallel_iterations", int64_t{10}}},
              InferWhile,
              WhileOutputs,
-             std::string(op) == "While"});
+             std::string(op) == "While",
+             nullptr,
+             /*calls_functions=*/true});
     r.AddKernel({op, kCpu, "", {}, ComputeWhile});
   }
   for (const char* op : {"If", "StatelessIf"}) {
     r.AddOp({op, {{"output_shapes", EmptyList{}}}, InferBranch, BranchOutputs,
-             std::string(op) == "If"});
+             std::string(op) == "If", nullptr, /*calls_functions=*/true});
     r.AddKernel({op, kCpu, "", {}, ComputeIf});
   }
   for (const char* op : {"Case", "StatelessCase"}) {
     r.AddOp({op, {{"output_shapes", EmptyList{}}}, InferBranch, BranchOutputs,
-             std::string(op) == "Case"});
+             std::string(op) == "Case", nullptr, /*calls_functions=*/true});
     r.AddKernel({op, kCpu, "", {}, ComputeCase});
   }
 }

@@ -42,6 +42,8 @@ void RegisterVolumeOps(KernelRegistry& r);       // volume_ops.cc: Conv3D, MaxPo
 void RegisterBincountOps(KernelRegistry& r);     // bincount_ops.cc: Bincount, DenseBincount
 void RegisterReverseSequenceOps(KernelRegistry& r);  // reverse_sequence_ops.cc
 void RegisterXlaOps(KernelRegistry& r);          // xla_ops.cc: jax2tf's XlaDotV2, XlaGather...
+void RegisterXlaReduceOps(KernelRegistry& r);    // xla_reduce_ops.cc: XlaReduce, XlaReduceWindow
+void RegisterScatterOps(KernelRegistry& r);      // scatter_ops.cc: ScatterNd, TensorScatter*
 void RegisterFusedLinearOps(KernelRegistry& r);  // fused_linear_ops.cc: what passes fuse
 // half_precision_ops.cc: float16/bfloat16 over the float32 kernels; must come last.
 void RegisterHalfPrecisionOps(KernelRegistry& r);
@@ -82,6 +84,8 @@ inline void RegisterReferenceKernels(KernelRegistry& r) {
   RegisterBincountOps(r);
   RegisterReverseSequenceOps(r);
   RegisterXlaOps(r);
+  RegisterXlaReduceOps(r);
+  RegisterScatterOps(r);
   RegisterFusedLinearOps(r);
   RegisterHalfPrecisionOps(r);
 }
