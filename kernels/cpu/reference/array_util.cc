@@ -117,7 +117,11 @@ int64_t KnownVectorLength(const InferenceContext& ctx, int i) {
   const PartialShape& s = ctx.input(i).shape;
   if (!s.known_rank) return -1;
   if (s.rank() == 0) return 1;
-  if (s.rank() == 1) return s.dims[0];
+  // A length past TensorFlow's largest rank (254) cannot describe a real
+  // shape: leave the rank unknown rather than build a huge shape (a graph
+  // declaring a [1e18] shape input must fail when it runs, not here).
+  constexpr int64_t kMaxRank = 254;
+  if (s.rank() == 1) return s.dims[0] <= kMaxRank ? s.dims[0] : -1;
   return -1;
 }
 
