@@ -353,10 +353,9 @@ absl::StatusOr<std::vector<Tensor>> Program::Run(std::vector<Tensor> feeds,
   if (pool != nullptr && pool->num_threads() > 0 && steps_.size() > 2) {
     return RunParallel(std::move(values), *pool);
   }
-  for (const Step& step : steps_) {
-    bool fed = false;
-    for (size_t i = 0; i < spec_.feeds.size(); ++i) fed |= spec_.feeds[i] == step.node;
-    if (!fed) {
+  for (size_t index = 0; index < steps_.size(); ++index) {
+    const Step& step = steps_[index];
+    if (!step_is_fed_[index]) {
       std::vector<Tensor> inputs;
       inputs.reserve(step.input_slots.size());
       for (int slot : step.input_slots) inputs.push_back(values[slot]);

@@ -96,6 +96,11 @@ class Program {
   // Run's loop with a pool (exec/parallel_run.cc); values holds the feeds.
   absl::StatusOr<std::vector<Tensor>> RunParallel(std::vector<Tensor> values,
                                                   ThreadPool& pool) const;
+  struct ParallelRun;  // one RunParallel call's shared state
+  // Runs step `first`, then one step each finished step makes ready, until a
+  // chain ends; the other ready steps go to the pool (Spawn).
+  void RunChain(const std::shared_ptr<ParallelRun>& run, int first) const;
+  void Spawn(const std::shared_ptr<ParallelRun>& run, int first) const;
   // Infers every value's shape for these feed shapes once and caches it;
   // an error here means the inputs cannot work with this graph.
   absl::Status CheckShapes(const std::vector<Tensor>& feeds) const;
@@ -106,7 +111,7 @@ class Program {
   std::vector<int> feed_slots_;
   std::vector<int> fetch_slots_;
   int num_slots_ = 0;
-  std::vector<bool> step_is_fed_;
+  std::vector<bool> step_is_fed_;  // Placeholders the caller feeds: not run
   std::vector<int> slot_uses_;  // distinct consuming steps; fetched slots: -1 (kept)
   // Set when the graph has TF1 control flow: steps_ are then in
   // DataflowOrder and run through it instead of the static schedule.

@@ -2,13 +2,13 @@
 // gives TensorFlow's answers, and the caller's OpenMP setting is left as it
 // was after Load and Run. LoadOptions::inter_op_threads: every committed zoo
 // model gives bit for bit the in-order answers with ops run in parallel.
-#include <cstring>
 
 #include "gtest/gtest.h"
 #include "kernels/cpu/intra_op_threads.h"
 #include "smrt/model.h"
 #include "smrt/options.h"
 #include "testing/conformance.h"
+#include "testing/goldens.h"
 #include "testing/paths.h"
 
 namespace smrt {
@@ -67,17 +67,6 @@ TEST(IntraOpThreadsTest, NegativeCountIsRefused) {
   EXPECT_NE(model.status().message().find("intra_op_threads"), std::string::npos);
 }
 
-bool BitIdentical(const Tensor& a, const Tensor& b) {
-  if (a.dtype() != b.dtype() || a.shape() != b.shape()) return false;
-  if (a.dtype() == DataType::kString) {
-    for (int64_t i = 0; i < a.num_elements(); ++i) {
-      if (a.data<std::string>()[i] != b.data<std::string>()[i]) return false;
-    }
-    return true;
-  }
-  return a.byte_size() == 0 || std::memcmp(a.raw_data(), b.raw_data(), a.byte_size()) == 0;
-}
-
 TEST(InterOpThreadsTest, ParallelOpsGiveTheInOrderAnswersBitForBit) {
   absl::StatusOr<std::vector<testing::ConformanceModel>> models =
       testing::ListZooModels(testing::TestDataDir() + "/zoo");
@@ -103,7 +92,7 @@ TEST(InterOpThreadsTest, ParallelOpsGiveTheInOrderAnswersBitForBit) {
         ASSERT_TRUE(got.ok()) << c.name << ": " << got.status();
         for (const auto& [name, t] : *want) {
           // Seeded random ops draw from per-node streams: equal in any order.
-          EXPECT_TRUE(BitIdentical(got->at(name), t)) << c.name << " output " << name;
+          EXPECT_TRUE(testing::BitIdentical(got->at(name), t)) << c.name << " output " << name;
         }
       }
       ++compared;

@@ -6,7 +6,6 @@
 
 #include <atomic>
 #include <chrono>
-#include <cstring>
 #include <fstream>
 #include <random>
 #include <thread>
@@ -41,18 +40,6 @@ struct Call {
   NamedTensors inputs;
   NamedTensors expected;  // from a single-threaded run
 };
-
-bool BitIdentical(const Tensor& a, const Tensor& b) {
-  if (a.dtype() != b.dtype() || a.shape() != b.shape()) return false;
-  if (a.dtype() == DataType::kString) {
-    for (int64_t i = 0; i < a.num_elements(); ++i) {
-      if (a.data<std::string>()[i] != b.data<std::string>()[i]) return false;
-    }
-    return true;
-  }
-  return a.byte_size() == b.byte_size() &&
-         (a.byte_size() == 0 || std::memcmp(a.raw_data(), b.raw_data(), a.byte_size()) == 0);
-}
 
 // Resident set size in bytes (/proc/self/statm, second field, in pages).
 int64_t RssBytes() {
@@ -126,7 +113,7 @@ TEST(SoakTest, ManyThreadsMixedCallsAreBitIdenticalWithFlatMemoryAndIdleCpu) {
           }
           for (const auto& [name, want] : c.expected) {
             auto got = out->find(name);
-            if (got == out->end() || !BitIdentical(got->second, want)) ++mismatches;
+            if (got == out->end() || !testing::BitIdentical(got->second, want)) ++mismatches;
           }
         }
       });

@@ -1,6 +1,7 @@
 #include "testing/goldens.h"
 
 #include <algorithm>
+#include <cstring>
 #include <filesystem>
 
 #include "absl/status/status.h"
@@ -107,6 +108,18 @@ Tensor GeneratedInput(const Shape& shape) {
     t->data<float>()[i] = static_cast<float>(static_cast<double>((i * 7919) % 1009) / 1008.0);
   }
   return *t;
+}
+
+bool BitIdentical(const Tensor& a, const Tensor& b) {
+  if (a.dtype() != b.dtype() || a.shape() != b.shape()) return false;
+  if (a.dtype() == DataType::kString) {
+    for (int64_t i = 0; i < a.num_elements(); ++i) {
+      if (a.data<std::string>()[i] != b.data<std::string>()[i]) return false;
+    }
+    return true;
+  }
+  return a.byte_size() == b.byte_size() &&
+         (a.byte_size() == 0 || std::memcmp(a.raw_data(), b.raw_data(), a.byte_size()) == 0);
 }
 
 }  // namespace smrt::testing

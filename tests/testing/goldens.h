@@ -38,6 +38,9 @@ absl::StatusOr<Tensor> ReadGoldenTensor(const std::string& path);
 // The "mod1009_v1" pattern of make_goldens.py: x.flat[i] = ((i*7919) % 1009) / 1008.
 Tensor GeneratedInput(const Shape& shape);
 
+// Same dtype, shape and bytes (strings compared by value).
+bool BitIdentical(const Tensor& a, const Tensor& b);
+
 }  // namespace smrt::testing
 
 #endif  // SMRT_TESTS_TESTING_GOLDENS_H_
