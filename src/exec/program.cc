@@ -3,6 +3,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "exec/profile.h"
 #include "graph/shape_inference.h"
 #include "graph/importer.h"
 #include "graph/variable_keys.h"
@@ -241,9 +242,11 @@ absl::StatusOr<std::vector<Tensor>> Program::Run(std::vector<Tensor> feeds) cons
       ctx.set_node_resource(step.resource);
       StepFunctions functions(step);
       if (!step.functions.empty()) ctx.set_functions(&functions);
+      StepTrace trace(ctx);  // times the call for a RunObserver (exec/profile.h), if any
       if (absl::Status s = step.kernel->compute(ctx); !s.ok()) {
         return absl::Status(s.code(), absl::StrCat("node '", n.name, "' (", n.op, "): ", s.message()));
       }
+      trace.Finish(ctx);
       for (int i = 0; i < step.num_outputs; ++i) {
         values[step.first_output_slot + i] = std::move(ctx.output(i));
       }

@@ -69,6 +69,7 @@ class Program {
   };
   class StepFunctions;
 
+  friend class ScheduleReader;  // memory_plan.cc: reads steps, slots and lifetimes
   Program() = default;
   // Infers every value's shape for these feed shapes once and caches it;
   // an error here means the inputs cannot work with this graph.

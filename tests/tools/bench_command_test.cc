@@ -1,12 +1,14 @@
 // `smrt bench` times a signature and reports what a deployer compares.
 #include "smrt/bench_command.h"
 
+#include <fstream>
 #include <sstream>
 #include <string>
 
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "gtest/gtest.h"
+#include "testing/mini_json.h"
 #include "testing/paths.h"
 
 namespace smrt::cli {
@@ -72,6 +74,33 @@ TEST(BenchCommandTest, BadArgumentsSayWhatIsWrong) {
   s = RunBench({"--dir", testing::TestDataDir() + "/zoo/mlp_bn_dropout/saved_model", "--shapes",
                 "features"}, out);
   EXPECT_TRUE(absl::StrContains(s.message(), "--shapes expects")) << s;
+}
+
+TEST(BenchCommandTest, ProfileWritesATraceAndOpStatsPrintTables) {
+  const std::string trace = testing::MakeTempDir() + "/trace.json";
+  std::ostringstream out;
+  absl::Status s = RunBench({"--dir", testing::TestDataDir() + "/zoo/mlp_bn_dropout/saved_model",
+                             "--iters", "2", "--warmup", "0", "--profile", trace,
+                             "--profile_runs", "3", "--op_stats"},
+                            out);
+  ASSERT_TRUE(s.ok()) << s;
+  std::ifstream file(trace);
+  std::stringstream text;
+  text << file.rdbuf();
+  absl::StatusOr<testing::Json> json = testing::ParseJson(text.str());
+  ASSERT_TRUE(json.ok()) << json.status();
+  int runs = 0, steps = 0;
+  for (const testing::Json& e : json->Find("traceEvents")->array) {
+    (e.Find("cat")->string == "run" ? runs : steps) += 1;
+  }
+  EXPECT_EQ(runs, 3);
+  EXPECT_GT(steps, 30);
+  EXPECT_EQ(steps % 3, 0);  // the same steps each run
+  const std::string report = out.str();
+  EXPECT_TRUE(absl::StrContains(report, "by op type")) << report;
+  EXPECT_TRUE(absl::StrContains(report, "by node")) << report;
+  EXPECT_TRUE(absl::StrContains(report, "MatMul")) << report;
+  EXPECT_TRUE(absl::StrContains(report, "3 profiled runs")) << report;
 }
 
 }  // namespace
