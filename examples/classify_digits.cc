@@ -5,7 +5,7 @@
 #include <cstdio>
 #include <string>
 
-#include "core/npy.h"
+#include "npy_reader.h"
 #include "smrt/model.h"
 
 int main(int argc, char** argv) {
@@ -15,8 +15,8 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "load failed: %s\n", std::string(model.status().message()).c_str());
     return 1;
   }
-  absl::StatusOr<smrt::Tensor> pixels = smrt::npy::Read(dir + "/samples/inputs.npy");
-  absl::StatusOr<smrt::Tensor> labels = smrt::npy::Read(dir + "/samples/labels.npy");
+  absl::StatusOr<smrt::Tensor> pixels = examples::ReadNpy(dir + "/samples/inputs.npy");
+  absl::StatusOr<smrt::Tensor> labels = examples::ReadNpy(dir + "/samples/labels.npy");
   if (!pixels.ok() || !labels.ok()) {
     std::fprintf(stderr, "cannot read samples: %s\n",
                  std::string((pixels.ok() ? labels.status() : pixels.status()).message()).c_str());

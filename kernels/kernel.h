@@ -46,6 +46,14 @@ class VariableResource : public Resource {
   Tensor value_;
 };
 
+// Per-node state a kernel keeps across runs (prepared weights, compiled
+// primitives), made once per node when the executor prepares the graph.
+// Runs may use it from many threads at once: implementations lock.
+class KernelState {
+ public:
+  virtual ~KernelState() = default;
+};
+
 // What is known about a value before running: dtype and partial shape.
 struct ValueInfo {
   DataType dtype = DataType::kInvalid;
@@ -70,9 +78,26 @@ class InferenceContext {
   const std::string& op() const { return op_; }
   const AttrMap& attrs() const { return attrs_; }
   int num_inputs() const { return static_cast<int>(inputs_.size()); }
-  const ValueInfo& input(int i) const { return inputs_[i]; }
+  // An index past the node's inputs (a malformed graph) gives an unknown
+  // value and is recorded: the caller fails the node (missing_input()).
+  const ValueInfo& input(int i) const {
+    if (i < 0 || i >= num_inputs()) {
+      static const ValueInfo kMissing;
+      missing_input_ = i;
+      return kMissing;
+    }
+    return inputs_[i];
+  }
   // The input's value when it is known before running (a constant), else null.
-  const Tensor* input_value(int i) const { return input_values_[i]; }
+  const Tensor* input_value(int i) const {
+    if (i < 0 || i >= num_inputs()) {
+      missing_input_ = i;
+      return nullptr;
+    }
+    return input_values_[i];
+  }
+  // The first input index asked for that the node does not have, or -1.
+  int missing_input() const { return missing_input_; }
 
   int num_outputs() const { return static_cast<int>(outputs_.size()); }
   void set_output(int i, ValueInfo info) { outputs_[i] = std::move(info); }
@@ -85,6 +110,7 @@ class InferenceContext {
   std::vector<ValueInfo> inputs_;
   std::vector<const Tensor*> input_values_;
   std::vector<ValueInfo> outputs_;
+  mutable int missing_input_ = -1;
 };
 
 // Runs the functions a control-flow node refers to (While cond/body, If
@@ -115,7 +141,17 @@ class KernelContext {
   const AttrMap& attrs() const { return attrs_; }
 
   int num_inputs() const { return static_cast<int>(inputs_.size()); }
-  const Tensor& input(int i) const { return inputs_[i]; }
+  // Past the node's inputs: an invalid Tensor, recorded like
+  // InferenceContext::missing_input().
+  const Tensor& input(int i) const {
+    if (i < 0 || i >= num_inputs()) {
+      static const Tensor kMissing;
+      missing_input_ = i;
+      return kMissing;
+    }
+    return inputs_[i];
+  }
+  int missing_input() const { return missing_input_; }
 
   int num_outputs() const { return static_cast<int>(outputs_.size()); }
   // Allocates output i (zero-filled). Errors carry the size that failed.
@@ -146,6 +182,10 @@ class KernelContext {
   }
   void set_functions(const FunctionCaller* f) { functions_ = f; }
 
+  // This node's KernelState (KernelSpec::make_state), or null.
+  KernelState* kernel_state() const { return kernel_state_; }
+  void set_kernel_state(KernelState* s) { kernel_state_ = s; }
+
  private:
   absl::string_view node_name_;
   absl::string_view op_;
@@ -155,6 +195,8 @@ class KernelContext {
   std::vector<Resource*> input_resources_;
   Resource* node_resource_ = nullptr;
   const FunctionCaller* functions_ = nullptr;
+  KernelState* kernel_state_ = nullptr;
+  mutable int missing_input_ = -1;
 };
 
 using ComputeFn = std::function<absl::Status(KernelContext&)>;
@@ -186,6 +228,15 @@ struct KernelSpec {
   std::string type_attr;
   std::vector<DataType> types;
   ComputeFn compute;
+  // Of the kernels on one device that serve a node, the registry picks the
+  // highest priority (an optimized backend over the reference kernels);
+  // registration order breaks ties.
+  int priority = 0;
+  std::string backend = "reference";  // for tools and tests
+  // When set, the kernel serves only nodes whose attrs it accepts.
+  std::function<bool(const AttrMap&)> supports;
+  // When set, makes the node's KernelState once, when a Program is created.
+  std::function<std::unique_ptr<KernelState>()> make_state;
 };
 
 }  // namespace smrt::kernels

@@ -9,6 +9,9 @@
 #ifdef SMRT_WITH_CUDA
 #include "kernels/cuda/register.h"
 #endif
+#if defined(SMRT_WITH_ONEDNN)
+#include "kernels/cpu/onednn/register.h"
+#endif
 
 namespace smrt::kernels {
 
@@ -36,15 +39,25 @@ absl::StatusOr<const KernelSpec*> KernelRegistry::FindKernel(absl::string_view o
   std::vector<std::string> have;
   std::string type_attr;
   absl::StatusOr<DataType> want = DataType::kInvalid;
+  const KernelSpec* best = nullptr;
   for (const KernelSpec& k : it->second) {
     if (k.device != device) continue;
-    if (k.type_attr.empty()) return &k;
+    if (best != nullptr && k.priority <= best->priority) continue;
+    if (k.supports && !k.supports(attrs)) continue;
+    if (k.type_attr.empty()) {
+      best = &k;
+      continue;
+    }
     want = attrs.Get<DataType>(k.type_attr);
     if (!want.ok()) return want.status();
-    if (std::find(k.types.begin(), k.types.end(), *want) != k.types.end()) return &k;
+    if (std::find(k.types.begin(), k.types.end(), *want) != k.types.end()) {
+      best = &k;
+      continue;
+    }
     type_attr = k.type_attr;
     for (DataType t : k.types) have.emplace_back(DataTypeName(t));
   }
+  if (best != nullptr) return best;
   if (have.empty()) {
     return absl::UnimplementedError(absl::StrCat("no ", device, " kernel for op ", op));
   }
@@ -71,6 +84,9 @@ const KernelRegistry& KernelRegistry::Default() {
     RegisterReferenceKernels(*r);
 #ifdef SMRT_WITH_CUDA
     for (KernelSpec& k : cuda::CudaKernels()) r->AddKernel(std::move(k));
+#endif
+#if defined(SMRT_WITH_ONEDNN)
+    RegisterOneDnnKernels(*r);
 #endif
     return r;
   }();

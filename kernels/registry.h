@@ -21,8 +21,9 @@ class KernelRegistry {
 
   const OpSpec* FindOp(absl::string_view op) const;
 
-  // The kernel for a node of `op` with these attrs on `device`, or NotFound /
-  // Unimplemented saying which dtype is missing.
+  // The kernel for a node of `op` with these attrs on `device`: of those
+  // whose dtype and `supports` accept the node, the one of highest priority.
+  // Unimplemented saying which dtype is missing when there is none.
   absl::StatusOr<const KernelSpec*> FindKernel(absl::string_view op, absl::string_view device,
                                                const AttrMap& attrs) const;
 

@@ -13,7 +13,15 @@ packages=(
   libbenchmark-dev
   libpng-dev libjpeg-dev
   python3
+  # The Python module (bindings/python) and its tests (tests/python).
+  python3-dev pybind11-dev python3-pybind11 python3-numpy python3-pytest
 )
+
+# scripts/test.sh --asan/--tsan and scripts/fuzz.sh: clang with compiler-rt
+# (sanitizer runtimes and libFuzzer).
+if [ "${1:-}" = "--sanitizers" ]; then
+  packages=(clang libclang-rt-dev)
+fi
 
 missing=()
 for p in "${packages[@]}"; do

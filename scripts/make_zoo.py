@@ -84,7 +84,8 @@ def save_tensor(dirpath, name, arr):
         dtype = "DT_STRING"
     else:
         fname += ".npy"
-        np.save(os.path.join(dirpath, fname), np.ascontiguousarray(arr))
+        # ascontiguousarray makes a 0-d array 1-d: keep scalars scalars.
+        np.save(os.path.join(dirpath, fname), np.ascontiguousarray(arr).reshape(arr.shape))
         from tensorflow.core.framework import types_pb2
         dtype = types_pb2.DataType.Name(tf.as_dtype(arr.dtype).as_datatype_enum)
     return {"name": name, "file": fname, "dtype": dtype, "shape": list(arr.shape)}

@@ -2,11 +2,56 @@
 # Installs what is missing, builds smrt and runs every test through ctest.
 # Tests on the real models in ../shared/models skip when it is absent, except
 # under CI=true (or SMRT_REQUIRE_SHARED=1), where they fail.
+#
+#   scripts/test.sh          # the default build (build/), every test
+#   scripts/test.sh --asan   # clang ASan + UBSan build in build-asan/, every test
+#   scripts/test.sh --tsan   # clang TSan build in build-tsan/, the concurrency tests
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-bash scripts/install-deps.sh
-bash scripts/build.sh
+mode=${1:-}
+case "$mode" in
+  "" ) ;;
+  --asan | --tsan ) ;;
+  * ) echo "usage: $0 [--asan | --tsan]" >&2; exit 2 ;;
+esac
 
+bash scripts/install-deps.sh
 if [ "${CI:-}" = "true" ]; then export SMRT_REQUIRE_SHARED=1; fi
-ctest --test-dir "${BUILD_DIR:-build}" --output-on-failure -j "$(nproc)"
+
+if [ -z "$mode" ]; then
+  bash scripts/build.sh
+  ctest --test-dir "${BUILD_DIR:-build}" --output-on-failure -j "$(nproc)"
+  exit 0
+fi
+
+# Sanitizer builds use clang (the libFuzzer targets in tests/fuzz share the
+# ASan build, see scripts/fuzz.sh). Debian's clang and compiler-rt:
+bash scripts/install-deps.sh --sanitizers
+export CC=clang CXX=clang++
+if [ "$mode" = "--asan" ]; then
+  build_dir=${BUILD_DIR:-build-asan}
+  # -fsanitize=fuzzer-no-link only adds coverage counters, so scripts/fuzz.sh
+  # can link its targets against the same objects.
+  flags="-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-sanitize=vptr"
+  flags="$flags -fsanitize=fuzzer-no-link -fno-omit-frame-pointer -O1 -gline-tables-only -DNDEBUG"
+  export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1:detect_stack_use_after_return=0}
+  export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+  tests=()
+else
+  build_dir=${BUILD_DIR:-build-tsan}
+  flags="-fsanitize=thread -fno-omit-frame-pointer -O1 -gline-tables-only -DNDEBUG"
+  export TSAN_OPTIONS=${TSAN_OPTIONS:-halt_on_error=1:second_deadlock_stack=1}
+  # The tests that run one model from many threads.
+  tests=(-R "Thread|Concurren|Soak")
+fi
+cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=None \
+  -DCMAKE_C_FLAGS="$flags" -DCMAKE_CXX_FLAGS="$flags" \
+  -DCMAKE_EXE_LINKER_FLAGS="$flags" -DSMRT_BUILD_FUZZERS="$([ "$mode" = --asan ] && echo ON || echo OFF)" \
+  >/dev/null
+if [ "$mode" = "--asan" ]; then
+  cmake --build "$build_dir" -j "$(nproc)"
+else
+  cmake --build "$build_dir" -j "$(nproc)" --target api_test hostile_test kernels_test
+fi
+ctest --test-dir "$build_dir" --output-on-failure -j "$(nproc)" "${tests[@]}"

@@ -10,6 +10,7 @@
 #ifndef SMRT_MODEL_H_
 #define SMRT_MODEL_H_
 
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <string>
@@ -26,6 +27,11 @@ namespace smrt {
 
 using NamedTensors = std::map<std::string, Tensor>;
 
+// A SavedModel directory's files held in memory, by path relative to the
+// directory: "saved_model.pb", "variables/variables.index",
+// "variables/variables.data-00000-of-00001", "assets/vocab.txt"...
+using ModelFiles = std::map<std::string, std::string>;
+
 struct LoadOptions {
   // The MetaGraphDef to load, by tag set.
   std::vector<std::string> tags = {"serve"};
@@ -33,6 +39,48 @@ struct LoadOptions {
   // smrt cannot run fails the load with a list of those ops, so name only the
   // signatures you call when a model also carries e.g. training signatures.
   std::vector<std::string> signatures;
+  // Graph passes (folding, fusions) to skip, by name, for bisecting a wrong
+  // answer; "all" skips every pass. SMRT_DISABLE_PASSES=a,b adds to these.
+  // `smrt show --fusions` lists what the passes did.
+  std::vector<std::string> disabled_passes;
+  // When set, each signature's graph is written there before and after the
+  // passes, as text and Graphviz dot (<key>.before.txt, <key>.after.dot...).
+  // SMRT_DUMP_GRAPH=DIR does the same when this is empty.
+  std::string dump_graph_dir;
+
+  // A SavedModel is untrusted input: these bound what loading and running it
+  // may cost. Going over one is ResourceExhausted naming the limit. Lower
+  // them when serving models from untrusted sources; 0 means "no limit" for
+  // the fields that say so.
+  struct Limits {
+    // Storage of any one tensor: Const values, checkpoint tensors and every
+    // tensor an op allocates at run time (Fill, Tile, Range, BroadcastTo of
+    // shapes computed from inputs).
+    uint64_t max_tensor_bytes = uint64_t{4} << 30;
+    // saved_model.pb plus all variables data shards.
+    uint64_t max_model_bytes = uint64_t{64} << 30;
+    // Nodes of one imported signature graph, after inlining functions.
+    int max_nodes = 1 << 22;
+    // Nested function calls (inlined calls and control-flow bodies).
+    int max_function_depth = 32;
+    // Iterations of one While node per execution; 0: no limit.
+    int64_t max_while_iterations = 0;
+    // Bytes of all tensors the model holds at once (variables and the values
+    // of every Run in flight, including outputs not yet freed); 0: no limit.
+    uint64_t memory_limit_bytes = 0;
+  };
+  Limits limits;
+
+  // Ops refused by design because they touch files, the network, the process
+  // or Python (ReadFile, WriteFile, SaveV2, RestoreV2, PyFunc, ...) load only
+  // when named here, and only where smrt has a kernel for them.
+  std::vector<std::string> allowed_ops;
+
+  // Checks every floating-point value an op produces: the first NaN or Inf
+  // fails the Run with InvalidArgument naming the node and op (like
+  // tf.debugging.enable_check_numerics). The environment variable
+  // SMRT_CHECK_NUMERICS=1 turns it on too. Costs one pass over each output.
+  bool check_numerics = false;
 };
 
 // One input or output of a signature.
@@ -59,6 +107,11 @@ class Model {
   // node or op at fault.
   static absl::StatusOr<std::unique_ptr<Model>> Load(const std::string& dir,
                                                      const LoadOptions& options = {});
+  // Like Load, from files in memory (no file system needed). The Model keeps
+  // the bytes for its lifetime, since assets may be read when signatures
+  // run; dir() is then a "mem://<n>" name, which errors quote.
+  static absl::StatusOr<std::unique_ptr<Model>> LoadFromMemory(ModelFiles files,
+                                                               const LoadOptions& options = {});
   ~Model();
   Model(const Model&) = delete;
   Model& operator=(const Model&) = delete;
@@ -97,6 +150,7 @@ class Model {
 
  private:
   explicit Model(std::unique_ptr<Impl> impl);
+  friend struct ModelInternals;  // src/api/model_internals.h: tools' view
   std::unique_ptr<Impl> impl_;
 };
 

@@ -32,6 +32,8 @@ TF_KERAS_TOO = ("resnet50", "mobilenetv2", "efficientnetb0")
 TOLERANCE = {
     "resnet50": (2e-4, "TF oneDNN on vs off differ by 6.0e-5 (50 layers of 0-255-scaled "
                        "residual sums)"),
+    "inceptionv3": (2e-4, "TF oneDNN on vs off differ by 5.6e-5; smrt, with BatchNorm folded "
+                          "into the conv weights and oneDNN convs, 1.35e-4"),
 }
 
 

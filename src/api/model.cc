@@ -1,14 +1,19 @@
 #include "smrt/model.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <mutex>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_join.h"
+#include "api/model_internals.h"
 #include "api/profile_recorder.h"
+#include "core/memory_files.h"
+#include "core/run_limits.h"
 #include "exec/memory_plan.h"
 #include "exec/profile.h"
 #include "exec/program.h"
@@ -16,6 +21,7 @@
 #include "graph/variable_keys.h"
 #include "loader/saved_model_bundle.h"
 #include "loader/tensor_proto.h"
+#include "passes/pipeline.h"
 
 namespace smrt {
 namespace {
@@ -31,7 +37,63 @@ struct ConstantFeed {
 struct PreparedSignature {
   SignatureInfo info;
   std::unique_ptr<exec::Program> program;
+  std::vector<std::string> pass_log;
+  std::vector<passes::FusionRecord> fusions;
 };
+
+// A signature imported but not yet optimized and compiled.
+struct ImportedSignature {
+  PreparedSignature prepared;
+  graph::ImportResult imported;
+  std::string where;
+};
+
+// Ops that change a variable's value.
+bool WritesVariable(absl::string_view op) {
+  for (absl::string_view prefix : {"Assign", "ResourceApply", "ResourceSparseApply",
+                                   "ResourceScatter", "Scatter", "Apply", "SparseApply",
+                                   "ResourceStridedSliceAssign", "StridedSliceAssign"}) {
+    if (absl::StartsWith(op, prefix)) return true;
+  }
+  return false;
+}
+
+// Whether the graph, or a library function it calls (control-flow bodies),
+// writes a variable.
+bool GraphWritesVariables(const graph::Graph& g, const tensorflow::GraphDef& library) {
+  absl::flat_hash_map<std::string, const tensorflow::FunctionDef*> functions;
+  for (const auto& f : library.library().function()) functions[f.signature().name()] = &f;
+  std::vector<std::string> pending;
+  absl::flat_hash_map<std::string, bool> seen;
+  auto called = [&](const std::string& name) {
+    if (functions.count(name) && !seen[name]) {
+      seen[name] = true;
+      pending.push_back(name);
+    }
+  };
+  for (const graph::Node& n : g.nodes()) {
+    if (WritesVariable(n.op)) return true;
+    for (const auto& [k, v] : n.attrs.all()) {
+      if (const auto* f = std::get_if<FuncAttr>(&v)) called(f->name);
+      if (const auto* fs = std::get_if<std::vector<FuncAttr>>(&v)) {
+        for (const FuncAttr& f : *fs) called(f.name);
+      }
+    }
+  }
+  while (!pending.empty()) {
+    const tensorflow::FunctionDef* f = functions.at(pending.back());
+    pending.pop_back();
+    for (const auto& n : f->node_def()) {
+      if (WritesVariable(n.op())) return true;
+      called(n.op());
+      for (const auto& [k, v] : n.attr()) {
+        if (v.has_func()) called(v.func().name());
+        for (const auto& lf : v.list().func()) called(lf.name());
+      }
+    }
+  }
+  return false;
+}
 
 }  // namespace
 
@@ -47,12 +109,26 @@ struct Model::Impl {
   absl::flat_hash_map<std::string, std::unique_ptr<kernels::Resource>> resources;  // tables...
   std::vector<ConstantFeed> constant_feeds;
   std::map<std::string, PreparedSignature> signatures;
+  std::shared_ptr<const file::MemoryDirectory> memory_files;  // LoadFromMemory's files
+  // From LoadOptions: installed on the thread for Load and every Run.
+  RunLimits run_limits;
+  graph::ImportLimits import_limits;
+  std::vector<std::string> allowed_ops;
 
   absl::StatusOr<kernels::Resource*> Bind(const graph::Node& node);
-  absl::StatusOr<std::unique_ptr<exec::Program>> Compile(graph::ImportRequest request,
-                                                         const std::string& what);
+  absl::StatusOr<graph::ImportResult> Import(graph::ImportRequest request,
+                                             const std::string& what);
+  // Runs the passes (when `passes` is set) and makes the Program.
+  absl::StatusOr<std::unique_ptr<exec::Program>> Build(graph::ImportResult imported,
+                                                       const std::string& what,
+                                                       const passes::PipelineOptions* passes,
+                                                       bool freeze_variables,
+                                                       PreparedSignature* report);
   absl::Status RunInitOp();
-  absl::Status Prepare(const std::string& key, const tensorflow::SignatureDef& def);
+  absl::StatusOr<ImportedSignature> Import(const std::string& key,
+                                           const tensorflow::SignatureDef& def);
+  absl::Status Prepare(ImportedSignature sig, const passes::PipelineOptions& passes,
+                       bool freeze_variables);
 };
 
 absl::StatusOr<kernels::Resource*> Model::Impl::Bind(const graph::Node& node) {
@@ -98,24 +174,52 @@ absl::StatusOr<kernels::Resource*> Model::Impl::Bind(const graph::Node& node) {
   return slot.get();
 }
 
-absl::StatusOr<std::unique_ptr<exec::Program>> Model::Impl::Compile(graph::ImportRequest request,
-                                                                    const std::string& what) {
+absl::StatusOr<graph::ImportResult> Model::Impl::Import(graph::ImportRequest request,
+                                                        const std::string& what) {
   for (const ConstantFeed& f : constant_feeds) {
     request.feeds.push_back({f.tensor, f.value.dtype(), PartialShape::Known(f.value.shape())});
   }
   const kernels::KernelRegistry& registry = kernels::KernelRegistry::Default();
   absl::StatusOr<graph::ImportResult> imported =
-      graph::ImportGraph(bundle->meta_graph->graph_def(), request, registry);
+      graph::ImportGraph(bundle->meta_graph->graph_def(), request, registry, import_limits);
   if (!imported.ok()) {
     return absl::Status(imported.status().code(),
                         absl::StrCat(what, ": ", imported.status().message()));
   }
+  return imported;
+}
+
+absl::StatusOr<std::unique_ptr<exec::Program>> Model::Impl::Build(
+    graph::ImportResult imported, const std::string& what, const passes::PipelineOptions* options,
+    bool freeze_variables, PreparedSignature* report) {
+  const kernels::KernelRegistry& registry = kernels::KernelRegistry::Default();
   exec::ProgramSpec spec;
-  spec.graph = std::move(imported->graph);
-  spec.feeds = std::move(imported->feed_nodes);
-  spec.fetches = std::move(imported->fetch_endpoints);
-  spec.effects = std::move(imported->effect_nodes);
+  spec.graph = std::move(imported.graph);
+  spec.feeds = std::move(imported.feed_nodes);
+  spec.fetches = std::move(imported.fetch_endpoints);
+  spec.effects = std::move(imported.effect_nodes);
   spec.library = &bundle->meta_graph->graph_def();
+  if (options != nullptr) {
+    passes::PassContext ctx{spec.graph, spec.feeds, spec.fetches, spec.effects, registry};
+    if (freeze_variables) {
+      ctx.variable_value = [this](const graph::Node& handle) -> std::optional<Tensor> {
+        absl::StatusOr<kernels::Resource*> r = Bind(handle);
+        if (!r.ok() || *r == nullptr) return std::nullopt;
+        auto* v = dynamic_cast<kernels::VariableResource*>(*r);
+        if (v == nullptr) return std::nullopt;
+        return v->Read();
+      };
+    }
+    if (absl::Status s = passes::RunPipeline(ctx, *options); !s.ok()) {
+      return absl::Status(s.code(), absl::StrCat(what, ": ", s.message()));
+    }
+    if (report != nullptr) {
+      report->pass_log = std::move(ctx.log);
+      report->fusions = std::move(ctx.fusions);
+    }
+  }
+  spec.import_limits = import_limits;
+  spec.allowed_ops = allowed_ops;
   absl::StatusOr<std::unique_ptr<exec::Program>> program = exec::Program::Create(
       std::move(spec), registry, [this](const graph::Node& n) { return Bind(n); });
   if (!program.ok()) {
@@ -146,8 +250,12 @@ absl::Status Model::Impl::RunInitOp() {
   }
   graph::ImportRequest request;
   request.targets.push_back(init);
+  const std::string what = absl::StrCat("init op '", init, "'");
+  absl::StatusOr<graph::ImportResult> imported = Import(std::move(request), what);
+  if (!imported.ok()) return imported.status();
+  // No passes: the init op runs once, before variables have their values.
   absl::StatusOr<std::unique_ptr<exec::Program>> program =
-      Compile(std::move(request), absl::StrCat("init op '", init, "'"));
+      Build(*std::move(imported), what, nullptr, false, nullptr);
   if (!program.ok()) return program.status();
   std::vector<Tensor> feeds;
   for (const ConstantFeed& f : constant_feeds) feeds.push_back(f.value);
@@ -187,7 +295,8 @@ const tensorflow::NodeDef* FindNode(const tensorflow::GraphDef& g, const std::st
 
 }  // namespace
 
-absl::Status Model::Impl::Prepare(const std::string& key, const tensorflow::SignatureDef& def) {
+absl::StatusOr<ImportedSignature> Model::Impl::Import(const std::string& key,
+                                                      const tensorflow::SignatureDef& def) {
   PreparedSignature prepared;
   prepared.info.key = key;
   prepared.info.method_name = def.method_name();
@@ -229,10 +338,12 @@ absl::Status Model::Impl::Prepare(const std::string& key, const tensorflow::Sign
                             bundle->meta_graph->graph_def().versions().producer() <= 21;
       if (s != node->attr().end() && s->second.has_shape() && !legacy_unknown) {
         absl::StatusOr<PartialShape> ps = loader::PartialShapeFromProto(s->second.shape());
-        if (ps.ok()) {
-          spec.known_rank = ps->known_rank;
-          spec.shape = ps->dims;
+        if (!ps.ok()) {
+          return absl::InvalidArgumentError(absl::StrCat(where, ": input '", k, "' (node '",
+                                                         node->name(), "'): ", ps.status().message()));
         }
+        spec.known_rank = ps->known_rank;
+        spec.shape = ps->dims;
       } else {
         spec.known_rank = false;
         spec.shape.clear();
@@ -256,7 +367,19 @@ absl::Status Model::Impl::Prepare(const std::string& key, const tensorflow::Sign
     request.fetches.push_back(info.name());
     prepared.info.outputs.push_back(SpecFromInfo(k, info));
   }
-  absl::StatusOr<std::unique_ptr<exec::Program>> program = Compile(std::move(request), where);
+  absl::StatusOr<graph::ImportResult> imported = Import(std::move(request), where);
+  if (!imported.ok()) return imported.status();
+  return ImportedSignature{std::move(prepared), *std::move(imported), where};
+}
+
+absl::Status Model::Impl::Prepare(ImportedSignature sig, const passes::PipelineOptions& options,
+                                  bool freeze_variables) {
+  PreparedSignature& prepared = sig.prepared;
+  const std::string key = prepared.info.key;
+  passes::PipelineOptions named = options;
+  named.dump_name = key;
+  absl::StatusOr<std::unique_ptr<exec::Program>> program =
+      Build(std::move(sig.imported), sig.where, &named, freeze_variables, &prepared);
   if (!program.ok()) return program.status();
   // Output dtypes as the graph computes them (TensorInfos may say *_REF).
   for (size_t i = 0; i < prepared.info.outputs.size(); ++i) {
@@ -277,8 +400,22 @@ const std::string& Model::dir() const { return impl_->bundle->dir; }
 absl::StatusOr<std::unique_ptr<Model>> Model::Load(const std::string& dir,
                                                    const LoadOptions& options) {
   auto impl = std::make_unique<Impl>();
+  const LoadOptions::Limits& limits = options.limits;
+  impl->run_limits.max_tensor_bytes = limits.max_tensor_bytes;
+  impl->run_limits.memory_limit_bytes = limits.memory_limit_bytes;
+  impl->run_limits.max_while_iterations = limits.max_while_iterations;
+  const char* env_check = std::getenv("SMRT_CHECK_NUMERICS");
+  impl->run_limits.check_numerics =
+      options.check_numerics || (env_check != nullptr && std::string(env_check) == "1");
+  impl->run_limits.files_root = dir;
+  impl->import_limits.max_nodes = limits.max_nodes;
+  impl->import_limits.max_inline_depth = limits.max_function_depth;
+  impl->allowed_ops = options.allowed_ops;
+  RunLimitsScope limits_scope(&impl->run_limits);
+
   loader::BundleOptions bundle_options;
   bundle_options.tags = loader::ParseTagSet(absl::StrJoin(options.tags, ","));
+  bundle_options.max_model_bytes = limits.max_model_bytes;
   absl::StatusOr<std::unique_ptr<loader::SavedModelBundle>> bundle =
       loader::LoadSavedModelBundle(dir, bundle_options);
   if (!bundle.ok()) return bundle.status();
@@ -305,6 +442,7 @@ absl::StatusOr<std::unique_ptr<Model>> Model::Load(const std::string& dir,
     }
     std::sort(wanted.begin(), wanted.end());
   }
+  std::vector<ImportedSignature> imported;
   for (const std::string& key : wanted) {
     auto it = mg.signature_def().find(key);
     if (it == mg.signature_def().end()) {
@@ -316,9 +454,35 @@ absl::StatusOr<std::unique_ptr<Model>> Model::Load(const std::string& dir,
       return absl::NotFoundError(absl::StrCat("SavedModel ", dir, " has no signature '", key,
                                               "'; it has: ", absl::StrJoin(have, ", ")));
     }
-    if (absl::Status s = impl->Prepare(key, it->second); !s.ok()) return s;
+    absl::StatusOr<ImportedSignature> sig = impl->Import(key, it->second);
+    if (!sig.ok()) return sig.status();
+    imported.push_back(*std::move(sig));
+  }
+  // Variables are constants, and may be folded into what reads them, when
+  // no signature a caller can run writes them.
+  bool read_only = true;
+  for (const ImportedSignature& sig : imported) {
+    if (GraphWritesVariables(sig.imported.graph, mg.graph_def())) read_only = false;
+  }
+  passes::PipelineOptions pass_options;
+  pass_options.disabled_passes = options.disabled_passes;
+  pass_options.dump_dir = options.dump_graph_dir;
+  pass_options = passes::WithEnvironment(std::move(pass_options));
+  for (ImportedSignature& sig : imported) {
+    if (absl::Status s = impl->Prepare(std::move(sig), pass_options, read_only); !s.ok()) return s;
   }
   return std::unique_ptr<Model>(new Model(std::move(impl)));
+}
+
+absl::StatusOr<std::unique_ptr<Model>> Model::LoadFromMemory(ModelFiles files,
+                                                             const LoadOptions& options) {
+  absl::StatusOr<std::shared_ptr<const file::MemoryDirectory>> dir =
+      file::MemoryDirectory::Mount(std::move(files));
+  if (!dir.ok()) return dir.status();
+  absl::StatusOr<std::unique_ptr<Model>> model = Load((*dir)->root(), options);
+  if (!model.ok()) return model.status();
+  (*model)->impl_->memory_files = *std::move(dir);
+  return model;
 }
 
 std::vector<std::string> Model::signature_keys() const {
@@ -411,6 +575,7 @@ absl::Status Model::Run(absl::string_view signature_key, const NamedTensors& inp
   }
   for (const ConstantFeed& f : impl_->constant_feeds) feeds.push_back(f.value);
 
+  RunLimitsScope limits_scope(&impl_->run_limits);
   absl::StatusOr<std::vector<Tensor>> results;
   if (options.profile != nullptr) {
     api::ProfileRecorder recorder(key, options.profile);
@@ -484,6 +649,13 @@ absl::StatusOr<MemoryPlan> Model::PlanMemory(
   }
   for (const graph::Endpoint& e : planned->unplanned) plan.unplanned.push_back(name(e));
   return plan;
+}
+
+absl::StatusOr<ModelInternals::PassReport> ModelInternals::Passes(const Model& model,
+                                                                        absl::string_view key) {
+  auto it = model.impl_->signatures.find(std::string(key));
+  if (it == model.impl_->signatures.end()) return model.signature(key).status();
+  return PassReport{&it->second.pass_log, &it->second.fusions};
 }
 
 }  // namespace smrt

@@ -8,6 +8,7 @@
 #include <memory>
 
 #include "absl/strings/str_cat.h"
+#include "core/memory_files.h"
 
 namespace smrt::file {
 namespace {
@@ -30,6 +31,14 @@ absl::Status OpenError(const std::string& path, const char* mode) {
 }  // namespace
 
 absl::StatusOr<uint64_t> Size(const std::string& path) {
+  if (IsMemoryPath(path)) {
+    MemoryStat m = StatMemoryPath(path);
+    if (!m.exists) return absl::NotFoundError(absl::StrCat("no in-memory file ", path));
+    if (m.is_directory) {
+      return absl::InvalidArgumentError(absl::StrCat(path, " is not a regular file"));
+    }
+    return m.size;
+  }
   struct stat st;
   if (::stat(path.c_str(), &st) != 0) {
     int err = errno;
@@ -61,6 +70,11 @@ absl::StatusOr<std::string> ReadRange(const std::string& path, uint64_t offset,
         path, ": wanted bytes [", offset, ", ", offset + n, ") but the file has ",
         *size, " bytes (truncated?)"));
   }
+  if (IsMemoryPath(path)) {
+    std::shared_ptr<const std::string> bytes = ReadMemoryFile(path);
+    if (bytes == nullptr) return absl::NotFoundError(absl::StrCat("no in-memory file ", path));
+    return bytes->substr(offset, n);
+  }
   FilePtr f(std::fopen(path.c_str(), "rb"));
   if (!f) return OpenError(path, "r");
   if (offset > 0 && fseeko(f.get(), static_cast<off_t>(offset), SEEK_SET) != 0) {
@@ -75,6 +89,9 @@ absl::StatusOr<std::string> ReadRange(const std::string& path, uint64_t offset,
 }
 
 absl::Status WriteAll(const std::string& path, absl::string_view contents) {
+  if (IsMemoryPath(path)) {
+    return absl::PermissionDeniedError(absl::StrCat("in-memory files are read-only: ", path));
+  }
   FilePtr f(std::fopen(path.c_str(), "wb"));
   if (!f) return OpenError(path, "w");
   if (!contents.empty() &&
@@ -88,11 +105,13 @@ absl::Status WriteAll(const std::string& path, absl::string_view contents) {
 }
 
 bool Exists(const std::string& path) {
+  if (IsMemoryPath(path)) return StatMemoryPath(path).exists;
   struct stat st;
   return ::stat(path.c_str(), &st) == 0;
 }
 
 bool IsDirectory(const std::string& path) {
+  if (IsMemoryPath(path)) return StatMemoryPath(path).is_directory;
   struct stat st;
   return ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
 }

@@ -1,4 +1,5 @@
 // Small filesystem helpers that report errors as absl::Status naming the path.
+// Paths under "mem://" name in-memory files (core/memory_files.h), read-only.
 #ifndef SMRT_CORE_FILE_H_
 #define SMRT_CORE_FILE_H_
 

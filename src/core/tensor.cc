@@ -9,6 +9,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "core/run_limits.h"
 
 namespace smrt {
 
@@ -56,6 +57,13 @@ absl::StatusOr<Tensor> Tensor::Create(DataType dtype, Shape shape) {
   if (!n.ok()) return n.status();
   absl::StatusOr<size_t> bytes = ElementBytes(dtype, *n);
   if (!bytes.ok()) return bytes.status();
+  // Limits of the model being loaded or run on this thread (run_limits.h).
+  std::shared_ptr<std::atomic<uint64_t>> reserved;
+  if (absl::Status s = ReserveTensorBytes(*bytes, dtype, shape, &reserved); !s.ok()) return s;
+  const uint64_t reserved_bytes = *bytes;
+  auto release = [reserved, reserved_bytes] {
+    if (reserved != nullptr) reserved->fetch_sub(reserved_bytes);
+  };
 
   Tensor t;
   t.dtype_ = dtype;
@@ -65,11 +73,13 @@ absl::StatusOr<Tensor> Tensor::Create(DataType dtype, Shape shape) {
   if (dtype == DataType::kString) {
     std::string* strings = new (std::nothrow) std::string[*n > 0 ? *n : 1];
     if (strings == nullptr) {
+      release();
       return absl::ResourceExhaustedError(
           absl::StrCat("cannot allocate ", *n, " strings"));
     }
-    t.storage_ = std::shared_ptr<void>(strings, [](void* p) {
+    t.storage_ = std::shared_ptr<void>(strings, [release](void* p) {
       delete[] static_cast<std::string*>(p);
+      release();
     });
   } else {
     size_t alloc = (*bytes + kTensorAlignment - 1) / kTensorAlignment *
@@ -77,13 +87,17 @@ absl::StatusOr<Tensor> Tensor::Create(DataType dtype, Shape shape) {
     if (alloc == 0) alloc = kTensorAlignment;
     void* p = std::aligned_alloc(kTensorAlignment, alloc);
     if (p == nullptr) {
+      release();
       return absl::ResourceExhaustedError(
           absl::StrCat("cannot allocate ", *bytes, " bytes for a ",
                        DataTypeShortName(dtype), " tensor of shape ",
                        ShapeToString(t.shape_)));
     }
     std::memset(p, 0, alloc);
-    t.storage_ = std::shared_ptr<void>(p, [](void* q) { std::free(q); });
+    t.storage_ = std::shared_ptr<void>(p, [release](void* q) {
+      std::free(q);
+      release();
+    });
   }
   t.data_ = t.storage_.get();
   return t;

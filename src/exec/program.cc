@@ -1,8 +1,12 @@
 #include "exec/program.h"
 
+#include <algorithm>
+
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "core/run_limits.h"
+#include "exec/check_numerics.h"
 #include "exec/profile.h"
 #include "graph/shape_inference.h"
 #include "graph/importer.h"
@@ -16,6 +20,13 @@ using graph::NodeId;
 namespace {
 
 constexpr int kMaxControlFlowDepth = 32;
+
+// Ops whose output is their input 0 (a resource handle passes through).
+bool ForwardsInput(absl::string_view op) {
+  return op == "Identity" || op == "Enter" || op == "RefEnter" || op == "Exit" ||
+         op == "RefExit" || op == "Switch" || op == "RefSwitch" || op == "Merge" ||
+         op == "RefMerge" || op == "NextIteration" || op == "RefNextIteration";
+}
 
 bool IsControlFlow(absl::string_view op) {
   return op == "While" || op == "StatelessWhile" || op == "If" || op == "StatelessIf" ||
@@ -32,6 +43,18 @@ std::vector<std::string> CalledFunctions(const graph::Node& n) {
     }
   }
   return names;
+}
+
+// LoadOptions::check_numerics: the first NaN/Inf an op produces.
+absl::Status CheckOutputsFinite(const graph::Node& n, kernels::KernelContext& ctx) {
+  for (int i = 0; i < ctx.num_outputs(); ++i) {
+    NonFinite bad = FindNonFinite(ctx.output(i));
+    if (bad.index < 0) continue;
+    return absl::InvalidArgumentError(absl::StrCat(
+        "check_numerics: node '", n.name, "' (", n.op, ") produced ", bad.value, " in output ",
+        i, " (", ctx.output(i).DebugString(), ") at flat index ", bad.index));
+  }
+  return absl::OkStatus();
 }
 
 }  // namespace
@@ -67,11 +90,13 @@ absl::StatusOr<std::unique_ptr<Program>> Program::Create(ProgramSpec spec,
   std::vector<NodeId> targets;
   for (const Endpoint& e : p->spec_.fetches) targets.push_back(e.node);
   for (NodeId n : p->spec_.effects) targets.push_back(n);
-  absl::StatusOr<std::vector<NodeId>> order = g.TopologicalOrder(targets);
+  const bool dataflow = NeedsDataflow(g, targets);
+  absl::StatusOr<std::vector<NodeId>> order =
+      dataflow ? DataflowOrder(g, targets) : g.TopologicalOrder(targets);
   if (!order.ok()) return order.status();
 
   std::vector<graph::UnsupportedOp> unsupported =
-      graph::FindUnsupportedOps(g, *order, registry, kernels::kCpu);
+      graph::FindUnsupportedOps(g, *order, registry, kernels::kCpu, p->spec_.allowed_ops);
   if (!unsupported.empty()) {
     return absl::UnimplementedError(graph::UnsupportedOpsMessage(unsupported));
   }
@@ -94,11 +119,16 @@ absl::StatusOr<std::unique_ptr<Program>> Program::Create(ProgramSpec spec,
     absl::StatusOr<const kernels::KernelSpec*> k = registry.FindKernel(n.op, kernels::kCpu, n.attrs);
     if (!k.ok()) return k.status();
     step.kernel = *k;
+    if (step.kernel->make_state) step.kernel_state = step.kernel->make_state();
     if (binder) {
       absl::StatusOr<kernels::Resource*> r = binder(n);
       if (!r.ok()) return r.status();
       step.resource = *r;
       if (*r != nullptr) resources[id] = *r;
+    }
+    if (step.resource == nullptr && ForwardsInput(n.op) && !n.inputs.empty()) {
+      auto from = resources.find(n.inputs[0].node);
+      if (from != resources.end()) resources[id] = from->second;
     }
     const bool takes_ref = n.op == "Assign" || n.op == "AssignAdd" || n.op == "AssignSub";
     for (const Endpoint& e : n.inputs) {
@@ -114,16 +144,18 @@ absl::StatusOr<std::unique_ptr<Program>> Program::Create(ProgramSpec spec,
       if (p->spec_.library == nullptr) {
         return absl::InternalError(absl::StrCat("node '", n.name, "' needs a function library"));
       }
-      if (p->spec_.depth >= kMaxControlFlowDepth) {
+      const int max_depth = std::min(kMaxControlFlowDepth, p->spec_.import_limits.max_inline_depth);
+      if (p->spec_.depth >= max_depth) {
         return absl::InvalidArgumentError(absl::StrCat(
-            "control flow nested deeper than ", kMaxControlFlowDepth, " at node '", n.name, "'"));
+            "control flow nested deeper than ", max_depth, " at node '", n.name,
+            "' (a recursive function?)"));
       }
       // Body args line up with the node's inputs after the predicate/index.
       const size_t offset = (n.op == "While" || n.op == "StatelessWhile") ? 0 : 1;
       for (const std::string& fn : CalledFunctions(n)) {
         if (step.functions.count(fn)) continue;
         absl::StatusOr<graph::ImportResult> body =
-            graph::ImportFunction(*p->spec_.library, fn, registry);
+            graph::ImportFunction(*p->spec_.library, fn, registry, p->spec_.import_limits);
         if (!body.ok()) {
           return absl::Status(body.status().code(), absl::StrCat("function ", fn, " (called by '",
                                                                  n.name, "'): ",
@@ -136,6 +168,8 @@ absl::StatusOr<std::unique_ptr<Program>> Program::Create(ProgramSpec spec,
         sub.effects = std::move(body->effect_nodes);
         sub.library = p->spec_.library;
         sub.depth = p->spec_.depth + 1;
+        sub.import_limits = p->spec_.import_limits;
+        sub.allowed_ops = p->spec_.allowed_ops;
         std::vector<NodeId> feeds = sub.feeds;
         std::vector<kernels::Resource*> arg_resources = step.input_resources;
         ResourceBinder sub_binder = [&, feeds, arg_resources, offset](
@@ -172,6 +206,12 @@ absl::StatusOr<std::unique_ptr<Program>> Program::Create(ProgramSpec spec,
     auto it = first_slot.find(f);
     p->feed_slots_.push_back(it == first_slot.end() ? -1 : it->second);  // -1: unused feed
   }
+  if (dataflow) {
+    absl::StatusOr<std::unique_ptr<DataflowPlan>> plan = DataflowPlan::Create(
+        g, *order, p->spec_.feeds, p->spec_.fetches, p->spec_.dataflow_limits);
+    if (!plan.ok()) return plan.status();
+    p->dataflow_ = *std::move(plan);
+  }
   return p;
 }
 
@@ -204,51 +244,75 @@ size_t Program::cached_shape_plans() const {
   return shape_plans_.size();
 }
 
+absl::Status Program::RunStep(const Step& step, std::vector<Tensor> inputs,
+                             std::vector<Tensor>& outputs) const {
+  const graph::Graph& g = spec_.graph;
+  const graph::Node& n = g.node(step.node);
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    if (!inputs[i].valid() && !step.input_may_be_empty[i]) {
+      const graph::Node& producer = g.node(n.inputs[i].node);
+      return absl::FailedPreconditionError(absl::StrCat(
+          "node '", n.name, "' (", n.op, ") input ", i, " from '", producer.name, "' (",
+          producer.op, ") has no value",
+          graph::IsVariableNode(producer)
+              ? ": the variable is uninitialized (not in the checkpoint, not set by the "
+                "init op)"
+              : ""));
+    }
+  }
+  kernels::KernelContext ctx(n.name, n.op, n.attrs, std::move(inputs), step.num_outputs,
+                             step.input_resources);
+  ctx.set_node_resource(step.resource);
+  ctx.set_kernel_state(step.kernel_state.get());
+  StepFunctions functions(step);
+  if (!step.functions.empty()) ctx.set_functions(&functions);
+  StepTrace trace(ctx);  // times the call for a RunObserver (exec/profile.h), if any
+  absl::Status status = step.kernel->compute(ctx);
+  if (ctx.missing_input() >= 0) {
+    return absl::InvalidArgumentError(absl::StrCat("node '", n.name, "' (", n.op, ") has ",
+                                                   n.inputs.size(), " inputs, but the op needs input ",
+                                                   ctx.missing_input()));
+  }
+  if (!status.ok()) {
+    return absl::Status(status.code(),
+                        absl::StrCat("node '", n.name, "' (", n.op, "): ", status.message()));
+  }
+  if (const RunLimits* limits = CurrentRunLimits(); limits && limits->check_numerics) {
+    if (absl::Status s = CheckOutputsFinite(n, ctx); !s.ok()) return s;
+  }
+  trace.Finish(ctx);
+  outputs = std::move(ctx.outputs());
+  return absl::OkStatus();
+}
+
 absl::StatusOr<std::vector<Tensor>> Program::Run(std::vector<Tensor> feeds) const {
   if (feeds.size() != spec_.feeds.size()) {
     return absl::InvalidArgumentError(
         absl::StrCat("expected ", spec_.feeds.size(), " inputs, got ", feeds.size()));
   }
   if (absl::Status s = CheckShapes(feeds); !s.ok()) return s;
+  if (dataflow_ != nullptr) {
+    return dataflow_->Run(
+        [this](int index, std::vector<Tensor> inputs, std::vector<Tensor>& out) {
+          return RunStep(steps_[index], std::move(inputs), out);
+        },
+        std::move(feeds));
+  }
   std::vector<Tensor> values(num_slots_);
   for (size_t i = 0; i < feeds.size(); ++i) {
     if (feed_slots_[i] >= 0) values[feed_slots_[i]] = std::move(feeds[i]);
   }
-  std::vector<bool> is_feed(steps_.size(), false);
-  const graph::Graph& g = spec_.graph;
   for (const Step& step : steps_) {
-    const graph::Node& n = g.node(step.node);
     bool fed = false;
     for (size_t i = 0; i < spec_.feeds.size(); ++i) fed |= spec_.feeds[i] == step.node;
     if (!fed) {
       std::vector<Tensor> inputs;
       inputs.reserve(step.input_slots.size());
-      for (size_t i = 0; i < step.input_slots.size(); ++i) {
-        const Tensor& v = values[step.input_slots[i]];
-        if (!v.valid() && !step.input_may_be_empty[i]) {
-          const graph::Node& producer = g.node(n.inputs[i].node);
-          return absl::FailedPreconditionError(absl::StrCat(
-              "node '", n.name, "' (", n.op, ") input ", i, " from '", producer.name, "' (",
-              producer.op, ") has no value",
-              graph::IsVariableNode(producer)
-                  ? ": the variable is uninitialized (not in the checkpoint, not set by the "
-                    "init op)"
-                  : ""));
-        }
-        inputs.push_back(v);
-      }
-      kernels::KernelContext ctx(n.name, n.op, n.attrs, std::move(inputs), step.num_outputs,
-                                 step.input_resources);
-      ctx.set_node_resource(step.resource);
-      StepFunctions functions(step);
-      if (!step.functions.empty()) ctx.set_functions(&functions);
-      StepTrace trace(ctx);  // times the call for a RunObserver (exec/profile.h), if any
-      if (absl::Status s = step.kernel->compute(ctx); !s.ok()) {
-        return absl::Status(s.code(), absl::StrCat("node '", n.name, "' (", n.op, "): ", s.message()));
-      }
-      trace.Finish(ctx);
+      for (int slot : step.input_slots) inputs.push_back(values[slot]);
+      std::vector<Tensor> outputs;
+      if (absl::Status s = RunStep(step, std::move(inputs), outputs); !s.ok()) return s;
       for (int i = 0; i < step.num_outputs; ++i) {
-        values[step.first_output_slot + i] = std::move(ctx.output(i));
+        values[step.first_output_slot + i] = std::move(outputs[i]);
       }
     }
     for (int s : step.release_after) values[s] = Tensor();

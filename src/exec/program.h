@@ -13,7 +13,9 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "exec/dataflow.h"
 #include "graph/graph.h"
+#include "graph/importer.h"
 #include "kernels/registry.h"
 #include "tensorflow/graph.pb.h"
 
@@ -31,6 +33,12 @@ struct ProgramSpec {
   // name; must outlive the Program. Null when the graph has none.
   const tensorflow::GraphDef* library = nullptr;
   int depth = 0;  // nesting of control-flow bodies
+  DataflowLimits dataflow_limits;  // for graphs with TF1 control flow
+  // Bounds for importing control-flow bodies; max_inline_depth also bounds
+  // the nesting of control flow itself.
+  graph::ImportLimits import_limits;
+  // Ops refused by design (graph/op_packages.h) that the embedder allows.
+  std::vector<std::string> allowed_ops;
 };
 
 class Program {
@@ -61,6 +69,7 @@ class Program {
     std::vector<kernels::Resource*> input_resources;
     std::vector<bool> input_may_be_empty;  // resource handles, refs taken by Assign*
     kernels::Resource* resource = nullptr;
+    std::shared_ptr<kernels::KernelState> kernel_state;  // KernelSpec::make_state
     int first_output_slot = 0;
     int num_outputs = 0;
     std::vector<int> release_after;  // slots whose last use is this step
@@ -71,6 +80,9 @@ class Program {
 
   friend class ScheduleReader;  // memory_plan.cc: reads steps, slots and lifetimes
   Program() = default;
+  // Computes one step from its inputs (data inputs in order).
+  absl::Status RunStep(const Step& step, std::vector<Tensor> inputs,
+                       std::vector<Tensor>& outputs) const;
   // Infers every value's shape for these feed shapes once and caches it;
   // an error here means the inputs cannot work with this graph.
   absl::Status CheckShapes(const std::vector<Tensor>& feeds) const;
@@ -80,6 +92,9 @@ class Program {
   std::vector<int> feed_slots_;
   std::vector<int> fetch_slots_;
   int num_slots_ = 0;
+  // Set when the graph has TF1 control flow: steps_ are then in
+  // DataflowOrder and run through it instead of the static schedule.
+  std::unique_ptr<const DataflowPlan> dataflow_;
 
   mutable std::mutex shape_mu_;
   mutable std::map<std::vector<Shape>, absl::Status> shape_plans_;

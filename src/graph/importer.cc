@@ -1,5 +1,8 @@
 #include "graph/importer.h"
 
+#include <pthread.h>
+
+#include <functional>
 #include <memory>
 
 #include "absl/container/flat_hash_map.h"
@@ -10,6 +13,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "core/run_limits.h"
 #include "graph/attr_from_proto.h"
 #include "graph/output_args.h"
 
@@ -30,6 +34,9 @@ absl::StatusOr<std::pair<std::string, int>> ParseTensorName(absl::string_view na
 
 namespace {
 
+// Longest chain of inputs the importer follows (see OnImportStack).
+constexpr int kMaxImportDepth = 100000;
+
 bool IsPassThrough(absl::string_view op) {
   return op == "Identity" || op == "IdentityN" || op == "StopGradient" || op == "Snapshot" ||
          op == "PreventGradient" || op == "CheckNumerics";
@@ -44,6 +51,27 @@ bool IsOrderingOp(absl::string_view op) {
          op == "AssignAddVariableOp" || op == "AssignSubVariableOp" ||
          op == "InitializeTableV2" || op == "InitializeTableFromTextFileV2" ||
          op == "LookupTableImportV2" || op == "LookupTableInsertV2";
+}
+
+// TF1 dataflow control flow. A graph holding any of these is imported in
+// dataflow mode: Merge may close a cycle (its NextIteration input), and the
+// control edges that carry deadness and frame membership (from pivots, the
+// Identity nodes on Switch outputs, and from these ops) are kept.
+bool IsDataflowOp(absl::string_view op) {
+  return op == "Switch" || op == "RefSwitch" || op == "Merge" || op == "RefMerge" ||
+         op == "Enter" || op == "RefEnter" || op == "Exit" || op == "RefExit" ||
+         op == "NextIteration" || op == "RefNextIteration" || op == "LoopCond" ||
+         op == "ControlTrigger";
+}
+
+bool IsMerge(absl::string_view op) { return op == "Merge" || op == "RefMerge"; }
+
+template <typename Nodes>
+bool HasDataflowOps(const Nodes& nodes) {
+  for (const auto& n : nodes) {
+    if (IsDataflowOp(n.op())) return true;
+  }
+  return false;
 }
 
 bool IsCall(absl::string_view op) {
@@ -72,11 +100,22 @@ class Importer {
   Importer(const tensorflow::GraphDef& g, const kernels::KernelRegistry& registry,
            const ImportLimits& limits)
       : graph_def_(g), registry_(registry), limits_(limits) {
-    for (const auto& f : g.library().function()) functions_[f.signature().name()] = &f;
-    for (const auto& n : g.node()) outer_.nodes[n.name()] = &n;
+    for (const auto& f : g.library().function()) {
+      if (!functions_.emplace(f.signature().name(), &f).second && duplicate_.empty()) {
+        duplicate_ = absl::StrCat("the function library defines '", f.signature().name(),
+                                  "' twice");
+      }
+    }
+    for (const auto& n : g.node()) {
+      if (!outer_.nodes.emplace(n.name(), &n).second && duplicate_.empty()) {
+        duplicate_ = absl::StrCat("the graph has two nodes named '", n.name(), "'");
+      }
+    }
+    dataflow_ = HasDataflowOps(g.node());
   }
 
   absl::StatusOr<ImportResult> Run(const ImportRequest& request) {
+    if (!duplicate_.empty()) return absl::InvalidArgumentError(duplicate_);
     for (const FeedSpec& feed : request.feeds) {
       absl::StatusOr<std::pair<std::string, int>> t = ParseTensorName(feed.tensor);
       if (!t.ok()) return t.status();
@@ -105,6 +144,7 @@ class Importer {
       std::string name = target[0] == '^' ? target.substr(1) : target;
       if (absl::Status s = MaterializeEffect(outer_, name); !s.ok()) return s;
     }
+    if (absl::Status s = ResolveDeferred(); !s.ok()) return s;
     result_.graph = std::move(graph_);
     return std::move(result_);
   }
@@ -114,10 +154,12 @@ class Importer {
     if (it == functions_.end()) {
       return absl::InvalidArgumentError(absl::StrCat("function '", name, "' is not defined"));
     }
+    if (!duplicate_.empty()) return absl::InvalidArgumentError(duplicate_);
     const tensorflow::FunctionDef& fn = *it->second;
+    dataflow_ = HasDataflowOps(fn.node_def());
     auto scope = std::make_unique<Scope>();
     scope->fn = &fn;
-    for (const auto& n : fn.node_def()) scope->nodes[n.name()] = &n;
+    if (absl::Status s = IndexNodes(fn, *scope); !s.ok()) return s;
     for (const auto& arg : fn.signature().input_arg()) {
       if (!arg.type_attr().empty() || !arg.number_attr().empty() ||
           !arg.type_list_attr().empty()) {
@@ -147,12 +189,23 @@ class Importer {
     for (const auto& [k, node_name] : fn.control_ret()) {
       if (absl::Status st = MaterializeEffect(*scope, node_name); !st.ok()) return st;
     }
+    if (absl::Status st = ResolveDeferred(); !st.ok()) return st;
     scopes_.push_back(std::move(scope));
     result_.graph = std::move(graph_);
     return std::move(result_);
   }
 
  private:
+  static absl::Status IndexNodes(const tensorflow::FunctionDef& fn, Scope& scope) {
+    for (const auto& n : fn.node_def()) {
+      if (!scope.nodes.emplace(n.name(), &n).second) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "function ", fn.signature().name(), " has two nodes named '", n.name(), "'"));
+      }
+    }
+    return absl::OkStatus();
+  }
+
   absl::StatusOr<NodeId> Add(Node node, int num_outputs) {
     if (graph_.num_nodes() >= limits_.max_nodes) {
       return absl::ResourceExhaustedError(
@@ -249,10 +302,12 @@ class Importer {
     if (!scope.in_progress.insert(name).second) {
       return absl::InvalidArgumentError(absl::StrCat(
           "the graph has a cycle through node '", scope.prefix, name,
-          "' (TF1 while loops are not supported by this importer)"));
+          "' that is not a while loop (whose back edge is NextIteration -> Merge)"));
     }
-    if (++depth_ > 100000) {
-      return absl::ResourceExhaustedError("the graph is deeper than 100000 nodes");
+    if (++depth_ > kMaxImportDepth) {
+      --depth_;
+      return absl::ResourceExhaustedError(
+          absl::StrCat("the graph is deeper than ", kMaxImportDepth, " nodes"));
     }
     absl::StatusOr<Materialized> m = Build(scope, name);
     --depth_;
@@ -265,6 +320,7 @@ class Importer {
     absl::StatusOr<const tensorflow::NodeDef*> def = Lookup(scope, name);
     if (!def.ok()) return def.status();
     const tensorflow::NodeDef& nd = **def;
+    if (dataflow_ && IsMerge(nd.op())) return BuildMerge(scope, nd);
 
     std::vector<std::string> data_inputs;
     for (const std::string& in : nd.input()) {
@@ -300,31 +356,11 @@ class Importer {
     }
     if (fn != nullptr) return Inline(scope, nd, *fn, data_inputs);
 
-    Node node;
-    node.name = scope.prefix + nd.name();
-    node.op = nd.op();
-    node.device = nd.device();
-    absl::StatusOr<AttrMap> attrs = AttrMapFromProto(nd.attr());
-    if (!attrs.ok()) {
-      return absl::Status(attrs.status().code(), absl::StrCat("node '", node.name, "' (", nd.op(),
-                                                              "): ", attrs.status().message()));
-    }
-    node.attrs = *std::move(attrs);
+    absl::StatusOr<Node> made = MakeNode(scope, nd);
+    if (!made.ok()) return made.status();
+    Node node = *std::move(made);
     const kernels::OpSpec* spec = registry_.FindOp(nd.op());
-    if (spec != nullptr) kernels::ApplyAttrDefaults(*spec, node.attrs);
-    for (const std::string& in : data_inputs) {
-      absl::StatusOr<Endpoint> e = ResolveInput(scope, in);
-      if (!e.ok()) return e.status();
-      node.inputs.push_back(*e);
-    }
-    for (const std::string& in : nd.input()) {
-      if (in.empty() || in[0] != '^') continue;
-      absl::flat_hash_set<std::string> visited;
-      if (absl::Status st = OrderingDeps(scope, in.substr(1), visited, node.control_inputs);
-          !st.ok()) {
-        return st;
-      }
-    }
+    if (absl::Status st = ResolveInputs(scope, nd, data_inputs, node); !st.ok()) return st;
     int num_outputs = 1;
     if (spec != nullptr && spec->num_outputs) {
       absl::StatusOr<int> n = spec->num_outputs(node.attrs, static_cast<int>(node.inputs.size()));
@@ -339,6 +375,98 @@ class Importer {
     Materialized m;
     m.direct = *id;
     return m;
+  }
+
+  // The node for `nd` in this scope: name, op, device, and attrs with the
+  // op's defaults applied (exports strip attrs equal to their default).
+  absl::StatusOr<Node> MakeNode(const Scope& scope, const tensorflow::NodeDef& nd) const {
+    Node node;
+    node.name = scope.prefix + nd.name();
+    node.op = nd.op();
+    node.device = nd.device();
+    absl::StatusOr<AttrMap> attrs = AttrMapFromProto(nd.attr());
+    if (!attrs.ok()) {
+      return absl::Status(attrs.status().code(), absl::StrCat("node '", node.name, "' (", nd.op(),
+                                                              "): ", attrs.status().message()));
+    }
+    node.attrs = *std::move(attrs);
+    if (const kernels::OpSpec* spec = registry_.FindOp(nd.op())) {
+      kernels::ApplyAttrDefaults(*spec, node.attrs);
+    }
+    return node;
+  }
+
+  absl::Status ResolveInputs(Scope& scope, const tensorflow::NodeDef& nd,
+                             const std::vector<std::string>& data_inputs, Node& node) {
+    for (const std::string& in : data_inputs) {
+      absl::StatusOr<Endpoint> e = ResolveInput(scope, in);
+      if (!e.ok()) return e.status();
+      node.inputs.push_back(*e);
+    }
+    for (const std::string& in : nd.input()) {
+      if (in.empty() || in[0] != '^') continue;
+      absl::flat_hash_set<std::string> visited;
+      if (absl::Status st = OrderingDeps(scope, in.substr(1), visited, node.control_inputs);
+          !st.ok()) {
+        return st;
+      }
+    }
+    return absl::OkStatus();
+  }
+
+  // A Merge's NextIteration inputs (a while loop's back edges) resolve after
+  // everything else (ResolveDeferred), so the loop's cycle never closes
+  // during the depth-first walk.
+  absl::StatusOr<Materialized> BuildMerge(Scope& scope, const tensorflow::NodeDef& nd) {
+    absl::StatusOr<Node> made = MakeNode(scope, nd);
+    if (!made.ok()) return made.status();
+    Node node = *std::move(made);
+    std::vector<std::string> now, later;
+    std::vector<int> later_slots;
+    for (const std::string& in : nd.input()) {
+      if (in.empty() || in[0] == '^') continue;
+      const std::string src = in.substr(0, in.find(':'));
+      auto def = scope.nodes.find(src);
+      const bool back = def != scope.nodes.end() && (def->second->op() == "NextIteration" ||
+                                                     def->second->op() == "RefNextIteration");
+      if (back) {
+        later.push_back(in);
+        later_slots.push_back(static_cast<int>(now.size() + later.size() - 1));
+      } else {
+        now.push_back(in);
+      }
+    }
+    Node resolved;
+    if (absl::Status st = ResolveInputs(scope, nd, now, resolved); !st.ok()) return st;
+    // Slots in input order; deferred ones are filled in later.
+    const size_t total = now.size() + later.size();
+    node.inputs.assign(total, Endpoint{});
+    size_t next_now = 0;
+    for (size_t k = 0; k < total; ++k) {
+      bool deferred = false;
+      for (int slot : later_slots) deferred |= slot == static_cast<int>(k);
+      if (!deferred) node.inputs[k] = resolved.inputs[next_now++];
+    }
+    node.control_inputs = std::move(resolved.control_inputs);
+    absl::StatusOr<NodeId> id = Add(std::move(node), 2);
+    if (!id.ok()) return id.status();
+    for (size_t k = 0; k < later.size(); ++k) {
+      deferred_.push_back({&scope, *id, later_slots[k], later[k]});
+    }
+    Materialized m;
+    m.direct = *id;
+    return m;
+  }
+
+  absl::Status ResolveDeferred() {
+    while (!deferred_.empty()) {
+      DeferredInput d = deferred_.back();
+      deferred_.pop_back();
+      absl::StatusOr<Endpoint> e = ResolveInput(*d.scope, d.input);
+      if (!e.ok()) return e.status();
+      graph_.node(d.merge).inputs[d.slot] = *e;
+    }
+    return absl::OkStatus();
   }
 
   absl::StatusOr<Materialized> Inline(Scope& scope, const tensorflow::NodeDef& call,
@@ -360,7 +488,7 @@ class Importer {
     child->prefix = absl::StrCat(scope.prefix, call.name(), "/");
     child->fn = &fn;
     child->depth = scope.depth + 1;
-    for (const auto& n : fn.node_def()) child->nodes[n.name()] = &n;
+    if (absl::Status s = IndexNodes(fn, *child); !s.ok()) return s;
     for (int i = 0; i < in_args.size(); ++i) {
       absl::StatusOr<Endpoint> e = ResolveInput(scope, data_inputs[i]);
       if (!e.ok()) return e.status();
@@ -393,7 +521,8 @@ class Importer {
     auto it = scope.nodes.find(name);
     if (it == scope.nodes.end()) return absl::OkStatus();  // reported if ever needed as data
     const tensorflow::NodeDef& nd = *it->second;
-    if (IsOrderingOp(nd.op())) {
+    if (dataflow_ && IsPassThrough(nd.op())) return ControlIdentity(scope, nd, visited, out);
+    if (IsOrderingOp(nd.op()) || (dataflow_ && IsDataflowOp(nd.op()))) {
       absl::StatusOr<const Materialized*> m = Materialize(scope, name);
       if (!m.ok()) return m.status();
       if ((*m)->direct >= 0) out.push_back((*m)->direct);
@@ -406,6 +535,44 @@ class Importer {
         }
       }
     }
+    return absl::OkStatus();
+  }
+
+  // In dataflow mode a control edge from an identity (a cond or loop pivot)
+  // carries its input's deadness and frame: it becomes a real Identity node,
+  // used only as a control source (data consumers still skip it).
+  absl::Status ControlIdentity(Scope& scope, const tensorflow::NodeDef& nd,
+                               absl::flat_hash_set<std::string>& visited,
+                               std::vector<NodeId>& out) {
+    const std::string key = absl::StrCat(scope.prefix, nd.name());
+    if (auto done = control_identities_.find(key); done != control_identities_.end()) {
+      out.push_back(done->second);
+      return absl::OkStatus();
+    }
+    Node node;
+    node.name = key;
+    node.op = "Identity";
+    for (const std::string& in : nd.input()) {
+      if (in.empty()) continue;
+      if (in[0] == '^') {
+        if (absl::Status s = OrderingDeps(scope, in.substr(1), visited, node.control_inputs);
+            !s.ok()) {
+          return s;
+        }
+      } else if (node.inputs.empty()) {
+        absl::StatusOr<Endpoint> e = ResolveInput(scope, in);
+        if (!e.ok()) return e.status();
+        node.inputs.push_back(*e);
+      }
+    }
+    if (node.inputs.empty()) {  // nothing to carry: its control inputs stand for it
+      out.insert(out.end(), node.control_inputs.begin(), node.control_inputs.end());
+      return absl::OkStatus();
+    }
+    absl::StatusOr<NodeId> id = Add(std::move(node), 1);
+    if (!id.ok()) return id.status();
+    control_identities_[key] = *id;
+    out.push_back(*id);
     return absl::OkStatus();
   }
 
@@ -438,10 +605,54 @@ class Importer {
   std::vector<std::unique_ptr<Scope>> scopes_;  // keeps inlined scopes' memos alive
   absl::flat_hash_map<std::string, Endpoint> feeds_;
   absl::flat_hash_set<std::string> effects_seen_;
+  bool dataflow_ = false;  // the graph has TF1 control flow (see IsDataflowOp)
+  struct DeferredInput {
+    Scope* scope;
+    NodeId merge;
+    int slot;
+    std::string input;
+  };
+  std::vector<DeferredInput> deferred_;
+  absl::flat_hash_map<std::string, NodeId> control_identities_;
   Graph graph_;
   ImportResult result_;
   int depth_ = 0;
+  std::string duplicate_;  // the first duplicate name, reported by Run
 };
+
+// The importer recurses along input chains, a few hundred bytes of stack per
+// node: a hostile (or just long) chain would overflow the caller's stack. It
+// runs on a thread of its own whose stack fits kMaxImportDepth levels.
+constexpr size_t kImportStackBytes = size_t{1} << 30;  // reserved, touched as used
+
+absl::StatusOr<ImportResult> OnImportStack(
+    const std::function<absl::StatusOr<ImportResult>()>& import) {
+  struct Call {
+    const std::function<absl::StatusOr<ImportResult>()>* import;
+    const RunLimits* limits;  // the caller's, for the Const values made here
+    absl::StatusOr<ImportResult> result = absl::InternalError("import did not run");
+  } call{&import, CurrentRunLimits()};
+  pthread_attr_t attr;
+  if (pthread_attr_init(&attr) != 0) return import();
+  pthread_t thread;
+  const bool started =
+      pthread_attr_setstacksize(&attr, kImportStackBytes) == 0 &&
+      pthread_create(
+          &thread, &attr,
+          [](void* p) -> void* {
+            auto* c = static_cast<Call*>(p);
+            RunLimitsScope scope(c->limits);
+            c->result = (*c->import)();
+            return nullptr;
+          },
+          &call) == 0;
+  pthread_attr_destroy(&attr);
+  if (!started) {
+    return absl::ResourceExhaustedError("cannot start a thread to import the graph on");
+  }
+  pthread_join(thread, nullptr);
+  return std::move(call.result);
+}
 
 }  // namespace
 
@@ -449,16 +660,20 @@ absl::StatusOr<ImportResult> ImportFunction(const tensorflow::GraphDef& graph_de
                                             const std::string& function,
                                             const kernels::KernelRegistry& registry,
                                             const ImportLimits& limits) {
-  Importer importer(graph_def, registry, limits);
-  return importer.RunFunction(function);
+  return OnImportStack([&] {
+    Importer importer(graph_def, registry, limits);
+    return importer.RunFunction(function);
+  });
 }
 
 absl::StatusOr<ImportResult> ImportGraph(const tensorflow::GraphDef& graph_def,
                                          const ImportRequest& request,
                                          const kernels::KernelRegistry& registry,
                                          const ImportLimits& limits) {
-  Importer importer(graph_def, registry, limits);
-  return importer.Run(request);
+  return OnImportStack([&] {
+    Importer importer(graph_def, registry, limits);
+    return importer.Run(request);
+  });
 }
 
 }  // namespace smrt::graph

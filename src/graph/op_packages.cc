@@ -71,9 +71,26 @@ absl::string_view RefusedOpReason(absl::string_view op) {
   static constexpr const char* kCheckpoint[] = {"Save", "SaveV2", "SaveSlices", "Restore",
                                                 "RestoreV2", "RestoreSlice", "MergeV2Checkpoints",
                                                 "ShardedFilename", "ShardedFilespec"};
-  static constexpr const char* kFiles[] = {"ReadFile", "WriteFile", "MatchingFiles",
-                                           "WholeFileReader", "WholeFileReaderV2",
-                                           "TFRecordReaderV2", "FixedLengthRecordReaderV2"};
+  static constexpr const char* kFiles[] = {
+      "ReadFile", "WriteFile", "MatchingFiles", "ImmutableConst", "WholeFileReader",
+      "WholeFileReaderV2", "TFRecordReader", "TFRecordReaderV2", "FixedLengthRecordReader",
+      "FixedLengthRecordReaderV2", "TextLineReader", "TextLineReaderV2", "IdentityReader",
+      "IdentityReaderV2", "LMDBReader", "ReaderReadV2", "ReaderRestoreStateV2",
+      "InitializeTableFromTextFile", "LoadAndRemapMatrix", "GenerateVocabRemapping",
+      "TFRecordDataset", "TFRecordDatasetV2", "TextLineDataset", "FixedLengthRecordDataset",
+      "FixedLengthRecordDatasetV2", "SaveDataset", "SaveDatasetV2", "LoadDataset",
+      "DatasetToTFRecord", "CreateSummaryFileWriter", "CreateSummaryDbWriter",
+      "WriteSummary", "WriteRawProtoSummary", "WriteScalarSummary", "WriteHistogramSummary",
+      "WriteImageSummary", "WriteAudioSummary", "WriteGraphSummary", "ImportEvent",
+      "FlushSummaryWriter", "CloseSummaryWriter", "DebugIdentity", "DebugIdentityV2",
+      "DebugIdentityV3", "DebugNanCount", "DebugNumericSummary", "DebugNumericSummaryV2"};
+  static constexpr const char* kProcess[] = {
+      "Abort", "_Send", "_Recv", "_HostSend", "_HostRecv", "Send", "Recv", "RpcCall",
+      "RpcClient", "RpcServer", "RpcServerRegister", "RpcServerStart", "Rpc", "TryRpc",
+      "CollectiveReduce", "CollectiveReduceV2", "CollectiveGather", "CollectiveGatherV2",
+      "CollectiveBcastSend", "CollectiveBcastRecv", "CollectiveBcastSendV2",
+      "CollectiveBcastRecvV2", "CollectiveAllToAllV2", "CollectiveAllToAllV3",
+      "CollectiveReduceV3", "CollectiveInitializeCommunicator"};
   static constexpr const char* kPython[] = {"PyFunc", "PyFuncStateless", "EagerPyFunc"};
   for (const char* name : kCheckpoint) {
     if (op == name) {
@@ -83,6 +100,11 @@ absl::string_view RefusedOpReason(absl::string_view op) {
   }
   for (const char* name : kFiles) {
     if (op == name) return "touches the file system; smrt runs inference only";
+  }
+  for (const char* name : kProcess) {
+    if (op == name) {
+      return "talks to other processes or ends this one; smrt runs inference only";
+    }
   }
   for (const char* name : kPython) {
     if (op == name) return "calls back into Python, which a C++ runtime cannot do";

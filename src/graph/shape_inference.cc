@@ -1,7 +1,9 @@
 #include "graph/shape_inference.h"
 
+#include <algorithm>
 #include <map>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "graph/op_packages.h"
@@ -10,13 +12,23 @@ namespace smrt::graph {
 
 std::vector<UnsupportedOp> FindUnsupportedOps(const Graph& graph, const std::vector<NodeId>& order,
                                               const kernels::KernelRegistry& registry,
-                                              absl::string_view device) {
+                                              absl::string_view device,
+                                              const std::vector<std::string>& allowed_ops) {
   std::map<std::string, UnsupportedOp> by_op;
   for (NodeId id : order) {
     const Node& n = graph.node(id);
     std::string reason;
-    if (absl::string_view refused = RefusedOpReason(n.op); !refused.empty()) {
-      reason = std::string(refused);
+    const bool allowed =
+        std::find(allowed_ops.begin(), allowed_ops.end(), n.op) != allowed_ops.end();
+    absl::string_view refused = RefusedOpReason(n.op);
+    if (refused.empty() && n.op == "PrintV2") {
+      absl::StatusOr<std::string> stream = n.attrs.GetOr<std::string>("output_stream", "stderr");
+      if (!stream.ok() || absl::StartsWith(*stream, "file://")) {
+        refused = "prints to a file; smrt runs inference only";
+      }
+    }
+    if (!refused.empty() && !allowed) {
+      reason = absl::StrCat(refused, " (LoadOptions::allowed_ops can allow it)");
     } else if (registry.FindOp(n.op) == nullptr) {
       absl::string_view package = PackageOfOp(n.op);
       reason = package.empty()
@@ -69,7 +81,13 @@ absl::Status InferShapes(Graph& graph, const std::vector<NodeId>& order,
     }
     kernels::InferenceContext ctx(n.name, n.op, n.attrs, std::move(inputs), std::move(values),
                                   static_cast<int>(n.outputs.size()));
-    if (absl::Status s = spec->infer(ctx); !s.ok()) {
+    absl::Status s = spec->infer(ctx);
+    if (ctx.missing_input() >= 0) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "node '", n.name, "' (", n.op, ") has ", n.inputs.size(), " inputs, but the op needs input ",
+          ctx.missing_input()));
+    }
+    if (!s.ok()) {
       return absl::Status(s.code(), absl::StrCat("node '", n.name, "' (", n.op, "): ", s.message()));
     }
     n.outputs = ctx.outputs();

@@ -20,10 +20,12 @@ struct UnsupportedOp {
 };
 
 // Every op type in `order` without an OpSpec or without a kernel on `device`
-// for the node's attrs, grouped by op type (sorted by op name).
+// for the node's attrs, or refused by design (RefusedOpReason; PrintV2 to a
+// file) unless named in `allowed_ops`, grouped by op type (sorted by op name).
 std::vector<UnsupportedOp> FindUnsupportedOps(const Graph& graph, const std::vector<NodeId>& order,
                                               const kernels::KernelRegistry& registry,
-                                              absl::string_view device);
+                                              absl::string_view device,
+                                              const std::vector<std::string>& allowed_ops = {});
 
 // "3 op types are not supported: Foo (2 nodes, e.g. 'a/foo'): no kernel; ..."
 std::string UnsupportedOpsMessage(const std::vector<UnsupportedOp>& ops);

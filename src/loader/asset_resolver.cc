@@ -10,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "core/file.h"
+#include "core/memory_files.h"
 
 namespace smrt::loader {
 namespace fs = std::filesystem;
@@ -35,7 +36,7 @@ absl::Status CheckInside(const std::string& assets_dir, const std::string& filen
   return absl::OkStatus();
 }
 
-absl::StatusOr<Asset> Resolve(const tensorflow::AssetFileDef& def,
+absl::StatusOr<Asset> Resolve(const tensorflow::AssetFileDef& def, const std::string& dir,
                               const std::string& assets_dir) {
   if (absl::Status s = CheckInside(assets_dir, def.filename()); !s.ok()) return s;
   Asset asset;
@@ -45,14 +46,21 @@ absl::StatusOr<Asset> Resolve(const tensorflow::AssetFileDef& def,
   // TensorFlow does not require asset files to exist at load (a real TF
   // Serving test model lacks its foo.txt); whatever reads the file reports
   // it. Existing files must not lead outside the assets folder.
+  if (file::IsMemoryPath(asset.path)) {  // in-memory files have no symlinks
+    asset.exists = file::Exists(asset.path);
+    return asset;
+  }
   std::error_code ec;
   asset.exists = fs::exists(fs::symlink_status(asset.path, ec));
   if (!asset.exists) return asset;
   fs::path real = fs::canonical(asset.path, ec);
   fs::path root = fs::canonical(assets_dir, ec);
+  // The assets folder itself may be a link: it too must stay in the model.
+  fs::path model = fs::canonical(dir, ec);
   std::string real_s = real.string();
   std::string root_s = root.string() + "/";
-  if (ec || !absl::StartsWith(real_s, root_s)) {
+  if (ec || !absl::StartsWith(real_s, root_s) ||
+      !absl::StartsWith(root_s, model.string() + "/")) {
     return absl::InvalidArgumentError(absl::StrCat(
         "asset '", def.filename(), "' resolves to ", ec ? "nowhere" : real_s, ", outside ",
         assets_dir));
@@ -83,7 +91,7 @@ absl::StatusOr<std::vector<Asset>> ResolveAssets(const tensorflow::MetaGraphDef&
   absl::flat_hash_set<std::string> seen;
   for (const auto& def : defs) {
     if (!seen.insert(def.tensor_info().name()).second) continue;
-    absl::StatusOr<Asset> asset = Resolve(def, assets_dir);
+    absl::StatusOr<Asset> asset = Resolve(def, dir, assets_dir);
     if (!asset.ok()) return asset.status();
     assets.push_back(*std::move(asset));
   }
@@ -94,6 +102,7 @@ absl::StatusOr<std::vector<std::string>> ListExtraAssets(const std::string& dir)
   const std::string extra = file::JoinPath(dir, "assets.extra");
   std::vector<std::string> names;
   if (!file::IsDirectory(extra)) return names;
+  if (file::IsMemoryPath(extra)) return file::ListMemoryFiles(extra);
   std::error_code ec;
   for (fs::recursive_directory_iterator it(extra, ec), end; !ec && it != end;
        it.increment(ec)) {

@@ -1,6 +1,7 @@
 #include "loader/saved_model_bundle.h"
 
 #include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
 #include "core/file.h"
 #include "loader/saved_model_reader.h"
 
@@ -14,7 +15,7 @@ absl::StatusOr<std::unique_ptr<SavedModelBundle>> LoadSavedModelBundle(
     const std::string& dir, const BundleOptions& options) {
   auto bundle = std::make_unique<SavedModelBundle>();
   bundle->dir = dir;
-  absl::StatusOr<tensorflow::SavedModel> proto = ReadSavedModelProto(dir);
+  absl::StatusOr<tensorflow::SavedModel> proto = ReadSavedModelProto(dir, options.max_model_bytes);
   if (!proto.ok()) return proto.status();
   bundle->saved_model = *std::move(proto);
 
@@ -29,6 +30,16 @@ absl::StatusOr<std::unique_ptr<SavedModelBundle>> LoadSavedModelBundle(
         TensorBundleReader::Open(prefix);
     if (!reader.ok()) return reader.status();
     bundle->variables = *std::move(reader);
+    const uint64_t graph_bytes = bundle->saved_model.ByteSizeLong();
+    const uint64_t data_bytes = bundle->variables->data_bytes();
+    if (data_bytes > options.max_model_bytes ||
+        graph_bytes > options.max_model_bytes - data_bytes) {
+      return absl::ResourceExhaustedError(absl::StrCat(
+          "SavedModel ", dir, " holds ", graph_bytes, " bytes of graph and ", data_bytes,
+          " bytes of variables (", bundle->variables->num_shards(),
+          " shards), more than the limit of ", options.max_model_bytes,
+          " bytes (LoadOptions::limits.max_model_bytes)"));
+    }
   }
 
   absl::StatusOr<std::vector<Asset>> assets = ResolveAssets(*bundle->meta_graph, dir);

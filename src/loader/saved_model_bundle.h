@@ -3,6 +3,7 @@
 #ifndef SMRT_LOADER_SAVED_MODEL_BUNDLE_H_
 #define SMRT_LOADER_SAVED_MODEL_BUNDLE_H_
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -17,6 +18,9 @@ namespace smrt::loader {
 
 struct BundleOptions {
   TagSet tags = {"serve"};
+  // saved_model.pb(txt) plus every variables data shard; more is
+  // ResourceExhausted naming the file that goes over.
+  uint64_t max_model_bytes = UINT64_MAX;
 };
 
 struct SavedModelBundle {

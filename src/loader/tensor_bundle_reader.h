@@ -41,6 +41,12 @@ class TensorBundleReader {
 
   const std::string& prefix() const { return prefix_; }
   int num_shards() const { return num_shards_; }
+  // Bytes of all data shards, as found at Open.
+  uint64_t data_bytes() const {
+    uint64_t total = 0;
+    for (uint64_t s : shard_sizes_) total += s;
+    return total;
+  }
 
   // All tensor entries sorted by key (the header entry is not included).
   const std::vector<BundleEntry>& entries() const { return entries_; }

@@ -1,5 +1,6 @@
 // The public API on real TensorFlow-written models, against TensorFlow's
 // outputs stored in tests/data/goldens.
+#include <cmath>
 #include "smrt/model.h"
 
 #include <filesystem>
@@ -288,6 +289,62 @@ TEST(CommunityModelsTest, MatchTensorFlowOrListWhatIsMissing) {
     }
   }
   std::printf("%d community signatures match TensorFlow\n", matched);
+}
+
+}  // namespace
+}  // namespace smrt
+
+namespace smrt {
+namespace {
+
+// rllib_mouse_cheese is a TF1 graph whose policy picks actions through v1
+// conds (Switch/Merge, nested, with seeded Multinomial and RandomUniformInt in
+// the branches): it must load and give TensorFlow's answers, not just list
+// what is missing.
+TEST(CommunityModelsTest, RllibMouseCheeseV1CondsMatchTensorFlow) {
+  SMRT_SKIP_IF_NO_SHARED_MODELS();
+  for (const testing::ConformanceModel& m : testing::ListCommunityModels()) {
+    if (m.name != "community/rllib_mouse_cheese") continue;
+    testing::ModelResult r = testing::RunConformance(m);
+    ASSERT_TRUE(r.load_error.empty()) << r.load_error;
+    ASSERT_FALSE(r.cases.empty());
+    for (const testing::CaseResult& c : r.cases) {
+      EXPECT_TRUE(c.ok()) << c.c->signature << ": "
+                          << (c.error.empty() ? c.comparison.detail : c.error);
+    }
+    // The sampled action comes from an unseeded Multinomial (TensorFlow draws
+    // its seed at random too), so it is checked for consistency with the
+    // deterministic logits, over many calls: every action is a valid index,
+    // action_logp is log_softmax(logits)[action] and action_prob its exp.
+    absl::StatusOr<std::unique_ptr<Model>> model = Model::Load(m.dir);
+    ASSERT_TRUE(model.ok()) << model.status();
+    absl::StatusOr<NamedTensors> in = testing::ReadInputs(m.cases.at(0));
+    ASSERT_TRUE(in.ok()) << in.status();
+    for (int call = 0; call < 20; ++call) {
+      absl::StatusOr<NamedTensors> out = (*model)->Run("serving_default", *in);
+      ASSERT_TRUE(out.ok()) << out.status();
+      const Tensor& logits = out->at("action_dist_inputs");
+      const Tensor& actions = out->at("actions_0");
+      const Tensor& logp = out->at("action_logp");
+      const Tensor& prob = out->at("action_prob");
+      const int64_t rows = logits.dim(0), n = logits.dim(1);
+      ASSERT_EQ(actions.num_elements(), rows);
+      for (int64_t i = 0; i < rows; ++i) {
+        const float* row = logits.data<float>() + i * n;
+        const int64_t a = actions.data<int64_t>()[i];
+        ASSERT_GE(a, 0);
+        ASSERT_LT(a, n);
+        double mx = row[0], sum = 0;
+        for (int64_t j = 1; j < n; ++j) mx = std::max<double>(mx, row[j]);
+        for (int64_t j = 0; j < n; ++j) sum += std::exp(row[j] - mx);
+        const double want = row[a] - mx - std::log(sum);
+        EXPECT_NEAR(logp.data<float>()[i], want, 1e-4) << "row " << i << " action " << a;
+        EXPECT_NEAR(prob.data<float>()[i], std::exp(want), 1e-4) << "row " << i;
+      }
+    }
+    return;
+  }
+  FAIL() << "community/rllib_mouse_cheese is not among the community models";
 }
 
 }  // namespace

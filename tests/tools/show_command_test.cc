@@ -129,5 +129,20 @@ TEST(ShowCommandTest, ErrorsAreStatuses) {
   EXPECT_NE(sig.status().message().find("serving_default"), std::string::npos);
 }
 
+TEST(ShowCommandTest, FusionsListsWhatWasFusedAndWhy) {
+  // The committed MobileNetV2: conv + batch norm + relu6 blocks and
+  // residual adds.
+  const std::string dir = testing::TestDataDir() + "/zoo/mobilenetv2_035_96/saved_model";
+  absl::StatusOr<std::string> out = Show({"--dir", dir, "--fusions", "--signature_def",
+                                          "serving_default"});
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_NE(out->find("signature 'serving_default': "), std::string::npos) << *out;
+  EXPECT_NE(out->find("fused    Conv2D+Mul+AddV2"), std::string::npos) << *out;
+  EXPECT_NE(out->find("fused    DepthwiseConv2dNative+BiasAdd+Relu6"), std::string::npos) << *out;
+  EXPECT_NE(out->find("freeze_variables: froze"), std::string::npos) << *out;
+  EXPECT_EQ(Show({"--dir", dir, "--fusions", "--signature_def", "nope"}).status().code(),
+            absl::StatusCode::kNotFound);
+}
+
 }  // namespace
 }  // namespace smrt::cli

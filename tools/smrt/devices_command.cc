@@ -7,6 +7,7 @@
 #include "google/protobuf/util/json_util.h"
 #include "smrt/check.h"
 #include "smrt/flags.h"
+#include "smrt/json_values.h"
 
 namespace smrt::cli {
 namespace {
@@ -17,23 +18,6 @@ using device::DeviceKind;
 using device::LibraryProbe;
 using google::protobuf::Struct;
 using google::protobuf::Value;
-
-Value Str(const std::string& s) {
-  Value v;
-  v.set_string_value(s);
-  return v;
-}
-Value Num(double d) {
-  Value v;
-  v.set_number_value(d);
-  return v;
-}
-Value List(const std::vector<std::string>& items) {
-  Value v;
-  v.mutable_list_value();
-  for (const std::string& s : items) *v.mutable_list_value()->add_values() = Str(s);
-  return v;
-}
 
 std::string GiB(uint64_t bytes) {
   return absl::StrFormat("%.2f GiB", static_cast<double>(bytes) / double(uint64_t{1} << 30));
@@ -70,15 +54,7 @@ void PrintJson(const DeviceDiscovery& d, int cuda_kernel_ops, std::ostream& out)
     *f["devices"].mutable_list_value()->add_values() = v;
   }
   for (const LibraryProbe* p : Libraries(d)) {
-    Value v;
-    auto& lf = *v.mutable_struct_value()->mutable_fields();
-    lf["role"] = Str(p->role);
-    lf["found"] = Str(p->found() ? "yes" : "no");
-    lf["path"] = Str(p->path);
-    lf["version"] = Str(p->version);
-    lf["tried"] = List(p->tried);
-    if (!p->found()) lf["error"] = Str(p->error);
-    *f["libraries"].mutable_list_value()->add_values() = v;
+    *f["libraries"].mutable_list_value()->add_values() = LibraryJson(*p);
   }
   f["driver_cuda_version"] = Str(Version(d.cuda.driver_version));
   f["runtime_cuda_version"] = Str(Version(d.cuda.runtime_version));

@@ -12,6 +12,7 @@
 #include "google/protobuf/util/json_util.h"
 #include "smrt/check.h"
 #include "smrt/flags.h"
+#include "smrt/json_values.h"
 
 namespace smrt::cli {
 namespace {
@@ -20,23 +21,6 @@ using google::protobuf::ListValue;
 using google::protobuf::Struct;
 using google::protobuf::Value;
 
-Value Str(const std::string& s) {
-  Value v;
-  v.set_string_value(s);
-  return v;
-}
-Value Num(double d) {
-  Value v;
-  v.set_number_value(d);
-  return v;
-}
-Value List(const std::vector<std::string>& items) {
-  Value v;
-  v.mutable_list_value();  // [] rather than no value when empty
-  for (const std::string& s : items) *v.mutable_list_value()->add_values() = Str(s);
-  return v;
-}
-
 std::string Bytes(int64_t b) {
   if (b >= (int64_t{1} << 30)) return absl::StrFormat("%.2f GiB", b / double(int64_t{1} << 30));
   if (b >= (1 << 20)) return absl::StrFormat("%.2f MiB", b / double(1 << 20));
@@ -44,17 +28,6 @@ std::string Bytes(int64_t b) {
   return absl::StrCat(b, " B");
 }
 
-Value LibraryJson(const device::LibraryProbe& p) {
-  Value v;
-  auto& f = *v.mutable_struct_value()->mutable_fields();
-  f["role"] = Str(p.role);
-  f["found"] = Str(p.found() ? "yes" : "no");
-  f["path"] = Str(p.path);
-  f["version"] = Str(p.version);
-  f["tried"] = List(p.tried);
-  if (!p.found()) f["error"] = Str(p.error);
-  return v;
-}
 
 void LibraryText(const device::LibraryProbe& p, std::ostream& out) {
   out << "  " << p.role << ": ";

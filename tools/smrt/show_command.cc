@@ -7,12 +7,14 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "api/model_internals.h"
 #include "core/file.h"
 #include "loader/meta_graph_select.h"
 #include "loader/saved_model_bundle.h"
 #include "loader/saved_model_reader.h"
 #include "loader/tensor_proto.h"
 #include "smrt/flags.h"
+#include "smrt/model.h"
 #include "tensorflow/saved_model.pb.h"
 
 namespace smrt::cli {
@@ -174,12 +176,43 @@ void PrintAssets(const loader::SavedModelBundle& bundle, std::ostream& out) {
   }
 }
 
+// What the graph passes did to each signature: every fusion made and every
+// candidate left unfused, with the reason, then the pass log.
+absl::Status PrintFusions(const std::string& dir, const std::vector<std::string>& tags,
+                          const std::optional<std::string>& signature, std::ostream& out) {
+  LoadOptions options;
+  options.tags = tags;
+  if (signature) options.signatures = {*signature};
+  absl::StatusOr<std::unique_ptr<Model>> model = Model::Load(dir, options);
+  if (!model.ok()) return model.status();
+  for (const std::string& key : (*model)->signature_keys()) {
+    absl::StatusOr<ModelInternals::PassReport> report = ModelInternals::Passes(**model, key);
+    if (!report.ok()) return report.status();
+    int fused = 0;
+    for (const passes::FusionRecord& r : *report->fusions) fused += r.fused;
+    out << "signature '" << key << "': " << fused << " fusions, "
+        << report->fusions->size() - fused << " candidates left unfused\n";
+    for (bool made : {true, false}) {
+      for (const passes::FusionRecord& r : *report->fusions) {
+        if (r.fused != made) continue;
+        out << "  " << (made ? "fused    " : "unfused  ") << r.pattern << " at '" << r.node
+            << "' (" << r.pass << ")";
+        if (!made) out << ": " << r.reason;
+        out << "\n";
+      }
+    }
+    out << "  passes:\n";
+    for (const std::string& line : *report->log) out << "    " << line << "\n";
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::Status RunShow(const std::vector<std::string>& args, std::ostream& out) {
   FlagSpec spec;
   spec.valued = {"dir", "tag_set", "signature_def"};
-  spec.switches = {"all", "variables", "assets"};
+  spec.switches = {"all", "variables", "assets", "fusions"};
   absl::StatusOr<Flags> flags = Flags::Parse(args, spec);
   if (!flags.ok()) return flags.status();
   std::optional<std::string> dir = flags->Get("dir");
@@ -191,6 +224,13 @@ absl::Status RunShow(const std::vector<std::string>& args, std::ostream& out) {
   if (flags->Switch("all")) {
     PrintAll(*model, out);
     return absl::OkStatus();
+  }
+  if (flags->Switch("fusions")) {
+    std::vector<std::string> tags;
+    for (const std::string& t : loader::ParseTagSet(flags->Get("tag_set").value_or("serve"))) {
+      tags.push_back(t);
+    }
+    return PrintFusions(*dir, tags, flags->Get("signature_def"), out);
   }
 
   std::optional<std::string> tag_text = flags->Get("tag_set");

@@ -13,13 +13,15 @@ namespace smrt::cli {
 
 inline constexpr char kShowUsage[] =
     "usage: smrt show --dir DIR [--tag_set TAGS] [--signature_def KEY] [--all]\n"
-    "                 [--variables] [--assets]\n"
+    "                 [--variables] [--assets] [--fusions]\n"
     "  no options        the tag sets of the SavedModel\n"
     "  --tag_set TAGS    the SignatureDef keys of that MetaGraphDef (e.g. serve)\n"
     "  --signature_def   inputs, outputs and method of one SignatureDef\n"
     "  --all             every MetaGraphDef, SignatureDef and the ops used\n"
     "  --variables       checkpoint key, dtype, shape and bytes of each variable\n"
-    "  --assets          asset files the graph reads, and assets.extra/ files\n";
+    "  --assets          asset files the graph reads, and assets.extra/ files\n"
+    "  --fusions         what the graph passes fused in each signature (or the one\n"
+    "                    --signature_def names), and why candidates were left unfused\n";
 
 // Runs `smrt show` with the arguments after "show". Output goes to `out`;
 // errors are returned (the caller prints them and exits non-zero).

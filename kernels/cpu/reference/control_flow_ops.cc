@@ -3,6 +3,7 @@
 // through KernelContext::CallFunction.
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "core/run_limits.h"
 #include "kernels/cpu/reference/kernel_util.h"
 #include "kernels/cpu/reference/register.h"
 #include "kernels/registry.h"
@@ -63,7 +64,14 @@ absl::Status ComputeWhile(KernelContext& ctx) {
   if (!body.ok()) return body.status();
   std::vector<Tensor> vars;
   for (int i = 0; i < ctx.num_inputs(); ++i) vars.push_back(ctx.input(i));
+  const RunLimits* limits = CurrentRunLimits();
+  const int64_t max_iterations = limits != nullptr ? limits->max_while_iterations : 0;
   for (int64_t iteration = 0;; ++iteration) {
+    if (max_iterations > 0 && iteration >= max_iterations) {
+      return absl::ResourceExhaustedError(absl::StrCat(
+          "the loop ran ", iteration, " iterations without ending, the limit "
+          "(LoadOptions::limits.max_while_iterations)"));
+    }
     absl::StatusOr<std::vector<Tensor>> c = ctx.CallFunction(*cond, vars);
     if (!c.ok()) return c.status();
     if (c->empty()) return absl::InvalidArgumentError("while condition returned nothing");

@@ -12,6 +12,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "kernels/cpu/reference/conv_ops.h"
 #include "kernels/cpu/reference/conv_util.h"
 #include "kernels/cpu/reference/gemm.h"
 #include "kernels/cpu/reference/kernel_util.h"
@@ -342,6 +343,13 @@ std::vector<std::pair<std::string, AttrValue>> ConvDefaults(bool with_cudnn) {
 }
 
 }  // namespace
+
+absl::Status InferConvolution(InferenceContext& ctx, bool depthwise) {
+  return InferConv(ctx, depthwise);
+}
+absl::Status ComputeConvolution(KernelContext& ctx, bool depthwise) {
+  return ComputeConv(ctx, depthwise);
+}
 
 void RegisterConvOps(KernelRegistry& r) {
   r.AddOp({"Conv2D", ConvDefaults(/*with_cudnn=*/true),

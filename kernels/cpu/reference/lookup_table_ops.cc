@@ -44,6 +44,7 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/string_view.h"
 #include "core/file.h"
+#include "core/run_limits.h"
 #include "kernels/cpu/reference/kernel_util.h"
 #include "kernels/cpu/reference/register.h"
 #include "kernels/registry.h"
@@ -542,6 +543,8 @@ absl::Status FillColumn(int64_t index, absl::string_view line,
 // TextFileLineIterator does.
 absl::Status ReadTextFile(const TextFileSpec& spec, const LookupTable& table, Tensor& keys,
                           Tensor& values) {
+  // A graph names the file in a tensor: a hostile one could name any path.
+  if (absl::Status s = CheckFileReadAllowed(spec.filename); !s.ok()) return s;
   absl::StatusOr<std::string> contents = file::ReadAll(spec.filename, kMaxTableFileBytes);
   if (!contents.ok()) return contents.status();
   std::vector<absl::string_view> lines;

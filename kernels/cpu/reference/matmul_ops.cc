@@ -13,6 +13,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "kernels/cpu/reference/gemm.h"
+#include "kernels/cpu/reference/matmul_ops.h"
 #include "kernels/cpu/reference/kernel_util.h"
 #include "kernels/cpu/reference/register.h"
 #include "kernels/registry.h"
@@ -312,6 +313,9 @@ void AddMatMulOp(KernelRegistry& r, const std::string& op, BatchMode mode,
 }
 
 }  // namespace
+
+absl::Status InferMatMul2D(InferenceContext& ctx) { return InferMatMul(ctx, BatchMode::kNone); }
+absl::Status ComputeMatMul2D(KernelContext& ctx) { return ComputeMatMul(ctx, BatchMode::kNone); }
 
 void RegisterMatMulOps(KernelRegistry& r) {
   AddMatMulOp(r, "MatMul", BatchMode::kNone,

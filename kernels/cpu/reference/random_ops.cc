@@ -1,71 +1,222 @@
-// Unseeded random ops. With seed == seed2 == 0 TensorFlow draws from a
-// nondeterministic seed, so any good uniform stream gives an answer TF could
-// have given; TF1 init ops re-initialize variables this way. Seeded calls
-// would need TF's exact Philox stream and are refused.
-#include <cmath>
+// Stateful random ops with TensorFlow's exact streams: RandomUniform,
+// RandomStandardNormal, TruncatedNormal (half, bfloat16, float, double),
+// RandomUniformInt (int32, int64), Multinomial (int32/int64 samples) and
+// RandomShuffle.
+//
+// Each node owns a Philox generator, a Resource of the loaded model
+// (OpSpec::make_resource), seeded like TensorFlow's GuardedPhiloxRandom:
+// (seed, seed2) from the attrs, or fresh random seeds when both are 0, so a
+// seeded node gives TensorFlow's first answer on the first Run, its second
+// on the second, and so on. Every call reserves the blocks TensorFlow's
+// kernel reserves (256 per output for the fill ops) under the generator's
+// lock, then fills without it, so concurrent Runs are safe and each gets its
+// own slice of the stream (which Run gets which slice follows the order they
+// reach the lock, as in TensorFlow).
+//
+// Multinomial draws its rows as one shard. TensorFlow's CPU kernel lets
+// Eigen's ParallelFor split the rows across its intra-op threads once
+// rows * 50 * (num_samples * log2(classes) + classes) is large (a 40 x 9
+// batch of 33 samples is), and each shard then starts at its own stream
+// offset; smrt matches TensorFlow with one intra-op thread, and any batch
+// too small to split (an RL policy's batch of one always is).
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <mutex>
 #include <random>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "kernels/cpu/reference/kernel_util.h"
+#include "kernels/cpu/reference/philox.h"
+#include "kernels/cpu/reference/random_distributions.h"
+#include "kernels/cpu/reference/random_ops_util.h"
 #include "kernels/cpu/reference/register.h"
 #include "kernels/registry.h"
 
 namespace smrt::kernels {
 namespace {
 
-absl::Status InferRandom(InferenceContext& ctx) {
+using random::Philox;
+
+// A node's generator. Reserve hands out disjoint stretches of the stream.
+class PhiloxState : public Resource {
+ public:
+  explicit PhiloxState(Philox gen) : gen_(gen) {}
+  // The generator positioned at the start of `blocks` reserved blocks.
+  Philox Reserve(uint64_t blocks) {
+    std::lock_guard<std::mutex> lock(mu_);
+    Philox start = gen_;
+    gen_.Skip(blocks);
+    return start;
+  }
+
+ private:
+  std::mutex mu_;
+  Philox gen_;
+};
+
+absl::StatusOr<std::unique_ptr<PhiloxState>> MakeState(const AttrMap& attrs) {
+  absl::StatusOr<int64_t> seed = attrs.GetOr<int64_t>("seed", 0);
+  if (!seed.ok()) return seed.status();
+  absl::StatusOr<int64_t> seed2 = attrs.GetOr<int64_t>("seed2", 0);
+  if (!seed2.ok()) return seed2.status();
+  uint64_t s = static_cast<uint64_t>(*seed), s2 = static_cast<uint64_t>(*seed2);
+  if (s == 0 && s2 == 0) {
+    // TensorFlow draws both from its nondeterministic source.
+    std::random_device rd;
+    s = static_cast<uint64_t>(rd()) << 32 | rd();
+    s2 = static_cast<uint64_t>(rd()) << 32 | rd();
+  }
+  return std::make_unique<PhiloxState>(Philox(s, s2));
+}
+
+// The node's generator, advanced past `blocks`. Outside a loaded model (no
+// node resource) each call starts from the node's seeds afresh.
+absl::StatusOr<Philox> Reserve(KernelContext& ctx, uint64_t blocks) {
+  if (auto* state = dynamic_cast<PhiloxState*>(ctx.node_resource())) {
+    return state->Reserve(blocks);
+  }
+  absl::StatusOr<std::unique_ptr<PhiloxState>> fresh = MakeState(ctx.attrs());
+  if (!fresh.ok()) return fresh.status();
+  return (*fresh)->Reserve(blocks);
+}
+
+template <template <typename> class Dist>
+absl::Status ComputeFill(KernelContext& ctx) {
   absl::StatusOr<DataType> dtype = ctx.attrs().Get<DataType>("dtype");
   if (!dtype.ok()) return dtype.status();
-  std::optional<std::vector<int64_t>> dims = ConstInts(ctx, 0);
-  ctx.set_output(0, ValueInfo{*dtype, dims ? PartialShape::Known(*dims) : PartialShape::Unknown()});
+  absl::StatusOr<std::vector<int64_t>> dims = random::OutputDims(ctx.input(0));
+  if (!dims.ok()) return dims.status();
+  absl::StatusOr<Tensor*> out = ctx.allocate_output(0, *dtype, *dims);
+  if (!out.ok()) return out.status();
+  absl::StatusOr<Philox> gen = Reserve(
+      ctx, static_cast<uint64_t>((*out)->num_elements()) * random::kReservedBlocksPerOutput);
+  if (!gen.ok()) return gen.status();
+  return random::FillFloating<Dist>(*gen, **out);
+}
+
+absl::Status ComputeUniformInt(KernelContext& ctx) {
+  absl::StatusOr<DataType> dtype = ctx.attrs().Get<DataType>("Tout");
+  if (!dtype.ok()) return dtype.status();
+  absl::StatusOr<std::vector<int64_t>> dims = random::OutputDims(ctx.input(0));
+  if (!dims.ok()) return dims.status();
+  absl::StatusOr<Tensor*> out = ctx.allocate_output(0, *dtype, *dims);
+  if (!out.ok()) return out.status();
+  if (absl::Status s = random::CheckUniformIntBounds(ctx.input(1), ctx.input(2), **out); !s.ok()) {
+    return s;
+  }
+  absl::StatusOr<Philox> gen = Reserve(
+      ctx, static_cast<uint64_t>((*out)->num_elements()) * random::kReservedBlocksPerOutput);
+  if (!gen.ok()) return gen.status();
+  random::FillUniformInt(*gen, ctx.input(1), ctx.input(2), **out);
   return absl::OkStatus();
 }
 
-enum class Dist { kUniform, kNormal, kTruncatedNormal };
+absl::Status ComputeMultinomial(KernelContext& ctx) {
+  absl::StatusOr<random::MultinomialArgs> args =
+      random::ReadMultinomialArgs(ctx.input(0), ctx.input(1));
+  if (!args.ok()) return args.status();
+  absl::StatusOr<DataType> dtype = ctx.attrs().GetOr<DataType>("output_dtype", DataType::kInt64);
+  if (!dtype.ok()) return dtype.status();
+  absl::StatusOr<Tensor*> out = ctx.allocate_output(0, *dtype, {args->rows, args->num_samples});
+  if (!out.ok()) return out.status();
+  if ((*out)->num_elements() == 0) return absl::OkStatus();  // TF reserves nothing then
+  absl::StatusOr<Philox> gen = Reserve(ctx, random::MultinomialReservation(*args));
+  if (!gen.ok()) return gen.status();
+  return random::FillMultinomial(*gen, ctx.input(0), *args, **out);
+}
 
-ComputeFn Random(Dist dist) {
-  return [dist](KernelContext& ctx) -> absl::Status {
-    absl::StatusOr<int64_t> seed = ctx.attrs().GetOr<int64_t>("seed", 0);
-    absl::StatusOr<int64_t> seed2 = ctx.attrs().GetOr<int64_t>("seed2", 0);
-    if (!seed.ok()) return seed.status();
-    if (!seed2.ok()) return seed2.status();
-    if (*seed != 0 || *seed2 != 0) {
-      return absl::UnimplementedError(absl::StrCat(
-          ctx.op(), " with a fixed seed (", *seed, ", ", *seed2,
-          ") needs TensorFlow's Philox stream, which smrt does not reproduce"));
-    }
-    absl::StatusOr<std::vector<int64_t>> dims = ToInt64s(ctx.input(0));
-    if (!dims.ok()) return dims.status();
-    absl::StatusOr<Tensor*> out = ctx.allocate_output(0, DataType::kFloat, *dims);
-    if (!out.ok()) return out.status();
-    thread_local std::mt19937_64 gen{std::random_device{}()};
-    std::uniform_real_distribution<float> uniform(0.0f, 1.0f);
-    std::normal_distribution<float> normal(0.0f, 1.0f);
-    float* p = (*out)->data<float>();
-    for (int64_t i = 0; i < (*out)->num_elements(); ++i) {
-      if (dist == Dist::kUniform) {
-        p[i] = uniform(gen);
-      } else {
-        float v = normal(gen);
-        while (dist == Dist::kTruncatedNormal && std::fabs(v) > 2.0f) v = normal(gen);
-        p[i] = v;
-      }
+// Fisher-Yates over the first dimension with exactly size - 1 words, each
+// reduced modulo the remaining count, as TensorFlow does.
+absl::Status ComputeShuffle(KernelContext& ctx) {
+  const Tensor& in = ctx.input(0);
+  if (in.num_elements() <= 1 || in.shape()[0] <= 1) {
+    ctx.set_output(0, in);
+    return absl::OkStatus();
+  }
+  const int64_t rows = in.shape()[0];
+  const uint64_t words = static_cast<uint64_t>(rows - 1);
+  absl::StatusOr<Philox> gen = Reserve(ctx, (words + 3) / 4);
+  if (!gen.ok()) return gen.status();
+  Philox local = *gen;
+  random::SingleSample single(&local);
+  std::vector<int64_t> perm(static_cast<size_t>(rows));
+  for (int64_t i = 0; i < rows; ++i) perm[i] = i;
+  for (int64_t i = 0; i + 1 < rows; ++i) {
+    const uint32_t n = static_cast<uint32_t>(rows - i);
+    std::swap(perm[i], perm[i + single() % n]);
+  }
+  absl::StatusOr<Tensor*> out = ctx.allocate_output(0, in.dtype(), in.shape());
+  if (!out.ok()) return out.status();
+  const int64_t row_elems = in.num_elements() / rows;
+  if (in.dtype() == DataType::kString) {
+    const std::string* src = in.data<std::string>();
+    std::string* dst = (*out)->data<std::string>();
+    for (int64_t i = 0; i < rows; ++i) {
+      std::copy(src + perm[i] * row_elems, src + (perm[i] + 1) * row_elems, dst + i * row_elems);
     }
     return absl::OkStatus();
-  };
+  }
+  const size_t row_bytes = in.byte_size() / static_cast<size_t>(rows);
+  const char* src = static_cast<const char*>(in.raw_data());
+  char* dst = static_cast<char*>((*out)->raw_data());
+  for (int64_t i = 0; i < rows; ++i) {
+    std::memcpy(dst + i * row_bytes, src + perm[i] * row_bytes, row_bytes);
+  }
+  return absl::OkStatus();
+}
+
+absl::Status InferShuffle(InferenceContext& ctx) {
+  ctx.set_output(0, ctx.input(0));
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::unique_ptr<Resource>> MakeResource(const AttrMap& attrs) {
+  absl::StatusOr<std::unique_ptr<PhiloxState>> s = MakeState(attrs);
+  if (!s.ok()) return s.status();
+  return std::unique_ptr<Resource>(*std::move(s));
+}
+
+OpSpec StatefulOp(const char* op, InferFn infer,
+                  std::vector<std::pair<std::string, AttrValue>> extra_defaults = {}) {
+  OpSpec spec{op, {{"seed", int64_t{0}}, {"seed2", int64_t{0}}}, std::move(infer), nullptr, true};
+  for (auto& d : extra_defaults) spec.attr_defaults.push_back(std::move(d));
+  spec.make_resource = MakeResource;
+  return spec;
 }
 
 }  // namespace
 
 void RegisterRandomOps(KernelRegistry& r) {
-  const std::pair<const char*, Dist> ops[] = {{"RandomUniform", Dist::kUniform},
-                                              {"RandomStandardNormal", Dist::kNormal},
-                                              {"TruncatedNormal", Dist::kTruncatedNormal}};
-  for (const auto& [op, dist] : ops) {
-    r.AddOp({op, {{"seed", int64_t{0}}, {"seed2", int64_t{0}}}, InferRandom, nullptr, true});
-    r.AddKernel({op, kCpu, "dtype", {DataType::kFloat}, Random(dist)});
-  }
+  const std::vector<DataType> floating = {DataType::kHalf, DataType::kBFloat16, DataType::kFloat,
+                                          DataType::kDouble};
+  auto infer_dtype = [](InferenceContext& ctx) {
+    return random::InferFromShapeInput(ctx, "dtype");
+  };
+  r.AddOp(StatefulOp("RandomUniform", infer_dtype));
+  r.AddKernel({"RandomUniform", kCpu, "dtype", floating, ComputeFill<random::UniformReal>});
+  r.AddOp(StatefulOp("RandomStandardNormal", infer_dtype));
+  r.AddKernel({"RandomStandardNormal", kCpu, "dtype", floating, ComputeFill<random::Normal>});
+  r.AddOp(StatefulOp("TruncatedNormal", infer_dtype));
+  r.AddKernel({"TruncatedNormal", kCpu, "dtype", floating, ComputeFill<random::TruncatedNormal>});
+
+  r.AddOp(StatefulOp("RandomUniformInt", [](InferenceContext& ctx) {
+    return random::InferFromShapeInput(ctx, "Tout");
+  }));
+  r.AddKernel(
+      {"RandomUniformInt", kCpu, "Tout", {DataType::kInt32, DataType::kInt64}, ComputeUniformInt});
+
+  r.AddOp(
+      StatefulOp("Multinomial", random::InferMultinomial, {{"output_dtype", DataType::kInt64}}));
+  r.AddKernel({"Multinomial", kCpu, "T", floating, ComputeMultinomial});
+
+  r.AddOp(StatefulOp("RandomShuffle", InferShuffle));
+  r.AddKernel({"RandomShuffle", kCpu, "", {}, ComputeShuffle});
 }
 
 }  // namespace smrt::kernels

@@ -26,14 +26,23 @@ void RegisterPadOps(KernelRegistry& r);          // pad_ops.cc
 void RegisterGatherTileOps(KernelRegistry& r);   // gather_tile_ops.cc (+ Fill, Range)
 void RegisterParseExampleOps(KernelRegistry& r); // parse_example_ops.cc
 void RegisterRandomOps(KernelRegistry& r);       // random_ops.cc
+void RegisterStatelessRandomOps(KernelRegistry& r);  // stateless_random_ops.cc
 void RegisterLookupTableOps(KernelRegistry& r);  // lookup_table_ops.cc
 void RegisterStringOps(KernelRegistry& r);       // string_ops.cc
 void RegisterImageOps(KernelRegistry& r);        // image_ops.cc
 void RegisterMiscOps(KernelRegistry& r);         // misc_ops.cc
 void RegisterControlFlowOps(KernelRegistry& r);  // control_flow_ops.cc
 void RegisterTensorListOps(KernelRegistry& r);   // tensor_list_ops.cc
+void RegisterControlFlowV1Ops(KernelRegistry& r);  // control_flow_v1_ops.cc: Switch, Merge, Enter...
+void RegisterTensorArrayOps(KernelRegistry& r);  // tensor_array_ops.cc: TensorArrayV3 family
 void RegisterReverseOps(KernelRegistry& r);      // reverse_ops.cc
 void RegisterTrainingOps(KernelRegistry& r);     // training_ops.cc: gradients, xent losses
+void RegisterSpaceBatchOps(KernelRegistry& r);   // space_batch_ops.cc: SpaceToBatchND, DepthToSpace...
+void RegisterVolumeOps(KernelRegistry& r);       // volume_ops.cc: Conv3D, MaxPool3D, AvgPool3D
+void RegisterBincountOps(KernelRegistry& r);     // bincount_ops.cc: Bincount, DenseBincount
+void RegisterReverseSequenceOps(KernelRegistry& r);  // reverse_sequence_ops.cc
+void RegisterXlaOps(KernelRegistry& r);          // xla_ops.cc: jax2tf's XlaDotV2, XlaGather...
+void RegisterFusedLinearOps(KernelRegistry& r);  // fused_linear_ops.cc: what passes fuse
 // half_precision_ops.cc: float16/bfloat16 over the float32 kernels; must come last.
 void RegisterHalfPrecisionOps(KernelRegistry& r);
 
@@ -57,14 +66,23 @@ inline void RegisterReferenceKernels(KernelRegistry& r) {
   RegisterGatherTileOps(r);
   RegisterParseExampleOps(r);
   RegisterRandomOps(r);
+  RegisterStatelessRandomOps(r);
   RegisterLookupTableOps(r);
   RegisterStringOps(r);
   RegisterImageOps(r);
   RegisterMiscOps(r);
   RegisterControlFlowOps(r);
   RegisterTensorListOps(r);
+  RegisterControlFlowV1Ops(r);
+  RegisterTensorArrayOps(r);
   RegisterReverseOps(r);
   RegisterTrainingOps(r);
+  RegisterSpaceBatchOps(r);
+  RegisterVolumeOps(r);
+  RegisterBincountOps(r);
+  RegisterReverseSequenceOps(r);
+  RegisterXlaOps(r);
+  RegisterFusedLinearOps(r);
   RegisterHalfPrecisionOps(r);
 }
 

@@ -1,0 +1,135 @@
+"""smrt: call TensorFlow SavedModel signatures from Python, without TensorFlow.
+
+    import numpy as np
+    import smrt
+
+    m = smrt.load("examples/models/digits", signatures=["serving_default"])
+    print(m.signatures["serving_default"].inputs)   # {'pixels': TensorSpec(...)}
+    out = m.run("serving_default", pixels=np.zeros((1, 64), np.float32))
+    print(out["probabilities"])                     # a NumPy array
+
+Inputs that are C-contiguous NumPy arrays of the declared dtype are passed
+without a copy; lists and scalars are converted to the declared dtype; string
+inputs take bytes/str (object or bytes arrays) and string outputs are object
+arrays of bytes. A Model may be run from many threads at once: the GIL is
+released while a signature runs. Failures raise smrt.Error, whose .code is
+the Status code name ("INVALID_ARGUMENT", "NOT_FOUND", ...) and .message its
+message.
+"""
+
+import os
+from dataclasses import dataclass
+from typing import Dict, Mapping, Optional, Sequence, Tuple, Union
+
+import numpy as np
+
+from ._smrt import Error, __version__, load_option_keys
+from ._smrt import _Model
+
+__all__ = ["Error", "Model", "Signature", "TensorSpec", "load", "load_from_memory",
+           "load_option_keys", "__version__"]
+
+_NUMPY_TYPES = {
+    "float32": np.float32, "float64": np.float64, "float16": np.float16,
+    "int8": np.int8, "int16": np.int16, "int32": np.int32, "int64": np.int64,
+    "uint8": np.uint8, "uint16": np.uint16, "uint32": np.uint32, "uint64": np.uint64,
+    "bool": np.bool_, "complex64": np.complex64, "complex128": np.complex128,
+    "string": object,
+}
+
+
+@dataclass(frozen=True)
+class TensorSpec:
+    """One input or output of a signature."""
+    name: str                      # the key callers use ("x")
+    tensor_name: str               # the graph tensor ("x:0")
+    dtype: str                     # "float32", "int64", "string"...
+    shape: Optional[Tuple[Optional[int], ...]]  # None: unknown rank; None dims: unknown
+
+
+@dataclass(frozen=True)
+class Signature:
+    key: str
+    method_name: str
+    inputs: Dict[str, TensorSpec]
+    outputs: Dict[str, TensorSpec]
+
+
+def _option_text(value) -> str:
+    if isinstance(value, (list, tuple)):
+        return ",".join(str(v) for v in value)
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+def _options(tags, signatures, options) -> Dict[str, str]:
+    out = {k: _option_text(v) for k, v in options.items()}
+    if tags is not None:
+        out["tags"] = _option_text([tags] if isinstance(tags, str) else tags)
+    if signatures is not None:
+        out["signatures"] = _option_text([signatures] if isinstance(signatures, str)
+                                         else signatures)
+    return out
+
+
+class Model:
+    """A loaded SavedModel. Create with smrt.load or smrt.load_from_memory."""
+
+    def __init__(self, impl: _Model):
+        self._impl = impl
+        self._signatures = {
+            key: Signature(
+                key=s["key"], method_name=s["method_name"],
+                inputs={n: TensorSpec(**spec) for n, spec in s["inputs"].items()},
+                outputs={n: TensorSpec(**spec) for n, spec in s["outputs"].items()})
+            for key, s in impl.signatures().items()}
+
+    @property
+    def signatures(self) -> Dict[str, Signature]:
+        """Prepared signatures by key, each with its inputs and outputs."""
+        return self._signatures
+
+    @property
+    def dir(self) -> str:
+        return self._impl.dir
+
+    def run(self, signature_key: str, inputs: Optional[Mapping[str, object]] = None,
+            /, **named) -> Dict[str, np.ndarray]:
+        """Calls a signature: inputs by name (a dict, keywords, or both).
+
+        Returns every output by name as a NumPy array.
+        """
+        feeds = dict(inputs or {})
+        feeds.update(named)
+        sig = self._signatures.get(signature_key)
+        for name, value in feeds.items():
+            if isinstance(value, np.ndarray):
+                continue
+            spec = sig.inputs.get(name) if sig is not None else None
+            dtype = _NUMPY_TYPES.get(spec.dtype) if spec is not None else None
+            feeds[name] = np.asarray(value, dtype=dtype)
+        return self._impl.run(signature_key, feeds)
+
+    def __repr__(self) -> str:
+        return f"smrt.Model({self.dir!r}, signatures={sorted(self._signatures)})"
+
+
+def load(dir: Union[str, os.PathLike], tags: Union[None, str, Sequence[str]] = None,
+         signatures: Union[None, str, Sequence[str]] = None, **options) -> Model:
+    """Loads the SavedModel directory `dir`.
+
+    tags selects the MetaGraphDef (default ["serve"]); signatures limits the
+    signatures prepared (default: all). Other keyword options are load option
+    keys (smrt.load_option_keys()), e.g. intra_op_threads=2 where supported.
+    """
+    return Model(_Model.load(os.fspath(dir), _options(tags, signatures, options)))
+
+
+def load_from_memory(files: Mapping[str, bytes], tags=None, signatures=None,
+                     **options) -> Model:
+    """Loads a SavedModel from its files' bytes, keyed by path relative to the
+    SavedModel directory: {"saved_model.pb": ..., "variables/variables.index": ...,
+    "variables/variables.data-00000-of-00001": ..., "assets/vocab.txt": ...}."""
+    return Model(_Model.load_from_memory({k: bytes(v) for k, v in files.items()},
+                                         _options(tags, signatures, options)))

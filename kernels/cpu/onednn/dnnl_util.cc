@@ -1,0 +1,87 @@
+#include "kernels/cpu/onednn/dnnl_util.h"
+
+#include <cstdlib>
+#include <memory>
+#include <new>
+
+#include "absl/strings/str_cat.h"
+
+namespace smrt::kernels::onednn {
+
+dnnl::engine& Engine() {
+  static dnnl::engine* engine = new dnnl::engine(dnnl::engine::kind::cpu, 0);
+  return *engine;
+}
+
+dnnl::stream& ThreadStream() {
+  thread_local dnnl::stream stream(Engine());
+  return stream;
+}
+
+namespace {
+
+void AppendActivation(dnnl::post_ops& po, Activation a, float alpha) {
+  using A = dnnl::algorithm;
+  switch (a) {
+    case Activation::kRelu: po.append_eltwise(1.0f, A::eltwise_relu, 0.0f, 0.0f); break;
+    case Activation::kRelu6: po.append_eltwise(1.0f, A::eltwise_clip, 0.0f, 6.0f); break;
+    case Activation::kElu: po.append_eltwise(1.0f, A::eltwise_elu, 1.0f, 0.0f); break;
+    case Activation::kLeakyRelu: po.append_eltwise(1.0f, A::eltwise_relu, alpha, 0.0f); break;
+    case Activation::kSigmoid: po.append_eltwise(1.0f, A::eltwise_logistic, 0.0f, 0.0f); break;
+    case Activation::kTanh: po.append_eltwise(1.0f, A::eltwise_tanh, 0.0f, 0.0f); break;
+    case Activation::kSwish: po.append_eltwise(1.0f, A::eltwise_swish, 1.0f, 0.0f); break;
+    case Activation::kHardSwish: po.append_eltwise(1.0f, A::eltwise_hardswish, 0.0f, 0.0f); break;
+    case Activation::kGeluErf: po.append_eltwise(1.0f, A::eltwise_gelu_erf, 0.0f, 0.0f); break;
+    case Activation::kGeluTanh: po.append_eltwise(1.0f, A::eltwise_gelu_tanh, 0.0f, 0.0f); break;
+  }
+}
+
+}  // namespace
+
+dnnl::post_ops MakePostOps(const FusedOps& ops, bool& summand) {
+  dnnl::post_ops po;
+  summand = false;
+  for (const PostOp& op : ops.ops) {
+    if (op.kind == PostOp::kActivation) AppendActivation(po, op.activation, ops.leakyrelu_alpha);
+    if (op.kind == PostOp::kAdd) {
+      po.append_sum(1.0f);
+      summand = true;
+    }
+  }
+  return po;
+}
+
+bool PostOpsFit(const FusedOps& ops) {
+  int adds = 0;
+  for (size_t i = 0; i < ops.ops.size(); ++i) {
+    if (ops.ops[i].kind == PostOp::kBiasAdd && i != 0) return false;
+    if (ops.ops[i].kind == PostOp::kAdd) ++adds;
+  }
+  return adds <= 1;
+}
+
+absl::Status Guard(const char* what, const std::function<absl::Status()>& f) {
+  try {
+    return f();
+  } catch (const dnnl::error& e) {
+    return absl::InternalError(absl::StrCat("oneDNN ", what, ": ", e.what()));
+  } catch (const std::bad_alloc&) {
+    return absl::ResourceExhaustedError(absl::StrCat("oneDNN ", what, ": out of memory"));
+  }
+}
+
+void Execute(const dnnl::primitive& prim, const dnnl::memory::desc& scratchpad,
+             std::unordered_map<int, dnnl::memory> args) {
+  // 64-byte aligned, as oneDNN's own scratchpads are.
+  std::unique_ptr<void, void (*)(void*)> buffer(nullptr, std::free);
+  if (const size_t size = scratchpad.get_size(); size > 0) {
+    buffer.reset(std::aligned_alloc(64, (size + 63) / 64 * 64));
+    if (buffer == nullptr) throw std::bad_alloc();
+    args.insert({DNNL_ARG_SCRATCHPAD, dnnl::memory(scratchpad, Engine(), buffer.get())});
+  }
+  dnnl::stream& s = ThreadStream();
+  prim.execute(s, args);
+  s.wait();
+}
+
+}  // namespace smrt::kernels::onednn

@@ -1,0 +1,64 @@
+// What the oneDNN kernels share: the engine, a stream per thread, post-op
+// building from kernels/fused_ops.h, and the one place where dnnl::error
+// becomes an absl::Status.
+#ifndef SMRT_KERNELS_CPU_ONEDNN_DNNL_UTIL_H_
+#define SMRT_KERNELS_CPU_ONEDNN_DNNL_UTIL_H_
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <unordered_map>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "kernels/fused_ops.h"
+#include "kernels/kernel.h"
+#include "oneapi/dnnl/dnnl.hpp"
+
+namespace smrt::kernels::onednn {
+
+dnnl::engine& Engine();
+// A stream for the calling thread (streams are not shared across threads).
+dnnl::stream& ThreadStream();
+
+// The eltwise/sum post-ops for `ops` after the bias (which the primitive
+// takes itself). `summand` is set when there is a residual Add.
+dnnl::post_ops MakePostOps(const FusedOps& ops, bool& summand);
+
+// Whether the post-ops fit a oneDNN primitive: BiasAdd (if any) first, at
+// most one Add, eltwise otherwise.
+bool PostOpsFit(const FusedOps& ops);
+
+// Runs f, turning a dnnl::error into Internal naming what was being done.
+absl::Status Guard(const char* what, const std::function<absl::Status()>& f);
+
+// Executes `prim` with a user-mode scratchpad of the size `scratchpad` says.
+void Execute(const dnnl::primitive& prim, const dnnl::memory::desc& scratchpad,
+             std::unordered_map<int, dnnl::memory> args);
+
+// A node's primitives, one plan per input shape, bounded (a model called
+// with ever-new shapes starts over rather than growing). Thread-safe.
+template <typename Plan>
+class PlanCache : public KernelState {
+ public:
+  static constexpr size_t kMaxShapes = 16;
+  std::shared_ptr<const Plan> Find(const Shape& key) const {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = plans_.find(key);
+    return it == plans_.end() ? nullptr : it->second;
+  }
+  void Insert(const Shape& key, std::shared_ptr<const Plan> plan) {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (plans_.size() >= kMaxShapes) plans_.clear();
+    plans_.emplace(key, std::move(plan));
+  }
+
+ private:
+  mutable std::mutex mu_;
+  std::map<Shape, std::shared_ptr<const Plan>> plans_;
+};
+
+}  // namespace smrt::kernels::onednn
+
+#endif  // SMRT_KERNELS_CPU_ONEDNN_DNNL_UTIL_H_

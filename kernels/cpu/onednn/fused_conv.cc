@@ -1,0 +1,241 @@
+// _SmrtFusedConv2D on oneDNN: regular, grouped and depthwise convolution
+// with the bias in the primitive and activations / the residual sum as
+// post-ops, forward_inference. Weights are given format_tag::any and
+// reordered to the layout oneDNN picks once per (node, input shape) when
+// they are constant; primitives are created once per (node, input shape).
+#include <cstring>
+#include <map>
+#include <memory>
+#include <mutex>
+
+#include "absl/strings/str_cat.h"
+#include "kernels/cpu/onednn/dnnl_util.h"
+#include "kernels/cpu/onednn/register.h"
+#include "kernels/cpu/reference/conv_util.h"
+#include "kernels/registry.h"
+
+namespace smrt::kernels {
+namespace {
+
+using onednn::Engine;
+using dt = dnnl::memory::data_type;
+using tag = dnnl::memory::format_tag;
+
+struct ConvPlan {
+  dnnl::convolution_forward::primitive_desc pd;
+  dnnl::convolution_forward prim;
+  dnnl::memory::desc user_weights;
+  dnnl::memory weights;  // reordered, when the weights are constant
+  bool has_bias = false;
+  bool summand = false;
+  Shape out_shape;
+};
+
+using ConvState = onednn::PlanCache<ConvPlan>;
+
+struct Geometry {
+  int64_t n, h, w, c, kh, kw, kc, oc, groups, oh, ow;
+  int64_t pad_t, pad_b, pad_l, pad_r;
+  ConvWindowAttrs a;
+  bool depthwise;
+};
+
+absl::StatusOr<Geometry> MakeGeometry(const KernelContext& ctx, const FusedOps& /*ops*/) {
+  Geometry g;
+  absl::StatusOr<ConvWindowAttrs> a = ReadConvWindowAttrs(ctx.attrs());
+  if (!a.ok()) return a.status();
+  g.a = *a;
+  absl::StatusOr<std::array<std::array<int64_t, 2>, 2>> pads =
+      ReadExplicitPaddings(ctx.attrs(), g.a.padding, g.a.layout);
+  if (!pads.ok()) return pads.status();
+  g.depthwise = ctx.attrs().GetOr<bool>("depthwise", false).value_or(false);
+  const Tensor& in = ctx.input(0);
+  const Tensor& f = ctx.input(1);
+  if (in.rank() != 4 || f.rank() != 4) {
+    return absl::InvalidArgumentError(absl::StrCat("input and filter must be 4-D, got ",
+                                                   ShapeToString(in.shape()), " and ",
+                                                   ShapeToString(f.shape())));
+  }
+  if (g.a.strides[0] != 1 || g.a.strides[3] != 1 || g.a.dilations[0] != 1 ||
+      g.a.dilations[3] != 1) {
+    return absl::UnimplementedError("strides and dilations must be 1 in batch and depth");
+  }
+  g.n = in.dim(0), g.h = in.dim(1), g.w = in.dim(2), g.c = in.dim(3);
+  g.kh = f.dim(0), g.kw = f.dim(1), g.kc = f.dim(2);
+  if (g.depthwise) {
+    if (g.kc != g.c) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "input and filter must have the same depth: ", g.c, " vs ", g.kc));
+    }
+    g.groups = g.c;
+    g.oc = g.c * f.dim(3);
+  } else {
+    if (g.kc <= 0 || g.c % g.kc != 0) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "input depth must be evenly divisible by filter depth: ", g.c, " vs ", g.kc));
+    }
+    g.groups = g.c / g.kc;
+    g.oc = f.dim(3);
+    if (g.oc % g.groups != 0) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "output depth must be evenly divisible by number of groups: ", g.oc, " vs ", g.groups));
+    }
+  }
+  absl::StatusOr<WindowedSize> rows = WindowedOutputSize(g.h, g.kh, g.a.dilations[1],
+                                                         g.a.strides[1], g.a.padding,
+                                                         (*pads)[0][0], (*pads)[0][1]);
+  if (!rows.ok()) return rows.status();
+  absl::StatusOr<WindowedSize> cols = WindowedOutputSize(g.w, g.kw, g.a.dilations[2],
+                                                         g.a.strides[2], g.a.padding,
+                                                         (*pads)[1][0], (*pads)[1][1]);
+  if (!cols.ok()) return cols.status();
+  g.oh = rows->size, g.ow = cols->size;
+  g.pad_t = rows->pad_before, g.pad_b = rows->pad_after;
+  g.pad_l = cols->pad_before, g.pad_r = cols->pad_after;
+  return g;
+}
+
+// TensorFlow's HWIO filter (or depthwise [kh, kw, C, multiplier]) described
+// in place for oneDNN: OIHW dims, or GOIHW when grouped.
+dnnl::memory::desc UserWeights(const Geometry& g) {
+  if (g.groups == 1) {
+    return dnnl::memory::desc({g.oc, g.kc, g.kh, g.kw}, dt::f32,
+                              {1, g.oc, g.kw * g.kc * g.oc, g.kc * g.oc});
+  }
+  const int64_t opg = g.oc / g.groups;
+  if (g.depthwise) {
+    return dnnl::memory::desc({g.groups, opg, 1, g.kh, g.kw}, dt::f32,
+                              {opg, 1, g.oc, g.kw * g.oc, g.oc});
+  }
+  return dnnl::memory::desc({g.groups, opg, g.kc, g.kh, g.kw}, dt::f32,
+                            {opg, 1, g.oc, g.kw * g.kc * g.oc, g.kc * g.oc});
+}
+
+absl::StatusOr<std::shared_ptr<const ConvPlan>> MakePlan(const KernelContext& ctx,
+                                                         const Geometry& g,
+                                                         const FusedOps& ops) {
+  auto plan = std::make_shared<ConvPlan>();
+  dnnl::memory::desc src({g.n, g.c, g.h, g.w}, dt::f32, tag::nhwc);
+  dnnl::memory::desc dst({g.n, g.oc, g.oh, g.ow}, dt::f32, tag::nhwc);
+  plan->user_weights = UserWeights(g);
+  dnnl::memory::desc weights_any(plan->user_weights.dims(), dt::f32, tag::any);
+  plan->has_bias = !ops.ops.empty() && ops.ops[0].kind == PostOp::kBiasAdd;
+  dnnl::memory::desc bias({g.oc}, dt::f32, tag::x);
+  const dnnl::memory::dims strides = {g.a.strides[1], g.a.strides[2]};
+  const dnnl::memory::dims dilations = {g.a.dilations[1] - 1, g.a.dilations[2] - 1};
+  const dnnl::memory::dims pad_l = {g.pad_t, g.pad_l};
+  const dnnl::memory::dims pad_r = {g.pad_b, g.pad_r};
+  dnnl::primitive_attr attr;
+  attr.set_post_ops(onednn::MakePostOps(ops, plan->summand));
+  attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+  using conv = dnnl::convolution_forward;
+  conv::desc d = plan->has_bias
+                     ? conv::desc(dnnl::prop_kind::forward_inference,
+                                  dnnl::algorithm::convolution_direct, src, weights_any, bias, dst,
+                                  strides, dilations, pad_l, pad_r)
+                     : conv::desc(dnnl::prop_kind::forward_inference,
+                                  dnnl::algorithm::convolution_direct, src, weights_any, dst,
+                                  strides, dilations, pad_l, pad_r);
+  plan->pd = conv::primitive_desc(d, attr, Engine());
+  plan->prim = conv(plan->pd);
+  plan->out_shape = {g.n, g.oh, g.ow, g.oc};
+  if (ops.weights_constant) {
+    dnnl::memory user(plan->user_weights, Engine(),
+                      const_cast<void*>(ctx.input(1).raw_data()));
+    plan->weights = dnnl::memory(plan->pd.weights_desc(), Engine());
+    dnnl::stream& s = onednn::ThreadStream();
+    dnnl::reorder(user, plan->weights).execute(s, user, plan->weights);
+    s.wait();
+  }
+  return std::shared_ptr<const ConvPlan>(std::move(plan));
+}
+
+absl::Status Compute(KernelContext& ctx) {
+  absl::StatusOr<FusedOps> ops = ParseFusedOps(ctx.attrs(), ctx.num_inputs());
+  if (!ops.ok()) return ops.status();
+  if (ctx.input(0).dtype() != DataType::kFloat || ctx.input(1).dtype() != DataType::kFloat) {
+    return absl::InvalidArgumentError("fused conv input and filter must be float32");
+  }
+  absl::StatusOr<Geometry> g = MakeGeometry(ctx, *ops);
+  if (!g.ok()) return g.status();
+  // oneDNN divides by zero-size dims: an empty result needs no primitive.
+  if (g->n == 0 || g->oh == 0 || g->ow == 0 || g->oc == 0) {
+    return ctx.allocate_output(0, DataType::kFloat, {g->n, g->oh, g->ow, g->oc}).status();
+  }
+  if (g->c == 0 || g->kh == 0 || g->kw == 0) {
+    return absl::UnimplementedError("fused convolution with an empty input depth or window");
+  }
+  auto* state = static_cast<ConvState*>(ctx.kernel_state());
+  return onednn::Guard("convolution", [&]() -> absl::Status {
+    std::shared_ptr<const ConvPlan> plan;
+    Shape key = ctx.input(0).shape();
+    key.insert(key.end(), ctx.input(1).shape().begin(), ctx.input(1).shape().end());
+    if (state != nullptr) plan = state->Find(key);
+    if (plan == nullptr) {
+      absl::StatusOr<std::shared_ptr<const ConvPlan>> made = MakePlan(ctx, *g, *ops);
+      if (!made.ok()) return made.status();
+      plan = *made;
+      if (state != nullptr) state->Insert(key, plan);
+    }
+    absl::StatusOr<Tensor*> out = ctx.allocate_output(0, DataType::kFloat, plan->out_shape);
+    if (!out.ok()) return out.status();
+    std::unordered_map<int, dnnl::memory> args;
+    args.insert({DNNL_ARG_SRC, dnnl::memory(plan->pd.src_desc(), Engine(),
+                                            const_cast<void*>(ctx.input(0).raw_data()))});
+    dnnl::memory weights = plan->weights;
+    if (!ops->weights_constant || state == nullptr) {
+      dnnl::memory user(plan->user_weights, Engine(), const_cast<void*>(ctx.input(1).raw_data()));
+      weights = dnnl::memory(plan->pd.weights_desc(), Engine());
+      dnnl::stream& s = onednn::ThreadStream();
+      dnnl::reorder(user, weights).execute(s, user, weights);
+      s.wait();
+    }
+    args.insert({DNNL_ARG_WEIGHTS, weights});
+    for (const PostOp& op : ops->ops) {
+      const Tensor& arg = ctx.input(op.arg < 0 ? 0 : op.arg);
+      if (op.kind == PostOp::kBiasAdd) {
+        if (arg.dtype() != DataType::kFloat || arg.rank() != 1 || arg.dim(0) != plan->out_shape[3]) {
+          return absl::InvalidArgumentError(absl::StrCat("bias must be a float32 vector of ",
+                                                         plan->out_shape[3], " values, got ",
+                                                         arg.DebugString()));
+        }
+        args.insert({DNNL_ARG_BIAS, dnnl::memory(plan->pd.bias_desc(), Engine(),
+                                                 const_cast<void*>(arg.raw_data()))});
+      } else if (op.kind == PostOp::kAdd) {
+        if (arg.dtype() != DataType::kFloat || arg.shape() != plan->out_shape) {
+          return absl::InvalidArgumentError(absl::StrCat(
+              "the residual input must be float32 ", ShapeToString(plan->out_shape), ", got ",
+              arg.DebugString()));
+        }
+        std::memcpy((*out)->raw_data(), arg.raw_data(), arg.byte_size());
+      }
+    }
+    args.insert({DNNL_ARG_DST, dnnl::memory(plan->pd.dst_desc(), Engine(), (*out)->raw_data())});
+    onednn::Execute(plan->prim, plan->pd.scratchpad_desc(), std::move(args));
+    return absl::OkStatus();
+  });
+}
+
+bool Supports(const AttrMap& attrs) {
+  if (attrs.GetOr<std::string>("data_format", "NHWC").value_or("") != "NHWC") return false;
+  absl::StatusOr<std::vector<std::string>> names =
+      attrs.GetOr<std::vector<std::string>>("fused_ops", {});
+  if (!names.ok()) return false;
+  int args = 0;
+  for (const std::string& n : *names) args += n == "BiasAdd" || n == "Add";
+  absl::StatusOr<FusedOps> ops = ParseFusedOps(attrs, 2 + args);
+  return ops.ok() && onednn::PostOpsFit(*ops);
+}
+
+}  // namespace
+
+void RegisterOneDnnFusedConv(KernelRegistry& r) {
+  KernelSpec k{kFusedConv2D, kCpu, "T", {DataType::kFloat}, Compute};
+  k.priority = kOneDnnPriority;
+  k.backend = kOneDnnBackend;
+  k.supports = Supports;
+  k.make_state = [] { return std::make_unique<ConvState>(); };
+  r.AddKernel(std::move(k));
+}
+
+}  // namespace smrt::kernels

@@ -1,0 +1,143 @@
+// _SmrtFusedMatMul on oneDNN: a 2-D matmul with the bias in the primitive
+// and activations as eltwise post-ops. Constant weights are reordered once
+// per (node, rows) to the layout oneDNN picks (format_tag::any).
+#include <map>
+#include <memory>
+#include <mutex>
+
+#include "absl/strings/str_cat.h"
+#include "kernels/cpu/onednn/dnnl_util.h"
+#include "kernels/cpu/onednn/register.h"
+#include "kernels/registry.h"
+
+namespace smrt::kernels {
+namespace {
+
+using onednn::Engine;
+using dt = dnnl::memory::data_type;
+using tag = dnnl::memory::format_tag;
+
+struct MatMulPlan {
+  dnnl::matmul::primitive_desc pd;
+  dnnl::matmul prim;
+  dnnl::memory::desc user_src, user_weights;
+  dnnl::memory weights;
+  bool has_bias = false;
+  int64_t m = 0, n = 0;
+};
+
+using MatMulState = onednn::PlanCache<MatMulPlan>;
+
+absl::Status Compute(KernelContext& ctx) {
+  absl::StatusOr<FusedOps> ops = ParseFusedOps(ctx.attrs(), ctx.num_inputs());
+  if (!ops.ok()) return ops.status();
+  const Tensor& a = ctx.input(0);
+  const Tensor& b = ctx.input(1);
+  if (a.dtype() != DataType::kFloat || b.dtype() != DataType::kFloat || a.rank() != 2 ||
+      b.rank() != 2) {
+    return absl::InvalidArgumentError(absl::StrCat("fused matmul takes two float32 matrices, got ",
+                                                   a.DebugString(), " and ", b.DebugString()));
+  }
+  const bool ta = ctx.attrs().GetOr<bool>("transpose_a", false).value_or(false);
+  const bool tb = ctx.attrs().GetOr<bool>("transpose_b", false).value_or(false);
+  const int64_t m = ta ? a.dim(1) : a.dim(0), k = ta ? a.dim(0) : a.dim(1);
+  const int64_t kb = tb ? b.dim(1) : b.dim(0), n = tb ? b.dim(0) : b.dim(1);
+  if (k != kb) {
+    return absl::InvalidArgumentError(absl::StrCat("Matrix size-incompatible: In[0]: ",
+                                                   ShapeToString(a.shape()), ", In[1]: ",
+                                                   ShapeToString(b.shape())));
+  }
+  // oneDNN divides by zero-size dims: an empty result needs no primitive.
+  if (m == 0 || n == 0) return ctx.allocate_output(0, DataType::kFloat, {m, n}).status();
+  if (k == 0) {
+    return absl::UnimplementedError("fused matmul with an empty inner dimension (k = 0)");
+  }
+  auto* state = static_cast<MatMulState*>(ctx.kernel_state());
+  return onednn::Guard("matmul", [&]() -> absl::Status {
+    Shape key = {a.dim(0), a.dim(1), b.dim(0), b.dim(1)};
+    std::shared_ptr<const MatMulPlan> plan;
+    if (state != nullptr) plan = state->Find(key);
+    if (plan == nullptr) {
+      auto p = std::make_shared<MatMulPlan>();
+      p->m = m, p->n = n;
+      p->user_src = dnnl::memory::desc({m, k}, dt::f32, ta ? dnnl::memory::dims{1, m}
+                                                           : dnnl::memory::dims{k, 1});
+      p->user_weights = dnnl::memory::desc({k, n}, dt::f32, tb ? dnnl::memory::dims{1, k}
+                                                               : dnnl::memory::dims{n, 1});
+      dnnl::memory::desc weights_any({k, n}, dt::f32, tag::any);
+      dnnl::memory::desc dst({m, n}, dt::f32, tag::ab);
+      p->has_bias = !ops->ops.empty() && ops->ops[0].kind == PostOp::kBiasAdd;
+      dnnl::primitive_attr attr;
+      bool summand = false;
+      attr.set_post_ops(onednn::MakePostOps(*ops, summand));
+      attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+      dnnl::matmul::desc d =
+          p->has_bias ? dnnl::matmul::desc(p->user_src, weights_any,
+                                           dnnl::memory::desc({1, n}, dt::f32, tag::ab), dst)
+                      : dnnl::matmul::desc(p->user_src, weights_any, dst);
+      p->pd = dnnl::matmul::primitive_desc(d, attr, Engine());
+      p->prim = dnnl::matmul(p->pd);
+      if (ops->weights_constant && state != nullptr) {
+        dnnl::memory user(p->user_weights, Engine(), const_cast<void*>(b.raw_data()));
+        p->weights = dnnl::memory(p->pd.weights_desc(), Engine());
+        dnnl::stream& s = onednn::ThreadStream();
+        dnnl::reorder(user, p->weights).execute(s, user, p->weights);
+        s.wait();
+      }
+      plan = p;
+      if (state != nullptr) state->Insert(key, plan);
+    }
+    absl::StatusOr<Tensor*> out = ctx.allocate_output(0, DataType::kFloat, {m, n});
+    if (!out.ok()) return out.status();
+    std::unordered_map<int, dnnl::memory> args;
+    args.insert({DNNL_ARG_SRC,
+                 dnnl::memory(plan->user_src, Engine(), const_cast<void*>(a.raw_data()))});
+    dnnl::memory weights = plan->weights;
+    if (!weights) {
+      dnnl::memory user(plan->user_weights, Engine(), const_cast<void*>(b.raw_data()));
+      weights = dnnl::memory(plan->pd.weights_desc(), Engine());
+      dnnl::stream& s = onednn::ThreadStream();
+      dnnl::reorder(user, weights).execute(s, user, weights);
+      s.wait();
+    }
+    args.insert({DNNL_ARG_WEIGHTS, weights});
+    if (plan->has_bias) {
+      const Tensor& bias = ctx.input(ops->ops[0].arg);
+      if (bias.dtype() != DataType::kFloat || bias.rank() != 1 || bias.dim(0) != n) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "bias must be a float32 vector of ", n, " values, got ", bias.DebugString()));
+      }
+      args.insert({DNNL_ARG_BIAS, dnnl::memory(plan->pd.bias_desc(), Engine(),
+                                               const_cast<void*>(bias.raw_data()))});
+    }
+    args.insert({DNNL_ARG_DST, dnnl::memory(plan->pd.dst_desc(), Engine(), (*out)->raw_data())});
+    onednn::Execute(plan->prim, plan->pd.scratchpad_desc(), std::move(args));
+    return absl::OkStatus();
+  });
+}
+
+bool Supports(const AttrMap& attrs) {
+  absl::StatusOr<std::vector<std::string>> names =
+      attrs.GetOr<std::vector<std::string>>("fused_ops", {});
+  if (!names.ok()) return false;
+  int args = 0;
+  for (const std::string& n : *names) {
+    if (n == "Add") return false;  // no residual sum for matmuls
+    args += n == "BiasAdd";
+  }
+  absl::StatusOr<FusedOps> ops = ParseFusedOps(attrs, 2 + args);
+  return ops.ok() && onednn::PostOpsFit(*ops);
+}
+
+}  // namespace
+
+void RegisterOneDnnFusedMatMul(KernelRegistry& r) {
+  KernelSpec k{kFusedMatMul, kCpu, "T", {DataType::kFloat}, Compute};
+  k.priority = kOneDnnPriority;
+  k.backend = kOneDnnBackend;
+  k.supports = Supports;
+  k.make_state = [] { return std::make_unique<MatMulState>(); };
+  r.AddKernel(std::move(k));
+}
+
+}  // namespace smrt::kernels

@@ -1,0 +1,124 @@
+// The fused ops graph passes make (kernels/fused_ops.h), on the reference
+// kernels: the conv or matmul, then the post-ops in place. Also the composite
+// activations the passes recognise (_SmrtSwish, _SmrtHardSwish, _SmrtGeluErf,
+// _SmrtGeluTanh), as single elementwise ops.
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "kernels/cpu/reference/conv_ops.h"
+#include "kernels/cpu/reference/kernel_util.h"
+#include "kernels/cpu/reference/matmul_ops.h"
+#include "kernels/cpu/reference/register.h"
+#include "kernels/fused_ops.h"
+#include "kernels/registry.h"
+
+namespace smrt::kernels {
+namespace {
+
+absl::Status CheckArgs(const AttrMap& attrs, int num_inputs) {
+  absl::StatusOr<FusedOps> ops = ParseFusedOps(attrs, num_inputs);
+  return ops.status();
+}
+
+absl::Status CheckNhwc(const AttrMap& attrs) {
+  absl::StatusOr<std::string> format = attrs.GetOr<std::string>("data_format", "NHWC");
+  if (!format.ok()) return format.status();
+  if (*format != "NHWC") {
+    return absl::InvalidArgumentError(
+        absl::StrCat(kFusedConv2D, " computes NHWC only, got data_format=", *format));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status InferFusedConv(InferenceContext& ctx) {
+  if (absl::Status s = CheckNhwc(ctx.attrs()); !s.ok()) return s;
+  if (absl::Status s = CheckArgs(ctx.attrs(), ctx.num_inputs()); !s.ok()) return s;
+  absl::StatusOr<bool> depthwise = ctx.attrs().GetOr<bool>("depthwise", false);
+  if (!depthwise.ok()) return depthwise.status();
+  return InferConvolution(ctx, *depthwise);
+}
+
+absl::Status InferFusedMatMul(InferenceContext& ctx) {
+  if (absl::Status s = CheckArgs(ctx.attrs(), ctx.num_inputs()); !s.ok()) return s;
+  return InferMatMul2D(ctx);
+}
+
+std::vector<const Tensor*> InputPointers(const KernelContext& ctx) {
+  std::vector<const Tensor*> in;
+  for (int i = 0; i < ctx.num_inputs(); ++i) in.push_back(&ctx.input(i));
+  return in;
+}
+
+absl::Status ComputeFusedConv(KernelContext& ctx) {
+  if (absl::Status s = CheckNhwc(ctx.attrs()); !s.ok()) return s;
+  absl::StatusOr<FusedOps> ops = ParseFusedOps(ctx.attrs(), ctx.num_inputs());
+  if (!ops.ok()) return ops.status();
+  absl::StatusOr<bool> depthwise = ctx.attrs().GetOr<bool>("depthwise", false);
+  if (!depthwise.ok()) return depthwise.status();
+  KernelContext conv(ctx.node_name(), ctx.op(), ctx.attrs(), {ctx.input(0), ctx.input(1)}, 1);
+  if (absl::Status s = ComputeConvolution(conv, *depthwise); !s.ok()) return s;
+  Tensor out = conv.output(0);
+  if (absl::Status s = ApplyPostOps(*ops, InputPointers(ctx), out); !s.ok()) return s;
+  ctx.set_output(0, std::move(out));
+  return absl::OkStatus();
+}
+
+absl::Status ComputeFusedMatMul(KernelContext& ctx) {
+  absl::StatusOr<FusedOps> ops = ParseFusedOps(ctx.attrs(), ctx.num_inputs());
+  if (!ops.ok()) return ops.status();
+  KernelContext mm(ctx.node_name(), ctx.op(), ctx.attrs(), {ctx.input(0), ctx.input(1)}, 1);
+  if (absl::Status s = ComputeMatMul2D(mm); !s.ok()) return s;
+  Tensor out = mm.output(0);
+  if (absl::Status s = ApplyPostOps(*ops, InputPointers(ctx), out); !s.ok()) return s;
+  ctx.set_output(0, std::move(out));
+  return absl::OkStatus();
+}
+
+absl::Status ComputeActivation(KernelContext& ctx, Activation a) {
+  const Tensor& x = ctx.input(0);
+  if (x.dtype() != DataType::kFloat) {
+    return absl::UnimplementedError(
+        absl::StrCat(ctx.op(), " computes float32 only, got ", DataTypeName(x.dtype())));
+  }
+  absl::StatusOr<Tensor*> y = ctx.allocate_output(0, DataType::kFloat, x.shape());
+  if (!y.ok()) return y.status();
+  const float* in = x.data<float>();
+  float* out = (*y)->data<float>();
+  for (int64_t i = 0; i < x.num_elements(); ++i) out[i] = ApplyActivation(a, 0.0f, in[i]);
+  return absl::OkStatus();
+}
+
+std::vector<std::pair<std::string, AttrValue>> FusedDefaults(bool conv) {
+  std::vector<std::pair<std::string, AttrValue>> d = {
+      {"fused_ops", EmptyList{}}, {"leakyrelu_alpha", 0.2f}, {"weights_constant", false}};
+  if (conv) {
+    d.emplace_back("explicit_paddings", EmptyList{});
+    d.emplace_back("data_format", std::string("NHWC"));
+    d.emplace_back("dilations", std::vector<int64_t>{1, 1, 1, 1});
+    d.emplace_back("depthwise", false);
+  } else {
+    d.emplace_back("transpose_a", false);
+    d.emplace_back("transpose_b", false);
+  }
+  return d;
+}
+
+void AddActivationOp(KernelRegistry& r, const char* op, Activation a) {
+  r.AddOp({op, {}, UnchangedShape, nullptr});
+  r.AddKernel({op, kCpu, "T", {DataType::kFloat},
+               [a](KernelContext& ctx) { return ComputeActivation(ctx, a); }});
+}
+
+}  // namespace
+
+void RegisterFusedLinearOps(KernelRegistry& r) {
+  r.AddOp({kFusedConv2D, FusedDefaults(true), InferFusedConv, nullptr});
+  r.AddKernel({kFusedConv2D, kCpu, "T", {DataType::kFloat}, ComputeFusedConv});
+  r.AddOp({kFusedMatMul, FusedDefaults(false), InferFusedMatMul, nullptr});
+  r.AddKernel({kFusedMatMul, kCpu, "T", {DataType::kFloat}, ComputeFusedMatMul});
+  AddActivationOp(r, "_SmrtSwish", Activation::kSwish);
+  AddActivationOp(r, "_SmrtHardSwish", Activation::kHardSwish);
+  AddActivationOp(r, "_SmrtGeluErf", Activation::kGeluErf);
+  AddActivationOp(r, "_SmrtGeluTanh", Activation::kGeluTanh);
+}
+
+}  // namespace smrt::kernels

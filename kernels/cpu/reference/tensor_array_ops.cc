@@ -1,0 +1,465 @@
+// TensorArrays, the TF1 dynamic arrays tf.compat.v1 while loops and
+// dynamic_rnn carry (TensorArrayV3, Scatter in, Read/Write in the loop,
+// Gather out). The handle output holds the array itself (a variant tensor
+// standing for TensorFlow's resource handle); the float flow tensor only
+// orders the ops, as in TensorFlow. An array lives as long as a run uses
+// its handle; ops on it run in flow order, so it is updated in place.
+#include <cstring>
+#include <memory>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "kernels/cpu/reference/kernel_util.h"
+#include "kernels/cpu/reference/register.h"
+#include "kernels/registry.h"
+
+namespace smrt::kernels {
+namespace {
+
+constexpr int64_t kMaxArraySize = int64_t{1} << 28;
+
+struct TensorArray {
+  DataType dtype = DataType::kInvalid;
+  PartialShape element_shape = PartialShape::Unknown();
+  bool dynamic_size = false;
+  bool clear_after_read = true;
+  bool identical_element_shapes = false;
+  bool closed = false;
+  std::string name;
+  struct Element {
+    Tensor value;
+    bool written = false;
+    bool read = false;
+    bool cleared = false;
+  };
+  std::vector<Element> elements;
+
+  std::string Where() const { return absl::StrCat("TensorArray ", name); }
+
+  absl::Status Write(int64_t index, const Tensor& value) {
+    if (closed) return absl::InvalidArgumentError(absl::StrCat(Where(), " has already been closed"));
+    if (index < 0 || (!dynamic_size && index >= static_cast<int64_t>(elements.size())) ||
+        index >= kMaxArraySize) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(Where(), ": tried to write to index ", index,
+                       " but array is not resizeable and size is: ", elements.size()));
+    }
+    if (index >= static_cast<int64_t>(elements.size())) elements.resize(index + 1);
+    if (value.dtype() != dtype) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          Where(), ": could not write to index ", index, " because the value dtype is ",
+          DataTypeName(value.dtype()), " but the TensorArray dtype is ", DataTypeName(dtype)));
+    }
+    if (!element_shape.IsCompatibleWith(value.shape())) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          Where(), ": could not write to index ", index, " because the value shape is ",
+          ShapeToString(value.shape()), ", incompatible with the element shape ",
+          element_shape.ToString()));
+    }
+    Element& e = elements[index];
+    if (e.read) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          Where(), ": could not write to index ", index, " because it has already been read"));
+    }
+    if (e.written) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          Where(), ": could not write to index ", index,
+          " because it has already been written to"));
+    }
+    if (identical_element_shapes) element_shape = PartialShape::Known(value.shape());
+    e.value = value;
+    e.written = true;
+    return absl::OkStatus();
+  }
+
+  absl::StatusOr<Tensor> Read(int64_t index) {
+    if (closed) return absl::InvalidArgumentError(absl::StrCat(Where(), " has already been closed"));
+    if (index < 0 || index >= static_cast<int64_t>(elements.size())) {
+      return absl::InvalidArgumentError(absl::StrCat(Where(), ": tried to read from index ", index,
+                                                     " but array size is: ", elements.size()));
+    }
+    Element& e = elements[index];
+    if (!e.written) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          Where(), ": could not read from index ", index, " because it has not yet been written to"));
+    }
+    if (e.cleared) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(Where(), ": could not read index ", index,
+                       " twice because it was cleared after a previous read (perhaps try setting "
+                       "clear_after_read = false?)"));
+    }
+    Tensor value = e.value;
+    if (clear_after_read) {
+      e.value = Tensor();
+      e.cleared = true;
+    }
+    e.read = true;
+    return value;
+  }
+};
+
+absl::StatusOr<TensorArray*> ArrayOf(const KernelContext& ctx) {
+  const Tensor& t = ctx.input(0);
+  if (t.dtype() != DataType::kVariant || t.variant_object() == nullptr) {
+    return absl::InvalidArgumentError(absl::StrCat("expected a TensorArray handle, got a ",
+                                                   DataTypeName(t.dtype()), " tensor"));
+  }
+  return static_cast<TensorArray*>(t.variant_object());
+}
+
+absl::StatusOr<int64_t> ScalarIndex(const Tensor& t, const char* what) {
+  absl::StatusOr<std::vector<int64_t>> v = ToInt64s(t);
+  if (!v.ok()) return v.status();
+  if (t.rank() != 0) return absl::InvalidArgumentError(absl::StrCat(what, " must be a scalar"));
+  return (*v)[0];
+}
+
+absl::Status SetFlow(KernelContext& ctx, int output) {
+  absl::StatusOr<Tensor*> flow = ctx.allocate_output(output, DataType::kFloat, {});
+  return flow.status();
+}
+
+// Copies `n` elements of `from` starting at element `from_offset` into `to`
+// at element `to_offset` (same dtype).
+void CopyElements(const Tensor& from, int64_t from_offset, Tensor& to, int64_t to_offset,
+                  int64_t n) {
+  if (n <= 0) return;
+  if (from.dtype() == DataType::kString) {
+    for (int64_t i = 0; i < n; ++i) {
+      to.data<std::string>()[to_offset + i] = from.data<std::string>()[from_offset + i];
+    }
+    return;
+  }
+  const size_t size = DataTypeSize(from.dtype());
+  std::memcpy(static_cast<char*>(to.raw_data()) + to_offset * size,
+              static_cast<const char*>(from.raw_data()) + from_offset * size, n * size);
+}
+
+absl::Status Create(KernelContext& ctx) {
+  absl::StatusOr<int64_t> size = ScalarIndex(ctx.input(0), "size");
+  if (!size.ok()) return size.status();
+  if (*size < 0 || *size > kMaxArraySize) {
+    return absl::InvalidArgumentError(absl::StrCat("TensorArray size ", *size,
+                                                   " is out of range [0, 2^28]"));
+  }
+  auto ta = std::make_shared<TensorArray>();
+  const AttrMap& a = ctx.attrs();
+  absl::StatusOr<DataType> dtype = a.Get<DataType>("dtype");
+  if (!dtype.ok()) return dtype.status();
+  ta->dtype = *dtype;
+  absl::StatusOr<PartialShape> shape = a.GetOr<PartialShape>("element_shape", PartialShape::Unknown());
+  absl::StatusOr<bool> dynamic = a.GetOr<bool>("dynamic_size", false);
+  absl::StatusOr<bool> clear = a.GetOr<bool>("clear_after_read", true);
+  absl::StatusOr<bool> identical = a.GetOr<bool>("identical_element_shapes", false);
+  absl::StatusOr<std::string> name = a.GetOr<std::string>("tensor_array_name", "");
+  for (const absl::Status& s : {shape.status(), dynamic.status(), clear.status(),
+                                identical.status(), name.status()}) {
+    if (!s.ok()) return s;
+  }
+  ta->element_shape = *shape;
+  ta->dynamic_size = *dynamic;
+  ta->clear_after_read = *clear;
+  ta->identical_element_shapes = *identical;
+  ta->name = name->empty() ? std::string(ctx.node_name()) : *name;
+  ta->elements.resize(*size);
+  ctx.set_output(0, Tensor::Variant(std::move(ta)));
+  return SetFlow(ctx, 1);
+}
+
+absl::Status Write(KernelContext& ctx) {
+  absl::StatusOr<TensorArray*> ta = ArrayOf(ctx);
+  if (!ta.ok()) return ta.status();
+  absl::StatusOr<int64_t> index = ScalarIndex(ctx.input(1), "index");
+  if (!index.ok()) return index.status();
+  if (absl::Status s = (*ta)->Write(*index, ctx.input(2)); !s.ok()) return s;
+  return SetFlow(ctx, 0);
+}
+
+absl::Status Read(KernelContext& ctx) {
+  absl::StatusOr<TensorArray*> ta = ArrayOf(ctx);
+  if (!ta.ok()) return ta.status();
+  absl::StatusOr<int64_t> index = ScalarIndex(ctx.input(1), "index");
+  if (!index.ok()) return index.status();
+  absl::StatusOr<DataType> dtype = ctx.attrs().Get<DataType>("dtype");
+  if (!dtype.ok()) return dtype.status();
+  if (*dtype != (*ta)->dtype) {
+    return absl::InvalidArgumentError(absl::StrCat((*ta)->Where(), " holds ",
+                                                   DataTypeName((*ta)->dtype), ", not ",
+                                                   DataTypeName(*dtype)));
+  }
+  absl::StatusOr<Tensor> value = (*ta)->Read(*index);
+  if (!value.ok()) return value.status();
+  ctx.set_output(0, *std::move(value));
+  return absl::OkStatus();
+}
+
+// Stacks elements (all of one shape) into [n] + element shape.
+absl::StatusOr<Tensor> Stack(TensorArray& ta, const std::vector<int64_t>& indices,
+                             const PartialShape& requested) {
+  std::vector<Tensor> values;
+  for (int64_t i : indices) {
+    absl::StatusOr<Tensor> v = ta.Read(i);
+    if (!v.ok()) return v.status();
+    values.push_back(*std::move(v));
+  }
+  Shape element;
+  if (values.empty()) {
+    PartialShape s = requested.known_rank ? requested : ta.element_shape;
+    if (!s.IsFullyKnown()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          ta.Where(), ": cannot gather no elements with an element shape that is not fully known (",
+          s.ToString(), ")"));
+    }
+    element = s.dims;
+  } else {
+    element = values[0].shape();
+    for (size_t i = 1; i < values.size(); ++i) {
+      if (values[i].shape() != element) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            ta.Where(), " has inconsistent shapes: index ", indices[0], " has shape ",
+            ShapeToString(element), " but index ", indices[i], " has shape ",
+            ShapeToString(values[i].shape())));
+      }
+    }
+  }
+  Shape out_shape = {static_cast<int64_t>(indices.size())};
+  out_shape.insert(out_shape.end(), element.begin(), element.end());
+  absl::StatusOr<Tensor> out = Tensor::Create(ta.dtype, out_shape);
+  if (!out.ok()) return out.status();
+  for (size_t i = 0; i < values.size(); ++i) {
+    const int64_t per = values[i].num_elements();
+    CopyElements(values[i], 0, *out, static_cast<int64_t>(i) * per, per);
+  }
+  return out;
+}
+
+absl::Status Gather(KernelContext& ctx) {
+  absl::StatusOr<TensorArray*> ta = ArrayOf(ctx);
+  if (!ta.ok()) return ta.status();
+  if (ctx.input(1).rank() != 1) return absl::InvalidArgumentError("indices must be a vector");
+  absl::StatusOr<std::vector<int64_t>> indices = ToInt64s(ctx.input(1));
+  if (!indices.ok()) return indices.status();
+  absl::StatusOr<PartialShape> requested =
+      ctx.attrs().GetOr<PartialShape>("element_shape", PartialShape::Unknown());
+  if (!requested.ok()) return requested.status();
+  absl::StatusOr<Tensor> out = Stack(**ta, *indices, *requested);
+  if (!out.ok()) return out.status();
+  ctx.set_output(0, *std::move(out));
+  return absl::OkStatus();
+}
+
+absl::Status Scatter(KernelContext& ctx) {
+  absl::StatusOr<TensorArray*> ta = ArrayOf(ctx);
+  if (!ta.ok()) return ta.status();
+  const Tensor& value = ctx.input(2);
+  if (ctx.input(1).rank() != 1) return absl::InvalidArgumentError("indices must be a vector");
+  absl::StatusOr<std::vector<int64_t>> indices = ToInt64s(ctx.input(1));
+  if (!indices.ok()) return indices.status();
+  if (value.rank() < 1 || value.dim(0) != static_cast<int64_t>(indices->size())) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "expected value of shape [", indices->size(), ", ...] to scatter, got ",
+        ShapeToString(value.shape())));
+  }
+  Shape element(value.shape().begin() + 1, value.shape().end());
+  const int64_t per = indices->empty() ? 0 : value.num_elements() / value.dim(0);
+  for (size_t i = 0; i < indices->size(); ++i) {
+    absl::StatusOr<Tensor> item = Tensor::Create(value.dtype(), element);
+    if (!item.ok()) return item.status();
+    CopyElements(value, static_cast<int64_t>(i) * per, *item, 0, per);
+    if (absl::Status s = (*ta)->Write((*indices)[i], *item); !s.ok()) return s;
+  }
+  return SetFlow(ctx, 0);
+}
+
+absl::Status Concat(KernelContext& ctx) {
+  absl::StatusOr<TensorArray*> ta = ArrayOf(ctx);
+  if (!ta.ok()) return ta.status();
+  std::vector<Tensor> values;
+  for (size_t i = 0; i < (*ta)->elements.size(); ++i) {
+    absl::StatusOr<Tensor> v = (*ta)->Read(static_cast<int64_t>(i));
+    if (!v.ok()) return v.status();
+    if (v->rank() < 1) {
+      return absl::InvalidArgumentError(absl::StrCat((*ta)->Where(), ": cannot concat element ", i,
+                                                     ", a scalar"));
+    }
+    values.push_back(*std::move(v));
+  }
+  Shape rest;
+  if (values.empty()) {
+    absl::StatusOr<PartialShape> except0 =
+        ctx.attrs().GetOr<PartialShape>("element_shape_except0", PartialShape::Unknown());
+    if (!except0.ok()) return except0.status();
+    if (!except0->IsFullyKnown()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          (*ta)->Where(), ": cannot concat no elements with element_shape_except0 ",
+          except0->ToString()));
+    }
+    rest = except0->dims;
+  } else {
+    rest.assign(values[0].shape().begin() + 1, values[0].shape().end());
+  }
+  int64_t total = 0;
+  absl::StatusOr<Tensor*> lengths =
+      ctx.allocate_output(1, DataType::kInt64, {static_cast<int64_t>(values.size())});
+  if (!lengths.ok()) return lengths.status();
+  for (size_t i = 0; i < values.size(); ++i) {
+    Shape r(values[i].shape().begin() + 1, values[i].shape().end());
+    if (r != rest) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          (*ta)->Where(), ": cannot concat elements of shapes ", ShapeToString(values[0].shape()),
+          " and ", ShapeToString(values[i].shape())));
+    }
+    (*lengths)->data<int64_t>()[i] = values[i].dim(0);
+    total += values[i].dim(0);
+  }
+  Shape out_shape = {total};
+  out_shape.insert(out_shape.end(), rest.begin(), rest.end());
+  absl::StatusOr<Tensor*> out = ctx.allocate_output(0, (*ta)->dtype, out_shape);
+  if (!out.ok()) return out.status();
+  int64_t offset = 0;
+  for (const Tensor& v : values) {
+    CopyElements(v, 0, **out, offset, v.num_elements());
+    offset += v.num_elements();
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Split(KernelContext& ctx) {
+  absl::StatusOr<TensorArray*> ta = ArrayOf(ctx);
+  if (!ta.ok()) return ta.status();
+  const Tensor& value = ctx.input(1);
+  absl::StatusOr<std::vector<int64_t>> lengths = ToInt64s(ctx.input(2));
+  if (!lengths.ok()) return lengths.status();
+  if (value.rank() < 1) return absl::InvalidArgumentError("cannot split a scalar");
+  int64_t total = 0;
+  for (int64_t l : *lengths) {
+    if (l < 0) return absl::InvalidArgumentError(absl::StrCat("negative split length ", l));
+    total += l;
+  }
+  if (total != value.dim(0)) {
+    return absl::InvalidArgumentError(absl::StrCat("split lengths sum to ", total,
+                                                   " but the value's first dim is ", value.dim(0)));
+  }
+  if (!(*ta)->dynamic_size && lengths->size() != (*ta)->elements.size()) {
+    return absl::InvalidArgumentError(absl::StrCat((*ta)->Where(), " has size ",
+                                                   (*ta)->elements.size(), " but split into ",
+                                                   lengths->size(), " pieces"));
+  }
+  const int64_t per_row = value.dim(0) == 0 ? 0 : value.num_elements() / value.dim(0);
+  int64_t row = 0;
+  for (size_t i = 0; i < lengths->size(); ++i) {
+    Shape shape = value.shape();
+    shape[0] = (*lengths)[i];
+    absl::StatusOr<Tensor> item = Tensor::Create(value.dtype(), shape);
+    if (!item.ok()) return item.status();
+    CopyElements(value, row * per_row, *item, 0, (*lengths)[i] * per_row);
+    row += (*lengths)[i];
+    if (absl::Status s = (*ta)->Write(static_cast<int64_t>(i), *item); !s.ok()) return s;
+  }
+  return SetFlow(ctx, 0);
+}
+
+absl::Status Size(KernelContext& ctx) {
+  absl::StatusOr<TensorArray*> ta = ArrayOf(ctx);
+  if (!ta.ok()) return ta.status();
+  absl::StatusOr<Tensor*> out = ctx.allocate_output(0, DataType::kInt32, {});
+  if (!out.ok()) return out.status();
+  (*out)->data<int32_t>()[0] = static_cast<int32_t>((*ta)->elements.size());
+  return absl::OkStatus();
+}
+
+absl::Status Close(KernelContext& ctx) {
+  absl::StatusOr<TensorArray*> ta = ArrayOf(ctx);
+  if (!ta.ok()) return ta.status();
+  (*ta)->closed = true;
+  return absl::OkStatus();
+}
+
+absl::Status Output(InferenceContext& ctx, int i, DataType dtype, PartialShape shape) {
+  ctx.set_output(i, ValueInfo{dtype, std::move(shape)});
+  return absl::OkStatus();
+}
+
+absl::Status InferFlow(InferenceContext& ctx) {
+  return Output(ctx, 0, DataType::kFloat, PartialShape::Known({}));
+}
+
+absl::Status InferCreate(InferenceContext& ctx) {
+  if (absl::Status s = Output(ctx, 0, DataType::kResource, PartialShape::Known({})); !s.ok()) {
+    return s;
+  }
+  return Output(ctx, 1, DataType::kFloat, PartialShape::Known({}));
+}
+
+absl::Status InferRead(InferenceContext& ctx) {
+  absl::StatusOr<DataType> dtype = ctx.attrs().Get<DataType>("dtype");
+  if (!dtype.ok()) return dtype.status();
+  return Output(ctx, 0, *dtype, PartialShape::Unknown());
+}
+
+absl::Status InferGather(InferenceContext& ctx) {
+  absl::StatusOr<DataType> dtype = ctx.attrs().Get<DataType>("dtype");
+  if (!dtype.ok()) return dtype.status();
+  absl::StatusOr<PartialShape> element =
+      ctx.attrs().GetOr<PartialShape>("element_shape", PartialShape::Unknown());
+  PartialShape shape = PartialShape::Unknown();
+  if (element.ok() && element->known_rank) {
+    Shape dims = {-1};
+    dims.insert(dims.end(), element->dims.begin(), element->dims.end());
+    shape = PartialShape::Known(dims);
+  }
+  return Output(ctx, 0, *dtype, shape);
+}
+
+absl::Status InferConcat(InferenceContext& ctx) {
+  absl::StatusOr<DataType> dtype = ctx.attrs().Get<DataType>("dtype");
+  if (!dtype.ok()) return dtype.status();
+  if (absl::Status s = Output(ctx, 0, *dtype, PartialShape::Unknown()); !s.ok()) return s;
+  return Output(ctx, 1, DataType::kInt64, PartialShape::Known({-1}));
+}
+
+absl::StatusOr<int> Outputs(const AttrMap&, int, int n) { return n; }
+
+}  // namespace
+
+void RegisterTensorArrayOps(KernelRegistry& r) {
+  auto n = [](int count) {
+    return [count](const AttrMap& a, int i) { return Outputs(a, i, count); };
+  };
+  r.AddOp({"TensorArrayV3",
+           {{"element_shape", PartialShape::Unknown()},
+            {"dynamic_size", false},
+            {"clear_after_read", true},
+            {"identical_element_shapes", false},
+            {"tensor_array_name", std::string()}},
+           InferCreate,
+           n(2),
+           true});
+  r.AddKernel({"TensorArrayV3", kCpu, "", {}, Create});
+  r.AddOp({"TensorArrayWriteV3", {}, InferFlow, nullptr, true});
+  r.AddKernel({"TensorArrayWriteV3", kCpu, "", {}, Write});
+  r.AddOp({"TensorArrayReadV3", {}, InferRead, nullptr, true});
+  r.AddKernel({"TensorArrayReadV3", kCpu, "", {}, Read});
+  r.AddOp({"TensorArrayGatherV3", {{"element_shape", PartialShape::Unknown()}}, InferGather,
+           nullptr, true});
+  r.AddKernel({"TensorArrayGatherV3", kCpu, "", {}, Gather});
+  r.AddOp({"TensorArrayScatterV3", {}, InferFlow, nullptr, true});
+  r.AddKernel({"TensorArrayScatterV3", kCpu, "", {}, Scatter});
+  r.AddOp({"TensorArrayConcatV3", {{"element_shape_except0", PartialShape::Unknown()}},
+           InferConcat, n(2), true});
+  r.AddKernel({"TensorArrayConcatV3", kCpu, "", {}, Concat});
+  r.AddOp({"TensorArraySplitV3", {}, InferFlow, nullptr, true});
+  r.AddKernel({"TensorArraySplitV3", kCpu, "", {}, Split});
+  r.AddOp({"TensorArraySizeV3", {},
+           [](InferenceContext& ctx) {
+             return Output(ctx, 0, DataType::kInt32, PartialShape::Known({}));
+           },
+           nullptr, true});
+  r.AddKernel({"TensorArraySizeV3", kCpu, "", {}, Size});
+  r.AddOp({"TensorArrayCloseV3", {}, [](InferenceContext&) { return absl::OkStatus(); }, n(0),
+           true});
+  r.AddKernel({"TensorArrayCloseV3", kCpu, "", {}, Close});
+}
+
+}  // namespace smrt::kernels

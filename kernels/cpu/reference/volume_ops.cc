@@ -1,0 +1,391 @@
+// Conv3D, MaxPool3D and AvgPool3D on NDHWC volumes (filters DHWIO).
+//
+// As in TensorFlow's CPU kernels: only NDHWC; SAME average pooling divides by
+// the number of cells inside the input; max pooling starts from the type's
+// lowest value. Conv3D also takes dilations (TensorFlow's Eigen kernel rejects
+// them, its oneDNN kernel and GPU kernels accept them). Conv3D is im2col +
+// GEMM in bounded blocks.
+#include <Eigen/Core>
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <limits>
+#include <type_traits>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "kernels/cpu/reference/conv_util.h"
+#include "kernels/cpu/reference/gemm.h"
+#include "kernels/cpu/reference/register.h"
+#include "kernels/registry.h"
+
+namespace smrt::kernels {
+namespace {
+
+constexpr int64_t kPatchBlockElements = int64_t{1} << 20;
+
+using Five = std::array<int64_t, 5>;
+
+absl::StatusOr<Five> ReadFive(const AttrMap& attrs, absl::string_view name, int64_t fallback) {
+  if (!attrs.Has(name)) {
+    if (fallback > 0) return Five{fallback, fallback, fallback, fallback, fallback};
+    return absl::InvalidArgumentError(absl::StrCat("missing attr ", name));
+  }
+  absl::StatusOr<std::vector<int64_t>> v = attrs.Get<std::vector<int64_t>>(name);
+  if (!v.ok()) return v.status();
+  if (v->size() != 5) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(name, " must specify 5 dimensions, got [", absl::StrJoin(*v, ", "), "]"));
+  }
+  return Five{(*v)[0], (*v)[1], (*v)[2], (*v)[3], (*v)[4]};
+}
+
+absl::Status CheckNdhwc(const AttrMap& attrs, absl::string_view op) {
+  absl::StatusOr<std::string> f = attrs.GetOr<std::string>("data_format", "NDHWC");
+  if (!f.ok()) return f.status();
+  if (*f != "NDHWC") {
+    return absl::UnimplementedError(
+        absl::StrCat(op, ": only data_format NDHWC is supported on CPU, got ", *f));
+  }
+  return absl::OkStatus();
+}
+
+// The attrs of a 3-D window op, in NDHWC order. `window` is the pool ksize
+// (unused for Conv3D, whose window is the filter).
+struct VolumeAttrs {
+  Padding padding = Padding::kValid;
+  Five window{};
+  Five strides{};
+  Five dilations{1, 1, 1, 1, 1};
+};
+
+absl::StatusOr<VolumeAttrs> ReadVolumeAttrs(const AttrMap& attrs, absl::string_view op, bool pool) {
+  if (absl::Status s = CheckNdhwc(attrs, op); !s.ok()) return s;
+  VolumeAttrs a;
+  absl::StatusOr<Padding> padding = ParsePadding(attrs, /*allow_explicit=*/false);
+  if (!padding.ok()) return padding.status();
+  a.padding = *padding;
+  absl::StatusOr<Five> strides = ReadFive(attrs, "strides", 0);
+  if (!strides.ok()) return strides.status();
+  a.strides = *strides;
+  if (pool) {
+    absl::StatusOr<Five> k = ReadFive(attrs, "ksize", 0);
+    if (!k.ok()) return k.status();
+    a.window = *k;
+  } else {
+    absl::StatusOr<Five> d = ReadFive(attrs, "dilations", 1);
+    if (!d.ok()) return d.status();
+    a.dilations = *d;
+  }
+  for (int i = 0; i < 5; ++i) {
+    if (a.strides[i] <= 0 || a.dilations[i] <= 0 || (pool && a.window[i] <= 0)) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          op, ": strides", pool ? ", ksize" : ", dilations", " must be positive, got strides [",
+          absl::StrJoin(a.strides, ", "), "] ", pool ? "ksize [" : "dilations [",
+          absl::StrJoin(pool ? a.window : a.dilations, ", "), "]"));
+    }
+  }
+  if (a.strides[0] != 1 || a.strides[4] != 1 || a.dilations[0] != 1 || a.dilations[4] != 1 ||
+      (pool && (a.window[0] != 1 || a.window[4] != 1))) {
+    return absl::UnimplementedError(
+        absl::StrCat(op,
+                     ": windows, strides and dilations over the batch and depth dimensions are not "
+                     "supported, got strides [",
+                     absl::StrJoin(a.strides, ", "), "]"));
+  }
+  return a;
+}
+
+struct Geometry {
+  int64_t batch = 0, in_c = 0, out_c = 0;
+  std::array<int64_t, 3> in{}, k{}, out{}, stride{}, dil{}, pad{};
+};
+
+// Fills the spatial sizes of `g` from the input dims (NDHWC) and window dims.
+absl::Status SpatialGeometry(const VolumeAttrs& a, const Shape& in, const std::array<int64_t, 3>& k,
+                             Geometry& g) {
+  g.batch = in[0];
+  g.in_c = in[4];
+  g.k = k;
+  for (int i = 0; i < 3; ++i) {
+    g.in[i] = in[1 + i];
+    g.stride[i] = a.strides[1 + i];
+    g.dil[i] = a.dilations[1 + i];
+    absl::StatusOr<WindowedSize> w =
+        WindowedOutputSize(g.in[i], k[i], g.dil[i], g.stride[i], a.padding);
+    if (!w.ok()) return w.status();
+    g.out[i] = w->size;
+    g.pad[i] = w->pad_before;
+  }
+  return absl::OkStatus();
+}
+
+// Inference: input NDHWC; `k` the window (filter dims or ksize), `out_c` the
+// output depth (-1 unknown).
+absl::Status InferVolume(InferenceContext& ctx, const VolumeAttrs& a,
+                         const std::array<int64_t, 3>& k, int64_t out_c) {
+  const ValueInfo& in = ctx.input(0);
+  if (in.shape.known_rank && in.shape.rank() != 5) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(ctx.op(), " input must be 5-dimensional, got ", in.shape.ToString()));
+  }
+  Shape out(5, -1);
+  out[4] = out_c;
+  if (in.shape.known_rank) {
+    out[0] = in.shape.dims[0];
+    for (int i = 0; i < 3; ++i) {
+      absl::StatusOr<int64_t> o = InferWindowedOutputSize(
+          in.shape.dims[1 + i], k[i], a.dilations[1 + i], a.strides[1 + i], a.padding);
+      if (!o.ok()) return o.status();
+      out[1 + i] = *o;
+    }
+  }
+  ctx.set_output(0, ValueInfo{in.dtype, PartialShape::Known(std::move(out))});
+  return absl::OkStatus();
+}
+
+// Conv3D
+
+absl::Status InferConv3D(InferenceContext& ctx) {
+  absl::StatusOr<VolumeAttrs> a = ReadVolumeAttrs(ctx.attrs(), ctx.op(), /*pool=*/false);
+  if (!a.ok()) return a.status();
+  const ValueInfo& filter = ctx.input(1);
+  if (filter.shape.known_rank && filter.shape.rank() != 5) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("Conv3D filter must be 5-dimensional, got ", filter.shape.ToString()));
+  }
+  std::array<int64_t, 3> k{-1, -1, -1};
+  int64_t out_c = -1;
+  if (filter.shape.known_rank) {
+    k = {filter.shape.dims[0], filter.shape.dims[1], filter.shape.dims[2]};
+    out_c = filter.shape.dims[4];
+    const ValueInfo& in = ctx.input(0);
+    if (in.shape.known_rank && in.shape.rank() == 5 && in.shape.dims[4] >= 0 &&
+        filter.shape.dims[3] >= 0 && in.shape.dims[4] != filter.shape.dims[3]) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("Conv3D: input depth ", in.shape.dims[4],
+                       " must equal the filter's input depth ", filter.shape.dims[3], " (input ",
+                       in.shape.ToString(), ", filter ", filter.shape.ToString(), ")"));
+    }
+  }
+  return InferVolume(ctx, *a, k, out_c);
+}
+
+template <typename T>
+void Conv3DNdhwc(const T* in, const T* filter, const Geometry& g, T* out) {
+  const int64_t pixels = g.out[0] * g.out[1] * g.out[2];
+  const int64_t m_total = g.batch * pixels;
+  if (m_total == 0 || g.out_c == 0) return;
+  const int64_t ic = g.in_c;
+  const int64_t k = g.k[0] * g.k[1] * g.k[2] * ic;
+  const int64_t block =
+      std::max<int64_t>(1, std::min(m_total, kPatchBlockElements / std::max<int64_t>(k, 1)));
+  std::vector<T> patches(static_cast<size_t>(block * k));
+  for (int64_t m0 = 0; m0 < m_total; m0 += block) {
+    const int64_t rows = std::min(block, m_total - m0);
+    for (int64_t r = 0; r < rows; ++r) {
+      const int64_t m = m0 + r;
+      const int64_t b = m / pixels;
+      const int64_t p = m % pixels;
+      const int64_t o[3] = {p / (g.out[1] * g.out[2]), (p / g.out[2]) % g.out[1], p % g.out[2]};
+      T* dst = patches.data() + r * k;
+      for (int64_t i = 0; i < g.k[0]; ++i) {
+        const int64_t z = o[0] * g.stride[0] - g.pad[0] + i * g.dil[0];
+        for (int64_t j = 0; j < g.k[1]; ++j) {
+          const int64_t y = o[1] * g.stride[1] - g.pad[1] + j * g.dil[1];
+          for (int64_t l = 0; l < g.k[2]; ++l, dst += ic) {
+            const int64_t x = o[2] * g.stride[2] - g.pad[2] + l * g.dil[2];
+            if (z < 0 || z >= g.in[0] || y < 0 || y >= g.in[1] || x < 0 || x >= g.in[2]) {
+              std::fill(dst, dst + ic, T(0));
+            } else {
+              const T* src = in + (((b * g.in[0] + z) * g.in[1] + y) * g.in[2] + x) * ic;
+              std::copy(src, src + ic, dst);
+            }
+          }
+        }
+      }
+    }
+    Gemm<T>(false, false, rows, g.out_c, k, patches.data(), k, filter, g.out_c, out + m0 * g.out_c,
+            g.out_c);
+  }
+}
+
+absl::Status ComputeConv3D(KernelContext& ctx) {
+  absl::StatusOr<VolumeAttrs> a = ReadVolumeAttrs(ctx.attrs(), ctx.op(), /*pool=*/false);
+  if (!a.ok()) return a.status();
+  const Tensor& input = ctx.input(0);
+  const Tensor& filter = ctx.input(1);
+  if (input.rank() != 5 || filter.rank() != 5) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("Conv3D input and filter must be 5-dimensional, got input ",
+                     ShapeToString(input.shape()), " and filter ", ShapeToString(filter.shape())));
+  }
+  if (input.dtype() != filter.dtype()) {
+    return absl::InvalidArgumentError(absl::StrCat("Conv3D: input is ", DataTypeName(input.dtype()),
+                                                   " but filter is ",
+                                                   DataTypeName(filter.dtype())));
+  }
+  if (filter.num_elements() == 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "Conv3D: filter must not have zero elements (i.e. all dimensions must be non-zero), got ",
+        ShapeToString(filter.shape())));
+  }
+  if (input.dim(4) != filter.dim(3)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("Conv3D: input depth ", input.dim(4), " must equal the filter's input depth ",
+                     filter.dim(3), " (input ", ShapeToString(input.shape()), ", filter ",
+                     ShapeToString(filter.shape()), ")"));
+  }
+  Geometry g;
+  if (absl::Status s =
+          SpatialGeometry(*a, input.shape(), {filter.dim(0), filter.dim(1), filter.dim(2)}, g);
+      !s.ok()) {
+    return s;
+  }
+  g.out_c = filter.dim(4);
+  absl::StatusOr<Tensor*> out =
+      ctx.allocate_output(0, input.dtype(), {g.batch, g.out[0], g.out[1], g.out[2], g.out_c});
+  if (!out.ok()) return out.status();
+  switch (input.dtype()) {
+    case DataType::kFloat:
+      Conv3DNdhwc<float>(input.data<float>(), filter.data<float>(), g, (*out)->data<float>());
+      break;
+    case DataType::kDouble:
+      Conv3DNdhwc<double>(input.data<double>(), filter.data<double>(), g, (*out)->data<double>());
+      break;
+    default:
+      return absl::UnimplementedError(
+          absl::StrCat("Conv3D does not support ", DataTypeName(input.dtype())));
+  }
+  return absl::OkStatus();
+}
+
+// MaxPool3D / AvgPool3D
+
+enum class PoolKind { kMax, kAvg };
+
+absl::Status InferPool3D(InferenceContext& ctx) {
+  absl::StatusOr<VolumeAttrs> a = ReadVolumeAttrs(ctx.attrs(), ctx.op(), /*pool=*/true);
+  if (!a.ok()) return a.status();
+  const ValueInfo& in = ctx.input(0);
+  const int64_t c = in.shape.known_rank && in.shape.rank() == 5 ? in.shape.dims[4] : -1;
+  return InferVolume(ctx, *a, {a->window[1], a->window[2], a->window[3]}, c);
+}
+
+// Accumulates in float for half types.
+template <typename T>
+using Acc = std::conditional_t<std::is_same_v<T, double>, double, float>;
+
+template <typename T>
+void Pool3D(const T* in, const Geometry& g, PoolKind kind, T* out) {
+  const int64_t c = g.in_c;
+  std::vector<Acc<T>> acc(static_cast<size_t>(c));
+  for (int64_t b = 0; b < g.batch; ++b) {
+    for (int64_t oz = 0; oz < g.out[0]; ++oz) {
+      const int64_t z0 = oz * g.stride[0] - g.pad[0];
+      const int64_t z_lo = std::max<int64_t>(z0, 0), z_hi = std::min(z0 + g.k[0], g.in[0]);
+      for (int64_t oy = 0; oy < g.out[1]; ++oy) {
+        const int64_t y0 = oy * g.stride[1] - g.pad[1];
+        const int64_t y_lo = std::max<int64_t>(y0, 0), y_hi = std::min(y0 + g.k[1], g.in[1]);
+        for (int64_t ox = 0; ox < g.out[2]; ++ox) {
+          const int64_t x0 = ox * g.stride[2] - g.pad[2];
+          const int64_t x_lo = std::max<int64_t>(x0, 0), x_hi = std::min(x0 + g.k[2], g.in[2]);
+          std::fill(acc.begin(), acc.end(),
+                    kind == PoolKind::kMax ? std::numeric_limits<Acc<T>>::lowest() : Acc<T>(0));
+          int64_t count = 0;
+          for (int64_t z = z_lo; z < z_hi; ++z) {
+            for (int64_t y = y_lo; y < y_hi; ++y) {
+              for (int64_t x = x_lo; x < x_hi; ++x, ++count) {
+                const T* src = in + (((b * g.in[0] + z) * g.in[1] + y) * g.in[2] + x) * c;
+                for (int64_t ci = 0; ci < c; ++ci) {
+                  const Acc<T> v = static_cast<Acc<T>>(src[ci]);
+                  if (kind == PoolKind::kMax) {
+                    if (v > acc[ci]) acc[ci] = v;
+                  } else {
+                    acc[ci] += v;
+                  }
+                }
+              }
+            }
+          }
+          T* dst = out + (((b * g.out[0] + oz) * g.out[1] + oy) * g.out[2] + ox) * c;
+          for (int64_t ci = 0; ci < c; ++ci) {
+            dst[ci] = static_cast<T>(kind == PoolKind::kAvg && count > 0
+                                         ? acc[ci] / static_cast<Acc<T>>(count)
+                                         : acc[ci]);
+          }
+        }
+      }
+    }
+  }
+}
+
+absl::Status ComputePool3D(KernelContext& ctx, PoolKind kind) {
+  absl::StatusOr<VolumeAttrs> a = ReadVolumeAttrs(ctx.attrs(), ctx.op(), /*pool=*/true);
+  if (!a.ok()) return a.status();
+  const Tensor& input = ctx.input(0);
+  if (input.rank() != 5) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(ctx.op(), " input must be 5-dimensional, got ", ShapeToString(input.shape())));
+  }
+  Geometry g;
+  if (absl::Status s =
+          SpatialGeometry(*a, input.shape(), {a->window[1], a->window[2], a->window[3]}, g);
+      !s.ok()) {
+    return s;
+  }
+  g.out_c = g.in_c;
+  absl::StatusOr<Tensor*> out =
+      ctx.allocate_output(0, input.dtype(), {g.batch, g.out[0], g.out[1], g.out[2], g.out_c});
+  if (!out.ok()) return out.status();
+  switch (input.dtype()) {
+    case DataType::kFloat:
+      Pool3D<float>(input.data<float>(), g, kind, (*out)->data<float>());
+      break;
+    case DataType::kDouble:
+      Pool3D<double>(input.data<double>(), g, kind, (*out)->data<double>());
+      break;
+    case DataType::kHalf:
+      Pool3D<Eigen::half>(input.data<Eigen::half>(), g, kind, (*out)->data<Eigen::half>());
+      break;
+    case DataType::kBFloat16:
+      Pool3D<Eigen::bfloat16>(input.data<Eigen::bfloat16>(), g, kind,
+                              (*out)->data<Eigen::bfloat16>());
+      break;
+    default:
+      return absl::UnimplementedError(
+          absl::StrCat(ctx.op(), " does not support ", DataTypeName(input.dtype())));
+  }
+  return absl::OkStatus();
+}
+
+OpSpec VolumeOp(std::string op, std::vector<std::pair<std::string, AttrValue>> defaults,
+                InferFn infer) {
+  OpSpec spec;
+  spec.op = std::move(op);
+  spec.attr_defaults = std::move(defaults);
+  spec.infer = std::move(infer);
+  return spec;
+}
+
+}  // namespace
+
+void RegisterVolumeOps(KernelRegistry& r) {
+  r.AddOp(VolumeOp(
+      "Conv3D",
+      {{"data_format", std::string("NDHWC")}, {"dilations", std::vector<int64_t>{1, 1, 1, 1, 1}}},
+      InferConv3D));
+  r.AddKernel({"Conv3D", kCpu, "T", {DataType::kFloat, DataType::kDouble}, ComputeConv3D});
+  const std::vector<DataType> pool_types = {DataType::kFloat, DataType::kDouble, DataType::kHalf,
+                                            DataType::kBFloat16};
+  r.AddOp(VolumeOp("MaxPool3D", {{"data_format", std::string("NDHWC")}}, InferPool3D));
+  r.AddKernel({"MaxPool3D", kCpu, "T", pool_types,
+               [](KernelContext& ctx) { return ComputePool3D(ctx, PoolKind::kMax); }});
+  r.AddOp(VolumeOp("AvgPool3D", {{"data_format", std::string("NDHWC")}}, InferPool3D));
+  r.AddKernel({"AvgPool3D", kCpu, "T", pool_types,
+               [](KernelContext& ctx) { return ComputePool3D(ctx, PoolKind::kAvg); }});
+}
+
+}  // namespace smrt::kernels

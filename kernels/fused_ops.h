@@ -1,0 +1,71 @@
+// The fused ops the graph passes make, shared by every backend that runs
+// them (reference, oneDNN) and by the passes that build them.
+//
+//   _SmrtFusedConv2D(input, filter, args...)   NHWC, HWIO filter; attr
+//       depthwise=true: DepthwiseConv2dNative's filter layout
+//   _SmrtFusedMatMul(a, b, args...)            2-D, transpose_a / transpose_b
+//
+// Both carry `fused_ops`, the operations applied in order to the product:
+// "BiasAdd" adds the next arg (a vector over the last dim), "Add" adds the
+// next arg (a tensor of the output's shape: a residual), and activations
+// (Relu, Relu6, Elu, LeakyRelu with `leakyrelu_alpha`, Sigmoid, Tanh, Swish,
+// HardSwish, GeluErf, GeluTanh). `weights_constant` says the filter / b is a
+// constant, so a backend may transform it once and keep it.
+#ifndef SMRT_KERNELS_FUSED_OPS_H_
+#define SMRT_KERNELS_FUSED_OPS_H_
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "core/attr_map.h"
+#include "smrt/tensor.h"
+
+namespace smrt::kernels {
+
+inline constexpr char kFusedConv2D[] = "_SmrtFusedConv2D";
+inline constexpr char kFusedMatMul[] = "_SmrtFusedMatMul";
+
+enum class Activation {
+  kRelu, kRelu6, kElu, kLeakyRelu, kSigmoid, kTanh, kSwish, kHardSwish, kGeluErf, kGeluTanh
+};
+
+// The activation a TensorFlow (or smrt composite) op computes, if it is one
+// the fused ops take: "Relu" -> kRelu, "_SmrtSwish" -> kSwish...
+std::optional<Activation> ActivationOfOp(absl::string_view op);
+// The name used in fused_ops ("Relu", "GeluErf"...), and back.
+const char* ActivationName(Activation a);
+std::optional<Activation> ActivationFromName(absl::string_view name);
+
+// x -> activation(x), as the unfused TensorFlow ops compute it.
+float ApplyActivation(Activation a, float alpha, float x);
+void ApplyActivation(Activation a, float alpha, float* data, int64_t n);
+
+struct PostOp {
+  enum Kind { kBiasAdd, kAdd, kActivation } kind;
+  Activation activation = Activation::kRelu;  // for kActivation
+  int arg = -1;                               // input index, for kBiasAdd / kAdd
+};
+
+struct FusedOps {
+  std::vector<PostOp> ops;
+  float leakyrelu_alpha = 0.2f;
+  bool weights_constant = false;
+};
+
+// Parses fused_ops / leakyrelu_alpha / weights_constant for a node with
+// `num_inputs` inputs whose args start at input 2. InvalidArgument for an
+// unknown entry or a count of args that does not match.
+absl::StatusOr<FusedOps> ParseFusedOps(const AttrMap& attrs, int num_inputs);
+
+// Applies the post-ops to `out` (float32) in place, reading args from
+// `inputs`. Shapes are checked: BiasAdd's arg must be [channels], Add's the
+// output's shape.
+absl::Status ApplyPostOps(const FusedOps& ops, const std::vector<const Tensor*>& inputs,
+                          Tensor& out);
+
+}  // namespace smrt::kernels
+
+#endif  // SMRT_KERNELS_FUSED_OPS_H_

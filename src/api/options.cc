@@ -1,0 +1,120 @@
+#include "smrt/options.h"
+
+#include <cstdint>
+#include <limits>
+#include <type_traits>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+
+namespace smrt {
+namespace {
+
+// One parser per field type; a new field of one of these types needs only
+// its table line below.
+bool Parse(absl::string_view text, std::vector<std::string>* out) {
+  out->clear();
+  if (absl::StripAsciiWhitespace(text).empty()) return true;
+  for (absl::string_view part : absl::StrSplit(text, ',')) {
+    part = absl::StripAsciiWhitespace(part);
+    if (part.empty()) return false;
+    out->emplace_back(part);
+  }
+  return true;
+}
+[[maybe_unused]] bool Parse(absl::string_view text, std::string* out) {
+  *out = std::string(text);
+  return true;
+}
+[[maybe_unused]] bool Parse(absl::string_view text, bool* out) {
+  return absl::SimpleAtob(absl::StripAsciiWhitespace(text), out);
+}
+template <typename T, typename = std::enable_if_t<std::is_integral_v<T>>>
+bool Parse(absl::string_view text, T* out) {
+  int64_t v = 0;
+  if (!absl::SimpleAtoi(absl::StripAsciiWhitespace(text), &v)) return false;
+  if (v < static_cast<int64_t>(std::numeric_limits<T>::min()) ||
+      (v > 0 && static_cast<uint64_t>(v) > std::numeric_limits<T>::max())) {
+    return false;
+  }
+  *out = static_cast<T>(v);
+  return true;
+}
+
+using Setter = bool (*)(LoadOptions&, absl::string_view);
+template <auto Field>
+bool Set(LoadOptions& options, absl::string_view text) {
+  return Parse(text, &(options.*Field));
+}
+
+template <auto Outer, auto Inner>
+bool SetNested(LoadOptions& options, absl::string_view text) {
+  return Parse(text, &(options.*Outer.*Inner));
+}
+
+struct Key {
+  const char* key;
+  const char* help;
+  Setter set;
+};
+
+// Adding a LoadOptions field to the text interface is one line here.
+constexpr Key kKeys[] = {
+    {"tags", "comma-separated tag set of the MetaGraphDef to load (default \"serve\")",
+     Set<&LoadOptions::tags>},
+    {"signatures", "comma-separated signature keys to prepare (default: all)",
+     Set<&LoadOptions::signatures>},
+    {"disabled_passes", "comma-separated graph passes to skip, or \"all\" (default: none)",
+     Set<&LoadOptions::disabled_passes>},
+    {"dump_graph_dir", "directory for the graph before/after the passes (.txt, .dot)",
+     Set<&LoadOptions::dump_graph_dir>},
+    {"allowed_ops", "comma-separated ops refused by design to allow (ReadFile, ...)",
+     Set<&LoadOptions::allowed_ops>},
+    {"check_numerics", "true: the first NaN/Inf an op produces fails the run",
+     Set<&LoadOptions::check_numerics>},
+    {"max_tensor_bytes", "bytes of any one tensor (default 4 GiB)",
+     SetNested<&LoadOptions::limits, &LoadOptions::Limits::max_tensor_bytes>},
+    {"max_model_bytes", "bytes of saved_model.pb plus variables (default 64 GiB)",
+     SetNested<&LoadOptions::limits, &LoadOptions::Limits::max_model_bytes>},
+    {"max_nodes", "nodes of one imported signature graph (default 4194304)",
+     SetNested<&LoadOptions::limits, &LoadOptions::Limits::max_nodes>},
+    {"max_function_depth", "nesting of function calls and control flow (default 32)",
+     SetNested<&LoadOptions::limits, &LoadOptions::Limits::max_function_depth>},
+    {"max_while_iterations", "iterations of one While per execution; 0: no limit",
+     SetNested<&LoadOptions::limits, &LoadOptions::Limits::max_while_iterations>},
+    {"memory_limit_bytes", "bytes of all tensors the model holds at once; 0: no limit",
+     SetNested<&LoadOptions::limits, &LoadOptions::Limits::memory_limit_bytes>},
+};
+
+std::string KnownKeys() {
+  std::vector<std::string> names;
+  for (const Key& k : kKeys) names.push_back(k.key);
+  return absl::StrJoin(names, ", ");
+}
+
+}  // namespace
+
+absl::Status SetLoadOption(LoadOptions* options, absl::string_view key,
+                           absl::string_view value) {
+  for (const Key& k : kKeys) {
+    if (key != k.key) continue;
+    if (!k.set(*options, value)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("load option '", key, "': cannot parse '", value, "' (", k.help, ")"));
+    }
+    return absl::OkStatus();
+  }
+  return absl::InvalidArgumentError(
+      absl::StrCat("unknown load option '", key, "'; known options: ", KnownKeys()));
+}
+
+std::vector<LoadOptionKey> LoadOptionKeys() {
+  std::vector<LoadOptionKey> out;
+  for (const Key& k : kKeys) out.push_back({k.key, k.help});
+  return out;
+}
+
+}  // namespace smrt

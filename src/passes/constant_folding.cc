@@ -1,0 +1,94 @@
+// Evaluates nodes whose data inputs are all constants, once, at load, and
+// replaces their outputs by Consts. Stateful ops, control flow, feeds and
+// results over PassContext::max_folded_bytes are left as they are.
+#include "absl/strings/str_cat.h"
+#include "passes/passes.h"
+#include "passes/rewrite.h"
+
+namespace smrt::passes {
+namespace {
+
+bool Foldable(const graph::Node& n, const kernels::OpSpec* spec) {
+  if (spec == nullptr || spec->stateful || spec->make_resource) return false;
+  if (n.op == "Const" || n.op == "Placeholder" || n.op == "PlaceholderWithDefault") return false;
+  if (n.inputs.empty()) return false;
+  for (const auto& [k, v] : n.attrs.all()) {
+    if (std::holds_alternative<FuncAttr>(v) || std::holds_alternative<std::vector<FuncAttr>>(v)) {
+      return false;  // control flow and function calls
+    }
+  }
+  for (const kernels::ValueInfo& o : n.outputs) {
+    if (o.dtype == DataType::kInvalid || o.dtype == DataType::kResource ||
+        o.dtype == DataType::kVariant) {
+      return false;
+    }
+  }
+  return true;
+}
+
+class ConstantFoldingPass : public Pass {
+ public:
+  absl::string_view name() const override { return "constant_folding"; }
+  absl::Status Run(PassContext& ctx) const override {
+    absl::StatusOr<std::vector<graph::NodeId>> order = LiveOrder(ctx);
+    if (!order.ok()) return order.status();
+    int folded = 0, too_big = 0;
+    for (graph::NodeId id : *order) {
+      const graph::Node& n = ctx.graph.node(id);
+      if (!Foldable(n, ctx.registry.FindOp(n.op))) continue;
+      std::vector<Tensor> inputs;
+      bool all_const = true;
+      for (const graph::Endpoint& e : n.inputs) {
+        const Tensor* t = ConstValue(ctx.graph, e);
+        if (t == nullptr) {
+          all_const = false;
+          break;
+        }
+        inputs.push_back(*t);
+      }
+      if (!all_const) continue;
+      absl::StatusOr<const kernels::KernelSpec*> k =
+          ctx.registry.FindKernel(n.op, kernels::kCpu, n.attrs);
+      if (!k.ok()) continue;
+      kernels::KernelContext kc(n.name, n.op, n.attrs, std::move(inputs),
+                                static_cast<int>(n.outputs.size()));
+      // A kernel that fails here fails at run time too: leave the node, so
+      // the error comes when (and if) it runs, in its usual words.
+      if (!(*k)->compute(kc).ok()) continue;
+      bool fits = true;
+      for (int i = 0; i < kc.num_outputs(); ++i) {
+        const Tensor& o = kc.output(i);
+        if (!o.valid() || static_cast<int64_t>(o.byte_size()) > ctx.max_folded_bytes) fits = false;
+      }
+      if (!fits) {
+        ++too_big;
+        continue;
+      }
+      const std::string base = n.name;
+      for (int i = 0; i < kc.num_outputs(); ++i) {
+        absl::StatusOr<graph::Endpoint> c =
+            AddConst(ctx.graph, kc.num_outputs() == 1 ? base + "/folded"
+                                                      : absl::StrCat(base, "/folded_", i),
+                     kc.output(i));
+        if (!c.ok()) return c.status();
+        ReplaceUses(ctx, {id, i}, *c);
+      }
+      ++folded;
+    }
+    if (folded > 0 || too_big > 0) {
+      ctx.Log(name(), absl::StrCat("folded ", folded, " nodes into constants",
+                                   too_big > 0 ? absl::StrCat("; ", too_big,
+                                                              " results over the size cap kept")
+                                               : ""));
+    }
+    return absl::OkStatus();
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Pass> MakeConstantFoldingPass() {
+  return std::make_unique<ConstantFoldingPass>();
+}
+
+}  // namespace smrt::passes

@@ -1,0 +1,20 @@
+// The pass list, in the order the passes run. One line per pass.
+#include "passes/passes.h"
+#include "passes/pipeline.h"
+
+namespace smrt::passes {
+
+std::vector<std::unique_ptr<Pass>> DefaultPasses() {
+  std::vector<std::unique_ptr<Pass>> p;
+  p.push_back(MakeFreezeVariablesPass());
+  p.push_back(MakeConstantFoldingPass());
+  p.push_back(MakeFoldBatchNormPass());
+  p.push_back(MakeFuseActivationsPass());
+  p.push_back(MakeFoldPadIntoConvPass());
+  p.push_back(MakeFuseConvPass());
+  p.push_back(MakeFuseMatMulPass());
+  p.push_back(MakePrunePass());
+  return p;
+}
+
+}  // namespace smrt::passes

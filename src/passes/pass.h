@@ -1,0 +1,65 @@
+// A graph pass: one rewrite over a signature's graph, run before the Program
+// is made. Passes match, then rewrite, and decline rather than fail: a pass
+// returns an error only when the graph is broken, never because a pattern
+// does not apply. Every rewrite adds a log line; every candidate a fusion
+// declines is recorded with its reason (smrt show --fusions prints both).
+#ifndef SMRT_PASSES_PASS_H_
+#define SMRT_PASSES_PASS_H_
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/string_view.h"
+#include "graph/graph.h"
+#include "kernels/registry.h"
+
+namespace smrt::passes {
+
+// One fusion made, or one candidate left as it was.
+struct FusionRecord {
+  std::string pass;
+  std::string node;     // the anchor (the conv or matmul) in the input graph
+  std::string pattern;  // "Conv2D+BiasAdd+Relu"
+  bool fused = false;
+  std::string reason;   // why not, when !fused
+};
+
+// What a pass sees and may change. Node ids stay valid for the whole pipeline:
+// passes add nodes and rewire inputs, and the final prune drops what nothing
+// reaches any more.
+struct PassContext {
+  graph::Graph& graph;
+  std::vector<graph::NodeId>& feeds;      // never removed or rewritten
+  std::vector<graph::Endpoint>& fetches;  // may be redirected, never fused away
+  std::vector<graph::NodeId>& effects;
+  const kernels::KernelRegistry& registry;
+  // The current value of the variable a VarHandleOp node names; null when
+  // variables may change between runs (a prepared signature writes them),
+  // so they must stay variables.
+  std::function<std::optional<Tensor>(const graph::Node&)> variable_value;
+  // Constant folding leaves results larger than this as they are.
+  int64_t max_folded_bytes = int64_t{64} << 20;
+
+  std::vector<std::string> log;
+  std::vector<FusionRecord> fusions;
+  void Log(absl::string_view pass, absl::string_view message);
+  void Fused(absl::string_view pass, absl::string_view node, absl::string_view pattern);
+  void Declined(absl::string_view pass, absl::string_view node, absl::string_view pattern,
+                absl::string_view reason);
+};
+
+class Pass {
+ public:
+  virtual ~Pass() = default;
+  // A short snake_case name, used by disabled_passes and in logs.
+  virtual absl::string_view name() const = 0;
+  virtual absl::Status Run(PassContext& ctx) const = 0;
+};
+
+}  // namespace smrt::passes
+
+#endif  // SMRT_PASSES_PASS_H_

@@ -1,0 +1,22 @@
+// Factories of the passes; each is defined in the file named after it.
+#ifndef SMRT_PASSES_PASSES_H_
+#define SMRT_PASSES_PASSES_H_
+
+#include <memory>
+
+#include "passes/pass.h"
+
+namespace smrt::passes {
+
+std::unique_ptr<Pass> MakeFreezeVariablesPass();    // freeze_variables.cc
+std::unique_ptr<Pass> MakeConstantFoldingPass();    // constant_folding.cc
+std::unique_ptr<Pass> MakeFoldBatchNormPass();      // fold_batch_norm.cc
+std::unique_ptr<Pass> MakeFuseActivationsPass();    // fuse_activations.cc
+std::unique_ptr<Pass> MakeFoldPadIntoConvPass();    // fold_pad_into_conv.cc
+std::unique_ptr<Pass> MakeFuseConvPass();           // fuse_conv.cc
+std::unique_ptr<Pass> MakeFuseMatMulPass();         // fuse_matmul.cc
+std::unique_ptr<Pass> MakePrunePass();              // prune.cc
+
+}  // namespace smrt::passes
+
+#endif  // SMRT_PASSES_PASSES_H_

@@ -1,0 +1,158 @@
+#include "passes/pipeline.h"
+
+#include <algorithm>
+#include <cstdlib>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_replace.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
+#include "absl/strings/ascii.h"
+#include "core/file.h"
+#include "graph/shape_inference.h"
+#include "passes/rewrite.h"
+
+namespace smrt::passes {
+
+std::vector<std::string> PassNames() {
+  std::vector<std::string> names;
+  for (const auto& p : DefaultPasses()) names.emplace_back(p->name());
+  return names;
+}
+
+PipelineOptions WithEnvironment(PipelineOptions options) {
+  if (const char* d = std::getenv("SMRT_DISABLE_PASSES"); d != nullptr) {
+    for (absl::string_view name : absl::StrSplit(d, ',', absl::SkipWhitespace())) {
+      options.disabled_passes.emplace_back(absl::StripAsciiWhitespace(name));
+    }
+  }
+  if (const char* dir = std::getenv("SMRT_DUMP_GRAPH");
+      dir != nullptr && *dir != '\0' && options.dump_dir.empty()) {
+    options.dump_dir = dir;
+  }
+  return options;
+}
+
+std::string GraphText(const PassContext& ctx) {
+  absl::StatusOr<std::vector<graph::NodeId>> order = LiveOrder(ctx);
+  if (!order.ok()) return ctx.graph.ToText();
+  // ToText prints every node; print only the live ones, in order.
+  std::string out;
+  for (graph::NodeId id : *order) {
+    const graph::Node& n = ctx.graph.node(id);
+    std::vector<std::string> ins;
+    for (const graph::Endpoint& e : n.inputs) {
+      const std::string& src = ctx.graph.node(e.node).name;
+      ins.push_back(e.index == 0 ? src : absl::StrCat(src, ":", e.index));
+    }
+    for (graph::NodeId c : n.control_inputs) ins.push_back("^" + ctx.graph.node(c).name);
+    std::vector<std::string> attrs;
+    for (const auto& [k, v] : n.attrs.all()) attrs.push_back(absl::StrCat(k, "=", AttrValueToString(v)));
+    std::vector<std::string> outs;
+    for (const auto& o : n.outputs) {
+      outs.push_back(absl::StrCat(DataTypeShortName(o.dtype), o.shape.ToString()));
+    }
+    absl::StrAppend(&out, n.name, " = ", n.op, "(", absl::StrJoin(ins, ", "), ")");
+    if (!attrs.empty()) absl::StrAppend(&out, " {", absl::StrJoin(attrs, ", "), "}");
+    if (!outs.empty()) absl::StrAppend(&out, " -> ", absl::StrJoin(outs, ", "));
+    out += "\n";
+  }
+  for (size_t i = 0; i < ctx.fetches.size(); ++i) {
+    absl::StrAppend(&out, "fetch ", i, ": ", ctx.graph.node(ctx.fetches[i].node).name, ":",
+                    ctx.fetches[i].index, "\n");
+  }
+  return out;
+}
+
+namespace {
+
+std::string DotQuote(absl::string_view s) {
+  return absl::StrCat("\"", absl::StrReplaceAll(s, {{"\\", "\\\\"}, {"\"", "\\\""}}), "\"");
+}
+
+}  // namespace
+
+std::string GraphDot(const PassContext& ctx) {
+  absl::StatusOr<std::vector<graph::NodeId>> order = LiveOrder(ctx);
+  std::string out = "digraph smrt {\n  node [shape=box, fontsize=10];\n";
+  if (!order.ok()) return out + "}\n";
+  for (graph::NodeId id : *order) {
+    const graph::Node& n = ctx.graph.node(id);
+    std::string label = absl::StrCat(n.name, "\\n", n.op);
+    if (!n.outputs.empty()) absl::StrAppend(&label, "\\n", n.outputs[0].shape.ToString());
+    absl::StrAppend(&out, "  n", id, " [label=", DotQuote(label),
+                    n.op.rfind("_Smrt", 0) == 0 ? ", style=filled, fillcolor=lightblue" : "",
+                    "];\n");
+    for (const graph::Endpoint& e : n.inputs) {
+      absl::StrAppend(&out, "  n", e.node, " -> n", id,
+                      e.index == 0 ? "" : absl::StrCat(" [label=", e.index, "]"), ";\n");
+    }
+    for (graph::NodeId c : n.control_inputs) {
+      absl::StrAppend(&out, "  n", c, " -> n", id, " [style=dashed];\n");
+    }
+  }
+  for (size_t i = 0; i < ctx.fetches.size(); ++i) {
+    absl::StrAppend(&out, "  fetch", i, " [shape=ellipse, label=\"output ", i, "\"];\n  n",
+                    ctx.fetches[i].node, " -> fetch", i, ";\n");
+  }
+  return out + "}\n";
+}
+
+namespace {
+
+absl::Status Dump(const PassContext& ctx, const PipelineOptions& options, absl::string_view when) {
+  if (options.dump_dir.empty()) return absl::OkStatus();
+  std::string stem = file::JoinPath(
+      options.dump_dir,
+      absl::StrCat(absl::StrReplaceAll(options.dump_name, {{"/", "_"}, {" ", "_"}}), ".", when));
+  if (absl::Status s = file::WriteAll(stem + ".txt", GraphText(ctx)); !s.ok()) return s;
+  return file::WriteAll(stem + ".dot", GraphDot(ctx));
+}
+
+}  // namespace
+
+absl::Status RunPipeline(PassContext& ctx, const PipelineOptions& options) {
+  std::vector<std::unique_ptr<Pass>> passes = DefaultPasses();
+  bool all_off = false;
+  for (const std::string& name : options.disabled_passes) {
+    if (name == "all") {
+      all_off = true;
+      continue;
+    }
+    bool known = std::any_of(passes.begin(), passes.end(),
+                             [&](const auto& p) { return p->name() == name; });
+    if (!known) {
+      return absl::InvalidArgumentError(absl::StrCat("unknown pass '", name,
+                                                     "' in disabled passes; the passes are: ",
+                                                     absl::StrJoin(PassNames(), ", "), ", all"));
+    }
+  }
+  ctx.max_folded_bytes = options.max_folded_bytes;
+  absl::StatusOr<std::vector<graph::NodeId>> order = LiveOrder(ctx);
+  if (!order.ok()) return absl::OkStatus();  // Program::Create reports the cycle
+  if (!graph::FindUnsupportedOps(ctx.graph, *order, ctx.registry, kernels::kCpu).empty()) {
+    return absl::OkStatus();
+  }
+  if (!graph::InferShapes(ctx.graph, *order, ctx.registry).ok()) return absl::OkStatus();
+  if (absl::Status s = Dump(ctx, options, "before"); !s.ok()) return s;
+  for (const auto& pass : passes) {
+    const bool off = all_off || std::find(options.disabled_passes.begin(),
+                                          options.disabled_passes.end(),
+                                          pass->name()) != options.disabled_passes.end();
+    if (off) {
+      ctx.Log(pass->name(), "disabled");
+      continue;
+    }
+    if (absl::Status s = pass->Run(ctx); !s.ok()) {
+      return absl::Status(s.code(), absl::StrCat("pass ", pass->name(), ": ", s.message()));
+    }
+    if (absl::Status s = RefreshShapes(ctx); !s.ok()) {
+      return absl::InternalError(absl::StrCat("after pass ", pass->name(),
+                                              ", shape inference failed: ", s.message()));
+    }
+  }
+  return Dump(ctx, options, "after");
+}
+
+}  // namespace smrt::passes

@@ -1,0 +1,130 @@
+#include "passes/rewrite.h"
+
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
+#include "graph/shape_inference.h"
+
+namespace smrt::passes {
+
+using graph::Endpoint;
+using graph::NodeId;
+
+void PassContext::Log(absl::string_view pass, absl::string_view message) {
+  log.push_back(absl::StrCat(pass, ": ", message));
+}
+
+void PassContext::Fused(absl::string_view pass, absl::string_view node,
+                        absl::string_view pattern) {
+  fusions.push_back({std::string(pass), std::string(node), std::string(pattern), true, ""});
+  Log(pass, absl::StrCat("fused ", pattern, " at '", node, "'"));
+}
+
+void PassContext::Declined(absl::string_view pass, absl::string_view node,
+                           absl::string_view pattern, absl::string_view reason) {
+  fusions.push_back(
+      {std::string(pass), std::string(node), std::string(pattern), false, std::string(reason)});
+}
+
+absl::StatusOr<std::vector<NodeId>> LiveOrder(const PassContext& ctx) {
+  std::vector<NodeId> targets;
+  for (const Endpoint& e : ctx.fetches) targets.push_back(e.node);
+  for (NodeId n : ctx.effects) targets.push_back(n);
+  return ctx.graph.TopologicalOrder(targets);
+}
+
+absl::StatusOr<Uses> Uses::Build(const PassContext& ctx) {
+  Uses u;
+  absl::StatusOr<std::vector<NodeId>> order = LiveOrder(ctx);
+  if (!order.ok()) return order.status();
+  u.order_ = *std::move(order);
+  u.feeds_ = ctx.feeds;
+  for (NodeId id : u.order_) {
+    const graph::Node& n = ctx.graph.node(id);
+    for (size_t i = 0; i < n.inputs.size(); ++i) {
+      u.consumers_[n.inputs[i]].push_back({id, static_cast<int>(i)});
+    }
+    for (NodeId c : n.control_inputs) ++u.control_[c];
+  }
+  for (const Endpoint& e : ctx.fetches) ++u.fetched_[e];
+  return u;
+}
+
+const std::vector<std::pair<NodeId, int>>& Uses::consumers(Endpoint e) const {
+  static const std::vector<std::pair<NodeId, int>> kNone;
+  auto it = consumers_.find(e);
+  return it == consumers_.end() ? kNone : it->second;
+}
+
+bool Uses::is_feed(NodeId n) const {
+  return std::find(feeds_.begin(), feeds_.end(), n) != feeds_.end();
+}
+
+std::string Uses::WhyNotSingleUse(const graph::Graph& g, Endpoint e) const {
+  const graph::Node& n = g.node(e.node);
+  if (fetched(e)) return absl::StrCat("'", n.name, "' is a signature output");
+  size_t uses = consumers(e).size();
+  if (uses != 1) return absl::StrCat("'", n.name, "' has ", uses, " consumers");
+  if (control_consumed(e.node)) {
+    return absl::StrCat("'", n.name, "' is a control input of another node");
+  }
+  for (int i = 0; i < static_cast<int>(n.outputs.size()); ++i) {
+    if (i == e.index) continue;
+    if (!consumers({e.node, i}).empty() || fetched({e.node, i})) {
+      return absl::StrCat("'", n.name, "' output ", i, " is used too");
+    }
+  }
+  return "";
+}
+
+const Tensor* ConstValue(const graph::Graph& g, Endpoint e) {
+  const graph::Node& n = g.node(e.node);
+  if (n.op != "Const" || e.index != 0) return nullptr;
+  const AttrValue* v = n.attrs.Find("value");
+  return v == nullptr ? nullptr : std::get_if<Tensor>(v);
+}
+
+std::string UniqueName(const graph::Graph& g, const std::string& base) {
+  if (!g.Find(base)) return base;
+  for (int i = 1;; ++i) {
+    std::string name = absl::StrCat(base, "_", i);
+    if (!g.Find(name)) return name;
+  }
+}
+
+absl::StatusOr<Endpoint> AddConst(graph::Graph& g, const std::string& base, Tensor value) {
+  graph::Node n;
+  n.name = UniqueName(g, base);
+  n.op = "Const";
+  n.attrs.Set("dtype", value.dtype());
+  n.outputs.push_back({value.dtype(), PartialShape::Known(value.shape())});
+  n.attrs.Set("value", std::move(value));
+  absl::StatusOr<NodeId> id = g.AddNode(std::move(n));
+  if (!id.ok()) return id.status();
+  return Endpoint{*id, 0};
+}
+
+void ReplaceUses(PassContext& ctx, Endpoint from, Endpoint to) {
+  for (int id = 0; id < ctx.graph.num_nodes(); ++id) {
+    if (id == to.node) continue;
+    for (Endpoint& in : ctx.graph.node(id).inputs) {
+      if (in == from) in = to;
+    }
+  }
+  for (Endpoint& f : ctx.fetches) {
+    if (f == from) f = to;
+  }
+}
+
+absl::Status RefreshShapes(PassContext& ctx) {
+  absl::StatusOr<std::vector<NodeId>> order = LiveOrder(ctx);
+  if (!order.ok()) return order.status();
+  return graph::InferShapes(ctx.graph, *order, ctx.registry);
+}
+
+DataType TypeAttr(const graph::Node& n) {
+  absl::StatusOr<DataType> t = n.attrs.Get<DataType>("T");
+  return t.ok() ? *t : DataType::kInvalid;
+}
+
+}  // namespace smrt::passes

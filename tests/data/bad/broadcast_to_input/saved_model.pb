@@ -1,0 +1,24 @@
+¹
+"serve¬
+7
+xPlaceholder*
+shape:ÿÿÿÿÿÿÿÿÿ*
+dtype0
+;
+shapePlaceholder*
+shape:ÿÿÿÿÿÿÿÿÿ*
+dtype0	
+/
+yBroadcastToxshape*
+T0*
+
+Tidx0	"¿*
+serving_defaultl
+#
+shape
+shape:0	ÿÿÿÿÿÿÿÿÿ
+
+x
+x:0ÿÿÿÿÿÿÿÿÿ
+y
+y:0tensorflow/serving/predict

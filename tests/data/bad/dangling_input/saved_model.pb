@@ -1,0 +1,15 @@
+Æ
+"serve_
+7
+xPlaceholder*
+dtype0*
+shape:ÿÿÿÿÿÿÿÿÿ
+
+yAddx	nowhere:0*
+T0"¿*Z
+serving_defaultG
+
+x
+x:0ÿÿÿÿÿÿÿÿÿ
+y
+y:0tensorflow/serving/predict

@@ -1,0 +1,18 @@
+Ñ
+"servej
+7
+xPlaceholder*
+shape:ÿÿÿÿÿÿÿÿÿ*
+dtype0
+
+yNegx*
+T0
+
+yAbsx*
+T0"¿*Z
+serving_defaultG
+
+x
+x:0ÿÿÿÿÿÿÿÿÿ
+y
+y:0tensorflow/serving/predict

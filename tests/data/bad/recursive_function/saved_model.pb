@@ -1,0 +1,33 @@
+ì
+"serve„
+7
+xPlaceholder*
+dtype0*
+shape:ÿÿÿÿÿÿÿÿÿ
+F
+yPartitionedCallx*
+Tout
+2*
+fR	
+forever*
+Tin
+2|
+z
+
+forever
+v
+rJ
+againPartitionedCallv*
+Tin
+2*
+Tout
+2*
+fR	
+forever"
+ragain:output:0"¿*Z
+serving_defaultG
+
+x
+x:0ÿÿÿÿÿÿÿÿÿ
+y
+y:0tensorflow/serving/predict

@@ -1,0 +1,23 @@
+·
+"serveª
+7
+xPlaceholder*
+shape:ÿÿÿÿÿÿÿÿÿ*
+dtype0
+;
+shapePlaceholder*
+dtype0	*
+shape:ÿÿÿÿÿÿÿÿÿ
+-
+yReshapexshape*
+T0*
+Tshape0	"¿*
+serving_defaultl
+#
+shape
+shape:0	ÿÿÿÿÿÿÿÿÿ
+
+x
+x:0ÿÿÿÿÿÿÿÿÿ
+y
+y:0tensorflow/serving/predict

@@ -1,0 +1,291 @@
+// The fused conv / matmul (kernels/fused_ops.h) on every backend built
+// (reference and oneDNN), against the unfused reference ops run one by one.
+#include <thread>
+
+#include "absl/strings/str_cat.h"
+#include "gtest/gtest.h"
+#include "kernels/fused_ops.h"
+#include "kernels/registry.h"
+#include "kernels/testing/op_runner.h"
+
+namespace smrt::kernels {
+namespace {
+
+using testing::RunOp;
+using testing::TensorsNear;
+
+Tensor Random(const Shape& shape, uint32_t seed, float lo = -1, float hi = 1) {
+  Tensor t = *Tensor::Create(DataType::kFloat, shape);
+  uint32_t s = seed * 747796405u + 2891336453u;
+  for (int64_t i = 0; i < t.num_elements(); ++i) {
+    s = s * 1664525u + 1013904223u;
+    t.data<float>()[i] = lo + (hi - lo) * static_cast<float>(s >> 8) / 16777216.0f;
+  }
+  return t;
+}
+
+const KernelSpec* Backend(const std::string& op, const std::string& backend) {
+  for (const KernelSpec& k : KernelRegistry::Default().Kernels(op)) {
+    if (k.backend == backend) {
+      // Kernels() returns copies; find the registry's own spec by priority.
+      static std::vector<std::unique_ptr<KernelSpec>> keep;
+      keep.push_back(std::make_unique<KernelSpec>(k));
+      return keep.back().get();
+    }
+  }
+  return nullptr;
+}
+
+std::vector<std::string> Backends(const std::string& op) {
+  std::vector<std::string> out;
+  for (const KernelSpec& k : KernelRegistry::Default().Kernels(op)) out.push_back(k.backend);
+  return out;
+}
+
+absl::StatusOr<Tensor> RunKernel(const KernelSpec& k, AttrMap attrs, std::vector<Tensor> inputs,
+                                 KernelState* state = nullptr) {
+  ApplyAttrDefaults(*KernelRegistry::Default().FindOp(k.op), attrs);
+  KernelContext ctx("node", k.op, attrs, std::move(inputs), 1);
+  ctx.set_kernel_state(state);
+  if (absl::Status s = k.compute(ctx); !s.ok()) return s;
+  return ctx.output(0);
+}
+
+struct ConvCase {
+  std::string name;
+  Shape x, w;
+  bool depthwise = false;
+  std::vector<int64_t> strides = {1, 1, 1, 1}, dilations = {1, 1, 1, 1};
+  std::string padding = "SAME";
+  std::vector<std::string> fused_ops;
+};
+
+AttrMap ConvAttrs(const ConvCase& c) {
+  AttrMap a;
+  a.Set("T", DataType::kFloat);
+  a.Set("strides", c.strides);
+  a.Set("dilations", c.dilations);
+  a.Set("padding", c.padding);
+  return a;
+}
+
+// The chain as separate reference ops.
+absl::StatusOr<Tensor> Unfused(const ConvCase& c, const Tensor& x, const Tensor& w,
+                               const std::vector<Tensor>& args) {
+  absl::StatusOr<std::vector<Tensor>> y =
+      RunOp(c.depthwise ? "DepthwiseConv2dNative" : "Conv2D", ConvAttrs(c), {x, w});
+  if (!y.ok()) return y.status();
+  Tensor v = (*y)[0];
+  size_t next = 0;
+  AttrMap t;
+  t.Set("T", DataType::kFloat);
+  for (const std::string& op : c.fused_ops) {
+    if (op == "BiasAdd" || op == "Add") {
+      y = RunOp(op == "BiasAdd" ? "BiasAdd" : "AddV2", t, {v, args[next++]});
+    } else {
+      std::optional<Activation> a = ActivationFromName(op);
+      Tensor out = *v.Clone();
+      ApplyActivation(*a, 0.2f, out.data<float>(), out.num_elements());
+      // The TensorFlow op where there is one, to check the shared formula too.
+      if (op == "Relu" || op == "Relu6" || op == "Elu" || op == "Sigmoid" || op == "Tanh" ||
+          op == "LeakyRelu") {
+        y = RunOp(op, t, {v});
+        if (y.ok()) {
+          EXPECT_TRUE(TensorsNear((*y)[0], out, 1e-6, 1e-6)) << op;
+        }
+      }
+      y = std::vector<Tensor>{out};
+    }
+    if (!y.ok()) return y.status();
+    v = (*y)[0];
+  }
+  return v;
+}
+
+std::vector<ConvCase> ConvCases() {
+  std::vector<ConvCase> cases;
+  cases.push_back({"3x3_same_bias_relu", {2, 9, 8, 5}, {3, 3, 5, 7}});
+  cases.back().fused_ops = {"BiasAdd", "Relu"};
+  cases.push_back({"strided_valid_bias_sum_relu", {1, 11, 10, 4}, {3, 2, 4, 6}});
+  cases.back().strides = {1, 2, 2, 1};
+  cases.back().padding = "VALID";
+  cases.back().fused_ops = {"BiasAdd", "Add", "Relu"};
+  cases.push_back({"grouped_elu", {1, 6, 6, 6}, {3, 3, 3, 4}});
+  cases.back().fused_ops = {"BiasAdd", "Elu"};
+  cases.push_back({"depthwise_mult2_dilated_relu6", {1, 9, 9, 3}, {3, 3, 3, 2}});
+  cases.back().depthwise = true;
+  cases.back().dilations = {1, 2, 2, 1};
+  cases.back().fused_ops = {"BiasAdd", "Relu6"};
+  cases.push_back({"depthwise_strided_swish", {2, 8, 7, 8}, {3, 3, 8, 1}});
+  cases.back().depthwise = true;
+  cases.back().strides = {1, 2, 2, 1};
+  cases.back().fused_ops = {"BiasAdd", "Swish"};
+  cases.push_back({"plain", {1, 5, 5, 3}, {1, 1, 3, 4}});
+  for (const char* act : {"LeakyRelu", "Sigmoid", "Tanh", "HardSwish", "GeluErf", "GeluTanh"}) {
+    cases.push_back({absl::StrCat("act_", act), {1, 4, 5, 3}, {2, 2, 3, 4}});
+    cases.back().fused_ops = {"BiasAdd", act};
+  }
+  cases.push_back({"sum_before_act_without_bias", {1, 6, 6, 4}, {3, 3, 4, 4}});
+  cases.back().fused_ops = {"Relu", "Add", "Tanh"};
+  return cases;
+}
+
+TEST(FusedConvTest, EveryBackendMatchesTheUnfusedOps) {
+  std::vector<std::string> backends = Backends(kFusedConv2D);
+  ASSERT_FALSE(backends.empty());
+  for (const ConvCase& c : ConvCases()) {
+    SCOPED_TRACE(c.name);
+    Tensor x = Random(c.x, 1, -2, 2);
+    Tensor w = Random(c.w, 2);
+    absl::StatusOr<std::vector<Tensor>> shape_probe =
+        RunOp(c.depthwise ? "DepthwiseConv2dNative" : "Conv2D", ConvAttrs(c), {x, w});
+    ASSERT_TRUE(shape_probe.ok()) << shape_probe.status();
+    const Shape out = (*shape_probe)[0].shape();
+    std::vector<Tensor> args;
+    for (const std::string& op : c.fused_ops) {
+      if (op == "BiasAdd") args.push_back(Random({out[3]}, 3));
+      if (op == "Add") args.push_back(Random(out, 4));
+    }
+    absl::StatusOr<Tensor> want = Unfused(c, x, w, args);
+    ASSERT_TRUE(want.ok()) << want.status();
+    AttrMap attrs = ConvAttrs(c);
+    attrs.Set("depthwise", c.depthwise);
+    attrs.Set("fused_ops", c.fused_ops);
+    for (bool constant : {false, true}) {
+      attrs.Set("weights_constant", constant);
+      for (const std::string& backend : backends) {
+        SCOPED_TRACE(absl::StrCat(backend, constant ? " constant weights" : ""));
+        const KernelSpec* k = Backend(kFusedConv2D, backend);
+        ASSERT_NE(k, nullptr);
+        std::unique_ptr<KernelState> state = k->make_state ? k->make_state() : nullptr;
+        std::vector<Tensor> in = {x, w};
+        in.insert(in.end(), args.begin(), args.end());
+        for (int run = 0; run < 2; ++run) {  // the second run reuses the cached plan
+          absl::StatusOr<Tensor> got = RunKernel(*k, attrs, in, state.get());
+          ASSERT_TRUE(got.ok()) << got.status();
+          EXPECT_TRUE(TensorsNear(*got, *want, 1e-4, 1e-4));
+        }
+      }
+    }
+  }
+}
+
+TEST(FusedConvTest, OneDnnIsChosenWhenBuiltAndStateIsSharedSafely) {
+  AttrMap attrs;
+  attrs.Set("T", DataType::kFloat);
+  attrs.Set("strides", std::vector<int64_t>{1, 1, 1, 1});
+  attrs.Set("padding", std::string("SAME"));
+  attrs.Set("fused_ops", std::vector<std::string>{"BiasAdd", "Relu"});
+  attrs.Set("weights_constant", true);
+  absl::StatusOr<const KernelSpec*> chosen =
+      KernelRegistry::Default().FindKernel(kFusedConv2D, kCpu, attrs);
+  ASSERT_TRUE(chosen.ok()) << chosen.status();
+  const KernelSpec* onednn = Backend(kFusedConv2D, "onednn");
+  if (onednn == nullptr) {
+    EXPECT_EQ((*chosen)->backend, "reference");
+    GTEST_SKIP() << "built without oneDNN";
+  }
+  EXPECT_EQ((*chosen)->backend, "onednn");
+  // NCHW is not a layout the oneDNN kernel takes: the reference one is picked.
+  AttrMap nchw = attrs;
+  nchw.Set("data_format", std::string("NCHW"));
+  chosen = KernelRegistry::Default().FindKernel(kFusedConv2D, kCpu, nchw);
+  ASSERT_TRUE(chosen.ok());
+  EXPECT_EQ((*chosen)->backend, "reference");
+
+  Tensor w = Random({3, 3, 8, 8}, 5), b = Random({8}, 6);
+  std::unique_ptr<KernelState> state = onednn->make_state();
+  std::vector<Tensor> inputs = {Random({2, 12, 12, 8}, 7), Random({1, 6, 6, 8}, 8)};
+  std::vector<Tensor> want;
+  for (const Tensor& x : inputs) {
+    absl::StatusOr<Tensor> y = RunKernel(*onednn, attrs, {x, w, b}, nullptr);
+    ASSERT_TRUE(y.ok()) << y.status();
+    want.push_back(*y);
+  }
+  std::vector<std::thread> threads;
+  std::vector<int> bad(8, 0);
+  for (int t = 0; t < 8; ++t) {
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < 20; ++i) {
+        const size_t which = (t + i) % inputs.size();
+        absl::StatusOr<Tensor> y = RunKernel(*onednn, attrs, {inputs[which], w, b}, state.get());
+        if (!y.ok() || testing::Values<float>(*y) != testing::Values<float>(want[which])) ++bad[t];
+      }
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  for (int t = 0; t < 8; ++t) EXPECT_EQ(bad[t], 0) << "thread " << t;
+}
+
+TEST(FusedMatMulTest, EveryBackendMatchesTheUnfusedOps) {
+  struct Case {
+    bool ta, tb;
+    std::vector<std::string> ops;
+  };
+  const std::vector<Case> cases = {{false, false, {"BiasAdd", "Relu"}},
+                                   {true, false, {"BiasAdd", "GeluErf"}},
+                                   {false, true, {"Sigmoid"}},
+                                   {true, true, {}},
+                                   {false, false, {"BiasAdd", "LeakyRelu"}}};
+  for (const Case& c : cases) {
+    SCOPED_TRACE(absl::StrCat(c.ta, c.tb, " ", c.ops.size()));
+    const int64_t m = 5, k = 9, n = 6;
+    Tensor a = Random(c.ta ? Shape{k, m} : Shape{m, k}, 9, -2, 2);
+    Tensor w = Random(c.tb ? Shape{n, k} : Shape{k, n}, 10);
+    Tensor bias = Random({n}, 11);
+    AttrMap mm;
+    mm.Set("T", DataType::kFloat);
+    mm.Set("transpose_a", c.ta);
+    mm.Set("transpose_b", c.tb);
+    absl::StatusOr<std::vector<Tensor>> y = RunOp("MatMul", mm, {a, w});
+    ASSERT_TRUE(y.ok()) << y.status();
+    Tensor want = (*y)[0];
+    std::vector<Tensor> in = {a, w};
+    for (const std::string& op : c.ops) {
+      if (op == "BiasAdd") {
+        AttrMap t;
+        t.Set("T", DataType::kFloat);
+        want = (*RunOp("BiasAdd", t, {want, bias}))[0];
+        in.push_back(bias);
+      } else {
+        want = *want.Clone();
+        ApplyActivation(*ActivationFromName(op), 0.2f, want.data<float>(), want.num_elements());
+      }
+    }
+    AttrMap attrs = mm;
+    attrs.Set("fused_ops", c.ops);
+    attrs.Set("weights_constant", true);
+    for (const std::string& backend : Backends(kFusedMatMul)) {
+      SCOPED_TRACE(backend);
+      const KernelSpec* kernel = Backend(kFusedMatMul, backend);
+      std::unique_ptr<KernelState> state = kernel->make_state ? kernel->make_state() : nullptr;
+      for (int run = 0; run < 2; ++run) {
+        absl::StatusOr<Tensor> got = RunKernel(*kernel, attrs, in, state.get());
+        ASSERT_TRUE(got.ok()) << got.status();
+        EXPECT_TRUE(TensorsNear(*got, want, 1e-4, 1e-4));
+      }
+    }
+  }
+}
+
+TEST(FusedOpsTest, BadAttrsAndArgsAreErrors) {
+  AttrMap attrs;
+  attrs.Set("T", DataType::kFloat);
+  attrs.Set("fused_ops", std::vector<std::string>{"BiasAdd", "Softmax"});
+  absl::StatusOr<FusedOps> ops = ParseFusedOps(attrs, 3);
+  ASSERT_FALSE(ops.ok());
+  EXPECT_NE(ops.status().message().find("Softmax"), std::string::npos);
+  attrs.Set("fused_ops", std::vector<std::string>{"BiasAdd"});
+  EXPECT_FALSE(ParseFusedOps(attrs, 2).ok());  // the bias input is missing
+  for (const std::string& backend : Backends(kFusedMatMul)) {
+    SCOPED_TRACE(backend);
+    AttrMap mm = attrs;
+    absl::StatusOr<Tensor> got = RunKernel(*Backend(kFusedMatMul, backend), mm,
+                                           {Random({2, 3}, 1), Random({3, 4}, 2), Random({5}, 3)});
+    ASSERT_FALSE(got.ok());
+    EXPECT_NE(got.status().message().find("bias"), std::string::npos) << got.status();
+  }
+}
+
+}  // namespace
+}  // namespace smrt::kernels

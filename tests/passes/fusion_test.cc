@@ -1,0 +1,295 @@
+// The folding and fusion passes: each checked on the rewritten graph and on
+// the numbers (the same graph with and without passes, through the real
+// executor), and on what they decline and why.
+#include <cmath>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "gtest/gtest.h"
+#include "kernels/fused_ops.h"
+#include "passes/pass_test_util.h"
+
+namespace smrt::passes {
+namespace {
+
+using testing::FloatConst;
+using testing::MaxAbsDiff;
+using testing::RandomFloats;
+
+std::string Placeholder(const std::string& name, const std::string& type = "DT_FLOAT") {
+  return absl::StrCat("node { name: \"", name, "\" op: \"Placeholder\" attr { key: \"dtype\" ",
+                      "value { type: ", type, " } } }\n");
+}
+
+// A node with inputs and T=float plus extra attr text.
+std::string Op(const std::string& name, const std::string& op, std::vector<std::string> inputs,
+               const std::string& attrs = "", const std::string& type = "DT_FLOAT") {
+  std::string in;
+  for (const std::string& i : inputs) absl::StrAppend(&in, " input: \"", i, "\"");
+  return absl::StrCat("node { name: \"", name, "\" op: \"", op, "\"", in,
+                      " attr { key: \"T\" value { type: ", type, " } } ", attrs, " }\n");
+}
+
+std::string Conv(const std::string& name, const std::string& op, const std::string& x,
+                 const std::string& w, const std::string& padding = "SAME", int stride = 1) {
+  return Op(name, op, {x, w},
+            absl::StrCat("attr { key: \"strides\" value { list { i: 1 i: ", stride, " i: ",
+                         stride, " i: 1 } } } attr { key: \"padding\" value { s: \"", padding,
+                         "\" } }"));
+}
+
+std::vector<graph::FeedSpec> Feed(const Shape& shape) {
+  return {{"x:0", DataType::kFloat, PartialShape::Known(shape)}};
+}
+
+const FusionRecord* FindRecord(const std::vector<FusionRecord>& records, bool fused,
+                               const std::string& pattern_part) {
+  for (const FusionRecord& r : records) {
+    if (r.fused == fused && r.pattern.find(pattern_part) != std::string::npos) return &r;
+  }
+  return nullptr;
+}
+
+std::vector<std::string> FusedOpsOf(const testing::Optimized& o, const std::string& op) {
+  for (const graph::Node& n : o.program->graph().nodes()) {
+    if (n.op == op) return n.attrs.GetOr<std::vector<std::string>>("fused_ops", {}).value();
+  }
+  return {"<no " + op + ">"};
+}
+
+// BN params with variances well away from zero.
+std::string BatchNorm(const std::string& name, const std::string& x, int channels) {
+  return FloatConst(name + "/scale", RandomFloats({channels}, 11, 0.5f, 1.5f)) +
+         FloatConst(name + "/offset", RandomFloats({channels}, 12)) +
+         FloatConst(name + "/mean", RandomFloats({channels}, 13)) +
+         FloatConst(name + "/var", RandomFloats({channels}, 14, 0.5f, 2.0f)) +
+         Op(name, "FusedBatchNormV3",
+            {x, name + "/scale", name + "/offset", name + "/mean", name + "/var"},
+            "attr { key: \"U\" value { type: DT_FLOAT } } attr { key: \"epsilon\" value { f: "
+            "0.001 } } attr { key: \"is_training\" value { b: false } }");
+}
+
+TEST(FusionTest, ConvBatchNormReluBecomesOneFusedConv) {
+  const std::string g = Placeholder("x") + FloatConst("w", RandomFloats({3, 3, 3, 8}, 1)) +
+                        Conv("conv", "Conv2D", "x", "w") + BatchNorm("bn", "conv", 8) +
+                        Op("y", "Relu", {"bn"});
+  Tensor x = RandomFloats({2, 9, 9, 3}, 2);
+  absl::StatusOr<testing::Both> b = testing::RunBoth(g, Feed({-1, 9, 9, 3}), {"y:0"}, {x});
+  ASSERT_TRUE(b.ok()) << b.status();
+  EXPECT_EQ(b->fused.count(kernels::kFusedConv2D), 1) << absl::StrJoin(b->fused.ops(), ",");
+  EXPECT_EQ(b->fused.count("FusedBatchNormV3"), 0);
+  EXPECT_EQ(b->fused.count("Relu"), 0);
+  EXPECT_EQ(FusedOpsOf(b->fused, kernels::kFusedConv2D),
+            (std::vector<std::string>{"BiasAdd", "Relu"}));
+  EXPECT_NE(FindRecord(b->fused.fusions, true, "Conv2D+FusedBatchNormV3"), nullptr);
+  EXPECT_NE(FindRecord(b->fused.fusions, true, "Conv2D+BiasAdd+Relu"), nullptr);
+  EXPECT_LT(MaxAbsDiff(b->fused_out[0], b->plain_out[0]), 1e-4f);
+  Tensor zeros = *Tensor::Create(DataType::kFloat, b->plain_out[0].shape());
+  EXPECT_GT(MaxAbsDiff(b->plain_out[0], zeros), 0.1f);  // not all clipped away
+}
+
+TEST(FusionTest, DepthwiseBiasRelu6AndStrides) {
+  const std::string g = Placeholder("x") + FloatConst("w", RandomFloats({3, 3, 4, 2}, 3)) +
+                        FloatConst("b", RandomFloats({8}, 4)) +
+                        Conv("dw", "DepthwiseConv2dNative", "x", "w", "SAME", 2) +
+                        Op("ba", "BiasAdd", {"dw", "b"}) + Op("y", "Relu6", {"ba"});
+  Tensor x = RandomFloats({1, 10, 11, 4}, 5, -4, 4);
+  absl::StatusOr<testing::Both> b = testing::RunBoth(g, Feed({1, 10, 11, 4}), {"y:0"}, {x});
+  ASSERT_TRUE(b.ok()) << b.status();
+  EXPECT_EQ(FusedOpsOf(b->fused, kernels::kFusedConv2D),
+            (std::vector<std::string>{"BiasAdd", "Relu6"}));
+  EXPECT_LT(MaxAbsDiff(b->fused_out[0], b->plain_out[0]), 1e-5f);
+}
+
+TEST(FusionTest, ResidualAddAndReluBecomeASum) {
+  // y = Relu(BiasAdd(conv(x)) + x): ResNet's identity block.
+  const std::string g = Placeholder("x") + FloatConst("w", RandomFloats({3, 3, 6, 6}, 6)) +
+                        FloatConst("b", RandomFloats({6}, 7)) + Conv("conv", "Conv2D", "x", "w") +
+                        Op("ba", "BiasAdd", {"conv", "b"}) + Op("sum", "AddV2", {"x", "ba"}) +
+                        Op("y", "Relu", {"sum"});
+  Tensor x = RandomFloats({2, 7, 7, 6}, 8);
+  absl::StatusOr<testing::Both> b = testing::RunBoth(g, Feed({2, 7, 7, 6}), {"y:0"}, {x});
+  ASSERT_TRUE(b.ok()) << b.status();
+  EXPECT_EQ(FusedOpsOf(b->fused, kernels::kFusedConv2D),
+            (std::vector<std::string>{"BiasAdd", "Add", "Relu"}));
+  EXPECT_EQ(b->fused.count("AddV2"), 0);
+  EXPECT_LT(MaxAbsDiff(b->fused_out[0], b->plain_out[0]), 1e-5f);
+}
+
+TEST(FusionTest, EveryActivationGivesTheUnfusedNumbers) {
+  for (const char* act : {"Relu", "Relu6", "Elu", "LeakyRelu", "Sigmoid", "Tanh"}) {
+    SCOPED_TRACE(act);
+    const std::string attrs =
+        std::string(act) == "LeakyRelu" ? "attr { key: \"alpha\" value { f: 0.3 } }" : "";
+    const std::string g = Placeholder("x") + FloatConst("w", RandomFloats({1, 2, 3, 5}, 9)) +
+                          FloatConst("b", RandomFloats({5}, 10)) +
+                          Conv("conv", "Conv2D", "x", "w", "VALID") +
+                          Op("ba", "BiasAdd", {"conv", "b"}) + Op("y", act, {"ba"}, attrs);
+    Tensor x = RandomFloats({1, 5, 6, 3}, 11, -3, 3);
+    absl::StatusOr<testing::Both> b = testing::RunBoth(g, Feed({1, 5, 6, 3}), {"y:0"}, {x});
+    ASSERT_TRUE(b.ok()) << b.status();
+    EXPECT_EQ(FusedOpsOf(b->fused, kernels::kFusedConv2D),
+              (std::vector<std::string>{"BiasAdd", act}));
+    EXPECT_LT(MaxAbsDiff(b->fused_out[0], b->plain_out[0]), 1e-5f);
+  }
+}
+
+TEST(FusionTest, DeclinesAndSaysWhy) {
+  // conv is fetched, and has a second consumer; ba feeds Selu.
+  const std::string g = Placeholder("x") + FloatConst("w", RandomFloats({1, 1, 3, 3}, 12)) +
+                        FloatConst("b", RandomFloats({3}, 13)) +
+                        Conv("conv", "Conv2D", "x", "w") + Op("r", "Relu", {"conv"}) +
+                        Conv("conv2", "Conv2D", "x", "w") + Op("ba2", "BiasAdd", {"conv2", "b"}) +
+                        Op("s", "Selu", {"ba2"}) + Conv("conv3", "Conv2D", "x", "w") +
+                        Op("t1", "Tanh", {"conv3"}) + Op("t2", "Sigmoid", {"conv3"});
+  Tensor x = RandomFloats({1, 4, 4, 3}, 14);
+  absl::StatusOr<testing::Both> b =
+      testing::RunBoth(g, Feed({1, 4, 4, 3}), {"conv:0", "r:0", "s:0", "t1:0", "t2:0"}, {x});
+  ASSERT_TRUE(b.ok()) << b.status();
+  const FusionRecord* fetched = FindRecord(b->fused.fusions, false, "Conv2D+Relu");
+  ASSERT_NE(fetched, nullptr);
+  EXPECT_NE(fetched->reason.find("signature output"), std::string::npos) << fetched->reason;
+  const FusionRecord* selu = FindRecord(b->fused.fusions, false, "Selu");
+  ASSERT_NE(selu, nullptr);
+  EXPECT_EQ(selu->reason, "unsupported activation Selu");
+  EXPECT_EQ(selu->node, "conv2");
+  const FusionRecord* two = FindRecord(b->fused.fusions, false, "Conv2D+Tanh");
+  ASSERT_NE(two, nullptr);
+  EXPECT_NE(two->reason.find("2 consumers"), std::string::npos) << two->reason;
+  for (size_t i = 0; i < b->fused_out.size(); ++i) {
+    EXPECT_LT(MaxAbsDiff(b->fused_out[i], b->plain_out[i]), 1e-5f) << i;
+  }
+}
+
+TEST(FusionTest, Float64ConvIsLeftAlone) {
+  const std::string g =
+      Placeholder("x", "DT_DOUBLE") +
+      "node { name: \"w\" op: \"Const\" attr { key: \"dtype\" value { type: DT_DOUBLE } } attr { "
+      "key: \"value\" value { tensor { dtype: DT_DOUBLE tensor_shape { dim { size: 1 } dim { "
+      "size: 1 } dim { size: 2 } dim { size: 2 } } double_val: 1 double_val: 2 double_val: 3 "
+      "double_val: 4 } } } }\n" +
+      Op("conv", "Conv2D", {"x", "w"},
+         "attr { key: \"strides\" value { list { i: 1 i: 1 i: 1 i: 1 } } } attr { key: "
+         "\"padding\" value { s: \"SAME\" } }",
+         "DT_DOUBLE") +
+      Op("y", "Relu", {"conv"}, "", "DT_DOUBLE");
+  PipelineOptions options;
+  absl::StatusOr<testing::Optimized> o = testing::Build(
+      g, {{"x:0", DataType::kDouble, PartialShape::Known({1, 2, 2, 2})}}, {"y:0"}, &options);
+  ASSERT_TRUE(o.ok()) << o.status();
+  EXPECT_EQ(o->count("Conv2D"), 1);
+  const FusionRecord* r = FindRecord(o->fusions, false, "Conv2D");
+  ASSERT_NE(r, nullptr);
+  EXPECT_EQ(r->reason, "not float32");
+}
+
+TEST(FusionTest, MatMulMulAddReluFromKerasBatchNorm) {
+  // Dense -> BatchNormalization (as Keras leaves it for 2-D) -> Relu.
+  const std::string g = Placeholder("x") + FloatConst("w", RandomFloats({6, 4}, 15)) +
+                        FloatConst("s", RandomFloats({4}, 16, 0.5f, 2)) +
+                        FloatConst("t", RandomFloats({4}, 17)) + Op("mm", "MatMul", {"x", "w"}) +
+                        Op("mul", "Mul", {"mm", "s"}) + Op("add", "AddV2", {"mul", "t"}) +
+                        Op("y", "Relu", {"add"});
+  Tensor x = RandomFloats({3, 6}, 18);
+  absl::StatusOr<testing::Both> b = testing::RunBoth(g, Feed({-1, 6}), {"y:0"}, {x});
+  ASSERT_TRUE(b.ok()) << b.status();
+  EXPECT_EQ(b->fused.count(kernels::kFusedMatMul), 1) << absl::StrJoin(b->fused.ops(), ",");
+  EXPECT_EQ(b->fused.count("Mul"), 0);
+  EXPECT_EQ(FusedOpsOf(b->fused, kernels::kFusedMatMul),
+            (std::vector<std::string>{"BiasAdd", "Relu"}));
+  EXPECT_NE(FindRecord(b->fused.fusions, true, "MatMul+Mul+AddV2"), nullptr);
+  EXPECT_LT(MaxAbsDiff(b->fused_out[0], b->plain_out[0]), 1e-5f);
+}
+
+TEST(FusionTest, TransposedMatMulBiasTanh) {
+  const std::string g = Placeholder("x") + FloatConst("w", RandomFloats({5, 7}, 19)) +
+                        FloatConst("b", RandomFloats({5}, 20)) +
+                        Op("mm", "MatMul", {"x", "w"},
+                           "attr { key: \"transpose_b\" value { b: true } }") +
+                        Op("ba", "BiasAdd", {"mm", "b"}) + Op("y", "Tanh", {"ba"});
+  Tensor x = RandomFloats({4, 7}, 21);
+  absl::StatusOr<testing::Both> b = testing::RunBoth(g, Feed({4, 7}), {"y:0"}, {x});
+  ASSERT_TRUE(b.ok()) << b.status();
+  EXPECT_EQ(FusedOpsOf(b->fused, kernels::kFusedMatMul),
+            (std::vector<std::string>{"BiasAdd", "Tanh"}));
+  EXPECT_LT(MaxAbsDiff(b->fused_out[0], b->plain_out[0]), 1e-5f);
+}
+
+TEST(FusionTest, PadThenValidConvBecomesExplicitPadding) {
+  const std::string g =
+      Placeholder("x") + FloatConst("w", RandomFloats({3, 3, 2, 4}, 22)) +
+      "node { name: \"p\" op: \"Const\" attr { key: \"dtype\" value { type: DT_INT32 } } attr { "
+      "key: \"value\" value { tensor { dtype: DT_INT32 tensor_shape { dim { size: 4 } dim { size: "
+      "2 } } int_val: 0 int_val: 0 int_val: 1 int_val: 2 int_val: 0 int_val: 1 int_val: 0 "
+      "int_val: 0 } } } }\n" +
+      Op("pad", "Pad", {"x", "p"}, "attr { key: \"Tpaddings\" value { type: DT_INT32 } }") +
+      Conv("conv", "Conv2D", "pad", "w", "VALID", 2);
+  Tensor x = RandomFloats({1, 8, 7, 2}, 23);
+  absl::StatusOr<testing::Both> b = testing::RunBoth(g, Feed({1, 8, 7, 2}), {"conv:0"}, {x});
+  ASSERT_TRUE(b.ok()) << b.status();
+  EXPECT_EQ(b->fused.count("Pad"), 0) << absl::StrJoin(b->fused.ops(), ",");
+  EXPECT_NE(FindRecord(b->fused.fusions, true, "Pad+Conv2D"), nullptr);
+  EXPECT_LT(MaxAbsDiff(b->fused_out[0], b->plain_out[0]), 1e-5f);
+}
+
+std::string Scalar(const std::string& name, float v) {
+  return absl::StrCat("node { name: \"", name,
+                      "\" op: \"Const\" attr { key: \"dtype\" value { type: DT_FLOAT } } attr { key: "
+                      "\"value\" value { tensor { dtype: DT_FLOAT tensor_shape {} float_val: ",
+                      v, " } } } }\n");
+}
+
+TEST(FusionTest, SwishAfterConvIsAPostOp) {
+  // Keras' silu: x * sigmoid(1 * x).
+  const std::string g = Placeholder("x") + FloatConst("w", RandomFloats({3, 3, 2, 4}, 24)) +
+                        FloatConst("b", RandomFloats({4}, 25)) + Scalar("one", 1) +
+                        Conv("conv", "Conv2D", "x", "w") + Op("ba", "BiasAdd", {"conv", "b"}) +
+                        Op("beta_x", "Mul", {"one", "ba"}) + Op("sig", "Sigmoid", {"beta_x"}) +
+                        Op("y", "Mul", {"ba", "sig"});
+  Tensor x = RandomFloats({1, 6, 6, 2}, 26, -3, 3);
+  absl::StatusOr<testing::Both> b = testing::RunBoth(g, Feed({1, 6, 6, 2}), {"y:0"}, {x});
+  ASSERT_TRUE(b.ok()) << b.status();
+  EXPECT_EQ(FusedOpsOf(b->fused, kernels::kFusedConv2D),
+            (std::vector<std::string>{"BiasAdd", "Swish"}));
+  EXPECT_EQ(b->fused.count("Sigmoid"), 0) << absl::StrJoin(b->fused.ops(), ",");
+  EXPECT_LT(MaxAbsDiff(b->fused_out[0], b->plain_out[0]), 1e-5f);
+}
+
+TEST(FusionTest, GeluErfAfterDenseIsAPostOp) {
+  // tf.nn.gelu(approximate=False): (0.5 * x) * erfc(-x * 0.70710677).
+  const std::string g = Placeholder("x") + FloatConst("w", RandomFloats({5, 3}, 27)) +
+                        FloatConst("b", RandomFloats({3}, 28)) + Scalar("half", 0.5f) +
+                        Scalar("rsqrt2", 0.70710677f) + Op("mm", "MatMul", {"x", "w"}) +
+                        Op("ba", "BiasAdd", {"mm", "b"}) + Op("h", "Mul", {"half", "ba"}) +
+                        Op("neg", "Neg", {"ba"}) + Op("s", "Mul", {"neg", "rsqrt2"}) +
+                        Op("e", "Erfc", {"s"}) + Op("y", "Mul", {"h", "e"});
+  Tensor x = RandomFloats({4, 5}, 29, -3, 3);
+  absl::StatusOr<testing::Both> b = testing::RunBoth(g, Feed({4, 5}), {"y:0"}, {x});
+  ASSERT_TRUE(b.ok()) << b.status();
+  EXPECT_EQ(FusedOpsOf(b->fused, kernels::kFusedMatMul),
+            (std::vector<std::string>{"BiasAdd", "GeluErf"}));
+  EXPECT_EQ(b->fused.count("Erfc"), 0) << absl::StrJoin(b->fused.ops(), ",");
+  EXPECT_LT(MaxAbsDiff(b->fused_out[0], b->plain_out[0]), 1e-5f);
+}
+
+TEST(FusionTest, HardSwishAndGeluTanhAloneBecomeOneOp) {
+  // keras hard_swish: x * (relu6(x + 3) / 6); tf.nn.gelu(approximate=True).
+  const std::string g =
+      Placeholder("x") + Scalar("three", 3) + Scalar("six", 6) + Op("a", "AddV2", {"x", "three"}) +
+      Op("r6", "Relu6", {"a"}) + Op("d", "RealDiv", {"r6", "six"}) + Op("hs", "Mul", {"x", "d"}) +
+      Scalar("half", 0.5f) + Scalar("c", 0.044715f) + Scalar("k", 0.7978846f) + Scalar("three_", 3) +
+      Scalar("one", 1) + Op("h", "Mul", {"half", "x"}) + Op("p", "Pow", {"x", "three_"}) +
+      Op("cp", "Mul", {"c", "p"}) + Op("in", "AddV2", {"x", "cp"}) + Op("kin", "Mul", {"k", "in"}) +
+      Op("t", "Tanh", {"kin"}) + Op("t1", "AddV2", {"one", "t"}) + Op("gt", "Mul", {"h", "t1"});
+  Tensor x = RandomFloats({64}, 30, -5, 5);
+  absl::StatusOr<testing::Both> b = testing::RunBoth(g, Feed({64}), {"hs:0", "gt:0"}, {x});
+  ASSERT_TRUE(b.ok()) << b.status();
+  EXPECT_EQ(b->fused.count("_SmrtHardSwish"), 1) << absl::StrJoin(b->fused.ops(), ",");
+  EXPECT_EQ(b->fused.count("_SmrtGeluTanh"), 1);
+  EXPECT_EQ(b->fused.count("Tanh"), 0);
+  EXPECT_LT(MaxAbsDiff(b->fused_out[0], b->plain_out[0]), 1e-5f);
+  EXPECT_LT(MaxAbsDiff(b->fused_out[1], b->plain_out[1]), 1e-5f);
+}
+
+}  // namespace
+}  // namespace smrt::passes

@@ -1,0 +1,131 @@
+// The pipeline: passes run in order, can be turned off by option and by
+// environment, dump the graph, and leave graphs they cannot run alone.
+#include "passes/pipeline.h"
+
+#include <cstdlib>
+#include <filesystem>
+
+#include "core/file.h"
+#include "gtest/gtest.h"
+#include "kernels/testing/op_runner.h"
+#include "passes/pass_test_util.h"
+
+namespace smrt::passes {
+namespace {
+
+using testing::Build;
+using testing::RunBoth;
+
+// y = x * (2 + 3): the Add folds to a Const, the two inputs are pruned.
+const char kFoldable[] = R"(
+  node { name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } } }
+  node { name: "a" op: "Const" attr { key: "dtype" value { type: DT_FLOAT } }
+         attr { key: "value" value { tensor { dtype: DT_FLOAT tensor_shape {} float_val: 2 } } } }
+  node { name: "b" op: "Const" attr { key: "dtype" value { type: DT_FLOAT } }
+         attr { key: "value" value { tensor { dtype: DT_FLOAT tensor_shape {} float_val: 3 } } } }
+  node { name: "sum" op: "AddV2" input: "a" input: "b" attr { key: "T" value { type: DT_FLOAT } } }
+  node { name: "y" op: "Mul" input: "x" input: "sum" attr { key: "T" value { type: DT_FLOAT } } }
+)";
+
+std::vector<graph::FeedSpec> XFeed() { return {{"x:0", DataType::kFloat, PartialShape::Known({3})}}; }
+
+TEST(PipelineTest, ConstantFoldingAndPruneRewriteAndKeepTheNumbers) {
+  Tensor x = kernels::testing::MakeTensor<float>({3}, {1, -2, 0.5f});
+  absl::StatusOr<testing::Both> b = RunBoth(kFoldable, XFeed(), {"y:0"}, {x});
+  ASSERT_TRUE(b.ok()) << b.status();
+  EXPECT_EQ(b->fused.ops(), (std::vector<std::string>{"Placeholder", "Mul", "Const"}));
+  EXPECT_EQ(b->plain.count("AddV2"), 1);
+  EXPECT_EQ(kernels::testing::Values<float>(b->fused_out[0]),
+            (std::vector<float>{5, -10, 2.5f}));
+  EXPECT_EQ(kernels::testing::Values<float>(b->plain_out[0]),
+            kernels::testing::Values<float>(b->fused_out[0]));
+  bool logged = false;
+  for (const std::string& line : b->fused.log) logged |= line.find("constant_folding") == 0;
+  EXPECT_TRUE(logged);
+}
+
+TEST(PipelineTest, DisabledPassesAreSkipped) {
+  PipelineOptions options;
+  options.disabled_passes = {"constant_folding"};
+  absl::StatusOr<testing::Optimized> o = Build(kFoldable, XFeed(), {"y:0"}, &options);
+  ASSERT_TRUE(o.ok()) << o.status();
+  EXPECT_EQ(o->count("AddV2"), 1);
+  options.disabled_passes = {"all"};
+  o = Build(kFoldable, XFeed(), {"y:0"}, &options);
+  ASSERT_TRUE(o.ok()) << o.status();
+  EXPECT_EQ(o->count("AddV2"), 1);
+  EXPECT_EQ(o->count("Const"), 2);
+}
+
+TEST(PipelineTest, UnknownPassNameIsAnError) {
+  PipelineOptions options;
+  options.disabled_passes = {"no_such_pass"};
+  absl::StatusOr<testing::Optimized> o = Build(kFoldable, XFeed(), {"y:0"}, &options);
+  ASSERT_FALSE(o.ok());
+  EXPECT_EQ(o.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(o.status().message().find("constant_folding"), std::string::npos) << o.status();
+}
+
+TEST(PipelineTest, EnvironmentDisablesAndDumps) {
+  const std::string dir = ::testing::TempDir() + "/smrt_dump_test";
+  std::filesystem::create_directories(dir);
+  setenv("SMRT_DISABLE_PASSES", "constant_folding, prune", 1);
+  setenv("SMRT_DUMP_GRAPH", dir.c_str(), 1);
+  PipelineOptions options = WithEnvironment({});
+  unsetenv("SMRT_DISABLE_PASSES");
+  unsetenv("SMRT_DUMP_GRAPH");
+  EXPECT_EQ(options.disabled_passes, (std::vector<std::string>{"constant_folding", "prune"}));
+  ASSERT_EQ(options.dump_dir, dir);
+  options.disabled_passes.clear();
+  options.dump_name = "serving_default";
+  absl::StatusOr<testing::Optimized> o = Build(kFoldable, XFeed(), {"y:0"}, &options);
+  ASSERT_TRUE(o.ok()) << o.status();
+  absl::StatusOr<std::string> before = file::ReadAll(dir + "/serving_default.before.txt");
+  absl::StatusOr<std::string> after = file::ReadAll(dir + "/serving_default.after.txt");
+  absl::StatusOr<std::string> dot = file::ReadAll(dir + "/serving_default.after.dot");
+  ASSERT_TRUE(before.ok() && after.ok() && dot.ok());
+  EXPECT_NE(before->find("sum = AddV2(a, b)"), std::string::npos) << *before;
+  EXPECT_EQ(after->find("AddV2"), std::string::npos) << *after;
+  EXPECT_NE(after->find("y = Mul(_feed/x:0, sum/folded)"), std::string::npos) << *after;
+  EXPECT_EQ(dot->rfind("digraph smrt {", 0), 0u) << *dot;
+  EXPECT_NE(dot->find("->"), std::string::npos);
+}
+
+TEST(PipelineTest, GraphsWithUnsupportedOpsAreLeftForProgramToReport) {
+  const std::string text = std::string(kFoldable) +
+                           R"(node { name: "z" op: "NoSuchOp" input: "y" })";
+  PipelineOptions options;
+  absl::StatusOr<testing::Optimized> o = Build(text, XFeed(), {"z:0"}, &options);
+  ASSERT_FALSE(o.ok());
+  EXPECT_EQ(o.status().code(), absl::StatusCode::kUnimplemented);
+  EXPECT_NE(o.status().message().find("NoSuchOp"), std::string::npos) << o.status();
+}
+
+TEST(PipelineTest, FoldingRespectsTheSizeCap) {
+  // Fill(shape, 1.0) makes 1 MiB: above a 1 KiB cap it stays a Fill.
+  const char text[] = R"(
+    node { name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } } }
+    node { name: "dims" op: "Const" attr { key: "dtype" value { type: DT_INT32 } }
+           attr { key: "value" value { tensor { dtype: DT_INT32 tensor_shape { dim { size: 1 } }
+                                                int_val: 262144 } } } }
+    node { name: "one" op: "Const" attr { key: "dtype" value { type: DT_FLOAT } }
+           attr { key: "value" value { tensor { dtype: DT_FLOAT tensor_shape {} float_val: 1 } } } }
+    node { name: "big" op: "Fill" input: "dims" input: "one" attr { key: "T" value { type: DT_FLOAT } } }
+    node { name: "y" op: "Mul" input: "x" input: "big" attr { key: "T" value { type: DT_FLOAT } } }
+  )";
+  std::vector<graph::FeedSpec> feeds = {{"x:0", DataType::kFloat, PartialShape::Known({262144})}};
+  PipelineOptions options;
+  absl::StatusOr<testing::Optimized> o = Build(text, feeds, {"y:0"}, &options);
+  ASSERT_TRUE(o.ok()) << o.status();
+  EXPECT_EQ(o->count("Fill"), 0);  // default cap: folded
+  options.max_folded_bytes = 1024;
+  o = Build(text, feeds, {"y:0"}, &options);
+  ASSERT_TRUE(o.ok()) << o.status();
+  EXPECT_EQ(o->count("Fill"), 1);
+  bool logged = false;
+  for (const std::string& line : o->log) logged |= line.find("size cap") != std::string::npos;
+  EXPECT_TRUE(logged);
+}
+
+}  // namespace
+}  // namespace smrt::passes

@@ -1,0 +1,184 @@
+"""The smrt Python module on committed models: TensorFlow's numbers, no
+copies of suitable inputs, concurrent runs, and errors with their messages."""
+import json
+import threading
+
+import numpy as np
+import pytest
+
+import smrt
+from conftest import (DIGITS, GOLDENS, SHARED_MODELS, ZOO, assert_near_tf, case_inputs,
+                      read_tensor, zoo_cases, zoo_tolerance)
+
+
+def test_signatures_describe_inputs_and_outputs(digits):
+    assert list(digits.signatures) == ["serving_default"]
+    sig = digits.signatures["serving_default"]
+    assert sig.method_name == "tensorflow/serving/predict"
+    assert sig.inputs["pixels"].dtype == "float32"
+    assert sig.inputs["pixels"].shape == (None, 64)
+    assert sig.outputs["probabilities"].shape == (None, 10)
+    assert sig.inputs["pixels"].tensor_name.endswith(":0")
+
+
+def test_digits_match_tensorflow(digits):
+    x = np.load(DIGITS / "samples" / "inputs.npy")
+    want = np.load(DIGITS / "samples" / "expected_probabilities.npy")
+    out = digits.run("serving_default", pixels=x)
+    assert list(out) == ["probabilities"]
+    assert_near_tf(out["probabilities"], want, "digits")
+    # The same through a dict, for names that are not Python identifiers.
+    assert_near_tf(digits.run("serving_default", {"pixels": x})["probabilities"], want, "dict")
+
+
+@pytest.mark.parametrize("name,saved_model,case,manifest", zoo_cases(),
+                         ids=[f"{m}-{c.name}" for m, _, c, _ in zoo_cases()])
+def test_zoo_case_matches_tensorflow(name, saved_model, case, manifest):
+    model = smrt.load(saved_model, signatures=[manifest["signature"]])
+    out = model.run(manifest["signature"], case_inputs(case, manifest))
+    tolerance = zoo_tolerance(name)
+    for spec in manifest["outputs"]:
+        assert_near_tf(out[spec["name"]], read_tensor(case / "outputs", spec),
+                       f"{name} {case.name} {spec['name']}", tolerance)
+
+
+def test_golden_half_plus_two():
+    model_dir = SHARED_MODELS / "tf-serving" / "saved_model_half_plus_two_cpu" / "00000123"
+    if not model_dir.is_dir():
+        pytest.skip(f"{model_dir} is missing (set SMRT_SHARED_DIR)")
+    golden = GOLDENS / "tf-serving__saved_model_half_plus_two_cpu__00000123" / "serving_default"
+    x = np.load(golden / "inputs" / "x.npy")
+    out = smrt.load(model_dir, signatures="serving_default").run("serving_default", x=x)
+    assert_near_tf(out["y"], np.load(golden / "outputs" / "y.npy"), "half_plus_two")
+
+
+def test_lists_are_converted_to_the_declared_dtype(digits):
+    x = np.load(DIGITS / "samples" / "inputs.npy")
+    from_list = digits.run("serving_default", pixels=x[:2].tolist())["probabilities"]
+    np.testing.assert_allclose(from_list, digits.run("serving_default", pixels=x[:2])["probabilities"])
+
+
+def test_strings_in_and_out_as_bytes_or_str():
+    model = smrt.load(ZOO / "text_vectorization" / "saved_model", signatures="serving_default")
+    as_bytes = model.run("serving_default", text=np.array([[b"great acting"], [b"awful"]], object))
+    as_str = model.run("serving_default", text=np.array([["great acting"], ["awful"]]))
+    np.testing.assert_array_equal(as_bytes["logits"], as_str["logits"])
+
+
+def test_suitable_inputs_are_not_copied():
+    x = np.ones((4, 64), np.float32)
+    address, is_view = smrt._smrt._input_tensor(x)
+    assert is_view and address == x.ctypes.data
+    read_only = x.copy()
+    read_only.setflags(write=False)
+    assert smrt._smrt._input_tensor(read_only) == (read_only.ctypes.data, True)
+    # Strided, Fortran-order and byte-swapped arrays are copied.
+    for copied in (np.ones((4, 128), np.float32)[:, ::2], np.asfortranarray(np.ones((4, 64), np.float32)),
+                   np.ones((4, 64), ">f4")):
+        address, is_view = smrt._smrt._input_tensor(copied)
+        assert not is_view and address != copied.ctypes.data
+
+
+def test_copied_inputs_give_the_same_answer(digits):
+    x = np.load(DIGITS / "samples" / "inputs.npy")
+    want = digits.run("serving_default", pixels=x)["probabilities"]
+    swapped = x.astype(">f4")
+    np.testing.assert_array_equal(digits.run("serving_default", pixels=swapped)["probabilities"], want)
+    wide = np.zeros((8, 128), np.float32)
+    wide[:, ::2] = x
+    np.testing.assert_array_equal(digits.run("serving_default", pixels=wide[:, ::2])["probabilities"],
+                                  want)
+
+
+def test_outputs_share_smrts_buffers(digits):
+    out = digits.run("serving_default", pixels=np.zeros((2, 64), np.float32))["probabilities"]
+    assert not out.flags.owndata and out.base is not None
+    assert out.flags.c_contiguous and out.flags.writeable
+
+
+def test_concurrent_runs_from_threads(digits):
+    x = np.load(DIGITS / "samples" / "inputs.npy")
+    want = np.load(DIGITS / "samples" / "expected_probabilities.npy")
+    errors = []
+
+    def worker(i):
+        try:
+            for _ in range(25):
+                rows = x[i % 8:i % 8 + 1]
+                got = digits.run("serving_default", pixels=rows)["probabilities"]
+                assert_near_tf(got, want[i % 8:i % 8 + 1], f"thread {i}")
+        except Exception as e:  # noqa: BLE001 - reported below
+            errors.append(e)
+
+    threads = [threading.Thread(target=worker, args=(i,)) for i in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []
+
+
+def test_load_from_memory_gives_the_same_answers():
+    files = {str(p.relative_to(DIGITS)): p.read_bytes() for p in DIGITS.rglob("*")
+             if p.is_file() and "samples" not in p.parts}
+    model = smrt.load_from_memory(files)
+    assert model.dir.startswith("mem://")
+    x = np.load(DIGITS / "samples" / "inputs.npy")
+    assert_near_tf(model.run("serving_default", pixels=x)["probabilities"],
+                   np.load(DIGITS / "samples" / "expected_probabilities.npy"), "from memory")
+    del files["variables/variables.index"]
+    with pytest.raises(smrt.Error) as e:
+        smrt.load_from_memory(files).run("serving_default", pixels=x)
+    assert e.value.code in ("NOT_FOUND", "FAILED_PRECONDITION", "INVALID_ARGUMENT")
+
+
+def test_load_errors():
+    with pytest.raises(smrt.Error) as e:
+        smrt.load("/no/such/model")
+    assert e.value.code == "NOT_FOUND"
+    assert "/no/such/model" in e.value.message and str(e.value) == e.value.message
+    with pytest.raises(smrt.Error) as e:
+        smrt.load(DIGITS, signatures=["predict"])
+    assert e.value.code == "NOT_FOUND" and "no signature 'predict'" in str(e.value)
+    assert "serving_default" in str(e.value)
+    with pytest.raises(smrt.Error) as e:
+        smrt.load(DIGITS, intra_op_thread=2)
+    assert e.value.code == "INVALID_ARGUMENT"
+    assert "unknown load option 'intra_op_thread'" in str(e.value)
+    for key in smrt.load_option_keys():
+        assert key in str(e.value)
+    assert isinstance(e.value, RuntimeError)
+
+
+def test_run_errors(digits):
+    x = np.zeros((2, 64), np.float32)
+    cases = [
+        (lambda: digits.run("predict", pixels=x), "NOT_FOUND", "no signature 'predict'"),
+        (lambda: digits.run("serving_default", image=x), "INVALID_ARGUMENT", "has no input 'image'"),
+        (lambda: digits.run("serving_default"), "INVALID_ARGUMENT", "input 'pixels' is missing"),
+        (lambda: digits.run("serving_default", pixels=x.astype(np.float64)), "INVALID_ARGUMENT",
+         "must be DT_FLOAT (float32), got DT_DOUBLE"),
+        (lambda: digits.run("serving_default", pixels=np.zeros((2, 63), np.float32)),
+         "INVALID_ARGUMENT", "dim 1 must be 64"),
+        (lambda: digits.run("serving_default", pixels=np.zeros((2, 64), np.float32)[None]),
+         "INVALID_ARGUMENT", "must have rank 2"),
+    ]
+    for call, code, text in cases:
+        with pytest.raises(smrt.Error) as e:
+            call()
+        assert e.value.code == code, e.value
+        assert text in e.value.message, e.value
+
+
+def test_an_input_named_inputs_is_a_keyword_like_any_other():
+    # tf1_predict_classify's classify signature takes an input called "inputs".
+    model = smrt.load(ZOO / "tf1_predict_classify" / "saved_model", tags=("serve",),
+                      signatures="classify")
+    case = ZOO / "tf1_predict_classify" / "cases" / "classify_b1"
+    manifest = json.loads((case / "manifest.json").read_text())
+    examples = case_inputs(case, manifest)["inputs"]
+    by_keyword = model.run("classify", inputs=examples)
+    by_dict = model.run("classify", {"inputs": examples})
+    np.testing.assert_array_equal(by_keyword["scores"], by_dict["scores"])
+    np.testing.assert_array_equal(by_keyword["classes"], by_dict["classes"])
+    assert by_keyword["classes"].dtype == object and isinstance(by_keyword["classes"].flat[0], bytes)
