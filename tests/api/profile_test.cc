@@ -79,7 +79,9 @@ TEST(ProfileTest, OneEventPerExecutedStepInsideTheRun) {
       total += stats[i].total_ns;
       count += stats[i].count;
       percent += stats[i].percent;
-      if (i > 0) EXPECT_GE(stats[i - 1].total_ns, stats[i].total_ns);
+      if (i > 0) {
+        EXPECT_GE(stats[i - 1].total_ns, stats[i].total_ns);
+      }
     }
     EXPECT_EQ(total, self);
     EXPECT_EQ(count, static_cast<int64_t>(2 * profile.events.size()));
