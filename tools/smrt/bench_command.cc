@@ -15,6 +15,7 @@
 #include "absl/strings/strip.h"
 #include "core/npy.h"
 #include "smrt/flags.h"
+#include "smrt/memory_report.h"
 #include "smrt/model.h"
 #include "smrt/profile.h"
 
@@ -86,10 +87,9 @@ absl::StatusOr<Tensor> GenerateInput(const TensorSpec& spec, int64_t batch,
       return absl::InvalidArgumentError(absl::StrCat(
           "input '", spec.name, "' has unknown rank: give its shape with --shapes or a .npy with --inputs"));
     }
-    for (size_t i = 0; i < spec.shape.size(); ++i) {
-      int64_t d = spec.shape[i];
-      shape.push_back(d >= 0 ? d : (i == 0 ? batch : 1));
-    }
+    absl::StatusOr<Shape> batched = BatchShape(spec, batch);
+    if (!batched.ok()) return batched.status();
+    shape = *std::move(batched);
   }
   absl::StatusOr<Tensor> t = Tensor::Create(spec.dtype, shape);
   if (!t.ok()) return t.status();
