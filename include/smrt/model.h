@@ -19,6 +19,8 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "smrt/memory_plan.h"
+#include "smrt/profile.h"
 #include "smrt/tensor.h"
 
 namespace smrt {
@@ -154,6 +156,16 @@ class Model {
   // caller memory, receives the values); others are set as new tensors.
   absl::Status Run(absl::string_view signature_key, const NamedTensors& inputs,
                    NamedTensors* outputs) const;
+
+  // Like Run, with options (a per-op profile: smrt/profile.h).
+  absl::Status Run(absl::string_view signature_key, const NamedTensors& inputs,
+                   NamedTensors* outputs, const RunOptions& options) const;
+
+  // The static memory plan (smrt/memory_plan.h) of a signature for inputs of
+  // these shapes, one per input name, without running it. Errors as for Run
+  // when a shape does not fit the signature.
+  absl::StatusOr<MemoryPlan> PlanMemory(absl::string_view signature_key,
+                                        const std::map<std::string, Shape>& input_shapes) const;
 
   const std::string& dir() const;
 

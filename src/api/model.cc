@@ -11,8 +11,11 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_join.h"
 #include "api/model_internals.h"
+#include "api/profile_recorder.h"
 #include "core/memory_files.h"
 #include "core/run_limits.h"
+#include "exec/memory_plan.h"
+#include "exec/profile.h"
 #include "exec/program.h"
 #include "kernels/cpu/intra_op_threads.h"
 #include "graph/importer.h"
@@ -519,6 +522,23 @@ absl::StatusOr<const SignatureInfo*> Model::signature(absl::string_view key) con
 
 namespace {
 
+absl::Status CheckShape(const std::string& sig, const TensorSpec& spec, const Shape& shape) {
+  if (!spec.known_rank) return absl::OkStatus();
+  if (shape.size() != spec.shape.size()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "signature '", sig, "' input '", spec.name, "' must have rank ", spec.shape.size(),
+        " (shape ", spec.ShapeString(), "), got shape ", ShapeToString(shape)));
+  }
+  for (size_t i = 0; i < spec.shape.size(); ++i) {
+    if (spec.shape[i] >= 0 && spec.shape[i] != shape[i]) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "signature '", sig, "' input '", spec.name, "' dim ", i, " must be ", spec.shape[i],
+          " (shape ", spec.ShapeString(), "), got shape ", ShapeToString(shape)));
+    }
+  }
+  return absl::OkStatus();
+}
+
 absl::Status CheckInput(const std::string& sig, const TensorSpec& spec, const Tensor& t) {
   if (!t.valid()) {
     return absl::InvalidArgumentError(
@@ -529,20 +549,7 @@ absl::Status CheckInput(const std::string& sig, const TensorSpec& spec, const Te
         "signature '", sig, "' input '", spec.name, "' must be ", DataTypeName(spec.dtype),
         " (", DataTypeShortName(spec.dtype), "), got ", DataTypeName(t.dtype())));
   }
-  if (!spec.known_rank) return absl::OkStatus();
-  if (t.rank() != static_cast<int>(spec.shape.size())) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "signature '", sig, "' input '", spec.name, "' must have rank ", spec.shape.size(),
-        " (shape ", spec.ShapeString(), "), got shape ", ShapeToString(t.shape())));
-  }
-  for (size_t i = 0; i < spec.shape.size(); ++i) {
-    if (spec.shape[i] >= 0 && spec.shape[i] != t.shape()[i]) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "signature '", sig, "' input '", spec.name, "' dim ", i, " must be ", spec.shape[i],
-          " (shape ", spec.ShapeString(), "), got shape ", ShapeToString(t.shape())));
-    }
-  }
-  return absl::OkStatus();
+  return CheckShape(sig, spec, t.shape());
 }
 
 }  // namespace
@@ -556,6 +563,11 @@ absl::StatusOr<NamedTensors> Model::Run(absl::string_view signature_key,
 
 absl::Status Model::Run(absl::string_view signature_key, const NamedTensors& inputs,
                         NamedTensors* outputs) const {
+  return Run(signature_key, inputs, outputs, RunOptions());
+}
+
+absl::Status Model::Run(absl::string_view signature_key, const NamedTensors& inputs,
+                        NamedTensors* outputs, const RunOptions& options) const {
   auto it = impl_->signatures.find(std::string(signature_key));
   if (it == impl_->signatures.end()) return signature(signature_key).status();
   const PreparedSignature& sig = it->second;
@@ -585,8 +597,16 @@ absl::Status Model::Run(absl::string_view signature_key, const NamedTensors& inp
 
   RunLimitsScope limits_scope(&impl_->run_limits);
   kernels::IntraOpThreadsScope threads_scope(impl_->intra_op_threads);
-  absl::StatusOr<std::vector<Tensor>> results =
-      sig.program->Run(std::move(feeds), impl_->inter_op_pool.get());
+  exec::ThreadPool* pool = impl_->inter_op_pool.get();
+  absl::StatusOr<std::vector<Tensor>> results;
+  if (options.profile != nullptr) {
+    api::ProfileRecorder recorder(key, options.profile);
+    exec::ScopedRunObserver observe(&recorder);
+    results = sig.program->Run(std::move(feeds), pool);
+    recorder.Finish();
+  } else {
+    results = sig.program->Run(std::move(feeds), pool);
+  }
   if (!results.ok()) {
     return absl::Status(results.status().code(),
                         absl::StrCat("signature '", key, "': ", results.status().message()));
@@ -619,6 +639,51 @@ MemoryStats Model::GetMemoryStats() const {
 }
 
 void Model::ResetPeakMemoryStats() const { impl_->run_limits.memory->ResetPeak(); }
+
+absl::StatusOr<MemoryPlan> Model::PlanMemory(
+    absl::string_view signature_key, const std::map<std::string, Shape>& input_shapes) const {
+  auto it = impl_->signatures.find(std::string(signature_key));
+  if (it == impl_->signatures.end()) return signature(signature_key).status();
+  const PreparedSignature& sig = it->second;
+  const std::string& key = sig.info.key;
+  std::vector<Shape> feed_shapes;
+  for (const TensorSpec& spec : sig.info.inputs) {
+    auto in = input_shapes.find(spec.name);
+    if (in == input_shapes.end()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("signature '", key, "' input '", spec.name, "' has no shape given"));
+    }
+    if (absl::Status s = CheckShape(key, spec, in->second); !s.ok()) return s;
+    feed_shapes.push_back(in->second);
+  }
+  for (const ConstantFeed& f : impl_->constant_feeds) feed_shapes.push_back(f.value.shape());
+  absl::StatusOr<exec::MemoryPlan> planned = exec::PlanMemory(*sig.program, feed_shapes);
+  if (!planned.ok()) {
+    return absl::Status(planned.status().code(),
+                        absl::StrCat("signature '", key, "': ", planned.status().message()));
+  }
+  const graph::Graph& g = sig.program->graph();
+  MemoryPlan plan;
+  plan.signature = key;
+  plan.weight_bytes = exec::WeightBytes(*sig.program);
+  plan.peak_bytes = planned->peak_bytes;
+  plan.naive_bytes = planned->naive_bytes;
+  for (graph::NodeId id : planned->steps) plan.steps.push_back(g.node(id).name);
+  auto name = [&](const graph::Endpoint& e) { return absl::StrCat(g.node(e.node).name, ":", e.index); };
+  for (const exec::PlannedValue& v : planned->planned) {
+    PlannedTensor t;
+    t.tensor = name(v.value);
+    t.dtype = v.dtype;
+    t.shape = v.shape;
+    t.bytes = v.lifetime.bytes;
+    t.offset = v.offset;
+    t.first_step = v.lifetime.first;
+    t.last_step = v.lifetime.last;
+    plan.tensors.push_back(std::move(t));
+  }
+  for (const graph::Endpoint& e : planned->unplanned) plan.unplanned.push_back(name(e));
+  return plan;
+}
 
 absl::StatusOr<ModelInternals::PassReport> ModelInternals::Passes(const Model& model,
                                                                         absl::string_view key) {

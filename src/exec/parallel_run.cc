@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "core/run_limits.h"
+#include "exec/profile.h"
 #include "exec/program.h"
 #include "kernels/cpu/intra_op_threads.h"
 
@@ -26,9 +27,11 @@ struct Program::ParallelRun {
   std::unique_ptr<std::atomic<int>[]> uses_left;  // per slot
   std::atomic<bool> failed{false};
   // What pool threads must see as the calling thread does: the model's
-  // limits (Tensor::Create consults them) and the per-op thread count.
+  // limits (Tensor::Create consults them), the per-op thread count and the
+  // profiler's observer.
   const RunLimits* limits = CurrentRunLimits();
   int intra_op_threads = kernels::IntraOpThreads();
+  ObserverState observer = CurrentObserverState();  // a profiler, if any
   std::mutex mu;
   std::condition_variable done;
   size_t remaining = 0;  // steps not finished; guarded by mu
@@ -39,6 +42,7 @@ void Program::Spawn(const std::shared_ptr<ParallelRun>& run, int first) const {
   run->pool.Schedule([this, run, first] {
     RunLimitsScope limits(run->limits);
     kernels::IntraOpThreadsScope threads(run->intra_op_threads);
+    ScopedObserverState observe(run->observer);
     RunChain(run, first);
   });
 }

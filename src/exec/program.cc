@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "core/run_limits.h"
 #include "exec/check_numerics.h"
+#include "exec/profile.h"
 #include "graph/shape_inference.h"
 #include "graph/importer.h"
 #include "graph/variable_keys.h"
@@ -315,6 +316,7 @@ absl::Status Program::RunStep(const Step& step, std::vector<Tensor> inputs,
   ctx.set_kernel_state(step.kernel_state.get());
   StepFunctions functions(step);
   if (!step.functions.empty()) ctx.set_functions(&functions);
+  StepTrace trace(ctx);  // times the call for a RunObserver (exec/profile.h), if any
   absl::Status status = step.kernel->compute(ctx);
   if (ctx.missing_input() >= 0) {
     return absl::InvalidArgumentError(absl::StrCat("node '", n.name, "' (", n.op, ") has ",
@@ -328,6 +330,7 @@ absl::Status Program::RunStep(const Step& step, std::vector<Tensor> inputs,
   if (const RunLimits* limits = CurrentRunLimits(); limits && limits->check_numerics) {
     if (absl::Status s = CheckOutputsFinite(n, ctx); !s.ok()) return s;
   }
+  trace.Finish(ctx);
   outputs = std::move(ctx.outputs());
   return absl::OkStatus();
 }

@@ -89,6 +89,7 @@ class Program {
   };
   class StepFunctions;
 
+  friend class ScheduleReader;  // memory_plan.cc: reads steps, slots and lifetimes
   Program() = default;
   // Computes one step from its inputs (data inputs in order).
   absl::Status RunStep(const Step& step, std::vector<Tensor> inputs,

@@ -4,9 +4,11 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <map>
 #include <mutex>
 #include <thread>
 
+#include "exec/profile.h"
 #include "exec/program.h"
 #include "exec/thread_pool.h"
 #include "google/protobuf/text_format.h"
@@ -105,6 +107,38 @@ TEST(ParallelRunTest, IndependentBranchesRunAtTheSameTime) {
     EXPECT_EQ(Values<float>((*out)[0]), (std::vector<float>{0, 2, 12}));  // -x + x*x
   }
   meeting = nullptr;
+}
+
+// Records which thread finished each step.
+class ThreadsSeen : public RunObserver {
+ public:
+  void OnStep(const StepRecord& step) override {
+    std::lock_guard<std::mutex> lock(mu);
+    thread_of[std::string(step.name)] = std::this_thread::get_id();
+  }
+  std::mutex mu;
+  std::map<std::string, std::thread::id> thread_of;
+};
+
+TEST(ParallelRunTest, AProfilerSeesTheStepsPoolThreadsRun) {
+  std::unique_ptr<Program> p = Compile(kBranches, {"sum:0"});
+  ASSERT_NE(p, nullptr);
+  ThreadPool pool(1);
+  Rendezvous r;
+  meeting = &r;
+  ThreadsSeen seen;
+  {
+    ScopedRunObserver observe(&seen);
+    ASSERT_TRUE(p->Run({MakeTensor<float>({1}, {2})}, &pool).ok());
+  }
+  meeting = nullptr;
+  // Every step that ran (the fed Placeholder does not), reported once each;
+  // the two Meets can only have finished on different threads.
+  ASSERT_EQ(seen.thread_of.size(), 5u);
+  for (const char* name : {"a", "a_meet", "b", "b_meet", "sum"}) {
+    EXPECT_EQ(seen.thread_of.count(name), 1u) << name;
+  }
+  EXPECT_NE(seen.thread_of["a_meet"], seen.thread_of["b_meet"]);
 }
 
 TEST(ParallelRunTest, AnErrorNamesTheNodeAndEndsTheRun) {

@@ -1,12 +1,17 @@
 // `smrt bench` times a signature and reports what a deployer compares.
 #include "smrt/bench_command.h"
 
+#include <fstream>
+#include <map>
+#include <set>
 #include <sstream>
 #include <string>
 
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
+#include "absl/strings/str_split.h"
 #include "gtest/gtest.h"
+#include "testing/mini_json.h"
 #include "testing/paths.h"
 
 namespace smrt::cli {
@@ -72,6 +77,110 @@ TEST(BenchCommandTest, BadArgumentsSayWhatIsWrong) {
   s = RunBench({"--dir", testing::TestDataDir() + "/zoo/mlp_bn_dropout/saved_model", "--shapes",
                 "features"}, out);
   EXPECT_TRUE(absl::StrContains(s.message(), "--shapes expects")) << s;
+}
+
+TEST(BenchCommandTest, ProfileWritesATraceAndOpStatsPrintTables) {
+  const std::string trace = testing::MakeTempDir() + "/trace.json";
+  std::ostringstream out;
+  absl::Status s = RunBench({"--dir", testing::TestDataDir() + "/zoo/mlp_bn_dropout/saved_model",
+                             "--iters", "2", "--warmup", "0", "--profile", trace,
+                             "--profile_runs", "3", "--op_stats"},
+                            out);
+  ASSERT_TRUE(s.ok()) << s;
+  std::ifstream file(trace);
+  std::stringstream text;
+  text << file.rdbuf();
+  absl::StatusOr<testing::Json> json = testing::ParseJson(text.str());
+  ASSERT_TRUE(json.ok()) << json.status();
+  int runs = 0, steps = 0;
+  for (const testing::Json& e : json->Find("traceEvents")->array) {
+    (e.Find("cat")->string == "run" ? runs : steps) += 1;
+  }
+  EXPECT_EQ(runs, 3);
+  EXPECT_GT(steps, 30);
+  EXPECT_EQ(steps % 3, 0);  // the same steps each run
+  const std::string report = out.str();
+  EXPECT_TRUE(absl::StrContains(report, "by op type")) << report;
+  EXPECT_TRUE(absl::StrContains(report, "by node")) << report;
+  EXPECT_TRUE(absl::StrContains(report, "MatMul")) << report;
+  EXPECT_TRUE(absl::StrContains(report, "3 profiled runs")) << report;
+}
+
+// Through the CLI on stacked LSTMs: the trace holds every step of every
+// profiled run, loop-body steps included (once per iteration, under their
+// While node), and the op tables account for exactly those events, sorted.
+TEST(BenchCommandTest, ProfileTracesLoopBodiesAndOpStatsAreSorted) {
+  const std::string trace = testing::MakeTempDir() + "/trace.json";
+  constexpr int kRuns = 2, kSteps = 4;  // profiled runs, sequence length
+  std::ostringstream out;
+  absl::Status s = RunBench({"--dir", testing::TestDataDir() + "/zoo/lstm/saved_model", "--shapes",
+                             "inputs=1,4,6", "--iters", "1", "--warmup", "0", "--profile", trace,
+                             "--profile_runs", std::to_string(kRuns), "--op_stats"},
+                            out);
+  ASSERT_TRUE(s.ok()) << s;
+  std::ifstream file(trace);
+  std::stringstream text;
+  text << file.rdbuf();
+  absl::StatusOr<testing::Json> json = testing::ParseJson(text.str());
+  ASSERT_TRUE(json.ok()) << json.status();
+  int runs = 0, steps = 0;
+  std::set<std::string> loops;                 // While nodes
+  std::map<std::string, int> body_calls;       // "loop > node" -> events
+  for (const testing::Json& e : json->Find("traceEvents")->array) {
+    ASSERT_EQ(e.Find("ph")->string, "X");
+    if (e.Find("cat")->string == "run") {
+      ++runs;
+      continue;
+    }
+    ++steps;
+    const std::string& name = e.Find("name")->string;
+    const double depth = e.Find("args")->Find("depth")->number;
+    if (e.Find("cat")->string == "While") loops.insert(name);
+    if (absl::StrContains(name, " > ")) {
+      EXPECT_EQ(depth, 1) << name;
+      ++body_calls[name];
+    } else {
+      EXPECT_EQ(depth, 0) << name;
+    }
+  }
+  EXPECT_EQ(runs, kRuns);
+  ASSERT_EQ(loops.size(), 2u);
+  ASSERT_FALSE(body_calls.empty());
+  std::map<std::string, std::set<int>> per_loop;  // calls per run of each body node
+  for (const auto& [name, calls] : body_calls) {
+    const std::string loop = name.substr(0, name.find(" > "));
+    EXPECT_TRUE(loops.count(loop)) << name;
+    EXPECT_EQ(calls % kRuns, 0) << name;
+    per_loop[loop].insert(calls / kRuns);
+  }
+  for (const auto& [loop, counts] : per_loop) {
+    // Body steps run once per element, condition steps once more.
+    EXPECT_EQ(counts, (std::set<int>{kSteps, kSteps + 1})) << loop;
+  }
+
+  // "by op type" rows: ms/run, %, cum%, calls/run, op type; descending.
+  const std::string report = out.str();
+  const size_t table = report.find("by op type");
+  ASSERT_NE(table, std::string::npos) << report;
+  const size_t end = report.find("by node", table);
+  std::vector<std::string> lines =
+      absl::StrSplit(report.substr(table, end - table), '\n', absl::SkipWhitespace());
+  ASSERT_GT(lines.size(), 3u);
+  double previous = 1e300, calls = 0;
+  std::set<std::string> ops;
+  for (size_t i = 2; i < lines.size(); ++i) {  // after the title and the header
+    std::vector<std::string> cols = absl::StrSplit(lines[i], ' ', absl::SkipWhitespace());
+    ASSERT_EQ(cols.size(), 5u) << lines[i];
+    double ms = 0, per_run = 0;
+    ASSERT_TRUE(absl::SimpleAtod(cols[0], &ms)) << lines[i];
+    ASSERT_TRUE(absl::SimpleAtod(cols[3], &per_run)) << lines[i];
+    EXPECT_LE(ms, previous) << lines[i];
+    previous = ms;
+    calls += per_run;
+    ops.insert(cols[4]);
+  }
+  EXPECT_NEAR(calls * kRuns, steps, 0.05 * lines.size() * kRuns);  // calls/run has 1 decimal
+  EXPECT_TRUE(ops.count("While") && ops.count("TensorListGetItem")) << report;
 }
 
 }  // namespace

@@ -2,6 +2,8 @@
 // and checks a model on both devices.
 #include "smrt/doctor_command.h"
 
+#include <map>
+#include <memory>
 #include <sstream>
 
 #include "absl/strings/match.h"
@@ -9,6 +11,7 @@
 #include "google/protobuf/struct.pb.h"
 #include "google/protobuf/util/json_util.h"
 #include "gtest/gtest.h"
+#include "smrt/model.h"
 #include "testing/paths.h"
 
 namespace smrt::cli {
@@ -42,6 +45,54 @@ TEST(DoctorCommandTest, JsonDescribesCpuCudaAndModel) {
     EXPECT_EQ(sf.at("missing_on_cpu").list_value().values_size(), 0);
   }
   EXPECT_TRUE(serving);
+}
+
+// The predicted memory is Model::PlanMemory's, at batch 1 and --batch.
+TEST(DoctorCommandTest, PredictsMemoryPerSignatureAtTwoBatchSizes) {
+  const std::string dir = testing::TestDataDir() + "/zoo/mobilenetv2_035_96/saved_model";
+  absl::StatusOr<std::unique_ptr<Model>> model = Model::Load(dir);
+  ASSERT_TRUE(model.ok()) << model.status();
+  std::map<int64_t, MemoryPlan> plans;
+  for (int64_t batch : {1, 4}) {
+    absl::StatusOr<MemoryPlan> plan =
+        (*model)->PlanMemory("serving_default", {{"keras_tensor", {batch, 96, 96, 3}}});
+    ASSERT_TRUE(plan.ok()) << plan.status();
+    plans[batch] = *plan;
+  }
+  std::ostringstream json;
+  ASSERT_TRUE(RunDoctor({"--dir", dir, "--json", "--batch", "4"}, json).ok());
+  google::protobuf::Struct root;
+  ASSERT_TRUE(google::protobuf::util::JsonStringToMessage(json.str(), &root).ok()) << json.str();
+  int found = 0;
+  for (const auto& sig : root.fields().at("model").struct_value().fields().at("signatures")
+                             .list_value().values()) {
+    const auto& sf = sig.struct_value().fields();
+    if (sf.at("key").string_value() != "serving_default") continue;
+    const auto& memory = sf.at("memory").list_value().values();
+    ASSERT_EQ(memory.size(), 2);
+    for (const auto& m : memory) {
+      const auto& f = m.struct_value().fields();
+      const MemoryPlan& plan = plans.at(static_cast<int64_t>(f.at("batch").number_value()));
+      EXPECT_EQ(f.at("error").string_value(), "");
+      EXPECT_EQ(f.at("weight_bytes").number_value(), plan.weight_bytes);
+      EXPECT_EQ(f.at("activation_peak_bytes").number_value(), plan.peak_bytes);
+      EXPECT_EQ(f.at("predicted_bytes").number_value(), plan.weight_bytes + plan.peak_bytes);
+      EXPECT_EQ(f.at("naive_activation_bytes").number_value(), plan.naive_bytes);
+      EXPECT_EQ(f.at("planned_tensors").number_value(), plan.tensors.size());
+      EXPECT_EQ(f.at("unplanned_tensors").number_value(), plan.unplanned.size());
+      ++found;
+    }
+  }
+  EXPECT_EQ(found, 2);
+
+  std::ostringstream text;
+  ASSERT_TRUE(RunDoctor({"--dir", dir}, text).ok());  // default second batch: 8
+  EXPECT_TRUE(absl::StrContains(text.str(), "    predicted memory: batch 1: ")) << text.str();
+  EXPECT_TRUE(absl::StrContains(text.str(), "; batch 8: ")) << text.str();
+  EXPECT_TRUE(absl::StrContains(text.str(), " + activation peak ")) << text.str();
+  std::ostringstream ignored;
+  EXPECT_EQ(RunDoctor({"--dir", dir, "--batch", "x"}, ignored).code(),
+            absl::StatusCode::kInvalidArgument);
 }
 
 TEST(DoctorCommandTest, TextNamesWhatItLookedFor) {

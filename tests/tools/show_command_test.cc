@@ -7,9 +7,11 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_split.h"
 #include "core/file.h"
 #include "gtest/gtest.h"
+#include "smrt/model.h"
 #include "testing/paths.h"
 
 namespace smrt::cli {
@@ -141,6 +143,63 @@ TEST(ShowCommandTest, FusionsListsWhatWasFusedAndWhy) {
   EXPECT_NE(out->find("fused    DepthwiseConv2dNative+BiasAdd+Relu6"), std::string::npos) << *out;
   EXPECT_NE(out->find("freeze_variables: froze"), std::string::npos) << *out;
   EXPECT_EQ(Show({"--dir", dir, "--fusions", "--signature_def", "nope"}).status().code(),
+            absl::StatusCode::kNotFound);
+}
+
+// The integer after `label` in the section of `text` that starts at `from`.
+int64_t NumberAfter(const std::string& text, size_t from, const std::string& label) {
+  const size_t at = text.find(label, from);
+  if (at == std::string::npos) {
+    ADD_FAILURE() << "no '" << label << "' in:\n" << text.substr(from);
+    return -1;
+  }
+  const size_t start = at + label.size();
+  int64_t n = -1;
+  EXPECT_TRUE(absl::SimpleAtoi(text.substr(start, text.find(' ', start) - start), &n)) << text;
+  return n;
+}
+
+TEST(ShowCommandTest, MemoryPrintsThePlanOfEachSignatureAtTheBatch) {
+  const std::string dir = testing::TestDataDir() + "/zoo/mobilenetv2_035_96/saved_model";
+  absl::StatusOr<std::unique_ptr<Model>> model = Model::Load(dir);
+  ASSERT_TRUE(model.ok()) << model.status();
+  for (int64_t batch : {1, 3}) {
+    absl::StatusOr<std::string> out =
+        Show({"--dir", dir, "--memory", "--batch", absl::StrCat(batch)});
+    ASSERT_TRUE(out.ok()) << out.status();
+    for (const std::string& key : (*model)->signature_keys()) {
+      SCOPED_TRACE(absl::StrCat(key, " at batch ", batch));
+      absl::StatusOr<MemoryPlan> plan =
+          (*model)->PlanMemory(key, {{"keras_tensor", {batch, 96, 96, 3}}});
+      ASSERT_TRUE(plan.ok()) << plan.status();
+      const size_t at = out->find(absl::StrCat("signature '", key, "' at batch ", batch, ":\n"));
+      ASSERT_NE(at, std::string::npos) << *out;
+      EXPECT_NE(out->find(absl::StrCat("inputs: keras_tensor (", batch, ", 96, 96, 3)"), at),
+                std::string::npos);
+      EXPECT_EQ(NumberAfter(*out, at, "weights: "), plan->weight_bytes);
+      EXPECT_EQ(NumberAfter(*out, at, "activation peak: "), plan->peak_bytes);
+      EXPECT_EQ(NumberAfter(*out, at, "one arena for "), static_cast<int64_t>(plan->tensors.size()));
+      EXPECT_EQ(NumberAfter(*out, at, "naive sum: "), plan->naive_bytes);
+      EXPECT_EQ(NumberAfter(*out, at, "unplanned tensors: "), 0);
+      EXPECT_EQ(NumberAfter(*out, at, "predicted: "), plan->weight_bytes + plan->peak_bytes);
+      EXPECT_GT(plan->peak_bytes, 0);
+      EXPECT_LT(plan->peak_bytes, plan->naive_bytes);
+    }
+  }
+  // One signature; loops name what they leave unplanned.
+  const std::string lstm = testing::TestDataDir() + "/zoo/lstm/saved_model";
+  absl::StatusOr<std::string> out =
+      Show({"--dir", lstm, "--memory", "--signature_def", "serving_default"});
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_EQ(out->find("signature 'serve'"), std::string::npos) << *out;
+  EXPECT_GT(NumberAfter(*out, 0, "unplanned tensors: "), 0);
+  EXPECT_NE(out->find("(size known only at run time: "), std::string::npos) << *out;
+
+  EXPECT_EQ(Show({"--dir", dir, "--memory", "--batch", "0"}).status().code(),
+            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(Show({"--dir", dir, "--batch", "2"}).status().code(),
+            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(Show({"--dir", dir, "--memory", "--signature_def", "nope"}).status().code(),
             absl::StatusCode::kNotFound);
 }
 

@@ -15,7 +15,9 @@
 #include "absl/strings/strip.h"
 #include "core/npy.h"
 #include "smrt/flags.h"
+#include "smrt/memory_report.h"
 #include "smrt/model.h"
+#include "smrt/profile.h"
 
 namespace smrt::cli {
 namespace {
@@ -85,10 +87,9 @@ absl::StatusOr<Tensor> GenerateInput(const TensorSpec& spec, int64_t batch,
       return absl::InvalidArgumentError(absl::StrCat(
           "input '", spec.name, "' has unknown rank: give its shape with --shapes or a .npy with --inputs"));
     }
-    for (size_t i = 0; i < spec.shape.size(); ++i) {
-      int64_t d = spec.shape[i];
-      shape.push_back(d >= 0 ? d : (i == 0 ? batch : 1));
-    }
+    absl::StatusOr<Shape> batched = BatchShape(spec, batch);
+    if (!batched.ok()) return batched.status();
+    shape = *std::move(batched);
   }
   absl::StatusOr<Tensor> t = Tensor::Create(spec.dtype, shape);
   if (!t.ok()) return t.status();
@@ -129,13 +130,46 @@ double Percentile(std::vector<double> sorted, double p) {
   return sorted[lo] + (sorted[hi] - sorted[lo]) * (pos - static_cast<double>(lo));
 }
 
+void PrintStatTable(const char* title, const std::vector<OpStat>& stats, bool by_node,
+                    double runs, std::ostream& out) {
+  out << absl::StrFormat("\n%s\n%12s %8s %7s %9s  %s\n", title, "ms/run", "%", "cum%",
+                         "calls/run", by_node ? "node (op)" : "op type");
+  double cumulative = 0;
+  for (const OpStat& s : stats) {
+    cumulative += s.percent;
+    out << absl::StrFormat("%12.4f %7.2f%% %6.2f%% %9.1f  %s%s\n",
+                           static_cast<double>(s.total_ns) / 1e6 / runs, s.percent, cumulative,
+                           static_cast<double>(s.count) / runs, s.name,
+                           by_node ? absl::StrCat(" (", s.op, ")") : "");
+  }
+}
+
+// TensorFlow-profiler-style tables: self time per op type and per node,
+// averaged over the profiled runs, sorted descending.
+void PrintOpStats(const std::vector<RunProfile>& profiles, std::ostream& out) {
+  const double runs = static_cast<double>(std::max<size_t>(profiles.size(), 1));
+  int64_t run_ns = 0;
+  for (const RunProfile& p : profiles) run_ns += p.duration_ns;
+  std::vector<OpStat> by_type = OpStatsByType(profiles);
+  int64_t op_ns = 0;
+  for (const OpStat& s : by_type) op_ns += s.total_ns;
+  out << absl::StrFormat(
+      "\nop stats     %d profiled runs, %.4f ms/run in ops of %.4f ms/run in Run (self time; "
+      "control-flow bodies counted in their steps)\n",
+      profiles.size(), static_cast<double>(op_ns) / 1e6 / runs,
+      static_cast<double>(run_ns) / 1e6 / runs);
+  PrintStatTable("by op type", by_type, false, runs, out);
+  PrintStatTable("by node", OpStatsByNode(profiles), true, runs, out);
+}
+
 }  // namespace
 
 absl::Status RunBench(const std::vector<std::string>& args, std::ostream& out) {
   FlagSpec spec;
-  spec.valued = {"dir",    "signature_def", "tag_set", "batch", "shapes",
-                 "inputs", "int_max",       "warmup",  "iters", "threads"};
-  spec.switches = {"json"};
+  spec.valued = {"dir",    "signature_def", "tag_set", "batch",   "shapes",
+                 "inputs", "int_max",       "warmup",  "iters",   "threads",
+                 "profile", "profile_runs"};
+  spec.switches = {"json", "op_stats"};
   absl::StatusOr<Flags> flags = Flags::Parse(args, spec);
   if (!flags.ok()) return flags.status();
   std::optional<std::string> dir = flags->Get("dir");
@@ -146,7 +180,8 @@ absl::Status RunBench(const std::vector<std::string>& args, std::ostream& out) {
   absl::StatusOr<int64_t> iters = IntFlag(*flags, "iters", 50, 1);
   absl::StatusOr<int64_t> int_max = IntFlag(*flags, "int_max", 1, 1);
   absl::StatusOr<int64_t> threads = IntFlag(*flags, "threads", 0, 0);
-  for (const auto* s : {&batch, &warmup, &iters, &int_max, &threads}) {
+  absl::StatusOr<int64_t> profile_runs = IntFlag(*flags, "profile_runs", 10, 1);
+  for (const auto* s : {&batch, &warmup, &iters, &int_max, &threads, &profile_runs}) {
     if (!s->ok()) return s->status();
   }
   absl::StatusOr<std::map<std::string, Shape>> shapes =
@@ -205,12 +240,35 @@ absl::Status RunBench(const std::vector<std::string>& args, std::ostream& out) {
   const double p50 = Percentile(ms, 0.5), p90 = Percentile(ms, 0.9), p99 = Percentile(ms, 0.99);
   const double throughput = static_cast<double>(*batch) * 1000.0 / mean;
   const double rss_mb = static_cast<double>(PeakRssBytes()) / (1024.0 * 1024.0);
+
+  // Profiled runs come after the timed ones, so the latencies above carry no
+  // profiling cost.
+  std::optional<std::string> trace_path = flags->Get("profile");
+  const bool op_stats = flags->Switch("op_stats");
+  std::vector<RunProfile> profiles;
+  if (trace_path || op_stats) {
+    profiles.resize(static_cast<size_t>(*profile_runs));
+    for (RunProfile& profile : profiles) {
+      RunOptions run_options;
+      run_options.profile = &profile;
+      NamedTensors outputs;
+      if (absl::Status s = (*model)->Run(key, inputs, &outputs, run_options); !s.ok()) return s;
+    }
+  }
+  if (trace_path) {
+    std::ofstream file(*trace_path);
+    file << ChromeTraceJson(profiles);
+    if (!file.good()) {
+      return absl::InvalidArgumentError(absl::StrCat("--profile: cannot write ", *trace_path));
+    }
+  }
   if (flags->Switch("json")) {
     out << absl::StrFormat(
         "{\"model\": \"%s\", \"signature\": \"%s\", \"batch\": %d, \"iters\": %d, "
         "\"load_ms\": %.4f, \"first_run_ms\": %.4f, \"p50_ms\": %.4f, \"p90_ms\": %.4f, "
         "\"p99_ms\": %.4f, \"mean_ms\": %.4f, \"throughput_per_s\": %.4f, \"peak_rss_mb\": %.1f}\n",
         *dir, key, *batch, *iters, load_ms, first_ms, p50, p90, p99, mean, throughput, rss_mb);
+    if (op_stats) PrintOpStats(profiles, out);
     return absl::OkStatus();
   }
   out << absl::StrFormat("model        %s\nsignature    %s\nbatch        %d\n", *dir, key, *batch)
@@ -218,6 +276,10 @@ absl::Status RunBench(const std::vector<std::string>& args, std::ostream& out) {
       << absl::StrFormat("latency      p50 %.3f ms  p90 %.3f ms  p99 %.3f ms  mean %.3f ms (%d calls)\n",
                          p50, p90, p99, mean, *iters)
       << absl::StrFormat("throughput   %.1f items/s\npeak RSS     %.1f MiB\n", throughput, rss_mb);
+  if (trace_path) {
+    out << absl::StrFormat("profile      %s (%d runs)\n", *trace_path, profiles.size());
+  }
+  if (op_stats) PrintOpStats(profiles, out);
   return absl::OkStatus();
 }
 

@@ -1,7 +1,10 @@
 #include "smrt/doctor_command.h"
 
+#include <map>
+#include <memory>
 #include <optional>
 
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
@@ -13,6 +16,8 @@
 #include "smrt/check.h"
 #include "smrt/flags.h"
 #include "smrt/json_values.h"
+#include "smrt/memory_report.h"
+#include "smrt/model.h"
 
 namespace smrt::cli {
 namespace {
@@ -38,15 +43,46 @@ void LibraryText(const device::LibraryProbe& p, std::ostream& out) {
   }
 }
 
+// "3.67 MiB (weights 3.15 MiB + activation peak 540.0 KiB)", or why not.
+std::string MemoryText(const SignatureMemory& m) {
+  if (!m.error.empty()) return absl::StrCat("not planned: ", m.error);
+  std::string text = absl::StrCat(Bytes(m.predicted_bytes()), " (weights ",
+                                   Bytes(m.plan.weight_bytes), " + activation peak ",
+                                   Bytes(m.plan.peak_bytes));
+  if (!m.plan.unplanned.empty()) {
+    absl::StrAppend(&text, "; ", m.plan.unplanned.size(), " tensors sized only at run time");
+  }
+  return absl::StrCat(text, ")");
+}
+
+Value MemoryJson(const SignatureMemory& m) {
+  Value v;
+  auto& f = *v.mutable_struct_value()->mutable_fields();
+  f["batch"] = Num(static_cast<double>(m.batch));
+  f["error"] = Str(m.error);
+  f["weight_bytes"] = Num(static_cast<double>(m.plan.weight_bytes));
+  f["activation_peak_bytes"] = Num(static_cast<double>(m.plan.peak_bytes));
+  f["predicted_bytes"] = Num(static_cast<double>(m.predicted_bytes()));
+  f["naive_activation_bytes"] = Num(static_cast<double>(m.plan.naive_bytes));
+  f["planned_tensors"] = Num(static_cast<double>(m.plan.tensors.size()));
+  f["unplanned_tensors"] = Num(static_cast<double>(m.plan.unplanned.size()));
+  return v;
+}
+
 }  // namespace
 
 absl::Status RunDoctor(const std::vector<std::string>& args, std::ostream& out) {
   FlagSpec spec;
-  spec.valued = {"dir", "tag_set"};
+  spec.valued = {"dir", "tag_set", "batch"};
   spec.switches = {"json"};
   absl::StatusOr<Flags> flags = Flags::Parse(args, spec);
   if (!flags.ok()) return flags.status();
   const bool json = flags->Switch("json");
+  int64_t batch = 8;
+  if (std::optional<std::string> b = flags->Get("batch");
+      b && (!absl::SimpleAtoi(*b, &batch) || batch < 1)) {
+    return absl::InvalidArgumentError(absl::StrCat("--batch expects an integer >= 1, got '", *b, "'"));
+  }
 
   const device::CpuInfo cpu = device::ProbeCpu();
   const device::CudaReport cuda = device::ProbeCuda();
@@ -71,6 +107,34 @@ absl::Status RunDoctor(const std::vector<std::string>& args, std::ostream& out) 
     }
     return ops;
   };
+
+  // Predicted memory at batch 1 and --batch of the signatures that import
+  // with every op supported on CPU (the others cannot be loaded).
+  std::map<std::string, std::vector<SignatureMemory>> memory;
+  std::string memory_error;
+  if (cpu_check) {
+    LoadOptions load;
+    if (std::optional<std::string> tags = flags->Get("tag_set")) {
+      load.tags = absl::StrSplit(*tags, ',', absl::SkipEmpty());
+    }
+    for (const SignatureCheck& s : cpu_check->signatures) {
+      if (s.key != "(init op)" && s.error.empty() && missing(s).empty()) {
+        load.signatures.push_back(s.key);
+      }
+    }
+    if (!load.signatures.empty()) {
+      absl::StatusOr<std::unique_ptr<Model>> model = Model::Load(*dir, load);
+      if (!model.ok()) {
+        memory_error = std::string(model.status().message());
+      } else {
+        for (int64_t b : batch == 1 ? std::vector<int64_t>{1} : std::vector<int64_t>{1, batch}) {
+          for (SignatureMemory& m : PlanSignatures(**model, load.signatures, b)) {
+            memory[m.key].push_back(std::move(m));
+          }
+        }
+      }
+    }
+  }
 
   if (json) {
     Struct root;
@@ -119,8 +183,13 @@ absl::Status RunDoctor(const std::vector<std::string>& args, std::ostream& out) 
         sf["constant_bytes"] = Num(static_cast<double>(s.constant_bytes));
         sf["missing_on_cpu"] = List(missing(s));
         sf["missing_on_cuda"] = List(missing(cuda_check->signatures[i]));
+        sf["memory"].mutable_list_value();
+        for (const SignatureMemory& mem : memory[s.key]) {
+          *sf["memory"].mutable_list_value()->add_values() = MemoryJson(mem);
+        }
         *mf["signatures"].mutable_list_value()->add_values() = sv;
       }
+      if (!memory_error.empty()) mf["memory_error"] = Str(memory_error);
       f["model"] = m;
     }
     std::string text;
@@ -156,6 +225,7 @@ absl::Status RunDoctor(const std::vector<std::string>& args, std::ostream& out) 
     if (cpu_check) {
       out << "Model " << *dir << ":\n  weights (variables): " << Bytes(cpu_check->variable_bytes)
           << "\n";
+      if (!memory_error.empty()) out << "  memory not predicted: " << memory_error << "\n";
       for (size_t i = 0; i < cpu_check->signatures.size(); ++i) {
         const SignatureCheck& s = cpu_check->signatures[i];
         if (!s.error.empty()) {
@@ -172,6 +242,15 @@ absl::Status RunDoctor(const std::vector<std::string>& args, std::ostream& out) 
             << (on_cuda.empty() ? "all supported"
                                 : absl::StrCat(on_cuda.size(), " op types missing"))
             << "\n";
+        auto mem = memory.find(s.key);
+        if (mem != memory.end()) {
+          out << "    predicted memory:";
+          for (const SignatureMemory& m : mem->second) {
+            out << (&m == &mem->second.front() ? " " : "; ") << "batch " << m.batch << ": "
+                << MemoryText(m);
+          }
+          out << "\n";
+        }
       }
     }
   }

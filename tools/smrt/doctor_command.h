@@ -14,11 +14,13 @@
 namespace smrt::cli {
 
 inline constexpr char kDoctorUsage[] =
-    "usage: smrt doctor [--dir DIR] [--tag_set serve] [--json]\n"
+    "usage: smrt doctor [--dir DIR] [--tag_set serve] [--batch N] [--json]\n"
     "  the machine: CPU model and ISA, the ISA oneDNN dispatches to, CUDA driver,\n"
     "  runtime, cuBLAS(Lt) and cuDNN (where they were looked for and found), GPUs.\n"
     "  --dir   also check a SavedModel: per signature, ops missing on CPU and CUDA,\n"
-    "          weight and constant bytes\n"
+    "          weight and constant bytes, and the predicted memory (weights + planned\n"
+    "          activation peak, as `smrt show --memory` plans it) at batch 1 and N\n"
+    "  --batch N  the second batch size for the memory prediction (default 8)\n"
     "  --json  print one JSON object instead of text\n"
     "  Exits 1 when --dir is given and an op the model needs is missing on CPU.\n";
 

@@ -2,9 +2,12 @@
 
 #include <algorithm>
 #include <map>
+#include <memory>
+#include <optional>
 #include <set>
 
 #include "absl/status/status.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "api/model_internals.h"
@@ -14,6 +17,7 @@
 #include "loader/saved_model_reader.h"
 #include "loader/tensor_proto.h"
 #include "smrt/flags.h"
+#include "smrt/memory_report.h"
 #include "smrt/model.h"
 #include "tensorflow/saved_model.pb.h"
 
@@ -207,12 +211,51 @@ absl::Status PrintFusions(const std::string& dir, const std::vector<std::string>
   return absl::OkStatus();
 }
 
+// Weight bytes and the planned activation peak of each signature (or the one
+// --signature_def names) for inputs at the batch size.
+absl::Status PrintMemory(const std::string& dir, const std::vector<std::string>& tags,
+                         const std::optional<std::string>& signature, int64_t batch,
+                         std::ostream& out) {
+  LoadOptions options;
+  options.tags = tags;
+  if (signature) options.signatures = {*signature};
+  absl::StatusOr<std::unique_ptr<Model>> model = Model::Load(dir, options);
+  if (!model.ok()) return model.status();
+  for (const SignatureMemory& m : PlanSignatures(**model, (*model)->signature_keys(), batch)) {
+    out << "signature '" << m.key << "' at batch " << m.batch << ":\n";
+    std::vector<std::string> inputs;
+    for (const auto& [name, shape] : m.input_shapes) {
+      inputs.push_back(absl::StrCat(name, " ", ShapeToString(shape)));
+    }
+    out << "  inputs: " << absl::StrJoin(inputs, ", ") << "\n";
+    if (!m.error.empty()) {
+      out << "  not planned: " << m.error << "\n";
+      continue;
+    }
+    const MemoryPlan& p = m.plan;
+    out << "  weights: " << ByteCount(p.weight_bytes) << "\n"
+        << "  activation peak: " << ByteCount(p.peak_bytes) << ", one arena for "
+        << p.tensors.size() << " planned tensors\n"
+        << "  naive sum: " << ByteCount(p.naive_bytes) << ", each tensor in its own block\n"
+        << "  unplanned tensors: " << p.unplanned.size();
+    if (!p.unplanned.empty()) {
+      std::vector<std::string> first(p.unplanned.begin(),
+                                     p.unplanned.begin() + std::min<size_t>(p.unplanned.size(), 5));
+      out << " (size known only at run time: " << absl::StrJoin(first, ", ")
+          << (p.unplanned.size() > first.size() ? ", ..." : "") << ")";
+    }
+    out << "\n  predicted: " << ByteCount(m.predicted_bytes())
+        << " (weights + activation peak; feeds, outputs and unplanned tensors extra)\n";
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::Status RunShow(const std::vector<std::string>& args, std::ostream& out) {
   FlagSpec spec;
-  spec.valued = {"dir", "tag_set", "signature_def"};
-  spec.switches = {"all", "variables", "assets", "fusions"};
+  spec.valued = {"dir", "tag_set", "signature_def", "batch"};
+  spec.switches = {"all", "variables", "assets", "fusions", "memory"};
   absl::StatusOr<Flags> flags = Flags::Parse(args, spec);
   if (!flags.ok()) return flags.status();
   std::optional<std::string> dir = flags->Get("dir");
@@ -225,12 +268,27 @@ absl::Status RunShow(const std::vector<std::string>& args, std::ostream& out) {
     PrintAll(*model, out);
     return absl::OkStatus();
   }
-  if (flags->Switch("fusions")) {
+  if (flags->Has("batch") && !flags->Switch("memory")) {
+    return absl::InvalidArgumentError("--batch goes with --memory");
+  }
+  if (flags->Switch("fusions") || flags->Switch("memory")) {
     std::vector<std::string> tags;
     for (const std::string& t : loader::ParseTagSet(flags->Get("tag_set").value_or("serve"))) {
       tags.push_back(t);
     }
-    return PrintFusions(*dir, tags, flags->Get("signature_def"), out);
+    if (flags->Switch("fusions")) {
+      if (absl::Status s = PrintFusions(*dir, tags, flags->Get("signature_def"), out); !s.ok()) {
+        return s;
+      }
+    }
+    if (!flags->Switch("memory")) return absl::OkStatus();
+    int64_t batch = 1;
+    if (std::optional<std::string> b = flags->Get("batch");
+        b && (!absl::SimpleAtoi(*b, &batch) || batch < 1)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--batch expects an integer >= 1, got '", *b, "'"));
+    }
+    return PrintMemory(*dir, tags, flags->Get("signature_def"), batch, out);
   }
 
   std::optional<std::string> tag_text = flags->Get("tag_set");

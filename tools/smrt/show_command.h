@@ -13,7 +13,7 @@ namespace smrt::cli {
 
 inline constexpr char kShowUsage[] =
     "usage: smrt show --dir DIR [--tag_set TAGS] [--signature_def KEY] [--all]\n"
-    "                 [--variables] [--assets] [--fusions]\n"
+    "                 [--variables] [--assets] [--fusions] [--memory [--batch N]]\n"
     "  no options        the tag sets of the SavedModel\n"
     "  --tag_set TAGS    the SignatureDef keys of that MetaGraphDef (e.g. serve)\n"
     "  --signature_def   inputs, outputs and method of one SignatureDef\n"
@@ -21,7 +21,12 @@ inline constexpr char kShowUsage[] =
     "  --variables       checkpoint key, dtype, shape and bytes of each variable\n"
     "  --assets          asset files the graph reads, and assets.extra/ files\n"
     "  --fusions         what the graph passes fused in each signature (or the one\n"
-    "                    --signature_def names), and why candidates were left unfused\n";
+    "                    --signature_def names), and why candidates were left unfused\n"
+    "  --memory          per signature (or the --signature_def one), for inputs whose\n"
+    "                    unknown dims are --batch N (first dim, default 1) or 1: weight\n"
+    "                    bytes, the planned activation peak (one 64-byte aligned arena,\n"
+    "                    best fit over tensor lifetimes), the naive sum, and the tensors\n"
+    "                    left unplanned because their size is known only at run time\n";
 
 // Runs `smrt show` with the arguments after "show". Output goes to `out`;
 // errors are returned (the caller prints them and exits non-zero).

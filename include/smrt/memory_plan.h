@@ -1,0 +1,42 @@
+// The static memory plan of a signature for given input shapes
+// (Model::PlanMemory): weight bytes, and an arena of 64-byte aligned offsets
+// for the intermediate tensors, placed best fit over their lifetimes.
+#ifndef SMRT_MEMORY_PLAN_H_
+#define SMRT_MEMORY_PLAN_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "smrt/tensor.h"
+
+namespace smrt {
+
+struct PlannedTensor {
+  std::string tensor;  // "node:index"
+  DataType dtype = DataType::kInvalid;
+  Shape shape;
+  int64_t bytes = 0;
+  int64_t offset = 0;  // in the arena, a multiple of 64
+  int first_step = 0;  // live from the step that makes it to its last reader,
+  int last_step = 0;   // inclusive (indices into MemoryPlan::steps)
+};
+
+struct MemoryPlan {
+  std::string signature;
+  // Const values plus the variables the signature reads, each once.
+  int64_t weight_bytes = 0;
+  // The arena size: the planned activation peak.
+  int64_t peak_bytes = 0;
+  // Every planned tensor in its own 64-byte aligned allocation.
+  int64_t naive_bytes = 0;
+  std::vector<std::string> steps;       // executed nodes, in order
+  std::vector<PlannedTensor> tensors;   // outputs of steps, except weights and fetches
+  // Intermediate tensors whose shape (or size) is known only at run time:
+  // data-dependent ops (Where, Unique, ...), loops, strings.
+  std::vector<std::string> unplanned;
+};
+
+}  // namespace smrt
+
+#endif  // SMRT_MEMORY_PLAN_H_
