@@ -24,9 +24,12 @@ struct PlannedTensor {
 
 struct MemoryPlan {
   std::string signature;
-  // Const values plus the variables the signature reads, each once.
+  // Const values plus the variables the signature reads, each buffer once (a
+  // constant folded from a variable's value shares its bytes).
   int64_t weight_bytes = 0;
-  // The arena size: the planned activation peak.
+  // The arena size: the planned activation peak. Scratch tensors kernels make
+  // inside one call (a transposed convolution's columns, a mixed-precision
+  // MatMul's converted operands) come on top.
   int64_t peak_bytes = 0;
   // Every planned tensor in its own 64-byte aligned allocation.
   int64_t naive_bytes = 0;

@@ -56,7 +56,7 @@ class ScheduleReader {
  public:
   static absl::StatusOr<MemoryPlan> Plan(const Program& p, const std::vector<Shape>& feed_shapes);
   static void AddWeights(const Program& p, std::set<const Program*>& programs,
-                         std::set<const kernels::Resource*>& variables, int64_t& bytes);
+                         std::set<const void*>& buffers, int64_t& bytes);
 };
 
 absl::StatusOr<MemoryPlan> ScheduleReader::Plan(const Program& p,
@@ -123,24 +123,25 @@ absl::StatusOr<MemoryPlan> ScheduleReader::Plan(const Program& p,
 }
 
 void ScheduleReader::AddWeights(const Program& p, std::set<const Program*>& programs,
-                                std::set<const kernels::Resource*>& variables, int64_t& bytes) {
+                                std::set<const void*>& buffers, int64_t& bytes) {
   if (!programs.insert(&p).second) return;
+  // By buffer: a constant folded from a variable's read shares its bytes.
+  auto add = [&](const Tensor& t) {
+    if (t.valid() && buffers.insert(t.raw_data()).second) bytes += static_cast<int64_t>(t.byte_size());
+  };
   auto add_variable = [&](const kernels::Resource* r) {
-    const auto* v = dynamic_cast<const kernels::VariableResource*>(r);
-    if (v != nullptr && variables.insert(r).second) {
-      bytes += static_cast<int64_t>(v->Read().byte_size());
-    }
+    if (const auto* v = dynamic_cast<const kernels::VariableResource*>(r)) add(v->Read());
   };
   for (const Program::Step& step : p.steps_) {
     const graph::Node& n = p.spec_.graph.node(step.node);
     if (n.op == "Const") {
       if (const AttrValue* value = n.attrs.Find("value")) {
-        if (const Tensor* t = std::get_if<Tensor>(value)) bytes += static_cast<int64_t>(t->byte_size());
+        if (const Tensor* t = std::get_if<Tensor>(value)) add(*t);
       }
     }
     add_variable(step.resource);
     for (const kernels::Resource* r : step.input_resources) add_variable(r);
-    for (const auto& [name, body] : step.functions) AddWeights(*body, programs, variables, bytes);
+    for (const auto& [name, body] : step.functions) AddWeights(*body, programs, buffers, bytes);
   }
 }
 
@@ -150,9 +151,9 @@ absl::StatusOr<MemoryPlan> PlanMemory(const Program& program, const std::vector<
 
 int64_t WeightBytes(const Program& program) {
   std::set<const Program*> programs;
-  std::set<const kernels::Resource*> variables;
+  std::set<const void*> buffers;
   int64_t bytes = 0;
-  ScheduleReader::AddWeights(program, programs, variables, bytes);
+  ScheduleReader::AddWeights(program, programs, buffers, bytes);
   return bytes;
 }
 

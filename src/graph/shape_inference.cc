@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "graph/op_packages.h"
+#include "graph/shape_values.h"
 
 namespace smrt::graph {
 
@@ -64,6 +65,8 @@ std::string UnsupportedOpsMessage(const std::vector<UnsupportedOp>& ops) {
 
 absl::Status InferShapes(Graph& graph, const std::vector<NodeId>& order,
                          const kernels::KernelRegistry& registry) {
+  // Values worked out on the way (graph/shape_values.h), by producer.
+  std::map<NodeId, std::vector<Tensor>> known;
   for (NodeId id : order) {
     Node& n = graph.node(id);
     const kernels::OpSpec* spec = registry.FindOp(n.op);
@@ -76,10 +79,12 @@ absl::Status InferShapes(Graph& graph, const std::vector<NodeId>& order,
       const Tensor* value = nullptr;
       if (producer.op == "Const") {
         if (const AttrValue* v = producer.attrs.Find("value")) value = std::get_if<Tensor>(v);
+      } else if (auto k = known.find(e.node); k != known.end()) {
+        value = &k->second[e.index];
       }
       values.push_back(value);
     }
-    kernels::InferenceContext ctx(n.name, n.op, n.attrs, std::move(inputs), std::move(values),
+    kernels::InferenceContext ctx(n.name, n.op, n.attrs, inputs, values,
                                   static_cast<int>(n.outputs.size()));
     absl::Status s = spec->infer(ctx);
     if (ctx.missing_input() >= 0) {
@@ -91,6 +96,9 @@ absl::Status InferShapes(Graph& graph, const std::vector<NodeId>& order,
       return absl::Status(s.code(), absl::StrCat("node '", n.name, "' (", n.op, "): ", s.message()));
     }
     n.outputs = ctx.outputs();
+    if (std::optional<std::vector<Tensor>> v = KnownOutputValues(n, inputs, values, registry)) {
+      known[id] = *std::move(v);
+    }
   }
   return absl::OkStatus();
 }

@@ -245,7 +245,7 @@ absl::Status PrintMemory(const std::string& dir, const std::vector<std::string>&
           << (p.unplanned.size() > first.size() ? ", ..." : "") << ")";
     }
     out << "\n  predicted: " << ByteCount(m.predicted_bytes())
-        << " (weights + activation peak; feeds, outputs and unplanned tensors extra)\n";
+        << " (weights + activation peak; feeds, outputs, kernel scratch and unplanned tensors extra)\n";
   }
   return absl::OkStatus();
 }
