@@ -959,10 +959,24 @@ Operand MakeOperand(const Shape& shape, const std::vector<int>& labels,
 // Gathers `op` into a contiguous tensor with labels `keep` (in that order)
 // followed by `reduce`, then sums over the `reduce` labels. Returns a flat
 // buffer of prod(dims of keep) elements.
+// Whether `op` already lies in memory as `keep`, row-major and dense (the
+// usual case for a dense layer's input and weights): then no copy is needed.
+bool IsLaidOutAs(const Operand& op, const std::vector<int>& keep, int64_t num_elements) {
+  if (op.labels != keep) return false;
+  int64_t stride = 1;
+  for (size_t j = op.labels.size(); j-- > 0;) {
+    if (op.dims[j] != 1 && op.strides[j] != stride) return false;
+    stride *= op.dims[j];
+  }
+  return stride == num_elements;
+}
+
 template <typename T>
-absl::StatusOr<Tensor> GatherAndReduce(const T* src, const Operand& op,
+absl::StatusOr<Tensor> GatherAndReduce(const Tensor& input, const Operand& op,
                                        const std::vector<int>& keep, const std::vector<int>& reduce,
                                        DataType dtype) {
+  if (reduce.empty() && IsLaidOutAs(op, keep, input.num_elements())) return input;
+  const T* src = input.data<T>();
   std::vector<std::vector<int64_t>> tables;
   int64_t kept = 1, reduced = 1;
   for (const std::vector<int>* group : {&keep, &reduce}) {
@@ -1012,7 +1026,7 @@ absl::Status RunEinsum(const std::vector<Tensor>& inputs, const EinsumBinding& b
     std::vector<int> keep, reduce;
     for (int l : ops[0].labels) (in_output(l) ? keep : reduce).push_back(l);
     absl::StatusOr<Tensor> r =
-        GatherAndReduce<T>(inputs[0].data<T>(), ops[0], keep, reduce, inputs[0].dtype());
+        GatherAndReduce<T>(inputs[0], ops[0], keep, reduce, inputs[0].dtype());
     if (!r.ok()) return r.status();
     result = *std::move(r);
     result_labels = keep;
@@ -1035,10 +1049,10 @@ absl::Status RunEinsum(const std::vector<Tensor>& inputs, const EinsumBinding& b
     keep1.insert(keep1.end(), contract.begin(), contract.end());
     keep1.insert(keep1.end(), free1.begin(), free1.end());
     absl::StatusOr<Tensor> a =
-        GatherAndReduce<T>(inputs[0].data<T>(), ops[0], keep0, reduce0, inputs[0].dtype());
+        GatherAndReduce<T>(inputs[0], ops[0], keep0, reduce0, inputs[0].dtype());
     if (!a.ok()) return a.status();
     absl::StatusOr<Tensor> c =
-        GatherAndReduce<T>(inputs[1].data<T>(), ops[1], keep1, reduce1, inputs[1].dtype());
+        GatherAndReduce<T>(inputs[1], ops[1], keep1, reduce1, inputs[1].dtype());
     if (!c.ok()) return c.status();
     const int64_t nb = ProductOf(ops[0], batch);
     const int64_t m = ProductOf(ops[0], free0);
@@ -1086,7 +1100,11 @@ absl::Status RunEinsum(const std::vector<Tensor>& inputs, const EinsumBinding& b
     for (int64_t i = 0; i < out_shape[d]; ++i) tables[d][i] = i * stride;
   }
   if (!repeated) {
-    GatherByTables<T>(src, tables, T(0), dst);
+    if (result_labels == b.output) {  // already in the output's order
+      std::copy(src, src + out.num_elements(), dst);
+    } else {
+      GatherByTables<T>(src, tables, T(0), dst);
+    }
     return absl::OkStatus();
   }
   // The output repeats a label (e.g. "i->ii"): off-diagonal elements are zero.
