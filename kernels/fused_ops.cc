@@ -2,6 +2,9 @@
 
 #include <cmath>
 
+#include <Eigen/Core>
+#include <unsupported/Eigen/SpecialFunctions>
+
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 
@@ -82,7 +85,22 @@ float ApplyActivation(Activation a, float alpha, float x) {
 }
 
 void ApplyActivation(Activation a, float alpha, float* data, int64_t n) {
-  for (int64_t i = 0; i < n; ++i) data[i] = ApplyActivation(a, alpha, data[i]);
+  // The transcendental ones as Eigen array expressions: vectorised, and the
+  // erf/tanh TensorFlow's own kernels use (scalar std::erf costs ~10x more).
+  Eigen::Map<Eigen::ArrayXf> x(data, n);
+  switch (a) {
+    case Activation::kGeluErf:
+      x = 0.5f * x * (1.0f + (x * 0.70710678118654752f).erf());
+      return;
+    case Activation::kGeluTanh:
+      x = 0.5f * x * (1.0f + (0.79788456080286536f * (x + 0.044715f * x * x * x)).tanh());
+      return;
+    case Activation::kTanh:
+      x = x.tanh();
+      return;
+    default:
+      for (int64_t i = 0; i < n; ++i) data[i] = ApplyActivation(a, alpha, data[i]);
+  }
 }
 
 absl::StatusOr<FusedOps> ParseFusedOps(const AttrMap& attrs, int num_inputs) {

@@ -493,9 +493,20 @@ absl::Status BiasAddTyped(KernelContext& ctx, bool nchw) {
   const T* b = bias.data<T>();
   T* o = (*out)->template data<T>();
   const AddFn<T> add;
-  for (int64_t start = 0, c = 0; start < n; start += inner, c = (c + 1) % channels) {
-    const auto& bc = Load(b[c]);
-    for (int64_t j = 0; j < inner; ++j) o[start + j] = static_cast<T>(add(Load(v[start + j]), bc));
+  const int64_t outer = n / (channels * inner);
+  if (inner == 1) {  // NHWC: one bias per element of each row
+    for (int64_t r = 0; r < outer; ++r) {
+      const T* vr = v + r * channels;
+      T* orow = o + r * channels;
+      for (int64_t c = 0; c < channels; ++c) orow[c] = static_cast<T>(add(Load(vr[c]), Load(b[c])));
+    }
+    return absl::OkStatus();
+  }
+  for (int64_t r = 0, start = 0; r < outer; ++r) {
+    for (int64_t c = 0; c < channels; ++c, start += inner) {
+      const auto& bc = Load(b[c]);
+      for (int64_t j = 0; j < inner; ++j) o[start + j] = static_cast<T>(add(Load(v[start + j]), bc));
+    }
   }
   return absl::OkStatus();
 }

@@ -2,6 +2,8 @@
 // kernels: the conv or matmul, then the post-ops in place. Also the composite
 // activations the passes recognise (_SmrtSwish, _SmrtHardSwish, _SmrtGeluErf,
 // _SmrtGeluTanh), as single elementwise ops.
+#include <algorithm>
+
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "kernels/cpu/reference/conv_ops.h"
@@ -83,7 +85,8 @@ absl::Status ComputeActivation(KernelContext& ctx, Activation a) {
   if (!y.ok()) return y.status();
   const float* in = x.data<float>();
   float* out = (*y)->data<float>();
-  for (int64_t i = 0; i < x.num_elements(); ++i) out[i] = ApplyActivation(a, 0.0f, in[i]);
+  std::copy(in, in + x.num_elements(), out);
+  ApplyActivation(a, 0.0f, out, x.num_elements());
   return absl::OkStatus();
 }
 
