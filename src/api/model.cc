@@ -12,6 +12,7 @@
 #include "absl/strings/str_join.h"
 #include "api/model_internals.h"
 #include "api/profile_recorder.h"
+#include "core/buffer_cache.h"
 #include "core/memory_files.h"
 #include "core/run_limits.h"
 #include "exec/memory_plan.h"
@@ -398,7 +399,11 @@ absl::Status Model::Impl::Prepare(ImportedSignature sig, const passes::PipelineO
 }
 
 Model::Model(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
-Model::~Model() = default;
+// Blocks the model's runs left for reuse go back to the system with it.
+Model::~Model() {
+  impl_.reset();
+  TrimBufferCache();
+}
 
 const std::string& Model::dir() const { return impl_->bundle->dir; }
 

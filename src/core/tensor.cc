@@ -1,5 +1,6 @@
 #include "smrt/tensor.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <limits>
@@ -9,9 +10,12 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "core/buffer_cache.h"
 #include "core/run_limits.h"
 
 namespace smrt {
+
+static_assert(kTensorAlignment == kBufferAlignment, "tensors use the buffer cache's alignment");
 
 std::string ShapeToString(absl::Span<const int64_t> shape) {
   return absl::StrCat("(", absl::StrJoin(shape, ", "), ")");
@@ -82,10 +86,8 @@ absl::StatusOr<Tensor> Tensor::Create(DataType dtype, Shape shape) {
       release();
     });
   } else {
-    size_t alloc = (*bytes + kTensorAlignment - 1) / kTensorAlignment *
-                   kTensorAlignment;
-    if (alloc == 0) alloc = kTensorAlignment;
-    void* p = std::aligned_alloc(kTensorAlignment, alloc);
+    const size_t bytes_asked = *bytes;
+    void* p = AllocateBuffer(bytes_asked);
     if (p == nullptr) {
       release();
       return absl::ResourceExhaustedError(
@@ -93,9 +95,11 @@ absl::StatusOr<Tensor> Tensor::Create(DataType dtype, Shape shape) {
                        DataTypeShortName(dtype), " tensor of shape ",
                        ShapeToString(t.shape_)));
     }
-    std::memset(p, 0, alloc);
-    t.storage_ = std::shared_ptr<void>(p, [release](void* q) {
-      std::free(q);
+    // Zeroed to the alignment, as kernels may load whole vectors at the end.
+    std::memset(p, 0, std::max<size_t>(kTensorAlignment, (bytes_asked + kTensorAlignment - 1) /
+                                                             kTensorAlignment * kTensorAlignment));
+    t.storage_ = std::shared_ptr<void>(p, [release, bytes_asked](void* q) {
+      FreeBuffer(q, bytes_asked);
       release();
     });
   }
