@@ -5,6 +5,8 @@
 #include <cmath>
 #include <cstdint>
 
+#include <Eigen/Core>
+
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "kernels/cpu/reference/kernel_util.h"
@@ -33,16 +35,16 @@ void SoftmaxRows(const T* in, int64_t rows, int64_t depth, bool log, T* out) {
       if (x[i] > max) max = x[i];
     }
     // A NaN logit makes the sum NaN, so the whole row is NaN, as in TensorFlow.
-    T sum = 0;
-    for (int64_t i = 0; i < depth; ++i) {
-      y[i] = x[i] - max;
-      sum += std::exp(y[i]);
-    }
+    // exp over the row as one Eigen expression (vectorised, as TF's kernel).
+    using Row = Eigen::Array<T, Eigen::Dynamic, 1>;
+    Eigen::Map<Row> yr(y, depth);
+    yr = Eigen::Map<const Row>(x, depth) - max;
     if (log) {
-      const T log_sum = std::log(sum);
-      for (int64_t i = 0; i < depth; ++i) y[i] -= log_sum;
+      const T log_sum = std::log(yr.exp().sum());
+      yr -= log_sum;
     } else {
-      for (int64_t i = 0; i < depth; ++i) y[i] = std::exp(y[i]) / sum;
+      yr = yr.exp();
+      yr /= yr.sum();
     }
   }
 }
