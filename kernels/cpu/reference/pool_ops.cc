@@ -176,6 +176,13 @@ struct PoolGeometry {
   int64_t pad_top = 0, pad_left = 0;
 };
 
+// dst = max(dst, src) elementwise; a NaN in src is skipped, as TensorFlow's
+// kernel does. Separate buffers, so the loop vectorises (maxps).
+template <typename T>
+void MaxInto(const T* __restrict src, int64_t n, T* __restrict dst) {
+  for (int64_t c = 0; c < n; ++c) dst[c] = src[c] > dst[c] ? src[c] : dst[c];
+}
+
 template <typename T>
 void SpatialPool(const T* in, const PoolGeometry& g, PoolKind kind, T* out) {
   const int64_t depth = g.depth;
@@ -194,10 +201,7 @@ void SpatialPool(const T* in, const PoolGeometry& g, PoolKind kind, T* out) {
           std::fill(dst, dst + depth, std::numeric_limits<T>::lowest());
           for (int64_t y = y0; y < y1; ++y) {
             for (int64_t x = x0; x < x1; ++x) {
-              const T* src = in + ((b * g.in_h + y) * g.in_w + x) * depth;
-              for (int64_t c = 0; c < depth; ++c) {
-                if (src[c] > dst[c]) dst[c] = src[c];
-              }
+              MaxInto(in + ((b * g.in_h + y) * g.in_w + x) * depth, depth, dst);
             }
           }
         } else {
