@@ -11,6 +11,10 @@
 // (Relu, Relu6, Elu, LeakyRelu with `leakyrelu_alpha`, Sigmoid, Tanh, Swish,
 // HardSwish, GeluErf, GeluTanh). `weights_constant` says the filter / b is a
 // constant, so a backend may transform it once and keep it.
+//
+//   _SmrtLayerNorm(x, gamma, beta)             attr epsilon; over the last dim:
+//       (x - mean) * rsqrt(var + epsilon) * gamma + beta, var the population
+//       variance; gamma and beta hold 1 or last-dim values
 #ifndef SMRT_KERNELS_FUSED_OPS_H_
 #define SMRT_KERNELS_FUSED_OPS_H_
 
@@ -27,6 +31,7 @@ namespace smrt::kernels {
 
 inline constexpr char kFusedConv2D[] = "_SmrtFusedConv2D";
 inline constexpr char kFusedMatMul[] = "_SmrtFusedMatMul";
+inline constexpr char kLayerNorm[] = "_SmrtLayerNorm";
 
 enum class Activation {
   kRelu, kRelu6, kElu, kLeakyRelu, kSigmoid, kTanh, kSwish, kHardSwish, kGeluErf, kGeluTanh

@@ -45,6 +45,7 @@ void RegisterXlaOps(KernelRegistry& r);          // xla_ops.cc: jax2tf's XlaDotV
 void RegisterXlaReduceOps(KernelRegistry& r);    // xla_reduce_ops.cc: XlaReduce, XlaReduceWindow
 void RegisterScatterOps(KernelRegistry& r);      // scatter_ops.cc: ScatterNd, TensorScatter*
 void RegisterFusedLinearOps(KernelRegistry& r);  // fused_linear_ops.cc: what passes fuse
+void RegisterLayerNormOps(KernelRegistry& r);    // layer_norm_ops.cc: _SmrtLayerNorm
 // half_precision_ops.cc: float16/bfloat16 over the float32 kernels; must come last.
 void RegisterHalfPrecisionOps(KernelRegistry& r);
 
@@ -87,6 +88,7 @@ inline void RegisterReferenceKernels(KernelRegistry& r) {
   RegisterXlaReduceOps(r);
   RegisterScatterOps(r);
   RegisterFusedLinearOps(r);
+  RegisterLayerNormOps(r);
   RegisterHalfPrecisionOps(r);
 }
 
