@@ -9,6 +9,7 @@ std::vector<std::unique_ptr<Pass>> DefaultPasses() {
   p.push_back(MakeFreezeVariablesPass());
   p.push_back(MakeConstantFoldingPass());
   p.push_back(MakeFoldBatchNormPass());
+  p.push_back(MakeFuseLayerNormPass());
   p.push_back(MakeFuseActivationsPass());
   p.push_back(MakeFoldPadIntoConvPass());
   p.push_back(MakeFuseConvPass());

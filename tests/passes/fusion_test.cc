@@ -291,5 +291,184 @@ TEST(FusionTest, HardSwishAndGeluTanhAloneBecomeOneOp) {
   EXPECT_LT(MaxAbsDiff(b->fused_out[1], b->plain_out[1]), 1e-5f);
 }
 
+// LayerNorm chains (fuse_layer_norm).
+
+std::string Axes(const std::string& name, int axis) {
+  return absl::StrCat("node { name: \"", name,
+                      "\" op: \"Const\" attr { key: \"dtype\" value { type: DT_INT32 } } attr { "
+                      "key: \"value\" value { tensor { dtype: DT_INT32 tensor_shape { dim { size: "
+                      "1 } } int_val: ",
+                      axis, " } } } }\n");
+}
+
+std::string Mean(const std::string& name, const std::string& x, const std::string& axes) {
+  return Op(name, "Mean", {x, axes},
+            "attr { key: \"Tidx\" value { type: DT_INT32 } } attr { key: \"keep_dims\" value { b: "
+            "true } }");
+}
+
+// The moments and inv = Rsqrt(var + 1e-3) * gamma of a layer norm over `axis`
+// of x, as "<p>/..." nodes; `square_sub` takes var as Mean(Square(Sub)).
+std::string Moments(const std::string& p, const std::string& x, int axis, int channels,
+                    bool square_sub = false) {
+  std::string g = Axes(p + "/axes", axis) + Mean(p + "/mean", x, p + "/axes") +
+                  Op(p + "/stop", "StopGradient", {p + "/mean"});
+  if (square_sub) {
+    g += Op(p + "/sub", "Sub", {x, p + "/stop"}) + Op(p + "/sd", "Square", {p + "/sub"});
+  } else {
+    g += Op(p + "/sd", "SquaredDifference", {x, p + "/stop"});
+  }
+  return g + Mean(p + "/var", p + "/sd", p + "/axes") + Scalar(p + "/eps", 1e-3f) +
+         Op(p + "/add", "AddV2", {p + "/var", p + "/eps"}) +
+         Op(p + "/rsqrt", "Rsqrt", {p + "/add"}) +
+         FloatConst(p + "/gamma", RandomFloats({1, 1, channels}, 41, 0.5f, 1.5f)) +
+         Op(p + "/inv", "Mul", {p + "/rsqrt", p + "/gamma"});
+}
+
+// Keras 3 LayerNormalization: x * inv + (-mean * inv + beta), output "<p>/out".
+std::string Keras(const std::string& p, const std::string& x, int axis, int channels) {
+  return Moments(p, x, axis, channels) + Op(p + "/xinv", "Mul", {x, p + "/inv"}) +
+         Op(p + "/neg", "Neg", {p + "/mean"}) + Op(p + "/minv", "Mul", {p + "/neg", p + "/inv"}) +
+         FloatConst(p + "/beta", RandomFloats({1, 1, channels}, 42)) +
+         Op(p + "/shift", "AddV2", {p + "/minv", p + "/beta"}) +
+         Op(p + "/out", "AddV2", {p + "/xinv", p + "/shift"});
+}
+
+// tf.nn.batch_normalization after tf.nn.moments: x * inv + (beta - mean * inv).
+std::string TfNn(const std::string& p, const std::string& x, int channels) {
+  return Moments(p, x, -1, channels, /*square_sub=*/true) +
+         Op(p + "/xinv", "Mul", {p + "/inv", x}) +
+         Op(p + "/minv", "Mul", {p + "/mean", p + "/inv"}) +
+         FloatConst(p + "/beta", RandomFloats({channels}, 43)) +
+         Op(p + "/shift", "Sub", {p + "/beta", p + "/minv"}) +
+         Op(p + "/out", "AddV2", {p + "/shift", p + "/xinv"});
+}
+
+TEST(FusionTest, KerasAndTfNnLayerNormsBecomeOneOpEach) {
+  // Rows with a mean far from 0 and a large spread, as after a residual add.
+  const std::string g = Placeholder("x") + Keras("ln1", "x", -1, 16) + TfNn("ln2", "ln1/out", 16);
+  Tensor x = RandomFloats({2, 5, 16}, 44, -4, 20);
+  absl::StatusOr<testing::Both> b =
+      testing::RunBoth(g, Feed({2, 5, 16}), {"ln1/out:0", "ln2/out:0"}, {x});
+  ASSERT_TRUE(b.ok()) << b.status();
+  EXPECT_EQ(b->fused.count(kernels::kLayerNorm), 2) << absl::StrJoin(b->fused.ops(), ",");
+  EXPECT_EQ(b->fused.count("Rsqrt"), 0) << absl::StrJoin(b->fused.ops(), ",");
+  EXPECT_EQ(b->fused.count("Mean"), 0);
+  EXPECT_EQ(b->plain.count("Rsqrt"), 2);
+  EXPECT_NE(FindRecord(b->fused.fusions, true, "LayerNorm(keras)"), nullptr);
+  EXPECT_NE(FindRecord(b->fused.fusions, true, "LayerNorm(tf.nn.batch_normalization)"), nullptr);
+  EXPECT_LT(MaxAbsDiff(b->fused_out[0], b->plain_out[0]), 1e-5f);
+  EXPECT_LT(MaxAbsDiff(b->fused_out[1], b->plain_out[1]), 1e-5f);
+  // The outputs are normalised: not an identity that would pass any check.
+  EXPECT_GT(MaxAbsDiff(b->fused_out[0], x), 1.0f);
+}
+
+TEST(FusionTest, LayerNormWithoutGammaOrBeta) {
+  // Keras 3 with center=False, scale=False: inv = Rsqrt(...), no + beta.
+  const std::string g = Placeholder("x") + Axes("axes", 1) + Mean("mean", "x", "axes") +
+                        Op("sd", "SquaredDifference", {"x", "mean"}) + Mean("var", "sd", "axes") +
+                        Scalar("eps", 1e-5f) + Op("add", "AddV2", {"eps", "var"}) +
+                        Op("rsqrt", "Rsqrt", {"add"}) + Op("xinv", "Mul", {"x", "rsqrt"}) +
+                        Op("neg", "Neg", {"mean"}) + Op("minv", "Mul", {"neg", "rsqrt"}) +
+                        Op("out", "AddV2", {"xinv", "minv"});
+  Tensor x = RandomFloats({7, 33}, 45, -3, 3);
+  absl::StatusOr<testing::Both> b = testing::RunBoth(g, Feed({7, 33}), {"out:0"}, {x});
+  ASSERT_TRUE(b.ok()) << b.status();
+  EXPECT_EQ(b->fused.count(kernels::kLayerNorm), 1) << absl::StrJoin(b->fused.ops(), ",");
+  EXPECT_EQ(b->fused.count("Rsqrt"), 0);
+  EXPECT_LT(MaxAbsDiff(b->fused_out[0], b->plain_out[0]), 1e-5f);
+}
+
+TEST(FusionTest, LayerNormDeclinesAndSaysWhy) {
+  // ln1's mean is also fetched by a second reader; ln2 normalises axis 1 of 3;
+  // ln3 is fine, and its pass can be switched off.
+  const std::string g = Placeholder("x") + Keras("ln1", "x", -1, 8) +
+                        Op("other", "Tanh", {"ln1/mean"}) + Keras("ln2", "x", 1, 8) +
+                        Keras("ln3", "x", 2, 8);
+  Tensor x = RandomFloats({3, 4, 8}, 46, -2, 2);
+  const std::vector<std::string> fetches = {"ln1/out:0", "other:0", "ln3/out:0"};
+  absl::StatusOr<testing::Both> b = testing::RunBoth(g, Feed({3, 4, 8}), fetches, {x});
+  ASSERT_TRUE(b.ok()) << b.status();
+  EXPECT_EQ(b->fused.count(kernels::kLayerNorm), 1) << absl::StrJoin(b->fused.ops(), ",");
+  const FusionRecord* shared = nullptr;
+  for (const FusionRecord& r : b->fused.fusions) {
+    if (!r.fused && r.node == "ln1/out") shared = &r;
+  }
+  ASSERT_NE(shared, nullptr);
+  EXPECT_EQ(shared->pass, "fuse_layer_norm");
+  EXPECT_EQ(shared->reason, "'ln1/mean' is also read by 'other'");
+  for (size_t i = 0; i < fetches.size(); ++i) {
+    EXPECT_LT(MaxAbsDiff(b->fused_out[i], b->plain_out[i]), 1e-5f) << i;
+  }
+
+  // ln2 (axis 1) fetched on its own.
+  b = testing::RunBoth(g, Feed({3, 4, 8}), {"ln2/out:0"}, {x});
+  ASSERT_TRUE(b.ok()) << b.status();
+  EXPECT_EQ(b->fused.count(kernels::kLayerNorm), 0);
+  const FusionRecord* axis = FindRecord(b->fused.fusions, false, "LayerNorm(keras)");
+  ASSERT_NE(axis, nullptr);
+  EXPECT_EQ(axis->node, "ln2/out");
+  EXPECT_NE(axis->reason.find("last axis"), std::string::npos) << axis->reason;
+
+  // An inner value fetched as a signature output.
+  b = testing::RunBoth(g, Feed({3, 4, 8}), {"ln3/out:0", "ln3/rsqrt:0"}, {x});
+  ASSERT_TRUE(b.ok()) << b.status();
+  EXPECT_EQ(b->fused.count(kernels::kLayerNorm), 0);
+  const FusionRecord* fetched = FindRecord(b->fused.fusions, false, "LayerNorm");
+  ASSERT_NE(fetched, nullptr);
+  EXPECT_EQ(fetched->reason, "'ln3/rsqrt' is a signature output");
+
+  PipelineOptions off;
+  off.disabled_passes = {"fuse_layer_norm"};
+  b = testing::RunBoth(g, Feed({3, 4, 8}), {"ln3/out:0"}, {x}, off);
+  ASSERT_TRUE(b.ok()) << b.status();
+  EXPECT_EQ(b->fused.count(kernels::kLayerNorm), 0);
+  EXPECT_EQ(b->fused.count("Rsqrt"), 1);
+}
+
+TEST(FusionTest, LayerNormWithVariableGammaOrFloat64IsLeftAlone) {
+  // gamma fed (not a constant): declined with the reason.
+  std::string g = Placeholder("x") + Placeholder("gamma") + Axes("axes", -1) +
+                  Mean("mean", "x", "axes") + Op("sd", "SquaredDifference", {"x", "mean"}) +
+                  Mean("var", "sd", "axes") + Scalar("eps", 1e-3f) +
+                  Op("add", "AddV2", {"var", "eps"}) + Op("rsqrt", "Rsqrt", {"add"}) +
+                  Op("inv", "Mul", {"rsqrt", "gamma"}) + Op("xinv", "Mul", {"x", "inv"}) +
+                  Op("neg", "Neg", {"mean"}) + Op("minv", "Mul", {"neg", "inv"}) +
+                  Op("out", "AddV2", {"xinv", "minv"});
+  std::vector<graph::FeedSpec> feeds = {{"x:0", DataType::kFloat, PartialShape::Known({2, 6})},
+                                        {"gamma:0", DataType::kFloat, PartialShape::Known({6})}};
+  absl::StatusOr<testing::Both> b =
+      testing::RunBoth(g, feeds, {"out:0"}, {RandomFloats({2, 6}, 47), RandomFloats({6}, 48)});
+  ASSERT_TRUE(b.ok()) << b.status();
+  EXPECT_EQ(b->fused.count(kernels::kLayerNorm), 0);
+  const FusionRecord* r = FindRecord(b->fused.fusions, false, "LayerNorm");
+  ASSERT_NE(r, nullptr);
+  EXPECT_EQ(r->reason, "gamma is not a constant over the last axis");
+  EXPECT_LT(MaxAbsDiff(b->fused_out[0], b->plain_out[0]), 1e-5f);
+
+  // The same chain in float64 (without gamma) is declined: the kernel is float32 only.
+  const std::string d = "DT_DOUBLE";
+  const std::string mean_attrs =
+      "attr { key: \"Tidx\" value { type: DT_INT32 } } attr { key: \"keep_dims\" value { b: "
+      "true } }";
+  g = Placeholder("x", d) + Axes("axes", -1) + Op("mean", "Mean", {"x", "axes"}, mean_attrs, d) +
+      Op("sd", "SquaredDifference", {"x", "mean"}, "", d) +
+      Op("var", "Mean", {"sd", "axes"}, mean_attrs, d) +
+      "node { name: \"eps\" op: \"Const\" attr { key: \"dtype\" value { type: DT_DOUBLE } } "
+      "attr { key: \"value\" value { tensor { dtype: DT_DOUBLE tensor_shape {} double_val: 0.001 "
+      "} } } }\n" +
+      Op("add", "AddV2", {"var", "eps"}, "", d) + Op("rsqrt", "Rsqrt", {"add"}, "", d) +
+      Op("xinv", "Mul", {"x", "rsqrt"}, "", d) + Op("neg", "Neg", {"mean"}, "", d) +
+      Op("minv", "Mul", {"neg", "rsqrt"}, "", d) + Op("out", "AddV2", {"xinv", "minv"}, "", d);
+  PipelineOptions all;
+  absl::StatusOr<testing::Optimized> o =
+      testing::Build(g, {{"x:0", DataType::kDouble, PartialShape::Known({2, 6})}}, {"out:0"}, &all);
+  ASSERT_TRUE(o.ok()) << o.status();
+  EXPECT_EQ(o->count(kernels::kLayerNorm), 0);
+  r = FindRecord(o->fusions, false, "LayerNorm");
+  ASSERT_NE(r, nullptr);
+  EXPECT_EQ(r->reason, "not float32");
+}
+
 }  // namespace
 }  // namespace smrt::passes

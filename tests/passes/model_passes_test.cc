@@ -1,6 +1,10 @@
 // The pipeline as a Model runs it: variables are frozen only when no
 // prepared signature writes them, options and ModelInternals report it.
+#include <filesystem>
+
+#include "absl/strings/str_split.h"
 #include "api/model_internals.h"
+#include "core/file.h"
 #include "gtest/gtest.h"
 #include "smrt/model.h"
 #include "testing/conformance.h"
@@ -66,6 +70,65 @@ TEST(ModelPassesTest, VariablesThatASignatureWritesAreNotFrozen) {
   report = ModelInternals::Passes(**model, "infer");
   ASSERT_TRUE(report.ok());
   EXPECT_TRUE(HasLine(*report->log, "froze"));
+}
+
+// Lines of a graph dump whose op is `op` and whose node name contains `scope`.
+int CountOps(const std::string& dump, const std::string& op, const std::string& scope) {
+  int n = 0;
+  for (absl::string_view line : absl::StrSplit(dump, '\n')) {
+    const size_t eq = line.find(" = " + op + "(");
+    if (eq != absl::string_view::npos &&
+        line.substr(0, eq).find(scope) != absl::string_view::npos) {
+      ++n;
+    }
+  }
+  return n;
+}
+
+TEST(ModelPassesTest, TransformerLayerNormsAreFusedAndMatchTensorFlow) {
+  absl::StatusOr<std::vector<testing::ConformanceModel>> models =
+      testing::ListZooModels(testing::TestDataDir() + "/zoo");
+  ASSERT_TRUE(models.ok()) << models.status();
+  for (const testing::ConformanceModel& m : *models) {
+    if (m.name != "transformer_small") continue;
+    LoadOptions options;
+    options.dump_graph_dir = ::testing::TempDir() + "/smrt_layer_norm_dump";
+    std::error_code ec;
+    std::filesystem::create_directories(options.dump_graph_dir, ec);
+    ASSERT_FALSE(ec) << ec.message();
+    absl::StatusOr<std::unique_ptr<Model>> model = Model::Load(m.dir, options);
+    ASSERT_TRUE(model.ok()) << model.status();
+    const std::string sig = m.cases.at(0).signature;
+    absl::StatusOr<ModelInternals::PassReport> report = ModelInternals::Passes(**model, sig);
+    ASSERT_TRUE(report.ok()) << report.status();
+    absl::StatusOr<std::string> before =
+        file::ReadAll(file::JoinPath(options.dump_graph_dir, sig + ".before.txt"));
+    absl::StatusOr<std::string> after =
+        file::ReadAll(file::JoinPath(options.dump_graph_dir, sig + ".after.txt"));
+    ASSERT_TRUE(before.ok() && after.ok()) << before.status() << after.status();
+    // One Rsqrt per Keras LayerNormalization layer in the graph as loaded.
+    const int layers = CountOps(*before, "Rsqrt", "layer_normalization");
+    EXPECT_EQ(layers, 5);  // embedding + 2 per encoder block
+    int fused = 0;
+    for (const passes::FusionRecord& r : *report->fusions) {
+      if (r.pass != "fuse_layer_norm") continue;
+      EXPECT_TRUE(r.fused) << r.node << ": " << r.reason;
+      fused += r.fused ? 1 : 0;
+    }
+    EXPECT_EQ(fused, layers);
+    EXPECT_EQ(CountOps(*after, "_SmrtLayerNorm", ""), layers);
+    EXPECT_EQ(CountOps(*after, "Rsqrt", ""), 0);
+    for (const testing::ConformanceCase& c : m.cases) {
+      absl::StatusOr<NamedTensors> in = testing::ReadInputs(c);
+      ASSERT_TRUE(in.ok()) << in.status();
+      absl::StatusOr<NamedTensors> out = (*model)->Run(c.signature, *in);
+      ASSERT_TRUE(out.ok()) << out.status();
+      testing::Comparison cmp = testing::CompareOutputs(c, *out, m.tolerance);
+      EXPECT_TRUE(cmp.ok) << c.name << ": " << cmp.detail;
+    }
+    return;
+  }
+  FAIL() << "transformer_small is not in tests/data/zoo";
 }
 
 TEST(ModelPassesTest, UnknownPassIsALoadError) {

@@ -146,6 +146,22 @@ TEST(ShowCommandTest, FusionsListsWhatWasFusedAndWhy) {
             absl::StatusCode::kNotFound);
 }
 
+TEST(ShowCommandTest, FusionsListsTheTransformersLayerNorms) {
+  // The committed Keras 3 transformer: 5 LayerNormalization layers (one after
+  // the embedding, two per encoder block), each one _SmrtLayerNorm.
+  const std::string dir = testing::TestDataDir() + "/zoo/transformer_small/saved_model";
+  absl::StatusOr<std::string> out =
+      Show({"--dir", dir, "--fusions", "--signature_def", "serving_default"});
+  ASSERT_TRUE(out.ok()) << out.status();
+  int fused = 0;
+  for (size_t at = out->find("fused    LayerNorm(keras) at '"); at != std::string::npos;
+       at = out->find("fused    LayerNorm(keras) at '", at + 1)) {
+    ++fused;
+  }
+  EXPECT_EQ(fused, 5) << *out;
+  EXPECT_EQ(out->find("unfused  LayerNorm"), std::string::npos) << *out;
+}
+
 // The integer after `label` in the section of `text` that starts at `from`.
 int64_t NumberAfter(const std::string& text, size_t from, const std::string& label) {
   const size_t at = text.find(label, from);
