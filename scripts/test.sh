@@ -42,7 +42,7 @@ if [ "$mode" = "--asan" ]; then
   # Left out: the tests that load libsmrt into an uninstrumented host (python3)
   # or build the examples as a separate project against the installed tree;
   # they check packaging, and run in the default suite.
-  tests=(-E "python|examples_installed")
+  tests=(-E "python|_py$|examples_installed")
 else
   build_dir=${BUILD_DIR:-build-tsan}
   flags="-fsanitize=thread -fno-omit-frame-pointer -O1 -gline-tables-only -DNDEBUG"
