@@ -22,6 +22,10 @@ struct OpCheck {
   int count = 0;             // nodes of this op, including inside called functions
   std::string example_node;  // "node" or "function/node"
   std::string missing;       // why smrt cannot run it on the device; "" when it can
+  // Refused by design rather than lacking a kernel: the op touches files, the
+  // process or Python (Save/Restore, ReadFile, PyFunc, ...) and smrt runs
+  // inference only; LoadOptions::allowed_ops can allow it by name.
+  bool refused = false;
   bool supported() const { return missing.empty(); }
 };
 

@@ -8,6 +8,7 @@
 #include "absl/strings/str_join.h"
 #include "graph/importer.h"
 #include "graph/op_inventory.h"
+#include "graph/op_packages.h"
 #include "kernels/kernel.h"
 #include "loader/saved_model_bundle.h"
 #include "loader/tensor_proto.h"
@@ -58,7 +59,9 @@ SignatureCheck CheckRequest(const std::string& key, const tensorflow::GraphDef& 
     }
   }
   for (graph::OpUse& u : *ops) {
-    check.ops.push_back({std::move(u.op), u.count, std::move(u.example_node), std::move(u.missing)});
+    const bool refused = !u.missing.empty() && !graph::RefusedOpReason(u.op).empty();
+    check.ops.push_back(
+        {std::move(u.op), u.count, std::move(u.example_node), std::move(u.missing), refused});
   }
   return check;
 }

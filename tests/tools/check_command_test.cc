@@ -32,7 +32,7 @@ TEST(CheckCommandTest, EverySupportedOpIsListed) {
   EXPECT_FALSE(absl::StrContains(text, "MISSING")) << text;
 }
 
-TEST(CheckCommandTest, MissingOpsFailNamingOpSignatureAndNode) {
+TEST(CheckCommandTest, RefusedOpsFailNamingOpSignatureAndNode) {
   SMRT_SKIP_IF_NO_SHARED_MODELS();
   std::ostringstream out;
   // mobile_train_mnist's save/restore signatures write and read checkpoint
@@ -44,8 +44,41 @@ TEST(CheckCommandTest, MissingOpsFailNamingOpSignatureAndNode) {
   EXPECT_TRUE(absl::StrContains(s.message(), "Save (")) << s;
   EXPECT_TRUE(absl::StrContains(s.message(), "in save")) << s;
   EXPECT_TRUE(absl::StrContains(s.message(), "runs inference only")) << s;
-  EXPECT_TRUE(absl::StrContains(out.str(), "MISSING")) << out.str();
+  // Save is a core TensorFlow op smrt refuses on purpose, not one it lacks.
+  EXPECT_TRUE(absl::StrContains(s.message(), "1 op type refused by design")) << s;
+  EXPECT_FALSE(absl::StrContains(s.message(), "missing")) << s;
+  EXPECT_TRUE(absl::StrContains(out.str(), "REFUSED")) << out.str();
+  EXPECT_FALSE(absl::StrContains(out.str(), "MISSING")) << out.str();
   EXPECT_TRUE(absl::StrContains(out.str(), "e.g. '")) << out.str();
+  absl::StatusOr<ModelCheck> c = CheckModel(SharedModel("community/mobile_train_mnist"));
+  ASSERT_TRUE(c.ok()) << c.status();
+  int refused = 0;
+  for (const SignatureCheck& sig : c->signatures) {
+    for (const OpCheck& op : sig.ops) {
+      if (op.op == "Save" || op.op == "Restore") {
+        EXPECT_TRUE(op.refused) << op.op;
+        ++refused;
+      } else {
+        EXPECT_FALSE(op.refused) << op.op;
+      }
+    }
+  }
+  EXPECT_EQ(refused, 2);
+}
+
+TEST(CheckCommandTest, OpsWithoutAKernelAreMissingNotRefused) {
+  SMRT_SKIP_IF_NO_SHARED_MODELS();
+  std::ostringstream out;
+  // This build has no CUDA kernels: every op is missing on CUDA, none refused.
+  absl::Status s =
+      RunCheck({"--dir", SharedModel("tf-serving/saved_model_half_plus_two_cpu/00000123"),
+                "--device", "cuda", "--missing_only"},
+               out);
+  ASSERT_EQ(s.code(), absl::StatusCode::kFailedPrecondition) << s;
+  EXPECT_TRUE(absl::StrContains(s.message(), "missing on CUDA")) << s;
+  EXPECT_FALSE(absl::StrContains(s.message(), "refused")) << s;
+  EXPECT_TRUE(absl::StrContains(out.str(), "MISSING")) << out.str();
+  EXPECT_FALSE(absl::StrContains(out.str(), "REFUSED")) << out.str();
 }
 
 TEST(CheckCommandTest, CudaHasNoKernelsInThisBuildAndSaysSo) {

@@ -33,8 +33,9 @@ absl::Status RunCheck(const std::vector<std::string>& args, std::ostream& out) {
   const bool missing_only = flags->Switch("missing_only");
 
   out << "SavedModel " << *dir << " on " << check->device << "\n";
-  // op -> signatures that miss it, for the summary.
-  std::map<std::string, std::set<std::string>> missing;
+  // op -> signatures that need it, for the summary: ops smrt has no kernel for,
+  // and ops it refuses by design (they touch files, the process or Python).
+  std::map<std::string, std::set<std::string>> missing, refused;
   std::map<std::string, std::string> reasons;
   std::vector<std::string> broken;
   for (const SignatureCheck& s : check->signatures) {
@@ -54,12 +55,13 @@ absl::Status RunCheck(const std::vector<std::string>& args, std::ostream& out) {
     for (const OpCheck& op : s.ops) width = std::max(width, op.op.size());
     for (const OpCheck& op : s.ops) {
       if (!op.supported()) {
-        missing[op.op].insert(s.key);
+        (op.refused ? refused : missing)[op.op].insert(s.key);
         reasons[op.op] = op.missing;
       }
       if (missing_only && op.supported()) continue;
-      out << absl::StrFormat("  %-7s %-*s %5d  ", op.supported() ? "ok" : "MISSING",
-                             static_cast<int>(width), op.op, op.count);
+      const char* label = op.supported() ? "ok" : op.refused ? "REFUSED" : "MISSING";
+      out << absl::StrFormat("  %-7s %-*s %5d  ", label, static_cast<int>(width), op.op,
+                             op.count);
       if (op.supported()) {
         out << "\n";
       } else {
@@ -67,19 +69,33 @@ absl::Status RunCheck(const std::vector<std::string>& args, std::ostream& out) {
       }
     }
   }
-  if (missing.empty() && broken.empty()) {
+  if (missing.empty() && refused.empty() && broken.empty()) {
     out << "\nevery op is supported on " << check->device << "\n";
     return absl::OkStatus();
   }
-  std::vector<std::string> parts;
-  for (const auto& [op, sigs] : missing) {
-    parts.push_back(absl::StrCat(op, " (", reasons[op], "; in ", absl::StrJoin(sigs, ", "), ")"));
+  auto list = [&](const std::map<std::string, std::set<std::string>>& ops) {
+    std::vector<std::string> parts;
+    for (const auto& [op, sigs] : ops) {
+      parts.push_back(
+          absl::StrCat(op, " (", reasons.at(op), "; in ", absl::StrJoin(sigs, ", "), ")"));
+    }
+    return absl::StrJoin(parts, "; ");
+  };
+  auto types = [](size_t n) { return absl::StrCat(n, " op type", n == 1 ? "" : "s"); };
+  std::vector<std::string> problems;
+  if (!missing.empty()) {
+    problems.push_back(
+        absl::StrCat(types(missing.size()), " missing on ", check->device, ": ", list(missing)));
   }
-  for (const std::string& b : broken) parts.push_back(b);
-  return absl::FailedPreconditionError(absl::StrCat(
-      missing.size(), " op type", missing.size() == 1 ? "" : "s", " missing on ", check->device,
-      broken.empty() ? "" : absl::StrCat(" and ", broken.size(), " signature(s) unreadable"),
-      ": ", absl::StrJoin(parts, "; ")));
+  if (!refused.empty()) {
+    problems.push_back(
+        absl::StrCat(types(refused.size()), " refused by design (inference only): ", list(refused)));
+  }
+  if (!broken.empty()) {
+    problems.push_back(absl::StrCat(broken.size(), " signature(s) unreadable: ",
+                                    absl::StrJoin(broken, "; ")));
+  }
+  return absl::FailedPreconditionError(absl::StrJoin(problems, "; "));
 }
 
 }  // namespace smrt::cli
