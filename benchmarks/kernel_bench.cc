@@ -8,6 +8,8 @@
 #include <vector>
 
 #include "benchmark/benchmark.h"
+#include "kernels/cpu/intra_op_threads.h"
+#include "kernels/cpu/onednn/sgemm.h"
 #include "kernels/registry.h"
 #include "smrt/model.h"
 
@@ -68,6 +70,56 @@ void BM_MatMul(benchmark::State& state) {
 }
 BENCHMARK(BM_MatMul)->Args({1, 768, 768})->Args({128, 768, 3072})->Args({512, 512, 512})
     ->Unit(benchmark::kMicrosecond);
+
+// DepthwiseConv2dNative NHWC, SAME, 3x3, multiplier 1: args = {batch, size, channels}.
+void BM_DepthwiseConv2D(benchmark::State& state) {
+  const int64_t n = state.range(0), hw = state.range(1), c = state.range(2);
+  AttrMap attrs;
+  attrs.Set("T", DataType::kFloat);
+  attrs.Set("strides", std::vector<int64_t>{1, 1, 1, 1});
+  attrs.Set("padding", std::string("SAME"));
+  RunKernel(state, "DepthwiseConv2dNative", attrs,
+            {Filled(DataType::kFloat, {n, hw, hw, c}), Filled(DataType::kFloat, {3, 3, c, 1})});
+  state.SetItemsProcessed(state.iterations() * n * hw * hw * c * 9 * 2);  // flops
+}
+BENCHMARK(BM_DepthwiseConv2D)->Args({1, 112, 32})->Args({1, 56, 144})->Args({8, 28, 192})
+    ->Unit(benchmark::kMicrosecond);
+
+// _SmrtLayerNorm over the last dim (what fuse_layer_norm makes of Keras's
+// LayerNormalization): args = {rows, depth}. BERT-base: 128 tokens x 768.
+void BM_LayerNorm(benchmark::State& state) {
+  const int64_t rows = state.range(0), depth = state.range(1);
+  AttrMap attrs;
+  attrs.Set("T", DataType::kFloat);
+  attrs.Set("epsilon", 1e-3f);
+  RunKernel(state, "_SmrtLayerNorm", attrs,
+            {Filled(DataType::kFloat, {rows, depth}), Filled(DataType::kFloat, {depth}),
+             Filled(DataType::kFloat, {depth})});
+  state.SetBytesProcessed(state.iterations() * rows * depth * 4 * 2);  // read x, write y
+}
+BENCHMARK(BM_LayerNorm)->Args({128, 768})->Args({2048, 768})->Unit(benchmark::kMicrosecond);
+
+// This machine's fp32 peak, as far as a GEMM reaches it: oneDNN's sgemm on
+// square matrices, args = {size, threads}. The FLOPS counter is the number the
+// model benchmarks (BENCHMARKS.md) compare their convolutions with.
+void BM_OneDnnSgemmPeak(benchmark::State& state) {
+  const int64_t size = state.range(0);
+  kernels::IntraOpThreadsScope threads(static_cast<int>(state.range(1)));
+  std::vector<float> a(size * size, 0.5f), b(size * size, 0.25f), c(size * size);
+  for (auto _ : state) {
+    if (!kernels::OneDnnSgemm(false, false, size, size, size, a.data(), size, b.data(), size,
+                              c.data(), size)) {
+      state.SkipWithError("oneDNN refused the sgemm");
+      return;
+    }
+    benchmark::DoNotOptimize(c.data());
+  }
+  state.counters["FLOPS"] = benchmark::Counter(
+      static_cast<double>(state.iterations()) * 2.0 * size * size * size,
+      benchmark::Counter::kIsRate);
+}
+BENCHMARK(BM_OneDnnSgemmPeak)->Args({1024, 1})->Args({2048, 1})->Args({2048, 2})
+    ->Unit(benchmark::kMillisecond)->UseRealTime();
 
 void BM_Model(benchmark::State& state, std::string dir, std::string signature) {
   LoadOptions options;

@@ -10,7 +10,7 @@ if [ "${CI:-}" = "true" ]; then werror=ON; fi
 
 cmake -S . -B "$build_dir" -G Ninja \
   -DCMAKE_BUILD_TYPE="${BUILD_TYPE:-RelWithDebInfo}" \
-  -DSMRT_WERROR="$werror" >/dev/null
+  -DSMRT_WERROR="$werror" -DSMRT_BUILD_BENCHMARKS=ON >/dev/null
 jobs=$(nproc)
 if [ $# -gt 0 ]; then
   cmake --build "$build_dir" -j "$jobs" --target "$@"
