@@ -5,6 +5,7 @@
 // division or modulo by zero and integer powers with negative exponents are
 // InvalidArgument, as in TensorFlow. float16/bfloat16 compute in float and
 // round on store.
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstdint>
@@ -14,6 +15,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "kernels/cpu/parallel_for.h"
 #include "kernels/cpu/reference/broadcast.h"
 #include "kernels/cpu/reference/elementwise_util.h"
 #include "kernels/cpu/reference/kernel_util.h"
@@ -275,8 +277,10 @@ absl::Status BroadcastBinary(KernelContext& ctx, const Fn& fn) {
   const T* a = x.data<T>();
   const T* b = y.data<T>();
   Out* o = (*out)->template data<Out>();
-  ForEachBroadcastRow<2>(*plan, [&](int64_t out_offset, const std::array<int64_t, 2>& in, int64_t n,
-                                    const std::array<int64_t, 2>& stride) {
+  // Each row writes only its own stretch of the output: rows run in parallel.
+  ParallelForEachBroadcastRow<2>(
+      *plan, [&](int64_t out_offset, const std::array<int64_t, 2>& in, int64_t n,
+                 const std::array<int64_t, 2>& stride) {
     const T* pa = a + in[0];
     const T* pb = b + in[1];
     Out* po = o + out_offset;
@@ -494,12 +498,17 @@ absl::Status BiasAddTyped(KernelContext& ctx, bool nchw) {
   T* o = (*out)->template data<T>();
   const AddFn<T> add;
   const int64_t outer = n / (channels * inner);
-  if (inner == 1) {  // NHWC: one bias per element of each row
-    for (int64_t r = 0; r < outer; ++r) {
-      const T* vr = v + r * channels;
-      T* orow = o + r * channels;
-      for (int64_t c = 0; c < channels; ++c) orow[c] = static_cast<T>(add(Load(vr[c]), Load(b[c])));
-    }
+  if (inner == 1) {  // NHWC: one bias per element of each row; rows split across threads
+    ParallelFor(outer, std::max<int64_t>(1, kMinShardElements / channels), 1,
+                [&](int64_t begin, int64_t end) {
+                  for (int64_t r = begin; r < end; ++r) {
+                    const T* vr = v + r * channels;
+                    T* orow = o + r * channels;
+                    for (int64_t c = 0; c < channels; ++c) {
+                      orow[c] = static_cast<T>(add(Load(vr[c]), Load(b[c])));
+                    }
+                  }
+                });
     return absl::OkStatus();
   }
   for (int64_t r = 0, start = 0; r < outer; ++r) {

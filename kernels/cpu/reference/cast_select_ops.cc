@@ -350,8 +350,9 @@ absl::Status SelectV2Compute(KernelContext& ctx) {
         const E* a = t.data<E>();
         const E* b = e.data<E>();
         E* o = (*out)->template data<E>();
-        ForEachBroadcastRow<3>(*plan, [&](int64_t out_offset, const std::array<int64_t, 3>& in,
-                                          int64_t n, const std::array<int64_t, 3>& stride) {
+        ParallelForEachBroadcastRow<3>(*plan, [&](int64_t out_offset,
+                                                  const std::array<int64_t, 3>& in, int64_t n,
+                                                  const std::array<int64_t, 3>& stride) {
           for (int64_t j = 0; j < n; ++j) {
             o[out_offset + j] =
                 c[in[0] + j * stride[0]] ? a[in[1] + j * stride[1]] : b[in[2] + j * stride[2]];

@@ -6,6 +6,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "kernels/cpu/parallel_for.h"
 #include "kernels/cpu/reference/conv_ops.h"
 #include "kernels/cpu/reference/kernel_util.h"
 #include "kernels/cpu/reference/matmul_ops.h"
@@ -85,8 +86,12 @@ absl::Status ComputeActivation(KernelContext& ctx, Activation a) {
   if (!y.ok()) return y.status();
   const float* in = x.data<float>();
   float* out = (*y)->data<float>();
-  std::copy(in, in + x.num_elements(), out);
-  ApplyActivation(a, 0.0f, out, x.num_elements());
+  // Elementwise: shards on multiples of 64 elements, so the vectorised loop
+  // and its scalar tail cover the same elements at any thread count.
+  ParallelFor(x.num_elements(), kMinShardElements, 64, [&](int64_t begin, int64_t end) {
+    std::copy(in + begin, in + end, out + begin);
+    ApplyActivation(a, 0.0f, out + begin, end - begin);
+  });
   return absl::OkStatus();
 }
 

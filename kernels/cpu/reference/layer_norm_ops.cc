@@ -4,6 +4,7 @@
 // chain does in float) and x - mean are computed in double, so a row of large
 // values or of one repeated value (variance 0) loses nothing to cancellation;
 // each row is one vectorised Eigen expression per pass.
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 
@@ -11,6 +12,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "kernels/cpu/parallel_for.h"
 #include "kernels/cpu/reference/kernel_util.h"
 #include "kernels/cpu/reference/register.h"
 #include "kernels/fused_ops.h"
@@ -68,15 +70,21 @@ absl::Status ComputeLayerNorm(KernelContext& ctx) {
   const RowF b = broadcast(beta);
   const float* in = x.data<float>();
   float* out = (*y)->data<float>();
-  for (int64_t r = 0; r < rows; ++r) {
-    Eigen::Map<const RowF> xr(in + r * depth, depth);
-    const double mean = xr.cast<double>().mean();
-    const double var = (xr.cast<double>() - mean).square().mean();
-    const double inv = 1.0 / std::sqrt(var + static_cast<double>(*eps));
-    // x - mean in double too: a float mean of a row near 1e3 is off by ~3e-5.
-    Eigen::Map<RowF>(out + r * depth, depth) =
-        ((xr.cast<double>() - mean) * inv).cast<float>() * g + b;
-  }
+  const double epsilon = static_cast<double>(*eps);
+  // Rows are independent: split them across the intra-op threads.
+  ParallelFor(rows, std::max<int64_t>(1, kMinShardElements / depth), 1,
+              [&](int64_t begin, int64_t end) {
+                for (int64_t r = begin; r < end; ++r) {
+                  Eigen::Map<const RowF> xr(in + r * depth, depth);
+                  const double mean = xr.cast<double>().mean();
+                  const double var = (xr.cast<double>() - mean).square().mean();
+                  const double inv = 1.0 / std::sqrt(var + epsilon);
+                  // x - mean in double too: a float mean of a row near 1e3 is
+                  // off by ~3e-5.
+                  Eigen::Map<RowF>(out + r * depth, depth) =
+                      ((xr.cast<double>() - mean) * inv).cast<float>() * g + b;
+                }
+              });
   return absl::OkStatus();
 }
 

@@ -2,13 +2,16 @@
 // stability: softmax = exp(x - max) / sum(exp(x - max)),
 // log_softmax = (x - max) - log(sum(exp(x - max))). Infinite or NaN logits
 // give the NaNs TensorFlow gives (inf - inf).
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <type_traits>
 
 #include <Eigen/Core>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "kernels/cpu/parallel_for.h"
 #include "kernels/cpu/reference/kernel_util.h"
 #include "kernels/cpu/reference/register.h"
 #include "kernels/registry.h"
@@ -60,12 +63,22 @@ absl::Status ComputeSoftmax(KernelContext& ctx, bool log) {
   const int64_t depth = in.dim(in.rank() - 1);
   if (in.num_elements() == 0) return absl::OkStatus();
   const int64_t rows = in.num_elements() / depth;
+  // Rows are independent: split them across the intra-op threads.
+  auto rows_of = [&](auto* dummy) {
+    using T = std::remove_pointer_t<decltype(dummy)>;
+    const T* x = in.data<T>();
+    T* y = (*out)->template data<T>();
+    ParallelFor(rows, std::max<int64_t>(1, kMinShardElements / depth), 1,
+                [&](int64_t begin, int64_t end) {
+                  SoftmaxRows<T>(x + begin * depth, end - begin, depth, log, y + begin * depth);
+                });
+  };
   switch (in.dtype()) {
     case DataType::kFloat:
-      SoftmaxRows<float>(in.data<float>(), rows, depth, log, (*out)->data<float>());
+      rows_of(static_cast<float*>(nullptr));
       break;
     case DataType::kDouble:
-      SoftmaxRows<double>(in.data<double>(), rows, depth, log, (*out)->data<double>());
+      rows_of(static_cast<double*>(nullptr));
       break;
     default:
       return absl::UnimplementedError(

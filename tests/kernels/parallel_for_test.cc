@@ -1,0 +1,194 @@
+// ParallelFor: every index once, in shards on `align` boundaries, as many as
+// the intra-op threads allow; nested and small loops inline. And the reference
+// kernels that split their loops with it (LayerNorm, Softmax, GELU, BiasAdd)
+// give the same bits at 1 and 2 intra-op threads, on sizes with a ragged tail.
+#include "kernels/cpu/parallel_for.h"
+
+#include <algorithm>
+#include <array>
+#include <cstddef>
+#include <cstring>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "kernels/cpu/intra_op_threads.h"
+#include "kernels/cpu/reference/broadcast.h"
+#include "kernels/testing/op_runner.h"
+
+namespace smrt::kernels {
+namespace {
+
+bool MultiCore() { return std::thread::hardware_concurrency() >= 2; }
+
+TEST(ParallelForTest, EveryIndexOnceInAlignedShards) {
+  IntraOpThreadsScope threads(4);
+  const int64_t n = 1000003;
+  std::mutex mu;
+  std::vector<std::pair<int64_t, int64_t>> shards;
+  std::vector<int> hits(n, 0);
+  ParallelFor(n, 1000, 64, [&](int64_t begin, int64_t end) {
+    for (int64_t i = begin; i < end; ++i) ++hits[i];  // shards never overlap
+    std::lock_guard<std::mutex> lock(mu);
+    shards.emplace_back(begin, end);
+  });
+  EXPECT_TRUE(std::all_of(hits.begin(), hits.end(), [](int h) { return h == 1; }));
+  std::sort(shards.begin(), shards.end());
+  ASSERT_FALSE(shards.empty());
+  EXPECT_EQ(shards.front().first, 0);
+  EXPECT_EQ(shards.back().second, n);
+  for (size_t i = 1; i < shards.size(); ++i) {
+    EXPECT_EQ(shards[i].first, shards[i - 1].second);
+    EXPECT_EQ(shards[i].first % 64, 0) << shards[i].first;
+  }
+  EXPECT_EQ(static_cast<int>(shards.size()), ParallelShards(n, 1000, 64));
+  EXPECT_LE(shards.size(), 4u);
+  if (MultiCore()) {
+    EXPECT_GE(shards.size(), 2u);
+  }
+}
+
+TEST(ParallelForTest, OneThreadOrLittleWorkRunsInlineInOnePiece) {
+  const std::thread::id caller = std::this_thread::get_id();
+  int calls = 0;
+  {
+    IntraOpThreadsScope one(1);
+    EXPECT_EQ(ParallelShards(1 << 20, 1, 1), 1);
+    ParallelFor(1 << 20, 1, 1, [&](int64_t begin, int64_t end) {
+      EXPECT_EQ(std::this_thread::get_id(), caller);
+      EXPECT_EQ(begin, 0);
+      EXPECT_EQ(end, 1 << 20);
+      ++calls;
+    });
+  }
+  IntraOpThreadsScope two(2);
+  EXPECT_EQ(ParallelShards(1999, 1000, 1), 1);  // under two shards' worth
+  ParallelFor(1999, 1000, 1, [&](int64_t begin, int64_t end) {
+    EXPECT_EQ(std::this_thread::get_id(), caller);
+    EXPECT_EQ(end - begin, 1999);
+    ++calls;
+  });
+  ParallelFor(0, 1, 1, [&](int64_t, int64_t) { ++calls; });  // nothing to do
+  EXPECT_EQ(calls, 2);
+}
+
+TEST(ParallelForTest, NestedCallsRunInlineOnTheShardsThread) {
+  IntraOpThreadsScope threads(2);
+  std::mutex mu;
+  int inner_calls = 0;
+  ParallelFor(1 << 16, 1, 1, [&](int64_t, int64_t) {
+    EXPECT_EQ(ParallelShards(1 << 16, 1, 1), 1);
+    const std::thread::id shard_thread = std::this_thread::get_id();
+    ParallelFor(1 << 16, 1, 1, [&](int64_t begin, int64_t end) {
+      EXPECT_EQ(std::this_thread::get_id(), shard_thread);
+      EXPECT_EQ(end - begin, 1 << 16);
+      std::lock_guard<std::mutex> lock(mu);
+      ++inner_calls;
+    });
+  });
+  EXPECT_EQ(inner_calls, ParallelShards(1 << 16, 1, 1));
+}
+
+Tensor Random(const Shape& shape, uint32_t seed, float lo, float hi) {
+  Tensor t = *Tensor::Create(DataType::kFloat, shape);
+  uint32_t s = seed * 747796405u + 2891336453u;
+  for (int64_t i = 0; i < t.num_elements(); ++i) {
+    s = s * 1664525u + 1013904223u;
+    t.data<float>()[i] = lo + (hi - lo) * static_cast<float>(s >> 8) / 16777216.0f;
+  }
+  return t;
+}
+
+std::vector<Tensor> RunAt(int threads, const std::string& op, AttrMap attrs,
+                          std::vector<Tensor> inputs) {
+  IntraOpThreadsScope scope(threads);
+  absl::StatusOr<std::vector<Tensor>> out = testing::RunOp(op, std::move(attrs), std::move(inputs));
+  EXPECT_TRUE(out.ok()) << op << ": " << out.status();
+  return out.ok() ? *out : std::vector<Tensor>{};
+}
+
+void ExpectSameBitsAtOneAndTwoThreads(const std::string& op, const AttrMap& attrs,
+                                      const std::vector<Tensor>& inputs) {
+  const std::vector<Tensor> one = RunAt(1, op, attrs, inputs);
+  const std::vector<Tensor> two = RunAt(2, op, attrs, inputs);
+  ASSERT_EQ(one.size(), 1u) << op;
+  ASSERT_EQ(two.size(), 1u) << op;
+  ASSERT_EQ(one[0].shape(), two[0].shape()) << op;
+  EXPECT_EQ(std::memcmp(one[0].raw_data(), two[0].raw_data(), one[0].byte_size()), 0) << op;
+  // And the split really happened where there are two cores.
+  if (MultiCore()) {
+    IntraOpThreadsScope scope(2);
+    EXPECT_EQ(ParallelShards(one[0].num_elements(), kMinShardElements, 64), 2) << op;
+  }
+}
+
+TEST(ParallelKernelsTest, SameBitsAtOneAndTwoThreads) {
+  // 517 rows of 771: neither a multiple of the vector width nor of a shard.
+  const Shape shape = {517, 771};
+  const Tensor x = Random(shape, 1, -4.0f, 4.0f);
+  AttrMap float_t;
+  float_t.Set("T", DataType::kFloat);
+
+  AttrMap ln = float_t;
+  ln.Set("epsilon", 1e-3f);
+  ExpectSameBitsAtOneAndTwoThreads(
+      "_SmrtLayerNorm", ln, {x, Random({771}, 2, 0.5f, 1.5f), Random({771}, 3, -1.0f, 1.0f)});
+  ExpectSameBitsAtOneAndTwoThreads("Softmax", float_t, {x});
+  ExpectSameBitsAtOneAndTwoThreads("LogSoftmax", float_t, {x});
+  ExpectSameBitsAtOneAndTwoThreads("_SmrtGeluErf", float_t, {x});
+  ExpectSameBitsAtOneAndTwoThreads("_SmrtGeluTanh", float_t, {x});
+  ExpectSameBitsAtOneAndTwoThreads("BiasAdd", float_t, {x, Random({771}, 4, -1.0f, 1.0f)});
+}
+
+TEST(ParallelKernelsTest, BroadcastingOpsSameBitsAtOneAndTwoThreads) {
+  AttrMap float_t;
+  float_t.Set("T", DataType::kFloat);
+  // [40, 1, 771] + [1, 30, 771]: rows of 771 whose offsets move in two dims.
+  const Tensor a = Random({40, 1, 771}, 5, -2.0f, 2.0f);
+  const Tensor b = Random({1, 30, 771}, 6, -2.0f, 2.0f);
+  ExpectSameBitsAtOneAndTwoThreads("AddV2", float_t, {a, b});
+  ExpectSameBitsAtOneAndTwoThreads("Mul", float_t, {a, b});
+  Tensor cond = *Tensor::Create(DataType::kBool, {40, 30, 1});
+  for (int64_t i = 0; i < cond.num_elements(); ++i) cond.data<bool>()[i] = (i * 7) % 3 == 0;
+  const std::vector<Tensor> one = RunAt(1, "SelectV2", float_t, {cond, a, b});
+  const std::vector<Tensor> two = RunAt(2, "SelectV2", float_t, {cond, a, b});
+  ASSERT_EQ(one.size(), 1u);
+  ASSERT_EQ(two.size(), 1u);
+  ASSERT_EQ(one[0].shape(), (Shape{40, 30, 771}));
+  EXPECT_EQ(std::memcmp(one[0].raw_data(), two[0].raw_data(), one[0].byte_size()), 0);
+  // And the values: select picks a[i, 0, k] or b[0, j, k].
+  for (int64_t i = 0; i < 40; ++i) {
+    for (int64_t j = 0; j < 30; ++j) {
+      for (int64_t k = 0; k < 771; k += 97) {
+        const float want = cond.data<bool>()[i * 30 + j] ? a.data<float>()[i * 771 + k]
+                                                         : b.data<float>()[j * 771 + k];
+        ASSERT_EQ(two[0].data<float>()[(i * 30 + j) * 771 + k], want) << i << "," << j << "," << k;
+      }
+    }
+  }
+}
+
+// Starting the broadcast walk at any row gives the rest of the full walk.
+TEST(ParallelKernelsTest, BroadcastWalkFromAnyRowMatchesTheFullWalk) {
+  absl::StatusOr<BroadcastPlan> plan = MakeBroadcastPlan({{3, 1, 4, 5}, {1, 6, 4, 1}});
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  using Row = std::pair<int64_t, std::array<int64_t, 2>>;
+  std::vector<Row> full;
+  ForEachBroadcastRow<2>(*plan, [&](int64_t out, const std::array<int64_t, 2>& in, int64_t,
+                                    const std::array<int64_t, 2>&) { full.emplace_back(out, in); });
+  ASSERT_GT(full.size(), 10u);
+  for (size_t begin = 0; begin < full.size(); ++begin) {
+    std::vector<Row> part;
+    ForEachBroadcastRowIn<2>(*plan, static_cast<int64_t>(begin), static_cast<int64_t>(full.size()),
+                             [&](int64_t out, const std::array<int64_t, 2>& in, int64_t,
+                                 const std::array<int64_t, 2>&) { part.emplace_back(out, in); });
+    EXPECT_EQ(part, std::vector<Row>(full.begin() + static_cast<std::ptrdiff_t>(begin), full.end()))
+        << "from row " << begin;
+  }
+}
+
+}  // namespace
+}  // namespace smrt::kernels
