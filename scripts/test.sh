@@ -6,14 +6,17 @@
 #   scripts/test.sh          # the default build (build/), every test
 #   scripts/test.sh --asan   # clang ASan + UBSan build in build-asan/, every test
 #   scripts/test.sh --tsan   # clang TSan build in build-tsan/, the concurrency tests
+#   scripts/test.sh --cuda   # the CUDA build (nvcc from /usr/local/cuda) in build-cuda/:
+#                            # compiles and links the CUDA kernels and runs cuda_test, whose
+#                            # GPU tests skip without a GPU (scripts/gpu_check.sh is for GPUs)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 mode=${1:-}
 case "$mode" in
   "" ) ;;
-  --asan | --tsan ) ;;
-  * ) echo "usage: $0 [--asan | --tsan]" >&2; exit 2 ;;
+  --asan | --tsan | --cuda ) ;;
+  * ) echo "usage: $0 [--asan | --tsan | --cuda]" >&2; exit 2 ;;
 esac
 
 bash scripts/install-deps.sh
@@ -22,6 +25,21 @@ if [ "${CI:-}" = "true" ]; then export SMRT_REQUIRE_SHARED=1; fi
 if [ -z "$mode" ]; then
   bash scripts/build.sh
   ctest --test-dir "${BUILD_DIR:-build}" --output-on-failure -j "$(nproc)"
+  exit 0
+fi
+
+if [ "$mode" = "--cuda" ]; then
+  nvcc=${CUDACXX:-/usr/local/cuda/bin/nvcc}
+  if [ ! -x "$nvcc" ]; then
+    echo "scripts/test.sh --cuda: no nvcc at $nvcc (install the CUDA Toolkit, or set CUDACXX)" >&2
+    exit 1
+  fi
+  build_dir=${BUILD_DIR:-build-cuda}
+  cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSMRT_WITH_CUDA=ON \
+    -DCMAKE_CUDA_COMPILER="$nvcc" -DSMRT_CUDA_ARCHITECTURES="${SMRT_CUDA_ARCHITECTURES:-90}" \
+    -DSMRT_WERROR="$([ "${CI:-}" = "true" ] && echo ON || echo OFF)" >/dev/null
+  cmake --build "$build_dir" -j "$(nproc)" --target cuda_test
+  ctest --test-dir "$build_dir" --output-on-failure -j "$(nproc)" -R "^(Cuda|BroadcastIndex)"
   exit 0
 fi
 
