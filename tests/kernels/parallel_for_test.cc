@@ -16,6 +16,7 @@
 
 #include "gtest/gtest.h"
 #include "kernels/cpu/intra_op_threads.h"
+#include "kernels/cpu/reference/array_util.h"
 #include "kernels/cpu/reference/broadcast.h"
 #include "kernels/testing/op_runner.h"
 
@@ -187,6 +188,49 @@ TEST(ParallelKernelsTest, BroadcastWalkFromAnyRowMatchesTheFullWalk) {
                                  const std::array<int64_t, 2>&) { part.emplace_back(out, in); });
     EXPECT_EQ(part, std::vector<Row>(full.begin() + static_cast<std::ptrdiff_t>(begin), full.end()))
         << "from row " << begin;
+  }
+}
+
+TEST(ParallelKernelsTest, TransposeSameBitsAtOneAndTwoThreadsAndRightValues) {
+  // BERT's head split: [1, 128, 12, 64] -> [1, 12, 128, 64].
+  const Tensor x = Random({1, 128, 12, 64}, 7, -1.0f, 1.0f);
+  Tensor perm = *Tensor::Create(DataType::kInt32, {4});
+  const int32_t p[] = {0, 2, 1, 3};
+  std::copy(p, p + 4, perm.data<int32_t>());
+  AttrMap attrs;
+  attrs.Set("T", DataType::kFloat);
+  attrs.Set("Tperm", DataType::kInt32);
+  ExpectSameBitsAtOneAndTwoThreads("Transpose", attrs, {x, perm});
+  const std::vector<Tensor> two = RunAt(2, "Transpose", attrs, {x, perm});
+  ASSERT_EQ(two.size(), 1u);
+  for (int64_t h = 0; h < 12; ++h) {
+    for (int64_t t = 0; t < 128; t += 5) {
+      for (int64_t k = 0; k < 64; k += 7) {
+        ASSERT_EQ(two[0].data<float>()[(h * 128 + t) * 64 + k],
+                  x.data<float>()[(t * 12 + h) * 64 + k]);
+      }
+    }
+  }
+}
+
+// Gathering from any row on gives the rest of the full gather, padding included.
+TEST(ParallelKernelsTest, GatherFromAnyRowMatchesTheFullGather) {
+  // A 3 x 4 x 5 source, padded by one on dim 1 (entries -1) and reversed on dim 0.
+  std::vector<int> src(60);
+  for (int i = 0; i < 60; ++i) src[i] = i;
+  const std::vector<std::vector<int64_t>> tables = {
+      {40, 20, 0}, {-1, 0, 5, 10, 15, -1}, {0, 1, 2, 3, 4}};
+  const int64_t rows = GatherRows(tables);
+  ASSERT_EQ(rows, 18);
+  std::vector<int> full(rows * 5);
+  GatherByTables<int>(src.data(), tables, -7, full.data());
+  EXPECT_EQ(full[0], -7);                                    // padded row
+  EXPECT_EQ(full[5 + 2], 42);                                // (0, 1, 2): 40 + 0 + 2
+  EXPECT_EQ(full[(2 * 6 + 4) * 5 + 4], 0 + 15 + 4);          // (2, 4, 4)
+  for (int64_t begin = 0; begin < rows; ++begin) {
+    std::vector<int> part((rows - begin) * 5);
+    GatherByTablesRows<int>(src.data(), tables, -7, begin, rows, part.data());
+    EXPECT_EQ(part, std::vector<int>(full.begin() + begin * 5, full.end())) << "from row " << begin;
   }
 }
 

@@ -30,6 +30,36 @@ TEST(TransposeOpsTest, MatchesTensorFlow) {
   }
 }
 
+// A perm that keeps the order of the dims larger than 1 moves no element: the
+// output shares the input's buffer (Keras's Tensordot transposes every Dense
+// input with the identity perm). Others copy.
+TEST(TransposeOpsTest, OrderKeepingPermsShareTheInputBuffer) {
+  std::vector<float> values(2 * 3 * 4);
+  for (size_t i = 0; i < values.size(); ++i) values[i] = static_cast<float>(i);
+  const Tensor x = MakeTensor<float>({2, 1, 3, 4}, values);
+  struct Case {
+    std::vector<int32_t> perm;
+    Shape out;
+    bool shared;
+  };
+  for (const Case& c : {Case{{0, 1, 2, 3}, {2, 1, 3, 4}, true},
+                        Case{{1, 0, 2, 3}, {1, 2, 3, 4}, true},
+                        Case{{0, 2, 3, 1}, {2, 3, 4, 1}, true},
+                        Case{{0, 1, 3, 2}, {2, 1, 4, 3}, false}}) {
+    auto out = RunOp("Transpose", Attrs({{"T", DataType::kFloat}}),
+                     {x, MakeTensor<int32_t>({4}, c.perm)});
+    ASSERT_TRUE(out.ok()) << out.status();
+    const Tensor& y = (*out)[0];
+    EXPECT_EQ(y.shape(), c.out);
+    EXPECT_EQ(y.raw_data() == x.raw_data(), c.shared) << c.perm[0] << c.perm[1] << c.perm[2];
+    if (c.shared) {
+      EXPECT_TRUE(SameTensor(y, MakeTensor<float>(c.out, values)));
+    } else {  // [2, 1, 4, 3]: y[a, 0, k, j] = x[a, 0, j, k]
+      EXPECT_EQ(y.data<float>()[(1 * 4 + 2) * 3 + 1], x.data<float>()[(1 * 3 + 1) * 4 + 2]);
+    }
+  }
+}
+
 TEST(TransposeOpsTest, StringsScalarsAndEmpty) {
   auto out = RunOp("Transpose", Attrs({{"T", DataType::kString}}),
                    {MakeTensor<std::string>({2, 3}, {"a", "b", "c", "d", "e", "f"}),

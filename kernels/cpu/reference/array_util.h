@@ -16,6 +16,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
+#include "kernels/cpu/parallel_for.h"
 #include "kernels/kernel.h"
 
 namespace smrt::kernels {
@@ -107,12 +108,15 @@ int64_t DimProduct(const Shape& shape, int begin, int end);
 // element (i_0, ..., i_{n-1}) is src[tables[0][i_0] + ... + tables[n-1][i_{n-1}]],
 // or `fill` when any of those entries is negative (padding). Every
 // non-negative sum must index src. With no tables (rank 0) copies src[0].
+//
+// GatherByTablesRows fills only the output rows (runs of the last dim)
+// [row_begin, row_end); dst points at the first of them.
 template <typename T>
-void GatherByTables(const T* src, const std::vector<std::vector<int64_t>>& tables, const T& fill,
-                    T* dst) {
+void GatherByTablesRows(const T* src, const std::vector<std::vector<int64_t>>& tables,
+                        const T& fill, int64_t row_begin, int64_t row_end, T* dst) {
   const size_t rank = tables.size();
   if (rank == 0) {
-    *dst = *src;
+    if (row_begin < row_end) *dst = *src;
     return;
   }
   for (const std::vector<int64_t>& t : tables) {
@@ -124,8 +128,15 @@ void GatherByTables(const T* src, const std::vector<std::vector<int64_t>>& table
   for (size_t j = 1; j < n_inner && inner_contiguous; ++j) {
     inner_contiguous = inner[j] == inner[0] + static_cast<int64_t>(j);
   }
+  // The outer multi-index of row_begin.
   std::vector<size_t> idx(rank - 1, 0);
-  while (true) {
+  int64_t rest = row_begin;
+  for (size_t d = rank - 1; d > 0; --d) {
+    const int64_t size = static_cast<int64_t>(tables[d - 1].size());
+    idx[d - 1] = static_cast<size_t>(rest % size);
+    rest /= size;
+  }
+  for (int64_t row = row_begin; row < row_end; ++row) {
     int64_t base = 0;
     bool pad = false;
     for (size_t d = 0; d + 1 < rank; ++d) {
@@ -141,15 +152,38 @@ void GatherByTables(const T* src, const std::vector<std::vector<int64_t>>& table
       for (size_t j = 0; j < n_inner; ++j) dst[j] = inner[j] < 0 ? fill : src[base + inner[j]];
     }
     dst += n_inner;
-    size_t d = rank - 1;
-    while (d > 0) {
-      --d;
-      if (++idx[d] < tables[d].size()) break;
-      idx[d] = 0;
-      if (d == 0) return;
+    for (size_t d = rank - 1; d > 0; --d) {
+      if (++idx[d - 1] < tables[d - 1].size()) break;
+      idx[d - 1] = 0;
     }
-    if (rank == 1) return;
   }
+}
+
+// The number of output rows GatherByTablesRows walks: the product of the
+// table sizes but the last (1 for rank 0 and 1).
+inline int64_t GatherRows(const std::vector<std::vector<int64_t>>& tables) {
+  int64_t rows = 1;
+  for (size_t d = 0; d + 1 < tables.size(); ++d) rows *= static_cast<int64_t>(tables[d].size());
+  return rows;
+}
+
+template <typename T>
+void GatherByTables(const T* src, const std::vector<std::vector<int64_t>>& tables, const T& fill,
+                    T* dst) {
+  GatherByTablesRows(src, tables, fill, 0, GatherRows(tables), dst);
+}
+
+// The same, with the rows split across the intra-op threads (each row is
+// written by one shard only).
+template <typename T>
+void ParallelGatherByTables(const T* src, const std::vector<std::vector<int64_t>>& tables,
+                            const T& fill, T* dst) {
+  const int64_t n_inner =
+      tables.empty() ? 1 : std::max<int64_t>(1, static_cast<int64_t>(tables.back().size()));
+  ParallelFor(GatherRows(tables), std::max<int64_t>(1, kMinShardElements / n_inner), 1,
+              [&](int64_t begin, int64_t end) {
+                GatherByTablesRows(src, tables, fill, begin, end, dst + begin * n_inner);
+              });
 }
 
 }  // namespace smrt::kernels

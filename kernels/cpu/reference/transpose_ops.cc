@@ -79,6 +79,22 @@ absl::Status ComputeTranspose(KernelContext& ctx) {
   const int rank = input.rank();
   Shape dims(rank);
   for (int d = 0; d < rank; ++d) dims[d] = input.dim((*perm)[d]);
+  // When the dims larger than 1 keep their order (an identity perm, as Keras's
+  // Tensordot emits for every Dense on a 3-D input, or moving size-1 dims),
+  // the elements stay where they are: the output is the input's buffer with
+  // the new shape, as Reshape gives.
+  bool order_kept = true;
+  for (int d = 0, last = -1; d < rank && order_kept; ++d) {
+    if (dims[d] == 1) continue;
+    order_kept = (*perm)[d] > last;
+    last = (*perm)[d];
+  }
+  if (order_kept) {
+    absl::StatusOr<Tensor> same = input.Reshaped(dims);
+    if (!same.ok()) return same.status();
+    ctx.set_output(0, *std::move(same));
+    return absl::OkStatus();
+  }
   absl::StatusOr<Tensor*> out = ctx.allocate_output(0, input.dtype(), dims);
   if (!out.ok()) return out.status();
   if (input.num_elements() == 0) return absl::OkStatus();
@@ -92,7 +108,7 @@ absl::Status ComputeTranspose(KernelContext& ctx) {
   Tensor* result = *out;
   return VisitElementType(input.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
-    GatherByTables<T>(input.data<T>(), tables, T(), result->data<T>());
+    ParallelGatherByTables<T>(input.data<T>(), tables, T(), result->data<T>());
     return absl::OkStatus();
   });
 }
