@@ -144,4 +144,14 @@ Tensor ReadGolden(const std::string& relative) {
   return t.ok() ? *t : Tensor();
 }
 
+Tensor RandomFloats(const Shape& shape, uint32_t seed, float lo, float hi) {
+  Tensor t = *Tensor::Create(DataType::kFloat, shape);
+  uint32_t s = seed * 747796405u + 2891336453u;
+  for (int64_t i = 0; i < t.num_elements(); ++i) {
+    s = s * 1664525u + 1013904223u;
+    t.data<float>()[i] = lo + (hi - lo) * static_cast<float>(s >> 8) / 16777216.0f;
+  }
+  return t;
+}
+
 }  // namespace smrt::kernels::testing

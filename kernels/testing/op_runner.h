@@ -3,6 +3,7 @@
 #ifndef SMRT_KERNELS_TESTING_OP_RUNNER_H_
 #define SMRT_KERNELS_TESTING_OP_RUNNER_H_
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -50,6 +51,10 @@ Tensor MakeTensor(Shape shape, const std::vector<T>& values) {
   }
   return *t;
 }
+
+// Float32 values uniform in [lo, hi), from a fixed-seed LCG: the same tensor
+// for the same seed on every machine.
+Tensor RandomFloats(const Shape& shape, uint32_t seed, float lo = -1, float hi = 1);
 
 template <typename T>
 Tensor Scalar(T value) {

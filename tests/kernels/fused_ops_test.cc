@@ -11,18 +11,10 @@
 namespace smrt::kernels {
 namespace {
 
+using testing::RandomFloats;
 using testing::RunOp;
 using testing::TensorsNear;
 
-Tensor Random(const Shape& shape, uint32_t seed, float lo = -1, float hi = 1) {
-  Tensor t = *Tensor::Create(DataType::kFloat, shape);
-  uint32_t s = seed * 747796405u + 2891336453u;
-  for (int64_t i = 0; i < t.num_elements(); ++i) {
-    s = s * 1664525u + 1013904223u;
-    t.data<float>()[i] = lo + (hi - lo) * static_cast<float>(s >> 8) / 16777216.0f;
-  }
-  return t;
-}
 
 const KernelSpec* Backend(const std::string& op, const std::string& backend) {
   for (const KernelSpec& k : KernelRegistry::Default().Kernels(op)) {
@@ -135,16 +127,16 @@ TEST(FusedConvTest, EveryBackendMatchesTheUnfusedOps) {
   ASSERT_FALSE(backends.empty());
   for (const ConvCase& c : ConvCases()) {
     SCOPED_TRACE(c.name);
-    Tensor x = Random(c.x, 1, -2, 2);
-    Tensor w = Random(c.w, 2);
+    Tensor x = RandomFloats(c.x, 1, -2, 2);
+    Tensor w = RandomFloats(c.w, 2);
     absl::StatusOr<std::vector<Tensor>> shape_probe =
         RunOp(c.depthwise ? "DepthwiseConv2dNative" : "Conv2D", ConvAttrs(c), {x, w});
     ASSERT_TRUE(shape_probe.ok()) << shape_probe.status();
     const Shape out = (*shape_probe)[0].shape();
     std::vector<Tensor> args;
     for (const std::string& op : c.fused_ops) {
-      if (op == "BiasAdd") args.push_back(Random({out[3]}, 3));
-      if (op == "Add") args.push_back(Random(out, 4));
+      if (op == "BiasAdd") args.push_back(RandomFloats({out[3]}, 3));
+      if (op == "Add") args.push_back(RandomFloats(out, 4));
     }
     absl::StatusOr<Tensor> want = Unfused(c, x, w, args);
     ASSERT_TRUE(want.ok()) << want.status();
@@ -193,9 +185,9 @@ TEST(FusedConvTest, OneDnnIsChosenWhenBuiltAndStateIsSharedSafely) {
   ASSERT_TRUE(chosen.ok());
   EXPECT_EQ((*chosen)->backend, "reference");
 
-  Tensor w = Random({3, 3, 8, 8}, 5), b = Random({8}, 6);
+  Tensor w = RandomFloats({3, 3, 8, 8}, 5), b = RandomFloats({8}, 6);
   std::unique_ptr<KernelState> state = onednn->make_state();
-  std::vector<Tensor> inputs = {Random({2, 12, 12, 8}, 7), Random({1, 6, 6, 8}, 8)};
+  std::vector<Tensor> inputs = {RandomFloats({2, 12, 12, 8}, 7), RandomFloats({1, 6, 6, 8}, 8)};
   std::vector<Tensor> want;
   for (const Tensor& x : inputs) {
     absl::StatusOr<Tensor> y = RunKernel(*onednn, attrs, {x, w, b}, nullptr);
@@ -230,9 +222,9 @@ TEST(FusedMatMulTest, EveryBackendMatchesTheUnfusedOps) {
   for (const Case& c : cases) {
     SCOPED_TRACE(absl::StrCat(c.ta, c.tb, " ", c.ops.size()));
     const int64_t m = 5, k = 9, n = 6;
-    Tensor a = Random(c.ta ? Shape{k, m} : Shape{m, k}, 9, -2, 2);
-    Tensor w = Random(c.tb ? Shape{n, k} : Shape{k, n}, 10);
-    Tensor bias = Random({n}, 11);
+    Tensor a = RandomFloats(c.ta ? Shape{k, m} : Shape{m, k}, 9, -2, 2);
+    Tensor w = RandomFloats(c.tb ? Shape{n, k} : Shape{k, n}, 10);
+    Tensor bias = RandomFloats({n}, 11);
     AttrMap mm;
     mm.Set("T", DataType::kFloat);
     mm.Set("transpose_a", c.ta);
@@ -281,7 +273,7 @@ TEST(FusedOpsTest, BadAttrsAndArgsAreErrors) {
     SCOPED_TRACE(backend);
     AttrMap mm = attrs;
     absl::StatusOr<Tensor> got = RunKernel(*Backend(kFusedMatMul, backend), mm,
-                                           {Random({2, 3}, 1), Random({3, 4}, 2), Random({5}, 3)});
+                                           {RandomFloats({2, 3}, 1), RandomFloats({3, 4}, 2), RandomFloats({5}, 3)});
     ASSERT_FALSE(got.ok());
     EXPECT_NE(got.status().message().find("bias"), std::string::npos) << got.status();
   }

@@ -93,16 +93,6 @@ TEST(ParallelForTest, NestedCallsRunInlineOnTheShardsThread) {
   EXPECT_EQ(inner_calls, ParallelShards(1 << 16, 1, 1));
 }
 
-Tensor Random(const Shape& shape, uint32_t seed, float lo, float hi) {
-  Tensor t = *Tensor::Create(DataType::kFloat, shape);
-  uint32_t s = seed * 747796405u + 2891336453u;
-  for (int64_t i = 0; i < t.num_elements(); ++i) {
-    s = s * 1664525u + 1013904223u;
-    t.data<float>()[i] = lo + (hi - lo) * static_cast<float>(s >> 8) / 16777216.0f;
-  }
-  return t;
-}
-
 std::vector<Tensor> RunAt(int threads, const std::string& op, AttrMap attrs,
                           std::vector<Tensor> inputs) {
   IntraOpThreadsScope scope(threads);
@@ -129,27 +119,27 @@ void ExpectSameBitsAtOneAndTwoThreads(const std::string& op, const AttrMap& attr
 TEST(ParallelKernelsTest, SameBitsAtOneAndTwoThreads) {
   // 517 rows of 771: neither a multiple of the vector width nor of a shard.
   const Shape shape = {517, 771};
-  const Tensor x = Random(shape, 1, -4.0f, 4.0f);
+  const Tensor x = testing::RandomFloats(shape, 1, -4.0f, 4.0f);
   AttrMap float_t;
   float_t.Set("T", DataType::kFloat);
 
   AttrMap ln = float_t;
   ln.Set("epsilon", 1e-3f);
   ExpectSameBitsAtOneAndTwoThreads(
-      "_SmrtLayerNorm", ln, {x, Random({771}, 2, 0.5f, 1.5f), Random({771}, 3, -1.0f, 1.0f)});
+      "_SmrtLayerNorm", ln, {x, testing::RandomFloats({771}, 2, 0.5f, 1.5f), testing::RandomFloats({771}, 3, -1.0f, 1.0f)});
   ExpectSameBitsAtOneAndTwoThreads("Softmax", float_t, {x});
   ExpectSameBitsAtOneAndTwoThreads("LogSoftmax", float_t, {x});
   ExpectSameBitsAtOneAndTwoThreads("_SmrtGeluErf", float_t, {x});
   ExpectSameBitsAtOneAndTwoThreads("_SmrtGeluTanh", float_t, {x});
-  ExpectSameBitsAtOneAndTwoThreads("BiasAdd", float_t, {x, Random({771}, 4, -1.0f, 1.0f)});
+  ExpectSameBitsAtOneAndTwoThreads("BiasAdd", float_t, {x, testing::RandomFloats({771}, 4, -1.0f, 1.0f)});
 }
 
 TEST(ParallelKernelsTest, BroadcastingOpsSameBitsAtOneAndTwoThreads) {
   AttrMap float_t;
   float_t.Set("T", DataType::kFloat);
   // [40, 1, 771] + [1, 30, 771]: rows of 771 whose offsets move in two dims.
-  const Tensor a = Random({40, 1, 771}, 5, -2.0f, 2.0f);
-  const Tensor b = Random({1, 30, 771}, 6, -2.0f, 2.0f);
+  const Tensor a = testing::RandomFloats({40, 1, 771}, 5, -2.0f, 2.0f);
+  const Tensor b = testing::RandomFloats({1, 30, 771}, 6, -2.0f, 2.0f);
   ExpectSameBitsAtOneAndTwoThreads("AddV2", float_t, {a, b});
   ExpectSameBitsAtOneAndTwoThreads("Mul", float_t, {a, b});
   Tensor cond = *Tensor::Create(DataType::kBool, {40, 30, 1});
@@ -193,7 +183,7 @@ TEST(ParallelKernelsTest, BroadcastWalkFromAnyRowMatchesTheFullWalk) {
 
 TEST(ParallelKernelsTest, TransposeSameBitsAtOneAndTwoThreadsAndRightValues) {
   // BERT's head split: [1, 128, 12, 64] -> [1, 12, 128, 64].
-  const Tensor x = Random({1, 128, 12, 64}, 7, -1.0f, 1.0f);
+  const Tensor x = testing::RandomFloats({1, 128, 12, 64}, 7, -1.0f, 1.0f);
   Tensor perm = *Tensor::Create(DataType::kInt32, {4});
   const int32_t p[] = {0, 2, 1, 3};
   std::copy(p, p + 4, perm.data<int32_t>());
