@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
-#include <type_traits>
 
 #include <Eigen/Core>
 
@@ -29,27 +28,34 @@ absl::Status InferSoftmax(InferenceContext& ctx) {
 }
 
 template <typename T>
-void SoftmaxRows(const T* in, int64_t rows, int64_t depth, bool log, T* out) {
-  for (int64_t r = 0; r < rows; ++r) {
-    const T* x = in + r * depth;
-    T* y = out + r * depth;
-    T max = x[0];
-    for (int64_t i = 1; i < depth; ++i) {
-      if (x[i] > max) max = x[i];
-    }
-    // A NaN logit makes the sum NaN, so the whole row is NaN, as in TensorFlow.
-    // exp over the row as one Eigen expression (vectorised, as TF's kernel).
-    using Row = Eigen::Array<T, Eigen::Dynamic, 1>;
-    Eigen::Map<Row> yr(y, depth);
-    yr = Eigen::Map<const Row>(x, depth) - max;
-    if (log) {
-      const T log_sum = std::log(yr.exp().sum());
-      yr -= log_sum;
-    } else {
-      yr = yr.exp();
-      yr /= yr.sum();
-    }
+void SoftmaxRow(const T* x, int64_t depth, bool log, T* y) {
+  T max = x[0];
+  for (int64_t i = 1; i < depth; ++i) {
+    if (x[i] > max) max = x[i];
   }
+  // A NaN logit makes the sum NaN, so the whole row is NaN, as in TensorFlow.
+  // exp over the row as one Eigen expression (vectorised, as TF's kernel).
+  using Row = Eigen::Array<T, Eigen::Dynamic, 1>;
+  Eigen::Map<Row> yr(y, depth);
+  yr = Eigen::Map<const Row>(x, depth) - max;
+  if (log) {
+    const T log_sum = std::log(yr.exp().sum());
+    yr -= log_sum;
+  } else {
+    yr = yr.exp();
+    yr /= yr.sum();
+  }
+}
+
+// Rows are independent: they are split across the intra-op threads.
+template <typename T>
+void SoftmaxRows(const T* in, int64_t rows, int64_t depth, bool log, T* out) {
+  ParallelFor(rows, std::max<int64_t>(1, kMinShardElements / depth), 1,
+              [&](int64_t begin, int64_t end) {
+                for (int64_t r = begin; r < end; ++r) {
+                  SoftmaxRow(in + r * depth, depth, log, out + r * depth);
+                }
+              });
 }
 
 absl::Status ComputeSoftmax(KernelContext& ctx, bool log) {
@@ -63,22 +69,12 @@ absl::Status ComputeSoftmax(KernelContext& ctx, bool log) {
   const int64_t depth = in.dim(in.rank() - 1);
   if (in.num_elements() == 0) return absl::OkStatus();
   const int64_t rows = in.num_elements() / depth;
-  // Rows are independent: split them across the intra-op threads.
-  auto rows_of = [&](auto* dummy) {
-    using T = std::remove_pointer_t<decltype(dummy)>;
-    const T* x = in.data<T>();
-    T* y = (*out)->template data<T>();
-    ParallelFor(rows, std::max<int64_t>(1, kMinShardElements / depth), 1,
-                [&](int64_t begin, int64_t end) {
-                  SoftmaxRows<T>(x + begin * depth, end - begin, depth, log, y + begin * depth);
-                });
-  };
   switch (in.dtype()) {
     case DataType::kFloat:
-      rows_of(static_cast<float*>(nullptr));
+      SoftmaxRows<float>(in.data<float>(), rows, depth, log, (*out)->data<float>());
       break;
     case DataType::kDouble:
-      rows_of(static_cast<double*>(nullptr));
+      SoftmaxRows<double>(in.data<double>(), rows, depth, log, (*out)->data<double>());
       break;
     default:
       return absl::UnimplementedError(
