@@ -4,6 +4,7 @@
 #define SMRT_KERNELS_KERNEL_H_
 
 #include <functional>
+#include <initializer_list>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -167,6 +168,33 @@ class KernelContext {
     if (!t.ok()) return t.status();
     outputs_[i] = *std::move(t);
     return &outputs_[i];
+  }
+  // As allocate_output, with the contents left unspecified: only for kernels
+  // that write every element of the output (Tensor::CreateUninitialized).
+  absl::StatusOr<Tensor*> allocate_output_for_overwrite(int i, DataType dtype, Shape shape) {
+    absl::StatusOr<Tensor> t = Tensor::CreateUninitialized(dtype, std::move(shape));
+    if (!t.ok()) return t.status();
+    outputs_[i] = *std::move(t);
+    return &outputs_[i];
+  }
+  // Output i in the buffer of the first input among `candidates` that has
+  // this dtype and shape and shares its buffer with no other value
+  // (Tensor::sole_owner: the executor hands a value over at its last use),
+  // as TensorFlow's forward_input_or_allocate_output; else a new buffer with
+  // unspecified contents. Only for kernels that write every output element
+  // and read an input element no later than they write the same element.
+  absl::StatusOr<Tensor*> forward_input_or_allocate_output(std::initializer_list<int> candidates,
+                                                           int i, DataType dtype,
+                                                           const Shape& shape) {
+    for (int c : candidates) {
+      if (c < 0 || c >= num_inputs()) continue;
+      const Tensor& in = inputs_[c];
+      if (in.dtype() == dtype && in.shape() == shape && in.sole_owner()) {
+        outputs_[i] = in;
+        return &outputs_[i];
+      }
+    }
+    return allocate_output_for_overwrite(i, dtype, shape);
   }
   // Sets output i to an existing tensor (e.g. forwards an input unchanged).
   void set_output(int i, Tensor t) { outputs_[i] = std::move(t); }

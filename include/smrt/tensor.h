@@ -43,6 +43,12 @@ class Tensor {
   // dtype; ResourceExhausted when the allocation fails.
   static absl::StatusOr<Tensor> Create(DataType dtype, Shape shape);
 
+  // As Create, but the element bytes are left as the allocator gives them
+  // (only the padding up to the alignment is zeroed): for callers that
+  // write every element, which saves a pass over the memory. kString
+  // elements are still constructed empty.
+  static absl::StatusOr<Tensor> CreateUninitialized(DataType dtype, Shape shape);
+
   // Views `byte_size` bytes at `data`, which the caller keeps alive and
   // unmodified-by-others for as long as any copy of the Tensor exists.
   // byte_size must equal num_elements * DataTypeSize(dtype). Fixed-size
@@ -59,6 +65,10 @@ class Tensor {
   // Bytes of element storage; for kString, num_elements * sizeof(std::string).
   size_t byte_size() const { return byte_size_; }
   bool is_view() const { return data_ != nullptr && !storage_; }
+  // Whether this Tensor owns its storage and no other Tensor shares it: then
+  // whoever holds it may write its elements in place (e.g. an executor's
+  // last use of a value). False for views and for shared storage.
+  bool sole_owner() const { return storage_ != nullptr && storage_.use_count() == 1; }
 
   void* raw_data() { return data_; }
   const void* raw_data() const { return data_; }
@@ -86,6 +96,8 @@ class Tensor {
   std::string DebugString() const;
 
  private:
+  static absl::StatusOr<Tensor> Allocate(DataType dtype, Shape shape, bool zero);
+
   DataType dtype_ = DataType::kInvalid;
   Shape shape_;
   int64_t num_elements_ = 0;

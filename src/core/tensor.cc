@@ -57,6 +57,14 @@ absl::StatusOr<size_t> ElementBytes(DataType dtype, int64_t n) {
 }  // namespace
 
 absl::StatusOr<Tensor> Tensor::Create(DataType dtype, Shape shape) {
+  return Allocate(dtype, std::move(shape), /*zero=*/true);
+}
+
+absl::StatusOr<Tensor> Tensor::CreateUninitialized(DataType dtype, Shape shape) {
+  return Allocate(dtype, std::move(shape), /*zero=*/false);
+}
+
+absl::StatusOr<Tensor> Tensor::Allocate(DataType dtype, Shape shape, bool zero) {
   absl::StatusOr<int64_t> n = NumElements(shape);
   if (!n.ok()) return n.status();
   absl::StatusOr<size_t> bytes = ElementBytes(dtype, *n);
@@ -95,9 +103,12 @@ absl::StatusOr<Tensor> Tensor::Create(DataType dtype, Shape shape) {
                        DataTypeShortName(dtype), " tensor of shape ",
                        ShapeToString(t.shape_)));
     }
-    // Zeroed to the alignment, as kernels may load whole vectors at the end.
-    std::memset(p, 0, std::max<size_t>(kTensorAlignment, (bytes_asked + kTensorAlignment - 1) /
-                                                             kTensorAlignment * kTensorAlignment));
+    // Zeroed to the alignment, as kernels may load whole vectors at the end;
+    // uninitialized tensors get only that padding zeroed.
+    const size_t padded = std::max<size_t>(
+        kTensorAlignment, (bytes_asked + kTensorAlignment - 1) / kTensorAlignment * kTensorAlignment);
+    const size_t from = zero ? 0 : bytes_asked;
+    std::memset(static_cast<char*>(p) + from, 0, padded - from);
     t.storage_ = std::shared_ptr<void>(p, [release, bytes_asked](void* q) {
       FreeBuffer(q, bytes_asked);
       release();

@@ -54,7 +54,14 @@ void Program::RunChain(const std::shared_ptr<ParallelRun>& run, int first) const
     if (!step_is_fed_[index] && !run->failed.load(std::memory_order_acquire)) {
       std::vector<Tensor> inputs;
       inputs.reserve(step.input_slots.size());
-      for (int slot : step.input_slots) inputs.push_back(run->values[slot]);
+      for (size_t i = 0; i < step.input_slots.size(); ++i) {
+        const int slot = step.input_slots[i];
+        // Every other consumer of the slot has finished (and so has copied
+        // it): this is its last use, so the value is handed over.
+        const bool last = step.input_slot_once[i] &&
+                          run->uses_left[slot].load(std::memory_order_acquire) == 1;
+        inputs.push_back(last ? std::move(run->values[slot]) : run->values[slot]);
+      }
       std::vector<Tensor> outputs;
       absl::Status s = RunStep(step, std::move(inputs), outputs);
       if (s.ok()) {

@@ -252,6 +252,14 @@ absl::StatusOr<std::unique_ptr<Program>> Program::Create(ProgramSpec spec,
   for (int s = 0; s < p->num_slots_; ++s) {
     if (last_use[s] >= 0) p->steps_[last_use[s]].release_after.push_back(s);
   }
+  for (size_t i = 0; i < p->steps_.size(); ++i) {
+    Step& step = p->steps_[i];
+    for (int slot : step.input_slots) {
+      const bool once = std::count(step.input_slots.begin(), step.input_slots.end(), slot) == 1;
+      step.input_slot_once.push_back(once);
+      step.move_input.push_back(once && last_use[slot] == static_cast<int>(i));
+    }
+  }
   for (NodeId f : p->spec_.feeds) {
     auto it = first_slot.find(f);
     p->feed_slots_.push_back(it == first_slot.end() ? -1 : it->second);  // -1: unused feed
@@ -361,7 +369,10 @@ absl::StatusOr<std::vector<Tensor>> Program::Run(std::vector<Tensor> feeds,
     if (!step_is_fed_[index]) {
       std::vector<Tensor> inputs;
       inputs.reserve(step.input_slots.size());
-      for (int slot : step.input_slots) inputs.push_back(values[slot]);
+      for (size_t i = 0; i < step.input_slots.size(); ++i) {
+        Tensor& value = values[step.input_slots[i]];
+        inputs.push_back(step.move_input[i] ? std::move(value) : value);
+      }
       std::vector<Tensor> outputs;
       if (absl::Status s = RunStep(step, std::move(inputs), outputs); !s.ok()) return s;
       for (int i = 0; i < step.num_outputs; ++i) {

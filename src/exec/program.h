@@ -79,6 +79,12 @@ class Program {
     int first_output_slot = 0;
     int num_outputs = 0;
     std::vector<int> release_after;  // slots whose last use is this step
+    // Per input: the slot is read by no other input of this step, so at its
+    // last use the value can be handed over (moved) rather than copied: a
+    // kernel then sees it as the sole owner and may reuse its buffer.
+    std::vector<bool> input_slot_once;
+    // Per input, for the in-order loop: input_slot_once and last use here.
+    std::vector<bool> move_input;
     // For running out of order (RunParallel): steps this one waits for
     // (data and control inputs, each once) and the steps waiting for it.
     int num_producers = 0;

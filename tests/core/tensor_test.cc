@@ -1,6 +1,7 @@
 #include "smrt/tensor.h"
 
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <string>
 
@@ -30,6 +31,45 @@ TEST(TensorTest, CreateIsZeroedAndAligned) {
   for (int i = 0; i < 6; ++i) EXPECT_EQ(t->data<float>()[i], 0.0f);
   EXPECT_FALSE(t->is_view());
   EXPECT_EQ(t->DebugString(), "float32 (2, 3)");
+}
+
+TEST(TensorTest, UninitializedZeroesOnlyThePaddingAndStringsStayEmpty) {
+  // 1 MiB + 12 bytes: the buffer cache's size classes hand back used memory.
+  for (int round = 0; round < 2; ++round) {
+    absl::StatusOr<Tensor> dirty = Tensor::Create(DataType::kUInt8, {(1 << 20) + 12});
+    ASSERT_TRUE(dirty.ok());
+    std::memset(dirty->raw_data(), 0xAB, dirty->byte_size());
+  }
+  absl::StatusOr<Tensor> t = Tensor::CreateUninitialized(DataType::kUInt8, {(1 << 20) + 12});
+  ASSERT_TRUE(t.ok()) << t.status();
+  EXPECT_EQ(t->byte_size(), (1u << 20) + 12);
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(t->raw_data()) % kTensorAlignment, 0u);
+  // The padding up to the alignment is zero, as kernels may read whole vectors.
+  const auto* bytes = t->data<uint8_t>();
+  for (size_t i = t->byte_size(); i % kTensorAlignment != 0; ++i) EXPECT_EQ(bytes[i], 0) << i;
+  absl::StatusOr<Tensor> s = Tensor::CreateUninitialized(DataType::kString, {3});
+  ASSERT_TRUE(s.ok());
+  for (int i = 0; i < 3; ++i) EXPECT_EQ(s->data<std::string>()[i], "");
+  EXPECT_EQ(Tensor::CreateUninitialized(DataType::kFloat, {-1}).status().code(),
+            absl::StatusCode::kInvalidArgument);
+}
+
+TEST(TensorTest, SoleOwnerOnlyWhenNoOtherTensorSharesTheStorage) {
+  Tensor t = *Tensor::Create(DataType::kFloat, {4});
+  EXPECT_TRUE(t.sole_owner());
+  {
+    Tensor copy = t;
+    EXPECT_FALSE(t.sole_owner());
+    EXPECT_FALSE(copy.sole_owner());
+    Tensor reshaped = *t.Reshaped({2, 2});
+    EXPECT_FALSE(reshaped.sole_owner());
+  }
+  EXPECT_TRUE(t.sole_owner());
+  Tensor moved = std::move(t);
+  EXPECT_TRUE(moved.sole_owner());
+  float caller[4] = {};
+  EXPECT_FALSE(Tensor::View(DataType::kFloat, {4}, caller, sizeof(caller))->sole_owner());
+  EXPECT_FALSE(Tensor().sole_owner());
 }
 
 TEST(TensorTest, ZeroSizeAndScalar) {

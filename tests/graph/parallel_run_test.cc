@@ -33,6 +33,11 @@ struct Rendezvous {
 };
 Rendezvous* meeting = nullptr;
 
+// "Probe": forwards its input and counts the calls that got it handed over
+// (Tensor::sole_owner).
+std::atomic<int> probe_calls{0};
+std::atomic<int> probe_sole{0};
+
 const kernels::KernelRegistry& Registry() {
   static const kernels::KernelRegistry* registry = [] {
     auto* r = new kernels::KernelRegistry;
@@ -63,6 +68,18 @@ const kernels::KernelRegistry& Registry() {
       return absl::OkStatus();
     };
     r->AddKernel(k);
+    kernels::OpSpec probe = meet;
+    probe.op = "Probe";
+    r->AddOp(probe);
+    kernels::KernelSpec pk;
+    pk.op = "Probe";
+    pk.compute = [](kernels::KernelContext& ctx) {
+      ++probe_calls;
+      if (ctx.input(0).sole_owner()) ++probe_sole;
+      ctx.set_output(0, ctx.input(0));
+      return absl::OkStatus();
+    };
+    r->AddKernel(pk);
     return r;
   }();
   return *registry;
@@ -186,6 +203,43 @@ TEST(ParallelRunTest, ManyCallersShareOnePoolAndMatchTheInOrderRun) {
   }
   for (std::thread& t : callers) t.join();
   EXPECT_EQ(mismatches.load(), 0);
+}
+
+// A value's last use gets it handed over (so a kernel may write into its
+// buffer); a value that a later step or the caller still needs never is.
+TEST(ParallelRunTest, TheLastUseOfAValueIsHandedOverInOrderAndInParallel) {
+  std::unique_ptr<Program> last = Compile(N("x", "Placeholder", {}) + N("a", "Neg", {"x"}) +
+                                              N("p", "Probe", {"a"}),
+                                          {"p:0"});
+  std::unique_ptr<Program> fetched = Compile(N("x", "Placeholder", {}) + N("a", "Neg", {"x"}) +
+                                                 N("p", "Probe", {"a"}),
+                                             {"p:0", "a:0"});
+  // b = -a may not overwrite a: the AddV2 after it reads a too.
+  std::unique_ptr<Program> reused = Compile(N("x", "Placeholder", {}) + N("a", "Neg", {"x"}) +
+                                                N("b", "Neg", {"a"}) + N("c", "AddV2", {"a", "b"}),
+                                            {"c:0"});
+  ASSERT_NE(last, nullptr);
+  ASSERT_NE(fetched, nullptr);
+  ASSERT_NE(reused, nullptr);
+  ThreadPool pool(1);
+  for (ThreadPool* p : {static_cast<ThreadPool*>(nullptr), &pool}) {
+    SCOPED_TRACE(p == nullptr ? "in order" : "parallel");
+    const Tensor x = MakeTensor<float>({3}, {1, -2, 3});
+    probe_calls = 0;
+    probe_sole = 0;
+    ASSERT_TRUE(last->Run({x}, p).ok());
+    EXPECT_EQ(probe_calls.load(), 1);
+    EXPECT_EQ(probe_sole.load(), 1);
+    absl::StatusOr<std::vector<Tensor>> out = fetched->Run({x}, p);
+    ASSERT_TRUE(out.ok()) << out.status();
+    EXPECT_EQ(probe_calls.load(), 2);
+    EXPECT_EQ(probe_sole.load(), 1);  // a is fetched: shared with the caller
+    EXPECT_EQ(Values<float>((*out)[1]), (std::vector<float>{-1, 2, -3}));
+    out = reused->Run({x}, p);
+    ASSERT_TRUE(out.ok()) << out.status();
+    EXPECT_EQ(Values<float>((*out)[0]), (std::vector<float>{0, 0, 0}));
+    EXPECT_EQ(Values<float>(x), (std::vector<float>{1, -2, 3}));  // the caller's feed
+  }
 }
 
 }  // namespace

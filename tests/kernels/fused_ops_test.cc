@@ -1,5 +1,6 @@
 // The fused conv / matmul (kernels/fused_ops.h) on every backend built
 // (reference and oneDNN), against the unfused reference ops run one by one.
+#include <cstring>
 #include <thread>
 
 #include "absl/strings/str_cat.h"
@@ -159,6 +160,38 @@ TEST(FusedConvTest, EveryBackendMatchesTheUnfusedOps) {
         }
       }
     }
+  }
+}
+
+// The residual sum accumulates into the residual's own buffer when it is
+// handed over (the executor's last use of it), with the same bits as into a
+// copy of it; a residual someone else holds is left as it was.
+TEST(FusedConvTest, ResidualSumReusesAHandedOverBufferOnEveryBackend) {
+  ConvCase c{"residual", {2, 9, 9, 8}, {3, 3, 8, 8}};
+  c.fused_ops = {"BiasAdd", "Add", "Relu"};
+  AttrMap attrs = ConvAttrs(c);
+  attrs.Set("fused_ops", c.fused_ops);
+  attrs.Set("weights_constant", true);
+  const Tensor x = RandomFloats(c.x, 1, -2, 2), w = RandomFloats(c.w, 2), b = RandomFloats({8}, 3);
+  const Tensor residual = RandomFloats({2, 9, 9, 8}, 4);
+  const Tensor residual_before = *residual.Clone();
+  for (const std::string& backend : Backends(kFusedConv2D)) {
+    SCOPED_TRACE(backend);
+    const KernelSpec* k = Backend(kFusedConv2D, backend);
+    absl::StatusOr<Tensor> shared = RunKernel(*k, attrs, {x, w, b, residual});
+    ASSERT_TRUE(shared.ok()) << shared.status();
+    EXPECT_NE(shared->raw_data(), residual.raw_data());
+    EXPECT_EQ(std::memcmp(residual.raw_data(), residual_before.raw_data(), residual.byte_size()), 0);
+    Tensor own = *residual.Clone();
+    const void* buffer = own.raw_data();
+    std::vector<Tensor> inputs = {x, w, b};
+    inputs.push_back(std::move(own));  // not through an initializer_list, which copies
+    absl::StatusOr<Tensor> handed = RunKernel(*k, attrs, std::move(inputs));
+    ASSERT_TRUE(handed.ok()) << handed.status();
+    if (backend == "onednn") {
+      EXPECT_EQ(handed->raw_data(), buffer);
+    }
+    EXPECT_EQ(std::memcmp(handed->raw_data(), shared->raw_data(), shared->byte_size()), 0);
   }
 }
 

@@ -177,8 +177,31 @@ absl::Status Compute(KernelContext& ctx) {
       plan = *made;
       if (state != nullptr) state->Insert(key, plan);
     }
-    absl::StatusOr<Tensor*> out = ctx.allocate_output(0, DataType::kFloat, plan->out_shape);
-    if (!out.ok()) return out.status();
+    // The residual Add (a sum post-op) accumulates into the output: the
+    // residual becomes the output when no other value shares its buffer
+    // (the executor hands a value's last use over), else it is copied
+    // there. Without one the primitive writes every element.
+    const Tensor* residual = nullptr;
+    for (const PostOp& op : ops->ops) {
+      if (op.kind != PostOp::kAdd) continue;
+      residual = &ctx.input(op.arg < 0 ? 0 : op.arg);
+      if (residual->dtype() != DataType::kFloat || residual->shape() != plan->out_shape) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "the residual input must be float32 ", ShapeToString(plan->out_shape), ", got ",
+            residual->DebugString()));
+      }
+    }
+    Tensor* out = nullptr;
+    if (residual != nullptr && residual->sole_owner()) {
+      ctx.set_output(0, *residual);
+      out = &ctx.output(0);
+    } else {
+      absl::StatusOr<Tensor*> made =
+          ctx.allocate_output_for_overwrite(0, DataType::kFloat, plan->out_shape);
+      if (!made.ok()) return made.status();
+      out = *made;
+      if (residual != nullptr) std::memcpy(out->raw_data(), residual->raw_data(), residual->byte_size());
+    }
     std::unordered_map<int, dnnl::memory> args;
     args.insert({DNNL_ARG_SRC, dnnl::memory(plan->pd.src_desc(), Engine(),
                                             const_cast<void*>(ctx.input(0).raw_data()))});
@@ -192,25 +215,17 @@ absl::Status Compute(KernelContext& ctx) {
     }
     args.insert({DNNL_ARG_WEIGHTS, weights});
     for (const PostOp& op : ops->ops) {
+      if (op.kind != PostOp::kBiasAdd) continue;
       const Tensor& arg = ctx.input(op.arg < 0 ? 0 : op.arg);
-      if (op.kind == PostOp::kBiasAdd) {
-        if (arg.dtype() != DataType::kFloat || arg.rank() != 1 || arg.dim(0) != plan->out_shape[3]) {
-          return absl::InvalidArgumentError(absl::StrCat("bias must be a float32 vector of ",
-                                                         plan->out_shape[3], " values, got ",
-                                                         arg.DebugString()));
-        }
-        args.insert({DNNL_ARG_BIAS, dnnl::memory(plan->pd.bias_desc(), Engine(),
-                                                 const_cast<void*>(arg.raw_data()))});
-      } else if (op.kind == PostOp::kAdd) {
-        if (arg.dtype() != DataType::kFloat || arg.shape() != plan->out_shape) {
-          return absl::InvalidArgumentError(absl::StrCat(
-              "the residual input must be float32 ", ShapeToString(plan->out_shape), ", got ",
-              arg.DebugString()));
-        }
-        std::memcpy((*out)->raw_data(), arg.raw_data(), arg.byte_size());
+      if (arg.dtype() != DataType::kFloat || arg.rank() != 1 || arg.dim(0) != plan->out_shape[3]) {
+        return absl::InvalidArgumentError(absl::StrCat("bias must be a float32 vector of ",
+                                                       plan->out_shape[3], " values, got ",
+                                                       arg.DebugString()));
       }
+      args.insert({DNNL_ARG_BIAS, dnnl::memory(plan->pd.bias_desc(), Engine(),
+                                               const_cast<void*>(arg.raw_data()))});
     }
-    args.insert({DNNL_ARG_DST, dnnl::memory(plan->pd.dst_desc(), Engine(), (*out)->raw_data())});
+    args.insert({DNNL_ARG_DST, dnnl::memory(plan->pd.dst_desc(), Engine(), out->raw_data())});
     onednn::Execute(plan->prim, plan->pd.scratchpad_desc(), std::move(args));
     return absl::OkStatus();
   });

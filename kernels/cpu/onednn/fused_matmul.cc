@@ -87,7 +87,8 @@ absl::Status Compute(KernelContext& ctx) {
       plan = p;
       if (state != nullptr) state->Insert(key, plan);
     }
-    absl::StatusOr<Tensor*> out = ctx.allocate_output(0, DataType::kFloat, {m, n});
+    // The primitive writes every element.
+    absl::StatusOr<Tensor*> out = ctx.allocate_output_for_overwrite(0, DataType::kFloat, {m, n});
     if (!out.ok()) return out.status();
     std::unordered_map<int, dnnl::memory> args;
     args.insert({DNNL_ARG_SRC,

@@ -272,7 +272,12 @@ absl::Status BroadcastBinary(KernelContext& ctx, const Fn& fn) {
   if (plan->out_size > 0) {
     if (absl::Status s = Fn::Check(y); !s.ok()) return s;
   }
-  absl::StatusOr<Tensor*> out = ctx.allocate_output(0, DataTypeFor<Out>::value, plan->out_shape);
+  // Every element is written, each after reading its own input elements: an
+  // input of the output's shape and type may be overwritten in place.
+  absl::StatusOr<Tensor*> out =
+      std::is_same_v<T, Out>
+          ? ctx.forward_input_or_allocate_output({0, 1}, 0, DataTypeFor<Out>::value, plan->out_shape)
+          : ctx.allocate_output_for_overwrite(0, DataTypeFor<Out>::value, plan->out_shape);
   if (!out.ok()) return out.status();
   const T* a = x.data<T>();
   const T* b = y.data<T>();
@@ -487,7 +492,8 @@ absl::Status BiasAddTyped(KernelContext& ctx, bool nchw) {
         ShapeToString(bias.shape()), " vs value ", ShapeToString(value.shape()),
         nchw ? " (NCHW)" : " (NHWC)"));
   }
-  absl::StatusOr<Tensor*> out = ctx.allocate_output(0, value.dtype(), value.shape());
+  absl::StatusOr<Tensor*> out =
+      ctx.forward_input_or_allocate_output({0}, 0, value.dtype(), value.shape());
   if (!out.ok()) return out.status();
   const int64_t n = value.num_elements();
   if (n == 0) return absl::OkStatus();

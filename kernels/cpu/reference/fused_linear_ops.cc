@@ -82,14 +82,15 @@ absl::Status ComputeActivation(KernelContext& ctx, Activation a) {
     return absl::UnimplementedError(
         absl::StrCat(ctx.op(), " computes float32 only, got ", DataTypeName(x.dtype())));
   }
-  absl::StatusOr<Tensor*> y = ctx.allocate_output(0, DataType::kFloat, x.shape());
+  absl::StatusOr<Tensor*> y =
+      ctx.forward_input_or_allocate_output({0}, 0, DataType::kFloat, x.shape());
   if (!y.ok()) return y.status();
   const float* in = x.data<float>();
   float* out = (*y)->data<float>();
   // Elementwise: shards on multiples of 64 elements, so the vectorised loop
   // and its scalar tail cover the same elements at any thread count.
   ParallelFor(x.num_elements(), kMinShardElements, 64, [&](int64_t begin, int64_t end) {
-    std::copy(in + begin, in + end, out + begin);
+    if (in != out) std::copy(in + begin, in + end, out + begin);
     ApplyActivation(a, 0.0f, out + begin, end - begin);
   });
   return absl::OkStatus();

@@ -275,7 +275,10 @@ template <typename T, typename Fn>
 absl::Status UnaryLoop(KernelContext& ctx, const Fn& fn) {
   using Out = typename OutputOf<Fn, T>::type;
   const Tensor& x = ctx.input(0);
-  absl::StatusOr<Tensor*> out = ctx.allocate_output(0, DataTypeFor<Out>::value, x.shape());
+  absl::StatusOr<Tensor*> out =
+      std::is_same_v<T, Out>
+          ? ctx.forward_input_or_allocate_output({0}, 0, DataTypeFor<Out>::value, x.shape())
+          : ctx.allocate_output_for_overwrite(0, DataTypeFor<Out>::value, x.shape());
   if (!out.ok()) return out.status();
   const T* in = x.data<T>();
   Out* o = (*out)->template data<Out>();
