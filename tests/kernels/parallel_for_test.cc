@@ -224,5 +224,46 @@ TEST(ParallelKernelsTest, GatherFromAnyRowMatchesTheFullGather) {
   }
 }
 
+// Reductions split over a kept outer dim (the batch) or a kept inner dim (the
+// channels of a global pool at batch 1); each output sums in the same order
+// at any thread count, so the bits match, and the values are the means.
+TEST(ParallelKernelsTest, ReductionsSameBitsAtOneAndTwoThreadsAndRightValues) {
+  AttrMap mean;
+  mean.Set("T", DataType::kFloat);
+  mean.Set("Tidx", DataType::kInt32);
+  mean.Set("keep_dims", true);
+  const Tensor axes = testing::MakeTensor<int32_t>({2}, {1, 2});
+  for (const Shape& shape : {Shape{6, 13, 11, 67}, Shape{1, 29, 23, 259}}) {
+    SCOPED_TRACE(ShapeToString(shape));
+    const Tensor x = testing::RandomFloats(shape, 9, -3.0f, 3.0f);
+    const std::vector<Tensor> one = RunAt(1, "Mean", mean, {x, axes});
+    const std::vector<Tensor> two = RunAt(2, "Mean", mean, {x, axes});
+    ASSERT_EQ(one.size(), 1u);
+    ASSERT_EQ(two.size(), 1u);
+    ASSERT_EQ(two[0].shape(), (Shape{shape[0], 1, 1, shape[3]}));
+    EXPECT_EQ(std::memcmp(one[0].raw_data(), two[0].raw_data(), one[0].byte_size()), 0);
+    const int64_t hw = shape[1] * shape[2], c = shape[3];
+    for (int64_t n = 0; n < shape[0]; ++n) {
+      for (int64_t k = 0; k < c; k += 5) {
+        double sum = 0;
+        for (int64_t i = 0; i < hw; ++i) sum += x.data<float>()[(n * hw + i) * c + k];
+        EXPECT_NEAR(two[0].data<float>()[n * c + k], sum / hw, 1e-6) << n << "," << k;
+      }
+    }
+  }
+  // Outer dim reduced, inner kept; and everything reduced (run in one piece).
+  AttrMap sum = mean;
+  sum.Set("keep_dims", false);
+  const Tensor x = testing::RandomFloats({301, 517}, 10, -1.0f, 1.0f);
+  for (const Tensor& axis : {testing::MakeTensor<int32_t>({1}, {0}),
+                             testing::MakeTensor<int32_t>({2}, {0, 1})}) {
+    const std::vector<Tensor> one = RunAt(1, "Sum", sum, {x, axis});
+    const std::vector<Tensor> two = RunAt(2, "Sum", sum, {x, axis});
+    ASSERT_EQ(one.size(), 1u);
+    ASSERT_EQ(two.size(), 1u);
+    EXPECT_EQ(std::memcmp(one[0].raw_data(), two[0].raw_data(), one[0].byte_size()), 0);
+  }
+}
+
 }  // namespace
 }  // namespace smrt::kernels

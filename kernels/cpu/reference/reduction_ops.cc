@@ -22,6 +22,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "kernels/cpu/parallel_for.h"
 #include "kernels/cpu/reference/elementwise_util.h"
 #include "kernels/cpu/reference/kernel_util.h"
 #include "kernels/cpu/reference/register.h"
@@ -104,9 +105,11 @@ ReducePlan MakeReducePlan(const Shape& in, const std::vector<bool>& reduced, boo
   return p;
 }
 
-// Calls step(acc[out_index], in[i]) for every input element i.
+// Calls step(acc[out_index], in[i]) for every input element i; when the
+// innermost dim is kept, only for its indices in [col_begin, col_end).
 template <typename T, typename Acc, typename Step>
-void Accumulate(const ReducePlan& p, const T* in, Acc* acc, const Step& step) {
+void Accumulate(const ReducePlan& p, const T* in, Acc* acc, const Step& step,
+                int64_t col_begin = 0, int64_t col_end = -1) {
   if (p.in_size == 0) return;
   const int rank = static_cast<int>(p.dims.size());
   if (rank == 0) {
@@ -115,6 +118,7 @@ void Accumulate(const ReducePlan& p, const T* in, Acc* acc, const Step& step) {
   }
   const int64_t inner = p.dims[rank - 1];
   const bool inner_reduced = p.dim_reduced[rank - 1];
+  if (col_end < 0) col_end = inner;
   std::vector<int64_t> index(rank - 1, 0);
   int64_t out_offset = 0;
   for (int64_t start = 0; start < p.in_size; start += inner) {
@@ -124,7 +128,7 @@ void Accumulate(const ReducePlan& p, const T* in, Acc* acc, const Step& step) {
       for (int64_t j = 0; j < inner; ++j) step(a, row[j]);
     } else {
       Acc* a = acc + out_offset;
-      for (int64_t j = 0; j < inner; ++j) step(a[j], row[j]);
+      for (int64_t j = col_begin; j < col_end; ++j) step(a[j], row[j]);
     }
     for (int d = rank - 2; d >= 0; --d) {
       if (++index[d] < p.dims[d]) {
@@ -135,6 +139,36 @@ void Accumulate(const ReducePlan& p, const T* in, Acc* acc, const Step& step) {
       out_offset -= p.out_strides[d] * (p.dims[d] - 1);
     }
   }
+}
+
+// Accumulate on the intra-op threads, in shards that own disjoint outputs, so
+// every output sums its inputs in the same order at any thread count: over
+// the outermost dim when it is kept (a batch), else over the innermost dim
+// when it is kept (the channels of a global pool at batch 1).
+template <typename T, typename Acc, typename Step>
+void ParallelAccumulate(const ReducePlan& p, const T* in, Acc* acc, const Step& step) {
+  const int rank = static_cast<int>(p.dims.size());
+  if (p.in_size == 0 || rank < 2) return Accumulate(p, in, acc, step);
+  if (!p.dim_reduced[0]) {
+    const int64_t block_in = p.in_size / p.dims[0];
+    const int64_t block_out = p.out_strides[0];
+    ParallelFor(p.dims[0], std::max<int64_t>(1, kMinShardElements / block_in), 1,
+                [&](int64_t begin, int64_t end) {
+                  ReducePlan shard = p;
+                  shard.dims[0] = end - begin;
+                  shard.in_size = block_in * (end - begin);
+                  Accumulate(shard, in + begin * block_in, acc + begin * block_out, step);
+                });
+    return;
+  }
+  if (!p.dim_reduced[rank - 1]) {
+    const int64_t inner = p.dims[rank - 1];
+    const int64_t rows = p.in_size / inner;
+    ParallelFor(inner, std::max<int64_t>(1, kMinShardElements / rows), 16,
+                [&](int64_t begin, int64_t end) { Accumulate(p, in, acc, step, begin, end); });
+    return;
+  }
+  Accumulate(p, in, acc, step);
 }
 
 // Accumulator types: wide for sums, the compute type otherwise.
@@ -162,7 +196,7 @@ absl::Status RunReduction(KernelContext& ctx, const ReducePlan& p, Acc init, con
   // Not std::vector: Acc may be bool.
   std::unique_ptr<Acc[]> acc(new Acc[static_cast<size_t>(p.out_size)]);
   std::fill(acc.get(), acc.get() + p.out_size, init);
-  Accumulate(p, ctx.input(0).data<T>(), acc.get(), step);
+  ParallelAccumulate(p, ctx.input(0).data<T>(), acc.get(), step);
   for (int64_t i = 0; i < p.out_size; ++i) o[i] = finish(acc[i]);
   return absl::OkStatus();
 }
