@@ -694,7 +694,7 @@ absl::StatusOr<ModelInternals::PassReport> ModelInternals::Passes(const Model& m
                                                                         absl::string_view key) {
   auto it = model.impl_->signatures.find(std::string(key));
   if (it == model.impl_->signatures.end()) return model.signature(key).status();
-  return PassReport{&it->second.pass_log, &it->second.fusions};
+  return PassReport{&it->second.pass_log, &it->second.fusions, &it->second.program->graph()};
 }
 
 }  // namespace smrt

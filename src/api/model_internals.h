@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "graph/graph.h"
 #include "passes/pass.h"
 #include "smrt/model.h"
 
@@ -16,6 +17,7 @@ struct ModelInternals {
   struct PassReport {
     const std::vector<std::string>* log;               // one line per rewrite
     const std::vector<passes::FusionRecord>* fusions;  // made and declined
+    const graph::Graph* graph;                         // what runs, after the passes
   };
   // NotFound for an unknown signature. Pointers live as long as the model.
   static absl::StatusOr<PassReport> Passes(const Model& model, absl::string_view key);

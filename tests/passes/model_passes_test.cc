@@ -33,6 +33,11 @@ TEST(ModelPassesTest, ReadOnlyModelsHaveTheirVariablesFrozenAndGiveTheSameAnswer
     ASSERT_TRUE(report.ok()) << report.status();
     EXPECT_TRUE(HasLine(*report->log, "freeze_variables: froze")) << report->log->size();
     EXPECT_TRUE(HasLine(*report->log, "constant_folding: folded"));
+    // Keras's reads were the function's effects; frozen, none is left to run.
+    EXPECT_FALSE(HasLine(*report->log, "(0 were kept as effects)"));
+    for (int id = 0; id < report->graph->num_nodes(); ++id) {
+      EXPECT_NE(report->graph->node(id).op, "ReadVariableOp") << report->graph->node(id).name;
+    }
 
     LoadOptions off_options;
     off_options.disabled_passes = {"all"};
