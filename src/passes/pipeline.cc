@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <filesystem>
+#include <system_error>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -103,6 +105,12 @@ namespace {
 
 absl::Status Dump(const PassContext& ctx, const PipelineOptions& options, absl::string_view when) {
   if (options.dump_dir.empty()) return absl::OkStatus();
+  std::error_code ec;  // made if missing, as TF_DUMP_GRAPH_PREFIX's dir is
+  std::filesystem::create_directories(options.dump_dir, ec);
+  if (ec) {
+    return absl::FailedPreconditionError(absl::StrCat("cannot create the graph dump directory ",
+                                                      options.dump_dir, ": ", ec.message()));
+  }
   std::string stem = file::JoinPath(
       options.dump_dir,
       absl::StrCat(absl::StrReplaceAll(options.dump_name, {{"/", "_"}, {" ", "_"}}), ".", when));
