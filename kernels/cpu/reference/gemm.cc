@@ -1,5 +1,9 @@
 #include "kernels/cpu/reference/gemm.h"
 
+#include <algorithm>
+
+#include "kernels/cpu/parallel_for.h"
+
 #if defined(SMRT_WITH_ONEDNN)
 #include "kernels/cpu/onednn/sgemm.h"
 #endif
@@ -15,6 +19,20 @@ bool FastFloatGemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, 
       (void)c, (void)ldc;
   return false;
 #endif
+}
+
+void ForEachGemm(int64_t count, int64_t m, int64_t n, int64_t k,
+                 absl::FunctionRef<void(int64_t i)> gemm) {
+  const int64_t macs = std::max<int64_t>(1, m * n * k);
+  if (count < 2 || macs > kSmallGemmMacs) {
+    for (int64_t i = 0; i < count; ++i) gemm(i);
+    return;
+  }
+  // A thread is worth waking for about 2^18 multiply-adds (a few microseconds).
+  const int64_t min_shard = std::max<int64_t>(1, (int64_t{1} << 18) / macs);
+  ParallelFor(count, min_shard, 1, [&](int64_t begin, int64_t end) {
+    for (int64_t i = begin; i < end; ++i) gemm(i);
+  });
 }
 
 }  // namespace smrt::kernels

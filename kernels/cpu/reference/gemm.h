@@ -10,6 +10,8 @@
 
 #include <Eigen/Dense>
 
+#include "absl/functional/function_ref.h"
+
 namespace smrt::kernels {
 
 // C (m x n, row stride ldc) = op(A) * op(B), where op(A) is m x k and op(B) is
@@ -21,6 +23,17 @@ namespace smrt::kernels {
 // refuses the call). Gemm's contract, with m, n, k > 0.
 bool FastFloatGemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, const float* a,
                    int64_t lda, const float* b, int64_t ldb, float* c, int64_t ldc);
+
+// GEMMs of at most this many multiply-adds are too small for the threads to
+// share one (attention's per-head products at sequence 128 have 2^20).
+inline constexpr int64_t kSmallGemmMacs = int64_t{1} << 22;
+
+// Calls gemm(i) for every i in [0, count): the independent m x n x k GEMMs
+// of a batched matmul or an einsum. Small ones are spread over the intra-op
+// threads, whole GEMMs per thread (each then runs single-threaded); large
+// ones run one after another, each split across the threads by the GEMM.
+void ForEachGemm(int64_t count, int64_t m, int64_t n, int64_t k,
+                 absl::FunctionRef<void(int64_t i)> gemm);
 
 template <typename T>
 void Gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, const T* a, int64_t lda,

@@ -185,24 +185,21 @@ void BatchGemm(const Tensor& x, const Tensor& y, const MatMulOpts& o, const Shap
   }
   int64_t count = 1;
   for (int64_t d : batch) count *= d;
-  std::vector<int64_t> idx(r, 0);
-  int64_t xo = 0, yo = 0;
   const T* xd = x.data<T>();
   const T* yd = y.data<T>();
   T* od = out.data<T>();
-  for (int64_t b = 0; b < count; ++b) {
+  ForEachGemm(count, m, n, k, [&](int64_t b) {
+    // The operands' matrix indices for output matrix b (row-major over batch).
+    int64_t xo = 0, yo = 0;
+    for (size_t i = r, rest = static_cast<size_t>(b); i-- > 0;) {
+      const int64_t index = static_cast<int64_t>(rest) % batch[i];
+      rest /= static_cast<size_t>(batch[i]);
+      xo += index * x_step[i];
+      yo += index * y_step[i];
+    }
     Gemm<T>(o.adj_a, o.adj_b, m, n, k, xd + xo * x_mat, x.dim(xr - 1), yd + yo * y_mat,
             y.dim(yr - 1), od + b * m * n, n);
-    for (size_t i = r; i-- > 0;) {  // advance the odometer
-      ++idx[i];
-      xo += x_step[i];
-      yo += y_step[i];
-      if (idx[i] < batch[i]) break;
-      xo -= x_step[i] * idx[i];
-      yo -= y_step[i] * idx[i];
-      idx[i] = 0;
-    }
-  }
+  });
 }
 
 template <typename From>
@@ -283,7 +280,8 @@ absl::Status ComputeMatMul(KernelContext& ctx, BatchMode mode) {
   Shape out_shape = batch;
   out_shape.push_back(m);
   out_shape.push_back(n);
-  absl::StatusOr<Tensor*> out = ctx.allocate_output(0, out_type, out_shape);
+  // Every output element is written (a GEMM with k == 0 writes zeros).
+  absl::StatusOr<Tensor*> out = ctx.allocate_output_for_overwrite(0, out_type, out_shape);
   if (!out.ok()) return out.status();
   if ((*out)->num_elements() == 0) return absl::OkStatus();
   switch (x.dtype()) {

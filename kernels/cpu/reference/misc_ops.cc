@@ -1062,12 +1062,13 @@ absl::Status RunEinsum(const std::vector<Tensor>& inputs, const EinsumBinding& b
     for (int l : batch) result_dims.push_back(ops[0].dims[ops[0].IndexOf(l)]);
     for (int l : free0) result_dims.push_back(ops[0].dims[ops[0].IndexOf(l)]);
     for (int l : free1) result_dims.push_back(ops[1].dims[ops[1].IndexOf(l)]);
-    absl::StatusOr<Tensor> r = Tensor::Create(inputs[0].dtype(), result_dims);
+    // The GEMMs write every element (zeros when k == 0).
+    absl::StatusOr<Tensor> r = Tensor::CreateUninitialized(inputs[0].dtype(), result_dims);
     if (!r.ok()) return r.status();
-    for (int64_t i = 0; i < nb; ++i) {
+    ForEachGemm(nb, m, n, k, [&](int64_t i) {
       Gemm<T>(false, false, m, n, k, a->template data<T>() + i * m * k, k,
               c->template data<T>() + i * k * n, n, r->template data<T>() + i * m * n, n);
-    }
+    });
     result = *std::move(r);
     result_labels = batch;
     result_labels.insert(result_labels.end(), free0.begin(), free0.end());
