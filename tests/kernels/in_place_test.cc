@@ -75,6 +75,8 @@ TEST(InPlaceTest, ElementwiseOpsReuseAHandedOverInput) {
   ExpectInPlaceWhenHandedOver("Mul", t, {x, se}, 0);
   ExpectInPlaceWhenHandedOver("Mul", t, {se, x}, 1);
   ExpectInPlaceWhenHandedOver("BiasAdd", t, {x, RandomFloats({33}, 4)}, 0);
+  ExpectInPlaceWhenHandedOver("Softmax", t, {x}, 0);
+  ExpectInPlaceWhenHandedOver("LogSoftmax", t, {x}, 0);
 }
 
 TEST(InPlaceTest, NoReuseAcrossShapesOrTypes) {

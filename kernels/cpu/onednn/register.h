@@ -12,10 +12,12 @@ inline constexpr char kOneDnnBackend[] = "onednn";
 
 void RegisterOneDnnFusedConv(KernelRegistry& r);    // fused_conv.cc
 void RegisterOneDnnFusedMatMul(KernelRegistry& r);  // fused_matmul.cc
+void RegisterOneDnnSoftmax(KernelRegistry& r);      // softmax.cc
 
 inline void RegisterOneDnnKernels(KernelRegistry& r) {
   RegisterOneDnnFusedConv(r);
   RegisterOneDnnFusedMatMul(r);
+  RegisterOneDnnSoftmax(r);
 }
 
 }  // namespace smrt::kernels

@@ -3,6 +3,7 @@
 // log_softmax = (x - max) - log(sum(exp(x - max))). Infinite or NaN logits
 // give the NaNs TensorFlow gives (inf - inf).
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstdint>
 
@@ -13,6 +14,7 @@
 #include "kernels/cpu/parallel_for.h"
 #include "kernels/cpu/reference/kernel_util.h"
 #include "kernels/cpu/reference/register.h"
+#include "kernels/cpu/reference/softmax.h"
 #include "kernels/registry.h"
 
 namespace smrt::kernels {
@@ -84,6 +86,20 @@ absl::Status ComputeSoftmax(KernelContext& ctx, bool log) {
 }
 
 }  // namespace
+
+void ReferenceSoftmaxRows(const float* in, int64_t rows, int64_t depth, bool log, float* out) {
+  SoftmaxRows<float>(in, rows, depth, log, out);
+}
+
+bool AllFinite(const float* x, int64_t n) {
+  // x - x is NaN exactly for infinities and NaNs; Eigen's sum is vectorised.
+  std::atomic<bool> all{true};
+  ParallelFor(n, kMinShardElements, 64, [&](int64_t begin, int64_t end) {
+    Eigen::Map<const Eigen::ArrayXf> a(x + begin, end - begin);
+    if (std::isnan((a - a).sum())) all.store(false, std::memory_order_relaxed);
+  });
+  return all.load();
+}
 
 void RegisterSoftmaxOps(KernelRegistry& r) {
   r.AddOp({"Softmax", {}, InferSoftmax, nullptr});
