@@ -265,5 +265,39 @@ TEST(ParallelKernelsTest, ReductionsSameBitsAtOneAndTwoThreadsAndRightValues) {
   }
 }
 
+// Small batched GEMMs (attention's per-head products) are shared out whole
+// across the threads: with broadcast batch dims every output matrix is still
+// the product of the right operands.
+TEST(ParallelKernelsTest, BatchedMatMulsSplitOverTheBatchMatchANaiveProduct) {
+  AttrMap attrs;
+  attrs.Set("T", DataType::kFloat);
+  attrs.Set("adj_y", true);
+  const Tensor x = testing::RandomFloats({3, 1, 4, 17, 9}, 11);
+  const Tensor y = testing::RandomFloats({1, 5, 4, 13, 9}, 12);  // adj_y: [.., n, k]
+  const std::vector<Tensor> one = RunAt(1, "BatchMatMulV2", attrs, {x, y});
+  const std::vector<Tensor> two = RunAt(2, "BatchMatMulV2", attrs, {x, y});
+  ASSERT_EQ(one.size(), 1u);
+  ASSERT_EQ(two.size(), 1u);
+  ASSERT_EQ(two[0].shape(), (Shape{3, 5, 4, 17, 13}));
+  for (const Tensor& got : {one[0], two[0]}) {
+    for (int64_t a = 0; a < 3; ++a) {
+      for (int64_t b = 0; b < 5; ++b) {
+        for (int64_t h = 0; h < 4; ++h) {
+          const float* xm = x.data<float>() + (a * 4 + h) * 17 * 9;
+          const float* ym = y.data<float>() + (b * 4 + h) * 13 * 9;
+          const float* om = got.data<float>() + ((a * 5 + b) * 4 + h) * 17 * 13;
+          for (int64_t i = 0; i < 17; ++i) {
+            for (int64_t j = 0; j < 13; ++j) {
+              double want = 0;
+              for (int64_t q = 0; q < 9; ++q) want += double(xm[i * 9 + q]) * ym[j * 9 + q];
+              ASSERT_NEAR(om[i * 13 + j], want, 1e-5) << a << "," << b << "," << h;
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
 }  // namespace
 }  // namespace smrt::kernels
