@@ -77,14 +77,14 @@ absl::StatusOr<MemoryPlan> ScheduleReader::Plan(const Program& p,
   }
 
   MemoryPlan plan;
-  const std::set<graph::NodeId> fed(spec.feeds.begin(), spec.feeds.end());
   const std::set<int> fetched(p.fetch_slots_.begin(), p.fetch_slots_.end());
   // Executed-step index of each slot's producer and last consumer.
   std::vector<int> produced(p.num_slots_, -1), last(p.num_slots_, -1);
   std::vector<graph::Endpoint> endpoint(p.num_slots_);
-  for (const Program::Step& step : p.steps_) {
+  for (size_t k = 0; k < p.steps_.size(); ++k) {
+    const Program::Step& step = p.steps_[k];
     for (int i = 0; i < step.num_outputs; ++i) endpoint[step.first_output_slot + i] = {step.node, i};
-    if (fed.count(step.node)) continue;
+    if (p.step_is_fed_[k]) continue;  // fed, or a Const the run starts with
     const int index = static_cast<int>(plan.steps.size());
     plan.steps.push_back(step.node);
     for (int i = 0; i < step.num_outputs; ++i) produced[step.first_output_slot + i] = index;

@@ -54,7 +54,7 @@ struct PlannedValue {
 };
 
 struct MemoryPlan {
-  std::vector<graph::NodeId> steps;        // executed steps (fed placeholders skipped), in order
+  std::vector<graph::NodeId> steps;        // executed steps (fed placeholders and Consts skipped), in order
   std::vector<PlannedValue> planned;
   std::vector<graph::Endpoint> unplanned;  // shape or size known only at run time
   int64_t peak_bytes = 0;    // the arena: planned activation peak

@@ -249,6 +249,21 @@ absl::StatusOr<std::unique_ptr<Program>> Program::Create(ProgramSpec spec,
     auto it = step_of.find(f);
     if (it != step_of.end()) p->step_is_fed_[it->second] = true;
   }
+  // A Const's kernel only hands out its value: each Run starts with the
+  // values instead of stepping through the (hundreds of) Const nodes. Not in
+  // the dataflow executor, which runs every node itself.
+  if (!dataflow) {
+    for (size_t i = 0; i < p->steps_.size(); ++i) {
+      const graph::Node& n = g.node(p->steps_[i].node);
+      if (n.op != "Const" || p->step_is_fed_[i] || p->steps_[i].kernel->backend != "reference") {
+        continue;
+      }
+      absl::StatusOr<Tensor> value = n.attrs.Get<Tensor>("value");
+      if (!value.ok()) continue;  // the kernel reports it when run
+      p->step_is_fed_[i] = true;
+      p->const_seeds_.emplace_back(p->steps_[i].first_output_slot, *std::move(value));
+    }
+  }
   for (int s = 0; s < p->num_slots_; ++s) {
     if (last_use[s] >= 0) p->steps_[last_use[s]].release_after.push_back(s);
   }
@@ -361,6 +376,7 @@ absl::StatusOr<std::vector<Tensor>> Program::Run(std::vector<Tensor> feeds,
   for (size_t i = 0; i < feeds.size(); ++i) {
     if (feed_slots_[i] >= 0) values[feed_slots_[i]] = std::move(feeds[i]);
   }
+  for (const auto& [slot, value] : const_seeds_) values[slot] = value;
   if (pool != nullptr && pool->num_threads() > 0 && steps_.size() > 2) {
     return RunParallel(std::move(values), *pool);
   }

@@ -118,7 +118,10 @@ class Program {
   std::vector<int> feed_slots_;
   std::vector<int> fetch_slots_;
   int num_slots_ = 0;
-  std::vector<bool> step_is_fed_;  // Placeholders the caller feeds: not run
+  // Steps not run: Placeholders the caller feeds, and Consts, whose values
+  // each Run starts with (const_seeds_: slot and value).
+  std::vector<bool> step_is_fed_;
+  std::vector<std::pair<int, Tensor>> const_seeds_;
   std::vector<int> slot_uses_;  // distinct consuming steps; fetched slots: -1 (kept)
   // Set when the graph has TF1 control flow: steps_ are then in
   // DataflowOrder and run through it instead of the static schedule.

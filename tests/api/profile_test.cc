@@ -48,7 +48,7 @@ TEST(ProfileTest, OneEventPerExecutedStepInsideTheRun) {
   absl::StatusOr<MemoryPlan> plan = model->PlanMemory("serving_default", {{"features", {3, 20}}});
   ASSERT_TRUE(plan.ok()) << plan.status();
   ASSERT_EQ(profile.events.size(), plan->steps.size());
-  ASSERT_GT(profile.events.size(), 10u);
+  ASSERT_GE(profile.events.size(), 6u);  // the ops; Consts are values the run starts with
   EXPECT_EQ(profile.signature, "serving_default");
   int64_t previous_end = 0;
   for (size_t i = 0; i < profile.events.size(); ++i) {

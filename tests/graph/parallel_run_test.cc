@@ -42,7 +42,7 @@ const kernels::KernelRegistry& Registry() {
   static const kernels::KernelRegistry* registry = [] {
     auto* r = new kernels::KernelRegistry;
     const kernels::KernelRegistry& d = kernels::KernelRegistry::Default();
-    for (const char* op : {"Placeholder", "AddV2", "Mul", "Neg", "Identity"}) {
+    for (const char* op : {"Placeholder", "Const", "AddV2", "Mul", "Neg", "Identity"}) {
       r->AddOp(*d.FindOp(op));
       for (const kernels::KernelSpec& k : d.Kernels(op)) r->AddKernel(k);
     }
@@ -239,6 +239,26 @@ TEST(ParallelRunTest, TheLastUseOfAValueIsHandedOverInOrderAndInParallel) {
     ASSERT_TRUE(out.ok()) << out.status();
     EXPECT_EQ(Values<float>((*out)[0]), (std::vector<float>{0, 0, 0}));
     EXPECT_EQ(Values<float>(x), (std::vector<float>{1, -2, 3}));  // the caller's feed
+  }
+}
+
+// Consts are not stepped through: every run starts with their values, which
+// consumers read (never take over: the graph keeps them) and callers fetch.
+TEST(ParallelRunTest, ConstsAreTheValuesEveryRunStartsWith) {
+  const std::string two =
+      "node { name: 'two' op: 'Const' attr { key: 'dtype' value { type: DT_FLOAT } } "
+      "attr { key: 'value' value { tensor { dtype: DT_FLOAT tensor_shape {} float_val: 2 } } } }\n";
+  std::unique_ptr<Program> p = Compile(N("x", "Placeholder", {}) + two + N("y", "Mul", {"x", "two"}) +
+                                           N("z", "Neg", {"two"}),
+                                       {"y:0", "z:0", "two:0"});
+  ASSERT_NE(p, nullptr);
+  ThreadPool pool(1);
+  for (ThreadPool* pl : {static_cast<ThreadPool*>(nullptr), &pool, static_cast<ThreadPool*>(nullptr)}) {
+    absl::StatusOr<std::vector<Tensor>> out = p->Run({MakeTensor<float>({2}, {1, -3})}, pl);
+    ASSERT_TRUE(out.ok()) << out.status();
+    EXPECT_EQ(Values<float>((*out)[0]), (std::vector<float>{2, -6}));
+    EXPECT_EQ(Values<float>((*out)[1]), (std::vector<float>{-2}));
+    EXPECT_EQ(Values<float>((*out)[2]), (std::vector<float>{2}));
   }
 }
 

@@ -97,7 +97,7 @@ TEST(BenchCommandTest, ProfileWritesATraceAndOpStatsPrintTables) {
     (e.Find("cat")->string == "run" ? runs : steps) += 1;
   }
   EXPECT_EQ(runs, 3);
-  EXPECT_GT(steps, 30);
+  EXPECT_GE(steps, 3 * 6);  // six ops run per call (Consts are not steps)
   EXPECT_EQ(steps % 3, 0);  // the same steps each run
   const std::string report = out.str();
   EXPECT_TRUE(absl::StrContains(report, "by op type")) << report;
