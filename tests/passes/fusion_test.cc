@@ -272,6 +272,72 @@ TEST(FusionTest, GeluErfAfterDenseIsAPostOp) {
   EXPECT_LT(MaxAbsDiff(b->fused_out[0], b->plain_out[0]), 1e-5f);
 }
 
+// Keras's Dense on a 3-D input: Reshape -> MatMul -> Reshape -> BiasAdd -> act.
+std::string IntVector(const std::string& name, const std::vector<int>& v) {
+  std::string vals;
+  for (int i : v) absl::StrAppend(&vals, " int_val: ", i);
+  return absl::StrCat("node { name: \"", name, "\" op: \"Const\" attr { key: \"dtype\" value { ",
+                      "type: DT_INT32 } } attr { key: \"value\" value { tensor { dtype: DT_INT32 ",
+                      "tensor_shape { dim { size: ", v.size(), " } }", vals, " } } } }\n");
+}
+const char kTshape[] = "attr { key: \"Tshape\" value { type: DT_INT32 } }";
+
+TEST(FusionTest, TensordotBiasAndActivationMoveBeforeTheReshape) {
+  const std::string g = Placeholder("x") + IntVector("flat", {6, 5}) + IntVector("back", {2, 3, 4}) +
+                        FloatConst("w", RandomFloats({5, 4}, 31)) +
+                        FloatConst("b", RandomFloats({4}, 32)) +
+                        Op("r1", "Reshape", {"x", "flat"}, kTshape) + Op("mm", "MatMul", {"r1", "w"}) +
+                        Op("r2", "Reshape", {"mm", "back"}, kTshape) + Op("ba", "BiasAdd", {"r2", "b"}) +
+                        Op("y", "Relu", {"ba"});
+  Tensor x = RandomFloats({2, 3, 5}, 33, -3, 3);
+  absl::StatusOr<testing::Both> b = testing::RunBoth(g, Feed({2, 3, 5}), {"y:0"}, {x});
+  ASSERT_TRUE(b.ok()) << b.status();
+  EXPECT_EQ(FusedOpsOf(b->fused, kernels::kFusedMatMul),
+            (std::vector<std::string>{"BiasAdd", "Relu"}));
+  EXPECT_EQ(b->fused.count("BiasAdd"), 0) << absl::StrJoin(b->fused.ops(), ",");
+  EXPECT_EQ(b->fused.count("Relu"), 0);
+  EXPECT_NE(FindRecord(b->fused.fusions, true, "MatMul+Reshape+BiasAdd+Relu"), nullptr);
+  ASSERT_EQ(b->fused_out[0].shape(), (Shape{2, 3, 4}));
+  EXPECT_LT(MaxAbsDiff(b->fused_out[0], b->plain_out[0]), 1e-5f);
+
+  // Tensordot's runtime shape: the input's free dims (unknown before running,
+  // the batch being unknown) and a constant last dim.
+  const std::string runtime =
+      Placeholder("x") + IntVector("flat", {-1, 5}) + IntVector("begin", {0}) +
+      IntVector("size", {2}) + IntVector("tail", {4}) + IntVector("axis", {0}) +
+      FloatConst("w", RandomFloats({5, 4}, 31)) + FloatConst("b", RandomFloats({4}, 32)) +
+      Op("sh", "Shape", {"x"}, "attr { key: \"out_type\" value { type: DT_INT32 } }") +
+      Op("free", "Slice", {"sh", "begin", "size"}, "attr { key: \"Index\" value { type: DT_INT32 } }",
+         "DT_INT32") +
+      Op("back", "ConcatV2", {"free", "tail", "axis"},
+         "attr { key: \"N\" value { i: 2 } } attr { key: \"Tidx\" value { type: DT_INT32 } }",
+         "DT_INT32") +
+      Op("r1", "Reshape", {"x", "flat"}, kTshape) + Op("mm", "MatMul", {"r1", "w"}) +
+      Op("r2", "Reshape", {"mm", "back"}, kTshape) + Op("ba", "BiasAdd", {"r2", "b"}) +
+      Op("y", "Relu", {"ba"});
+  const std::vector<graph::FeedSpec> any_batch = {
+      {"x:0", DataType::kFloat, PartialShape::Known({-1, 3, 5})}};
+  b = testing::RunBoth(runtime, any_batch, {"y:0"}, {x});
+  ASSERT_TRUE(b.ok()) << b.status();
+  EXPECT_EQ(FusedOpsOf(b->fused, kernels::kFusedMatMul),
+            (std::vector<std::string>{"BiasAdd", "Relu"}));
+  ASSERT_EQ(b->fused_out[0].shape(), (Shape{2, 3, 4}));
+  EXPECT_LT(MaxAbsDiff(b->fused_out[0], b->plain_out[0]), 1e-5f);
+
+  // A Reshape that changes the last dim keeps the bias where it is.
+  const std::string other = Placeholder("x") + IntVector("flat", {6, 5}) + IntVector("back", {3, 8}) +
+                            FloatConst("w", RandomFloats({5, 4}, 31)) +
+                            FloatConst("b", RandomFloats({8}, 32)) +
+                            Op("r1", "Reshape", {"x", "flat"}, kTshape) +
+                            Op("mm", "MatMul", {"r1", "w"}) +
+                            Op("r2", "Reshape", {"mm", "back"}, kTshape) +
+                            Op("y", "BiasAdd", {"r2", "b"});
+  b = testing::RunBoth(other, Feed({2, 3, 5}), {"y:0"}, {x});
+  ASSERT_TRUE(b.ok()) << b.status();
+  EXPECT_EQ(b->fused.count("BiasAdd"), 1) << absl::StrJoin(b->fused.ops(), ",");
+  EXPECT_LT(MaxAbsDiff(b->fused_out[0], b->plain_out[0]), 1e-5f);
+}
+
 TEST(FusionTest, HardSwishAndGeluTanhAloneBecomeOneOp) {
   // keras hard_swish: x * (relu6(x + 3) / 6); tf.nn.gelu(approximate=True).
   const std::string g =
