@@ -5,7 +5,9 @@
 # suite, and prints one summary. Meant to finish in well under 8 minutes on
 # 16 cores. Usage: scripts/gpu_check.sh   (BUILD_DIR, default build-gpu;
 # SMRT_CUDA_ARCHITECTURES, default 90; GPU_CHECK_CONFIGURE_ONLY=1 to stop
-# after building, for machines without a GPU).
+# after building, for machines without a GPU; GPU_CHECK_BUNDLE=FILE.tar.xz to
+# run binaries that scripts/gpu_bundle.sh packed on another machine instead of
+# building, for GPU machines without smrt's build dependencies).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
@@ -57,7 +59,23 @@ gpu_tests() {
 export build_dir archs
 export -f configure build gpu_tests
 
-step configure 300 configure && step build 420 build
+# A bundle: unpack, and use its libraries; its libstdc++/libgcc_s/libgomp only
+# when this machine's do not satisfy the binaries.
+unpack() {
+  rm -rf "$build_dir/bin" "$build_dir/lib" "$build_dir/lib-fallback"
+  tar -C "$build_dir" -xJf "$GPU_CHECK_BUNDLE"
+}
+if [ -n "${GPU_CHECK_BUNDLE:-}" ]; then
+  export GPU_CHECK_BUNDLE
+  export -f unpack
+  step unpack 120 unpack
+  export LD_LIBRARY_PATH="$PWD/$build_dir/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+  if ldd "$build_dir"/bin/* 2>&1 | grep -q 'not found\|version .* not found'; then
+    export LD_LIBRARY_PATH="$LD_LIBRARY_PATH:$PWD/$build_dir/lib-fallback"
+  fi
+else
+  step configure 300 configure && step build 420 build
+fi
 if [ "${GPU_CHECK_CONFIGURE_ONLY:-0}" = "1" ]; then
   step devices_report 30 "$build_dir/bin/smrt" devices
   printf '%s\n' "== gpu_check summary (build only) ==" "${summary[@]}"

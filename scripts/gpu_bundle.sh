@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# Packs a CUDA build of smrt for a GPU machine that cannot build it: the lent
+# H200 machines have nvcc, CMake and the NVIDIA libraries but none of smrt's
+# Debian build dependencies (protobuf, Abseil, oneDNN, GoogleTest) and no
+# package registry. Builds the CUDA configuration here (scripts/test.sh --cuda
+# does the same build), then writes one archive holding the stripped binaries
+# that scripts/gpu_check.sh runs and every shared library they need beyond the
+# C library. libstdc++, libgcc_s and libgomp go to lib-fallback/, used there
+# only when the machine's own are missing or older: cuDNN and cuBLAS may need
+# a newer libstdc++ than this machine's.
+#
+# Usage: scripts/gpu_bundle.sh [OUT.tar.xz]   (default .gpu/smrt-gpu-bundle.tar.xz;
+# BUILD_DIR, default build-cuda; SMRT_CUDA_ARCHITECTURES, default 90)
+# Then, on the GPU machine: GPU_CHECK_BUNDLE=OUT.tar.xz scripts/gpu_check.sh
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+out=${1:-.gpu/smrt-gpu-bundle.tar.xz}
+build_dir=${BUILD_DIR:-build-cuda}
+nvcc=${CUDACXX:-/usr/local/cuda/bin/nvcc}
+binaries=(smrt cuda_test memory_test smrt_conformance)
+targets=(smrt cuda_test memory_test smrt_conformance_tool)
+
+cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSMRT_WITH_CUDA=ON \
+  -DCMAKE_CUDA_COMPILER="$nvcc" -DSMRT_CUDA_ARCHITECTURES="${SMRT_CUDA_ARCHITECTURES:-90}" >/dev/null
+cmake --build "$build_dir" -j "$(nproc)" --target "${targets[@]}"
+
+stage=$(mktemp -d)
+trap 'rm -rf "$stage"' EXIT
+mkdir -p "$stage/bin" "$stage/lib" "$stage/lib-fallback"
+for b in "${binaries[@]}"; do
+  strip -o "$stage/bin/$b" "$build_dir/bin/$b"
+done
+# Every library the binaries load, except the C library's own parts.
+ldd "$stage"/bin/* | awk '/=> \//{print $3}' | sort -u | while read -r lib; do
+  case "$(basename "$lib")" in
+    libc.so* | libm.so* | libdl.so* | libpthread.so* | librt.so* | ld-linux*) ;;
+    libstdc++.so* | libgcc_s.so* | libgomp.so*) cp -L "$lib" "$stage/lib-fallback/" ;;
+    *) cp -L "$lib" "$stage/lib/" ;;
+  esac
+done
+mkdir -p "$(dirname "$out")"
+tar -C "$stage" -cJf "$out" bin lib lib-fallback
+echo "wrote $out ($(du -h "$out" | cut -f1)): ${binaries[*]} and $(ls "$stage/lib" | wc -l) libraries"
