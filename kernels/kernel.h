@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
 #include "core/attr_map.h"
 #include "core/partial_shape.h"
@@ -130,6 +131,29 @@ class FunctionCaller {
   }
 };
 
+// A device's side of a kernel call (CUDA: the stream and the arena of the
+// model's device). The executor gives one to every kernel registered for a
+// device other than the CPU; those kernels read device tensors (except their
+// host_memory_inputs) and allocate their outputs here.
+class DeviceContext {
+ public:
+  virtual ~DeviceContext() = default;
+  // The device type its kernels are registered under: "CUDA".
+  virtual absl::string_view device_type() const = 0;
+  // Device memory for a tensor, contents unspecified (Tensor::DeviceStorage);
+  // ResourceExhausted naming `name` and the size when it does not fit.
+  virtual absl::StatusOr<Tensor> Allocate(DataType dtype, const Shape& shape,
+                                          absl::string_view name) = 0;
+  // The stream (a cudaStream_t) that every kernel and copy of a model on this
+  // device enqueues its work on, in the executor's order.
+  virtual void* stream() const = 0;
+};
+
+// The ops the placement pass puts at device boundaries, with attr T: the
+// value of input 0 copied into device memory, or back into host memory.
+inline constexpr char kToDeviceOp[] = "_SmrtToDevice";
+inline constexpr char kToHostOp[] = "_SmrtToHost";
+
 class KernelContext {
  public:
   KernelContext(absl::string_view node_name, absl::string_view op, const AttrMap& attrs,
@@ -221,6 +245,22 @@ class KernelContext {
     return functions_ == nullptr ? std::string() : functions_->BinaryOpOf(function);
   }
 
+  // The device this kernel runs on, for kernels registered for a device other
+  // than the CPU; null otherwise.
+  DeviceContext* device() const { return device_; }
+  void set_device(DeviceContext* d) { device_ = d; }
+  // Output i in device memory, contents unspecified.
+  absl::StatusOr<Tensor*> allocate_device_output(int i, DataType dtype, const Shape& shape) {
+    if (device_ == nullptr) {
+      return absl::FailedPreconditionError(
+          absl::StrCat("node '", node_name_, "' (", op_, ") has no device to allocate on"));
+    }
+    absl::StatusOr<Tensor> t = device_->Allocate(dtype, shape, node_name_);
+    if (!t.ok()) return t.status();
+    outputs_[i] = *std::move(t);
+    return &outputs_[i];
+  }
+
   // This node's KernelState (KernelSpec::make_state), or null.
   KernelState* kernel_state() const { return kernel_state_; }
   void set_kernel_state(KernelState* s) { kernel_state_ = s; }
@@ -235,6 +275,7 @@ class KernelContext {
   Resource* node_resource_ = nullptr;
   const FunctionCaller* functions_ = nullptr;
   KernelState* kernel_state_ = nullptr;
+  DeviceContext* device_ = nullptr;
   mutable int missing_input_ = -1;
 };
 
@@ -280,6 +321,11 @@ struct KernelSpec {
   std::function<bool(const AttrMap&)> supports;
   // When set, makes the node's KernelState once, when a Program is created.
   std::function<std::unique_ptr<KernelState>()> make_state;
+  // For kernels on a device other than the CPU: the inputs they read on the
+  // host (shapes, axes, permutations), as TensorFlow's HostMemory. The
+  // placement pass gives them host values; every other input is in device
+  // memory. Outputs are always in device memory, except a kToHostOp's.
+  std::vector<int> host_memory_inputs;
 };
 
 }  // namespace smrt::kernels

@@ -56,6 +56,15 @@ class Tensor {
   static absl::StatusOr<Tensor> View(DataType dtype, Shape shape, void* data,
                                      size_t byte_size);
 
+  // A tensor whose elements live in a device's memory (a GPU's), in
+  // `storage`, which the allocator that made it frees. smrt-internal: such
+  // tensors exist only inside a run on that device, between its copy steps;
+  // Run's outputs and the tensors callers make are always in host memory.
+  // The host must never dereference raw_data() of a device tensor.
+  static absl::StatusOr<Tensor> DeviceStorage(DataType dtype, Shape shape,
+                                              std::shared_ptr<void> storage);
+  bool on_device() const { return on_device_; }
+
   bool valid() const { return dtype_ != DataType::kInvalid; }
   DataType dtype() const { return dtype_; }
   const Shape& shape() const { return shape_; }
@@ -86,7 +95,7 @@ class Tensor {
   static Tensor Variant(std::shared_ptr<void> object);
   void* variant_object() const { return dtype_ == DataType::kVariant ? data_ : nullptr; }
 
-  // An independent copy that owns its storage.
+  // An independent copy that owns its storage (host tensors only).
   absl::StatusOr<Tensor> Clone() const;
 
   // Same storage, new shape with the same number of elements.
@@ -104,6 +113,7 @@ class Tensor {
   size_t byte_size_ = 0;
   std::shared_ptr<void> storage_;  // null for views
   void* data_ = nullptr;
+  bool on_device_ = false;
 };
 
 }  // namespace smrt

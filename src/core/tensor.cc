@@ -155,8 +155,36 @@ Tensor Tensor::Variant(std::shared_ptr<void> object) {
   return t;
 }
 
+absl::StatusOr<Tensor> Tensor::DeviceStorage(DataType dtype, Shape shape,
+                                             std::shared_ptr<void> storage) {
+  if (!IsFixedSize(dtype)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("a ", DataTypeName(dtype), " tensor cannot live in device memory"));
+  }
+  absl::StatusOr<int64_t> n = NumElements(shape);
+  if (!n.ok()) return n.status();
+  absl::StatusOr<size_t> bytes = ElementBytes(dtype, *n);
+  if (!bytes.ok()) return bytes.status();
+  if (storage == nullptr && *bytes != 0) {
+    return absl::InvalidArgumentError("device storage is null");
+  }
+  Tensor t;
+  t.dtype_ = dtype;
+  t.shape_ = std::move(shape);
+  t.num_elements_ = *n;
+  t.byte_size_ = *bytes;
+  t.data_ = storage.get();
+  t.storage_ = std::move(storage);
+  t.on_device_ = true;
+  return t;
+}
+
 absl::StatusOr<Tensor> Tensor::Clone() const {
   if (!valid()) return Tensor();
+  if (on_device_) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("cannot clone a ", DebugString(), " tensor on the host"));
+  }
   if (dtype_ == DataType::kVariant) return *this;  // objects are immutable once shared
   absl::StatusOr<Tensor> copy = Create(dtype_, shape_);
   if (!copy.ok()) return copy.status();
@@ -185,7 +213,8 @@ absl::StatusOr<Tensor> Tensor::Reshaped(Shape shape) const {
 }
 
 std::string Tensor::DebugString() const {
-  return absl::StrCat(DataTypeShortName(dtype_), " ", ShapeToString(shape_));
+  return absl::StrCat(DataTypeShortName(dtype_), " ", ShapeToString(shape_),
+                      on_device_ ? " on device" : "");
 }
 
 }  // namespace smrt

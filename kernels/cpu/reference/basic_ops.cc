@@ -71,6 +71,10 @@ void RegisterBasicOps(KernelRegistry& r) {
     r.AddOp({op, {}, ForwardInfer});
     r.AddKernel({op, kCpu, "", {}, Forward});
   }
+  // Device copies (the placement pass adds them; each device backend
+  // registers their kernels).
+  r.AddOp({kToDeviceOp, {}, ForwardInfer});
+  r.AddOp({kToHostOp, {}, ForwardInfer});
   r.AddOp({"IdentityN", {}, ForwardInfer, SameAsInputs});
   r.AddKernel({"IdentityN", kCpu, "", {}, Forward});
 
