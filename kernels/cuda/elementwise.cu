@@ -1,4 +1,6 @@
 #include <algorithm>
+#include <cmath>
+#include <type_traits>
 
 #include "kernels/cuda/elementwise.h"
 
@@ -8,16 +10,55 @@ namespace {
 constexpr int kThreads = 256;
 constexpr int64_t kMaxBlocks = 65535;
 
+// Enough blocks for one element per thread, capped: the kernels grid-stride.
 int Blocks(int64_t n) {
   return static_cast<int>(std::min<int64_t>((n + kThreads - 1) / kThreads, kMaxBlocks));
 }
 
+// Two's-complement wrapping, as the CPU kernels (signed overflow is
+// undefined in C++, so go through uint32_t).
+__device__ __forceinline__ int32_t WrapAdd(int32_t a, int32_t b) {
+  return static_cast<int32_t>(static_cast<uint32_t>(a) + static_cast<uint32_t>(b));
+}
+__device__ __forceinline__ int32_t WrapSub(int32_t a, int32_t b) {
+  return static_cast<int32_t>(static_cast<uint32_t>(a) - static_cast<uint32_t>(b));
+}
+__device__ __forceinline__ int32_t WrapMul(int32_t a, int32_t b) {
+  return static_cast<int32_t>(static_cast<uint32_t>(a) * static_cast<uint32_t>(b));
+}
+
 template <BinaryOp op, typename T>
-__device__ __forceinline__ T Apply(T x, T y) {
+__device__ __forceinline__ T ApplyBinary(T a, T b) {
+  constexpr bool kInt = std::is_same_v<T, int32_t>;
   if constexpr (op == BinaryOp::kAdd) {
-    return x + y;
-  } else {
-    return x * y;
+    if constexpr (kInt) return WrapAdd(a, b); else return a + b;
+  } else if constexpr (op == BinaryOp::kSub) {
+    if constexpr (kInt) return WrapSub(a, b); else return a - b;
+  } else if constexpr (op == BinaryOp::kMul) {
+    if constexpr (kInt) return WrapMul(a, b); else return a * b;
+  } else if constexpr (op == BinaryOp::kDiv) {
+    static_assert(!kInt, "integer division is not a CUDA kernel here");
+    return a / b;
+  } else if constexpr (op == BinaryOp::kMaximum) {
+    if constexpr (!kInt) {
+      if (isnan(a)) return a;
+      if (isnan(b)) return b;
+    }
+    return a < b ? b : a;
+  } else if constexpr (op == BinaryOp::kMinimum) {
+    if constexpr (!kInt) {
+      if (isnan(a)) return a;
+      if (isnan(b)) return b;
+    }
+    return b < a ? b : a;
+  } else {  // kSquaredDifference
+    if constexpr (kInt) {
+      const int32_t d = WrapSub(a, b);
+      return WrapMul(d, d);
+    } else {
+      const T d = a - b;
+      return d * d;
+    }
   }
 }
 
@@ -35,17 +76,72 @@ __global__ void BroadcastBinaryKernel(const T* __restrict__ a, const T* __restri
       ao += c * index.a_strides[d];
       bo += c * index.b_strides[d];
     }
-    out[i] = Apply<op>(a[ao], b[bo]);
+    out[i] = ApplyBinary<op, T>(a[ao], b[bo]);
   }
 }
 
-template <typename T>
-__global__ void ReluKernel(const T* __restrict__ in, T* __restrict__ out, int64_t n) {
+template <BinaryOp op, typename T>
+cudaError_t Binary(const T* a, const T* b, T* out, int64_t n, const BroadcastIndex& index,
+                   cudaStream_t stream) {
+  BroadcastBinaryKernel<op, T><<<Blocks(n), kThreads, 0, stream>>>(a, b, out, n, index);
+  return cudaGetLastError();
+}
+
+template <UnaryOp op, typename T>
+__device__ __forceinline__ T ApplyUnary(T x) {
+  constexpr bool kInt = std::is_same_v<T, int32_t>;
+  if constexpr (op == UnaryOp::kRelu) {
+    return x < T(0) ? T(0) : x;  // NaN < 0 is false: NaN passes through
+  } else if constexpr (op == UnaryOp::kRelu6) {
+    if (x < T(0)) return T(0);
+    return x > T(6) ? T(6) : x;
+  } else if constexpr (op == UnaryOp::kNeg) {
+    if constexpr (kInt) return WrapSub(0, x); else return -x;
+  } else if constexpr (op == UnaryOp::kSquare) {
+    if constexpr (kInt) return WrapMul(x, x); else return x * x;
+  } else {
+    static_assert(!kInt, "transcendental unaries are float only");
+    if constexpr (op == UnaryOp::kSigmoid) {
+      // As the CPU kernel (Eigen's form): e / (1 + e), 1 where e overflows.
+      const float e = expf(x);
+      if (isinf(e)) return 1.0f;
+      return e / (1.0f + e);
+    } else if constexpr (op == UnaryOp::kTanh) {
+      return tanhf(x);
+    } else if constexpr (op == UnaryOp::kExp) {
+      return expf(x);
+    } else if constexpr (op == UnaryOp::kSqrt) {
+      return sqrtf(x);
+    } else if constexpr (op == UnaryOp::kRsqrt) {
+      return 1.0f / sqrtf(x);  // IEEE sqrt and division, as the CPU (not rsqrtf's ~2 ulp)
+    } else {  // kElu
+      return x < 0.0f ? expf(x) - 1.0f : x;
+    }
+  }
+}
+
+template <UnaryOp op, typename T>
+__global__ void UnaryKernel(const T* __restrict__ in, T* __restrict__ out, int64_t n) {
   const int64_t step = static_cast<int64_t>(gridDim.x) * blockDim.x;
   for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
        i += step) {
-    const T x = in[i];
-    out[i] = x < T(0) ? T(0) : x;  // NaN < 0 is false: NaN passes through
+    out[i] = ApplyUnary<op, T>(in[i]);
+  }
+}
+
+template <UnaryOp op, typename T>
+cudaError_t Unary(const T* in, T* out, int64_t n, cudaStream_t stream) {
+  UnaryKernel<op, T><<<Blocks(n), kThreads, 0, stream>>>(in, out, n);
+  return cudaGetLastError();
+}
+
+__global__ void BiasAddKernel(const float* __restrict__ value, const float* __restrict__ bias,
+                              float* __restrict__ out, int64_t n, int64_t channels,
+                              int64_t inner) {
+  const int64_t step = static_cast<int64_t>(gridDim.x) * blockDim.x;
+  for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
+       i += step) {
+    out[i] = value[i] + bias[(i / inner) % channels];
   }
 }
 
@@ -55,20 +151,52 @@ template <typename T>
 cudaError_t LaunchBinary(BinaryOp op, const T* a, const T* b, T* out, int64_t n,
                          const BroadcastIndex& index, cudaStream_t stream) {
   if (n == 0) return cudaSuccess;
-  if (op == BinaryOp::kAdd) {
-    BroadcastBinaryKernel<BinaryOp::kAdd, T><<<Blocks(n), kThreads, 0, stream>>>(a, b, out, n,
-                                                                                   index);
-  } else {
-    BroadcastBinaryKernel<BinaryOp::kMul, T><<<Blocks(n), kThreads, 0, stream>>>(a, b, out, n,
-                                                                                   index);
+  switch (op) {
+    case BinaryOp::kAdd: return Binary<BinaryOp::kAdd, T>(a, b, out, n, index, stream);
+    case BinaryOp::kSub: return Binary<BinaryOp::kSub, T>(a, b, out, n, index, stream);
+    case BinaryOp::kMul: return Binary<BinaryOp::kMul, T>(a, b, out, n, index, stream);
+    case BinaryOp::kDiv:
+      if constexpr (std::is_same_v<T, float>) {
+        return Binary<BinaryOp::kDiv, T>(a, b, out, n, index, stream);
+      } else {
+        return cudaErrorInvalidValue;
+      }
+    case BinaryOp::kMaximum: return Binary<BinaryOp::kMaximum, T>(a, b, out, n, index, stream);
+    case BinaryOp::kMinimum: return Binary<BinaryOp::kMinimum, T>(a, b, out, n, index, stream);
+    case BinaryOp::kSquaredDifference:
+      return Binary<BinaryOp::kSquaredDifference, T>(a, b, out, n, index, stream);
   }
-  return cudaGetLastError();
+  return cudaErrorInvalidValue;
 }
 
 template <typename T>
-cudaError_t LaunchRelu(const T* in, T* out, int64_t n, cudaStream_t stream) {
+cudaError_t LaunchUnary(UnaryOp op, const T* in, T* out, int64_t n, cudaStream_t stream) {
   if (n == 0) return cudaSuccess;
-  ReluKernel<T><<<Blocks(n), kThreads, 0, stream>>>(in, out, n);
+  switch (op) {
+    case UnaryOp::kRelu: return Unary<UnaryOp::kRelu, T>(in, out, n, stream);
+    case UnaryOp::kRelu6: return Unary<UnaryOp::kRelu6, T>(in, out, n, stream);
+    case UnaryOp::kNeg: return Unary<UnaryOp::kNeg, T>(in, out, n, stream);
+    case UnaryOp::kSquare: return Unary<UnaryOp::kSquare, T>(in, out, n, stream);
+    default: break;
+  }
+  if constexpr (std::is_same_v<T, float>) {
+    switch (op) {
+      case UnaryOp::kSigmoid: return Unary<UnaryOp::kSigmoid, T>(in, out, n, stream);
+      case UnaryOp::kTanh: return Unary<UnaryOp::kTanh, T>(in, out, n, stream);
+      case UnaryOp::kExp: return Unary<UnaryOp::kExp, T>(in, out, n, stream);
+      case UnaryOp::kSqrt: return Unary<UnaryOp::kSqrt, T>(in, out, n, stream);
+      case UnaryOp::kRsqrt: return Unary<UnaryOp::kRsqrt, T>(in, out, n, stream);
+      case UnaryOp::kElu: return Unary<UnaryOp::kElu, T>(in, out, n, stream);
+      default: break;
+    }
+  }
+  return cudaErrorInvalidValue;
+}
+
+cudaError_t LaunchBiasAdd(const float* value, const float* bias, float* out, int64_t n,
+                          int64_t channels, int64_t inner, cudaStream_t stream) {
+  if (n == 0) return cudaSuccess;
+  BiasAddKernel<<<Blocks(n), kThreads, 0, stream>>>(value, bias, out, n, channels, inner);
   return cudaGetLastError();
 }
 
@@ -76,7 +204,8 @@ template cudaError_t LaunchBinary<float>(BinaryOp, const float*, const float*, f
                                          const BroadcastIndex&, cudaStream_t);
 template cudaError_t LaunchBinary<int32_t>(BinaryOp, const int32_t*, const int32_t*, int32_t*,
                                            int64_t, const BroadcastIndex&, cudaStream_t);
-template cudaError_t LaunchRelu<float>(const float*, float*, int64_t, cudaStream_t);
-template cudaError_t LaunchRelu<int32_t>(const int32_t*, int32_t*, int64_t, cudaStream_t);
+template cudaError_t LaunchUnary<float>(UnaryOp, const float*, float*, int64_t, cudaStream_t);
+template cudaError_t LaunchUnary<int32_t>(UnaryOp, const int32_t*, int32_t*, int64_t,
+                                          cudaStream_t);
 
 }  // namespace smrt::kernels::cuda

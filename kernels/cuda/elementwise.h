@@ -1,7 +1,11 @@
 // Elementwise CUDA kernels on device pointers (no absl or smrt headers, so
-// nvcc sees only CUDA and the standard library): binary Add/Mul with NumPy
-// broadcasting and Relu. This is the layer an executor with device-resident
-// tensors calls; register.cc adapts it to the kernel registry.
+// nvcc sees only CUDA and the standard library): binaries with NumPy
+// broadcasting, unaries, and BiasAdd. elementwise_kernels.cc and
+// bias_add_kernels.cc adapt them to the kernel registry.
+//
+// Each result is what the CPU reference kernel computes: integer
+// Add/Sub/Mul/Neg/Square wrap (two's complement), Maximum/Minimum return a
+// NaN operand, float division and square roots are IEEE (no fast math).
 #ifndef SMRT_KERNELS_CUDA_ELEMENTWISE_H_
 #define SMRT_KERNELS_CUDA_ELEMENTWISE_H_
 
@@ -11,7 +15,10 @@
 
 namespace smrt::kernels::cuda {
 
-enum class BinaryOp { kAdd, kMul };
+enum class BinaryOp { kAdd, kSub, kMul, kDiv, kMaximum, kMinimum, kSquaredDifference };
+
+// kSigmoid, kTanh, kExp, kSqrt, kRsqrt, kElu: float only.
+enum class UnaryOp { kRelu, kRelu6, kNeg, kSquare, kSigmoid, kTanh, kExp, kSqrt, kRsqrt, kElu };
 
 inline constexpr int kMaxBroadcastRank = 8;
 
@@ -27,14 +34,21 @@ struct BroadcastIndex {
 };
 
 // out[i] = a[..] op b[..] for the n = product(out_shape) outputs, queued on
-// `stream`. T is float or int32_t. Returns the launch error, if any.
+// `stream`. T is float or int32_t (kDiv: float only). Returns the launch
+// error, if any (cudaErrorInvalidValue for an op T does not have).
 template <typename T>
 cudaError_t LaunchBinary(BinaryOp op, const T* a, const T* b, T* out, int64_t n,
                          const BroadcastIndex& index, cudaStream_t stream);
 
-// out[i] = max(in[i], 0) (NaN stays NaN, as in TensorFlow). T is float or int32_t.
+// out[i] = op(in[i]) for n elements; T is float or int32_t (int32_t only for
+// kRelu, kRelu6, kNeg, kSquare, else cudaErrorInvalidValue).
 template <typename T>
-cudaError_t LaunchRelu(const T* in, T* out, int64_t n, cudaStream_t stream);
+cudaError_t LaunchUnary(UnaryOp op, const T* in, T* out, int64_t n, cudaStream_t stream);
+
+// out[i] = value[i] + bias[(i / inner) % channels] for n elements: the bias
+// runs along the dim whose inner stride is `inner` (1 for NHWC, H*W for NCHW).
+cudaError_t LaunchBiasAdd(const float* value, const float* bias, float* out, int64_t n,
+                          int64_t channels, int64_t inner, cudaStream_t stream);
 
 }  // namespace smrt::kernels::cuda
 

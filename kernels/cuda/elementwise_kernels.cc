@@ -1,190 +1,114 @@
-// The registry's CUDA kernels for elementwise ops. Until the placement pass
-// puts tensors in device memory (with copy nodes at device boundaries), the
-// executor hands every kernel host tensors; these kernels stage them through
-// device memory on a per-thread stream: copy in, run the CUDA kernel, copy
-// out, synchronize. The computation itself is elementwise.cu.
+// The registry's CUDA kernels for broadcasting binaries and unaries over
+// device tensors: shapes are planned on the host (broadcast_index.h), the
+// computation is elementwise.cu, queued on the context's stream.
 #include <cuda_runtime.h>
 
 #include <cstdint>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "kernels/cuda/broadcast_index.h"
 #include "kernels/cuda/cuda_status.h"
 #include "kernels/cuda/elementwise.h"
+#include "kernels/cuda/kernel_util.h"
 #include "kernels/cuda/register.h"
 
 namespace smrt::kernels::cuda {
 namespace {
 
-// One non-blocking stream per host thread, made on first use and kept for
-// the thread's life (destroying it at exit could race the runtime's teardown).
-absl::StatusOr<cudaStream_t> ThreadStream(absl::string_view op, absl::string_view node) {
-  thread_local cudaStream_t stream = nullptr;
-  if (stream == nullptr) {
-    absl::Status s = CudaStatus(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), op,
-                                node, "cudaStreamCreateWithFlags");
-    if (!s.ok()) {
-      stream = nullptr;
-      return s;
-    }
-  }
-  return stream;
-}
-
-size_t Padded(size_t bytes) { return (bytes + 255) / 256 * 256; }
-
-// Device copies of a kernel's inputs and room for its output, in one
-// stream-ordered allocation freed (and the stream synchronized) on Finish.
-class Staging {
- public:
-  Staging(absl::string_view op, absl::string_view node) : op_(op), node_(node) {}
-  ~Staging() { (void)Finish(/*copy_out=*/false); }  // on an early error return
-
-  absl::Status Start(const std::vector<const Tensor*>& inputs, Tensor* output) {
-    absl::StatusOr<cudaStream_t> s = ThreadStream(op_, node_);
-    if (!s.ok()) return s.status();
-    stream_ = *s;
-    size_t total = Padded(output->byte_size());
-    for (const Tensor* t : inputs) total += Padded(t->byte_size());
-    absl::Status st = Check(cudaMallocAsync(&base_, total, stream_), "cudaMallocAsync");
-    if (!st.ok()) {
-      base_ = nullptr;
-      return st;
-    }
-    char* p = static_cast<char*>(base_);
-    for (const Tensor* t : inputs) {
-      device_inputs_.push_back(p);
-      st = Check(cudaMemcpyAsync(p, t->raw_data(), t->byte_size(), cudaMemcpyHostToDevice,
-                                 stream_),
-                 "cudaMemcpyAsync (host to device)");
-      if (!st.ok()) return st;
-      p += Padded(t->byte_size());
-    }
-    device_output_ = p;
-    output_ = output;
-    return absl::OkStatus();
-  }
-
-  const void* input(int i) const { return device_inputs_[i]; }
-  void* output() const { return device_output_; }
-  cudaStream_t stream() const { return stream_; }
-  absl::Status Check(cudaError_t err, absl::string_view call) const {
-    return CudaStatus(err, op_, node_, call);
-  }
-
-  // Copies the output back, frees, synchronizes; the first error wins.
-  absl::Status Finish(bool copy_out = true) {
-    if (base_ == nullptr) return absl::OkStatus();
-    absl::Status st;
-    if (copy_out) {
-      st = Check(cudaMemcpyAsync(output_->raw_data(), device_output_, output_->byte_size(),
-                                 cudaMemcpyDeviceToHost, stream_),
-                 "cudaMemcpyAsync (device to host)");
-    }
-    absl::Status freed = Check(cudaFreeAsync(base_, stream_), "cudaFreeAsync");
-    base_ = nullptr;
-    absl::Status synced = Check(cudaStreamSynchronize(stream_), "cudaStreamSynchronize");
-    if (st.ok()) st = freed;
-    if (st.ok()) st = synced;
-    return st;
-  }
-
- private:
-  absl::string_view op_, node_;
-  cudaStream_t stream_ = nullptr;
-  void* base_ = nullptr;
-  std::vector<const void*> device_inputs_;
-  void* device_output_ = nullptr;
-  Tensor* output_ = nullptr;
-};
-
 template <typename T>
-absl::Status BinaryCompute(KernelContext& ctx, BinaryOp op) {
+absl::Status BinaryTyped(KernelContext& ctx, BinaryOp op, cudaStream_t stream) {
   const Tensor& a = ctx.input(0);
   const Tensor& b = ctx.input(1);
   Shape out_shape;
   absl::StatusOr<BroadcastIndex> index = MakeBroadcastIndex(a.shape(), b.shape(), &out_shape);
-  if (!index.ok()) return index.status();
-  absl::StatusOr<Tensor*> out = ctx.allocate_output(0, a.dtype(), out_shape);
+  if (!index.ok()) return AtNode(ctx, index.status());
+  absl::StatusOr<Tensor*> out = ctx.allocate_device_output(0, a.dtype(), out_shape);
   if (!out.ok()) return out.status();
   const int64_t n = (*out)->num_elements();
-  if (n == 0) return absl::OkStatus();
-  Staging staging(ctx.op(), ctx.node_name());
-  if (absl::Status s = staging.Start({&a, &b}, *out); !s.ok()) return s;
-  absl::Status launched = staging.Check(
-      LaunchBinary<T>(op, static_cast<const T*>(staging.input(0)),
-                      static_cast<const T*>(staging.input(1)), static_cast<T*>(staging.output()),
-                      n, *index, staging.stream()),
-      op == BinaryOp::kAdd ? "launching the add kernel" : "launching the mul kernel");
-  absl::Status finished = staging.Finish(launched.ok());
-  return launched.ok() ? finished : launched;
+  return CudaStatus(LaunchBinary<T>(op, a.data<T>(), b.data<T>(), (*out)->template data<T>(), n,
+                                    *index, stream),
+                    ctx.op(), ctx.node_name(), "launching the broadcast binary kernel");
+}
+
+absl::Status BinaryCompute(KernelContext& ctx, BinaryOp op, bool has_int32) {
+  if (absl::Status s = CheckOnDevice(ctx, {0, 1}); !s.ok()) return s;
+  const DataType t = ctx.input(0).dtype();
+  if (ctx.input(1).dtype() != t) {
+    return AtNode(ctx, absl::InvalidArgumentError(absl::StrCat(
+                           "operands have different types ", DataTypeName(t), " and ",
+                           DataTypeName(ctx.input(1).dtype()))));
+  }
+  absl::StatusOr<cudaStream_t> stream = StreamOf(ctx);
+  if (!stream.ok()) return stream.status();
+  if (t == DataType::kFloat) return BinaryTyped<float>(ctx, op, *stream);
+  if (t == DataType::kInt32 && has_int32) return BinaryTyped<int32_t>(ctx, op, *stream);
+  return AtNode(ctx, absl::UnimplementedError(
+                         absl::StrCat("no CUDA kernel for ", DataTypeName(t))));
 }
 
 template <typename T>
-absl::Status ReluCompute(KernelContext& ctx) {
+absl::Status UnaryTyped(KernelContext& ctx, UnaryOp op, cudaStream_t stream) {
   const Tensor& in = ctx.input(0);
-  absl::StatusOr<Tensor*> out = ctx.allocate_output(0, in.dtype(), in.shape());
+  absl::StatusOr<Tensor*> out = ctx.allocate_device_output(0, in.dtype(), in.shape());
   if (!out.ok()) return out.status();
-  const int64_t n = in.num_elements();
-  if (n == 0) return absl::OkStatus();
-  Staging staging(ctx.op(), ctx.node_name());
-  if (absl::Status s = staging.Start({&in}, *out); !s.ok()) return s;
-  absl::Status launched = staging.Check(
-      LaunchRelu<T>(static_cast<const T*>(staging.input(0)), static_cast<T*>(staging.output()), n,
-                    staging.stream()),
-      "launching the relu kernel");
-  absl::Status finished = staging.Finish(launched.ok());
-  return launched.ok() ? finished : launched;
+  return CudaStatus(LaunchUnary<T>(op, in.data<T>(), (*out)->template data<T>(),
+                                   in.num_elements(), stream),
+                    ctx.op(), ctx.node_name(), "launching the unary kernel");
 }
 
-absl::Status ByDtype(KernelContext& ctx, absl::Status (*f32)(KernelContext&),
-                     absl::Status (*i32)(KernelContext&)) {
-  switch (ctx.input(0).dtype()) {
-    case DataType::kFloat:
-      return f32(ctx);
-    case DataType::kInt32:
-      return i32(ctx);
-    default:
-      return absl::UnimplementedError(absl::StrCat("CUDA kernel ", ctx.op(), " has no ",
-                                                   DataTypeName(ctx.input(0).dtype()), " kernel"));
-  }
+absl::Status UnaryCompute(KernelContext& ctx, UnaryOp op, bool has_int32) {
+  if (absl::Status s = CheckOnDevice(ctx, {0}); !s.ok()) return s;
+  const DataType t = ctx.input(0).dtype();
+  absl::StatusOr<cudaStream_t> stream = StreamOf(ctx);
+  if (!stream.ok()) return stream.status();
+  if (t == DataType::kFloat) return UnaryTyped<float>(ctx, op, *stream);
+  if (t == DataType::kInt32 && has_int32) return UnaryTyped<int32_t>(ctx, op, *stream);
+  return AtNode(ctx, absl::UnimplementedError(
+                         absl::StrCat("no CUDA kernel for ", DataTypeName(t))));
 }
 
-KernelSpec Binary(const char* op, BinaryOp kind) {
-  KernelSpec k;
-  k.op = op;
-  k.device = kCudaDevice;
-  k.type_attr = "T";
-  k.types = {DataType::kFloat, DataType::kInt32};
-  if (kind == BinaryOp::kAdd) {
-    k.compute = [](KernelContext& ctx) {
-      return ByDtype(
-          ctx, [](KernelContext& c) { return BinaryCompute<float>(c, BinaryOp::kAdd); },
-          [](KernelContext& c) { return BinaryCompute<int32_t>(c, BinaryOp::kAdd); });
-    };
-  } else {
-    k.compute = [](KernelContext& ctx) {
-      return ByDtype(
-          ctx, [](KernelContext& c) { return BinaryCompute<float>(c, BinaryOp::kMul); },
-          [](KernelContext& c) { return BinaryCompute<int32_t>(c, BinaryOp::kMul); });
-    };
-  }
-  return k;
+std::vector<DataType> Types(bool has_int32) {
+  if (has_int32) return {DataType::kFloat, DataType::kInt32};
+  return {DataType::kFloat};
+}
+
+KernelSpec BinarySpec(const char* op, BinaryOp kind, bool has_int32) {
+  return CudaKernel(op, "T", Types(has_int32), [kind, has_int32](KernelContext& ctx) {
+    return BinaryCompute(ctx, kind, has_int32);
+  });
+}
+
+KernelSpec UnarySpec(const char* op, UnaryOp kind, bool has_int32) {
+  return CudaKernel(op, "T", Types(has_int32), [kind, has_int32](KernelContext& ctx) {
+    return UnaryCompute(ctx, kind, has_int32);
+  });
 }
 
 }  // namespace
 
 std::vector<KernelSpec> ElementwiseKernels() {
-  KernelSpec relu;
-  relu.op = "Relu";
-  relu.device = kCudaDevice;
-  relu.type_attr = "T";
-  relu.types = {DataType::kFloat, DataType::kInt32};
-  relu.compute = [](KernelContext& ctx) {
-    return ByDtype(ctx, &ReluCompute<float>, &ReluCompute<int32_t>);
+  constexpr bool kInt32 = true, kFloatOnly = false;
+  return {
+      BinarySpec("Add", BinaryOp::kAdd, kInt32),
+      BinarySpec("AddV2", BinaryOp::kAdd, kInt32),
+      BinarySpec("Sub", BinaryOp::kSub, kInt32),
+      BinarySpec("Mul", BinaryOp::kMul, kInt32),
+      BinarySpec("RealDiv", BinaryOp::kDiv, kFloatOnly),
+      BinarySpec("Maximum", BinaryOp::kMaximum, kInt32),
+      BinarySpec("Minimum", BinaryOp::kMinimum, kInt32),
+      BinarySpec("SquaredDifference", BinaryOp::kSquaredDifference, kInt32),
+      UnarySpec("Relu", UnaryOp::kRelu, kInt32),
+      UnarySpec("Relu6", UnaryOp::kRelu6, kInt32),
+      UnarySpec("Neg", UnaryOp::kNeg, kInt32),
+      UnarySpec("Square", UnaryOp::kSquare, kInt32),
+      UnarySpec("Sigmoid", UnaryOp::kSigmoid, kFloatOnly),
+      UnarySpec("Tanh", UnaryOp::kTanh, kFloatOnly),
+      UnarySpec("Exp", UnaryOp::kExp, kFloatOnly),
+      UnarySpec("Sqrt", UnaryOp::kSqrt, kFloatOnly),
+      UnarySpec("Rsqrt", UnaryOp::kRsqrt, kFloatOnly),
+      UnarySpec("Elu", UnaryOp::kElu, kFloatOnly),
   };
-  return {Binary("Add", BinaryOp::kAdd), Binary("AddV2", BinaryOp::kAdd),
-          Binary("Mul", BinaryOp::kMul), relu};
 }
 
 }  // namespace smrt::kernels::cuda

@@ -1,8 +1,12 @@
 // The CUDA backend's kernels, for KernelRegistry::Default() in builds with
-// SMRT_WITH_CUDA. Each op's kernels live in their own file; this is the list.
+// SMRT_WITH_CUDA. Each op family's kernels live in their own file; this is
+// the list. Every kernel reads device tensors (except its
+// host_memory_inputs), writes device tensors, and queues its work on the
+// DeviceContext's stream without synchronizing (only _SmrtToHost waits).
 #ifndef SMRT_KERNELS_CUDA_REGISTER_H_
 #define SMRT_KERNELS_CUDA_REGISTER_H_
 
+#include <utility>
 #include <vector>
 
 #include "kernels/kernel.h"
@@ -11,10 +15,29 @@ namespace smrt::kernels::cuda {
 
 inline constexpr char kCudaDevice[] = "CUDA";
 
-// Elementwise: Add, AddV2, Mul (broadcasting) and Relu, float32 and int32.
+// _SmrtToDevice, _SmrtToHost: every fixed-size dtype (copy_kernels.cc).
+std::vector<KernelSpec> CopyKernels();
+// Const (uploads attr value), Identity, Reshape, ExpandDims, Squeeze: every
+// fixed-size dtype; the shape ops share their input's storage (shape_kernels.cc).
+std::vector<KernelSpec> ShapeKernels();
+// Broadcasting binaries and unaries, float32 and int32 where meaningful
+// (elementwise_kernels.cc).
 std::vector<KernelSpec> ElementwiseKernels();
+// BiasAdd float32, NHWC and NCHW (bias_add_kernels.cc).
+std::vector<KernelSpec> BiasAddKernels();
+// MatMul, BatchMatMulV2 float32 through cuBLAS (matmul_kernels.cc).
+std::vector<KernelSpec> MatMulKernels();
+// Softmax float32 over the last axis (softmax_kernels.cc).
+std::vector<KernelSpec> SoftmaxKernels();
 
-inline std::vector<KernelSpec> CudaKernels() { return ElementwiseKernels(); }
+inline std::vector<KernelSpec> CudaKernels() {
+  std::vector<KernelSpec> all;
+  for (auto family : {&CopyKernels, &ShapeKernels, &ElementwiseKernels, &BiasAddKernels,
+                      &MatMulKernels, &SoftmaxKernels}) {
+    for (KernelSpec& k : family()) all.push_back(std::move(k));
+  }
+  return all;
+}
 
 }  // namespace smrt::kernels::cuda
 

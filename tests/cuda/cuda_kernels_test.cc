@@ -1,19 +1,15 @@
-// The CUDA backend (built with SMRT_WITH_CUDA=ON): its kernels are in the
-// default registry, broadcasting plans are right (host-only, runs anywhere),
-// and on a GPU every kernel matches the CPU reference kernel exactly (Add,
-// Mul and Relu are single IEEE operations). GPU tests skip with the CUDA
-// error when no device is visible.
-#include <cuda_runtime.h>
-
-#include <cmath>
+// The CUDA backend's registrations and every check its kernels make before
+// touching device memory: these run on any machine (no GPU needed). The
+// shape ops run fully here, on fake device tensors, since they never read
+// elements. GPU results against the CPU kernels: cuda_gpu_kernels_test.cc.
+#include <algorithm>
 #include <cstdint>
-#include <limits>
-#include <random>
 #include <string>
 #include <vector>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "cuda_test_util.h"
 #include "gtest/gtest.h"
 #include "kernels/cuda/broadcast_index.h"
 #include "kernels/cuda/elementwise.h"
@@ -26,44 +22,77 @@ namespace {
 
 using kernels::testing::MakeTensor;
 using kernels::testing::RunOp;
-using kernels::testing::Values;
+using testing::FakeDevice;
+using testing::FakeDeviceTensor;
+using testing::RunCudaKernel;
+using testing::TypeAttr;
 
-AttrMap TypeAttr(DataType t) {
-  AttrMap a;
-  a.Set("T", t);
-  return a;
-}
+const std::vector<DataType> kF32 = {DataType::kFloat};
+const std::vector<DataType> kF32I32 = {DataType::kFloat, DataType::kInt32};
+const std::vector<DataType> kAllFixed = {
+    DataType::kFloat, DataType::kDouble,   DataType::kInt32,     DataType::kUInt8,
+    DataType::kInt16, DataType::kInt8,     DataType::kComplex64, DataType::kInt64,
+    DataType::kBool,  DataType::kBFloat16, DataType::kUInt16,    DataType::kComplex128,
+    DataType::kHalf,  DataType::kUInt32,   DataType::kUInt64};
 
-// "" when a GPU is usable, else why not.
-std::string NoGpuReason() {
-  int count = 0;
-  cudaError_t err = cudaGetDeviceCount(&count);
-  if (err != cudaSuccess) {
-    return absl::StrCat("no CUDA device: cudaGetDeviceCount failed: ", cudaGetErrorName(err), ": ",
-                        cudaGetErrorString(err));
-  }
-  if (count == 0) return "no CUDA device: cudaGetDeviceCount reports 0";
-  return "";
-}
+struct Expected {
+  const char* op;
+  const char* type_attr;
+  std::vector<DataType> types;
+  std::vector<int> host_memory_inputs;
+};
 
-#define SKIP_WITHOUT_GPU()                                 \
-  do {                                                     \
-    const std::string why = NoGpuReason();                 \
-    if (!why.empty()) GTEST_SKIP() << why;                 \
-  } while (0)
-
-TEST(CudaKernelsTest, RegisteredInTheDefaultRegistry) {
+TEST(CudaKernelsTest, EveryOpIsRegisteredWithItsDtypesAndHostInputs) {
+  const std::vector<Expected> expected = {
+      {kToDeviceOp, "T", kAllFixed, {0}},
+      {kToHostOp, "T", kAllFixed, {}},
+      {"Const", "dtype", kAllFixed, {}},
+      {"Identity", "T", kAllFixed, {}},
+      {"Reshape", "T", kAllFixed, {1}},
+      {"ExpandDims", "T", kAllFixed, {1}},
+      {"Squeeze", "T", kAllFixed, {}},
+      {"Add", "T", kF32I32, {}},
+      {"AddV2", "T", kF32I32, {}},
+      {"Sub", "T", kF32I32, {}},
+      {"Mul", "T", kF32I32, {}},
+      {"RealDiv", "T", kF32, {}},
+      {"Maximum", "T", kF32I32, {}},
+      {"Minimum", "T", kF32I32, {}},
+      {"SquaredDifference", "T", kF32I32, {}},
+      {"Relu", "T", kF32I32, {}},
+      {"Relu6", "T", kF32I32, {}},
+      {"Neg", "T", kF32I32, {}},
+      {"Square", "T", kF32I32, {}},
+      {"Sigmoid", "T", kF32, {}},
+      {"Tanh", "T", kF32, {}},
+      {"Exp", "T", kF32, {}},
+      {"Sqrt", "T", kF32, {}},
+      {"Rsqrt", "T", kF32, {}},
+      {"Elu", "T", kF32, {}},
+      {"BiasAdd", "T", kF32, {}},
+      {"MatMul", "T", kF32, {}},
+      {"BatchMatMulV2", "T", kF32, {}},
+      {"Softmax", "T", kF32, {}},
+  };
   const KernelRegistry& r = KernelRegistry::Default();
-  for (const char* op : {"Add", "AddV2", "Mul", "Relu"}) {
-    for (DataType t : {DataType::kFloat, DataType::kInt32}) {
-      absl::StatusOr<const KernelSpec*> k = r.FindKernel(op, kCudaDevice, TypeAttr(t));
-      ASSERT_TRUE(k.ok()) << op << " " << DataTypeName(t) << ": " << k.status();
+  for (const Expected& e : expected) {
+    SCOPED_TRACE(e.op);
+    EXPECT_TRUE(r.FindOp(e.op) != nullptr) << "no OpSpec";
+    for (DataType t : kAllFixed) {
+      absl::StatusOr<const KernelSpec*> k =
+          r.FindKernel(e.op, kCudaDevice, TypeAttr(t, e.type_attr));
+      const bool want = std::find(e.types.begin(), e.types.end(), t) != e.types.end();
+      if (!want) {
+        EXPECT_EQ(k.status().code(), absl::StatusCode::kUnimplemented) << DataTypeName(t);
+        continue;
+      }
+      ASSERT_TRUE(k.ok()) << DataTypeName(t) << ": " << k.status();
       EXPECT_EQ((*k)->device, "CUDA");
+      EXPECT_EQ((*k)->backend, "cuda");
+      EXPECT_EQ((*k)->host_memory_inputs, e.host_memory_inputs);
     }
-    // The CPU kernel is still there, and a dtype the GPU lacks says so.
-    EXPECT_TRUE(r.FindKernel(op, kCpu, TypeAttr(DataType::kFloat)).ok()) << op;
-    EXPECT_EQ(r.FindKernel(op, kCudaDevice, TypeAttr(DataType::kDouble)).status().code(),
-              absl::StatusCode::kUnimplemented);
+    // Strings cannot live in device memory.
+    EXPECT_FALSE(r.FindKernel(e.op, kCudaDevice, TypeAttr(DataType::kString, e.type_attr)).ok());
   }
 }
 
@@ -104,8 +133,10 @@ TEST(BroadcastIndexTest, BothSidesStretch) {
   ASSERT_TRUE(idx.ok());
   EXPECT_EQ(out, (Shape{4, 5, 3}));
   ASSERT_EQ(idx->rank, 3);
-  EXPECT_EQ(std::vector<int64_t>(idx->a_strides, idx->a_strides + 3), (std::vector<int64_t>{3, 0, 1}));
-  EXPECT_EQ(std::vector<int64_t>(idx->b_strides, idx->b_strides + 3), (std::vector<int64_t>{0, 1, 0}));
+  EXPECT_EQ(std::vector<int64_t>(idx->a_strides, idx->a_strides + 3),
+            (std::vector<int64_t>{3, 0, 1}));
+  EXPECT_EQ(std::vector<int64_t>(idx->b_strides, idx->b_strides + 3),
+            (std::vector<int64_t>{0, 1, 0}));
 }
 
 TEST(BroadcastIndexTest, ErrorsNameTheShapes) {
@@ -123,135 +154,137 @@ TEST(BroadcastIndexTest, ErrorsNameTheShapes) {
   EXPECT_EQ(idx.status().code(), absl::StatusCode::kUnimplemented) << idx.status();
 }
 
-template <typename T>
-std::vector<T> RandomValues(size_t n, uint32_t seed) {
-  std::mt19937 rng(seed);
-  std::vector<T> v(n);
-  for (T& x : v) {
-    if constexpr (std::is_floating_point_v<T>) {
-      x = std::uniform_real_distribution<float>(-10, 10)(rng);
-    } else {
-      x = static_cast<T>(std::uniform_int_distribution<int>(-1000, 1000)(rng));
-    }
+// ---------------------------------------------------------------- shape ops, no GPU needed
+
+// The CUDA kernel's output is a view of the device input with the CPU
+// kernel's shape; or both fail with the same code and message.
+void ExpectShapeOpLikeCpu(const std::string& op, AttrMap attrs, const Shape& in_shape,
+                          std::vector<Tensor> host_rest) {
+  SCOPED_TRACE(op + " of " + ShapeToString(in_shape));
+  attrs.Set("T", DataType::kFloat);
+  absl::StatusOr<Tensor> host = Tensor::Create(DataType::kFloat, in_shape);
+  ASSERT_TRUE(host.ok());
+  std::vector<Tensor> cpu_inputs = {*host};
+  for (const Tensor& t : host_rest) cpu_inputs.push_back(t);
+  absl::StatusOr<std::vector<Tensor>> cpu = RunOp(op, attrs, cpu_inputs);
+
+  const Tensor dev = FakeDeviceTensor(DataType::kFloat, in_shape);
+  std::vector<Tensor> gpu_inputs = {dev};
+  for (const Tensor& t : host_rest) gpu_inputs.push_back(t);
+  FakeDevice device;
+  absl::StatusOr<std::vector<Tensor>> gpu = RunCudaKernel(&device, op, attrs, gpu_inputs);
+  if (!cpu.ok()) {
+    ASSERT_FALSE(gpu.ok()) << "the CPU kernel failed: " << cpu.status();
+    EXPECT_EQ(gpu.status().code(), cpu.status().code());
+    EXPECT_TRUE(absl::StrContains(gpu.status().message(), cpu.status().message()))
+        << gpu.status() << "\nvs CPU: " << cpu.status();
+    EXPECT_TRUE(absl::StrContains(gpu.status().message(), "gpu_node")) << gpu.status();
+    return;
   }
-  return v;
+  ASSERT_TRUE(gpu.ok()) << gpu.status();
+  const Tensor& out = (*gpu)[0];
+  EXPECT_TRUE(out.on_device());
+  EXPECT_EQ(out.raw_data(), dev.raw_data()) << "not a view of the input";
+  EXPECT_EQ(out.dtype(), DataType::kFloat);
+  EXPECT_EQ(out.shape(), (*cpu)[0].shape());
 }
 
-int64_t Count(const Shape& s) {
-  int64_t n = 1;
-  for (int64_t d : s) n *= d;
-  return n;
+TEST(CudaShapeKernelsTest, ReshapeMatchesTheCpuKernel) {
+  using V = std::vector<int32_t>;
+  ExpectShapeOpLikeCpu("Reshape", {}, {2, 3, 4}, {MakeTensor<int32_t>({2}, V{6, 4})});
+  ExpectShapeOpLikeCpu("Reshape", {}, {2, 3, 4}, {MakeTensor<int32_t>({3}, V{-1, 2, 2})});
+  ExpectShapeOpLikeCpu("Reshape", {}, {2, 3, 4},
+                       {MakeTensor<int64_t>({2}, std::vector<int64_t>{4, -1})});
+  ExpectShapeOpLikeCpu("Reshape", {}, {1}, {MakeTensor<int32_t>({0}, V{})});  // to a scalar
+  ExpectShapeOpLikeCpu("Reshape", {}, {0, 3}, {MakeTensor<int32_t>({2}, V{-1, 3})});
+  // Errors: two -1, a wrong count, a 2-D shape.
+  ExpectShapeOpLikeCpu("Reshape", {}, {2, 3, 4}, {MakeTensor<int32_t>({2}, V{-1, -1})});
+  ExpectShapeOpLikeCpu("Reshape", {}, {2, 3, 4}, {MakeTensor<int32_t>({2}, V{5, 5})});
+  ExpectShapeOpLikeCpu("Reshape", {}, {2, 3, 4}, {MakeTensor<int32_t>({2}, V{-1, 5})});
+  ExpectShapeOpLikeCpu("Reshape", {}, {4}, {MakeTensor<int32_t>({2, 1}, V{2, 2})});
 }
 
-// Runs `op` through the registry's CUDA kernel, as the executor would.
-absl::StatusOr<Tensor> RunCuda(const std::string& op, DataType t, std::vector<Tensor> inputs) {
-  const AttrMap attrs = TypeAttr(t);
-  absl::StatusOr<const KernelSpec*> k =
-      KernelRegistry::Default().FindKernel(op, kCudaDevice, attrs);
-  if (!k.ok()) return k.status();
-  KernelContext ctx("gpu_node", op, attrs, std::move(inputs), 1);
-  if (absl::Status s = (*k)->compute(ctx); !s.ok()) return s;
-  return ctx.output(0);
-}
-
-template <typename T>
-void ExpectSameAsCpu(const std::string& op, const std::vector<Tensor>& inputs) {
-  const DataType t = kernels::testing::DataTypeOf<T>::value;
-  absl::StatusOr<std::vector<Tensor>> cpu = RunOp(op, TypeAttr(t), inputs);
-  ASSERT_TRUE(cpu.ok()) << cpu.status();
-  absl::StatusOr<Tensor> gpu = RunCuda(op, t, inputs);
-  ASSERT_TRUE(gpu.ok()) << op << ": " << gpu.status();
-  ASSERT_EQ(gpu->shape(), (*cpu)[0].shape()) << op;
-  const std::vector<T> want = Values<T>((*cpu)[0]);
-  const std::vector<T> got = Values<T>(*gpu);
-  ASSERT_EQ(got.size(), want.size());
-  for (size_t i = 0; i < want.size(); ++i) {
-    if constexpr (std::is_floating_point_v<T>) {
-      if (std::isnan(want[i])) {
-        EXPECT_TRUE(std::isnan(got[i])) << op << " element " << i;
-        continue;
-      }
-    }
-    ASSERT_EQ(got[i], want[i]) << op << " element " << i << " of " << ShapeToString(gpu->shape());
+TEST(CudaShapeKernelsTest, ExpandDimsMatchesTheCpuKernel) {
+  for (int32_t axis : {0, 1, 2, -1, -3, 3, -4}) {
+    ExpectShapeOpLikeCpu("ExpandDims", {}, {2, 5}, {MakeTensor<int32_t>({}, {axis})});
   }
+  ExpectShapeOpLikeCpu("ExpandDims", {}, {}, {MakeTensor<int64_t>({1}, std::vector<int64_t>{0})});
 }
 
-const std::vector<std::pair<Shape, Shape>> kBroadcastCases = {
-    {{}, {}},          {{7}, {}},          {{}, {7}},
-    {{2, 3}, {3}},     {{2, 3}, {2, 1}},   {{4, 1, 3}, {1, 5, 1}},
-    {{3, 1}, {1, 4}},  {{2, 3, 4, 5}, {1, 3, 1, 5}},
-    {{0, 3}, {3}},     {{1027, 129}, {129}},  // more than one block; odd sizes
-    {{1 << 20}, {1 << 20}},                   // grid-stride: more elements than threads
-};
-
-TEST(CudaKernelsGpuTest, AddAndMulMatchTheCpuKernelsWithBroadcasting) {
-  SKIP_WITHOUT_GPU();
-  uint32_t seed = 1;
-  for (const auto& [sa, sb] : kBroadcastCases) {
-    SCOPED_TRACE(ShapeToString(sa) + " vs " + ShapeToString(sb));
-    Tensor fa = MakeTensor<float>(sa, RandomValues<float>(Count(sa), seed++));
-    Tensor fb = MakeTensor<float>(sb, RandomValues<float>(Count(sb), seed++));
-    Tensor ia = MakeTensor<int32_t>(sa, RandomValues<int32_t>(Count(sa), seed++));
-    Tensor ib = MakeTensor<int32_t>(sb, RandomValues<int32_t>(Count(sb), seed++));
-    for (const char* op : {"Add", "AddV2", "Mul"}) {
-      ExpectSameAsCpu<float>(op, {fa, fb});
-      ExpectSameAsCpu<int32_t>(op, {ia, ib});
-    }
-  }
+TEST(CudaShapeKernelsTest, SqueezeMatchesTheCpuKernel) {
+  ExpectShapeOpLikeCpu("Squeeze", {}, {1, 3, 1, 2}, {});
+  AttrMap dims;
+  dims.Set("squeeze_dims", std::vector<int64_t>{-2});
+  ExpectShapeOpLikeCpu("Squeeze", dims, {1, 3, 1, 2}, {});
+  dims.Set("squeeze_dims", std::vector<int64_t>{1});  // not a 1: error
+  ExpectShapeOpLikeCpu("Squeeze", dims, {1, 3, 1, 2}, {});
+  dims.Set("squeeze_dims", std::vector<int64_t>{4});  // out of range
+  ExpectShapeOpLikeCpu("Squeeze", dims, {1, 3, 1, 2}, {});
 }
 
-TEST(CudaKernelsGpuTest, ReluMatchesTheCpuKernel) {
-  SKIP_WITHOUT_GPU();
-  std::vector<float> v = RandomValues<float>(5000, 7);
-  v[0] = -0.0f;
-  v[1] = std::numeric_limits<float>::quiet_NaN();
-  v[2] = std::numeric_limits<float>::infinity();
-  v[3] = -std::numeric_limits<float>::infinity();
-  ExpectSameAsCpu<float>("Relu", {MakeTensor<float>({50, 100}, v)});
-  ExpectSameAsCpu<int32_t>("Relu", {MakeTensor<int32_t>({3, 333}, RandomValues<int32_t>(999, 8))});
-  ExpectSameAsCpu<float>("Relu", {MakeTensor<float>({0}, {})});
+TEST(CudaShapeKernelsTest, IdentitySharesTheInput) {
+  FakeDevice device;
+  const Tensor dev = FakeDeviceTensor(DataType::kInt64, {3, 2});
+  absl::StatusOr<std::vector<Tensor>> out =
+      RunCudaKernel(&device, "Identity", TypeAttr(DataType::kInt64), {dev});
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_EQ((*out)[0].raw_data(), dev.raw_data());
+  EXPECT_EQ((*out)[0].shape(), dev.shape());
+  EXPECT_TRUE((*out)[0].on_device());
 }
 
-// Shapes are checked before any CUDA call, so this runs without a GPU too.
-TEST(CudaKernelsTest, IncompatibleShapesAreInvalidArgument) {
-  absl::StatusOr<Tensor> r =
-      RunCuda("AddV2", DataType::kFloat,
-              {MakeTensor<float>({2, 3}, std::vector<float>(6, 1)),
-               MakeTensor<float>({4}, std::vector<float>(4, 1))});
-  EXPECT_EQ(r.status().code(), absl::StatusCode::kInvalidArgument) << r.status();
+// ---------------------------------------------------------------- errors before any CUDA call
+
+void ExpectError(const std::string& op, const AttrMap& attrs, std::vector<Tensor> inputs,
+                 absl::StatusCode code, const std::string& text, DeviceContext* device) {
+  absl::StatusOr<std::vector<Tensor>> out = RunCudaKernel(device, op, attrs, std::move(inputs));
+  ASSERT_FALSE(out.ok()) << op << " succeeded";
+  EXPECT_EQ(out.status().code(), code) << out.status();
+  EXPECT_TRUE(absl::StrContains(out.status().message(), text)) << out.status();
+  EXPECT_TRUE(absl::StrContains(out.status().message(), "gpu_node")) << out.status();
+  EXPECT_TRUE(absl::StrContains(out.status().message(), op)) << out.status();
 }
 
-// The device-pointer layer directly, against a naive host loop.
-TEST(CudaKernelsGpuTest, LaunchBinaryOnDeviceBuffers) {
-  SKIP_WITHOUT_GPU();
-  const Shape sa = {3, 1, 5}, sb = {4, 1};
-  Shape out_shape;
-  absl::StatusOr<BroadcastIndex> idx = MakeBroadcastIndex(sa, sb, &out_shape);
-  ASSERT_TRUE(idx.ok());
-  ASSERT_EQ(out_shape, (Shape{3, 4, 5}));
-  const std::vector<float> a = RandomValues<float>(15, 21), b = RandomValues<float>(4, 22);
-  float *da = nullptr, *db = nullptr, *dout = nullptr;
-  ASSERT_EQ(cudaMalloc(&da, a.size() * 4), cudaSuccess);
-  ASSERT_EQ(cudaMalloc(&db, b.size() * 4), cudaSuccess);
-  ASSERT_EQ(cudaMalloc(&dout, 60 * 4), cudaSuccess);
-  ASSERT_EQ(cudaMemcpy(da, a.data(), a.size() * 4, cudaMemcpyHostToDevice), cudaSuccess);
-  ASSERT_EQ(cudaMemcpy(db, b.data(), b.size() * 4, cudaMemcpyHostToDevice), cudaSuccess);
-  for (BinaryOp op : {BinaryOp::kAdd, BinaryOp::kMul}) {
-    ASSERT_EQ(LaunchBinary<float>(op, da, db, dout, 60, *idx, nullptr), cudaSuccess);
-    std::vector<float> got(60);
-    ASSERT_EQ(cudaMemcpy(got.data(), dout, 60 * 4, cudaMemcpyDeviceToHost), cudaSuccess);
-    for (int i = 0; i < 3; ++i) {
-      for (int j = 0; j < 4; ++j) {
-        for (int k = 0; k < 5; ++k) {
-          const float x = a[i * 5 + k], y = b[j];
-          EXPECT_EQ(got[(i * 4 + j) * 5 + k], op == BinaryOp::kAdd ? x + y : x * y);
-        }
-      }
-    }
-  }
-  cudaFree(da);
-  cudaFree(db);
-  cudaFree(dout);
+TEST(CudaKernelsTest, ChecksComeBeforeAnyDeviceWork) {
+  FakeDevice device;
+  const AttrMap f32 = TypeAttr(DataType::kFloat);
+  const Tensor a = FakeDeviceTensor(DataType::kFloat, {2, 3});
+  const Tensor b = FakeDeviceTensor(DataType::kFloat, {4});
+  ExpectError("AddV2", f32, {a, b}, absl::StatusCode::kInvalidArgument, "(2, 3) vs (4)", &device);
+  // A host tensor where device memory is expected.
+  ExpectError("Mul", f32, {a, MakeTensor<float>({3}, {1, 2, 3})},
+              absl::StatusCode::kFailedPrecondition, "host memory", &device);
+  // No device at all.
+  ExpectError("Relu", f32, {a}, absl::StatusCode::kFailedPrecondition, "without a device", nullptr);
+  ExpectError(kToHostOp, f32, {MakeTensor<float>({1}, {1})}, absl::StatusCode::kFailedPrecondition,
+              "host memory", &device);
+
+  ExpectError(
+      "MatMul", f32,
+      {FakeDeviceTensor(DataType::kFloat, {2, 3}), FakeDeviceTensor(DataType::kFloat, {4, 5})},
+      absl::StatusCode::kInvalidArgument, "Matrix size-incompatible: In[0]: [2,3], In[1]: [4,5]",
+      &device);
+  ExpectError(
+      "MatMul", f32,
+      {FakeDeviceTensor(DataType::kFloat, {2, 3, 4}), FakeDeviceTensor(DataType::kFloat, {4, 5})},
+      absl::StatusCode::kInvalidArgument, "must be matrices", &device);
+  ExpectError("BatchMatMulV2", f32,
+              {FakeDeviceTensor(DataType::kFloat, {3, 1, 2, 4}),
+               FakeDeviceTensor(DataType::kFloat, {1, 2, 4, 5})},
+              absl::StatusCode::kUnimplemented, "[3,1,2,4] vs. [1,2,4,5]", &device);
+  ExpectError("BatchMatMulV2", f32,
+              {FakeDeviceTensor(DataType::kFloat, {3, 2, 4}),
+               FakeDeviceTensor(DataType::kFloat, {2, 4, 5})},
+              absl::StatusCode::kInvalidArgument, "compatible batch dimensions", &device);
+
+  AttrMap nchw = f32;
+  nchw.Set("data_format", std::string("NCHW"));
+  ExpectError(
+      "BiasAdd", nchw,
+      {FakeDeviceTensor(DataType::kFloat, {2, 3, 4}), FakeDeviceTensor(DataType::kFloat, {4})},
+      absl::StatusCode::kInvalidArgument, "as many biases", &device);
+  ExpectError("Softmax", f32, {FakeDeviceTensor(DataType::kFloat, {})},
+              absl::StatusCode::kInvalidArgument, ">= 1 dimension", &device);
 }
 
 }  // namespace

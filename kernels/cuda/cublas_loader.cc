@@ -1,0 +1,124 @@
+#include "kernels/cuda/cublas_loader.h"
+
+#include <dlfcn.h>
+
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+
+namespace smrt::kernels::cuda {
+namespace {
+
+absl::StatusOr<CublasApi> Load() {
+  std::vector<std::string> tried;
+  void* lib = nullptr;
+  for (const char* name : {"libcublas.so.13", "libcublas.so.12", "libcublas.so"}) {
+    lib = dlopen(name, RTLD_NOW | RTLD_LOCAL);
+    if (lib != nullptr) break;
+    const char* why = dlerror();
+    tried.push_back(absl::StrCat(name, " (", why != nullptr ? why : "not found", ")"));
+  }
+  if (lib == nullptr) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("cuBLAS is needed for MatMul on CUDA but could not be loaded: tried ",
+                     absl::StrJoin(tried, ", ")));
+  }
+  CublasApi api;
+  std::string missing;
+  auto resolve = [&](auto& fn, const char* symbol) {
+    fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(dlsym(lib, symbol));
+    if (fn == nullptr) absl::StrAppend(&missing, missing.empty() ? "" : ", ", symbol);
+  };
+  resolve(api.create, "cublasCreate_v2");
+  resolve(api.destroy, "cublasDestroy_v2");
+  resolve(api.set_stream, "cublasSetStream_v2");
+  resolve(api.set_math_mode, "cublasSetMathMode");
+  resolve(api.sgemm, "cublasSgemm_v2");
+  resolve(api.sgemm_strided_batched, "cublasSgemmStridedBatched");
+  if (!missing.empty()) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("the cuBLAS library that was loaded lacks ", missing));
+  }
+  return api;
+}
+
+const char* CublasStatusName(cublasStatus_t s) {
+  switch (s) {
+    case CUBLAS_STATUS_SUCCESS: return "CUBLAS_STATUS_SUCCESS";
+    case CUBLAS_STATUS_NOT_INITIALIZED: return "CUBLAS_STATUS_NOT_INITIALIZED";
+    case CUBLAS_STATUS_ALLOC_FAILED: return "CUBLAS_STATUS_ALLOC_FAILED";
+    case CUBLAS_STATUS_INVALID_VALUE: return "CUBLAS_STATUS_INVALID_VALUE";
+    case CUBLAS_STATUS_ARCH_MISMATCH: return "CUBLAS_STATUS_ARCH_MISMATCH";
+    case CUBLAS_STATUS_MAPPING_ERROR: return "CUBLAS_STATUS_MAPPING_ERROR";
+    case CUBLAS_STATUS_EXECUTION_FAILED: return "CUBLAS_STATUS_EXECUTION_FAILED";
+    case CUBLAS_STATUS_INTERNAL_ERROR: return "CUBLAS_STATUS_INTERNAL_ERROR";
+    case CUBLAS_STATUS_NOT_SUPPORTED: return "CUBLAS_STATUS_NOT_SUPPORTED";
+    case CUBLAS_STATUS_LICENSE_ERROR: return "CUBLAS_STATUS_LICENSE_ERROR";
+  }
+  return "an unknown cuBLAS status";
+}
+
+// The thread's handle; destroyed with the thread (the library stays loaded).
+struct ThreadHandle {
+  cublasHandle_t handle = nullptr;
+  ~ThreadHandle() {
+    if (handle != nullptr) {
+      absl::StatusOr<const CublasApi*> api = Cublas();
+      if (api.ok()) (void)(*api)->destroy(handle);
+    }
+  }
+};
+
+}  // namespace
+
+absl::StatusOr<const CublasApi*> Cublas() {
+  static const absl::StatusOr<CublasApi>* api = new absl::StatusOr<CublasApi>(Load());
+  if (!api->ok()) return api->status();
+  return &**api;
+}
+
+absl::Status CublasStatus(cublasStatus_t status, absl::string_view op, absl::string_view node,
+                          absl::string_view call) {
+  if (status == CUBLAS_STATUS_SUCCESS) return absl::OkStatus();
+  const std::string text = absl::StrCat("CUDA kernel ", op, " for node '", node, "': ", call,
+                                        " failed: ", CublasStatusName(status), " (",
+                                        static_cast<int>(status), ")");
+  if (status == CUBLAS_STATUS_ALLOC_FAILED) return absl::ResourceExhaustedError(text);
+  return absl::InternalError(text);
+}
+
+absl::StatusOr<cublasHandle_t> CublasHandleOn(cudaStream_t stream, absl::string_view op,
+                                              absl::string_view node) {
+  absl::StatusOr<const CublasApi*> api = Cublas();
+  if (!api.ok()) {
+    return absl::Status(api.status().code(), absl::StrCat("CUDA kernel ", op, " for node '",
+                                                          node, "': ", api.status().message()));
+  }
+  thread_local ThreadHandle thread;
+  if (thread.handle == nullptr) {
+    cublasHandle_t h = nullptr;
+    if (absl::Status s = CublasStatus((*api)->create(&h), op, node, "cublasCreate"); !s.ok()) {
+      return s;
+    }
+    // Plain fp32 arithmetic (no TF32 tensor cores), so results match the CPU.
+    if (absl::Status s = CublasStatus((*api)->set_math_mode(h, CUBLAS_DEFAULT_MATH), op, node,
+                                      "cublasSetMathMode(CUBLAS_DEFAULT_MATH)");
+        !s.ok()) {
+      (void)(*api)->destroy(h);
+      return s;
+    }
+    thread.handle = h;
+  }
+  if (absl::Status s =
+          CublasStatus((*api)->set_stream(thread.handle, stream), op, node, "cublasSetStream");
+      !s.ok()) {
+    return s;
+  }
+  return thread.handle;
+}
+
+}  // namespace smrt::kernels::cuda

@@ -1,0 +1,42 @@
+// cuBLAS, opened with dlopen on first use so that the CUDA backend (and every
+// program linked with it) still loads where no CUDA libraries are installed.
+// <cublas_v2.h> is included for its types only; the functions are resolved
+// by name.
+#ifndef SMRT_KERNELS_CUDA_CUBLAS_LOADER_H_
+#define SMRT_KERNELS_CUDA_CUBLAS_LOADER_H_
+
+#include <cublas_v2.h>
+#include <cuda_runtime.h>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+
+namespace smrt::kernels::cuda {
+
+struct CublasApi {
+  decltype(&cublasCreate_v2) create = nullptr;
+  decltype(&cublasDestroy_v2) destroy = nullptr;
+  decltype(&cublasSetStream_v2) set_stream = nullptr;
+  decltype(&cublasSetMathMode) set_math_mode = nullptr;
+  decltype(&cublasSgemm_v2) sgemm = nullptr;
+  decltype(&cublasSgemmStridedBatched) sgemm_strided_batched = nullptr;
+};
+
+// The functions, loaded once (libcublas.so.13, then .so.12, then
+// libcublas.so); FailedPrecondition naming each library tried and why it
+// failed, or the symbol that is missing. Thread-safe; never unloaded.
+absl::StatusOr<const CublasApi*> Cublas();
+
+// This host thread's cuBLAS handle (made on first use with the default,
+// non-TF32 math mode; destroyed when the thread exits), bound to `stream`.
+// Errors name `op` and `node`.
+absl::StatusOr<cublasHandle_t> CublasHandleOn(cudaStream_t stream, absl::string_view op,
+                                              absl::string_view node);
+
+// Internal status naming the cuBLAS call, op and node; OK for CUBLAS_STATUS_SUCCESS.
+absl::Status CublasStatus(cublasStatus_t status, absl::string_view op, absl::string_view node,
+                          absl::string_view call);
+
+}  // namespace smrt::kernels::cuda
+
+#endif  // SMRT_KERNELS_CUDA_CUBLAS_LOADER_H_

@@ -1,0 +1,45 @@
+// What every CUDA kernel does around its launch: find the stream, check that
+// its inputs are where the placement pass promised (device memory, except
+// host_memory_inputs), and put the op and node in front of error messages.
+#ifndef SMRT_KERNELS_CUDA_KERNEL_UTIL_H_
+#define SMRT_KERNELS_CUDA_KERNEL_UTIL_H_
+
+#include <cuda_runtime.h>
+
+#include <initializer_list>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "kernels/kernel.h"
+
+namespace smrt::kernels::cuda {
+
+// Every dtype whose elements are plain bytes (what device memory can hold):
+// all of include/smrt/dtype.h but string, resource and variant.
+const std::vector<DataType>& FixedSizeTypes();
+
+// A CUDA KernelSpec (device "CUDA", backend "cuda") for `op`, keyed by
+// `type_attr` over `types` (no type_attr when empty).
+KernelSpec CudaKernel(const char* op, const char* type_attr, std::vector<DataType> types,
+                      ComputeFn compute, std::vector<int> host_memory_inputs = {});
+
+// `status` with "<op> node '<name>': " before its message (same code); OK stays OK.
+absl::Status AtNode(const KernelContext& ctx, const absl::Status& status);
+
+// The context's stream; FailedPrecondition naming the node when the kernel
+// was run without a DeviceContext.
+absl::StatusOr<cudaStream_t> StreamOf(const KernelContext& ctx);
+
+// FailedPrecondition unless each of `inputs` is a valid tensor in device
+// memory (a host tensor handed to a device kernel would be dereferenced as a
+// device pointer).
+absl::Status CheckOnDevice(const KernelContext& ctx, std::initializer_list<int> inputs);
+
+// InvalidArgument unless input i has dtype `want`.
+absl::Status CheckDtype(const KernelContext& ctx, int i, DataType want);
+
+}  // namespace smrt::kernels::cuda
+
+#endif  // SMRT_KERNELS_CUDA_KERNEL_UTIL_H_

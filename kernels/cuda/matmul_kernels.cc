@@ -1,0 +1,191 @@
+// MatMul and BatchMatMulV2 float32 through cuBLAS (fp32 arithmetic, no TF32).
+//
+// cuBLAS is column-major; a row-major matrix read column-major is its
+// transpose. So the row-major product C = op(A) op(B) (m x n) is computed as
+// the column-major C^T = op(B)^T op(A)^T: B's operand first, n and m swapped,
+// each leading dimension the stored row length of its operand.
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <climits>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "kernels/cuda/cublas_loader.h"
+#include "kernels/cuda/cuda_status.h"
+#include "kernels/cuda/kernel_util.h"
+#include "kernels/cuda/register.h"
+
+namespace smrt::kernels::cuda {
+namespace {
+
+std::string DimsText(const Shape& dims) {
+  return absl::StrCat("[", absl::StrJoin(dims, ","), "]");
+}
+
+// The operands' layout for one product (or a batch of them).
+struct Gemm {
+  bool trans_a = false, trans_b = false;
+  int64_t m = 0, n = 0, k = 0;
+  int64_t lda = 0, ldb = 0;  // stored row length of x and y
+  int64_t batch = 1;
+  int64_t stride_a = 0, stride_b = 0;  // elements between matrices; 0 repeats one
+};
+
+absl::Status RunGemm(KernelContext& ctx, const Gemm& g, const float* a, const float* b, float* c,
+                     cudaStream_t stream) {
+  for (int64_t v : {g.m, g.n, g.k, g.lda, g.ldb, g.batch}) {
+    if (v > INT_MAX) {
+      return AtNode(ctx, absl::UnimplementedError(absl::StrCat(
+                             "a dimension of ", v, " is more than cuBLAS's int API takes (m=", g.m,
+                             ", n=", g.n, ", k=", g.k, ", batch=", g.batch, ")")));
+    }
+  }
+  if (g.k == 0) {  // an empty sum: zeros, without asking cuBLAS about ld = 0
+    return CudaStatus(cudaMemsetAsync(c, 0, sizeof(float) * g.batch * g.m * g.n, stream),
+                      ctx.op(), ctx.node_name(), "cudaMemsetAsync");
+  }
+  absl::StatusOr<cublasHandle_t> h = CublasHandleOn(stream, ctx.op(), ctx.node_name());
+  if (!h.ok()) return h.status();
+  absl::StatusOr<const CublasApi*> api = Cublas();
+  if (!api.ok()) return api.status();
+  const float alpha = 1.0f, beta = 0.0f;
+  const cublasOperation_t op_a = g.trans_a ? CUBLAS_OP_T : CUBLAS_OP_N;
+  const cublasOperation_t op_b = g.trans_b ? CUBLAS_OP_T : CUBLAS_OP_N;
+  const int m = static_cast<int>(g.m), n = static_cast<int>(g.n), k = static_cast<int>(g.k);
+  const int lda = static_cast<int>(g.lda), ldb = static_cast<int>(g.ldb);
+  if (g.batch == 1) {
+    return CublasStatus((*api)->sgemm(*h, op_b, op_a, n, m, k, &alpha, b, ldb, a, lda, &beta, c,
+                                      n),
+                        ctx.op(), ctx.node_name(), "cublasSgemm");
+  }
+  return CublasStatus(
+      (*api)->sgemm_strided_batched(*h, op_b, op_a, n, m, k, &alpha, b, ldb, g.stride_b, a, lda,
+                                    g.stride_a, &beta, c, n, g.m * g.n,
+                                    static_cast<int>(g.batch)),
+      ctx.op(), ctx.node_name(), "cublasSgemmStridedBatched");
+}
+
+absl::Status CheckOperands(KernelContext& ctx) {
+  if (absl::Status s = CheckOnDevice(ctx, {0, 1}); !s.ok()) return s;
+  if (absl::Status s = CheckDtype(ctx, 0, DataType::kFloat); !s.ok()) return s;
+  return CheckDtype(ctx, 1, DataType::kFloat);
+}
+
+// m, n, k from the operands' last two dims; the CPU kernel's message when k differs.
+absl::Status MatrixDims(KernelContext& ctx, bool adj_x, bool adj_y, Gemm& g) {
+  const Tensor& x = ctx.input(0);
+  const Tensor& y = ctx.input(1);
+  for (int i = 0; i < 2; ++i) {
+    const Tensor& t = ctx.input(i);
+    if (t.rank() < 2) {
+      return AtNode(ctx, absl::InvalidArgumentError(
+                             absl::StrCat("In[", i, "] ndims must be >= 2: ", t.rank(),
+                                          " (shape ", ShapeToString(t.shape()), ")")));
+    }
+  }
+  const int xr = x.rank(), yr = y.rank();
+  g.trans_a = adj_x;
+  g.trans_b = adj_y;
+  g.m = adj_x ? x.dim(xr - 1) : x.dim(xr - 2);
+  g.k = adj_x ? x.dim(xr - 2) : x.dim(xr - 1);
+  const int64_t k2 = adj_y ? y.dim(yr - 1) : y.dim(yr - 2);
+  g.n = adj_y ? y.dim(yr - 2) : y.dim(yr - 1);
+  g.lda = x.dim(xr - 1);
+  g.ldb = y.dim(yr - 1);
+  if (g.k != k2) {
+    return AtNode(ctx, absl::InvalidArgumentError(
+                           absl::StrCat("Matrix size-incompatible: In[0]: ", DimsText(x.shape()),
+                                        ", In[1]: ", DimsText(y.shape()))));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status MatMul(KernelContext& ctx) {
+  if (absl::Status s = CheckOperands(ctx); !s.ok()) return s;
+  absl::StatusOr<bool> ta = ctx.attrs().GetOr<bool>("transpose_a", false);
+  if (!ta.ok()) return AtNode(ctx, ta.status());
+  absl::StatusOr<bool> tb = ctx.attrs().GetOr<bool>("transpose_b", false);
+  if (!tb.ok()) return AtNode(ctx, tb.status());
+  for (int i = 0; i < 2; ++i) {
+    if (ctx.input(i).rank() != 2) {
+      return AtNode(ctx, absl::InvalidArgumentError(
+                             absl::StrCat("MatMul operands must be matrices: In[", i,
+                                          "] has shape ", ShapeToString(ctx.input(i).shape()))));
+    }
+  }
+  Gemm g;
+  if (absl::Status s = MatrixDims(ctx, *ta, *tb, g); !s.ok()) return s;
+  absl::StatusOr<cudaStream_t> stream = StreamOf(ctx);
+  if (!stream.ok()) return stream.status();
+  absl::StatusOr<Tensor*> out = ctx.allocate_device_output(0, DataType::kFloat, {g.m, g.n});
+  if (!out.ok()) return out.status();
+  if ((*out)->num_elements() == 0) return absl::OkStatus();
+  return RunGemm(ctx, g, ctx.input(0).data<float>(), ctx.input(1).data<float>(),
+                 (*out)->data<float>(), *stream);
+}
+
+// Batch dims broadcast NumPy-style (the CPU kernel's rule and message). Each
+// operand must then hold either every output matrix or a single one
+// (repeated with stride 0); other broadcasts are Unimplemented on CUDA.
+absl::Status BatchMatMulV2(KernelContext& ctx) {
+  if (absl::Status s = CheckOperands(ctx); !s.ok()) return s;
+  absl::StatusOr<bool> adj_x = ctx.attrs().GetOr<bool>("adj_x", false);
+  if (!adj_x.ok()) return AtNode(ctx, adj_x.status());
+  absl::StatusOr<bool> adj_y = ctx.attrs().GetOr<bool>("adj_y", false);
+  if (!adj_y.ok()) return AtNode(ctx, adj_y.status());
+  Gemm g;
+  if (absl::Status s = MatrixDims(ctx, *adj_x, *adj_y, g); !s.ok()) return s;
+  const Shape& xs = ctx.input(0).shape();
+  const Shape& ys = ctx.input(1).shape();
+  const size_t xr = xs.size() - 2, yr = ys.size() - 2;
+  const size_t r = std::max(xr, yr);
+  Shape out_shape(r);
+  int64_t x_count = 1, y_count = 1, count = 1;
+  for (size_t i = 0; i < r; ++i) {
+    const int64_t a = i + xr >= r ? xs[i + xr - r] : 1;
+    const int64_t b = i + yr >= r ? ys[i + yr - r] : 1;
+    if (a != b && a != 1 && b != 1) {
+      return AtNode(ctx, absl::InvalidArgumentError(absl::StrCat(
+                             "In[0] and In[1] must have compatible batch dimensions: ",
+                             DimsText(xs), " vs. ", DimsText(ys))));
+    }
+    out_shape[i] = a == 1 ? b : a;
+    x_count *= a;
+    y_count *= b;
+    count *= out_shape[i];
+  }
+  out_shape.push_back(g.m);
+  out_shape.push_back(g.n);
+  // With no zero dim, an operand's dims are each 1 or the output's, so equal
+  // counts mean equal batch shapes.
+  const bool empty = count == 0 || g.m == 0 || g.n == 0;
+  if (!empty && ((x_count != count && x_count != 1) || (y_count != count && y_count != 1))) {
+    return AtNode(ctx, absl::UnimplementedError(absl::StrCat(
+                           "CUDA BatchMatMulV2 takes batch dims that are equal, or all 1 on one "
+                           "side; got ",
+                           DimsText(xs), " vs. ", DimsText(ys))));
+  }
+  absl::StatusOr<cudaStream_t> stream = StreamOf(ctx);
+  if (!stream.ok()) return stream.status();
+  absl::StatusOr<Tensor*> out = ctx.allocate_device_output(0, DataType::kFloat, out_shape);
+  if (!out.ok()) return out.status();
+  if (empty) return absl::OkStatus();
+  g.batch = count;
+  g.stride_a = x_count == 1 ? 0 : g.m * g.k;
+  g.stride_b = y_count == 1 ? 0 : g.k * g.n;
+  return RunGemm(ctx, g, ctx.input(0).data<float>(), ctx.input(1).data<float>(),
+                 (*out)->data<float>(), *stream);
+}
+
+}  // namespace
+
+std::vector<KernelSpec> MatMulKernels() {
+  return {CudaKernel("MatMul", "T", {DataType::kFloat}, MatMul),
+          CudaKernel("BatchMatMulV2", "T", {DataType::kFloat}, BatchMatMulV2)};
+}
+
+}  // namespace smrt::kernels::cuda

@@ -1,0 +1,172 @@
+// Test-only devices for the CUDA kernel tests: a real one (cudaMalloc'd
+// tensors, one stream) for the GPU tests, a fake one for checks that fail
+// before any CUDA call and so run on machines without a GPU.
+#ifndef SMRT_TESTS_CUDA_CUDA_TEST_UTIL_H_
+#define SMRT_TESTS_CUDA_CUDA_TEST_UTIL_H_
+
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
+#include "gtest/gtest.h"
+#include "kernels/cuda/register.h"
+#include "kernels/kernel.h"
+#include "kernels/registry.h"
+
+namespace smrt::kernels::cuda::testing {
+
+// "" when a GPU is usable, else why not.
+inline std::string NoGpuReason() {
+  int count = 0;
+  cudaError_t err = cudaGetDeviceCount(&count);
+  if (err != cudaSuccess) {
+    return absl::StrCat("no CUDA device: cudaGetDeviceCount failed: ", cudaGetErrorName(err), ": ",
+                        cudaGetErrorString(err));
+  }
+  if (count == 0) return "no CUDA device: cudaGetDeviceCount reports 0";
+  return "";
+}
+
+#define SMRT_SKIP_WITHOUT_GPU()                                            \
+  do {                                                                     \
+    const std::string why = ::smrt::kernels::cuda::testing::NoGpuReason(); \
+    if (!why.empty()) GTEST_SKIP() << why;                                 \
+  } while (0)
+
+// cudaMalloc per tensor (freed by cudaFree when the last Tensor goes, which
+// waits for the device), one stream of its own. Counts allocations so tests
+// can see that shape ops allocate nothing.
+class TestDevice : public DeviceContext {
+ public:
+  static absl::StatusOr<std::unique_ptr<TestDevice>> Create() {
+    cudaStream_t s = nullptr;
+    cudaError_t err = cudaStreamCreate(&s);
+    if (err != cudaSuccess) {
+      return absl::InternalError(absl::StrCat("cudaStreamCreate: ", cudaGetErrorString(err)));
+    }
+    return std::unique_ptr<TestDevice>(new TestDevice(s));
+  }
+  ~TestDevice() override {
+    cudaStreamSynchronize(stream_);
+    cudaStreamDestroy(stream_);
+  }
+  absl::string_view device_type() const override { return kCudaDevice; }
+  absl::StatusOr<Tensor> Allocate(DataType dtype, const Shape& shape,
+                                  absl::string_view name) override {
+    ++allocations_;
+    int64_t n = 1;
+    for (int64_t d : shape) n *= d;
+    const size_t bytes = static_cast<size_t>(n) * DataTypeSize(dtype);
+    if (bytes == 0) return Tensor::DeviceStorage(dtype, shape, nullptr);
+    void* p = nullptr;
+    cudaError_t err = cudaMalloc(&p, bytes);
+    if (err != cudaSuccess) {
+      return absl::ResourceExhaustedError(absl::StrCat("cudaMalloc of ", bytes, " bytes for ", name,
+                                                       ": ", cudaGetErrorString(err)));
+    }
+    return Tensor::DeviceStorage(dtype, shape,
+                                 std::shared_ptr<void>(p, [](void* q) { cudaFree(q); }));
+  }
+  void* stream() const override { return stream_; }
+  int allocations() const { return allocations_; }
+
+ private:
+  explicit TestDevice(cudaStream_t s) : stream_(s) {}
+  cudaStream_t stream_;
+  int allocations_ = 0;
+};
+
+// A device that allocates nothing and has no stream: for kernels that must
+// fail (or, for shape ops, finish) before touching device memory.
+class FakeDevice : public DeviceContext {
+ public:
+  absl::string_view device_type() const override { return kCudaDevice; }
+  absl::StatusOr<Tensor> Allocate(DataType, const Shape&, absl::string_view name) override {
+    return absl::FailedPreconditionError(absl::StrCat("fake device: no memory for ", name));
+  }
+  void* stream() const override { return nullptr; }
+};
+
+// A tensor marked as device memory whose bytes are really on the host and
+// are never read: only for kernels that look at shapes alone.
+inline Tensor FakeDeviceTensor(DataType dtype, const Shape& shape) {
+  int64_t n = 1;
+  for (int64_t d : shape) n *= d;
+  std::shared_ptr<void> bytes(new char[std::max<size_t>(1, n * DataTypeSize(dtype))],
+                              [](void* p) { delete[] static_cast<char*>(p); });
+  absl::StatusOr<Tensor> t = Tensor::DeviceStorage(dtype, shape, std::move(bytes));
+  EXPECT_TRUE(t.ok()) << t.status();
+  return *t;
+}
+
+// Runs the registry's CUDA kernel for `op` on `device`, as the executor would.
+inline absl::StatusOr<std::vector<Tensor>> RunCudaKernel(DeviceContext* device,
+                                                         const std::string& op,
+                                                         const AttrMap& attrs,
+                                                         std::vector<Tensor> inputs,
+                                                         int num_outputs = 1) {
+  absl::StatusOr<const KernelSpec*> k =
+      KernelRegistry::Default().FindKernel(op, kCudaDevice, attrs);
+  if (!k.ok()) return k.status();
+  KernelContext ctx("gpu_node", op, attrs, std::move(inputs), num_outputs);
+  ctx.set_device(device);
+  if (absl::Status s = (*k)->compute(ctx); !s.ok()) return s;
+  return ctx.outputs();
+}
+
+inline AttrMap TypeAttr(DataType t, const char* name = "T") {
+  AttrMap a;
+  a.Set(name, t);
+  return a;
+}
+
+// Host -> device through _SmrtToDevice.
+inline absl::StatusOr<Tensor> Upload(DeviceContext* device, const Tensor& host) {
+  absl::StatusOr<std::vector<Tensor>> out =
+      RunCudaKernel(device, kToDeviceOp, TypeAttr(host.dtype()), {host});
+  if (!out.ok()) return out.status();
+  return (*out)[0];
+}
+
+// Device -> host through _SmrtToHost (which waits for the stream).
+inline absl::StatusOr<Tensor> Download(DeviceContext* device, const Tensor& on_device) {
+  absl::StatusOr<std::vector<Tensor>> out =
+      RunCudaKernel(device, kToHostOp, TypeAttr(on_device.dtype()), {on_device});
+  if (!out.ok()) return out.status();
+  return (*out)[0];
+}
+
+// Uploads the inputs (except `host_inputs`, passed as they are), runs `op`'s
+// CUDA kernel and downloads output 0.
+inline absl::StatusOr<Tensor> RunOnGpu(DeviceContext* device, const std::string& op,
+                                       const AttrMap& attrs, const std::vector<Tensor>& inputs,
+                                       const std::vector<int>& host_inputs = {}) {
+  std::vector<Tensor> args;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    bool host = false;
+    for (int h : host_inputs) host |= h == static_cast<int>(i);
+    if (host) {
+      args.push_back(inputs[i]);
+      continue;
+    }
+    absl::StatusOr<Tensor> d = Upload(device, inputs[i]);
+    if (!d.ok()) return d.status();
+    args.push_back(*d);
+  }
+  absl::StatusOr<std::vector<Tensor>> out = RunCudaKernel(device, op, attrs, std::move(args));
+  if (!out.ok()) return out.status();
+  if (!(*out)[0].on_device()) {
+    return absl::InternalError(absl::StrCat(op, " returned a host tensor"));
+  }
+  return Download(device, (*out)[0]);
+}
+
+}  // namespace smrt::kernels::cuda::testing
+
+#endif  // SMRT_TESTS_CUDA_CUDA_TEST_UTIL_H_
