@@ -92,6 +92,22 @@ struct LoadOptions {
   // calling thread; N > 1 adds a pool of N - 1 threads to the model. Idle
   // pool threads sleep. Results are the same either way.
   int inter_op_threads = 1;
+
+  // Where signatures run: "CPU" (the default) or a GPU, "CUDA:0" (also
+  // "GPU:0", as TensorFlow spells it). On a GPU each op runs there when smrt
+  // has a kernel for it on that device, with copies where values cross
+  // (`smrt devices` lists the GPUs and, when there is none, says why). The
+  // GPU arena follows SMRT_GPU_ALLOCATOR=bfc|cuda_malloc_async and
+  // SMRT_GPU_ALLOW_GROWTH (like TF_GPU_ALLOCATOR, TF_FORCE_GPU_ALLOW_GROWTH).
+  // Inputs and outputs of Run are host tensors either way.
+  std::string device = "CPU";
+  // For ops the device has no kernel for: "prefer" runs them on the CPU and
+  // prints one line per op type to stderr (never silently); "require" fails
+  // the load, listing every such op.
+  std::string device_policy = "prefer";
+  // Prints every node's device to stderr at load (like
+  // tf.debugging.set_log_device_placement).
+  bool log_placement = false;
 };
 
 // One input or output of a signature.
@@ -121,6 +137,12 @@ struct MemoryStats {
   uint64_t peak_bytes_in_use = 0;  // since load or ResetPeakMemoryStats()
   uint64_t limit_bytes = 0;        // LoadOptions::limits.memory_limit_bytes; 0: none
   uint64_t allocation_count = 0;   // tensors allocated since load
+  // On a GPU (LoadOptions::device), its arena: bytes held by device tensors,
+  // their peak (reset with ResetPeakMemoryStats), and what the arena holds
+  // from the device, used or not (TrimMemory gives the free part back).
+  uint64_t device_bytes_in_use = 0;
+  uint64_t device_peak_bytes_in_use = 0;
+  uint64_t device_bytes_reserved = 0;
 };
 
 class Model {
@@ -173,6 +195,10 @@ class Model {
   MemoryStats GetMemoryStats() const;
   // Sets the peak to what is in use now, to measure the peak of what follows.
   void ResetPeakMemoryStats() const;
+  // Returns the free memory of the model's GPU arena to the device (every
+  // region with nothing in use); returns the bytes given back. 0 on the CPU.
+  // Safe to call while other threads run the model.
+  int64_t TrimMemory() const;
 
   struct Impl;
 

@@ -1,12 +1,14 @@
 #include "smrt/model.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_join.h"
@@ -15,6 +17,8 @@
 #include "core/buffer_cache.h"
 #include "core/memory_files.h"
 #include "core/run_limits.h"
+#include "device/device_registry.h"
+#include "exec/cuda_device_context.h"
 #include "exec/memory_plan.h"
 #include "exec/profile.h"
 #include "exec/program.h"
@@ -23,6 +27,7 @@
 #include "graph/variable_keys.h"
 #include "loader/saved_model_bundle.h"
 #include "loader/tensor_proto.h"
+#include "memory/allocator_options.h"
 #include "passes/pipeline.h"
 
 namespace smrt {
@@ -41,6 +46,7 @@ struct PreparedSignature {
   std::unique_ptr<exec::Program> program;
   std::vector<std::string> pass_log;
   std::vector<passes::FusionRecord> fusions;
+  std::vector<passes::PlacementRecord> placement;  // empty on the CPU
 };
 
 // A signature imported but not yet optimized and compiled.
@@ -97,6 +103,55 @@ bool GraphWritesVariables(const graph::Graph& g, const tensorflow::GraphDef& lib
   return false;
 }
 
+// The context for LoadOptions::device: null for the CPU.
+absl::StatusOr<std::unique_ptr<exec::CudaDeviceContext>> MakeDeviceContext(
+    const std::string& name) {
+  if (name.empty() || absl::AsciiStrToUpper(name) == "CPU" ||
+      absl::AsciiStrToUpper(name) == "CPU:0") {
+    return nullptr;
+  }
+  absl::StatusOr<const device::DeviceInfo*> info = device::DeviceRegistry::Get().Find(name);
+  if (!info.ok()) {
+    return absl::Status(info.status().code(),
+                        absl::StrCat("LoadOptions::device: ", info.status().message()));
+  }
+  if ((*info)->kind == device::DeviceKind::kCpu) return nullptr;
+  AttrMap probe;
+  probe.Set("T", DataType::kFloat);
+  if (!kernels::KernelRegistry::Default().FindKernel(kernels::kToDeviceOp, "CUDA", probe).ok()) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "LoadOptions::device is ", (*info)->name, " (", (*info)->description,
+        "), but this build of smrt has no CUDA kernels: build it with -DSMRT_WITH_CUDA=ON"));
+  }
+  absl::StatusOr<memory::GpuAllocatorOptions> allocator =
+      memory::ApplyGpuAllocatorEnvironment(memory::GpuAllocatorOptions{});
+  if (!allocator.ok()) return allocator.status();
+  return exec::CudaDeviceContext::Create((*info)->index, *allocator);
+}
+
+// Under device_policy "prefer", one stderr line per op type that runs on the
+// CPU instead (never a silent fallback); with log_placement, every node.
+void ReportPlacement(const std::string& key, const std::string& device,
+                     const PreparedSignature& sig, bool log_placement) {
+  std::map<std::string, std::pair<int, std::string>> fallbacks;  // op -> count, first node
+  for (const passes::PlacementRecord& r : sig.placement) {
+    if (!r.fell_back) continue;
+    auto& [count, first] = fallbacks[r.op];
+    if (count++ == 0) first = r.node;
+  }
+  for (const auto& [op, entry] : fallbacks) {
+    std::fprintf(stderr,
+                 "smrt: signature '%s' on %s: %s has no kernel there; %d node(s) run on the CPU "
+                 "(e.g. '%s')\n",
+                 key.c_str(), device.c_str(), op.c_str(), entry.first, entry.second.c_str());
+  }
+  if (!log_placement) return;
+  for (const passes::PlacementRecord& r : sig.placement) {
+    std::fprintf(stderr, "smrt: placement '%s': %s (%s) -> %s\n", key.c_str(), r.node.c_str(),
+                 r.op.c_str(), r.device.c_str());
+  }
+}
+
 }  // namespace
 
 std::string TensorSpec::ShapeString() const {
@@ -104,6 +159,9 @@ std::string TensorSpec::ShapeString() const {
 }
 
 struct Model::Impl {
+  // LoadOptions::device when it is a GPU; declared first so that it goes
+  // last, after the programs whose device tensors it holds.
+  std::unique_ptr<exec::CudaDeviceContext> device_context;
   std::unique_ptr<loader::SavedModelBundle> bundle;
   absl::flat_hash_map<std::string, std::string> checkpoint_keys;
   std::mutex variables_mu;
@@ -222,8 +280,10 @@ absl::StatusOr<std::unique_ptr<exec::Program>> Model::Impl::Build(
     if (report != nullptr) {
       report->pass_log = std::move(ctx.log);
       report->fusions = std::move(ctx.fusions);
+      report->placement = std::move(ctx.placement);
     }
   }
+  spec.device = device_context.get();
   spec.import_limits = import_limits;
   spec.allowed_ops = allowed_ops;
   absl::StatusOr<std::unique_ptr<exec::Program>> program = exec::Program::Create(
@@ -435,6 +495,18 @@ absl::StatusOr<std::unique_ptr<Model>> Model::Load(const std::string& dir,
   if (options.inter_op_threads > 1) {
     impl->inter_op_pool = std::make_unique<exec::ThreadPool>(options.inter_op_threads - 1);
   }
+  if (options.device_policy != "prefer" && options.device_policy != "require") {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "LoadOptions::device_policy must be \"prefer\" or \"require\", got \"",
+        options.device_policy, "\""));
+  }
+  if (absl::StatusOr<std::unique_ptr<exec::CudaDeviceContext>> device =
+          MakeDeviceContext(options.device);
+      device.ok()) {
+    impl->device_context = *std::move(device);
+  } else {
+    return device.status();
+  }
   RunLimitsScope limits_scope(&impl->run_limits);
   kernels::IntraOpThreadsScope threads_scope(impl->intra_op_threads);
 
@@ -493,8 +565,17 @@ absl::StatusOr<std::unique_ptr<Model>> Model::Load(const std::string& dir,
   pass_options.disabled_passes = options.disabled_passes;
   pass_options.dump_dir = options.dump_graph_dir;
   pass_options = passes::WithEnvironment(std::move(pass_options));
+  if (impl->device_context != nullptr) {
+    pass_options.placement.device = absl::StrCat("CUDA:", impl->device_context->device());
+    pass_options.placement.require = options.device_policy == "require";
+  }
   for (ImportedSignature& sig : imported) {
+    const std::string key = sig.prepared.info.key;
     if (absl::Status s = impl->Prepare(std::move(sig), pass_options, read_only); !s.ok()) return s;
+    if (impl->device_context != nullptr) {
+      ReportPlacement(key, pass_options.placement.device, impl->signatures.at(key),
+                      options.log_placement);
+    }
   }
   return std::unique_ptr<Model>(new Model(std::move(impl)));
 }
@@ -640,10 +721,23 @@ MemoryStats Model::GetMemoryStats() const {
   stats.peak_bytes_in_use = memory.peak_bytes.load();
   stats.limit_bytes = impl_->run_limits.memory_limit_bytes;
   stats.allocation_count = memory.allocations.load();
+  if (impl_->device_context != nullptr) {
+    const memory::AllocatorStats device = impl_->device_context->allocator().GetStats();
+    stats.device_bytes_in_use = static_cast<uint64_t>(device.bytes_in_use);
+    stats.device_peak_bytes_in_use = static_cast<uint64_t>(device.peak_bytes_in_use);
+    stats.device_bytes_reserved = static_cast<uint64_t>(device.bytes_reserved);
+  }
   return stats;
 }
 
-void Model::ResetPeakMemoryStats() const { impl_->run_limits.memory->ResetPeak(); }
+void Model::ResetPeakMemoryStats() const {
+  impl_->run_limits.memory->ResetPeak();
+  if (impl_->device_context != nullptr) impl_->device_context->allocator().ResetPeak();
+}
+
+int64_t Model::TrimMemory() const {
+  return impl_->device_context == nullptr ? 0 : impl_->device_context->allocator().TrimMemory();
+}
 
 absl::StatusOr<MemoryPlan> Model::PlanMemory(
     absl::string_view signature_key, const std::map<std::string, Shape>& input_shapes) const {

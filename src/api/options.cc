@@ -80,6 +80,13 @@ constexpr Key kKeys[] = {
     {"inter_op_threads", "threads running independent ops of one call at once; 1: in order "
      "(default 1)",
      Set<&LoadOptions::inter_op_threads>},
+    {"device", "where signatures run: CPU or CUDA:N (also GPU:N) (default CPU)",
+     Set<&LoadOptions::device>},
+    {"device_policy", "ops without a kernel on the device: prefer (run on the CPU, logged) or "
+     "require (fail the load) (default prefer)",
+     Set<&LoadOptions::device_policy>},
+    {"log_placement", "true: print every node's device to stderr at load",
+     Set<&LoadOptions::log_placement>},
     {"max_tensor_bytes", "bytes of any one tensor (default 4 GiB)",
      SetNested<&LoadOptions::limits, &LoadOptions::Limits::max_tensor_bytes>},
     {"max_model_bytes", "bytes of saved_model.pb plus variables (default 64 GiB)",

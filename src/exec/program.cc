@@ -4,6 +4,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "core/run_limits.h"
 #include "exec/check_numerics.h"
@@ -49,6 +50,8 @@ std::vector<std::string> CalledFunctions(const graph::Node& n) {
 // LoadOptions::check_numerics: the first NaN/Inf an op produces.
 absl::Status CheckOutputsFinite(const graph::Node& n, kernels::KernelContext& ctx) {
   for (int i = 0; i < ctx.num_outputs(); ++i) {
+    // Device values are checked once copied back (at the _SmrtToHost step).
+    if (ctx.output(i).on_device()) continue;
     NonFinite bad = FindNonFinite(ctx.output(i));
     if (bad.index < 0) continue;
     return absl::InvalidArgumentError(absl::StrCat(
@@ -115,8 +118,22 @@ absl::StatusOr<std::unique_ptr<Program>> Program::Create(ProgramSpec spec,
       dataflow ? DataflowOrder(g, targets) : g.TopologicalOrder(targets);
   if (!order.ok()) return order.status();
 
+  // Nodes placed on a device have their kernel there by construction.
+  std::vector<NodeId> host_nodes;
+  for (NodeId id : *order) {
+    const std::string& placed = g.node(id).assigned_device;
+    if (placed.empty()) {
+      host_nodes.push_back(id);
+      continue;
+    }
+    if (p->spec_.device == nullptr ||
+        !absl::StartsWith(placed, absl::StrCat(p->spec_.device->device_type(), ":"))) {
+      return absl::InternalError(absl::StrCat("node '", g.node(id).name, "' is placed on ", placed,
+                                              ", which this program has no context for"));
+    }
+  }
   std::vector<graph::UnsupportedOp> unsupported =
-      graph::FindUnsupportedOps(g, *order, registry, kernels::kCpu, p->spec_.allowed_ops);
+      graph::FindUnsupportedOps(g, host_nodes, registry, kernels::kCpu, p->spec_.allowed_ops);
   if (!unsupported.empty()) {
     return absl::UnimplementedError(graph::UnsupportedOpsMessage(unsupported));
   }
@@ -136,7 +153,9 @@ absl::StatusOr<std::unique_ptr<Program>> Program::Create(ProgramSpec spec,
     const graph::Node& n = g.node(id);
     Step step;
     step.node = id;
-    absl::StatusOr<const kernels::KernelSpec*> k = registry.FindKernel(n.op, kernels::kCpu, n.attrs);
+    step.on_device = !n.assigned_device.empty();
+    absl::StatusOr<const kernels::KernelSpec*> k = registry.FindKernel(
+        n.op, step.on_device ? p->spec_.device->device_type() : kernels::kCpu, n.attrs);
     if (!k.ok()) return k.status();
     step.kernel = *k;
     if (step.kernel->make_state) step.kernel_state = step.kernel->make_state();
@@ -255,9 +274,15 @@ absl::StatusOr<std::unique_ptr<Program>> Program::Create(ProgramSpec spec,
   if (!dataflow) {
     for (size_t i = 0; i < p->steps_.size(); ++i) {
       const graph::Node& n = g.node(p->steps_[i].node);
-      if (n.op != "Const" || p->step_is_fed_[i] || p->steps_[i].kernel->backend != "reference") {
+      if (n.op != "Const" || p->step_is_fed_[i]) continue;
+      if (p->steps_[i].on_device) {  // uploaded once, here
+        std::vector<Tensor> outputs;
+        if (absl::Status s = p->RunStep(p->steps_[i], {}, outputs); !s.ok()) return s;
+        p->step_is_fed_[i] = true;
+        p->const_seeds_.emplace_back(p->steps_[i].first_output_slot, std::move(outputs.at(0)));
         continue;
       }
+      if (p->steps_[i].kernel->backend != "reference") continue;
       absl::StatusOr<Tensor> value = n.attrs.Get<Tensor>("value");
       if (!value.ok()) continue;  // the kernel reports it when run
       p->step_is_fed_[i] = true;
@@ -337,6 +362,7 @@ absl::Status Program::RunStep(const Step& step, std::vector<Tensor> inputs,
                              step.input_resources);
   ctx.set_node_resource(step.resource);
   ctx.set_kernel_state(step.kernel_state.get());
+  if (step.on_device) ctx.set_device(spec_.device);
   StepFunctions functions(step);
   if (!step.functions.empty()) ctx.set_functions(&functions);
   StepTrace trace(ctx);  // times the call for a RunObserver (exec/profile.h), if any

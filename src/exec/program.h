@@ -41,13 +41,17 @@ struct ProgramSpec {
   graph::ImportLimits import_limits;
   // Ops refused by design (graph/op_packages.h) that the embedder allows.
   std::vector<std::string> allowed_ops;
+  // The device that nodes with an assigned_device (the placement pass) run
+  // on; must outlive the Program. Null when every node runs on the CPU.
+  kernels::DeviceContext* device = nullptr;
 };
 
 class Program {
  public:
   // Orders the graph, finds every kernel (Unimplemented listing all
   // unsupported ops at once), infers shapes from the feeds' declared shapes
-  // and binds resources. `registry` must outlive the Program.
+  // and binds resources. `registry` must outlive the Program. Consts placed
+  // on the device are uploaded here, once.
   static absl::StatusOr<std::unique_ptr<Program>> Create(ProgramSpec spec,
                                                          const kernels::KernelRegistry& registry,
                                                          const ResourceBinder& binder);
@@ -71,6 +75,7 @@ class Program {
   struct Step {
     graph::NodeId node;
     const kernels::KernelSpec* kernel;
+    bool on_device = false;  // runs with spec_.device
     std::vector<int> input_slots;
     std::vector<kernels::Resource*> input_resources;
     std::vector<bool> input_may_be_empty;  // resource handles, refs taken by Assign*

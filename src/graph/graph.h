@@ -31,7 +31,9 @@ struct Node {
   NodeId id = -1;
   std::string name;
   std::string op;
-  std::string device;
+  std::string device;  // as the GraphDef asks ("/device:GPU:0"); not obeyed
+  // Where the node runs, set by the placement pass: "CUDA:0"; "" is the CPU.
+  std::string assigned_device;
   AttrMap attrs;
   std::vector<Endpoint> inputs;
   std::vector<NodeId> control_inputs;

@@ -187,9 +187,11 @@ int64_t CudaAsyncAllocator::TrimMemory() {
 
 absl::StatusOr<std::unique_ptr<Allocator>> CreateCudaAllocator(const CudaRuntimeApi& api,
                                                                int device,
-                                                               const GpuAllocatorOptions& options) {
+                                                               const GpuAllocatorOptions& options,
+                                                               void* stream) {
   if (options.kind == GpuAllocatorKind::kCudaMallocAsync) {
     CudaAsyncOptions async;
+    async.stream = stream;
     async.memory_limit_bytes = options.bfc.memory_limit_bytes;
     async.memory_fraction = options.bfc.memory_fraction;
     async.release_threshold_bytes = options.release_threshold_bytes;

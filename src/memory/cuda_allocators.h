@@ -111,10 +111,12 @@ class CudaAsyncAllocator : public StreamOrderedAllocator {
 
 // The allocator for CUDA device `device` that `options` asks for: a BFC
 // arena over CudaSubAllocator ("cuda:N_bfc") or CudaAsyncAllocator
-// ("cuda:N_malloc_async").
+// ("cuda:N_malloc_async"), which allocates and frees in the order of
+// `stream` (a cudaStream_t; nullptr: the default stream).
 absl::StatusOr<std::unique_ptr<Allocator>> CreateCudaAllocator(const device::CudaRuntimeApi& api,
                                                                int device,
-                                                               const GpuAllocatorOptions& options);
+                                                               const GpuAllocatorOptions& options,
+                                                               void* stream = nullptr);
 
 }  // namespace smrt::memory
 

@@ -28,6 +28,14 @@ struct FusionRecord {
   std::string reason;   // why not, when !fused
 };
 
+// Where the placement pass put a node.
+struct PlacementRecord {
+  std::string node;
+  std::string op;
+  std::string device;      // "CUDA:0", "CPU:0"
+  bool fell_back = false;  // on the CPU because the device has no kernel for it
+};
+
 // What a pass sees and may change. Node ids stay valid for the whole pipeline:
 // passes add nodes and rewire inputs, and the final prune drops what nothing
 // reaches any more.
@@ -46,6 +54,8 @@ struct PassContext {
 
   std::vector<std::string> log;
   std::vector<FusionRecord> fusions;
+  // One per live node (copies included) when the placement pass ran.
+  std::vector<PlacementRecord> placement;
   void Log(absl::string_view pass, absl::string_view message);
   void Fused(absl::string_view pass, absl::string_view node, absl::string_view pattern);
   void Declined(absl::string_view pass, absl::string_view node, absl::string_view pattern,

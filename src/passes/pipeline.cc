@@ -58,6 +58,7 @@ std::string GraphText(const PassContext& ctx) {
     absl::StrAppend(&out, n.name, " = ", n.op, "(", absl::StrJoin(ins, ", "), ")");
     if (!attrs.empty()) absl::StrAppend(&out, " {", absl::StrJoin(attrs, ", "), "}");
     if (!outs.empty()) absl::StrAppend(&out, " -> ", absl::StrJoin(outs, ", "));
+    if (!n.assigned_device.empty()) absl::StrAppend(&out, " @", n.assigned_device);
     out += "\n";
   }
   for (size_t i = 0; i < ctx.fetches.size(); ++i) {
@@ -159,6 +160,9 @@ absl::Status RunPipeline(PassContext& ctx, const PipelineOptions& options) {
       return absl::InternalError(absl::StrCat("after pass ", pass->name(),
                                               ", shape inference failed: ", s.message()));
     }
+  }
+  if (!options.placement.device.empty()) {
+    if (absl::Status s = PlaceNodes(ctx, options.placement); !s.ok()) return s;
   }
   return Dump(ctx, options, "after");
 }

@@ -11,6 +11,7 @@
 
 #include "absl/status/status.h"
 #include "passes/pass.h"
+#include "passes/place_nodes.h"
 
 namespace smrt::passes {
 
@@ -21,6 +22,10 @@ struct PipelineOptions {
   std::string dump_name = "graph";
   // Constant folding keeps results over this many bytes as computations.
   int64_t max_folded_bytes = int64_t{64} << 20;
+  // When placement.device is set, nodes are placed on it after the passes
+  // (passes/place_nodes.h); the placement is not a pass and cannot be
+  // disabled.
+  PlacementOptions placement;
 };
 
 // The passes in the order they run (default_passes.cc).

@@ -18,10 +18,12 @@ namespace {
 
 constexpr char kUsage[] =
     "usage: smrt_conformance [--zoo DIR]... [--community] [--only NAME,...] [--markdown]\n"
+    "                        [--device CUDA:0] [--device_policy prefer|require]\n"
     "  --zoo DIR     a folder written by scripts/make_zoo.py (repeatable)\n"
     "  --community   also run the community corpus goldens (tests/data/goldens)\n"
     "  --only        model names to run (default: all)\n"
-    "  --markdown    print the table as Markdown\n";
+    "  --markdown    print the table as Markdown\n"
+    "  --device      run the models there (LoadOptions::device; default CPU)\n";
 
 std::string Cell(double v) { return absl::StrFormat("%.2e", v); }
 
@@ -31,12 +33,17 @@ int main(int argc, char** argv) {
   std::vector<std::string> zoos;
   bool community = false, markdown = false;
   std::set<std::string> only;
+  smrt::LoadOptions base;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--zoo" && i + 1 < argc) {
       zoos.push_back(argv[++i]);
     } else if (a == "--community") {
       community = true;
+    } else if (a == "--device" && i + 1 < argc) {
+      base.device = argv[++i];
+    } else if (a == "--device_policy" && i + 1 < argc) {
+      base.device_policy = argv[++i];
     } else if (a == "--markdown") {
       markdown = true;
     } else if (a == "--only" && i + 1 < argc) {
@@ -70,7 +77,7 @@ int main(int argc, char** argv) {
   std::vector<std::string> failures, notes;
   for (const smrt::testing::ConformanceModel& m : models) {
     if (!only.empty() && !only.count(m.name)) continue;
-    smrt::testing::ModelResult r = smrt::testing::RunConformance(m);
+    smrt::testing::ModelResult r = smrt::testing::RunConformance(m, base);
     if (m.tolerance != 1e-4) {
       notes.push_back(absl::StrFormat("%s: tolerance %g (%s)", m.name, m.tolerance, m.note));
     }

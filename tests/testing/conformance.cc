@@ -286,9 +286,9 @@ double MsSince(std::chrono::steady_clock::time_point t0) {
 
 }  // namespace
 
-ModelResult RunConformance(const ConformanceModel& m) {
+ModelResult RunConformance(const ConformanceModel& m, const LoadOptions& base) {
   ModelResult r;
-  LoadOptions options;
+  LoadOptions options = base;
   for (const ConformanceCase& c : m.cases) {
     if (std::find(options.signatures.begin(), options.signatures.end(), c.signature) ==
         options.signatures.end()) {

@@ -84,7 +84,8 @@ struct ModelResult {
   std::map<std::string, int> nodes;  // per signature, from CheckModel (incl. function bodies)
   std::vector<CaseResult> cases;
 };
-ModelResult RunConformance(const ConformanceModel& m);
+// Loads with `base` (its device, passes...) plus the model's signatures.
+ModelResult RunConformance(const ConformanceModel& m, const LoadOptions& base = {});
 
 }  // namespace smrt::testing
 

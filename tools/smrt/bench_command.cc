@@ -10,6 +10,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
@@ -170,6 +171,7 @@ absl::Status RunBench(const std::vector<std::string>& args, std::ostream& out) {
                  "inputs", "int_max",       "warmup",  "iters",   "threads",
                  "profile", "profile_runs"};
   spec.switches = {"json", "op_stats"};
+  AddDeviceFlags(spec);
   absl::StatusOr<Flags> flags = Flags::Parse(args, spec);
   if (!flags.ok()) return flags.status();
   std::optional<std::string> dir = flags->Get("dir");
@@ -191,6 +193,7 @@ absl::Status RunBench(const std::vector<std::string>& args, std::ostream& out) {
   LoadOptions options;
   options.tags = absl::StrSplit(flags->Get("tag_set").value_or("serve"), ',');
   options.signatures = {key};
+  ApplyDeviceFlags(*flags, options);
   options.intra_op_threads = static_cast<int>(*threads);
   Clock::time_point t0 = Clock::now();
   absl::StatusOr<std::unique_ptr<Model>> model = Model::Load(*dir, options);
@@ -240,6 +243,10 @@ absl::Status RunBench(const std::vector<std::string>& args, std::ostream& out) {
   const double p50 = Percentile(ms, 0.5), p90 = Percentile(ms, 0.9), p99 = Percentile(ms, 0.99);
   const double throughput = static_cast<double>(*batch) * 1000.0 / mean;
   const double rss_mb = static_cast<double>(PeakRssBytes()) / (1024.0 * 1024.0);
+  const MemoryStats memory = (*model)->GetMemoryStats();
+  const double device_peak_mb = static_cast<double>(memory.device_peak_bytes_in_use) / (1 << 20);
+  const double device_reserved_mb = static_cast<double>(memory.device_bytes_reserved) / (1 << 20);
+  const bool on_device = !options.device.empty() && absl::AsciiStrToUpper(options.device) != "CPU";
 
   // Profiled runs come after the timed ones, so the latencies above carry no
   // profiling cost.
@@ -266,8 +273,10 @@ absl::Status RunBench(const std::vector<std::string>& args, std::ostream& out) {
     out << absl::StrFormat(
         "{\"model\": \"%s\", \"signature\": \"%s\", \"batch\": %d, \"iters\": %d, "
         "\"load_ms\": %.4f, \"first_run_ms\": %.4f, \"p50_ms\": %.4f, \"p90_ms\": %.4f, "
-        "\"p99_ms\": %.4f, \"mean_ms\": %.4f, \"throughput_per_s\": %.4f, \"peak_rss_mb\": %.1f}\n",
-        *dir, key, *batch, *iters, load_ms, first_ms, p50, p90, p99, mean, throughput, rss_mb);
+        "\"p99_ms\": %.4f, \"mean_ms\": %.4f, \"throughput_per_s\": %.4f, \"peak_rss_mb\": %.1f, "
+        "\"device\": \"%s\", \"device_peak_mb\": %.1f, \"device_reserved_mb\": %.1f}\n",
+        *dir, key, *batch, *iters, load_ms, first_ms, p50, p90, p99, mean, throughput, rss_mb,
+        options.device, device_peak_mb, device_reserved_mb);
     if (op_stats) PrintOpStats(profiles, out);
     return absl::OkStatus();
   }
@@ -276,6 +285,10 @@ absl::Status RunBench(const std::vector<std::string>& args, std::ostream& out) {
       << absl::StrFormat("latency      p50 %.3f ms  p90 %.3f ms  p99 %.3f ms  mean %.3f ms (%d calls)\n",
                          p50, p90, p99, mean, *iters)
       << absl::StrFormat("throughput   %.1f items/s\npeak RSS     %.1f MiB\n", throughput, rss_mb);
+  if (on_device) {
+    out << absl::StrFormat("device       %s: peak %.1f MiB in use, %.1f MiB reserved\n",
+                           options.device, device_peak_mb, device_reserved_mb);
+  }
   if (trace_path) {
     out << absl::StrFormat("profile      %s (%d runs)\n", *trace_path, profiles.size());
   }

@@ -16,6 +16,7 @@ inline constexpr char kBenchUsage[] =
     "                  [--shapes 'name=1,128;...'] [--inputs 'name=x.npy;...']\n"
     "                  [--int_max K] [--warmup W] [--iters I] [--threads T] [--json]\n"
     "                  [--profile trace.json] [--op_stats] [--profile_runs R]\n"
+    "                  [--device CUDA:0] [--device_policy prefer|require] [--log_placement]\n"
     "  loads the model (timed), runs once (first run, timed), then W warm-up and I timed\n"
     "  calls, and prints load ms, first-run ms, p50/p90/p99/mean ms, throughput (items/s\n"
     "  at the batch size) and the process's peak RSS. Inputs are .npy files or generated:\n"
@@ -27,7 +28,9 @@ inline constexpr char kBenchUsage[] =
     "  profiled: --profile writes every op of them as a Chrome/Perfetto trace (Trace\n"
     "  Event JSON: one \"X\" event per run and per step, name = node, cat = op type,\n"
     "  args = shapes; open in ui.perfetto.dev), --op_stats prints self time per op type\n"
-    "  and per node, per run, sorted, with calls and % of all op time.\n";
+    "  and per node, per run, sorted, with calls and % of all op time.\n"
+    "  --device runs on a GPU (LoadOptions::device, device_policy, log_placement) and\n"
+    "  adds the GPU arena's peak bytes in use and bytes reserved.\n";
 
 absl::Status RunBench(const std::vector<std::string>& args, std::ostream& out);
 

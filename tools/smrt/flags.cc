@@ -62,4 +62,16 @@ bool Flags::Switch(const std::string& name) const {
   return v && *v == "true";
 }
 
+void AddDeviceFlags(FlagSpec& spec) {
+  spec.valued.insert("device");
+  spec.valued.insert("device_policy");
+  spec.switches.insert("log_placement");
+}
+
+void ApplyDeviceFlags(const Flags& flags, LoadOptions& options) {
+  if (std::optional<std::string> d = flags.Get("device")) options.device = *d;
+  if (std::optional<std::string> p = flags.Get("device_policy")) options.device_policy = *p;
+  options.log_placement = flags.Switch("log_placement");
+}
+
 }  // namespace smrt::cli

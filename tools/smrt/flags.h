@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "smrt/model.h"
 
 namespace smrt::cli {
 
@@ -33,6 +34,11 @@ class Flags {
  private:
   std::map<std::string, std::vector<std::string>> values_;
 };
+
+// The device flags of commands that load a model: --device (CPU, CUDA:0),
+// --device_policy (prefer, require) and the switch --log_placement.
+void AddDeviceFlags(FlagSpec& spec);
+void ApplyDeviceFlags(const Flags& flags, LoadOptions& options);
 
 }  // namespace smrt::cli
 

@@ -45,6 +45,7 @@ absl::Status RunRun(const std::vector<std::string>& args, std::ostream& out) {
   spec.valued = {"dir", "tag_set", "signature_def", "inputs", "input_exprs", "outdir"};
   spec.switches = {"overwrite"};
   spec.repeated = {"inputs", "input_exprs"};
+  AddDeviceFlags(spec);
   absl::StatusOr<Flags> flags = Flags::Parse(args, spec);
   if (!flags.ok()) return flags.status();
   std::optional<std::string> dir = flags->Get("dir");
@@ -54,6 +55,7 @@ absl::Status RunRun(const std::vector<std::string>& args, std::ostream& out) {
   LoadOptions options;
   options.tags = absl::StrSplit(flags->Get("tag_set").value_or("serve"), ',');
   options.signatures = {*key};
+  ApplyDeviceFlags(*flags, options);
   absl::StatusOr<std::unique_ptr<Model>> model = Model::Load(*dir, options);
   if (!model.ok()) return model.status();
   absl::StatusOr<const SignatureInfo*> sig = (*model)->signature(*key);

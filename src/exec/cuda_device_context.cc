@@ -1,0 +1,76 @@
+#include "exec/cuda_device_context.h"
+
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "memory/cuda_allocators.h"
+
+namespace smrt::exec {
+
+absl::StatusOr<std::unique_ptr<CudaDeviceContext>> CudaDeviceContext::Create(
+    int device, const memory::GpuAllocatorOptions& options) {
+  absl::StatusOr<const device::CudaRuntimeApi*> api = device::LoadCudaRuntime();
+  if (!api.ok()) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("CUDA:", device, " is not usable: ", api.status().message()));
+  }
+  const device::CudaRuntimeApi& cuda = **api;
+  int count = 0;
+  if (int err = cuda.GetDeviceCount(&count); err != device::kCudaSuccess) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "CUDA:", device, " is not usable: cudaGetDeviceCount failed: ", cuda.ErrorText(err),
+        " (libcudart at ", cuda.path, "; `smrt devices` says more)"));
+  }
+  if (device < 0 || device >= count) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "CUDA:", device, " does not exist: this machine has ", count, " CUDA device(s)"));
+  }
+  if (device != 0) {
+    // Kernels run on the calling thread's current device, which smrt does
+    // not switch per call yet.
+    return absl::UnimplementedError(
+        absl::StrCat("CUDA:", device, ": only CUDA:0 can run models in this version"));
+  }
+  if (int err = cuda.SetDevice(device); err != device::kCudaSuccess) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("CUDA:", device, ": cudaSetDevice failed: ", cuda.ErrorText(err)));
+  }
+  void* stream = nullptr;
+  if (int err = cuda.StreamCreate(&stream); err != device::kCudaSuccess) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("CUDA:", device, ": cudaStreamCreate failed: ", cuda.ErrorText(err)));
+  }
+  std::unique_ptr<CudaDeviceContext> context(new CudaDeviceContext(cuda, device, stream));
+  absl::StatusOr<std::unique_ptr<memory::Allocator>> allocator =
+      memory::CreateCudaAllocator(cuda, device, options, stream);
+  if (!allocator.ok()) return allocator.status();
+  context->allocator_ = *std::move(allocator);
+  return context;
+}
+
+CudaDeviceContext::~CudaDeviceContext() {
+  (void)api_.StreamSynchronize(stream_);
+  // The async arena frees on this stream: it must go before the stream does
+  // unless device tensors still hold it, which then free on a dead stream.
+  // Models free their tensors first (the context is the Model's last member).
+  allocator_.reset();
+  (void)api_.StreamDestroy(stream_);
+}
+
+absl::StatusOr<Tensor> CudaDeviceContext::Allocate(DataType dtype, const Shape& shape,
+                                                   absl::string_view name) {
+  absl::StatusOr<int64_t> n = NumElements(shape);
+  if (!n.ok()) return n.status();
+  if (!IsFixedSize(dtype)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "'", name, "': a ", DataTypeName(dtype), " tensor cannot live in device memory"));
+  }
+  const size_t bytes = static_cast<size_t>(*n) * DataTypeSize(dtype);
+  absl::StatusOr<void*> ptr = allocator_->Allocate(bytes, name);
+  if (!ptr.ok()) return ptr.status();
+  std::shared_ptr<memory::Allocator> allocator = allocator_;
+  std::shared_ptr<void> storage(*ptr, [allocator](void* p) { allocator->Deallocate(p); });
+  return Tensor::DeviceStorage(dtype, shape, std::move(storage));
+}
+
+}  // namespace smrt::exec

@@ -1,0 +1,56 @@
+// The DeviceContext of a CUDA GPU: one stream that every kernel and copy of
+// the model enqueues on, in the executor's order, and one arena from
+// src/memory (the BFC arena over cudaMalloc, or cuda_malloc_async on that
+// stream) that device tensors are carved from. Everything goes through the
+// dlopen'd libcudart, so this builds and links without CUDA.
+//
+// One stream makes the arena's reuse safe without events: a buffer freed by
+// one step and reused by a later one is only touched by work queued after
+// the earlier work that read it, whichever host thread queued it.
+#ifndef SMRT_EXEC_CUDA_DEVICE_CONTEXT_H_
+#define SMRT_EXEC_CUDA_DEVICE_CONTEXT_H_
+
+#include <memory>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "device/cuda_runtime.h"
+#include "kernels/kernel.h"
+#include "memory/allocator.h"
+#include "memory/allocator_options.h"
+
+namespace smrt::exec {
+
+class CudaDeviceContext final : public kernels::DeviceContext {
+ public:
+  // For GPU `device` (CUDA:device) with an arena made per `options`.
+  // FailedPrecondition saying why when there is no such usable GPU (no
+  // libcudart, no driver, fewer devices); the allocator's errors otherwise.
+  static absl::StatusOr<std::unique_ptr<CudaDeviceContext>> Create(
+      int device, const memory::GpuAllocatorOptions& options);
+  // Waits for the stream's work, then frees the stream. Device tensors may
+  // outlive the context: the arena stays until the last one is freed.
+  ~CudaDeviceContext() override;
+
+  absl::string_view device_type() const override { return "CUDA"; }
+  absl::StatusOr<Tensor> Allocate(DataType dtype, const Shape& shape,
+                                  absl::string_view name) override;
+  void* stream() const override { return stream_; }
+
+  const memory::Allocator& allocator() const { return *allocator_; }
+  memory::Allocator& allocator() { return *allocator_; }
+  int device() const { return device_; }
+
+ private:
+  CudaDeviceContext(const device::CudaRuntimeApi& api, int device, void* stream)
+      : api_(api), device_(device), stream_(stream) {}
+
+  const device::CudaRuntimeApi& api_;
+  const int device_;
+  void* stream_;
+  std::shared_ptr<memory::Allocator> allocator_;
+};
+
+}  // namespace smrt::exec
+
+#endif  // SMRT_EXEC_CUDA_DEVICE_CONTEXT_H_

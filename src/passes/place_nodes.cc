@@ -1,0 +1,143 @@
+#include "passes/place_nodes.h"
+
+#include <algorithm>
+#include <map>
+#include <utility>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "passes/rewrite.h"
+
+namespace smrt::passes {
+namespace {
+
+constexpr char kPass[] = "place_nodes";
+
+using graph::Endpoint;
+using graph::NodeId;
+
+bool StaysOnHost(const graph::Node& n) { return n.op == "Placeholder" || n.op == "NoOp"; }
+
+// The device kernel serving `n`, or null.
+const kernels::KernelSpec* DeviceKernel(const kernels::KernelRegistry& registry,
+                                        const graph::Node& n, const std::string& type) {
+  absl::StatusOr<const kernels::KernelSpec*> k = registry.FindKernel(n.op, type, n.attrs);
+  return k.ok() ? *k : nullptr;
+}
+
+bool ReadsOnHost(const kernels::KernelSpec* k, int input) {
+  return k != nullptr && std::find(k->host_memory_inputs.begin(), k->host_memory_inputs.end(),
+                                   input) != k->host_memory_inputs.end();
+}
+
+}  // namespace
+
+absl::Status PlaceNodes(PassContext& ctx, const PlacementOptions& options) {
+  std::vector<std::string> parts = absl::StrSplit(options.device, ':');
+  int index = 0;
+  if (parts.size() != 2 || parts[0].empty() || !absl::SimpleAtoi(parts[1], &index) || index < 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "device '", options.device, "' is not a device name like \"CUDA:0\""));
+  }
+  const std::string type = parts[0];
+  const std::string device = options.device;
+  graph::Graph& g = ctx.graph;
+  absl::StatusOr<Uses> uses = Uses::Build(ctx);
+  if (!uses.ok()) return uses.status();
+
+  // 1. Each node's kernel on the device, if any (Consts decided below).
+  absl::flat_hash_map<NodeId, const kernels::KernelSpec*> on_device;
+  std::map<std::string, std::vector<std::string>> missing;  // op -> nodes
+  for (NodeId id : uses->order()) {
+    const graph::Node& n = g.node(id);
+    if (StaysOnHost(n) || uses->is_feed(id)) continue;
+    if (const kernels::KernelSpec* k = DeviceKernel(ctx.registry, n, type)) {
+      on_device[id] = k;
+    } else if (n.op != "Const") {
+      missing[n.op].push_back(n.name);
+    }
+  }
+  if (!missing.empty() && options.require) {
+    std::vector<std::string> lines;
+    for (const auto& [op, nodes] : missing) {
+      lines.push_back(absl::StrCat(op, " (", nodes.size(), nodes.size() == 1 ? " node" : " nodes",
+                                   ", e.g. '", nodes.front(), "')"));
+    }
+    return absl::FailedPreconditionError(absl::StrCat(
+        "device_policy=require: ", missing.size(), " op type(s) have no ", type,
+        " kernel for their dtype: ", absl::StrJoin(lines, "; "),
+        ". Use device_policy=prefer to run them on the CPU"));
+  }
+  // A Const stays on the device only when every reader reads it there.
+  for (NodeId id : uses->order()) {
+    const graph::Node& n = g.node(id);
+    if (n.op != "Const" || !on_device.contains(id)) continue;
+    bool all_device = !uses->fetched({id, 0});
+    for (const auto& [consumer, input] : uses->consumers({id, 0})) {
+      auto it = on_device.find(consumer);
+      if (it == on_device.end() || ReadsOnHost(it->second, input)) all_device = false;
+    }
+    if (!all_device) on_device.erase(id);
+  }
+
+  // 2. Copies where values cross, one per value and direction.
+  std::map<std::pair<std::pair<NodeId, int>, bool>, Endpoint> copies;
+  auto copy_of = [&](Endpoint from, bool to_device) -> absl::StatusOr<Endpoint> {
+    auto key = std::make_pair(std::make_pair(from.node, from.index), to_device);
+    if (auto it = copies.find(key); it != copies.end()) return it->second;
+    const graph::Node& src = g.node(from.node);
+    graph::Node copy;
+    copy.name = UniqueName(
+        g, absl::StrCat(src.name, from.index == 0 ? "" : absl::StrCat("_", from.index),
+                        to_device ? "/to_" : "/to_host_from_", type));
+    copy.op = to_device ? kernels::kToDeviceOp : kernels::kToHostOp;
+    copy.assigned_device = device;
+    copy.attrs.Set("T", src.outputs.at(from.index).dtype);
+    copy.inputs = {from};
+    copy.outputs = {src.outputs.at(from.index)};
+    absl::StatusOr<NodeId> id = g.AddNode(std::move(copy));
+    if (!id.ok()) return id.status();
+    copies[key] = {*id, 0};
+    return Endpoint{*id, 0};
+  };
+  for (NodeId id : uses->order()) {
+    auto placed = on_device.find(id);
+    const kernels::KernelSpec* k = placed == on_device.end() ? nullptr : placed->second;
+    graph::Node& n = g.node(id);
+    n.assigned_device = k != nullptr ? device : "";
+    const bool fell_back =
+        k == nullptr && !StaysOnHost(n) && !uses->is_feed(id) && n.op != "Const";
+    ctx.placement.push_back({n.name, n.op, k != nullptr ? device : "CPU:0", fell_back});
+    if (fell_back) {
+      ctx.Log(kPass, absl::StrCat(n.name, " (", n.op, "): no ", type, " kernel, runs on the CPU"));
+    }
+    for (size_t i = 0; i < g.node(id).inputs.size(); ++i) {
+      const Endpoint from = g.node(id).inputs[i];
+      const bool value_on_device = on_device.contains(from.node);
+      const bool wanted_on_device = k != nullptr && !ReadsOnHost(k, static_cast<int>(i));
+      if (value_on_device == wanted_on_device) continue;
+      absl::StatusOr<Endpoint> c = copy_of(from, wanted_on_device);
+      if (!c.ok()) return c.status();
+      g.node(id).inputs[i] = *c;  // g.node: AddNode may have moved the nodes
+    }
+  }
+  for (Endpoint& f : ctx.fetches) {
+    if (!on_device.contains(f.node)) continue;
+    absl::StatusOr<Endpoint> c = copy_of(f, false);
+    if (!c.ok()) return c.status();
+    f = *c;
+  }
+  for (const auto& [key, copy] : copies) {
+    const graph::Node& n = g.node(copy.node);
+    ctx.placement.push_back({n.name, n.op, device, false});
+  }
+  ctx.Log(kPass, absl::StrCat(on_device.size(), " of ", uses->order().size(), " nodes on ",
+                              device, ", ", copies.size(), " copies added"));
+  return absl::OkStatus();
+}
+
+}  // namespace smrt::passes

@@ -1,0 +1,37 @@
+// Placement: which device each node of a signature runs on, and the copies
+// between them. Runs after the other passes when a model is loaded for a
+// device other than the CPU (LoadOptions::device).
+//
+// A node goes to the device when the device has a kernel for it (its op and
+// dtype); otherwise, under device_policy "prefer", it runs on the CPU and the
+// fallback is logged; under "require" the load fails listing every op type
+// the device lacks. Placeholders (the caller's inputs, in host memory) and
+// NoOps stay on the CPU. A Const goes to the device when everything reading
+// it reads it there, so weights are uploaded once, when the Program is made.
+// Where a value crosses devices the pass adds one copy node per value and
+// direction (_SmrtToDevice, _SmrtToHost), including before every fetch: the
+// caller always gets host tensors. Inputs a device kernel reads on the host
+// (KernelSpec::host_memory_inputs: shapes, axes) get host values.
+#ifndef SMRT_PASSES_PLACE_NODES_H_
+#define SMRT_PASSES_PLACE_NODES_H_
+
+#include <string>
+
+#include "absl/status/status.h"
+#include "passes/pass.h"
+
+namespace smrt::passes {
+
+struct PlacementOptions {
+  std::string device;    // "CUDA:0": the requested device, type and index
+  bool require = false;  // device_policy "require": no CPU fallback
+};
+
+// Sets Node::assigned_device on every live node ("" for the CPU) and adds the
+// copies. Records every node in ctx.placement and, in ctx.log, each fallback. InvalidArgument for a malformed device
+// name; FailedPrecondition under `require` when an op has no device kernel.
+absl::Status PlaceNodes(PassContext& ctx, const PlacementOptions& options);
+
+}  // namespace smrt::passes
+
+#endif  // SMRT_PASSES_PLACE_NODES_H_
