@@ -10,7 +10,10 @@
 # a newer libstdc++ than this machine's.
 #
 # Usage: scripts/gpu_bundle.sh [OUT.tar.xz]   (default .gpu/smrt-gpu-bundle.tar.xz;
-# BUILD_DIR, default build-cuda; SMRT_CUDA_ARCHITECTURES, default 90)
+# BUILD_DIR, default build-cuda; SMRT_CUDA_ARCHITECTURES, default 90;
+# GPU_BUNDLE_MODELS: SavedModel dirs to add under models/ for gpu_check's
+# benchmarks, e.g. copies made by scripts/pattern_weights.py, which compress
+# to almost nothing)
 # Then, on the GPU machine: GPU_CHECK_BUNDLE=OUT.tar.xz scripts/gpu_check.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -39,6 +42,12 @@ ldd "$stage"/bin/* | awk '/=> \//{print $3}' | sort -u | while read -r lib; do
     *) cp -L "$lib" "$stage/lib/" ;;
   esac
 done
+parts=(bin lib lib-fallback)
+if [ -n "${GPU_BUNDLE_MODELS:-}" ]; then
+  mkdir -p "$stage/models"
+  for m in $GPU_BUNDLE_MODELS; do cp -r "$m" "$stage/models/$(basename "$m")"; done
+  parts+=(models)
+fi
 mkdir -p "$(dirname "$out")"
-tar -C "$stage" -cJf "$out" bin lib lib-fallback
+tar -C "$stage" -cf - "${parts[@]}" | xz -T0 -6 >"$out"
 echo "wrote $out ($(du -h "$out" | cut -f1)): ${binaries[*]} and $(ls "$stage/lib" | wc -l) libraries"

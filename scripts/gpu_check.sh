@@ -87,10 +87,44 @@ if [ $failed -eq 0 ]; then
   step cuda_kernels_and_allocators 120 gpu_tests
   step allocator_suite_cpu 120 "$build_dir/bin/memory_test"
 fi
-# Not yet possible (issue 6): the executor has no device placement, so the
-# conformance subset and `smrt bench` per allocator mode cannot run on a GPU.
-summary+=("SKIP  conformance_on_gpu (needs the placement pass and copy nodes)")
-summary+=("SKIP  bench_per_allocator_mode (model execution does not allocate through src/memory yet)")
+# The committed conformance subset on the GPU against the TensorFlow goldens
+# (ops without a CUDA kernel run on the CPU: device_policy prefer).
+conformance_gpu() {
+  "$build_dir/bin/smrt_conformance" --zoo tests/data/zoo --device CUDA:0
+}
+# `smrt bench` per allocator mode on the models under $build_dir/models (a
+# bundle's; scripts/pattern_weights.py copies of ResNet50 and BERT-base) or
+# BENCH_MODELS (directories, space-separated).
+bench_modes() {
+  local models=${BENCH_MODELS:-$(ls -d "$build_dir"/models/*/ 2>/dev/null)}
+  [ -n "$models" ] || { echo "no models to bench"; return 1; }
+  local m mode batch shapes
+  for m in $models; do
+    for batch in 1 16; do
+      shapes=""  # BERT-style inputs: sequences of 128
+      if "$build_dir/bin/smrt" show --dir "$m" --tag_set serve --signature_def serving_default \
+        2>/dev/null | grep -q "inputs\['input_ids'\]"; then
+        shapes="input_ids=$batch,128;attention_mask=$batch,128"
+      fi
+      for mode in bfc:false bfc:true cuda_malloc_async:true; do
+        SMRT_GPU_ALLOCATOR=${mode%%:*} SMRT_GPU_ALLOW_GROWTH=${mode##*:} \
+          "$build_dir/bin/smrt" bench --dir "$m" --device CUDA:0 --batch $batch \
+          --shapes "$shapes" --warmup 3 --iters 20 --json 2>/dev/null |
+          sed "s|^{|{\"allocator\": \"${mode%%:*}\", \"allow_growth\": ${mode##*:}, |" ||
+          return 1
+      done
+      "$build_dir/bin/smrt" bench --dir "$m" --batch $batch --shapes "$shapes" --warmup 1 \
+        --iters 5 --json 2>/dev/null | sed 's|^{|{"allocator": "cpu", |' || return 1
+    done
+  done
+}
+export -f conformance_gpu bench_modes
+if [ $failed -eq 0 ]; then
+  step conformance_on_gpu 300 conformance_gpu
+  grep -E "passed, .* failed|^FAIL" "$log_dir/conformance_on_gpu.log" | head -20
+  step bench_per_allocator_mode 400 bench_modes
+  cat "$log_dir/bench_per_allocator_mode.log"
+fi
 
 printf '%s\n' "== gpu_check summary ==" "${summary[@]}"
 grep -h -E '^\[  (PASSED|FAILED) ' "$log_dir"/cuda_kernels_and_allocators.log 2>/dev/null
