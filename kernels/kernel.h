@@ -7,6 +7,7 @@
 #include <initializer_list>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -131,6 +132,20 @@ class FunctionCaller {
   }
 };
 
+// Choices a kernel makes by measuring (a cuDNN algorithm for a convolution's
+// shapes), kept so they are measured once: per model in memory, and on disk
+// across processes when LoadOptions::cache_dir (or SMRT_CACHE_DIR) is set.
+// The store adds the model, device and library versions to every key, so a
+// kernel's key only needs what it measured (op, shapes, attrs). Thread-safe.
+class TuningCache {
+ public:
+  virtual ~TuningCache() = default;
+  virtual std::optional<std::string> Lookup(absl::string_view key) const = 0;
+  // Replaces any earlier value; written to disk (when there is a disk cache)
+  // before Store returns.
+  virtual void Store(absl::string_view key, absl::string_view value) = 0;
+};
+
 // A device's side of a kernel call (CUDA: the stream and the arena of the
 // model's device). The executor gives one to every kernel registered for a
 // device other than the CPU; those kernels read device tensors (except their
@@ -147,6 +162,8 @@ class DeviceContext {
   // The stream (a cudaStream_t) that every kernel and copy of a model on this
   // device enqueues its work on, in the executor's order.
   virtual void* stream() const = 0;
+  // Where kernels keep measured choices; null when there is none.
+  virtual TuningCache* tuning_cache() const { return nullptr; }
 };
 
 // The ops the placement pass puts at device boundaries, with attr T: the
