@@ -108,6 +108,12 @@ struct LoadOptions {
   // Prints every node's device to stderr at load (like
   // tf.debugging.set_log_device_placement).
   bool log_placement = false;
+  // Where measured kernel choices (cuDNN algorithms per shape) are kept
+  // across processes, one file per model, keyed by the device and library
+  // versions: a second process's first run then skips the measuring. Empty:
+  // SMRT_CACHE_DIR, else memory only. A stale or corrupt file is ignored with
+  // a warning on stderr.
+  std::string cache_dir;
 };
 
 // One input or output of a signature.

@@ -15,6 +15,7 @@
 #include "api/model_internals.h"
 #include "api/profile_recorder.h"
 #include "core/buffer_cache.h"
+#include "core/file.h"
 #include "core/memory_files.h"
 #include "core/run_limits.h"
 #include "device/device_registry.h"
@@ -22,6 +23,7 @@
 #include "exec/memory_plan.h"
 #include "exec/profile.h"
 #include "exec/program.h"
+#include "exec/tuning_cache.h"
 #include "kernels/cpu/intra_op_threads.h"
 #include "graph/importer.h"
 #include "graph/variable_keys.h"
@@ -102,6 +104,8 @@ bool GraphWritesVariables(const graph::Graph& g, const tensorflow::GraphDef& lib
   }
   return false;
 }
+
+constexpr char kSmrtVersion[] = SMRT_VERSION_STRING;
 
 // The context for LoadOptions::device: null for the CPU.
 absl::StatusOr<std::unique_ptr<exec::CudaDeviceContext>> MakeDeviceContext(
@@ -531,6 +535,16 @@ absl::StatusOr<std::unique_ptr<Model>> Model::Load(const std::string& dir,
     impl->constant_feeds.push_back({asset.tensor_name, *path});
   }
   if (absl::Status s = impl->RunInitOp(); !s.ok()) return s;
+  if (impl->device_context != nullptr) {
+    std::string cache_dir = options.cache_dir;
+    if (const char* env = std::getenv("SMRT_CACHE_DIR"); cache_dir.empty() && env != nullptr) {
+      cache_dir = env;
+    }
+    absl::StatusOr<std::string> pb = file::ReadAll(file::JoinPath(dir, "saved_model.pb"));
+    impl->device_context->set_tuning_cache(exec::FileTuningCache::Open(
+        cache_dir, exec::ModelKey(pb.ok() ? *pb : mg.SerializeAsString()),
+        absl::StrCat(impl->device_context->TuningScope(), ";smrt=", kSmrtVersion)));
+  }
 
   std::vector<std::string> wanted = options.signatures;
   if (wanted.empty()) {

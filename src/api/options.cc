@@ -87,6 +87,9 @@ constexpr Key kKeys[] = {
      Set<&LoadOptions::device_policy>},
     {"log_placement", "true: print every node's device to stderr at load",
      Set<&LoadOptions::log_placement>},
+    {"cache_dir", "directory for measured kernel choices (cuDNN algorithms), kept across "
+     "processes (default: SMRT_CACHE_DIR, else memory only)",
+     Set<&LoadOptions::cache_dir>},
     {"max_tensor_bytes", "bytes of any one tensor (default 4 GiB)",
      SetNested<&LoadOptions::limits, &LoadOptions::Limits::max_tensor_bytes>},
     {"max_model_bytes", "bytes of saved_model.pb plus variables (default 64 GiB)",

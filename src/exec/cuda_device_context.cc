@@ -3,6 +3,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "device/device_registry.h"
 #include "memory/cuda_allocators.h"
 
 namespace smrt::exec {
@@ -71,6 +72,19 @@ absl::StatusOr<Tensor> CudaDeviceContext::Allocate(DataType dtype, const Shape& 
   std::shared_ptr<memory::Allocator> allocator = allocator_;
   std::shared_ptr<void> storage(*ptr, [allocator](void* p) { allocator->Deallocate(p); });
   return Tensor::DeviceStorage(dtype, shape, std::move(storage));
+}
+
+std::string CudaDeviceContext::TuningScope() const {
+  const device::DeviceDiscovery& d = device::DeviceRegistry::Get().discovery();
+  std::string gpu = absl::StrCat("CUDA:", device_);
+  for (const device::DeviceInfo& info : d.devices) {
+    if (info.kind == device::DeviceKind::kCuda && info.index == device_) {
+      gpu = absl::StrCat(info.description, " cc", info.cc_major, ".", info.cc_minor);
+    }
+  }
+  return absl::StrCat(gpu, ";driver=", device::CudaVersionString(d.cuda.driver_version),
+                      ";cudart=", device::CudaVersionString(d.cuda.runtime_version),
+                      ";cudnn=", d.cuda.cudnn.version, ";cublas=", d.cuda.cublas.version);
 }
 
 }  // namespace smrt::exec

@@ -36,6 +36,14 @@ class CudaDeviceContext final : public kernels::DeviceContext {
   absl::StatusOr<Tensor> Allocate(DataType dtype, const Shape& shape,
                                   absl::string_view name) override;
   void* stream() const override { return stream_; }
+  kernels::TuningCache* tuning_cache() const override { return tuning_cache_.get(); }
+  void set_tuning_cache(std::unique_ptr<kernels::TuningCache> cache) {
+    tuning_cache_ = std::move(cache);
+  }
+  // What a measured choice on this device depends on besides the model: the
+  // GPU, its driver and the CUDA libraries' versions ("NVIDIA H200 cc9.0;
+  // driver=13.0;cudart=13.0;cudnn=9.14.0;cublas=13.1.0").
+  std::string TuningScope() const;
 
   const memory::Allocator& allocator() const { return *allocator_; }
   memory::Allocator& allocator() { return *allocator_; }
@@ -49,6 +57,7 @@ class CudaDeviceContext final : public kernels::DeviceContext {
   const int device_;
   void* stream_;
   std::shared_ptr<memory::Allocator> allocator_;
+  std::unique_ptr<kernels::TuningCache> tuning_cache_;
 };
 
 }  // namespace smrt::exec

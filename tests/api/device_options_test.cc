@@ -21,6 +21,8 @@ TEST(DeviceOptionsTest, TheTextKeysSetTheFields) {
   ASSERT_TRUE(SetLoadOption(&options, "device", "CUDA:0").ok());
   ASSERT_TRUE(SetLoadOption(&options, "device_policy", "require").ok());
   ASSERT_TRUE(SetLoadOption(&options, "log_placement", "true").ok());
+  ASSERT_TRUE(SetLoadOption(&options, "cache_dir", "/var/cache/smrt").ok());
+  EXPECT_EQ(options.cache_dir, "/var/cache/smrt");
   EXPECT_EQ(options.device, "CUDA:0");
   EXPECT_EQ(options.device_policy, "require");
   EXPECT_TRUE(options.log_placement);
