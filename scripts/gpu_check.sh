@@ -118,12 +118,28 @@ bench_modes() {
     done
   done
 }
-export -f conformance_gpu bench_modes
+# The persistent tuning cache: a first process measures the convolutions'
+# cuDNN algorithms and writes them to SMRT_CACHE_DIR; a second one reads
+# them (compare their first_run_ms).
+tuning_cache() {
+  local m=${TUNE_MODEL:-$build_dir/models/resnet50} dir
+  dir=$(mktemp -d)
+  local run
+  for run in measures reads; do
+    SMRT_CACHE_DIR=$dir "$build_dir/bin/smrt" bench --dir "$m" --device CUDA:0 --batch 16 \
+      --warmup 0 --iters 3 --json | sed "s|^{|{\"process\": \"$run\", |" || return 1
+  done
+  ls -l "$dir"
+  [ "$(cat "$dir"/*.smrt-tune 2>/dev/null | wc -l)" -gt 3 ] || { echo "no choices cached"; return 1; }
+}
+export -f conformance_gpu bench_modes tuning_cache
 if [ $failed -eq 0 ]; then
   step conformance_on_gpu 300 conformance_gpu
   grep -E "passed, .* failed|^FAIL" "$log_dir/conformance_on_gpu.log" | head -20
   step bench_per_allocator_mode 400 bench_modes
   cat "$log_dir/bench_per_allocator_mode.log"
+  step tuning_cache 120 tuning_cache
+  cat "$log_dir/tuning_cache.log"
 fi
 
 printf '%s\n' "== gpu_check summary ==" "${summary[@]}"
