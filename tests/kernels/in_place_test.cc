@@ -77,6 +77,10 @@ TEST(InPlaceTest, ElementwiseOpsReuseAHandedOverInput) {
   ExpectInPlaceWhenHandedOver("BiasAdd", t, {x, RandomFloats({33}, 4)}, 0);
   ExpectInPlaceWhenHandedOver("Softmax", t, {x}, 0);
   ExpectInPlaceWhenHandedOver("LogSoftmax", t, {x}, 0);
+  AttrMap ln = t;
+  ln.Set("epsilon", 1e-3f);
+  ExpectInPlaceWhenHandedOver("_SmrtLayerNorm", ln,
+                              {x, RandomFloats({33}, 5), RandomFloats({33}, 6)}, 0);
 }
 
 TEST(InPlaceTest, NoReuseAcrossShapesOrTypes) {

@@ -55,7 +55,10 @@ absl::Status ComputeLayerNorm(KernelContext& ctx) {
   const int64_t depth = x.dim(x.rank() - 1);
   if (absl::Status s = CheckParam(ctx, 1, "gamma", depth); !s.ok()) return s;
   if (absl::Status s = CheckParam(ctx, 2, "beta", depth); !s.ok()) return s;
-  absl::StatusOr<Tensor*> y = ctx.allocate_output(0, DataType::kFloat, x.shape());
+  // Every element is written, each after its row's statistics are taken and
+  // from the same element of x: x's buffer can take y when x is handed over.
+  absl::StatusOr<Tensor*> y =
+      ctx.forward_input_or_allocate_output({0}, 0, DataType::kFloat, x.shape());
   if (!y.ok()) return y.status();
   if (x.num_elements() == 0) return absl::OkStatus();
   const int64_t rows = x.num_elements() / depth;
