@@ -343,6 +343,9 @@ struct KernelSpec {
   // placement pass gives them host values; every other input is in device
   // memory. Outputs are always in device memory, except a kToHostOp's.
   std::vector<int> host_memory_inputs;
+  // The kernel reads its inputs' dtypes and shapes, never their elements
+  // (Shape, Size, Rank): a value may stay on whichever device made it.
+  bool reads_only_shapes = false;
 };
 
 }  // namespace smrt::kernels

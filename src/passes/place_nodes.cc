@@ -115,11 +115,17 @@ absl::Status PlaceNodes(PassContext& ctx, const PlacementOptions& options) {
     if (fell_back) {
       ctx.Log(kPass, absl::StrCat(n.name, " (", n.op, "): no ", type, " kernel, runs on the CPU"));
     }
+    // A CPU kernel that reads only shapes takes a device value as it is.
+    absl::StatusOr<const kernels::KernelSpec*> host_kernel =
+        k == nullptr ? ctx.registry.FindKernel(n.op, kernels::kCpu, n.attrs)
+                     : absl::StatusOr<const kernels::KernelSpec*>(nullptr);
+    const bool shapes_only = host_kernel.ok() && *host_kernel != nullptr &&
+                             (*host_kernel)->reads_only_shapes;
     for (size_t i = 0; i < g.node(id).inputs.size(); ++i) {
       const Endpoint from = g.node(id).inputs[i];
       const bool value_on_device = on_device.contains(from.node);
       const bool wanted_on_device = k != nullptr && !ReadsOnHost(k, static_cast<int>(i));
-      if (value_on_device == wanted_on_device) continue;
+      if (value_on_device == wanted_on_device || (value_on_device && shapes_only)) continue;
       absl::StatusOr<Endpoint> c = copy_of(from, wanted_on_device);
       if (!c.ok()) return c.status();
       g.node(id).inputs[i] = *c;  // g.node: AddNode may have moved the nodes

@@ -146,9 +146,10 @@ struct Placed {
 };
 
 absl::StatusOr<Placed> Place(const kernels::KernelRegistry& registry, FakeDevice* device,
-                             const std::string& name, bool require = false) {
+                             const std::string& name, bool require = false,
+                             const char* graph_text = kGraph) {
   tensorflow::GraphDef def;
-  if (!google::protobuf::TextFormat::ParseFromString(kGraph, &def)) {
+  if (!google::protobuf::TextFormat::ParseFromString(graph_text, &def)) {
     return absl::InvalidArgumentError("bad GraphDef text");
   }
   graph::ImportRequest request;
@@ -244,6 +245,30 @@ TEST(PlaceNodesTest, APlacedProgramGivesTheCpuNumbersAndUploadsConstsOnce) {
     EXPECT_GE(device.allocations.load() - allocations, 4);
   }
   EXPECT_EQ(const_uploads.load() - uploads_before, 1);
+}
+
+// x -> Relu (FAKE) -> Shape (CPU, reads only the shape) -> y
+const char kShapeGraph[] = R"(
+  node { name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } } }
+  node { name: "relu" op: "Relu" input: "x" attr { key: "T" value { type: DT_FLOAT } } }
+  node { name: "y" op: "Shape" input: "relu" attr { key: "T" value { type: DT_FLOAT } }
+         attr { key: "out_type" value { type: DT_INT32 } } }
+)";
+
+TEST(PlaceNodesTest, AShapeOfADeviceValueNeedsNoCopy) {
+  kernels::KernelRegistry registry = FakeRegistry();
+  FakeDevice device;
+  absl::StatusOr<Placed> placed = Place(registry, &device, "FAKE:0", false, kShapeGraph);
+  ASSERT_TRUE(placed.ok()) << placed.status();
+  const exec::Program& p = *placed->program;
+  EXPECT_EQ(DeviceOf(p, "relu"), "FAKE:0");
+  EXPECT_EQ(DeviceOf(p, "y"), "");
+  const graph::Node& shape = p.graph().node(p.spec().fetches[0].node);
+  EXPECT_EQ(shape.op, "Shape");  // no copy before the fetch: it is on the host
+  EXPECT_EQ(p.graph().node(shape.inputs[0].node).name, "relu");  // nor before Shape
+  absl::StatusOr<std::vector<Tensor>> y = p.Run({MakeTensor<float>({4}, {1, 2, 3, 4})});
+  ASSERT_TRUE(y.ok()) << y.status();
+  EXPECT_EQ(Values<int32_t>((*y)[0]), (std::vector<int32_t>{4}));
 }
 
 TEST(PlaceNodesTest, RequireFailsListingTheOpsTheDeviceLacks) {

@@ -355,10 +355,12 @@ void RegisterShapeOps(KernelRegistry& r) {
   r.AddKernel({"Reshape", kCpu, "", {}, ComputeReshape});
   r.AddKernel({"Squeeze", kCpu, "", {}, ComputeSqueeze});
   r.AddKernel({"ExpandDims", kCpu, "", {}, ComputeExpandDims});
-  r.AddKernel({"Shape", kCpu, "", {}, ComputeShape});
-  r.AddKernel({"ShapeN", kCpu, "", {}, ComputeShape});
-  r.AddKernel({"Size", kCpu, "", {}, ComputeSize});
-  r.AddKernel({"Rank", kCpu, "", {}, ComputeRank});
+  for (auto [op, compute] : {std::pair{"Shape", &ComputeShape}, std::pair{"ShapeN", &ComputeShape},
+                             std::pair{"Size", &ComputeSize}, std::pair{"Rank", &ComputeRank}}) {
+    KernelSpec k{op, kCpu, "", {}, compute};
+    k.reads_only_shapes = true;
+    r.AddKernel(std::move(k));
+  }
 }
 
 }  // namespace smrt::kernels
