@@ -35,12 +35,15 @@ std::vector<KernelSpec> LayerNormKernels();
 // Transpose: every fixed-size dtype, rank <= 8, perm on the host
 // (transpose_kernels.cc).
 std::vector<KernelSpec> TransposeKernels();
+// Conv2D, DepthwiseConv2dNative, _SmrtFusedConv2D float32 NHWC through cuDNN
+// (conv_kernels.cc); NCHW nodes are not served.
+std::vector<KernelSpec> ConvKernels();
 
 inline std::vector<KernelSpec> CudaKernels() {
   std::vector<KernelSpec> all;
   for (auto family : {&CopyKernels, &ShapeKernels, &ElementwiseKernels, &BiasAddKernels,
                       &MatMulKernels, &SoftmaxKernels, &LayerNormKernels,
-                      &TransposeKernels}) {
+                      &TransposeKernels, &ConvKernels}) {
     for (KernelSpec& k : family()) all.push_back(std::move(k));
   }
   return all;

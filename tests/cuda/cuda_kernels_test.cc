@@ -73,6 +73,12 @@ TEST(CudaKernelsTest, EveryOpIsRegisteredWithItsDtypesAndHostInputs) {
       {"MatMul", "T", kF32, {}},
       {"BatchMatMulV2", "T", kF32, {}},
       {"Softmax", "T", kF32, {}},
+      {"_SmrtFusedMatMul", "T", kF32, {}},
+      {"_SmrtLayerNorm", "T", kF32, {}},
+      {"Transpose", "T", kAllFixed, {1}},
+      {"Conv2D", "T", kF32, {}},
+      {"DepthwiseConv2dNative", "T", kF32, {}},
+      {"_SmrtFusedConv2D", "T", kF32, {}},
   };
   const KernelRegistry& r = KernelRegistry::Default();
   for (const Expected& e : expected) {
@@ -285,6 +291,81 @@ TEST(CudaKernelsTest, ChecksComeBeforeAnyDeviceWork) {
       absl::StatusCode::kInvalidArgument, "as many biases", &device);
   ExpectError("Softmax", f32, {FakeDeviceTensor(DataType::kFloat, {})},
               absl::StatusCode::kInvalidArgument, ">= 1 dimension", &device);
+}
+
+TEST(CudaKernelsTest, ConvolutionsServeNhwcOnly) {
+  const KernelRegistry& r = KernelRegistry::Default();
+  for (const char* op : {"Conv2D", "DepthwiseConv2dNative", "_SmrtFusedConv2D"}) {
+    SCOPED_TRACE(op);
+    AttrMap attrs = TypeAttr(DataType::kFloat);
+    EXPECT_TRUE(r.FindKernel(op, kCudaDevice, attrs).ok());  // NHWC by default
+    attrs.Set("data_format", std::string("NHWC"));
+    absl::StatusOr<const KernelSpec*> k = r.FindKernel(op, kCudaDevice, attrs);
+    ASSERT_TRUE(k.ok()) << k.status();
+    EXPECT_TRUE((*k)->make_state) << "keeps filters and algorithms per node";
+    attrs.Set("data_format", std::string("NCHW"));
+    EXPECT_FALSE(r.FindKernel(op, kCudaDevice, attrs).ok());
+  }
+}
+
+TEST(CudaKernelsTest, TransposeKeepingTheOrderIsAView) {
+  FakeDevice device;
+  const Tensor dev = FakeDeviceTensor(DataType::kHalf, {1, 4, 1, 3});
+  AttrMap attrs = TypeAttr(DataType::kHalf);
+  attrs.Set("Tperm", DataType::kInt64);
+  absl::StatusOr<std::vector<Tensor>> out = RunCudaKernel(
+      &device, "Transpose", attrs, {dev, MakeTensor<int64_t>({4}, {1, 2, 0, 3})});
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_EQ((*out)[0].raw_data(), dev.raw_data());
+  EXPECT_EQ((*out)[0].shape(), (Shape{4, 1, 1, 3}));
+  EXPECT_TRUE((*out)[0].on_device());
+}
+
+TEST(CudaKernelsTest, NewKernelsCheckBeforeAnyDeviceWork) {
+  FakeDevice device;
+  const AttrMap f32 = TypeAttr(DataType::kFloat);
+  auto dev = [](Shape s) { return FakeDeviceTensor(DataType::kFloat, std::move(s)); };
+
+  AttrMap mm = f32;
+  mm.Set("fused_ops", std::vector<std::string>{"BiasAdd", "Relu"});
+  ExpectError("_SmrtFusedMatMul", mm, {dev({2, 3}), dev({3, 4}), dev({3})},
+              absl::StatusCode::kInvalidArgument, "bias must be a vector of 4 values", &device);
+  ExpectError("_SmrtFusedMatMul", mm, {dev({2, 3}), dev({3, 4})},
+              absl::StatusCode::kInvalidArgument, "extra inputs", &device);
+  mm.Set("fused_ops", std::vector<std::string>{"Add"});
+  ExpectError("_SmrtFusedMatMul", mm, {dev({2, 3}), dev({3, 4}), dev({4})},
+              absl::StatusCode::kInvalidArgument, "output's shape", &device);
+
+  AttrMap ln = f32;
+  ln.Set("epsilon", 1e-3f);
+  ExpectError("_SmrtLayerNorm", ln, {dev({2, 8}), dev({7}), dev({8})},
+              absl::StatusCode::kInvalidArgument, "gamma must hold 1 or 8 values", &device);
+
+  AttrMap tr = f32;
+  tr.Set("Tperm", DataType::kInt32);
+  ExpectError("Transpose", tr, {dev({2, 3}), MakeTensor<int32_t>({2}, {0, 0})},
+              absl::StatusCode::kInvalidArgument, "not a permutation", &device);
+  ExpectError("Transpose", tr, {dev({2, 3}), MakeTensor<int32_t>({3}, {0, 1, 2})},
+              absl::StatusCode::kInvalidArgument, "has 3 entries", &device);
+
+  AttrMap conv = f32;
+  conv.Set("strides", std::vector<int64_t>{1, 1, 1, 1});
+  conv.Set("padding", std::string("SAME"));
+  ExpectError("Conv2D", conv, {dev({1, 5, 5, 3}), dev({3, 3, 2, 4})},
+              absl::StatusCode::kInvalidArgument, "evenly divisible by filter depth", &device);
+  ExpectError("DepthwiseConv2dNative", conv, {dev({1, 5, 5, 3}), dev({3, 3, 4, 1})},
+              absl::StatusCode::kInvalidArgument, "same depth", &device);
+  ExpectError("Conv2D", conv, {dev({5, 5, 3}), dev({3, 3, 3, 4})},
+              absl::StatusCode::kInvalidArgument, "4-dimensional", &device);
+  AttrMap explicit_pad = conv;
+  explicit_pad.Set("padding", std::string("EXPLICIT"));
+  explicit_pad.Set("explicit_paddings", std::vector<int64_t>{0, 0, 1, 1});
+  ExpectError("Conv2D", explicit_pad, {dev({1, 5, 5, 3}), dev({3, 3, 3, 4})},
+              absl::StatusCode::kInvalidArgument, "8 values", &device);
+  AttrMap fused = conv;
+  fused.Set("fused_ops", std::vector<std::string>{"BiasAdd", "Relu"});
+  ExpectError("_SmrtFusedConv2D", fused, {dev({1, 5, 5, 3}), dev({3, 3, 3, 4}), dev({3})},
+              absl::StatusCode::kInvalidArgument, "bias must be a vector of 4 values", &device);
 }
 
 }  // namespace
