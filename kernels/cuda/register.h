@@ -38,12 +38,17 @@ std::vector<KernelSpec> TransposeKernels();
 // Conv2D, DepthwiseConv2dNative, _SmrtFusedConv2D float32 NHWC through cuDNN
 // (conv_kernels.cc); NCHW nodes are not served.
 std::vector<KernelSpec> ConvKernels();
+// MaxPool, AvgPool float32 NHWC, spatial windows (pool_kernels.cc).
+std::vector<KernelSpec> PoolKernels();
+// Sum, Mean, Max float32 over one contiguous block of axes, axes on the host
+// (reduce_kernels.cc).
+std::vector<KernelSpec> ReduceKernels();
 
 inline std::vector<KernelSpec> CudaKernels() {
   std::vector<KernelSpec> all;
   for (auto family : {&CopyKernels, &ShapeKernels, &ElementwiseKernels, &BiasAddKernels,
                       &MatMulKernels, &SoftmaxKernels, &LayerNormKernels,
-                      &TransposeKernels, &ConvKernels}) {
+                      &TransposeKernels, &ConvKernels, &PoolKernels, &ReduceKernels}) {
     for (KernelSpec& k : family()) all.push_back(std::move(k));
   }
   return all;

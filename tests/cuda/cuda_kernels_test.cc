@@ -79,6 +79,11 @@ TEST(CudaKernelsTest, EveryOpIsRegisteredWithItsDtypesAndHostInputs) {
       {"Conv2D", "T", kF32, {}},
       {"DepthwiseConv2dNative", "T", kF32, {}},
       {"_SmrtFusedConv2D", "T", kF32, {}},
+      {"MaxPool", "T", kF32, {}},
+      {"AvgPool", "T", kF32, {}},
+      {"Sum", "T", kF32, {1}},
+      {"Mean", "T", kF32, {1}},
+      {"Max", "T", kF32, {1}},
   };
   const KernelRegistry& r = KernelRegistry::Default();
   for (const Expected& e : expected) {
@@ -308,6 +313,21 @@ TEST(CudaKernelsTest, ConvolutionsServeNhwcOnly) {
   }
 }
 
+TEST(CudaKernelsTest, PoolsServeNhwcSpatialWindowsOnly) {
+  const KernelRegistry& r = KernelRegistry::Default();
+  for (const char* op : {"MaxPool", "AvgPool"}) {
+    SCOPED_TRACE(op);
+    AttrMap attrs = TypeAttr(DataType::kFloat);
+    attrs.Set("ksize", std::vector<int64_t>{1, 3, 3, 1});
+    EXPECT_TRUE(r.FindKernel(op, kCudaDevice, attrs).ok());
+    attrs.Set("data_format", std::string("NCHW"));
+    EXPECT_FALSE(r.FindKernel(op, kCudaDevice, attrs).ok());
+  }
+  AttrMap depth = TypeAttr(DataType::kFloat);
+  depth.Set("ksize", std::vector<int64_t>{1, 1, 1, 2});
+  EXPECT_FALSE(r.FindKernel("MaxPool", kCudaDevice, depth).ok());
+}
+
 TEST(CudaKernelsTest, TransposeKeepingTheOrderIsAView) {
   FakeDevice device;
   const Tensor dev = FakeDeviceTensor(DataType::kHalf, {1, 4, 1, 3});
@@ -362,6 +382,25 @@ TEST(CudaKernelsTest, NewKernelsCheckBeforeAnyDeviceWork) {
   explicit_pad.Set("explicit_paddings", std::vector<int64_t>{0, 0, 1, 1});
   ExpectError("Conv2D", explicit_pad, {dev({1, 5, 5, 3}), dev({3, 3, 3, 4})},
               absl::StatusCode::kInvalidArgument, "8 values", &device);
+  AttrMap pool = f32;
+  pool.Set("ksize", std::vector<int64_t>{1, 2, 2, 1});
+  pool.Set("strides", std::vector<int64_t>{1, 2, 2, 1});
+  pool.Set("padding", std::string("VALID"));
+  ExpectError("AvgPool", pool, {dev({1, 4, 4})}, absl::StatusCode::kInvalidArgument,
+              "4-dimensional", &device);
+  pool.Set("ksize", std::vector<int64_t>{2, 2, 2, 1});
+  ExpectError("MaxPool", pool, {dev({1, 4, 4, 1})}, absl::StatusCode::kUnimplemented,
+              "batch dimension", &device);
+
+  AttrMap sum = f32;
+  sum.Set("Tidx", DataType::kInt32);
+  ExpectError("Sum", sum, {dev({2, 3, 4}), MakeTensor<int32_t>({2}, {0, 2})},
+              absl::StatusCode::kUnimplemented, "one contiguous block", &device);
+  ExpectError("Mean", sum, {dev({2, 3, 4}), MakeTensor<int32_t>({2}, {1, -2})},
+              absl::StatusCode::kInvalidArgument, "duplicate dimension: 1", &device);
+  ExpectError("Max", sum, {dev({2, 3, 4}), MakeTensor<int32_t>({1}, {3})},
+              absl::StatusCode::kInvalidArgument, "Invalid reduction dimension 3", &device);
+
   AttrMap fused = conv;
   fused.Set("fused_ops", std::vector<std::string>{"BiasAdd", "Relu"});
   ExpectError("_SmrtFusedConv2D", fused, {dev({1, 5, 5, 3}), dev({3, 3, 3, 4}), dev({3})},
