@@ -1,6 +1,6 @@
 // Conv2D, DepthwiseConv2dNative and _SmrtFusedConv2D float32, NHWC, through
 // cuDNN's legacy API (cudnn_loader.h) in fp32 arithmetic (CUDNN_FMA_MATH:
-// no TF32, so results match the CPU kernels).
+// no TF32, so results match the CPU kernels). Served only where cuDNN loads.
 //
 // TensorFlow's HWIO filter (depthwise: H, W, C, multiplier) becomes cuDNN's
 // KRSC (OHWI) by one transpose: a depthwise filter is read as HWIO with I = 1
@@ -536,15 +536,17 @@ absl::Status FusedConv2D(KernelContext& ctx) {
   return Convolve(ctx, *depthwise, &*ops);
 }
 
-// The registry picks kernels before shapes are known: NCHW nodes stay on the CPU.
-bool IsNhwc(const AttrMap& attrs) {
+// The registry picks kernels before shapes are known: NCHW nodes stay on the
+// CPU, and so does every convolution where cuDNN cannot be loaded (rather
+// than failing the run).
+bool Supported(const AttrMap& attrs) {
   absl::StatusOr<std::string> f = attrs.GetOr<std::string>("data_format", "NHWC");
-  return f.ok() && *f == "NHWC";
+  return f.ok() && *f == "NHWC" && Cudnn().ok();
 }
 
 KernelSpec ConvKernel(const char* op, ComputeFn compute) {
   KernelSpec k = CudaKernel(op, "T", {DataType::kFloat}, std::move(compute));
-  k.supports = IsNhwc;
+  k.supports = Supported;
   k.make_state = [] { return std::make_unique<ConvState>(); };
   return k;
 }

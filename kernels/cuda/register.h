@@ -36,7 +36,7 @@ std::vector<KernelSpec> LayerNormKernels();
 // (transpose_kernels.cc).
 std::vector<KernelSpec> TransposeKernels();
 // Conv2D, DepthwiseConv2dNative, _SmrtFusedConv2D float32 NHWC through cuDNN
-// (conv_kernels.cc); NCHW nodes are not served.
+// (conv_kernels.cc); NCHW nodes are not served, nor any where cuDNN does not load.
 std::vector<KernelSpec> ConvKernels();
 // MaxPool, AvgPool float32 NHWC, spatial windows (pool_kernels.cc).
 std::vector<KernelSpec> PoolKernels();

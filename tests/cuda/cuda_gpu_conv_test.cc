@@ -13,6 +13,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "cuda_test_util.h"
+#include "kernels/cuda/cudnn_loader.h"
 #include "gtest/gtest.h"
 #include "kernels/fused_ops.h"
 #include "kernels/testing/op_runner.h"
@@ -88,6 +89,9 @@ class CudaGpuConvTest : public ::testing::Test {
  protected:
   void SetUp() override {
     SMRT_SKIP_WITHOUT_GPU();
+    // A GPU machine is expected to have cuDNN: fail, saying why it did not load.
+    absl::StatusOr<const CudnnApi*> cudnn = Cudnn();
+    ASSERT_TRUE(cudnn.ok()) << cudnn.status();
     absl::StatusOr<std::unique_ptr<TestDevice>> d = TestDevice::Create();
     ASSERT_TRUE(d.ok()) << d.status();
     device_ = *std::move(d);
