@@ -335,8 +335,17 @@ absl::StatusOr<int> FindAlgorithm(const KernelContext& ctx, const CudnnApi& api,
                             absl::StrJoin(seen, ", "), ")")));
 }
 
-// The algorithm for `key`: the node's state, then the device's tuning cache,
-// else measured (and remembered in both).
+// Whether cuDNN takes `algo` for these descriptors (a tuning cache written by
+// another cuDNN version may name one it no longer has).
+bool Usable(const CudnnApi& api, cudnnHandle_t handle, const Descriptors& d, int algo) {
+  size_t bytes = 0;
+  return api.get_workspace_size(handle, d.x, d.w, d.conv, d.y,
+                                static_cast<cudnnConvolutionFwdAlgo_t>(algo),
+                                &bytes) == CUDNN_STATUS_SUCCESS;
+}
+
+// The algorithm for `key`: the node's state, then the device's tuning cache
+// (when cuDNN still takes it), else measured (and remembered in both).
 absl::StatusOr<cudnnConvolutionFwdAlgo_t> ChooseAlgorithm(
     const KernelContext& ctx, const CudnnApi& api, cudnnHandle_t handle, const Descriptors& d,
     const std::string& key, ConvState* state, const float* x, const float* w, float* y) {
@@ -351,7 +360,7 @@ absl::StatusOr<cudnnConvolutionFwdAlgo_t> ChooseAlgorithm(
     std::optional<std::string> v = cache->Lookup(key);
     int parsed = -1;
     if (v.has_value() && absl::SimpleAtoi(*v, &parsed) && parsed >= 0 &&
-        parsed < CUDNN_CONVOLUTION_FWD_ALGO_COUNT) {
+        parsed < CUDNN_CONVOLUTION_FWD_ALGO_COUNT && Usable(api, handle, d, parsed)) {
       algo = parsed;
     }
   }
