@@ -11,8 +11,9 @@
 // (SAME puts the odd row at the end), the excess is added to a padded copy
 // of the input first (pad.h). The algorithm is measured once per shape
 // (cudnnFindConvolutionForwardAlgorithmEx, bounded workspace) and kept in the
-// node's state and the device's TuningCache. Post-ops run as one epilogue
-// kernel (post_ops.h).
+// node's state and the device's TuningCache; where cuDNN offers no fp32
+// algorithm for a shape, a direct kernel (direct_conv.h) computes it. Post-ops
+// run as one epilogue kernel (post_ops.h).
 #include <cuda_runtime.h>
 #include <cudnn.h>
 
@@ -33,6 +34,7 @@
 #include "kernels/cpu/reference/conv_util.h"
 #include "kernels/cuda/cuda_status.h"
 #include "kernels/cuda/cudnn_loader.h"
+#include "kernels/cuda/direct_conv.h"
 #include "kernels/cuda/kernel_util.h"
 #include "kernels/cuda/pad.h"
 #include "kernels/cuda/post_ops.h"
@@ -45,6 +47,10 @@ namespace {
 
 // The most workspace the algorithm search offers cuDNN.
 constexpr int64_t kMaxWorkspaceBytes = int64_t{256} << 20;
+
+// The "algorithm" that is no cuDNN algorithm: direct_conv.cu, for shapes
+// where cuDNN offers no fp32 one. Kept and cached like the others.
+constexpr int kDirect = -1;
 
 // One convolution's sizes, in NHWC / HWIO terms (as the CPU kernel's).
 struct Geometry {
@@ -295,7 +301,8 @@ absl::StatusOr<Tensor> Scratch(const KernelContext& ctx, int64_t bytes, const ch
 }
 
 // The fastest fp32 (non-tensor-op) algorithm that succeeds within the
-// workspace cuDNN is offered, measured on this call's buffers.
+// workspace cuDNN is offered, measured on this call's buffers; kDirect when
+// none does.
 absl::StatusOr<int> FindAlgorithm(const KernelContext& ctx, const CudnnApi& api,
                                   cudnnHandle_t handle, const Descriptors& d, const float* x,
                                   const float* w, float* y) {
@@ -307,20 +314,18 @@ absl::StatusOr<int> FindAlgorithm(const KernelContext& ctx, const CudnnApi& api,
   }
   cudnnConvolutionFwdAlgoPerf_t perf[CUDNN_CONVOLUTION_FWD_ALGO_COUNT];
   int returned = 0;
-  if (absl::Status s = CudnnStatus(
-          api.find_forward_ex(handle, d.x, x, d.w, w, d.conv, d.y, y,
-                              CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &returned, perf,
-                              ws_bytes > 0 ? ws->raw_data() : nullptr,
-                              static_cast<size_t>(ws_bytes)),
-          ctx.op(), ctx.node_name(), "cudnnFindConvolutionForwardAlgorithmEx");
+  const cudnnStatus_t found = api.find_forward_ex(
+      handle, d.x, x, d.w, w, d.conv, d.y, y, CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &returned, perf,
+      ws_bytes > 0 ? ws->raw_data() : nullptr, static_cast<size_t>(ws_bytes));
+  // CUDNN_STATUS_NOT_SUPPORTED and its refinements (3000..3999): no algorithm.
+  if (found >= CUDNN_STATUS_NOT_SUPPORTED && found < CUDNN_STATUS_INTERNAL_ERROR) return kDirect;
+  if (absl::Status s = CudnnStatus(found, ctx.op(), ctx.node_name(),
+                                   "cudnnFindConvolutionForwardAlgorithmEx");
       !s.ok()) {
     return s;
   }
-  std::vector<std::string> seen;
   for (int i = 0; i < returned; ++i) {  // sorted fastest first
     const cudnnConvolutionFwdAlgoPerf_t& p = perf[i];
-    seen.push_back(absl::StrCat(static_cast<int>(p.algo), ":", static_cast<int>(p.status), ":",
-                                static_cast<int>(p.mathType)));
     if (p.status != CUDNN_STATUS_SUCCESS) continue;
     if (p.mathType == CUDNN_TENSOR_OP_MATH ||
         p.mathType == CUDNN_TENSOR_OP_MATH_ALLOW_CONVERSION) {
@@ -329,15 +334,13 @@ absl::StatusOr<int> FindAlgorithm(const KernelContext& ctx, const CudnnApi& api,
     if (static_cast<int64_t>(p.memory) > ws_bytes) continue;
     return static_cast<int>(p.algo);
   }
-  return NodeError(ctx, absl::InternalError(absl::StrCat(
-                            "cuDNN has no fp32 forward algorithm for this convolution within ",
-                            ws_bytes, " bytes of workspace (algo:status:math tried: ",
-                            absl::StrJoin(seen, ", "), ")")));
+  return kDirect;
 }
 
 // Whether cuDNN takes `algo` for these descriptors (a tuning cache written by
 // another cuDNN version may name one it no longer has).
 bool Usable(const CudnnApi& api, cudnnHandle_t handle, const Descriptors& d, int algo) {
+  if (algo == kDirect) return true;
   size_t bytes = 0;
   return api.get_workspace_size(handle, d.x, d.w, d.conv, d.y,
                                 static_cast<cudnnConvolutionFwdAlgo_t>(algo),
@@ -346,20 +349,20 @@ bool Usable(const CudnnApi& api, cudnnHandle_t handle, const Descriptors& d, int
 
 // The algorithm for `key`: the node's state, then the device's tuning cache
 // (when cuDNN still takes it), else measured (and remembered in both).
-absl::StatusOr<cudnnConvolutionFwdAlgo_t> ChooseAlgorithm(
+absl::StatusOr<int> ChooseAlgorithm(
     const KernelContext& ctx, const CudnnApi& api, cudnnHandle_t handle, const Descriptors& d,
     const std::string& key, ConvState* state, const float* x, const float* w, float* y) {
   if (state != nullptr) {
     std::lock_guard<std::mutex> lock(state->mu);
     auto it = state->algos.find(key);
-    if (it != state->algos.end()) return static_cast<cudnnConvolutionFwdAlgo_t>(it->second);
+    if (it != state->algos.end()) return it->second;
   }
   TuningCache* cache = ctx.device()->tuning_cache();
   std::optional<int> algo;
   if (cache != nullptr) {
     std::optional<std::string> v = cache->Lookup(key);
     int parsed = -1;
-    if (v.has_value() && absl::SimpleAtoi(*v, &parsed) && parsed >= 0 &&
+    if (v.has_value() && absl::SimpleAtoi(*v, &parsed) && parsed >= kDirect &&
         parsed < CUDNN_CONVOLUTION_FWD_ALGO_COUNT && Usable(api, handle, d, parsed)) {
       algo = parsed;
     }
@@ -374,7 +377,7 @@ absl::StatusOr<cudnnConvolutionFwdAlgo_t> ChooseAlgorithm(
     std::lock_guard<std::mutex> lock(state->mu);
     state->algos[key] = *algo;
   }
-  return static_cast<cudnnConvolutionFwdAlgo_t>(*algo);
+  return *algo;
 }
 
 // The filter in KRSC: from the node's state when the weights are constant
@@ -504,12 +507,39 @@ absl::Status Convolve(KernelContext& ctx, bool depthwise, const FusedOps* fused)
   Descriptors d(*api);
   if (absl::Status s = SetDescriptors(ctx, **api, cv, d); !s.ok()) return s;
   const float* w = filter->data<float>();
-  absl::StatusOr<cudnnConvolutionFwdAlgo_t> algo =
-      ChooseAlgorithm(ctx, **api, *handle, d, cv.Key(), state, x, w, y);
-  if (!algo.ok()) return algo.status();
+  absl::StatusOr<int> chosen = ChooseAlgorithm(ctx, **api, *handle, d, cv.Key(), state, x, w, y);
+  if (!chosen.ok()) return chosen.status();
+  if (*chosen == kDirect) {
+    DirectConvGeometry dg;
+    dg.batch = g.batch;
+    dg.in_h = g.in_h;
+    dg.in_w = g.in_w;
+    dg.in_c = g.in_c;
+    dg.k_h = g.k_h;
+    dg.k_w = g.k_w;
+    dg.k_c = g.k_c;
+    dg.out_h = g.out_h;
+    dg.out_w = g.out_w;
+    dg.out_c = g.out_c;
+    dg.stride_h = g.stride_h;
+    dg.stride_w = g.stride_w;
+    dg.dil_h = g.dil_h;
+    dg.dil_w = g.dil_w;
+    dg.pad_top = g.pad_top;
+    dg.pad_left = g.pad_left;
+    dg.groups = g.groups;
+    if (absl::Status s = CudaStatus(LaunchDirectConv(ctx.input(0).data<float>(),
+                                                     ctx.input(1).data<float>(), y, dg, *stream),
+                                    ctx.op(), ctx.node_name(), "launching the direct conv kernel");
+        !s.ok()) {
+      return s;
+    }
+    return RunPostOps(ctx, epilogue, **out, *stream);
+  }
+  const auto algo = static_cast<cudnnConvolutionFwdAlgo_t>(*chosen);
   size_t ws_bytes = 0;
   if (absl::Status s = CudnnStatus(
-          (*api)->get_workspace_size(*handle, d.x, d.w, d.conv, d.y, *algo, &ws_bytes), ctx.op(),
+          (*api)->get_workspace_size(*handle, d.x, d.w, d.conv, d.y, algo, &ws_bytes), ctx.op(),
           ctx.node_name(), "cudnnGetConvolutionForwardWorkspaceSize");
       !s.ok()) {
     return s;
@@ -522,9 +552,9 @@ absl::Status Convolve(KernelContext& ctx, bool depthwise, const FusedOps* fused)
   }
   const float alpha = 1.0f, beta = 0.0f;
   if (absl::Status s = CudnnStatus(
-          (*api)->forward(*handle, &alpha, d.x, x, d.w, w, d.conv, *algo,
+          (*api)->forward(*handle, &alpha, d.x, x, d.w, w, d.conv, algo,
                           ws_bytes > 0 ? workspace.raw_data() : nullptr, ws_bytes, &beta, d.y, y),
-          ctx.op(), ctx.node_name(), absl::StrCat("cudnnConvolutionForward(algo ", *algo, ")"));
+          ctx.op(), ctx.node_name(), absl::StrCat("cudnnConvolutionForward(algo ", *chosen, ")"));
       !s.ok()) {
     return s;
   }

@@ -86,7 +86,10 @@ absl::Status CudnnStatus(cudnnStatus_t status, absl::string_view op, absl::strin
   const std::string text = absl::StrCat("CUDA kernel ", op, " for node '", node, "': ", call,
                                         " failed: ", name != nullptr ? name : "?", " (",
                                         static_cast<int>(status), ")");
-  if (status == CUDNN_STATUS_ALLOC_FAILED) return absl::ResourceExhaustedError(text);
+  if (status == CUDNN_STATUS_INTERNAL_ERROR_HOST_ALLOCATION_FAILED ||
+      status == CUDNN_STATUS_INTERNAL_ERROR_DEVICE_ALLOCATION_FAILED) {
+    return absl::ResourceExhaustedError(text);
+  }
   return absl::InternalError(text);
 }
 

@@ -48,7 +48,7 @@ absl::StatusOr<cudnnHandle_t> CudnnHandleOn(cudaStream_t stream, absl::string_vi
                                             absl::string_view node);
 
 // Internal status naming the cuDNN call, op and node (ResourceExhausted for
-// CUDNN_STATUS_ALLOC_FAILED); OK for CUDNN_STATUS_SUCCESS.
+// a failed host or device allocation); OK for CUDNN_STATUS_SUCCESS.
 absl::Status CudnnStatus(cudnnStatus_t status, absl::string_view op, absl::string_view node,
                          absl::string_view call);
 

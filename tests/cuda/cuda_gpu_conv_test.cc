@@ -2,8 +2,9 @@
 // the CPU kernels on the same host inputs (fixed seeds), within 1e-4:
 // asymmetric SAME padding (stride 2 on even sizes), VALID, EXPLICIT,
 // dilation, 1x1, grouped and depthwise filters, fused post-ops, batch 1
-// and 3. Also that constant weights are transformed once and that the
-// chosen algorithm goes to the device's TuningCache. Skips without a GPU.
+// and 3. Also that constant weights are transformed once, that the chosen
+// algorithm goes to the device's TuningCache, and the direct kernel used
+// where cuDNN has no fp32 algorithm. Skips without a GPU.
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -13,7 +14,9 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "cuda_test_util.h"
+#include "kernels/cpu/reference/conv_util.h"
 #include "kernels/cuda/cudnn_loader.h"
+#include "kernels/cuda/direct_conv.h"
 #include "gtest/gtest.h"
 #include "kernels/fused_ops.h"
 #include "kernels/testing/op_runner.h"
@@ -24,10 +27,12 @@ namespace {
 using kernels::testing::RandomFloats;
 using kernels::testing::RunOp;
 using kernels::testing::TensorsNear;
+using testing::Download;
 using testing::MapTuningCache;
 using testing::RunOnGpu;
 using testing::TestDevice;
 using testing::TypeAttr;
+using testing::Upload;
 
 struct ConvCase {
   std::string name;
@@ -202,7 +207,73 @@ TEST_F(CudaGpuConvTest, ConstantWeightsAreTransformedOnceAndAlgorithmsCached) {
   // A new node of the same shape finds the algorithm in the cache.
   ExpectLikeCpu(kFusedConv2D, attrs, {input, filter, bias});
   EXPECT_EQ(cache.stores(), 1);
+  // cuDNN itself ran (kDirect, -1, would mean it offered no fp32 algorithm).
+  EXPECT_NE(cache.values().begin()->second, "-1") << "cuDNN has no fp32 NHWC algorithm";
+  // The same for a depthwise (grouped) convolution.
+  MapTuningCache dw_cache;
+  device_->set_tuning_cache(&dw_cache);
+  const ConvCase dw = DepthwiseCases()[2];
+  ExpectLikeCpu("DepthwiseConv2dNative", ConvAttrs(dw),
+                {RandomFloats(dw.input, 10), RandomFloats(dw.filter, 11)});
+  ASSERT_EQ(dw_cache.stores(), 1);
+  EXPECT_NE(dw_cache.values().begin()->second, "-1")
+      << "cuDNN has no fp32 NHWC algorithm for grouped convolutions";
   device_->set_tuning_cache(&SharedCache());
+}
+
+// The kernel used where cuDNN offers no fp32 algorithm, run directly.
+TEST_F(CudaGpuConvTest, DirectKernelMatchesTheCpu) {
+  uint32_t seed = 500;
+  for (bool depthwise : {false, true}) {
+    for (const ConvCase& c : depthwise ? DepthwiseCases() : Cases()) {
+      SCOPED_TRACE(absl::StrCat(depthwise ? "depthwise " : "", c.name));
+      const Tensor input = RandomFloats(c.input, seed++);
+      const Tensor filter = RandomFloats(c.filter, seed++);
+      const char* op = depthwise ? "DepthwiseConv2dNative" : "Conv2D";
+      absl::StatusOr<std::vector<Tensor>> cpu = RunOp(op, ConvAttrs(c), {input, filter});
+      ASSERT_TRUE(cpu.ok()) << cpu.status();
+      const Tensor& want = (*cpu)[0];
+      const Padding padding = c.padding == "SAME"    ? Padding::kSame
+                              : c.padding == "VALID" ? Padding::kValid
+                                                     : Padding::kExplicit;
+      const std::vector<int64_t> pads =
+          c.explicit_paddings.empty() ? std::vector<int64_t>(8, 0) : c.explicit_paddings;
+      absl::StatusOr<WindowedSize> rows = WindowedOutputSize(
+          c.input[1], c.filter[0], c.dilations[1], c.strides[1], padding, pads[2], pads[3]);
+      absl::StatusOr<WindowedSize> cols = WindowedOutputSize(
+          c.input[2], c.filter[1], c.dilations[2], c.strides[2], padding, pads[4], pads[5]);
+      ASSERT_TRUE(rows.ok() && cols.ok());
+      DirectConvGeometry g;
+      g.batch = c.input[0];
+      g.in_h = c.input[1];
+      g.in_w = c.input[2];
+      g.in_c = c.input[3];
+      g.k_h = c.filter[0];
+      g.k_w = c.filter[1];
+      g.k_c = depthwise ? 1 : c.filter[2];
+      g.out_h = rows->size;
+      g.out_w = cols->size;
+      g.out_c = depthwise ? c.filter[2] * c.filter[3] : c.filter[3];
+      g.stride_h = c.strides[1];
+      g.stride_w = c.strides[2];
+      g.dil_h = c.dilations[1];
+      g.dil_w = c.dilations[2];
+      g.pad_top = rows->pad_before;
+      g.pad_left = cols->pad_before;
+      g.groups = depthwise ? g.in_c : g.in_c / g.k_c;
+      ASSERT_EQ(want.shape(), (Shape{g.batch, g.out_h, g.out_w, g.out_c}));
+      absl::StatusOr<Tensor> x = Upload(device_.get(), input);
+      absl::StatusOr<Tensor> f = Upload(device_.get(), filter);
+      absl::StatusOr<Tensor> y = device_->Allocate(DataType::kFloat, want.shape(), "direct_out");
+      ASSERT_TRUE(x.ok() && f.ok() && y.ok());
+      ASSERT_EQ(LaunchDirectConv(x->data<float>(), f->data<float>(), y->data<float>(), g,
+                                 static_cast<cudaStream_t>(device_->stream())),
+                cudaSuccess);
+      absl::StatusOr<Tensor> got = Download(device_.get(), *y);
+      ASSERT_TRUE(got.ok()) << got.status();
+      EXPECT_TRUE(TensorsNear(*got, want, 1e-4, 1e-4));
+    }
+  }
 }
 
 TEST_F(CudaGpuConvTest, EmptyBatchAndEmptyChannels) {
