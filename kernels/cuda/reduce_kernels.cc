@@ -1,9 +1,9 @@
 // Sum, Mean and Max float32 over the axes of input 1 (read on the host),
-// keep_dims attr. Axes are checked as the CPU kernel checks them; after
-// size-1 dims are dropped and neighbouring dims merged, the reduced dims
-// must form one contiguous block (trailing axes, or the spatial axes 1, 2
-// of NHWC), which reduce.cu computes as (outer, reduce, inner); other axis
-// sets are Unimplemented.
+// keep_dims attr. Axes are checked as the CPU kernel checks them. When,
+// after size-1 dims are dropped, the reduced dims form one contiguous block
+// (trailing axes, or the spatial axes 1, 2 of NHWC), reduce.cu computes it
+// in place as (outer, reduce, inner); other axis sets are first transposed
+// (reduced dims last) into a copy, up to rank 8.
 #include <cuda_runtime.h>
 
 #include <cstdint>
@@ -15,6 +15,7 @@
 #include "kernels/cuda/kernel_util.h"
 #include "kernels/cuda/reduce.h"
 #include "kernels/cuda/register.h"
+#include "kernels/cuda/transpose.h"
 
 namespace smrt::kernels::cuda {
 namespace {
@@ -86,19 +87,47 @@ absl::Status Reduce(KernelContext& ctx, ReduceOp op) {
       (phase == 0 ? outer : inner) *= n;
     }
   }
-  if (!contiguous) {
-    return AtNode(ctx, absl::UnimplementedError(absl::StrCat(
-                           "CUDA reductions take axes that form one contiguous block once size-1 "
-                           "dims are dropped; got axes [",
-                           absl::StrJoin(*axes, ", "), "] of shape ",
-                           ShapeToString(input.shape()))));
-  }
   absl::StatusOr<cudaStream_t> stream = StreamOf(ctx);
   if (!stream.ok()) return stream.status();
   absl::StatusOr<Tensor*> out = ctx.allocate_device_output(0, DataType::kFloat, out_shape);
   if (!out.ok()) return out.status();
-  return CudaStatus(LaunchReduce(op, input.data<float>(), (*out)->data<float>(), outer, count,
-                                 inner, *stream),
+  const float* in = input.data<float>();
+  Tensor moved;
+  if (!contiguous && input.num_elements() > 0) {
+    // Kept dims first, reduced dims last (a copy), then reduce the trailing block.
+    if (rank > kMaxTransposeRank) {
+      return AtNode(ctx, absl::UnimplementedError(absl::StrCat(
+                             "CUDA reductions over axes that are not one contiguous block take "
+                             "rank <= ",
+                             kMaxTransposeRank, "; got axes [", absl::StrJoin(*axes, ", "),
+                             "] of shape ", ShapeToString(input.shape()))));
+    }
+    std::vector<int> perm;
+    for (int d = 0; d < rank; ++d) {
+      if (!reduced[d]) perm.push_back(d);
+    }
+    for (int d = 0; d < rank; ++d) {
+      if (reduced[d]) perm.push_back(d);
+    }
+    absl::StatusOr<Tensor> t = ctx.device()->Allocate(
+        DataType::kFloat, {input.num_elements()}, absl::StrCat(ctx.node_name(), "/transposed"));
+    if (!t.ok()) return AtNode(ctx, t.status());
+    moved = *std::move(t);
+    if (absl::Status s = CudaStatus(
+            LaunchTranspose(MakeTransposePlan(input.shape().data(), perm.data(), rank), in,
+                            moved.raw_data(), input.num_elements(), sizeof(float), *stream),
+            ctx.op(), ctx.node_name(), "launching the transpose kernel");
+        !s.ok()) {
+      return s;
+    }
+    in = moved.data<float>();
+    outer = 1;
+    for (int d = 0; d < rank; ++d) {
+      if (!reduced[d]) outer *= input.dim(d);
+    }
+    inner = 1;
+  }
+  return CudaStatus(LaunchReduce(op, in, (*out)->data<float>(), outer, count, inner, *stream),
                     ctx.op(), ctx.node_name(), "launching the reduction kernel");
 }
 

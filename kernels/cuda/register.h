@@ -40,8 +40,7 @@ std::vector<KernelSpec> TransposeKernels();
 std::vector<KernelSpec> ConvKernels();
 // MaxPool, AvgPool float32 NHWC, spatial windows (pool_kernels.cc).
 std::vector<KernelSpec> PoolKernels();
-// Sum, Mean, Max float32 over one contiguous block of axes, axes on the host
-// (reduce_kernels.cc).
+// Sum, Mean, Max float32, axes on the host (reduce_kernels.cc).
 std::vector<KernelSpec> ReduceKernels();
 
 inline std::vector<KernelSpec> CudaKernels() {

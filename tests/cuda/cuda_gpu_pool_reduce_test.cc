@@ -1,8 +1,9 @@
 // MaxPool, AvgPool, Sum, Mean and Max on the GPU against the CPU kernels on
 // the same host inputs (fixed seeds), within 1e-5: SAME windows that hang
 // over the edge (AvgPool divides by the cells inside), VALID, EXPLICIT, and
-// reductions over trailing axes, NHWC's spatial axes, all axes, none, with
-// and without keep_dims. Skips without a GPU.
+// reductions over trailing axes, NHWC's spatial axes, all axes, none, axis
+// sets that are not one block, with and without keep_dims. Skips without a
+// GPU.
 #include <cstdint>
 #include <limits>
 #include <memory>
@@ -108,6 +109,10 @@ TEST_F(CudaGpuPoolReduceTest, ReductionsMatchTheCpu) {
       {{5, 100000}, {1}},               // long rows
       {{0, 4}, {0}},                    // an empty reduction
       {{3, 0}, {1}},
+      {{2, 3, 4}, {0, 2}},              // not contiguous: transposed first
+      {{2, 3, 4, 5}, {1, 3}},
+      {{4, 1, 6, 1, 3}, {0, 4}},
+      {{0, 3, 2}, {0, 2}},              // empty and not contiguous
   };
   uint32_t seed = 100;
   for (const ReduceCase& c : cases) {
