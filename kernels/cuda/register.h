@@ -32,8 +32,8 @@ std::vector<KernelSpec> MatMulKernels();
 std::vector<KernelSpec> SoftmaxKernels();
 // _SmrtLayerNorm float32 over the last axis (layer_norm_kernels.cc).
 std::vector<KernelSpec> LayerNormKernels();
-// Transpose: every fixed-size dtype, rank <= 8, perm on the host
-// (transpose_kernels.cc).
+// Transpose: every fixed-size dtype, up to 8 runs of dims that move
+// together, perm on the host (transpose_kernels.cc).
 std::vector<KernelSpec> TransposeKernels();
 // Conv2D, DepthwiseConv2dNative, _SmrtFusedConv2D float32 NHWC through cuDNN
 // (conv_kernels.cc); NCHW nodes are not served, nor any where cuDNN does not load.

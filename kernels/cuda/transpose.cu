@@ -16,13 +16,7 @@ __global__ void TransposeKernel(TransposePlan plan, const T* __restrict__ in,
                                 T* __restrict__ out, int64_t n) {
   for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < n;
        i += static_cast<int64_t>(gridDim.x) * blockDim.x) {
-    int64_t rest = i, offset = 0;
-    for (int d = plan.rank - 1; d >= 0; --d) {
-      const int64_t coord = rest % plan.out_dims[d];
-      rest /= plan.out_dims[d];
-      offset += coord * plan.in_strides[d];
-    }
-    out[i] = in[offset];
+    out[i] = in[TransposeSourceOffset(plan, i)];
   }
 }
 
@@ -52,6 +46,41 @@ TransposePlan MakeTransposePlan(const int64_t* in_dims, const int* perm, int ran
     plan.in_strides[d] = strides[perm[d]];
   }
   return plan;
+}
+
+void SimplifyTranspose(const std::vector<int64_t>& in_dims, const std::vector<int>& perm,
+                       std::vector<int64_t>& dims, std::vector<int>& out_perm) {
+  // Output order of the input dims larger than 1.
+  std::vector<int> order;
+  for (int p : perm) {
+    if (in_dims[p] != 1) order.push_back(p);
+  }
+  // Runs of consecutive input dims, in output order.
+  std::vector<std::vector<int>> runs;
+  for (int p : order) {
+    if (!runs.empty() && runs.back().back() + 1 == p) {
+      runs.back().push_back(p);
+    } else {
+      runs.push_back({p});
+    }
+  }
+  // Each run is one input dim; number them in input order.
+  std::vector<int> by_input(runs.size());
+  for (size_t i = 0; i < runs.size(); ++i) by_input[i] = static_cast<int>(i);
+  std::sort(by_input.begin(), by_input.end(),
+            [&](int a, int b) { return runs[a].front() < runs[b].front(); });
+  std::vector<int> input_index(runs.size());
+  dims.assign(runs.size(), 1);
+  for (size_t j = 0; j < by_input.size(); ++j) {
+    input_index[by_input[j]] = static_cast<int>(j);
+    for (int d : runs[by_input[j]]) dims[j] *= in_dims[d];
+  }
+  out_perm.resize(runs.size());
+  for (size_t i = 0; i < runs.size(); ++i) out_perm[i] = input_index[i];
+  if (dims.empty()) {  // every dim is 1: one element
+    dims = {1};
+    out_perm = {0};
+  }
 }
 
 cudaError_t LaunchTranspose(const TransposePlan& plan, const void* in, void* out, int64_t n,

@@ -7,6 +7,7 @@
 #include <cuda_runtime.h>
 
 #include <cstdint>
+#include <vector>
 
 namespace smrt::kernels::cuda {
 
@@ -25,6 +26,23 @@ struct TransposePlan {
 // The plan for output dim d = input dim perm[d] of a row-major input of
 // `in_dims` (rank <= kMaxTransposeRank, perm a permutation).
 TransposePlan MakeTransposePlan(const int64_t* in_dims, const int* perm, int rank);
+
+// The input offset (in elements) of output element i: what the kernel reads.
+__host__ __device__ inline int64_t TransposeSourceOffset(const TransposePlan& plan, int64_t i) {
+  int64_t rest = i, offset = 0;
+  for (int d = plan.rank - 1; d >= 0; --d) {
+    const int64_t coord = rest % plan.out_dims[d];
+    rest /= plan.out_dims[d];
+    offset += coord * plan.in_strides[d];
+  }
+  return offset;
+}
+
+// The same permutation over fewer dims: size-1 dims dropped, and input dims
+// that stay neighbours in the output merged into one (at least one dim
+// remains). `perm` is a permutation of [0, rank).
+void SimplifyTranspose(const std::vector<int64_t>& in_dims, const std::vector<int>& perm,
+                       std::vector<int64_t>& dims, std::vector<int>& out_perm);
 
 cudaError_t LaunchTranspose(const TransposePlan& plan, const void* in, void* out, int64_t n,
                             int elem_size, cudaStream_t stream);

@@ -162,6 +162,7 @@ TEST_F(CudaGpuFusedTest, TransposeMatchesTheCpuForEveryElementSize) {
       {{2, 1, 2, 1, 2, 1, 2, 3}, {7, 6, 5, 4, 3, 2, 1, 0}},
       {{0, 4, 3}, {2, 1, 0}},
       {{129, 257}, {1, 0}},
+      {{2, 3, 2, 3, 2, 3, 2, 3, 2, 3}, {0, 1, 2, 3, 4, 5, 6, 7, 9, 8}},  // rank 10, 3 runs
   };
   uint32_t seed = 300;
   for (DataType t : {DataType::kFloat, DataType::kInt8, DataType::kHalf, DataType::kInt64,

@@ -4,17 +4,21 @@
 // elements. GPU results against the CPU kernels: cuda_gpu_kernels_test.cc.
 #include <algorithm>
 #include <cstdint>
+#include <numeric>
+#include <random>
 #include <string>
 #include <vector>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "cuda_test_util.h"
 #include "gtest/gtest.h"
 #include "kernels/cuda/broadcast_index.h"
 #include "kernels/cuda/cudnn_loader.h"
 #include "kernels/cuda/elementwise.h"
 #include "kernels/cuda/register.h"
+#include "kernels/cuda/transpose.h"
 #include "kernels/registry.h"
 #include "kernels/testing/op_runner.h"
 
@@ -334,6 +338,44 @@ TEST(CudaKernelsTest, PoolsServeNhwcSpatialWindowsOnly) {
   AttrMap depth = TypeAttr(DataType::kFloat);
   depth.Set("ksize", std::vector<int64_t>{1, 1, 1, 2});
   EXPECT_FALSE(r.FindKernel("MaxPool", kCudaDevice, depth).ok());
+}
+
+// The index arithmetic the transpose kernel runs (TransposeSourceOffset over
+// a simplified plan), here on the host, against the CPU kernel.
+TEST(CudaKernelsTest, TransposePlansMatchTheCpuKernel) {
+  std::mt19937 rng(42);
+  for (int trial = 0; trial < 300; ++trial) {
+    const int rank = 1 + static_cast<int>(rng() % 10);
+    Shape dims(rank);
+    for (int64_t& d : dims) d = 1 + static_cast<int64_t>(rng() % 4);
+    std::vector<int> perm(rank);
+    std::iota(perm.begin(), perm.end(), 0);
+    std::shuffle(perm.begin(), perm.end(), rng);
+    SCOPED_TRACE(absl::StrCat(ShapeToString(dims), " perm ", absl::StrJoin(perm, ",")));
+    int64_t n = 1;
+    for (int64_t d : dims) n *= d;
+    std::vector<int32_t> values(n);
+    std::iota(values.begin(), values.end(), 0);
+    const Tensor x = MakeTensor<int32_t>(dims, values);
+    AttrMap attrs = TypeAttr(DataType::kInt32);
+    attrs.Set("Tperm", DataType::kInt32);
+    absl::StatusOr<std::vector<Tensor>> cpu = RunOp(
+        "Transpose", attrs,
+        {x, MakeTensor<int32_t>({rank}, std::vector<int32_t>(perm.begin(), perm.end()))});
+    ASSERT_TRUE(cpu.ok()) << cpu.status();
+    Shape merged;
+    std::vector<int> merged_perm;
+    SimplifyTranspose(dims, perm, merged, merged_perm);
+    ASSERT_FALSE(merged.empty());
+    ASSERT_LE(merged.size(), dims.size());
+    if (merged.size() > static_cast<size_t>(kMaxTransposeRank)) continue;
+    const TransposePlan plan =
+        MakeTransposePlan(merged.data(), merged_perm.data(), static_cast<int>(merged.size()));
+    const int32_t* want = (*cpu)[0].data<int32_t>();
+    for (int64_t i = 0; i < n; ++i) {
+      ASSERT_EQ(values[TransposeSourceOffset(plan, i)], want[i]) << "element " << i;
+    }
+  }
 }
 
 TEST(CudaKernelsTest, TransposeKeepingTheOrderIsAView) {
