@@ -14,6 +14,7 @@
 #include "absl/strings/str_join.h"
 #include "cuda_test_util.h"
 #include "gtest/gtest.h"
+#include "kernels/cpu/reference/conv_util.h"
 #include "kernels/cuda/broadcast_index.h"
 #include "kernels/cuda/cudnn_loader.h"
 #include "kernels/cuda/elementwise.h"
@@ -342,6 +343,30 @@ TEST(CudaKernelsTest, PoolsServeNhwcSpatialWindowsOnly) {
 
 // The index arithmetic the transpose kernel runs (TransposeSourceOffset over
 // a simplified plan), here on the host, against the CPU kernel.
+// The conv kernels give cuDNN min(before, after) padding on each side and
+// pad a copy of the input by the rest; cuDNN's output size for that must be
+// TensorFlow's for every padding mode (else the kernel reports an Internal
+// error naming both).
+TEST(CudaKernelsTest, SymmetricPaddingPlusACopyGivesTensorFlowsOutputSize) {
+  std::mt19937 rng(7);
+  int checked = 0;
+  for (int trial = 0; trial < 20000; ++trial) {
+    const int64_t in = rng() % 40, k = 1 + rng() % 7, s = 1 + rng() % 4, d = 1 + rng() % 3;
+    const Padding mode = static_cast<Padding>(rng() % 3);
+    const int64_t eb = rng() % 5, ea = rng() % 5;
+    absl::StatusOr<WindowedSize> w = WindowedOutputSize(in, k, d, s, mode, eb, ea);
+    if (!w.ok() || w->size == 0) continue;
+    SCOPED_TRACE(absl::StrCat("in ", in, " k ", k, " s ", s, " d ", d, " mode ",
+                              static_cast<int>(mode), " pads ", w->pad_before, ",", w->pad_after));
+    const int64_t sym = std::min(w->pad_before, w->pad_after);
+    const int64_t padded = in + (w->pad_before - sym) + (w->pad_after - sym);
+    const int64_t cudnn = (padded + 2 * sym - (d * (k - 1) + 1)) / s + 1;
+    ASSERT_EQ(cudnn, w->size);
+    ++checked;
+  }
+  EXPECT_GT(checked, 1000);
+}
+
 TEST(CudaKernelsTest, TransposePlansMatchTheCpuKernel) {
   std::mt19937 rng(42);
   for (int trial = 0; trial < 300; ++trial) {
