@@ -56,6 +56,13 @@ absl::StatusOr<CudnnApi> Load() {
     return absl::FailedPreconditionError(
         absl::StrCat("the cuDNN library that was loaded lacks ", missing));
   }
+  // The structs passed to it are <cudnn.h>'s: the major versions must agree.
+  const size_t version = api.get_version();
+  if (version / 10000 != CUDNN_MAJOR) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("the cuDNN library that was loaded is version ", version,
+                     "; smrt was built against cuDNN ", CUDNN_MAJOR, ".x"));
+  }
   return api;
 }
 

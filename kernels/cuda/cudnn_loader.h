@@ -38,8 +38,9 @@ struct CudnnApi {
 };
 
 // The functions, loaded once (libcudnn.so.9, then libcudnn.so);
-// FailedPrecondition naming each library tried and why it failed, or the
-// symbols that are missing. Thread-safe; never unloaded.
+// FailedPrecondition naming each library tried and why it failed, the
+// symbols that are missing, or a major version other than <cudnn.h>'s.
+// Thread-safe; never unloaded.
 absl::StatusOr<const CudnnApi*> Cudnn();
 
 // This host thread's cuDNN handle (made on first use, destroyed when the
