@@ -1,9 +1,6 @@
-// MatMul and BatchMatMulV2 float32 through cuBLAS (fp32 arithmetic, no TF32).
-//
-// cuBLAS is column-major; a row-major matrix read column-major is its
-// transpose. So the row-major product C = op(A) op(B) (m x n) is computed as
-// the column-major C^T = op(B)^T op(A)^T: B's operand first, n and m swapped,
-// each leading dimension the stored row length of its operand.
+// MatMul, BatchMatMulV2 and _SmrtFusedMatMul float32 through cuBLAS (fp32
+// arithmetic, no TF32; gemm.h); the fused op's post-ops run as one epilogue
+// kernel after the product (post_ops.h).
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -14,8 +11,10 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "kernels/cuda/cublas_loader.h"
 #include "kernels/cuda/cuda_status.h"
+#include "kernels/cuda/gemm.h"
+#include "kernels/cuda/post_ops.h"
+#include "kernels/fused_ops.h"
 #include "kernels/cuda/kernel_util.h"
 #include "kernels/cuda/register.h"
 
@@ -24,49 +23,6 @@ namespace {
 
 std::string DimsText(const Shape& dims) {
   return absl::StrCat("[", absl::StrJoin(dims, ","), "]");
-}
-
-// The operands' layout for one product (or a batch of them).
-struct Gemm {
-  bool trans_a = false, trans_b = false;
-  int64_t m = 0, n = 0, k = 0;
-  int64_t lda = 0, ldb = 0;  // stored row length of x and y
-  int64_t batch = 1;
-  int64_t stride_a = 0, stride_b = 0;  // elements between matrices; 0 repeats one
-};
-
-absl::Status RunGemm(KernelContext& ctx, const Gemm& g, const float* a, const float* b, float* c,
-                     cudaStream_t stream) {
-  for (int64_t v : {g.m, g.n, g.k, g.lda, g.ldb, g.batch}) {
-    if (v > INT_MAX) {
-      return AtNode(ctx, absl::UnimplementedError(absl::StrCat(
-                             "a dimension of ", v, " is more than cuBLAS's int API takes (m=", g.m,
-                             ", n=", g.n, ", k=", g.k, ", batch=", g.batch, ")")));
-    }
-  }
-  if (g.k == 0) {  // an empty sum: zeros, without asking cuBLAS about ld = 0
-    return CudaStatus(cudaMemsetAsync(c, 0, sizeof(float) * g.batch * g.m * g.n, stream),
-                      ctx.op(), ctx.node_name(), "cudaMemsetAsync");
-  }
-  absl::StatusOr<cublasHandle_t> h = CublasHandleOn(stream, ctx.op(), ctx.node_name());
-  if (!h.ok()) return h.status();
-  absl::StatusOr<const CublasApi*> api = Cublas();
-  if (!api.ok()) return api.status();
-  const float alpha = 1.0f, beta = 0.0f;
-  const cublasOperation_t op_a = g.trans_a ? CUBLAS_OP_T : CUBLAS_OP_N;
-  const cublasOperation_t op_b = g.trans_b ? CUBLAS_OP_T : CUBLAS_OP_N;
-  const int m = static_cast<int>(g.m), n = static_cast<int>(g.n), k = static_cast<int>(g.k);
-  const int lda = static_cast<int>(g.lda), ldb = static_cast<int>(g.ldb);
-  if (g.batch == 1) {
-    return CublasStatus((*api)->sgemm(*h, op_b, op_a, n, m, k, &alpha, b, ldb, a, lda, &beta, c,
-                                      n),
-                        ctx.op(), ctx.node_name(), "cublasSgemm");
-  }
-  return CublasStatus(
-      (*api)->sgemm_strided_batched(*h, op_b, op_a, n, m, k, &alpha, b, ldb, g.stride_b, a, lda,
-                                    g.stride_a, &beta, c, n, g.m * g.n,
-                                    static_cast<int>(g.batch)),
-      ctx.op(), ctx.node_name(), "cublasSgemmStridedBatched");
 }
 
 absl::Status CheckOperands(KernelContext& ctx) {
@@ -104,7 +60,8 @@ absl::Status MatrixDims(KernelContext& ctx, bool adj_x, bool adj_y, Gemm& g) {
   return absl::OkStatus();
 }
 
-absl::Status MatMul(KernelContext& ctx) {
+// MatMul, and _SmrtFusedMatMul when `fused` is set.
+absl::Status MatMulWith(KernelContext& ctx, const FusedOps* fused) {
   if (absl::Status s = CheckOperands(ctx); !s.ok()) return s;
   absl::StatusOr<bool> ta = ctx.attrs().GetOr<bool>("transpose_a", false);
   if (!ta.ok()) return AtNode(ctx, ta.status());
@@ -119,13 +76,31 @@ absl::Status MatMul(KernelContext& ctx) {
   }
   Gemm g;
   if (absl::Status s = MatrixDims(ctx, *ta, *tb, g); !s.ok()) return s;
+  Epilogue epilogue;
+  if (fused != nullptr) {
+    absl::StatusOr<Epilogue> e = PreparePostOps(ctx, *fused, {g.m, g.n});
+    if (!e.ok()) return e.status();
+    epilogue = *e;
+  }
   absl::StatusOr<cudaStream_t> stream = StreamOf(ctx);
   if (!stream.ok()) return stream.status();
   absl::StatusOr<Tensor*> out = ctx.allocate_device_output(0, DataType::kFloat, {g.m, g.n});
   if (!out.ok()) return out.status();
   if ((*out)->num_elements() == 0) return absl::OkStatus();
-  return RunGemm(ctx, g, ctx.input(0).data<float>(), ctx.input(1).data<float>(),
-                 (*out)->data<float>(), *stream);
+  if (absl::Status s = RunGemm(ctx, g, ctx.input(0).data<float>(), ctx.input(1).data<float>(),
+                               (*out)->data<float>(), *stream);
+      !s.ok()) {
+    return s;
+  }
+  return RunPostOps(ctx, epilogue, **out, *stream);
+}
+
+absl::Status MatMul(KernelContext& ctx) { return MatMulWith(ctx, nullptr); }
+
+absl::Status FusedMatMul(KernelContext& ctx) {
+  absl::StatusOr<FusedOps> ops = ParseFusedOps(ctx.attrs(), ctx.num_inputs());
+  if (!ops.ok()) return AtNode(ctx, ops.status());
+  return MatMulWith(ctx, &*ops);
 }
 
 // Batch dims broadcast NumPy-style (the CPU kernel's rule and message). Each
@@ -185,7 +160,8 @@ absl::Status BatchMatMulV2(KernelContext& ctx) {
 
 std::vector<KernelSpec> MatMulKernels() {
   return {CudaKernel("MatMul", "T", {DataType::kFloat}, MatMul),
-          CudaKernel("BatchMatMulV2", "T", {DataType::kFloat}, BatchMatMulV2)};
+          CudaKernel("BatchMatMulV2", "T", {DataType::kFloat}, BatchMatMulV2),
+          CudaKernel(kFusedMatMul, "T", {DataType::kFloat}, FusedMatMul)};
 }
 
 }  // namespace smrt::kernels::cuda

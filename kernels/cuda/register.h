@@ -25,15 +25,29 @@ std::vector<KernelSpec> ShapeKernels();
 std::vector<KernelSpec> ElementwiseKernels();
 // BiasAdd float32, NHWC and NCHW (bias_add_kernels.cc).
 std::vector<KernelSpec> BiasAddKernels();
-// MatMul, BatchMatMulV2 float32 through cuBLAS (matmul_kernels.cc).
+// MatMul, BatchMatMulV2, _SmrtFusedMatMul float32 through cuBLAS, the fused
+// post-ops in one epilogue kernel (matmul_kernels.cc, post_ops.h).
 std::vector<KernelSpec> MatMulKernels();
 // Softmax float32 over the last axis (softmax_kernels.cc).
 std::vector<KernelSpec> SoftmaxKernels();
+// _SmrtLayerNorm float32 over the last axis (layer_norm_kernels.cc).
+std::vector<KernelSpec> LayerNormKernels();
+// Transpose: every fixed-size dtype, up to 8 runs of dims that move
+// together, perm on the host (transpose_kernels.cc).
+std::vector<KernelSpec> TransposeKernels();
+// Conv2D, DepthwiseConv2dNative, _SmrtFusedConv2D float32 NHWC through cuDNN
+// (conv_kernels.cc); NCHW nodes are not served, nor any where cuDNN does not load.
+std::vector<KernelSpec> ConvKernels();
+// MaxPool, AvgPool float32 NHWC, spatial windows (pool_kernels.cc).
+std::vector<KernelSpec> PoolKernels();
+// Sum, Mean, Max float32, axes on the host (reduce_kernels.cc).
+std::vector<KernelSpec> ReduceKernels();
 
 inline std::vector<KernelSpec> CudaKernels() {
   std::vector<KernelSpec> all;
   for (auto family : {&CopyKernels, &ShapeKernels, &ElementwiseKernels, &BiasAddKernels,
-                      &MatMulKernels, &SoftmaxKernels}) {
+                      &MatMulKernels, &SoftmaxKernels, &LayerNormKernels,
+                      &TransposeKernels, &ConvKernels, &PoolKernels, &ReduceKernels}) {
     for (KernelSpec& k : family()) all.push_back(std::move(k));
   }
   return all;

@@ -4,16 +4,22 @@
 // elements. GPU results against the CPU kernels: cuda_gpu_kernels_test.cc.
 #include <algorithm>
 #include <cstdint>
+#include <numeric>
+#include <random>
 #include <string>
 #include <vector>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "cuda_test_util.h"
 #include "gtest/gtest.h"
+#include "kernels/cpu/reference/conv_util.h"
 #include "kernels/cuda/broadcast_index.h"
+#include "kernels/cuda/cudnn_loader.h"
 #include "kernels/cuda/elementwise.h"
 #include "kernels/cuda/register.h"
+#include "kernels/cuda/transpose.h"
 #include "kernels/registry.h"
 #include "kernels/testing/op_runner.h"
 
@@ -73,10 +79,26 @@ TEST(CudaKernelsTest, EveryOpIsRegisteredWithItsDtypesAndHostInputs) {
       {"MatMul", "T", kF32, {}},
       {"BatchMatMulV2", "T", kF32, {}},
       {"Softmax", "T", kF32, {}},
+      {"_SmrtFusedMatMul", "T", kF32, {}},
+      {"_SmrtLayerNorm", "T", kF32, {}},
+      {"Transpose", "T", kAllFixed, {1}},
+      {"Conv2D", "T", kF32, {}},
+      {"DepthwiseConv2dNative", "T", kF32, {}},
+      {"_SmrtFusedConv2D", "T", kF32, {}},
+      {"MaxPool", "T", kF32, {}},
+      {"AvgPool", "T", kF32, {}},
+      {"Sum", "T", kF32, {1}},
+      {"Mean", "T", kF32, {1}},
+      {"Max", "T", kF32, {1}},
   };
   const KernelRegistry& r = KernelRegistry::Default();
+  const bool cudnn = Cudnn().ok();  // convolutions are served only with cuDNN
   for (const Expected& e : expected) {
     SCOPED_TRACE(e.op);
+    if (!cudnn && absl::StrContains(e.op, "Conv")) {
+      EXPECT_FALSE(r.FindKernel(e.op, kCudaDevice, TypeAttr(DataType::kFloat, e.type_attr)).ok());
+      continue;
+    }
     EXPECT_TRUE(r.FindOp(e.op) != nullptr) << "no OpSpec";
     for (DataType t : kAllFixed) {
       absl::StatusOr<const KernelSpec*> k =
@@ -285,6 +307,178 @@ TEST(CudaKernelsTest, ChecksComeBeforeAnyDeviceWork) {
       absl::StatusCode::kInvalidArgument, "as many biases", &device);
   ExpectError("Softmax", f32, {FakeDeviceTensor(DataType::kFloat, {})},
               absl::StatusCode::kInvalidArgument, ">= 1 dimension", &device);
+}
+
+TEST(CudaKernelsTest, ConvolutionsServeNhwcOnly) {
+  absl::StatusOr<const CudnnApi*> cudnn = Cudnn();
+  if (!cudnn.ok()) GTEST_SKIP() << "convolutions are not served without cuDNN: " << cudnn.status();
+  const KernelRegistry& r = KernelRegistry::Default();
+  for (const char* op : {"Conv2D", "DepthwiseConv2dNative", "_SmrtFusedConv2D"}) {
+    SCOPED_TRACE(op);
+    AttrMap attrs = TypeAttr(DataType::kFloat);
+    EXPECT_TRUE(r.FindKernel(op, kCudaDevice, attrs).ok());  // NHWC by default
+    attrs.Set("data_format", std::string("NHWC"));
+    absl::StatusOr<const KernelSpec*> k = r.FindKernel(op, kCudaDevice, attrs);
+    ASSERT_TRUE(k.ok()) << k.status();
+    EXPECT_TRUE((*k)->make_state) << "keeps filters and algorithms per node";
+    attrs.Set("data_format", std::string("NCHW"));
+    EXPECT_FALSE(r.FindKernel(op, kCudaDevice, attrs).ok());
+  }
+}
+
+TEST(CudaKernelsTest, PoolsServeNhwcSpatialWindowsOnly) {
+  const KernelRegistry& r = KernelRegistry::Default();
+  for (const char* op : {"MaxPool", "AvgPool"}) {
+    SCOPED_TRACE(op);
+    AttrMap attrs = TypeAttr(DataType::kFloat);
+    attrs.Set("ksize", std::vector<int64_t>{1, 3, 3, 1});
+    EXPECT_TRUE(r.FindKernel(op, kCudaDevice, attrs).ok());
+    attrs.Set("data_format", std::string("NCHW"));
+    EXPECT_FALSE(r.FindKernel(op, kCudaDevice, attrs).ok());
+  }
+  AttrMap depth = TypeAttr(DataType::kFloat);
+  depth.Set("ksize", std::vector<int64_t>{1, 1, 1, 2});
+  EXPECT_FALSE(r.FindKernel("MaxPool", kCudaDevice, depth).ok());
+}
+
+// The index arithmetic the transpose kernel runs (TransposeSourceOffset over
+// a simplified plan), here on the host, against the CPU kernel.
+// The conv kernels give cuDNN min(before, after) padding on each side and
+// pad a copy of the input by the rest; cuDNN's output size for that must be
+// TensorFlow's for every padding mode (else the kernel reports an Internal
+// error naming both).
+TEST(CudaKernelsTest, SymmetricPaddingPlusACopyGivesTensorFlowsOutputSize) {
+  std::mt19937 rng(7);
+  int checked = 0;
+  for (int trial = 0; trial < 20000; ++trial) {
+    const int64_t in = rng() % 40, k = 1 + rng() % 7, s = 1 + rng() % 4, d = 1 + rng() % 3;
+    const Padding mode = static_cast<Padding>(rng() % 3);
+    const int64_t eb = rng() % 5, ea = rng() % 5;
+    absl::StatusOr<WindowedSize> w = WindowedOutputSize(in, k, d, s, mode, eb, ea);
+    if (!w.ok() || w->size == 0) continue;
+    SCOPED_TRACE(absl::StrCat("in ", in, " k ", k, " s ", s, " d ", d, " mode ",
+                              static_cast<int>(mode), " pads ", w->pad_before, ",", w->pad_after));
+    const int64_t sym = std::min(w->pad_before, w->pad_after);
+    const int64_t padded = in + (w->pad_before - sym) + (w->pad_after - sym);
+    const int64_t cudnn = (padded + 2 * sym - (d * (k - 1) + 1)) / s + 1;
+    ASSERT_EQ(cudnn, w->size);
+    ++checked;
+  }
+  EXPECT_GT(checked, 1000);
+}
+
+TEST(CudaKernelsTest, TransposePlansMatchTheCpuKernel) {
+  std::mt19937 rng(42);
+  for (int trial = 0; trial < 300; ++trial) {
+    const int rank = 1 + static_cast<int>(rng() % 10);
+    Shape dims(rank);
+    for (int64_t& d : dims) d = 1 + static_cast<int64_t>(rng() % 4);
+    std::vector<int> perm(rank);
+    std::iota(perm.begin(), perm.end(), 0);
+    std::shuffle(perm.begin(), perm.end(), rng);
+    SCOPED_TRACE(absl::StrCat(ShapeToString(dims), " perm ", absl::StrJoin(perm, ",")));
+    int64_t n = 1;
+    for (int64_t d : dims) n *= d;
+    std::vector<int32_t> values(n);
+    std::iota(values.begin(), values.end(), 0);
+    const Tensor x = MakeTensor<int32_t>(dims, values);
+    AttrMap attrs = TypeAttr(DataType::kInt32);
+    attrs.Set("Tperm", DataType::kInt32);
+    absl::StatusOr<std::vector<Tensor>> cpu = RunOp(
+        "Transpose", attrs,
+        {x, MakeTensor<int32_t>({rank}, std::vector<int32_t>(perm.begin(), perm.end()))});
+    ASSERT_TRUE(cpu.ok()) << cpu.status();
+    Shape merged;
+    std::vector<int> merged_perm;
+    SimplifyTranspose(dims, perm, merged, merged_perm);
+    ASSERT_FALSE(merged.empty());
+    ASSERT_LE(merged.size(), dims.size());
+    if (merged.size() > static_cast<size_t>(kMaxTransposeRank)) continue;
+    const TransposePlan plan =
+        MakeTransposePlan(merged.data(), merged_perm.data(), static_cast<int>(merged.size()));
+    const int32_t* want = (*cpu)[0].data<int32_t>();
+    for (int64_t i = 0; i < n; ++i) {
+      ASSERT_EQ(values[TransposeSourceOffset(plan, i)], want[i]) << "element " << i;
+    }
+  }
+}
+
+TEST(CudaKernelsTest, TransposeKeepingTheOrderIsAView) {
+  FakeDevice device;
+  const Tensor dev = FakeDeviceTensor(DataType::kHalf, {1, 4, 1, 3});
+  AttrMap attrs = TypeAttr(DataType::kHalf);
+  attrs.Set("Tperm", DataType::kInt64);
+  absl::StatusOr<std::vector<Tensor>> out = RunCudaKernel(
+      &device, "Transpose", attrs, {dev, MakeTensor<int64_t>({4}, {1, 2, 0, 3})});
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_EQ((*out)[0].raw_data(), dev.raw_data());
+  EXPECT_EQ((*out)[0].shape(), (Shape{4, 1, 1, 3}));
+  EXPECT_TRUE((*out)[0].on_device());
+}
+
+TEST(CudaKernelsTest, NewKernelsCheckBeforeAnyDeviceWork) {
+  FakeDevice device;
+  const AttrMap f32 = TypeAttr(DataType::kFloat);
+  auto dev = [](Shape s) { return FakeDeviceTensor(DataType::kFloat, std::move(s)); };
+
+  AttrMap mm = f32;
+  mm.Set("fused_ops", std::vector<std::string>{"BiasAdd", "Relu"});
+  ExpectError("_SmrtFusedMatMul", mm, {dev({2, 3}), dev({3, 4}), dev({3})},
+              absl::StatusCode::kInvalidArgument, "bias must be a vector of 4 values", &device);
+  ExpectError("_SmrtFusedMatMul", mm, {dev({2, 3}), dev({3, 4})},
+              absl::StatusCode::kInvalidArgument, "extra inputs", &device);
+  mm.Set("fused_ops", std::vector<std::string>{"Add"});
+  ExpectError("_SmrtFusedMatMul", mm, {dev({2, 3}), dev({3, 4}), dev({4})},
+              absl::StatusCode::kInvalidArgument, "output's shape", &device);
+
+  AttrMap ln = f32;
+  ln.Set("epsilon", 1e-3f);
+  ExpectError("_SmrtLayerNorm", ln, {dev({2, 8}), dev({7}), dev({8})},
+              absl::StatusCode::kInvalidArgument, "gamma must hold 1 or 8 values", &device);
+
+  AttrMap tr = f32;
+  tr.Set("Tperm", DataType::kInt32);
+  ExpectError("Transpose", tr, {dev({2, 3}), MakeTensor<int32_t>({2}, {0, 0})},
+              absl::StatusCode::kInvalidArgument, "not a permutation", &device);
+  ExpectError("Transpose", tr, {dev({2, 3}), MakeTensor<int32_t>({3}, {0, 1, 2})},
+              absl::StatusCode::kInvalidArgument, "has 3 entries", &device);
+
+  AttrMap pool = f32;
+  pool.Set("ksize", std::vector<int64_t>{1, 2, 2, 1});
+  pool.Set("strides", std::vector<int64_t>{1, 2, 2, 1});
+  pool.Set("padding", std::string("VALID"));
+  ExpectError("AvgPool", pool, {dev({1, 4, 4})}, absl::StatusCode::kInvalidArgument,
+              "4-dimensional", &device);
+  pool.Set("ksize", std::vector<int64_t>{2, 2, 2, 1});
+  ExpectError("MaxPool", pool, {dev({1, 4, 4, 1})}, absl::StatusCode::kUnimplemented,
+              "batch dimension", &device);
+
+  AttrMap sum = f32;
+  sum.Set("Tidx", DataType::kInt32);
+  ExpectError("Mean", sum, {dev({2, 3, 4}), MakeTensor<int32_t>({2}, {1, -2})},
+              absl::StatusCode::kInvalidArgument, "duplicate dimension: 1", &device);
+  ExpectError("Max", sum, {dev({2, 3, 4}), MakeTensor<int32_t>({1}, {3})},
+              absl::StatusCode::kInvalidArgument, "Invalid reduction dimension 3", &device);
+
+  if (!Cudnn().ok()) return;  // convolutions are served only with cuDNN
+  AttrMap conv = f32;
+  conv.Set("strides", std::vector<int64_t>{1, 1, 1, 1});
+  conv.Set("padding", std::string("SAME"));
+  ExpectError("Conv2D", conv, {dev({1, 5, 5, 3}), dev({3, 3, 2, 4})},
+              absl::StatusCode::kInvalidArgument, "evenly divisible by filter depth", &device);
+  ExpectError("DepthwiseConv2dNative", conv, {dev({1, 5, 5, 3}), dev({3, 3, 4, 1})},
+              absl::StatusCode::kInvalidArgument, "same depth", &device);
+  ExpectError("Conv2D", conv, {dev({5, 5, 3}), dev({3, 3, 3, 4})},
+              absl::StatusCode::kInvalidArgument, "4-dimensional", &device);
+  AttrMap explicit_pad = conv;
+  explicit_pad.Set("padding", std::string("EXPLICIT"));
+  explicit_pad.Set("explicit_paddings", std::vector<int64_t>{0, 0, 1, 1});
+  ExpectError("Conv2D", explicit_pad, {dev({1, 5, 5, 3}), dev({3, 3, 3, 4})},
+              absl::StatusCode::kInvalidArgument, "8 values", &device);
+  AttrMap fused = conv;
+  fused.Set("fused_ops", std::vector<std::string>{"BiasAdd", "Relu"});
+  ExpectError("_SmrtFusedConv2D", fused, {dev({1, 5, 5, 3}), dev({3, 3, 3, 4}), dev({3})},
+              absl::StatusCode::kInvalidArgument, "bias must be a vector of 4 values", &device);
 }
 
 }  // namespace

@@ -8,7 +8,9 @@
 
 #include <algorithm>
 #include <cstring>
+#include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -74,12 +76,35 @@ class TestDevice : public DeviceContext {
                                  std::shared_ptr<void>(p, [](void* q) { cudaFree(q); }));
   }
   void* stream() const override { return stream_; }
+  TuningCache* tuning_cache() const override { return tuning_cache_; }
+  void set_tuning_cache(TuningCache* cache) { tuning_cache_ = cache; }
   int allocations() const { return allocations_; }
 
  private:
   explicit TestDevice(cudaStream_t s) : stream_(s) {}
   cudaStream_t stream_;
+  TuningCache* tuning_cache_ = nullptr;
   int allocations_ = 0;
+};
+
+// A TuningCache in memory that counts its stores.
+class MapTuningCache : public TuningCache {
+ public:
+  std::optional<std::string> Lookup(absl::string_view key) const override {
+    auto it = values_.find(std::string(key));
+    if (it == values_.end()) return std::nullopt;
+    return it->second;
+  }
+  void Store(absl::string_view key, absl::string_view value) override {
+    ++stores_;
+    values_[std::string(key)] = std::string(value);
+  }
+  const std::map<std::string, std::string>& values() const { return values_; }
+  int stores() const { return stores_; }
+
+ private:
+  std::map<std::string, std::string> values_;
+  int stores_ = 0;
 };
 
 // A device that allocates nothing and has no stream: for kernels that must
@@ -105,17 +130,25 @@ inline Tensor FakeDeviceTensor(DataType dtype, const Shape& shape) {
   return *t;
 }
 
-// Runs the registry's CUDA kernel for `op` on `device`, as the executor would.
+// Runs the registry's CUDA kernel for `op` on `device`, as the executor would:
+// with `state` as the node's KernelState, or a fresh one from make_state.
 inline absl::StatusOr<std::vector<Tensor>> RunCudaKernel(DeviceContext* device,
                                                          const std::string& op,
                                                          const AttrMap& attrs,
                                                          std::vector<Tensor> inputs,
-                                                         int num_outputs = 1) {
+                                                         int num_outputs = 1,
+                                                         KernelState* state = nullptr) {
   absl::StatusOr<const KernelSpec*> k =
       KernelRegistry::Default().FindKernel(op, kCudaDevice, attrs);
   if (!k.ok()) return k.status();
   KernelContext ctx("gpu_node", op, attrs, std::move(inputs), num_outputs);
   ctx.set_device(device);
+  std::unique_ptr<KernelState> fresh;
+  if (state == nullptr && (*k)->make_state) {
+    fresh = (*k)->make_state();
+    state = fresh.get();
+  }
+  ctx.set_kernel_state(state);
   if (absl::Status s = (*k)->compute(ctx); !s.ok()) return s;
   return ctx.outputs();
 }
@@ -146,7 +179,8 @@ inline absl::StatusOr<Tensor> Download(DeviceContext* device, const Tensor& on_d
 // CUDA kernel and downloads output 0.
 inline absl::StatusOr<Tensor> RunOnGpu(DeviceContext* device, const std::string& op,
                                        const AttrMap& attrs, const std::vector<Tensor>& inputs,
-                                       const std::vector<int>& host_inputs = {}) {
+                                       const std::vector<int>& host_inputs = {},
+                                       KernelState* state = nullptr) {
   std::vector<Tensor> args;
   for (size_t i = 0; i < inputs.size(); ++i) {
     bool host = false;
@@ -159,7 +193,8 @@ inline absl::StatusOr<Tensor> RunOnGpu(DeviceContext* device, const std::string&
     if (!d.ok()) return d.status();
     args.push_back(*d);
   }
-  absl::StatusOr<std::vector<Tensor>> out = RunCudaKernel(device, op, attrs, std::move(args));
+  absl::StatusOr<std::vector<Tensor>> out =
+      RunCudaKernel(device, op, attrs, std::move(args), 1, state);
   if (!out.ok()) return out.status();
   if (!(*out)[0].on_device()) {
     return absl::InternalError(absl::StrCat(op, " returned a host tensor"));

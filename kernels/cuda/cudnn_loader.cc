@@ -1,0 +1,126 @@
+#include "kernels/cuda/cudnn_loader.h"
+
+#include <dlfcn.h>
+
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+
+namespace smrt::kernels::cuda {
+namespace {
+
+absl::StatusOr<CudnnApi> Load() {
+  std::vector<std::string> tried;
+  void* lib = nullptr;
+  for (const char* name : {"libcudnn.so.9", "libcudnn.so"}) {
+    lib = dlopen(name, RTLD_NOW | RTLD_LOCAL);
+    if (lib != nullptr) break;
+    const char* why = dlerror();
+    tried.push_back(absl::StrCat(name, " (", why != nullptr ? why : "not found", ")"));
+  }
+  if (lib == nullptr) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("cuDNN is needed for convolutions on CUDA but could not be loaded: tried ",
+                     absl::StrJoin(tried, ", ")));
+  }
+  CudnnApi api;
+  std::string missing;
+  auto resolve = [&](auto& fn, const char* symbol) {
+    fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(dlsym(lib, symbol));
+    if (fn == nullptr) absl::StrAppend(&missing, missing.empty() ? "" : ", ", symbol);
+  };
+  resolve(api.get_version, "cudnnGetVersion");
+  resolve(api.get_error_string, "cudnnGetErrorString");
+  resolve(api.create, "cudnnCreate");
+  resolve(api.destroy, "cudnnDestroy");
+  resolve(api.set_stream, "cudnnSetStream");
+  resolve(api.create_tensor_desc, "cudnnCreateTensorDescriptor");
+  resolve(api.set_tensor_4d, "cudnnSetTensor4dDescriptor");
+  resolve(api.destroy_tensor_desc, "cudnnDestroyTensorDescriptor");
+  resolve(api.create_filter_desc, "cudnnCreateFilterDescriptor");
+  resolve(api.set_filter_4d, "cudnnSetFilter4dDescriptor");
+  resolve(api.destroy_filter_desc, "cudnnDestroyFilterDescriptor");
+  resolve(api.create_conv_desc, "cudnnCreateConvolutionDescriptor");
+  resolve(api.set_conv_2d, "cudnnSetConvolution2dDescriptor");
+  resolve(api.set_group_count, "cudnnSetConvolutionGroupCount");
+  resolve(api.set_math_type, "cudnnSetConvolutionMathType");
+  resolve(api.destroy_conv_desc, "cudnnDestroyConvolutionDescriptor");
+  resolve(api.get_output_dim, "cudnnGetConvolution2dForwardOutputDim");
+  resolve(api.find_forward_ex, "cudnnFindConvolutionForwardAlgorithmEx");
+  resolve(api.get_workspace_size, "cudnnGetConvolutionForwardWorkspaceSize");
+  resolve(api.forward, "cudnnConvolutionForward");
+  if (!missing.empty()) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("the cuDNN library that was loaded lacks ", missing));
+  }
+  // The structs passed to it are <cudnn.h>'s: the major versions must agree.
+  const size_t version = api.get_version();
+  if (version / 10000 != CUDNN_MAJOR) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("the cuDNN library that was loaded is version ", version,
+                     "; smrt was built against cuDNN ", CUDNN_MAJOR, ".x"));
+  }
+  return api;
+}
+
+// The thread's handle; destroyed with the thread (the library stays loaded).
+struct ThreadHandle {
+  cudnnHandle_t handle = nullptr;
+  ~ThreadHandle() {
+    if (handle != nullptr) {
+      absl::StatusOr<const CudnnApi*> api = Cudnn();
+      if (api.ok()) (void)(*api)->destroy(handle);
+    }
+  }
+};
+
+}  // namespace
+
+absl::StatusOr<const CudnnApi*> Cudnn() {
+  static const absl::StatusOr<CudnnApi>* api = new absl::StatusOr<CudnnApi>(Load());
+  if (!api->ok()) return api->status();
+  return &**api;
+}
+
+absl::Status CudnnStatus(cudnnStatus_t status, absl::string_view op, absl::string_view node,
+                         absl::string_view call) {
+  if (status == CUDNN_STATUS_SUCCESS) return absl::OkStatus();
+  absl::StatusOr<const CudnnApi*> api = Cudnn();
+  const char* name = api.ok() ? (*api)->get_error_string(status) : "?";
+  const std::string text = absl::StrCat("CUDA kernel ", op, " for node '", node, "': ", call,
+                                        " failed: ", name != nullptr ? name : "?", " (",
+                                        static_cast<int>(status), ")");
+  if (status == CUDNN_STATUS_INTERNAL_ERROR_HOST_ALLOCATION_FAILED ||
+      status == CUDNN_STATUS_INTERNAL_ERROR_DEVICE_ALLOCATION_FAILED) {
+    return absl::ResourceExhaustedError(text);
+  }
+  return absl::InternalError(text);
+}
+
+absl::StatusOr<cudnnHandle_t> CudnnHandleOn(cudaStream_t stream, absl::string_view op,
+                                            absl::string_view node) {
+  absl::StatusOr<const CudnnApi*> api = Cudnn();
+  if (!api.ok()) {
+    return absl::Status(api.status().code(), absl::StrCat("CUDA kernel ", op, " for node '",
+                                                          node, "': ", api.status().message()));
+  }
+  thread_local ThreadHandle thread;
+  if (thread.handle == nullptr) {
+    cudnnHandle_t h = nullptr;
+    if (absl::Status s = CudnnStatus((*api)->create(&h), op, node, "cudnnCreate"); !s.ok()) {
+      return s;
+    }
+    thread.handle = h;
+  }
+  if (absl::Status s =
+          CudnnStatus((*api)->set_stream(thread.handle, stream), op, node, "cudnnSetStream");
+      !s.ok()) {
+    return s;
+  }
+  return thread.handle;
+}
+
+}  // namespace smrt::kernels::cuda

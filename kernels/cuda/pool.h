@@ -1,0 +1,28 @@
+// Spatial MaxPool / AvgPool over NHWC float32 on device pointers (no absl or
+// smrt headers).
+#ifndef SMRT_KERNELS_CUDA_POOL_H_
+#define SMRT_KERNELS_CUDA_POOL_H_
+
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+namespace smrt::kernels::cuda {
+
+struct PoolWindow {
+  int64_t batch = 0, in_h = 0, in_w = 0, depth = 0;
+  int64_t out_h = 0, out_w = 0;
+  int64_t k_h = 1, k_w = 1, stride_h = 1, stride_w = 1;
+  int64_t pad_top = 0, pad_left = 0;
+};
+
+// Each output cell over the window's cells inside the input, as TensorFlow's
+// CPU kernels: max starts from the lowest float and skips NaN; average sums
+// in double and divides by the count of cells inside the input (0 when none).
+// One thread per output element. Returns the launch error, if any.
+cudaError_t LaunchMaxPool(const float* in, float* out, const PoolWindow& w, cudaStream_t stream);
+cudaError_t LaunchAvgPool(const float* in, float* out, const PoolWindow& w, cudaStream_t stream);
+
+}  // namespace smrt::kernels::cuda
+
+#endif  // SMRT_KERNELS_CUDA_POOL_H_

@@ -1,0 +1,82 @@
+#include <algorithm>
+#include <cmath>
+
+#include "kernels/cuda/reduce.h"
+
+namespace smrt::kernels::cuda {
+namespace {
+
+constexpr int kThreads = 256;
+constexpr int64_t kMaxBlocks = 65535;
+
+__device__ double Identity(ReduceOp op) { return op == ReduceOp::kMax ? -INFINITY : 0.0; }
+
+// NaN-propagating max; plain sum.
+__device__ double Combine(ReduceOp op, double a, double b) {
+  if (op != ReduceOp::kMax) return a + b;
+  if (isnan(a) || isnan(b)) return NAN;
+  return a > b ? a : b;
+}
+
+__device__ float Finish(ReduceOp op, double acc, int64_t count) {
+  if (op == ReduceOp::kMean) return static_cast<float>(acc / static_cast<double>(count));
+  return static_cast<float>(acc);
+}
+
+// inner == 1: one block per output row of `reduce` contiguous values.
+__global__ void ReduceRowsKernel(ReduceOp op, const float* __restrict__ in,
+                                 float* __restrict__ out, int64_t outer, int64_t reduce) {
+  __shared__ double scratch[kThreads / 32];
+  for (int64_t o = blockIdx.x; o < outer; o += gridDim.x) {
+    const float* row = in + o * reduce;
+    double acc = Identity(op);
+    for (int64_t r = threadIdx.x; r < reduce; r += blockDim.x) acc = Combine(op, acc, row[r]);
+    for (int offset = 16; offset > 0; offset /= 2) {
+      acc = Combine(op, acc, __shfl_xor_sync(0xffffffffu, acc, offset));
+    }
+    const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+    if (lane == 0) scratch[warp] = acc;
+    __syncthreads();
+    if (threadIdx.x == 0) {
+      double total = scratch[0];
+      for (int wi = 1; wi < kThreads / 32; ++wi) total = Combine(op, total, scratch[wi]);
+      out[o] = Finish(op, total, reduce);
+    }
+    __syncthreads();
+  }
+}
+
+// inner > 1: one thread per output, reading along `reduce` with stride inner
+// (neighbouring threads read neighbouring addresses).
+__global__ void ReduceStridedKernel(ReduceOp op, const float* __restrict__ in,
+                                    float* __restrict__ out, int64_t outer, int64_t reduce,
+                                    int64_t inner) {
+  const int64_t total = outer * inner;
+  for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < total;
+       i += static_cast<int64_t>(gridDim.x) * blockDim.x) {
+    const int64_t o = i / inner, k = i % inner;
+    const float* p = in + o * reduce * inner + k;
+    double acc = Identity(op);
+    for (int64_t r = 0; r < reduce; ++r) acc = Combine(op, acc, p[r * inner]);
+    out[i] = Finish(op, acc, reduce);
+  }
+}
+
+}  // namespace
+
+cudaError_t LaunchReduce(ReduceOp op, const float* in, float* out, int64_t outer,
+                         int64_t reduce, int64_t inner, cudaStream_t stream) {
+  if (outer == 0 || inner == 0) return cudaSuccess;
+  if (inner == 1) {
+    const int blocks = static_cast<int>(std::min<int64_t>(outer, kMaxBlocks));
+    ReduceRowsKernel<<<blocks, kThreads, 0, stream>>>(op, in, out, outer, reduce);
+  } else {
+    const int64_t blocks = std::min<int64_t>((outer * inner + kThreads - 1) / kThreads,
+                                             kMaxBlocks * 8);
+    ReduceStridedKernel<<<static_cast<unsigned>(blocks), kThreads, 0, stream>>>(
+        op, in, out, outer, reduce, inner);
+  }
+  return cudaGetLastError();
+}
+
+}  // namespace smrt::kernels::cuda

@@ -1,0 +1,147 @@
+// Sum, Mean and Max float32 over the axes of input 1 (read on the host),
+// keep_dims attr. Axes are checked as the CPU kernel checks them. When,
+// after size-1 dims are dropped, the reduced dims form one contiguous block
+// (trailing axes, or the spatial axes 1, 2 of NHWC), reduce.cu computes it
+// in place as (outer, reduce, inner); other axis sets are first transposed
+// (reduced dims last) into a copy, up to rank 8.
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "kernels/cuda/cuda_status.h"
+#include "kernels/cuda/kernel_util.h"
+#include "kernels/cuda/reduce.h"
+#include "kernels/cuda/register.h"
+#include "kernels/cuda/transpose.h"
+
+namespace smrt::kernels::cuda {
+namespace {
+
+absl::StatusOr<std::vector<int64_t>> AxisValues(const KernelContext& ctx) {
+  const Tensor& a = ctx.input(1);
+  if (!a.valid()) {
+    return AtNode(ctx, absl::InvalidArgumentError("input 1 (reduction_indices) is missing"));
+  }
+  if (a.on_device()) {
+    return AtNode(ctx, absl::FailedPreconditionError(
+                           "reduction_indices (input 1) must be in host memory"));
+  }
+  std::vector<int64_t> v(a.num_elements());
+  if (a.dtype() == DataType::kInt32) {
+    for (size_t i = 0; i < v.size(); ++i) v[i] = a.data<int32_t>()[i];
+  } else if (a.dtype() == DataType::kInt64) {
+    for (size_t i = 0; i < v.size(); ++i) v[i] = a.data<int64_t>()[i];
+  } else {
+    return AtNode(ctx, absl::InvalidArgumentError(absl::StrCat(
+                           "reduction_indices must be int32 or int64, got ",
+                           DataTypeName(a.dtype()))));
+  }
+  return v;
+}
+
+absl::Status Reduce(KernelContext& ctx, ReduceOp op) {
+  if (absl::Status s = CheckOnDevice(ctx, {0}); !s.ok()) return s;
+  if (absl::Status s = CheckDtype(ctx, 0, DataType::kFloat); !s.ok()) return s;
+  absl::StatusOr<bool> keep_dims = ctx.attrs().GetOr<bool>("keep_dims", false);
+  if (!keep_dims.ok()) return AtNode(ctx, keep_dims.status());
+  absl::StatusOr<std::vector<int64_t>> axes = AxisValues(ctx);
+  if (!axes.ok()) return axes.status();
+  const Tensor& input = ctx.input(0);
+  const int rank = input.rank();
+  std::vector<bool> reduced(rank, false);
+  for (int64_t axis : *axes) {
+    if (axis < -rank || axis >= rank) {
+      return AtNode(ctx, absl::InvalidArgumentError(absl::StrCat(
+                             "Invalid reduction dimension ", axis, " for input with ", rank,
+                             " dimension(s)")));
+    }
+    const int64_t d = axis < 0 ? axis + rank : axis;
+    if (reduced[d]) {
+      return AtNode(ctx, absl::InvalidArgumentError(absl::StrCat(
+                             "Invalid reduction arguments: Axes contains duplicate dimension: ",
+                             d)));
+    }
+    reduced[d] = true;
+  }
+  Shape out_shape;
+  int64_t outer = 1, count = 1, inner = 1;
+  int phase = 0;  // 0: before the reduced block, 1: in it, 2: after it
+  bool contiguous = true;
+  for (int d = 0; d < rank; ++d) {
+    const int64_t n = input.dim(d);
+    if (reduced[d]) {
+      count *= n;
+      if (*keep_dims) out_shape.push_back(1);
+    } else {
+      out_shape.push_back(n);
+    }
+    if (n == 1) continue;  // size-1 dims go with either side
+    if (reduced[d]) {
+      if (phase == 2) contiguous = false;
+      phase = 1;
+    } else {
+      if (phase == 1) phase = 2;
+      (phase == 0 ? outer : inner) *= n;
+    }
+  }
+  absl::StatusOr<cudaStream_t> stream = StreamOf(ctx);
+  if (!stream.ok()) return stream.status();
+  absl::StatusOr<Tensor*> out = ctx.allocate_device_output(0, DataType::kFloat, out_shape);
+  if (!out.ok()) return out.status();
+  const float* in = input.data<float>();
+  Tensor moved;
+  if (!contiguous && input.num_elements() > 0) {
+    // Kept dims first, reduced dims last (a copy), then reduce the trailing block.
+    if (rank > kMaxTransposeRank) {
+      return AtNode(ctx, absl::UnimplementedError(absl::StrCat(
+                             "CUDA reductions over axes that are not one contiguous block take "
+                             "rank <= ",
+                             kMaxTransposeRank, "; got axes [", absl::StrJoin(*axes, ", "),
+                             "] of shape ", ShapeToString(input.shape()))));
+    }
+    std::vector<int> perm;
+    for (int d = 0; d < rank; ++d) {
+      if (!reduced[d]) perm.push_back(d);
+    }
+    for (int d = 0; d < rank; ++d) {
+      if (reduced[d]) perm.push_back(d);
+    }
+    absl::StatusOr<Tensor> t = ctx.device()->Allocate(
+        DataType::kFloat, {input.num_elements()}, absl::StrCat(ctx.node_name(), "/transposed"));
+    if (!t.ok()) return AtNode(ctx, t.status());
+    moved = *std::move(t);
+    if (absl::Status s = CudaStatus(
+            LaunchTranspose(MakeTransposePlan(input.shape().data(), perm.data(), rank), in,
+                            moved.raw_data(), input.num_elements(), sizeof(float), *stream),
+            ctx.op(), ctx.node_name(), "launching the transpose kernel");
+        !s.ok()) {
+      return s;
+    }
+    in = moved.data<float>();
+    outer = 1;
+    for (int d = 0; d < rank; ++d) {
+      if (!reduced[d]) outer *= input.dim(d);
+    }
+    inner = 1;
+  }
+  return CudaStatus(LaunchReduce(op, in, (*out)->data<float>(), outer, count, inner, *stream),
+                    ctx.op(), ctx.node_name(), "launching the reduction kernel");
+}
+
+KernelSpec ReduceKernel(const char* op, ReduceOp r) {
+  return CudaKernel(op, "T", {DataType::kFloat},
+                    [r](KernelContext& ctx) { return Reduce(ctx, r); },
+                    /*host_memory_inputs=*/{1});
+}
+
+}  // namespace
+
+std::vector<KernelSpec> ReduceKernels() {
+  return {ReduceKernel("Sum", ReduceOp::kSum), ReduceKernel("Mean", ReduceOp::kMean),
+          ReduceKernel("Max", ReduceOp::kMax)};
+}
+
+}  // namespace smrt::kernels::cuda

@@ -1,0 +1,144 @@
+// MaxPool, AvgPool, Sum, Mean and Max on the GPU against the CPU kernels on
+// the same host inputs (fixed seeds), within 1e-5: SAME windows that hang
+// over the edge (AvgPool divides by the cells inside), VALID, EXPLICIT, and
+// reductions over trailing axes, NHWC's spatial axes, all axes, none, axis
+// sets that are not one block, with and without keep_dims. Skips without a
+// GPU.
+#include <cstdint>
+#include <limits>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "cuda_test_util.h"
+#include "gtest/gtest.h"
+#include "kernels/testing/op_runner.h"
+
+namespace smrt::kernels::cuda {
+namespace {
+
+using kernels::testing::MakeTensor;
+using kernels::testing::RandomFloats;
+using kernels::testing::RunOp;
+using kernels::testing::TensorsNear;
+using testing::RunOnGpu;
+using testing::TestDevice;
+using testing::TypeAttr;
+
+class CudaGpuPoolReduceTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    SMRT_SKIP_WITHOUT_GPU();
+    absl::StatusOr<std::unique_ptr<TestDevice>> d = TestDevice::Create();
+    ASSERT_TRUE(d.ok()) << d.status();
+    device_ = *std::move(d);
+  }
+
+  void ExpectLikeCpu(const std::string& op, const AttrMap& attrs, const std::vector<Tensor>& inputs,
+                     const std::vector<int>& host_inputs = {}) {
+    absl::StatusOr<std::vector<Tensor>> cpu = RunOp(op, attrs, inputs);
+    ASSERT_TRUE(cpu.ok()) << op << " on the CPU: " << cpu.status();
+    absl::StatusOr<Tensor> gpu = RunOnGpu(device_.get(), op, attrs, inputs, host_inputs);
+    ASSERT_TRUE(gpu.ok()) << op << " on the GPU: " << gpu.status();
+    EXPECT_TRUE(TensorsNear(*gpu, (*cpu)[0], 1e-5, 1e-5)) << op;
+  }
+
+  std::unique_ptr<TestDevice> device_;
+};
+
+struct PoolCase {
+  Shape input;
+  std::vector<int64_t> ksize, strides;
+  std::string padding;
+  std::vector<int64_t> explicit_paddings = {};
+};
+
+TEST_F(CudaGpuPoolReduceTest, PoolsMatchTheCpu) {
+  const std::vector<PoolCase> cases = {
+      {{1, 8, 8, 3}, {1, 2, 2, 1}, {1, 2, 2, 1}, "VALID"},
+      {{3, 7, 9, 5}, {1, 3, 3, 1}, {1, 2, 2, 1}, "SAME"},   // overhangs the edge
+      {{1, 112, 112, 64}, {1, 3, 3, 1}, {1, 2, 2, 1}, "SAME"},  // ResNet's stem pool
+      {{2, 6, 6, 4}, {1, 3, 2, 1}, {1, 1, 2, 1}, "SAME"},
+      {{1, 7, 7, 16}, {1, 7, 7, 1}, {1, 1, 1, 1}, "VALID"},  // global
+      {{3, 5, 5, 2}, {1, 3, 3, 1}, {1, 1, 1, 1}, "SAME"},
+  };
+  uint32_t seed = 1;
+  for (const PoolCase& c : cases) {
+    SCOPED_TRACE(absl::StrCat(ShapeToString(c.input), " k", absl::StrJoin(c.ksize, ","), " s",
+                              absl::StrJoin(c.strides, ","), " ", c.padding));
+    AttrMap attrs = TypeAttr(DataType::kFloat);
+    attrs.Set("ksize", c.ksize);
+    attrs.Set("strides", c.strides);
+    attrs.Set("padding", c.padding);
+    attrs.Set("data_format", std::string("NHWC"));
+    const Tensor x = RandomFloats(c.input, seed++, -5, 5);
+    ExpectLikeCpu("AvgPool", attrs, {x});
+    attrs.Set("explicit_paddings", std::vector<int64_t>{});
+    ExpectLikeCpu("MaxPool", attrs, {x});
+  }
+  // MaxPool EXPLICIT, and NaN skipped as on the CPU.
+  AttrMap attrs = TypeAttr(DataType::kFloat);
+  attrs.Set("ksize", std::vector<int64_t>{1, 3, 3, 1});
+  attrs.Set("strides", std::vector<int64_t>{1, 2, 2, 1});
+  attrs.Set("padding", std::string("EXPLICIT"));
+  attrs.Set("explicit_paddings", std::vector<int64_t>{0, 0, 1, 2, 2, 0, 0, 0});
+  attrs.Set("data_format", std::string("NHWC"));
+  Tensor x = RandomFloats({2, 9, 8, 3}, 77, -5, 5);
+  x.data<float>()[5] = std::numeric_limits<float>::quiet_NaN();
+  ExpectLikeCpu("MaxPool", attrs, {x});
+}
+
+struct ReduceCase {
+  Shape input;
+  std::vector<int32_t> axes;
+};
+
+TEST_F(CudaGpuPoolReduceTest, ReductionsMatchTheCpu) {
+  const std::vector<ReduceCase> cases = {
+      {{4, 768}, {-1}},                 // layer-norm style rows
+      {{3, 5, 7}, {2}},
+      {{3, 5, 7}, {1, 2}},              // trailing block
+      {{2, 7, 7, 64}, {1, 2}},          // NHWC global pool
+      {{1, 7, 7, 2048}, {2, 1}},        // order does not matter
+      {{6, 5}, {0}},                    // leading: outer 1
+      {{3, 1, 4, 1, 5}, {1, 2, 3}},     // size-1 dims merge
+      {{2, 3, 4}, {0, 1, 2}},           // everything
+      {{2, 3, 4}, {}},                  // nothing: a copy
+      {{5, 100000}, {1}},               // long rows
+      {{0, 4}, {0}},                    // an empty reduction
+      {{3, 0}, {1}},
+      {{2, 3, 4}, {0, 2}},              // not contiguous: transposed first
+      {{2, 3, 4, 5}, {1, 3}},
+      {{4, 1, 6, 1, 3}, {0, 4}},
+      {{0, 3, 2}, {0, 2}},              // empty and not contiguous
+  };
+  uint32_t seed = 100;
+  for (const ReduceCase& c : cases) {
+    const Tensor x = RandomFloats(c.input, seed++, -3, 3);
+    const Tensor axes = MakeTensor<int32_t>({static_cast<int64_t>(c.axes.size())}, c.axes);
+    for (bool keep : {false, true}) {
+      for (const char* op : {"Sum", "Mean", "Max"}) {
+        SCOPED_TRACE(absl::StrCat(op, " ", ShapeToString(c.input), " axes [",
+                                  absl::StrJoin(c.axes, ","), "] keep_dims ", keep));
+        AttrMap attrs = TypeAttr(DataType::kFloat);
+        attrs.Set("Tidx", DataType::kInt32);
+        attrs.Set("keep_dims", keep);
+        ExpectLikeCpu(op, attrs, {x, axes}, {1});
+      }
+    }
+  }
+  // NaN propagates through Max; a scalar int64 axis.
+  Tensor x = RandomFloats({4, 6}, 9);
+  x.data<float>()[7] = std::numeric_limits<float>::quiet_NaN();
+  AttrMap attrs = TypeAttr(DataType::kFloat);
+  attrs.Set("Tidx", DataType::kInt64);
+  attrs.Set("keep_dims", false);
+  for (const char* op : {"Sum", "Mean", "Max"}) {
+    ExpectLikeCpu(op, attrs, {x, MakeTensor<int64_t>({}, {1})}, {1});
+  }
+}
+
+}  // namespace
+}  // namespace smrt::kernels::cuda
