@@ -84,7 +84,7 @@ fi
 if [ $failed -eq 0 ]; then
   step devices 30 "$build_dir/bin/smrt" devices --require_gpu
   cat "$log_dir/devices.log"
-  step cuda_kernels_and_allocators 120 gpu_tests
+  step cuda_kernels_and_allocators 240 gpu_tests
   step allocator_suite_cpu 120 "$build_dir/bin/memory_test"
 fi
 # The committed conformance subset on the GPU against the TensorFlow goldens
