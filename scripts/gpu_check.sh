@@ -81,7 +81,8 @@ if [ "${GPU_CHECK_CONFIGURE_ONLY:-0}" = "1" ]; then
   printf '%s\n' "== gpu_check summary (build only) ==" "${summary[@]}"
   exit $failed
 fi
-if [ $failed -eq 0 ]; then
+built=$((1 - failed))  # the later steps need only the binaries
+if [ $built -eq 1 ]; then
   step devices 30 "$build_dir/bin/smrt" devices --require_gpu
   cat "$log_dir/devices.log"
   step cuda_kernels_and_allocators 240 gpu_tests
@@ -133,7 +134,7 @@ tuning_cache() {
   [ "$(cat "$dir"/*.smrt-tune 2>/dev/null | wc -l)" -gt 3 ] || { echo "no choices cached"; return 1; }
 }
 export -f conformance_gpu bench_modes tuning_cache
-if [ $failed -eq 0 ]; then
+if [ $built -eq 1 ]; then
   step conformance_on_gpu 300 conformance_gpu
   grep -E "passed, .* failed|^FAIL" "$log_dir/conformance_on_gpu.log" | head -20
   step bench_per_allocator_mode 400 bench_modes

@@ -293,6 +293,31 @@ TEST(FusedMatMulTest, EveryBackendMatchesTheUnfusedOps) {
   }
 }
 
+TEST(FusedMatMulTest, AnEmptyProductIsThePostOpsOnZerosOnEveryBackend) {
+  const Tensor bias = RandomFloats({7}, 12, -2, 2);
+  AttrMap attrs;
+  attrs.Set("T", DataType::kFloat);
+  attrs.Set("transpose_a", false);
+  attrs.Set("transpose_b", false);
+  attrs.Set("fused_ops", std::vector<std::string>{"BiasAdd", "Sigmoid"});
+  attrs.Set("weights_constant", true);
+  std::vector<float> want;
+  for (int r = 0; r < 3; ++r) {
+    for (int c = 0; c < 7; ++c) {
+      want.push_back(ApplyActivation(Activation::kSigmoid, 0.2f, bias.data<float>()[c]));
+    }
+  }
+  for (const std::string& backend : Backends(kFusedMatMul)) {
+    SCOPED_TRACE(backend);
+    const KernelSpec* kernel = Backend(kFusedMatMul, backend);
+    std::unique_ptr<KernelState> state = kernel->make_state ? kernel->make_state() : nullptr;
+    absl::StatusOr<Tensor> got = RunKernel(
+        *kernel, attrs, {RandomFloats({3, 0}, 13), RandomFloats({0, 7}, 14), bias}, state.get());
+    ASSERT_TRUE(got.ok()) << got.status();
+    EXPECT_TRUE(TensorsNear(*got, testing::MakeTensor<float>({3, 7}, want), 1e-6, 1e-6));
+  }
+}
+
 TEST(FusedOpsTest, BadAttrsAndArgsAreErrors) {
   AttrMap attrs;
   attrs.Set("T", DataType::kFloat);

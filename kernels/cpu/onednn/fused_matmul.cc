@@ -49,8 +49,12 @@ absl::Status Compute(KernelContext& ctx) {
   }
   // oneDNN divides by zero-size dims: an empty result needs no primitive.
   if (m == 0 || n == 0) return ctx.allocate_output(0, DataType::kFloat, {m, n}).status();
-  if (k == 0) {
-    return absl::UnimplementedError("fused matmul with an empty inner dimension (k = 0)");
+  if (k == 0) {  // an empty product is zeros: only the post-ops remain
+    absl::StatusOr<Tensor*> out = ctx.allocate_output(0, DataType::kFloat, {m, n});
+    if (!out.ok()) return out.status();
+    std::vector<const Tensor*> inputs;
+    for (int i = 0; i < ctx.num_inputs(); ++i) inputs.push_back(&ctx.input(i));
+    return ApplyPostOps(*ops, inputs, **out);
   }
   auto* state = static_cast<MatMulState*>(ctx.kernel_state());
   return onednn::Guard("matmul", [&]() -> absl::Status {
