@@ -1,48 +1,28 @@
 #include "kernels/cuda/cublas_loader.h"
 
-#include <dlfcn.h>
-
 #include <string>
-#include <type_traits>
 #include <vector>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_join.h"
+#include "kernels/cuda/dynamic_library.h"
 
 namespace smrt::kernels::cuda {
 namespace {
 
 absl::StatusOr<CublasApi> Load() {
-  std::vector<std::string> tried;
-  void* lib = nullptr;
-  for (const char* name : {"libcublas.so.13", "libcublas.so.12", "libcublas.so"}) {
-    lib = dlopen(name, RTLD_NOW | RTLD_LOCAL);
-    if (lib != nullptr) break;
-    const char* why = dlerror();
-    tried.push_back(absl::StrCat(name, " (", why != nullptr ? why : "not found", ")"));
-  }
-  if (lib == nullptr) {
-    return absl::FailedPreconditionError(
-        absl::StrCat("cuBLAS is needed for MatMul on CUDA but could not be loaded: tried ",
-                     absl::StrJoin(tried, ", ")));
-  }
+  absl::StatusOr<void*> lib = OpenFirst({"libcublas.so.13", "libcublas.so.12", "libcublas.so"},
+                                       "cuBLAS is needed for MatMul on CUDA");
+  if (!lib.ok()) return lib.status();
   CublasApi api;
-  std::string missing;
-  auto resolve = [&](auto& fn, const char* symbol) {
-    fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(dlsym(lib, symbol));
-    if (fn == nullptr) absl::StrAppend(&missing, missing.empty() ? "" : ", ", symbol);
-  };
+  SymbolResolver resolve(*lib);
   resolve(api.create, "cublasCreate_v2");
   resolve(api.destroy, "cublasDestroy_v2");
   resolve(api.set_stream, "cublasSetStream_v2");
   resolve(api.set_math_mode, "cublasSetMathMode");
   resolve(api.sgemm, "cublasSgemm_v2");
   resolve(api.sgemm_strided_batched, "cublasSgemmStridedBatched");
-  if (!missing.empty()) {
-    return absl::FailedPreconditionError(
-        absl::StrCat("the cuBLAS library that was loaded lacks ", missing));
-  }
+  if (absl::Status s = resolve.Finish("cuBLAS"); !s.ok()) return s;
   return api;
 }
 

@@ -1,37 +1,20 @@
 #include "kernels/cuda/cudnn_loader.h"
 
-#include <dlfcn.h>
-
 #include <string>
-#include <type_traits>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_join.h"
+#include "kernels/cuda/dynamic_library.h"
 
 namespace smrt::kernels::cuda {
 namespace {
 
 absl::StatusOr<CudnnApi> Load() {
-  std::vector<std::string> tried;
-  void* lib = nullptr;
-  for (const char* name : {"libcudnn.so.9", "libcudnn.so"}) {
-    lib = dlopen(name, RTLD_NOW | RTLD_LOCAL);
-    if (lib != nullptr) break;
-    const char* why = dlerror();
-    tried.push_back(absl::StrCat(name, " (", why != nullptr ? why : "not found", ")"));
-  }
-  if (lib == nullptr) {
-    return absl::FailedPreconditionError(
-        absl::StrCat("cuDNN is needed for convolutions on CUDA but could not be loaded: tried ",
-                     absl::StrJoin(tried, ", ")));
-  }
+  absl::StatusOr<void*> lib = OpenFirst({"libcudnn.so.9", "libcudnn.so"},
+                                       "cuDNN is needed for convolutions on CUDA");
+  if (!lib.ok()) return lib.status();
   CudnnApi api;
-  std::string missing;
-  auto resolve = [&](auto& fn, const char* symbol) {
-    fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(dlsym(lib, symbol));
-    if (fn == nullptr) absl::StrAppend(&missing, missing.empty() ? "" : ", ", symbol);
-  };
+  SymbolResolver resolve(*lib);
   resolve(api.get_version, "cudnnGetVersion");
   resolve(api.get_error_string, "cudnnGetErrorString");
   resolve(api.create, "cudnnCreate");
@@ -52,10 +35,7 @@ absl::StatusOr<CudnnApi> Load() {
   resolve(api.find_forward_ex, "cudnnFindConvolutionForwardAlgorithmEx");
   resolve(api.get_workspace_size, "cudnnGetConvolutionForwardWorkspaceSize");
   resolve(api.forward, "cudnnConvolutionForward");
-  if (!missing.empty()) {
-    return absl::FailedPreconditionError(
-        absl::StrCat("the cuDNN library that was loaded lacks ", missing));
-  }
+  if (absl::Status s = resolve.Finish("cuDNN"); !s.ok()) return s;
   // The structs passed to it are <cudnn.h>'s: the major versions must agree.
   const size_t version = api.get_version();
   if (version / 10000 != CUDNN_MAJOR) {
