@@ -19,7 +19,7 @@ using testing::TensorsNear;
 
 const KernelSpec* Backend(const std::string& op, const std::string& backend) {
   for (const KernelSpec& k : KernelRegistry::Default().Kernels(op)) {
-    if (k.backend == backend) {
+    if (k.backend == backend && k.device == kCpu) {
       // Kernels() returns copies; find the registry's own spec by priority.
       static std::vector<std::unique_ptr<KernelSpec>> keep;
       keep.push_back(std::make_unique<KernelSpec>(k));
@@ -31,7 +31,11 @@ const KernelSpec* Backend(const std::string& op, const std::string& backend) {
 
 std::vector<std::string> Backends(const std::string& op) {
   std::vector<std::string> out;
-  for (const KernelSpec& k : KernelRegistry::Default().Kernels(op)) out.push_back(k.backend);
+  // The CPU's backends: device kernels (CUDA builds) take device tensors and
+  // are checked against these in tests/cuda.
+  for (const KernelSpec& k : KernelRegistry::Default().Kernels(op)) {
+    if (k.device == kCpu) out.push_back(k.backend);
+  }
   return out;
 }
 
