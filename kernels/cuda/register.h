@@ -42,12 +42,16 @@ std::vector<KernelSpec> ConvKernels();
 std::vector<KernelSpec> PoolKernels();
 // Sum, Mean, Max float32, axes on the host (reduce_kernels.cc).
 std::vector<KernelSpec> ReduceKernels();
+// Einsum float32, two operands: batch, contracted and free labels only,
+// others stay on the CPU (einsum_kernels.cc, einsum_plan.h).
+std::vector<KernelSpec> EinsumKernels();
 
 inline std::vector<KernelSpec> CudaKernels() {
   std::vector<KernelSpec> all;
   for (auto family : {&CopyKernels, &ShapeKernels, &ElementwiseKernels, &BiasAddKernels,
                       &MatMulKernels, &SoftmaxKernels, &LayerNormKernels,
-                      &TransposeKernels, &ConvKernels, &PoolKernels, &ReduceKernels}) {
+                      &TransposeKernels, &ConvKernels, &PoolKernels, &ReduceKernels,
+                      &EinsumKernels}) {
     for (KernelSpec& k : family()) all.push_back(std::move(k));
   }
   return all;
