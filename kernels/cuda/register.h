@@ -45,13 +45,17 @@ std::vector<KernelSpec> ReduceKernels();
 // Einsum float32, two operands: batch, contracted and free labels only,
 // others stay on the CPU (einsum_kernels.cc, einsum_plan.h).
 std::vector<KernelSpec> EinsumKernels();
+// GatherV2 with batch_dims 0: every fixed-size dtype, int32/int64 indices,
+// axis on the host; waits for the stream once to check the indices
+// (gather_kernels.cc).
+std::vector<KernelSpec> GatherKernels();
 
 inline std::vector<KernelSpec> CudaKernels() {
   std::vector<KernelSpec> all;
   for (auto family : {&CopyKernels, &ShapeKernels, &ElementwiseKernels, &BiasAddKernels,
                       &MatMulKernels, &SoftmaxKernels, &LayerNormKernels,
                       &TransposeKernels, &ConvKernels, &PoolKernels, &ReduceKernels,
-                      &EinsumKernels}) {
+                      &EinsumKernels, &GatherKernels}) {
     for (KernelSpec& k : family()) all.push_back(std::move(k));
   }
   return all;

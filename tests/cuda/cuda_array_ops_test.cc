@@ -1,4 +1,4 @@
-// Einsum on CUDA: what is registered,
+// Einsum, GatherV2, SelectV2, ConcatV2 and Cast on CUDA: what is registered,
 // which attrs each kernel accepts (the rest stays on the CPU), the host-side
 // plans, and the checks made before any device work. No GPU needed; results
 // against the CPU: cuda_gpu_array_ops_test.cc.
@@ -29,7 +29,7 @@ using testing::FakeDeviceTensor;
 using testing::RunCudaKernel;
 using testing::TypeAttr;
 
-[[maybe_unused]] const std::vector<DataType> kAllFixed = {
+const std::vector<DataType> kAllFixed = {
     DataType::kFloat, DataType::kDouble,   DataType::kInt32,     DataType::kUInt8,
     DataType::kInt16, DataType::kInt8,     DataType::kComplex64, DataType::kInt64,
     DataType::kBool,  DataType::kBFloat16, DataType::kUInt16,    DataType::kComplex128,
@@ -177,6 +177,21 @@ TEST(CudaArrayOpsTest, EinsumPlansComputeWhatTheCpuComputes) {
   }
 }
 
+TEST(CudaArrayOpsTest, GatherV2IsRegisteredForBatchDimsZero) {
+  const KernelRegistry& r = KernelRegistry::Default();
+  for (DataType t : kAllFixed) {
+    SCOPED_TRACE(DataTypeName(t));
+    AttrMap gather = TypeAttr(t, "Tparams");
+    gather.Set("Tindices", DataType::kInt32);
+    gather.Set("batch_dims", int64_t{0});
+    absl::StatusOr<const KernelSpec*> k = r.FindKernel("GatherV2", kCudaDevice, gather);
+    ASSERT_TRUE(k.ok()) << k.status();
+    EXPECT_EQ((*k)->host_memory_inputs, std::vector<int>{2});
+    gather.Set("batch_dims", int64_t{1});
+    EXPECT_FALSE(r.FindKernel("GatherV2", kCudaDevice, gather).ok());
+  }
+}
+
 void ExpectError(const std::string& op, const AttrMap& attrs, std::vector<Tensor> inputs,
                  const std::string& substring) {
   FakeDevice device;
@@ -187,12 +202,22 @@ void ExpectError(const std::string& op, const AttrMap& attrs, std::vector<Tensor
   EXPECT_TRUE(absl::StrContains(out.status().message(), "gpu_node")) << out.status();
 }
 
-TEST(CudaArrayOpsTest, ChecksComeBeforeAnyDeviceWork) {
-  auto dev = [](DataType t, Shape s) { return FakeDeviceTensor(t, std::move(s)); };
-  const DataType f32 = DataType::kFloat;
-  ExpectError("Einsum", EinsumAttrs("ij,jk->ik"), {dev(f32, {2, 3}), dev(f32, {4, 5})},
-              "Expected dimension 3");
+Tensor dev(DataType t, Shape s) { return FakeDeviceTensor(t, std::move(s)); }
 
+TEST(CudaArrayOpsTest, EinsumChecksBeforeAnyDeviceWork) {
+  ExpectError("Einsum", EinsumAttrs("ij,jk->ik"),
+              {dev(DataType::kFloat, {2, 3}), dev(DataType::kFloat, {4, 5})},
+              "Expected dimension 3");
+}
+
+TEST(CudaArrayOpsTest, GatherV2ChecksBeforeAnyDeviceWork) {
+  AttrMap gather = TypeAttr(DataType::kFloat, "Tparams");
+  gather.Set("Tindices", DataType::kInt32);
+  gather.Set("Taxis", DataType::kInt32);
+  ExpectError("GatherV2", gather,
+              {dev(DataType::kFloat, {4, 3}), dev(DataType::kInt32, {2}),
+               MakeTensor<int32_t>({}, {2})},
+              "expected axis in the range [-2, 2), but got 2");
 }
 
 }  // namespace

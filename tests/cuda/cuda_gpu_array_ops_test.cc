@@ -82,5 +82,55 @@ TEST_F(CudaGpuArrayOpsTest, EinsumMatchesTheCpu) {
   }
 }
 
+TEST_F(CudaGpuArrayOpsTest, GatherMatchesTheCpu) {
+  const Tensor table = RandomFloats({10, 16}, 3);
+  for (DataType itype : {DataType::kInt32, DataType::kInt64}) {
+    SCOPED_TRACE(DataTypeName(itype));
+    AttrMap attrs = TypeAttr(DataType::kFloat, "Tparams");
+    attrs.Set("Tindices", itype);
+    attrs.Set("Taxis", DataType::kInt32);
+    attrs.Set("batch_dims", int64_t{0});
+    auto indices = [&](Shape s, std::vector<int64_t> v) {
+      if (itype == DataType::kInt64) return MakeTensor<int64_t>(std::move(s), v);
+      return MakeTensor<int32_t>(std::move(s), std::vector<int32_t>(v.begin(), v.end()));
+    };
+    const Tensor axis0 = MakeTensor<int32_t>({}, {0});
+    // Embedding lookup: [batch, seq] ids into a [vocab, hidden] table.
+    ExpectLikeCpu("GatherV2", attrs, {table, indices({2, 3}, {0, 9, 4, 4, 1, 0}), axis0}, {2});
+    ExpectLikeCpu("GatherV2", attrs, {table, indices({}, {7}), axis0}, {2});
+    ExpectLikeCpu("GatherV2", attrs, {table, indices({0}, {}), axis0}, {2});
+    // Axis 1 (and -1) of a 3-D tensor, 2-D indices.
+    const Tensor cube = RandomFloats({3, 5, 4}, 4);
+    ExpectLikeCpu("GatherV2", attrs,
+                  {cube, indices({2, 2}, {4, 0, 2, 2}), MakeTensor<int32_t>({}, {1})}, {2});
+    ExpectLikeCpu("GatherV2", attrs,
+                  {cube, indices({3}, {3, 0, 1}), MakeTensor<int32_t>({}, {-1})}, {2});
+    // Other element sizes move as plain bytes.
+    AttrMap i64 = attrs;
+    i64.Set("Tparams", DataType::kInt64);
+    ExpectLikeCpu("GatherV2", i64,
+                  {MakeTensor<int64_t>({4}, {-1, 1LL << 40, 3, 4}), indices({3}, {1, 1, 3}), axis0},
+                  {2});
+    AttrMap b = attrs;
+    b.Set("Tparams", DataType::kBool);
+    ExpectLikeCpu("GatherV2", b,
+                  {MakeTensor<bool>({2, 3}, {true, false, true, false, false, true}),
+                   indices({2}, {2, 0}), MakeTensor<int32_t>({}, {1})},
+                  {2});
+    // An out-of-range index: InvalidArgument naming the index and its value.
+    for (int64_t bad : {int64_t{10}, int64_t{-1}}) {
+      const std::vector<Tensor> inputs = {table, indices({2, 2}, {0, 3, bad, 1}), axis0};
+      absl::StatusOr<std::vector<Tensor>> cpu = RunOp("GatherV2", attrs, inputs);
+      ASSERT_FALSE(cpu.ok());
+      absl::StatusOr<Tensor> gpu = RunOnGpu(device_.get(), "GatherV2", attrs, inputs, {2});
+      ASSERT_FALSE(gpu.ok()) << "index " << bad;
+      EXPECT_EQ(gpu.status().code(), absl::StatusCode::kInvalidArgument);
+      const std::string want = absl::StrCat("indices[1,0] = ", bad, " is not in [0, 10)");
+      EXPECT_TRUE(absl::StrContains(gpu.status().message(), want)) << gpu.status();
+      EXPECT_TRUE(absl::StrContains(cpu.status().message(), want)) << cpu.status();
+    }
+  }
+}
+
 }  // namespace
 }  // namespace smrt::kernels::cuda
