@@ -49,13 +49,15 @@ std::vector<KernelSpec> EinsumKernels();
 // axis on the host; waits for the stream once to check the indices
 // (gather_kernels.cc).
 std::vector<KernelSpec> GatherKernels();
+// SelectV2: every fixed-size dtype, three-way broadcasting (select_kernels.cc).
+std::vector<KernelSpec> SelectKernels();
 
 inline std::vector<KernelSpec> CudaKernels() {
   std::vector<KernelSpec> all;
   for (auto family : {&CopyKernels, &ShapeKernels, &ElementwiseKernels, &BiasAddKernels,
                       &MatMulKernels, &SoftmaxKernels, &LayerNormKernels,
                       &TransposeKernels, &ConvKernels, &PoolKernels, &ReduceKernels,
-                      &EinsumKernels, &GatherKernels}) {
+                      &EinsumKernels, &GatherKernels, &SelectKernels}) {
     for (KernelSpec& k : family()) all.push_back(std::move(k));
   }
   return all;

@@ -13,6 +13,7 @@
 #include "gtest/gtest.h"
 #include "kernels/cuda/einsum_plan.h"
 #include "kernels/cuda/register.h"
+#include "kernels/cuda/select_index.h"
 #include "kernels/cuda/transpose.h"
 #include "kernels/registry.h"
 #include "kernels/testing/op_runner.h"
@@ -192,6 +193,34 @@ TEST(CudaArrayOpsTest, GatherV2IsRegisteredForBatchDimsZero) {
   }
 }
 
+TEST(CudaArrayOpsTest, SelectV2IsRegistered) {
+  const KernelRegistry& r = KernelRegistry::Default();
+  for (DataType t : kAllFixed) {
+    absl::StatusOr<const KernelSpec*> k = r.FindKernel("SelectV2", kCudaDevice, TypeAttr(t));
+    ASSERT_TRUE(k.ok()) << DataTypeName(t) << ": " << k.status();
+    EXPECT_TRUE((*k)->host_memory_inputs.empty());
+  }
+  EXPECT_FALSE(r.FindKernel("SelectV2", kCudaDevice, TypeAttr(DataType::kString)).ok());
+}
+
+TEST(CudaArrayOpsTest, SelectIndexMergesTheMaskBroadcast) {
+  Shape out;
+  absl::StatusOr<SelectIndex> index = MakeSelectIndex({2, 1, 1, 5}, {2, 4, 5, 5}, {}, &out);
+  ASSERT_TRUE(index.ok()) << index.status();
+  EXPECT_EQ(out, (Shape{2, 4, 5, 5}));
+  ASSERT_EQ(index->rank, 3);  // (2), (4*5), (5)
+  EXPECT_EQ(index->dims[1], 20);
+  EXPECT_EQ(index->strides[0][1], 0);
+  EXPECT_EQ(index->strides[1][1], 5);
+  EXPECT_EQ(index->strides[2][2], 0);
+  index = MakeSelectIndex({3}, {3}, {3}, &out);
+  ASSERT_TRUE(index.ok());
+  EXPECT_EQ(index->rank, 1);
+  index = MakeSelectIndex({2, 3}, {3}, {4}, &out);
+  EXPECT_EQ(index.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_TRUE(absl::StrContains(index.status().message(), "must be broadcastable"));
+}
+
 void ExpectError(const std::string& op, const AttrMap& attrs, std::vector<Tensor> inputs,
                  const std::string& substring) {
   FakeDevice device;
@@ -218,6 +247,13 @@ TEST(CudaArrayOpsTest, GatherV2ChecksBeforeAnyDeviceWork) {
               {dev(DataType::kFloat, {4, 3}), dev(DataType::kInt32, {2}),
                MakeTensor<int32_t>({}, {2})},
               "expected axis in the range [-2, 2), but got 2");
+}
+
+TEST(CudaArrayOpsTest, SelectV2ChecksBeforeAnyDeviceWork) {
+  ExpectError("SelectV2", TypeAttr(DataType::kFloat),
+              {dev(DataType::kBool, {2, 3}), dev(DataType::kFloat, {3}),
+               dev(DataType::kFloat, {4})},
+              "must be broadcastable");
 }
 
 }  // namespace

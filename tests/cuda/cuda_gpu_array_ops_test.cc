@@ -132,5 +132,28 @@ TEST_F(CudaGpuArrayOpsTest, GatherMatchesTheCpu) {
   }
 }
 
+TEST_F(CudaGpuArrayOpsTest, SelectV2MatchesTheCpu) {
+  // BERT's attention mask: (2,1,1,5) condition, (2,4,5,5) scores, scalar else.
+  std::vector<bool> mask = {true, true, true, false, false, true, true, true, true, false};
+  AttrMap f32 = TypeAttr(DataType::kFloat);
+  const Tensor cond = MakeTensor<bool>({2, 1, 1, 5}, mask);
+  ExpectLikeCpu("SelectV2", f32,
+                {cond, RandomFloats({2, 4, 5, 5}, 5), MakeTensor<float>({}, {-10000.0f})});
+  // Equal shapes; a scalar condition; all three broadcasting.
+  const Tensor c6 = MakeTensor<bool>({2, 3}, {true, false, false, true, true, false});
+  ExpectLikeCpu("SelectV2", f32, {c6, RandomFloats({2, 3}, 6), RandomFloats({2, 3}, 7)});
+  ExpectLikeCpu("SelectV2", f32,
+                {MakeTensor<bool>({}, {false}), RandomFloats({2, 3}, 8), RandomFloats({3}, 9)});
+  ExpectLikeCpu("SelectV2", f32,
+                {MakeTensor<bool>({3, 1}, {true, false, true}), RandomFloats({1, 4}, 10),
+                 RandomFloats({2, 1, 1}, 11)});
+  AttrMap i64 = TypeAttr(DataType::kInt64);
+  ExpectLikeCpu("SelectV2", i64,
+                {c6, MakeTensor<int64_t>({2, 3}, {1, 2, 3, 4, 5, 6}),
+                 MakeTensor<int64_t>({1, 3}, {-7, -8, -9})});
+  ExpectLikeCpu("SelectV2", f32,
+                {MakeTensor<bool>({0, 3}, {}), RandomFloats({1, 3}, 12), RandomFloats({}, 13)});
+}
+
 }  // namespace
 }  // namespace smrt::kernels::cuda
