@@ -51,13 +51,17 @@ std::vector<KernelSpec> EinsumKernels();
 std::vector<KernelSpec> GatherKernels();
 // SelectV2: every fixed-size dtype, three-way broadcasting (select_kernels.cc).
 std::vector<KernelSpec> SelectKernels();
+// ConcatV2: every fixed-size dtype, the axis (input N) on the host; one
+// KernelSpec per N up to kMaxConcatInputs (concat_kernels.cc).
+inline constexpr int kMaxConcatInputs = 64;
+std::vector<KernelSpec> ConcatKernels();
 
 inline std::vector<KernelSpec> CudaKernels() {
   std::vector<KernelSpec> all;
   for (auto family : {&CopyKernels, &ShapeKernels, &ElementwiseKernels, &BiasAddKernels,
                       &MatMulKernels, &SoftmaxKernels, &LayerNormKernels,
                       &TransposeKernels, &ConvKernels, &PoolKernels, &ReduceKernels,
-                      &EinsumKernels, &GatherKernels, &SelectKernels}) {
+                      &EinsumKernels, &GatherKernels, &SelectKernels, &ConcatKernels}) {
     for (KernelSpec& k : family()) all.push_back(std::move(k));
   }
   return all;

@@ -203,6 +203,23 @@ TEST(CudaArrayOpsTest, SelectV2IsRegistered) {
   EXPECT_FALSE(r.FindKernel("SelectV2", kCudaDevice, TypeAttr(DataType::kString)).ok());
 }
 
+TEST(CudaArrayOpsTest, ConcatV2ReadsItsAxisInputOnTheHost) {
+  const KernelRegistry& r = KernelRegistry::Default();
+  for (DataType t : kAllFixed) {
+    for (int64_t n : {int64_t{1}, int64_t{2}, int64_t{5}, int64_t{kMaxConcatInputs}}) {
+      AttrMap concat = TypeAttr(t);
+      concat.Set("N", n);
+      concat.Set("Tidx", DataType::kInt32);
+      absl::StatusOr<const KernelSpec*> k = r.FindKernel("ConcatV2", kCudaDevice, concat);
+      ASSERT_TRUE(k.ok()) << DataTypeName(t) << " N=" << n << ": " << k.status();
+      EXPECT_EQ((*k)->host_memory_inputs, std::vector<int>{static_cast<int>(n)});
+    }
+  }
+  AttrMap concat = TypeAttr(DataType::kFloat);
+  concat.Set("N", int64_t{kMaxConcatInputs + 1});
+  EXPECT_FALSE(r.FindKernel("ConcatV2", kCudaDevice, concat).ok());
+}
+
 TEST(CudaArrayOpsTest, SelectIndexMergesTheMaskBroadcast) {
   Shape out;
   absl::StatusOr<SelectIndex> index = MakeSelectIndex({2, 1, 1, 5}, {2, 4, 5, 5}, {}, &out);
@@ -254,6 +271,20 @@ TEST(CudaArrayOpsTest, SelectV2ChecksBeforeAnyDeviceWork) {
               {dev(DataType::kBool, {2, 3}), dev(DataType::kFloat, {3}),
                dev(DataType::kFloat, {4})},
               "must be broadcastable");
+}
+
+TEST(CudaArrayOpsTest, ConcatV2ChecksBeforeAnyDeviceWork) {
+  AttrMap concat = TypeAttr(DataType::kFloat);
+  concat.Set("N", int64_t{2});
+  concat.Set("Tidx", DataType::kInt32);
+  ExpectError("ConcatV2", concat,
+              {dev(DataType::kFloat, {2, 3}), dev(DataType::kFloat, {2, 4}),
+               MakeTensor<int32_t>({}, {0})},
+              "dimension 1 in both shapes must be equal");
+  ExpectError("ConcatV2", concat,
+              {dev(DataType::kFloat, {2, 3}), dev(DataType::kFloat, {2, 4}),
+               MakeTensor<int32_t>({}, {2})},
+              "in the range [-2, 2), but got 2");
 }
 
 }  // namespace

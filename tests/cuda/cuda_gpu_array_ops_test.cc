@@ -155,5 +155,36 @@ TEST_F(CudaGpuArrayOpsTest, SelectV2MatchesTheCpu) {
                 {MakeTensor<bool>({0, 3}, {}), RandomFloats({1, 3}, 12), RandomFloats({}, 13)});
 }
 
+TEST_F(CudaGpuArrayOpsTest, ConcatV2MatchesTheCpu) {
+  auto attrs = [](DataType t, int64_t n) {
+    AttrMap a = TypeAttr(t);
+    a.Set("N", n);
+    a.Set("Tidx", DataType::kInt32);
+    return a;
+  };
+  const Tensor a = RandomFloats({2, 3, 4}, 20), b = RandomFloats({2, 3, 4}, 21);
+  for (int32_t axis : {0, 1, 2, -1}) {
+    SCOPED_TRACE(axis);
+    ExpectLikeCpu("ConcatV2", attrs(DataType::kFloat, 2), {a, b, MakeTensor<int32_t>({}, {axis})},
+                  {2});
+  }
+  // Different sizes along the axis, an empty input among them, three inputs.
+  ExpectLikeCpu("ConcatV2", attrs(DataType::kFloat, 3),
+                {RandomFloats({2, 1, 4}, 22), RandomFloats({2, 0, 4}, 23),
+                 RandomFloats({2, 5, 4}, 24), MakeTensor<int32_t>({}, {1})},
+                {3});
+  ExpectLikeCpu("ConcatV2", attrs(DataType::kFloat, 2),
+                {RandomFloats({0, 3}, 25), RandomFloats({0, 3}, 26), MakeTensor<int32_t>({}, {1})},
+                {2});
+  ExpectLikeCpu("ConcatV2", attrs(DataType::kInt32, 1),
+                {MakeTensor<int32_t>({2, 2}, {1, 2, 3, 4}), MakeTensor<int32_t>({}, {-1})}, {1});
+  AttrMap i64axis = attrs(DataType::kBool, 2);
+  i64axis.Set("Tidx", DataType::kInt64);
+  ExpectLikeCpu("ConcatV2", i64axis,
+                {MakeTensor<bool>({2, 1}, {true, false}), MakeTensor<bool>({2, 2}, {false, true, true, true}),
+                 MakeTensor<int64_t>({}, {-1})},
+                {2});
+}
+
 }  // namespace
 }  // namespace smrt::kernels::cuda
