@@ -55,13 +55,16 @@ std::vector<KernelSpec> SelectKernels();
 // KernelSpec per N up to kMaxConcatInputs (concat_kernels.cc).
 inline constexpr int kMaxConcatInputs = 64;
 std::vector<KernelSpec> ConcatKernels();
+// Cast among float32, int32, int64 and bool (cast_kernels.cc).
+std::vector<KernelSpec> CastKernels();
 
 inline std::vector<KernelSpec> CudaKernels() {
   std::vector<KernelSpec> all;
   for (auto family : {&CopyKernels, &ShapeKernels, &ElementwiseKernels, &BiasAddKernels,
                       &MatMulKernels, &SoftmaxKernels, &LayerNormKernels,
                       &TransposeKernels, &ConvKernels, &PoolKernels, &ReduceKernels,
-                      &EinsumKernels, &GatherKernels, &SelectKernels, &ConcatKernels}) {
+                      &EinsumKernels, &GatherKernels, &SelectKernels, &ConcatKernels,
+                      &CastKernels}) {
     for (KernelSpec& k : family()) all.push_back(std::move(k));
   }
   return all;

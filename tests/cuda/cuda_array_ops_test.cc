@@ -220,6 +220,22 @@ TEST(CudaArrayOpsTest, ConcatV2ReadsItsAxisInputOnTheHost) {
   EXPECT_FALSE(r.FindKernel("ConcatV2", kCudaDevice, concat).ok());
 }
 
+TEST(CudaArrayOpsTest, CastServesFloatInt32Int64BoolPairsOnly) {
+  const KernelRegistry& r = KernelRegistry::Default();
+  const std::vector<DataType> cast_types = {DataType::kFloat, DataType::kInt32, DataType::kInt64,
+                                            DataType::kBool};
+  for (DataType src : kAllFixed) {
+    for (DataType dst : kAllFixed) {
+      AttrMap cast = TypeAttr(src, "SrcT");
+      cast.Set("DstT", dst);
+      const bool want = std::count(cast_types.begin(), cast_types.end(), src) > 0 &&
+                        std::count(cast_types.begin(), cast_types.end(), dst) > 0;
+      EXPECT_EQ(r.FindKernel("Cast", kCudaDevice, cast).ok(), want)
+          << DataTypeName(src) << " -> " << DataTypeName(dst);
+    }
+  }
+}
+
 TEST(CudaArrayOpsTest, SelectIndexMergesTheMaskBroadcast) {
   Shape out;
   absl::StatusOr<SelectIndex> index = MakeSelectIndex({2, 1, 1, 5}, {2, 4, 5, 5}, {}, &out);

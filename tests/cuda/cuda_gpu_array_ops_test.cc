@@ -186,5 +186,25 @@ TEST_F(CudaGpuArrayOpsTest, ConcatV2MatchesTheCpu) {
                 {2});
 }
 
+TEST_F(CudaGpuArrayOpsTest, CastMatchesTheCpu) {
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const float inf = std::numeric_limits<float>::infinity();
+  const std::vector<Tensor> values = {
+      MakeTensor<float>({10}, {-1.7f, -0.5f, -0.0f, 0.0f, 2.9f, nan, 3e9f, -3e9f, inf, 1e19f}),
+      MakeTensor<int32_t>({5}, {0, -1, 7, std::numeric_limits<int32_t>::min(), 16777217}),
+      MakeTensor<int64_t>({5}, {0, -1, 1LL << 33, (1LL << 32) + 5, -(1LL << 40) - 3}),
+      MakeTensor<bool>({4}, {true, false, false, true}),
+  };
+  for (const Tensor& x : values) {
+    for (DataType dst : {DataType::kFloat, DataType::kInt32, DataType::kInt64, DataType::kBool}) {
+      SCOPED_TRACE(absl::StrCat(DataTypeName(x.dtype()), " -> ", DataTypeName(dst)));
+      AttrMap attrs = TypeAttr(x.dtype(), "SrcT");
+      attrs.Set("DstT", dst);
+      attrs.Set("Truncate", false);
+      ExpectLikeCpu("Cast", attrs, {x});
+    }
+  }
+}
+
 }  // namespace
 }  // namespace smrt::kernels::cuda
