@@ -1,5 +1,5 @@
 // GatherV2 with batch_dims 0: params of every fixed-size dtype and int32 or
-// int64 indices on the device, the axis (input 2) on the host. Indices are
+// int64 indices (int16 stays on the CPU) on the device, the axis (input 2) on the host. Indices are
 // checked on the device; the kernel then waits for the stream once to learn
 // whether one was out of range, and reports it as the CPU kernel does.
 #include <cuda_runtime.h>
@@ -146,7 +146,9 @@ std::vector<KernelSpec> GatherKernels() {
                             /*host_memory_inputs=*/{2});
   k.supports = [](const AttrMap& attrs) {
     absl::StatusOr<int64_t> batch_dims = attrs.GetOr<int64_t>("batch_dims", 0);
-    return batch_dims.ok() && *batch_dims == 0;
+    absl::StatusOr<DataType> tindices = attrs.GetOr<DataType>("Tindices", DataType::kInt32);
+    return batch_dims.ok() && *batch_dims == 0 && tindices.ok() &&
+           (*tindices == DataType::kInt32 || *tindices == DataType::kInt64);
   };
   return {std::move(k)};
 }

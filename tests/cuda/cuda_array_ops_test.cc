@@ -188,6 +188,11 @@ TEST(CudaArrayOpsTest, GatherV2IsRegisteredForBatchDimsZero) {
     absl::StatusOr<const KernelSpec*> k = r.FindKernel("GatherV2", kCudaDevice, gather);
     ASSERT_TRUE(k.ok()) << k.status();
     EXPECT_EQ((*k)->host_memory_inputs, std::vector<int>{2});
+    gather.Set("Tindices", DataType::kInt64);
+    EXPECT_TRUE(r.FindKernel("GatherV2", kCudaDevice, gather).ok());
+    gather.Set("Tindices", DataType::kInt16);
+    EXPECT_FALSE(r.FindKernel("GatherV2", kCudaDevice, gather).ok());
+    gather.Set("Tindices", DataType::kInt32);
     gather.Set("batch_dims", int64_t{1});
     EXPECT_FALSE(r.FindKernel("GatherV2", kCudaDevice, gather).ok());
   }
