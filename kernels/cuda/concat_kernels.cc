@@ -28,9 +28,10 @@ absl::Status ConcatV2(KernelContext& ctx, int n) {
   const Tensor& a = ctx.input(n);
   if (!a.valid() || a.on_device() || a.num_elements() != 1 ||
       (a.dtype() != DataType::kInt32 && a.dtype() != DataType::kInt64)) {
-    return AtNode(ctx, absl::InvalidArgumentError(absl::StrCat(
-                           "axis (input ", n, ") must be an int32 or int64 scalar in host memory, got ",
-                           a.valid() ? a.DebugString() : "nothing")));
+    return AtNode(ctx, absl::InvalidArgumentError(
+                           absl::StrCat("axis (input ", n,
+                                        ") must be an int32 or int64 scalar in host memory, got ",
+                                        a.valid() ? a.DebugString() : "nothing")));
   }
   const int64_t axis_value =
       a.dtype() == DataType::kInt32 ? int64_t{a.data<int32_t>()[0]} : a.data<int64_t>()[0];

@@ -59,12 +59,16 @@ template <typename I>
 cudaError_t LaunchBySize(const void* params, const void* indices, void* out, int64_t outer,
                          int64_t limit, int64_t inner, int64_t num_indices, int elem_size,
                          cudaStream_t stream) {
+  const auto go = [&](auto element) {
+    return Launch<decltype(element), I>(params, indices, out, outer, limit, inner, num_indices,
+                                        stream);
+  };
   switch (elem_size) {
-    case 1: return Launch<Element<1>, I>(params, indices, out, outer, limit, inner, num_indices, stream);
-    case 2: return Launch<Element<2>, I>(params, indices, out, outer, limit, inner, num_indices, stream);
-    case 4: return Launch<Element<4>, I>(params, indices, out, outer, limit, inner, num_indices, stream);
-    case 8: return Launch<Element<8>, I>(params, indices, out, outer, limit, inner, num_indices, stream);
-    case 16: return Launch<Element<16>, I>(params, indices, out, outer, limit, inner, num_indices, stream);
+    case 1: return go(Element<1>{});
+    case 2: return go(Element<2>{});
+    case 4: return go(Element<4>{});
+    case 8: return go(Element<8>{});
+    case 16: return go(Element<16>{});
   }
   return cudaErrorInvalidValue;
 }

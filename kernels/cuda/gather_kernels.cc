@@ -30,8 +30,8 @@ absl::StatusOr<int64_t> AxisValue(const KernelContext& ctx) {
   }
   if (a.dtype() == DataType::kInt32) return int64_t{a.data<int32_t>()[0]};
   if (a.dtype() == DataType::kInt64) return a.data<int64_t>()[0];
-  return AtNode(ctx, absl::InvalidArgumentError(
-                         absl::StrCat("axis must be int32 or int64, got ", DataTypeName(a.dtype()))));
+  return AtNode(ctx, absl::InvalidArgumentError(absl::StrCat("axis must be int32 or int64, got ",
+                                                            DataTypeName(a.dtype()))));
 }
 
 // "[1,0]": the multi-index of flat element `flat` in `shape`.

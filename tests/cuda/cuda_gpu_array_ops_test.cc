@@ -181,7 +181,8 @@ TEST_F(CudaGpuArrayOpsTest, ConcatV2MatchesTheCpu) {
   AttrMap i64axis = attrs(DataType::kBool, 2);
   i64axis.Set("Tidx", DataType::kInt64);
   ExpectLikeCpu("ConcatV2", i64axis,
-                {MakeTensor<bool>({2, 1}, {true, false}), MakeTensor<bool>({2, 2}, {false, true, true, true}),
+                {MakeTensor<bool>({2, 1}, {true, false}),
+                 MakeTensor<bool>({2, 2}, {false, true, true, true}),
                  MakeTensor<int64_t>({}, {-1})},
                 {2});
 }
