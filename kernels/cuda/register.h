@@ -42,12 +42,29 @@ std::vector<KernelSpec> ConvKernels();
 std::vector<KernelSpec> PoolKernels();
 // Sum, Mean, Max float32, axes on the host (reduce_kernels.cc).
 std::vector<KernelSpec> ReduceKernels();
+// Einsum float32, two operands: batch, contracted and free labels only,
+// others stay on the CPU (einsum_kernels.cc, einsum_plan.h).
+std::vector<KernelSpec> EinsumKernels();
+// GatherV2 with batch_dims 0: every fixed-size dtype, int32/int64 indices,
+// axis on the host; waits for the stream once to check the indices
+// (gather_kernels.cc).
+std::vector<KernelSpec> GatherKernels();
+// SelectV2: every fixed-size dtype, three-way broadcasting (select_kernels.cc).
+std::vector<KernelSpec> SelectKernels();
+// ConcatV2: every fixed-size dtype, the axis (input N) on the host; one
+// KernelSpec per N up to kMaxConcatInputs (concat_kernels.cc).
+inline constexpr int kMaxConcatInputs = 64;
+std::vector<KernelSpec> ConcatKernels();
+// Cast among float32, int32, int64 and bool (cast_kernels.cc).
+std::vector<KernelSpec> CastKernels();
 
 inline std::vector<KernelSpec> CudaKernels() {
   std::vector<KernelSpec> all;
   for (auto family : {&CopyKernels, &ShapeKernels, &ElementwiseKernels, &BiasAddKernels,
                       &MatMulKernels, &SoftmaxKernels, &LayerNormKernels,
-                      &TransposeKernels, &ConvKernels, &PoolKernels, &ReduceKernels}) {
+                      &TransposeKernels, &ConvKernels, &PoolKernels, &ReduceKernels,
+                      &EinsumKernels, &GatherKernels, &SelectKernels, &ConcatKernels,
+                      &CastKernels}) {
     for (KernelSpec& k : family()) all.push_back(std::move(k));
   }
   return all;
