@@ -1,38 +1,72 @@
 #include <algorithm>
+#include <cstring>
 
 #include "kernels/cuda/pad.h"
 
 namespace smrt::kernels::cuda {
 namespace {
 
-__global__ void PadNhwcKernel(const float* __restrict__ in, float* __restrict__ out,
-                              int64_t total, int64_t h, int64_t w, int64_t c, int64_t out_h,
-                              int64_t out_w, int64_t top, int64_t left) {
-  for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < total;
+template <typename T>
+__global__ void PadKernel(PadPlan plan, const T* __restrict__ in, T* __restrict__ out, int64_t n,
+                          T fill) {
+  for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < n;
        i += static_cast<int64_t>(gridDim.x) * blockDim.x) {
-    const int64_t ci = i % c;
-    int64_t rest = i / c;
-    const int64_t x = rest % out_w - left;
-    rest /= out_w;
-    const int64_t y = rest % out_h - top;
-    const int64_t b = rest / out_h;
-    out[i] = (y >= 0 && y < h && x >= 0 && x < w) ? in[((b * h + y) * w + x) * c + ci] : 0.0f;
+    int64_t rest = i, offset = 0, stride = 1;
+    bool inside = true;
+    for (int d = plan.rank - 1; d >= 0; --d) {
+      const int64_t c = rest % plan.out_dims[d] - plan.before[d];
+      rest /= plan.out_dims[d];
+      inside = inside && c >= 0 && c < plan.in_dims[d];
+      offset += c * stride;
+      stride *= plan.in_dims[d];
+    }
+    out[i] = inside ? in[offset] : fill;
   }
+}
+
+template <typename T>
+cudaError_t Launch(const PadPlan& plan, const void* in, void* out, int64_t n, const void* fill,
+                   cudaStream_t stream) {
+  T value;
+  std::memcpy(&value, fill, sizeof(T));
+  const int threads = 256;
+  const int64_t blocks = std::min<int64_t>((n + threads - 1) / threads, 65535 * 8);
+  PadKernel<T><<<static_cast<unsigned>(blocks), threads, 0, stream>>>(
+      plan, static_cast<const T*>(in), static_cast<T*>(out), n, value);
+  return cudaGetLastError();
 }
 
 }  // namespace
 
+cudaError_t LaunchPad(const PadPlan& plan, const void* in, void* out, int64_t n, int elem_size,
+                      const void* fill, cudaStream_t stream) {
+  switch (elem_size) {
+    case 1: return Launch<uint8_t>(plan, in, out, n, fill, stream);
+    case 2: return Launch<uint16_t>(plan, in, out, n, fill, stream);
+    case 4: return Launch<uint32_t>(plan, in, out, n, fill, stream);
+    case 8: return Launch<uint64_t>(plan, in, out, n, fill, stream);
+    default: return cudaErrorInvalidValue;
+  }
+}
+
 cudaError_t LaunchPadNhwc(const float* in, float* out, int64_t n, int64_t h, int64_t w,
                           int64_t c, int64_t top, int64_t bottom, int64_t left, int64_t right,
                           cudaStream_t stream) {
-  const int64_t out_h = h + top + bottom, out_w = w + left + right;
-  const int64_t total = n * out_h * out_w * c;
+  PadPlan plan;
+  plan.rank = 4;
+  const int64_t in_dims[4] = {n, h, w, c};
+  const int64_t before[4] = {0, top, left, 0};
+  const int64_t after[4] = {0, bottom, right, 0};
+  int64_t total = 1;
+  for (int d = 0; d < 4; ++d) {
+    plan.in_dims[d] = in_dims[d];
+    plan.before[d] = before[d];
+    plan.out_dims[d] = in_dims[d] + before[d] + after[d];
+    total *= plan.out_dims[d];
+  }
   if (total == 0) return cudaSuccess;
-  const int threads = 256;
-  const int64_t blocks = std::min<int64_t>((total + threads - 1) / threads, 65535 * 8);
-  PadNhwcKernel<<<static_cast<unsigned>(blocks), threads, 0, stream>>>(in, out, total, h, w, c,
-                                                                       out_h, out_w, top, left);
-  return cudaGetLastError();
+  const float zero = 0.0f;
+  return LaunchPad(plan, in, out, total, sizeof(float), &zero, stream);
 }
 
 }  // namespace smrt::kernels::cuda

@@ -57,6 +57,8 @@ inline constexpr int kMaxConcatInputs = 64;
 std::vector<KernelSpec> ConcatKernels();
 // Cast among float32, int32, int64 and bool (cast_kernels.cc).
 std::vector<KernelSpec> CastKernels();
+// Pad, PadV2 (constant), any dtype of up to 8 bytes; paddings on the host.
+std::vector<KernelSpec> PadKernels();
 
 inline std::vector<KernelSpec> CudaKernels() {
   std::vector<KernelSpec> all;
@@ -64,7 +66,7 @@ inline std::vector<KernelSpec> CudaKernels() {
                       &MatMulKernels, &SoftmaxKernels, &LayerNormKernels,
                       &TransposeKernels, &ConvKernels, &PoolKernels, &ReduceKernels,
                       &EinsumKernels, &GatherKernels, &SelectKernels, &ConcatKernels,
-                      &CastKernels}) {
+                      &CastKernels, &PadKernels}) {
     for (KernelSpec& k : family()) all.push_back(std::move(k));
   }
   return all;
