@@ -26,42 +26,7 @@ using testing::RunOnGpu;
 using testing::TestDevice;
 using testing::TypeAttr;
 
-class CudaGpuFusedTest : public ::testing::Test {
- protected:
-  void SetUp() override {
-    SMRT_SKIP_WITHOUT_GPU();
-    absl::StatusOr<std::unique_ptr<TestDevice>> d = TestDevice::Create();
-    ASSERT_TRUE(d.ok()) << d.status();
-    device_ = *std::move(d);
-  }
-
-  void ExpectLikeCpu(const std::string& op, const AttrMap& attrs, const std::vector<Tensor>& inputs,
-                     double tol, const std::vector<int>& host_inputs = {}) {
-    absl::StatusOr<std::vector<Tensor>> cpu = RunOp(op, attrs, inputs);
-    ASSERT_TRUE(cpu.ok()) << op << " on the CPU: " << cpu.status();
-    absl::StatusOr<Tensor> gpu = RunOnGpu(device_.get(), op, attrs, inputs, host_inputs);
-    ASSERT_TRUE(gpu.ok()) << op << " on the GPU: " << gpu.status();
-    EXPECT_TRUE(TensorsNear(*gpu, (*cpu)[0], tol, tol)) << op;
-  }
-
-  // As ExpectLikeCpu, comparing bytes (every dtype, exactly).
-  void ExpectSameBytesAsCpu(const std::string& op, const AttrMap& attrs,
-                            const std::vector<Tensor>& inputs,
-                            const std::vector<int>& host_inputs = {}) {
-    absl::StatusOr<std::vector<Tensor>> cpu = RunOp(op, attrs, inputs);
-    ASSERT_TRUE(cpu.ok()) << op << " on the CPU: " << cpu.status();
-    absl::StatusOr<Tensor> gpu = RunOnGpu(device_.get(), op, attrs, inputs, host_inputs);
-    ASSERT_TRUE(gpu.ok()) << op << " on the GPU: " << gpu.status();
-    const Tensor& want = (*cpu)[0];
-    ASSERT_EQ(gpu->dtype(), want.dtype());
-    ASSERT_EQ(gpu->shape(), want.shape());
-    ASSERT_EQ(gpu->byte_size(), want.byte_size());
-    EXPECT_TRUE(want.byte_size() == 0 ||
-                std::memcmp(gpu->raw_data(), want.raw_data(), want.byte_size()) == 0);
-  }
-
-  std::unique_ptr<TestDevice> device_;
-};
+class CudaGpuFusedTest : public testing::GpuTest {};
 
 AttrMap FusedMatMulAttrs(std::vector<std::string> ops, bool ta = false, bool tb = false) {
   AttrMap a = TypeAttr(DataType::kFloat);

@@ -33,27 +33,7 @@ using testing::TestDevice;
 using testing::TypeAttr;
 using testing::Upload;
 
-class CudaGpuTest : public ::testing::Test {
- protected:
-  void SetUp() override {
-    SMRT_SKIP_WITHOUT_GPU();
-    absl::StatusOr<std::unique_ptr<TestDevice>> d = TestDevice::Create();
-    ASSERT_TRUE(d.ok()) << d.status();
-    device_ = *std::move(d);
-  }
-
-  // Runs `op` on the GPU and on the CPU and compares output 0.
-  void ExpectLikeCpu(const std::string& op, const AttrMap& attrs, const std::vector<Tensor>& inputs,
-                     double tol, const std::vector<int>& host_inputs = {}) {
-    absl::StatusOr<std::vector<Tensor>> cpu = RunOp(op, attrs, inputs);
-    ASSERT_TRUE(cpu.ok()) << op << " on the CPU: " << cpu.status();
-    absl::StatusOr<Tensor> gpu = RunOnGpu(device_.get(), op, attrs, inputs, host_inputs);
-    ASSERT_TRUE(gpu.ok()) << op << " on the GPU: " << gpu.status();
-    EXPECT_TRUE(TensorsNear(*gpu, (*cpu)[0], tol, tol)) << op;
-  }
-
-  std::unique_ptr<TestDevice> device_;
-};
+class CudaGpuTest : public testing::GpuTest {};
 
 int64_t Count(const Shape& s) {
   int64_t n = 1;

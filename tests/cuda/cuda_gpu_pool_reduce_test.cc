@@ -27,25 +27,12 @@ using testing::RunOnGpu;
 using testing::TestDevice;
 using testing::TypeAttr;
 
-class CudaGpuPoolReduceTest : public ::testing::Test {
+class CudaGpuPoolReduceTest : public testing::GpuTest {
  protected:
-  void SetUp() override {
-    SMRT_SKIP_WITHOUT_GPU();
-    absl::StatusOr<std::unique_ptr<TestDevice>> d = TestDevice::Create();
-    ASSERT_TRUE(d.ok()) << d.status();
-    device_ = *std::move(d);
-  }
-
   void ExpectLikeCpu(const std::string& op, const AttrMap& attrs, const std::vector<Tensor>& inputs,
                      const std::vector<int>& host_inputs = {}) {
-    absl::StatusOr<std::vector<Tensor>> cpu = RunOp(op, attrs, inputs);
-    ASSERT_TRUE(cpu.ok()) << op << " on the CPU: " << cpu.status();
-    absl::StatusOr<Tensor> gpu = RunOnGpu(device_.get(), op, attrs, inputs, host_inputs);
-    ASSERT_TRUE(gpu.ok()) << op << " on the GPU: " << gpu.status();
-    EXPECT_TRUE(TensorsNear(*gpu, (*cpu)[0], 1e-5, 1e-5)) << op;
+    GpuTest::ExpectLikeCpu(op, attrs, inputs, 1e-5, host_inputs);
   }
-
-  std::unique_ptr<TestDevice> device_;
 };
 
 struct PoolCase {

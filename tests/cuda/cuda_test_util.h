@@ -20,6 +20,7 @@
 #include "kernels/cuda/register.h"
 #include "kernels/kernel.h"
 #include "kernels/registry.h"
+#include "kernels/testing/op_runner.h"
 
 namespace smrt::kernels::cuda::testing {
 
@@ -201,6 +202,46 @@ inline absl::StatusOr<Tensor> RunOnGpu(DeviceContext* device, const std::string&
   }
   return Download(device, (*out)[0]);
 }
+
+// The GPU tests' fixture: skips without a GPU, holds a TestDevice, and runs
+// an op on the GPU and on the CPU to compare output 0.
+class GpuTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    SMRT_SKIP_WITHOUT_GPU();
+    absl::StatusOr<std::unique_ptr<TestDevice>> d = TestDevice::Create();
+    ASSERT_TRUE(d.ok()) << d.status();
+    device_ = *std::move(d);
+  }
+
+  // Within `tol` (absolute and relative).
+  void ExpectLikeCpu(const std::string& op, const AttrMap& attrs, const std::vector<Tensor>& inputs,
+                     double tol, const std::vector<int>& host_inputs = {}) {
+    absl::StatusOr<std::vector<Tensor>> cpu = kernels::testing::RunOp(op, attrs, inputs);
+    ASSERT_TRUE(cpu.ok()) << op << " on the CPU: " << cpu.status();
+    absl::StatusOr<Tensor> gpu = RunOnGpu(device_.get(), op, attrs, inputs, host_inputs);
+    ASSERT_TRUE(gpu.ok()) << op << " on the GPU: " << gpu.status();
+    EXPECT_TRUE(kernels::testing::TensorsNear(*gpu, (*cpu)[0], tol, tol)) << op;
+  }
+
+  // The same bytes (every dtype, exactly).
+  void ExpectSameBytesAsCpu(const std::string& op, const AttrMap& attrs,
+                            const std::vector<Tensor>& inputs,
+                            const std::vector<int>& host_inputs = {}) {
+    absl::StatusOr<std::vector<Tensor>> cpu = kernels::testing::RunOp(op, attrs, inputs);
+    ASSERT_TRUE(cpu.ok()) << op << " on the CPU: " << cpu.status();
+    absl::StatusOr<Tensor> gpu = RunOnGpu(device_.get(), op, attrs, inputs, host_inputs);
+    ASSERT_TRUE(gpu.ok()) << op << " on the GPU: " << gpu.status();
+    const Tensor& want = (*cpu)[0];
+    ASSERT_EQ(gpu->dtype(), want.dtype());
+    ASSERT_EQ(gpu->shape(), want.shape());
+    ASSERT_EQ(gpu->byte_size(), want.byte_size());
+    EXPECT_TRUE(want.byte_size() == 0 ||
+                std::memcmp(gpu->raw_data(), want.raw_data(), want.byte_size()) == 0);
+  }
+
+  std::unique_ptr<TestDevice> device_;
+};
 
 }  // namespace smrt::kernels::cuda::testing
 
