@@ -171,6 +171,17 @@ class DeviceContext {
 inline constexpr char kToDeviceOp[] = "_SmrtToDevice";
 inline constexpr char kToHostOp[] = "_SmrtToHost";
 
+// Where the executor planned a step's outputs to live (its activation
+// arena, exec/arena.h). KernelContext's allocate_output* ask it first.
+class OutputArena {
+ public:
+  virtual ~OutputArena() = default;
+  // Output i of the current step in its planned place, or an invalid Tensor
+  // when it has none free for this dtype and shape (the context then
+  // allocates). Elements are zero when `zero`, else unspecified.
+  virtual Tensor Take(int output, DataType dtype, const Shape& shape, bool zero) = 0;
+};
+
 class KernelContext {
  public:
   KernelContext(absl::string_view node_name, absl::string_view op, const AttrMap& attrs,
@@ -205,6 +216,7 @@ class KernelContext {
   int num_outputs() const { return static_cast<int>(outputs_.size()); }
   // Allocates output i (zero-filled). Errors carry the size that failed.
   absl::StatusOr<Tensor*> allocate_output(int i, DataType dtype, Shape shape) {
+    if (TakeFromArena(i, dtype, shape, /*zero=*/true)) return &outputs_[i];
     absl::StatusOr<Tensor> t = Tensor::Create(dtype, std::move(shape));
     if (!t.ok()) return t.status();
     outputs_[i] = *std::move(t);
@@ -213,6 +225,7 @@ class KernelContext {
   // As allocate_output, with the contents left unspecified: only for kernels
   // that write every element of the output (Tensor::CreateUninitialized).
   absl::StatusOr<Tensor*> allocate_output_for_overwrite(int i, DataType dtype, Shape shape) {
+    if (TakeFromArena(i, dtype, shape, /*zero=*/false)) return &outputs_[i];
     absl::StatusOr<Tensor> t = Tensor::CreateUninitialized(dtype, std::move(shape));
     if (!t.ok()) return t.status();
     outputs_[i] = *std::move(t);
@@ -278,6 +291,9 @@ class KernelContext {
     return &outputs_[i];
   }
 
+  // The executor's plan for this step's outputs; null: allocate each.
+  void set_output_arena(OutputArena* arena) { arena_ = arena; }
+
   // This node's KernelState (KernelSpec::make_state), or null.
   KernelState* kernel_state() const { return kernel_state_; }
   void set_kernel_state(KernelState* s) { kernel_state_ = s; }
@@ -292,7 +308,16 @@ class KernelContext {
   Resource* node_resource_ = nullptr;
   const FunctionCaller* functions_ = nullptr;
   KernelState* kernel_state_ = nullptr;
+  bool TakeFromArena(int i, DataType dtype, const Shape& shape, bool zero) {
+    if (arena_ == nullptr) return false;
+    Tensor t = arena_->Take(i, dtype, shape, zero);
+    if (!t.valid()) return false;
+    outputs_[i] = std::move(t);
+    return true;
+  }
+
   DeviceContext* device_ = nullptr;
+  OutputArena* arena_ = nullptr;
   mutable int missing_input_ = -1;
 };
 

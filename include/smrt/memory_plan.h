@@ -1,6 +1,7 @@
 // The static memory plan of a signature for given input shapes
 // (Model::PlanMemory): weight bytes, and an arena of 64-byte aligned offsets
-// for the intermediate tensors, placed best fit over their lifetimes.
+// for the intermediate tensors, placed best fit over their lifetimes. Runs
+// execute from it: each run takes one block of peak_bytes for them.
 #ifndef SMRT_MEMORY_PLAN_H_
 #define SMRT_MEMORY_PLAN_H_
 
@@ -20,6 +21,11 @@ struct PlannedTensor {
   int64_t offset = 0;  // in the arena, a multiple of 64
   int first_step = 0;  // live from the step that makes it to its last reader,
   int last_step = 0;   // inclusive (indices into MemoryPlan::steps)
+  // Tensors with the same buffer number share their bytes: a view of
+  // another (Reshape) or a result written in place over its input, as the
+  // first run of these shapes showed. Distinct buffers never overlap while
+  // both are live.
+  int buffer = 0;
 };
 
 struct MemoryPlan {

@@ -190,8 +190,10 @@ class Model {
                    NamedTensors* outputs, const RunOptions& options) const;
 
   // The static memory plan (smrt/memory_plan.h) of a signature for inputs of
-  // these shapes, one per input name, without running it. Errors as for Run
-  // when a shape does not fit the signature.
+  // these shapes, one per input name, without running it; Run executes from
+  // it. Once a Run of these shapes has shown which outputs are views or in
+  // place, the plan counts each such group once. Errors as for Run when a
+  // shape does not fit the signature.
   absl::StatusOr<MemoryPlan> PlanMemory(absl::string_view signature_key,
                                         const std::map<std::string, Shape>& input_shapes) const;
 

@@ -64,6 +64,11 @@ class Tensor {
   static absl::StatusOr<Tensor> DeviceStorage(DataType dtype, Shape shape,
                                               std::shared_ptr<void> storage);
   bool on_device() const { return on_device_; }
+  // As DeviceStorage, for host memory: the elements at storage.get(), kept
+  // alive by `storage`. smrt-internal: the executor hands kernels outputs in
+  // its activation arena this way (exec/arena.h).
+  static absl::StatusOr<Tensor> HostStorage(DataType dtype, Shape shape,
+                                            std::shared_ptr<void> storage);
 
   bool valid() const { return dtype_ != DataType::kInvalid; }
   DataType dtype() const { return dtype_; }
@@ -106,6 +111,8 @@ class Tensor {
 
  private:
   static absl::StatusOr<Tensor> Allocate(DataType dtype, Shape shape, bool zero);
+  static absl::StatusOr<Tensor> FromStorage(DataType dtype, Shape shape,
+                                            std::shared_ptr<void> storage, bool on_device);
 
   DataType dtype_ = DataType::kInvalid;
   Shape shape_;

@@ -792,6 +792,7 @@ absl::StatusOr<MemoryPlan> Model::PlanMemory(
     t.offset = v.offset;
     t.first_step = v.lifetime.first;
     t.last_step = v.lifetime.last;
+    t.buffer = v.buffer;
     plan.tensors.push_back(std::move(t));
   }
   for (const graph::Endpoint& e : planned->unplanned) plan.unplanned.push_back(name(e));

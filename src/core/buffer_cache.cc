@@ -92,6 +92,22 @@ size_t TrimBufferCache() {
   return bytes;
 }
 
+size_t DropCachedBuffers(size_t bytes) {
+  const size_t capacity = BufferCapacity(bytes);
+  Cache& c = TheCache();
+  std::vector<void*> blocks;
+  {
+    std::lock_guard<std::mutex> lock(c.mu);
+    auto it = c.free_by_capacity.find(capacity);
+    if (it == c.free_by_capacity.end()) return 0;
+    blocks.swap(it->second);
+    c.free_by_capacity.erase(it);
+    c.bytes -= capacity * blocks.size();
+  }
+  for (void* p : blocks) std::free(p);
+  return capacity * blocks.size();
+}
+
 size_t CachedBufferBytes() {
   Cache& c = TheCache();
   std::lock_guard<std::mutex> lock(c.mu);

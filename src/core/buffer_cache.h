@@ -31,6 +31,9 @@ void FreeBuffer(void* p, size_t bytes);
 
 // Frees every cached block (the Model destructor calls it); returns the bytes.
 size_t TrimBufferCache();
+// Frees the cached blocks that a buffer of `bytes` would reuse (a size the
+// caller knows it will not ask for again); returns the bytes.
+size_t DropCachedBuffers(size_t bytes);
 // Bytes now held for reuse.
 size_t CachedBufferBytes();
 

@@ -157,16 +157,27 @@ Tensor Tensor::Variant(std::shared_ptr<void> object) {
 
 absl::StatusOr<Tensor> Tensor::DeviceStorage(DataType dtype, Shape shape,
                                              std::shared_ptr<void> storage) {
+  return FromStorage(dtype, std::move(shape), std::move(storage), /*on_device=*/true);
+}
+
+absl::StatusOr<Tensor> Tensor::HostStorage(DataType dtype, Shape shape,
+                                           std::shared_ptr<void> storage) {
+  return FromStorage(dtype, std::move(shape), std::move(storage), /*on_device=*/false);
+}
+
+absl::StatusOr<Tensor> Tensor::FromStorage(DataType dtype, Shape shape,
+                                           std::shared_ptr<void> storage, bool on_device) {
   if (!IsFixedSize(dtype)) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("a ", DataTypeName(dtype), " tensor cannot live in device memory"));
+    return absl::InvalidArgumentError(absl::StrCat(
+        "a ", DataTypeName(dtype), " tensor cannot live in ", on_device ? "device" : "given",
+        " storage"));
   }
   absl::StatusOr<int64_t> n = NumElements(shape);
   if (!n.ok()) return n.status();
   absl::StatusOr<size_t> bytes = ElementBytes(dtype, *n);
   if (!bytes.ok()) return bytes.status();
   if (storage == nullptr && *bytes != 0) {
-    return absl::InvalidArgumentError("device storage is null");
+    return absl::InvalidArgumentError(on_device ? "device storage is null" : "storage is null");
   }
   Tensor t;
   t.dtype_ = dtype;
@@ -175,7 +186,7 @@ absl::StatusOr<Tensor> Tensor::DeviceStorage(DataType dtype, Shape shape,
   t.byte_size_ = *bytes;
   t.data_ = storage.get();
   t.storage_ = std::move(storage);
-  t.on_device_ = true;
+  t.on_device_ = on_device;
   return t;
 }
 

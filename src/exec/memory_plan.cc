@@ -7,6 +7,8 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "exec/arena.h"
+#include "exec/program.h"
 #include "graph/shape_inference.h"
 #include "graph/variable_keys.h"
 
@@ -54,10 +56,59 @@ ArenaPlan PlanArena(const std::vector<Lifetime>& tensors, int64_t alignment) {
 // Reads a Program's compiled schedule (a friend of Program).
 class ScheduleReader {
  public:
+  static std::vector<SlotValue> Slots(const Program& p, const graph::Graph& g);
   static absl::StatusOr<MemoryPlan> Plan(const Program& p, const std::vector<Shape>& feed_shapes);
   static void AddWeights(const Program& p, std::set<const Program*>& programs,
                          std::set<const void*>& buffers, int64_t& bytes);
 };
+
+std::vector<SlotValue> ScheduleReader::Slots(const Program& p, const graph::Graph& g) {
+  std::vector<SlotValue> slots(p.num_slots_);
+  const std::set<int> fetched(p.fetch_slots_.begin(), p.fetch_slots_.end());
+  // Executed-step index of each slot's producer and last consumer.
+  std::vector<int> produced(p.num_slots_, -1), last(p.num_slots_, -1);
+  std::vector<const Program::Step*> producer(p.num_slots_, nullptr);
+  std::vector<graph::Endpoint> endpoint(p.num_slots_);
+  int executed = 0;
+  for (size_t k = 0; k < p.steps_.size(); ++k) {
+    const Program::Step& step = p.steps_[k];
+    for (int i = 0; i < step.num_outputs; ++i) {
+      endpoint[step.first_output_slot + i] = {step.node, i};
+      producer[step.first_output_slot + i] = &step;
+    }
+    if (p.step_is_fed_[k]) continue;  // fed, or a Const the run starts with
+    for (int i = 0; i < step.num_outputs; ++i) produced[step.first_output_slot + i] = executed;
+    for (int s : step.release_after) last[s] = executed;
+    ++executed;
+  }
+  for (int slot = 0; slot < p.num_slots_; ++slot) {
+    if (produced[slot] < 0 || fetched.count(slot)) continue;  // feeds, fetches
+    const graph::Node& n = g.node(endpoint[slot].node);
+    const kernels::ValueInfo& v = n.outputs[endpoint[slot].index];
+    const Program::Step& step = *producer[slot];
+    if (n.op == "Const" || graph::IsVariableNode(n) || n.op == "ReadVariableOp" ||
+        v.dtype == DataType::kResource) {
+      continue;  // weights, or views of them
+    }
+    // Device memory (except what a copy brings back), and the results of
+    // control-flow bodies, which their own runs make.
+    if ((step.on_device && n.op != kernels::kToHostOp) || !step.functions.empty()) continue;
+    SlotValue& out = slots[slot];
+    if (!IsFixedSize(v.dtype) || !v.shape.IsFullyKnown()) {
+      out.kind = SlotValue::kUnknownSize;
+      continue;
+    }
+    out.kind = SlotValue::kPlanned;
+    out.dtype = v.dtype;
+    out.shape = v.shape.dims;
+    int64_t elements = 1;
+    for (int64_t d : out.shape) elements *= d;
+    out.lifetime.bytes = elements * static_cast<int64_t>(DataTypeSize(v.dtype));
+    out.lifetime.first = produced[slot];
+    out.lifetime.last = std::max(produced[slot], last[slot]);  // unused outputs die at once
+  }
+  return slots;
+}
 
 absl::StatusOr<MemoryPlan> ScheduleReader::Plan(const Program& p,
                                                 const std::vector<Shape>& feed_shapes) {
@@ -75,50 +126,34 @@ absl::StatusOr<MemoryPlan> ScheduleReader::Plan(const Program& p,
   if (absl::Status s = graph::InferShapes(g, order, kernels::KernelRegistry::Default()); !s.ok()) {
     return s;
   }
+  const std::vector<SlotValue> slots = Slots(p, g);
+  std::shared_ptr<const ArenaLayout> layout = LayoutArena(slots, p.LearnedShares(feed_shapes));
 
   MemoryPlan plan;
-  const std::set<int> fetched(p.fetch_slots_.begin(), p.fetch_slots_.end());
-  // Executed-step index of each slot's producer and last consumer.
-  std::vector<int> produced(p.num_slots_, -1), last(p.num_slots_, -1);
-  std::vector<graph::Endpoint> endpoint(p.num_slots_);
   for (size_t k = 0; k < p.steps_.size(); ++k) {
-    const Program::Step& step = p.steps_[k];
-    for (int i = 0; i < step.num_outputs; ++i) endpoint[step.first_output_slot + i] = {step.node, i};
-    if (p.step_is_fed_[k]) continue;  // fed, or a Const the run starts with
-    const int index = static_cast<int>(plan.steps.size());
-    plan.steps.push_back(step.node);
-    for (int i = 0; i < step.num_outputs; ++i) produced[step.first_output_slot + i] = index;
-    for (int s : step.release_after) last[s] = index;
+    if (!p.step_is_fed_[k]) plan.steps.push_back(p.steps_[k].node);
   }
-  std::vector<Lifetime> lifetimes;
+  std::vector<graph::Endpoint> endpoint(p.num_slots_);
+  for (const Program::Step& step : p.steps_) {
+    for (int i = 0; i < step.num_outputs; ++i) endpoint[step.first_output_slot + i] = {step.node, i};
+  }
   for (int slot = 0; slot < p.num_slots_; ++slot) {
-    if (produced[slot] < 0 || fetched.count(slot)) continue;  // feeds, fetches
-    const graph::Node& n = g.node(endpoint[slot].node);
-    const kernels::ValueInfo& v = n.outputs[endpoint[slot].index];
-    if (n.op == "Const" || graph::IsVariableNode(n) || n.op == "ReadVariableOp" ||
-        v.dtype == DataType::kResource) {
-      continue;  // weights, or views of them
-    }
-    if (!IsFixedSize(v.dtype) || !v.shape.IsFullyKnown()) {
-      plan.unplanned.push_back(endpoint[slot]);
-      continue;
-    }
+    const SlotValue& v = slots[slot];
+    if (v.kind == SlotValue::kUnknownSize) plan.unplanned.push_back(endpoint[slot]);
+    const int index = layout->value_of_slot[slot];
+    if (v.kind != SlotValue::kPlanned || index < 0) continue;  // a view of a feed or a weight
+    const ArenaLayout::Value& value = layout->values[index];
     PlannedValue pv;
     pv.value = endpoint[slot];
     pv.dtype = v.dtype;
-    pv.shape = v.shape.dims;
-    int64_t elements = 1;
-    for (int64_t d : pv.shape) elements *= d;
-    pv.lifetime.bytes = elements * static_cast<int64_t>(DataTypeSize(v.dtype));
-    pv.lifetime.first = produced[slot];
-    pv.lifetime.last = std::max(produced[slot], last[slot]);  // unused outputs die at once
-    plan.naive_bytes += AlignUp(pv.lifetime.bytes, kArenaAlignment);
-    lifetimes.push_back(pv.lifetime);
+    pv.shape = v.shape;
+    pv.lifetime = v.lifetime;
+    pv.offset = layout->groups[value.group].offset;
+    pv.buffer = value.group;
+    plan.naive_bytes += AlignUp(v.lifetime.bytes, kArenaAlignment);
     plan.planned.push_back(std::move(pv));
   }
-  ArenaPlan arena = PlanArena(lifetimes, kArenaAlignment);
-  for (size_t i = 0; i < plan.planned.size(); ++i) plan.planned[i].offset = arena.offsets[i];
-  plan.peak_bytes = arena.peak_bytes;
+  plan.peak_bytes = layout->bytes;
   return plan;
 }
 
@@ -143,6 +178,10 @@ void ScheduleReader::AddWeights(const Program& p, std::set<const Program*>& prog
     for (const kernels::Resource* r : step.input_resources) add_variable(r);
     for (const auto& [name, body] : step.functions) AddWeights(*body, programs, buffers, bytes);
   }
+}
+
+std::vector<SlotValue> SlotValues(const Program& program, const graph::Graph& inferred) {
+  return ScheduleReader::Slots(program, inferred);
 }
 
 absl::StatusOr<MemoryPlan> PlanMemory(const Program& program, const std::vector<Shape>& feed_shapes) {

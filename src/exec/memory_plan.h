@@ -12,8 +12,8 @@
 // whose dtype has no fixed size (string, variant). Tensors made inside
 // control-flow bodies are not part of the parent's arena.
 //
-// The plan is what an arena-backed executor would allocate; kernels today
-// allocate their own outputs, so it is reported, not yet used.
+// Program::Run executes from this plan (exec/arena.h), with values that
+// share a buffer (views, in-place kernels) grouped once a run has shown them.
 #ifndef SMRT_EXEC_MEMORY_PLAN_H_
 #define SMRT_EXEC_MEMORY_PLAN_H_
 
@@ -21,9 +21,12 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "exec/program.h"
+#include "graph/graph.h"
+#include "smrt/tensor.h"
 
 namespace smrt::exec {
+
+class Program;
 
 inline constexpr int64_t kArenaAlignment = 64;
 
@@ -51,6 +54,7 @@ struct PlannedValue {
   Shape shape;
   Lifetime lifetime;  // steps index MemoryPlan::steps
   int64_t offset = 0;
+  int buffer = 0;  // values with the same buffer are one (a view, an in-place result)
 };
 
 struct MemoryPlan {
@@ -61,8 +65,25 @@ struct MemoryPlan {
   int64_t naive_bytes = 0;   // every planned tensor in its own 64-byte aligned block
 };
 
+// What the plan knows of one Program slot (a node output) for given feed
+// shapes: whether it is planned, and if so its dtype, shape and lifetime
+// over the executed steps.
+struct SlotValue {
+  enum Kind { kNotPlanned, kPlanned, kUnknownSize };  // not planned: feeds, weights, fetches...
+  Kind kind = kNotPlanned;
+  DataType dtype = DataType::kInvalid;
+  Shape shape;
+  Lifetime lifetime;
+};
+
+// Per slot of `program`, from its graph with shapes inferred for the feeds
+// (graph::InferShapes over the program's steps).
+std::vector<SlotValue> SlotValues(const Program& program, const graph::Graph& inferred);
+
 // Plans `program` for feeds of these shapes (one per ProgramSpec::feeds).
 // InvalidArgument when the shapes do not fit the graph.
+// Values that Run found sharing a buffer for these shapes (exec/arena.h)
+// are planned as one.
 absl::StatusOr<MemoryPlan> PlanMemory(const Program& program, const std::vector<Shape>& feed_shapes);
 
 // Bytes of Const values and of the variables the program reads, control-flow

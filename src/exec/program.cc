@@ -6,6 +6,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "core/buffer_cache.h"
 #include "core/run_limits.h"
 #include "exec/check_numerics.h"
 #include "exec/profile.h"
@@ -289,6 +290,12 @@ absl::StatusOr<std::unique_ptr<Program>> Program::Create(ProgramSpec spec,
       p->const_seeds_.emplace_back(p->steps_[i].first_output_slot, *std::move(value));
     }
   }
+  for (const Step& step : p->steps_) {  // outputs nothing reads die with their step
+    for (int i = 0; i < step.num_outputs; ++i) {
+      int& last = last_use[step.first_output_slot + i];
+      if (last == -1) last = static_cast<int>(&step - p->steps_.data());
+    }
+  }
   for (int s = 0; s < p->num_slots_; ++s) {
     if (last_use[s] >= 0) p->steps_[last_use[s]].release_after.push_back(s);
   }
@@ -313,13 +320,18 @@ absl::StatusOr<std::unique_ptr<Program>> Program::Create(ProgramSpec spec,
   return p;
 }
 
-absl::Status Program::CheckShapes(const std::vector<Tensor>& feeds) const {
+absl::StatusOr<std::shared_ptr<const ArenaLayout>> Program::CheckShapes(
+    const std::vector<Tensor>& feeds, bool* learn) const {
   std::vector<Shape> key;
   for (const Tensor& t : feeds) key.push_back(t.shape());
   {
     std::lock_guard<std::mutex> lock(shape_mu_);
     auto it = shape_plans_.find(key);
-    if (it != shape_plans_.end()) return it->second;
+    if (it != shape_plans_.end()) {
+      if (!it->second.status.ok()) return it->second.status;
+      *learn = it->second.layout != nullptr && !it->second.learned;
+      return it->second.layout;
+    }
   }
   graph::Graph g = spec_.graph;
   for (size_t i = 0; i < spec_.feeds.size(); ++i) {
@@ -327,14 +339,45 @@ absl::Status Program::CheckShapes(const std::vector<Tensor>& feeds) const {
   }
   std::vector<NodeId> order;
   for (const Step& s : steps_) order.push_back(s.node);
-  absl::Status status = graph::InferShapes(g, order, *registry_);
+  ShapePlan plan;
+  plan.status = graph::InferShapes(g, order, *registry_);
+  if (plan.status.ok() && dataflow_ == nullptr) {
+    plan.slots = SlotValues(*this, g);
+    plan.layout = LayoutArena(plan.slots, {});
+    if (plan.layout->bytes == 0) plan.layout = nullptr;
+  }
   std::lock_guard<std::mutex> lock(shape_mu_);
   if (shape_plans_.size() >= kMaxShapePlans) {
     shape_plans_.erase(shape_plan_order_.front());
     shape_plan_order_.pop_front();
   }
-  if (shape_plans_.emplace(key, status).second) shape_plan_order_.push_back(key);
-  return status;
+  auto [it, added] = shape_plans_.emplace(key, std::move(plan));
+  if (added) shape_plan_order_.push_back(key);
+  if (!it->second.status.ok()) return it->second.status;
+  *learn = it->second.layout != nullptr && !it->second.learned;
+  return it->second.layout;
+}
+
+int64_t Program::Learn(const std::vector<Shape>& key, std::vector<SharedBuffer> shares) const {
+  std::lock_guard<std::mutex> lock(shape_mu_);
+  auto it = shape_plans_.find(key);
+  if (it == shape_plans_.end()) return 0;
+  ShapePlan& plan = it->second;
+  if (!plan.learned) {
+    plan.learned = true;
+    if (!shares.empty()) {
+      plan.layout = LayoutArena(plan.slots, shares);
+      if (plan.layout->bytes == 0) plan.layout = nullptr;
+    }
+    plan.shares = std::move(shares);
+  }
+  return plan.layout == nullptr ? 0 : RunArena::BlockBytes(*plan.layout);
+}
+
+std::vector<SharedBuffer> Program::LearnedShares(const std::vector<Shape>& feed_shapes) const {
+  std::lock_guard<std::mutex> lock(shape_mu_);
+  auto it = shape_plans_.find(feed_shapes);
+  return it == shape_plans_.end() ? std::vector<SharedBuffer>() : it->second.shares;
 }
 
 size_t Program::cached_shape_plans() const {
@@ -343,7 +386,7 @@ size_t Program::cached_shape_plans() const {
 }
 
 absl::Status Program::RunStep(const Step& step, std::vector<Tensor> inputs,
-                             std::vector<Tensor>& outputs) const {
+                             std::vector<Tensor>& outputs, RunArena* arena) const {
   const graph::Graph& g = spec_.graph;
   const graph::Node& n = g.node(step.node);
   for (size_t i = 0; i < inputs.size(); ++i) {
@@ -363,6 +406,10 @@ absl::Status Program::RunStep(const Step& step, std::vector<Tensor> inputs,
   ctx.set_node_resource(step.resource);
   ctx.set_kernel_state(step.kernel_state.get());
   if (step.on_device) ctx.set_device(spec_.device);
+  if (arena != nullptr) {
+    arena->BeginStep(step.first_output_slot);
+    ctx.set_output_arena(arena);
+  }
   StepFunctions functions(step);
   if (!step.functions.empty()) ctx.set_functions(&functions);
   StepTrace trace(ctx);  // times the call for a RunObserver (exec/profile.h), if any
@@ -390,7 +437,9 @@ absl::StatusOr<std::vector<Tensor>> Program::Run(std::vector<Tensor> feeds,
     return absl::InvalidArgumentError(
         absl::StrCat("expected ", spec_.feeds.size(), " inputs, got ", feeds.size()));
   }
-  if (absl::Status s = CheckShapes(feeds); !s.ok()) return s;
+  bool learn = false;
+  absl::StatusOr<std::shared_ptr<const ArenaLayout>> layout = CheckShapes(feeds, &learn);
+  if (!layout.ok()) return layout.status();
   if (dataflow_ != nullptr) {
     return dataflow_->Run(
         [this](int index, std::vector<Tensor> inputs, std::vector<Tensor>& out) {
@@ -398,26 +447,66 @@ absl::StatusOr<std::vector<Tensor>> Program::Run(std::vector<Tensor> feeds,
         },
         std::move(feeds));
   }
+  std::vector<Shape> key;
+  if (learn) {
+    for (const Tensor& t : feeds) key.push_back(t.shape());
+  }
   std::vector<Tensor> values(num_slots_);
   for (size_t i = 0; i < feeds.size(); ++i) {
     if (feed_slots_[i] >= 0) values[feed_slots_[i]] = std::move(feeds[i]);
   }
   for (const auto& [slot, value] : const_seeds_) values[slot] = value;
+  // Out of order, lifetimes are not the planned ones: no arena.
   if (pool != nullptr && pool->num_threads() > 0 && steps_.size() > 2) {
     return RunParallel(std::move(values), *pool);
   }
+  return RunInOrder(std::move(values), key, *std::move(layout), learn);
+}
+
+absl::StatusOr<std::vector<Tensor>> Program::RunInOrder(std::vector<Tensor> values,
+                                                        const std::vector<Shape>& key,
+                                                        std::shared_ptr<const ArenaLayout> layout,
+                                                        bool learn) const {
+  std::unique_ptr<RunArena> arena;
+  if (layout != nullptr) {
+    absl::StatusOr<std::unique_ptr<RunArena>> made = RunArena::Create(std::move(layout));
+    if (!made.ok()) return made.status();
+    arena = *std::move(made);
+  }
+  std::vector<SharedBuffer> shares;
+  std::vector<std::pair<const char*, const char*>> input_data;  // [begin, end) per input
   for (size_t index = 0; index < steps_.size(); ++index) {
     const Step& step = steps_[index];
     if (!step_is_fed_[index]) {
       std::vector<Tensor> inputs;
       inputs.reserve(step.input_slots.size());
+      input_data.clear();
       for (size_t i = 0; i < step.input_slots.size(); ++i) {
         Tensor& value = values[step.input_slots[i]];
+        if (learn) {
+          const char* begin = value.byte_size() > 0 && !value.on_device()
+                                  ? static_cast<const char*>(value.raw_data())
+                                  : nullptr;
+          input_data.emplace_back(begin, begin == nullptr ? nullptr : begin + value.byte_size());
+        }
         inputs.push_back(step.move_input[i] ? std::move(value) : value);
       }
       std::vector<Tensor> outputs;
-      if (absl::Status s = RunStep(step, std::move(inputs), outputs); !s.ok()) return s;
+      if (absl::Status s = RunStep(step, std::move(inputs), outputs, arena.get()); !s.ok()) {
+        return s;
+      }
       for (int i = 0; i < step.num_outputs; ++i) {
+        // A view (of all or part of an input) or an in-place result: the
+        // output's bytes are in an input's buffer.
+        if (learn && outputs[i].byte_size() > 0 && !outputs[i].on_device()) {
+          const char* data = static_cast<const char*>(outputs[i].raw_data());
+          for (size_t k = 0; k < input_data.size(); ++k) {
+            if (input_data[k].first <= data && data < input_data[k].second) {
+              shares.push_back({step.first_output_slot + i, step.input_slots[k]});
+              break;
+            }
+          }
+        }
         values[step.first_output_slot + i] = std::move(outputs[i]);
       }
     }
@@ -426,6 +515,15 @@ absl::StatusOr<std::vector<Tensor>> Program::Run(std::vector<Tensor> feeds,
   std::vector<Tensor> out;
   out.reserve(fetch_slots_.size());
   for (int s : fetch_slots_) out.push_back(values[s]);
+  if (learn) {
+    const int64_t old_bytes = arena->bytes();
+    arena.reset();  // its block goes back to the buffer cache
+    values.clear();
+    // The next runs take a block of the new size: the old one would only
+    // sit in the cache.
+    const int64_t new_bytes = Learn(key, std::move(shares));
+    if (BufferCapacity(new_bytes) != BufferCapacity(old_bytes)) DropCachedBuffers(old_bytes);
+  }
   return out;
 }
 

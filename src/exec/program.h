@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "exec/arena.h"
 #include "exec/dataflow.h"
 #include "exec/thread_pool.h"
 #include "graph/graph.h"
@@ -69,6 +70,9 @@ class Program {
 
   // Shape plans computed so far (for tests and tools); bounded.
   size_t cached_shape_plans() const;
+  // The outputs that a run with feeds of these shapes found in an input's
+  // buffer (views, in-place kernels); empty before such a run.
+  std::vector<SharedBuffer> LearnedShares(const std::vector<Shape>& feed_shapes) const;
   static constexpr size_t kMaxShapePlans = 32;
 
  private:
@@ -102,9 +106,10 @@ class Program {
 
   friend class ScheduleReader;  // memory_plan.cc: reads steps, slots and lifetimes
   Program() = default;
-  // Computes one step from its inputs (data inputs in order).
-  absl::Status RunStep(const Step& step, std::vector<Tensor> inputs,
-                       std::vector<Tensor>& outputs) const;
+  // Computes one step from its inputs (data inputs in order), its outputs
+  // placed in `arena` where it has room for them.
+  absl::Status RunStep(const Step& step, std::vector<Tensor> inputs, std::vector<Tensor>& outputs,
+                       RunArena* arena = nullptr) const;
   // Run's loop with a pool (exec/parallel_run.cc); values holds the feeds.
   absl::StatusOr<std::vector<Tensor>> RunParallel(std::vector<Tensor> values,
                                                   ThreadPool& pool) const;
@@ -113,9 +118,26 @@ class Program {
   // chain ends; the other ready steps go to the pool (Spawn).
   void RunChain(const std::shared_ptr<ParallelRun>& run, int first) const;
   void Spawn(const std::shared_ptr<ParallelRun>& run, int first) const;
-  // Infers every value's shape for these feed shapes once and caches it;
-  // an error here means the inputs cannot work with this graph.
-  absl::Status CheckShapes(const std::vector<Tensor>& feeds) const;
+  // What is known for one set of feed shapes.
+  struct ShapePlan {
+    absl::Status status;  // not OK: the inputs cannot work with this graph
+    std::vector<SlotValue> slots;                // in-order programs only
+    std::shared_ptr<const ArenaLayout> layout;   // null: no arena
+    bool learned = false;                        // layout has the shares a run showed
+    std::vector<SharedBuffer> shares;
+  };
+  // Infers every value's shape for these feed shapes once and caches it with
+  // the arena layout; an error means the inputs cannot work with this graph.
+  // `learn` is set while no run of these shapes has recorded its shares.
+  absl::StatusOr<std::shared_ptr<const ArenaLayout>> CheckShapes(const std::vector<Tensor>& feeds,
+                                                                 bool* learn) const;
+  // Replans the arena of these feed shapes with what a run saw shared;
+  // returns the block size runs of these shapes now take.
+  int64_t Learn(const std::vector<Shape>& key, std::vector<SharedBuffer> shares) const;
+  absl::StatusOr<std::vector<Tensor>> RunInOrder(std::vector<Tensor> values,
+                                                 const std::vector<Shape>& key,
+                                                 std::shared_ptr<const ArenaLayout> layout,
+                                                 bool learn) const;
 
   ProgramSpec spec_;
   const kernels::KernelRegistry* registry_ = nullptr;  // outlives the Program
@@ -133,7 +155,7 @@ class Program {
   std::unique_ptr<const DataflowPlan> dataflow_;
 
   mutable std::mutex shape_mu_;
-  mutable std::map<std::vector<Shape>, absl::Status> shape_plans_;
+  mutable std::map<std::vector<Shape>, ShapePlan> shape_plans_;
   mutable std::list<std::vector<Shape>> shape_plan_order_;
 };
 

@@ -53,6 +53,21 @@ TEST(BufferCacheTest, AFreedLargeBlockServesTheNextOfItsClass) {
   EXPECT_EQ(CachedBufferBytes(), 0u);
 }
 
+TEST(BufferCacheTest, DroppingAClassFreesOnlyItsBlocks) {
+  TrimBufferCache();
+  const size_t bytes = size_t{1} << 20;
+  void* a = AllocateBuffer(bytes);
+  void* b = AllocateBuffer(bytes - 64);
+  void* other = AllocateBuffer(bytes * 2);
+  FreeBuffer(a, bytes);
+  FreeBuffer(b, bytes - 64);
+  FreeBuffer(other, bytes * 2);
+  EXPECT_EQ(DropCachedBuffers(bytes - 1000), 2 * BufferCapacity(bytes));
+  EXPECT_EQ(CachedBufferBytes(), BufferCapacity(bytes * 2));
+  EXPECT_EQ(DropCachedBuffers(bytes), 0u);
+  EXPECT_EQ(TrimBufferCache(), BufferCapacity(bytes * 2));
+}
+
 TEST(BufferCacheTest, SmallBlocksAreNotKeptAndTheCacheIsBounded) {
   TrimBufferCache();
   void* small = AllocateBuffer(1000);

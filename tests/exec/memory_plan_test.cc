@@ -6,6 +6,7 @@
 #include <array>
 #include <map>
 
+#include "exec/program.h"
 #include "google/protobuf/text_format.h"
 #include "graph/importer.h"
 #include "gtest/gtest.h"

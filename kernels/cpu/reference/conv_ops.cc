@@ -313,8 +313,8 @@ absl::Status ComputeConv(KernelContext& ctx, bool depthwise) {
   }
   ConvGeometry g;
   if (absl::Status s = MakeGeometry(ctx, *a, nhwc, depthwise, g); !s.ok()) return s;
-  absl::StatusOr<Tensor> out =
-      Tensor::Create(input.dtype(), {g.batch, g.out_h, g.out_w, g.out_c});
+  absl::StatusOr<Tensor> out = NhwcOutput(ctx, a->layout == Layout::kNchw, input.dtype(),
+                                          {g.batch, g.out_h, g.out_w, g.out_c});
   if (!out.ok()) return out.status();
   switch (input.dtype()) {
     case DataType::kFloat: RunConv<float>(nhwc, filter, g, depthwise, *out); break;

@@ -255,4 +255,11 @@ absl::StatusOr<ConvWindowAttrs> ReadConvWindowAttrs(const AttrMap& attrs) {
   return a;
 }
 
+absl::StatusOr<Tensor> NhwcOutput(KernelContext& ctx, bool nchw, DataType dtype, Shape shape) {
+  if (nchw) return Tensor::Create(dtype, std::move(shape));
+  absl::StatusOr<Tensor*> out = ctx.allocate_output(0, dtype, std::move(shape));
+  if (!out.ok()) return out.status();
+  return **out;
+}
+
 }  // namespace smrt::kernels

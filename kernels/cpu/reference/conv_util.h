@@ -12,6 +12,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "core/attr_map.h"
+#include "kernels/kernel.h"
 #include "smrt/tensor.h"
 
 namespace smrt::kernels {
@@ -71,8 +72,6 @@ absl::StatusOr<int64_t> InferWindowedOutputSize(int64_t input, int64_t filter, i
                                                 int64_t explicit_before = 0,
                                                 int64_t explicit_after = 0);
 
-// Copies a 4-D tensor between NCHW and NHWC element order (any fixed-size
-// dtype). NchwToNhwc maps (N, C, H, W) to (N, H, W, C); NhwcToNchw inverts it.
 // The window attrs of a Conv2D-style node (layout, padding, strides and
 // dilations in NHWC order; dilations default to 1), parsed but not validated:
 // each op checks them with its own rules, then reads explicit paddings.
@@ -85,8 +84,15 @@ struct ConvWindowAttrs {
 };
 absl::StatusOr<ConvWindowAttrs> ReadConvWindowAttrs(const AttrMap& attrs);
 
+// Copies a 4-D tensor between NCHW and NHWC element order (any fixed-size
+// dtype). NchwToNhwc maps (N, C, H, W) to (N, H, W, C); NhwcToNchw inverts it.
 absl::StatusOr<Tensor> NchwToNhwc(const Tensor& t);
 absl::StatusOr<Tensor> NhwcToNchw(const Tensor& t);
+
+// Where an op that computes in NHWC writes its result (zero-filled): its
+// output 0 (so the executor's plan places it), or, when the node is NCHW, a
+// tensor of its own that NhwcToNchw then turns into the output.
+absl::StatusOr<Tensor> NhwcOutput(KernelContext& ctx, bool nchw, DataType dtype, Shape shape);
 
 // Rearranges a 4-D NHWC shape into `layout` order.
 Shape ShapeInLayout(int64_t n, int64_t h, int64_t w, int64_t c, Layout layout);

@@ -1357,7 +1357,8 @@ absl::Status ComputeConv2DBackpropInput(KernelContext& ctx) {
     }
     win[i] = *w;
   }
-  absl::StatusOr<Tensor> dx = Tensor::Create(filter.dtype(), {batch, in_h, in_w, in_c});
+  absl::StatusOr<Tensor> dx = NhwcOutput(ctx, a->layout == Layout::kNchw, filter.dtype(),
+                                         {batch, in_h, in_w, in_c});
   if (!dx.ok()) return dx.status();
   const int64_t m_total = dy.dim(0) * dy.dim(1) * dy.dim(2);
   const int64_t cols_per_row = k_h * k_w * in_c;

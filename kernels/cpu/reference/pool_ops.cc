@@ -283,8 +283,8 @@ absl::Status ComputePool(KernelContext& ctx, const PoolAttrs& p, PoolKind kind) 
   g.out_depth = *out_depth;
   g.pad_top = rows->pad_before;
   g.pad_left = cols->pad_before;
-  absl::StatusOr<Tensor> out =
-      Tensor::Create(input.dtype(), {g.batch, g.out_h, g.out_w, g.out_depth});
+  absl::StatusOr<Tensor> out = NhwcOutput(ctx, p.layout == Layout::kNchw, input.dtype(),
+                                          {g.batch, g.out_h, g.out_w, g.out_depth});
   if (!out.ok()) return out.status();
   switch (input.dtype()) {
     case DataType::kFloat: RunPool<float>(nhwc, g, kind, *out); break;

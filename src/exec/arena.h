@@ -1,0 +1,109 @@
+// The activation arena a Program runs from: one block per run, holding every
+// intermediate tensor whose size is known for the run's feed shapes at the
+// offset the memory plan gave it (exec/memory_plan.h), instead of one heap
+// buffer per tensor.
+//
+// The plan is static; what runs is not always what was planned (a kernel
+// may keep a view of its input, write in place, or produce a shape shape
+// inference did not know). So the plan only proposes places and the run
+// checks them: a value goes into its region only when no tensor still alive
+// uses memory there, else it gets its own buffer as before. A kernel can
+// therefore never see its output overlap a live tensor, whatever it does.
+//
+// Values that share a buffer (Reshape's output is its input; an in-place
+// kernel writes its output into the input it was handed at its last use) are
+// one group with one region: the executor learns which outputs shared an
+// input's buffer on the first run of a feed shape, and plans the later runs
+// with those groups.
+#ifndef SMRT_EXEC_ARENA_H_
+#define SMRT_EXEC_ARENA_H_
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "exec/memory_plan.h"
+#include "kernels/kernel.h"
+
+namespace smrt::exec {
+
+// Output `output_slot` of a step was the buffer of its input `input_slot`.
+struct SharedBuffer {
+  int output_slot = 0;
+  int input_slot = 0;
+  bool operator==(const SharedBuffer& o) const {
+    return output_slot == o.output_slot && input_slot == o.input_slot;
+  }
+};
+
+struct ArenaLayout {
+  struct Group {
+    int64_t offset = 0;
+    int64_t bytes = 0;
+  };
+  struct Value {
+    int group = 0;
+    DataType dtype = DataType::kInvalid;
+    Shape shape;
+    int64_t bytes = 0;
+  };
+  std::vector<Group> groups;
+  std::vector<Value> values;
+  std::vector<int> value_of_slot;  // per Program slot: index into values, or -1
+  int64_t bytes = 0;               // the block: every group's region, aligned
+};
+
+// Groups the planned slot values by `shares` (a group with any value that is
+// not planned - a feed, a weight, a fetch - is left out whole) and places the
+// groups by their joint lifetimes (PlanArena).
+std::shared_ptr<const ArenaLayout> LayoutArena(const std::vector<SlotValue>& slots,
+                                               const std::vector<SharedBuffer>& shares);
+
+// One run's block (a tensor allocation, so memory limits and stats count it)
+// and which of its regions are in use. Tensors it hands out keep the block
+// alive, so a view of one that outlives the run stays valid.
+class RunArena final : public kernels::OutputArena {
+ public:
+  static absl::StatusOr<std::unique_ptr<RunArena>> Create(
+      std::shared_ptr<const ArenaLayout> layout);
+
+  // The block a layout needs: its bytes, aligned.
+  static int64_t BlockBytes(const ArenaLayout& layout) {
+    return (layout.bytes + kArenaAlignment - 1) / kArenaAlignment * kArenaAlignment;
+  }
+  int64_t bytes() const { return BlockBytes(*layout_); }
+
+  // The step whose outputs Take places next.
+  void BeginStep(int first_output_slot) { first_slot_ = first_output_slot; }
+  Tensor Take(int output, DataType dtype, const Shape& shape, bool zero) override;
+
+  // Outputs placed, and outputs of the plan that got a buffer of their own,
+  // and why. Read after the run.
+  int64_t taken() const { return taken_; }
+  int64_t not_as_planned() const { return not_as_planned_; }  // other dtype or shape
+  int64_t region_busy() const { return region_busy_; }        // a live tensor was there
+
+ private:
+  struct Block {
+    Tensor memory;
+    std::unique_ptr<std::atomic<int>[]> live;  // per group: tensors using its region
+  };
+  RunArena() = default;
+
+  std::shared_ptr<const ArenaLayout> layout_;
+  std::shared_ptr<Block> block_;
+  std::mutex mu_;  // a kernel may allocate its outputs from several threads
+  std::vector<int> maybe_live_;  // groups taken and not yet seen free
+  std::vector<bool> listed_;     // per group: in maybe_live_
+  int first_slot_ = 0;
+  int64_t taken_ = 0;
+  int64_t not_as_planned_ = 0;
+  int64_t region_busy_ = 0;
+};
+
+}  // namespace smrt::exec
+
+#endif  // SMRT_EXEC_ARENA_H_
