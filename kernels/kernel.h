@@ -176,10 +176,12 @@ inline constexpr char kToHostOp[] = "_SmrtToHost";
 class OutputArena {
  public:
   virtual ~OutputArena() = default;
-  // Output i of the current step in its planned place, or an invalid Tensor
-  // when it has none free for this dtype and shape (the context then
-  // allocates). Elements are zero when `zero`, else unspecified.
-  virtual Tensor Take(int output, DataType dtype, const Shape& shape, bool zero) = 0;
+  // Output i of the current step in its planned place, in host or device
+  // memory, or an invalid Tensor when it has none free for this dtype and
+  // shape (the context then allocates). Host elements are zero when `zero`,
+  // else unspecified.
+  virtual Tensor Take(int output, DataType dtype, const Shape& shape, bool zero,
+                      bool on_device) = 0;
 };
 
 class KernelContext {
@@ -216,7 +218,7 @@ class KernelContext {
   int num_outputs() const { return static_cast<int>(outputs_.size()); }
   // Allocates output i (zero-filled). Errors carry the size that failed.
   absl::StatusOr<Tensor*> allocate_output(int i, DataType dtype, Shape shape) {
-    if (TakeFromArena(i, dtype, shape, /*zero=*/true)) return &outputs_[i];
+    if (TakeFromArena(i, dtype, shape, /*zero=*/true, /*on_device=*/false)) return &outputs_[i];
     absl::StatusOr<Tensor> t = Tensor::Create(dtype, std::move(shape));
     if (!t.ok()) return t.status();
     outputs_[i] = *std::move(t);
@@ -225,7 +227,7 @@ class KernelContext {
   // As allocate_output, with the contents left unspecified: only for kernels
   // that write every element of the output (Tensor::CreateUninitialized).
   absl::StatusOr<Tensor*> allocate_output_for_overwrite(int i, DataType dtype, Shape shape) {
-    if (TakeFromArena(i, dtype, shape, /*zero=*/false)) return &outputs_[i];
+    if (TakeFromArena(i, dtype, shape, /*zero=*/false, /*on_device=*/false)) return &outputs_[i];
     absl::StatusOr<Tensor> t = Tensor::CreateUninitialized(dtype, std::move(shape));
     if (!t.ok()) return t.status();
     outputs_[i] = *std::move(t);
@@ -285,6 +287,7 @@ class KernelContext {
       return absl::FailedPreconditionError(
           absl::StrCat("node '", node_name_, "' (", op_, ") has no device to allocate on"));
     }
+    if (TakeFromArena(i, dtype, shape, /*zero=*/false, /*on_device=*/true)) return &outputs_[i];
     absl::StatusOr<Tensor> t = device_->Allocate(dtype, shape, node_name_);
     if (!t.ok()) return t.status();
     outputs_[i] = *std::move(t);
@@ -308,9 +311,9 @@ class KernelContext {
   Resource* node_resource_ = nullptr;
   const FunctionCaller* functions_ = nullptr;
   KernelState* kernel_state_ = nullptr;
-  bool TakeFromArena(int i, DataType dtype, const Shape& shape, bool zero) {
+  bool TakeFromArena(int i, DataType dtype, const Shape& shape, bool zero, bool on_device) {
     if (arena_ == nullptr) return false;
-    Tensor t = arena_->Take(i, dtype, shape, zero);
+    Tensor t = arena_->Take(i, dtype, shape, zero, on_device);
     if (!t.valid()) return false;
     outputs_[i] = std::move(t);
     return true;

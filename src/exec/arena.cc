@@ -3,6 +3,8 @@
 #include <cstring>
 #include <numeric>
 
+#include "absl/strings/str_cat.h"
+
 namespace smrt::exec {
 
 namespace {
@@ -51,6 +53,7 @@ std::shared_ptr<const ArenaLayout> LayoutArena(const std::vector<SlotValue>& slo
     if (group < 0) {
       group = static_cast<int>(lifetimes.size());
       lifetimes.push_back(v.lifetime);
+      layout->groups.push_back({0, 0, v.on_device});
     } else {
       Lifetime& l = lifetimes[group];
       l.bytes = std::max(l.bytes, v.lifetime.bytes);
@@ -60,25 +63,57 @@ std::shared_ptr<const ArenaLayout> LayoutArena(const std::vector<SlotValue>& slo
     layout->value_of_slot[slot] = static_cast<int>(layout->values.size());
     layout->values.push_back({group, v.dtype, v.shape, v.lifetime.bytes});
   }
-  const ArenaPlan arena = PlanArena(lifetimes, kArenaAlignment);
-  for (size_t g = 0; g < lifetimes.size(); ++g) {
-    layout->groups.push_back({arena.offsets[g], lifetimes[g].bytes});
+  // A group whose values are not all in one memory (never seen: a view is
+  // where its input is) stays out.
+  std::vector<bool> mixed(layout->groups.size(), false);
+  for (int slot = 0; slot < n; ++slot) {
+    const int index = layout->value_of_slot[slot];
+    if (index < 0) continue;
+    const int group = layout->values[index].group;
+    if (slots[slot].on_device != layout->groups[group].on_device) mixed[group] = true;
   }
-  layout->bytes = arena.peak_bytes;
+  // Host and device groups each go into their own block.
+  for (const bool device : {false, true}) {
+    std::vector<Lifetime> space;
+    std::vector<size_t> index;
+    for (size_t g = 0; g < lifetimes.size(); ++g) {
+      if (layout->groups[g].on_device != device || mixed[g]) continue;
+      space.push_back(lifetimes[g]);
+      index.push_back(g);
+    }
+    const ArenaPlan arena = PlanArena(space, kArenaAlignment);
+    for (size_t i = 0; i < index.size(); ++i) {
+      layout->groups[index[i]].offset = arena.offsets[i];
+      layout->groups[index[i]].bytes = space[i].bytes;
+    }
+    (device ? layout->device_bytes : layout->bytes) = arena.peak_bytes;
+  }
+  for (int slot = 0; slot < n; ++slot) {
+    const int index = layout->value_of_slot[slot];
+    if (index >= 0 && mixed[layout->values[index].group]) layout->value_of_slot[slot] = -1;
+  }
   return layout;
 }
 
 absl::StatusOr<std::unique_ptr<RunArena>> RunArena::Create(
-    std::shared_ptr<const ArenaLayout> layout) {
+    std::shared_ptr<const ArenaLayout> layout, kernels::DeviceContext* device) {
   std::unique_ptr<RunArena> arena(new RunArena());
-  absl::StatusOr<Tensor> memory =
-      Tensor::CreateUninitialized(DataType::kUInt8, {BlockBytes(*layout)});
-  if (!memory.ok()) {
-    return absl::Status(memory.status().code(),
-                        absl::StrCat("the run's activation arena: ", memory.status().message()));
-  }
   arena->block_ = std::make_shared<Block>();
-  arena->block_->memory = *std::move(memory);
+  if (layout->bytes > 0) {
+    absl::StatusOr<Tensor> memory =
+        Tensor::CreateUninitialized(DataType::kUInt8, {BlockBytes(*layout)});
+    if (!memory.ok()) {
+      return absl::Status(memory.status().code(),
+                          absl::StrCat("the run's activation arena: ", memory.status().message()));
+    }
+    arena->block_->memory = *std::move(memory);
+  }
+  if (layout->device_bytes > 0 && device != nullptr) {
+    absl::StatusOr<Tensor> memory = device->Allocate(
+        DataType::kUInt8, {Aligned(layout->device_bytes)}, "the run's activation arena");
+    if (!memory.ok()) return memory.status();
+    arena->block_->device_memory = *std::move(memory);
+  }
   const size_t groups = layout->groups.size();
   arena->block_->live = std::make_unique<std::atomic<int>[]>(groups);
   for (size_t g = 0; g < groups; ++g) arena->block_->live[g].store(0, std::memory_order_relaxed);
@@ -87,10 +122,13 @@ absl::StatusOr<std::unique_ptr<RunArena>> RunArena::Create(
   return arena;
 }
 
-Tensor RunArena::Take(int output, DataType dtype, const Shape& shape, bool zero) {
+Tensor RunArena::Take(int output, DataType dtype, const Shape& shape, bool zero,
+                      bool on_device) {
   const int index = layout_->value_of_slot[first_slot_ + output];
   if (index < 0) return Tensor();
   const ArenaLayout::Value& value = layout_->values[index];
+  const Tensor& memory = on_device ? block_->device_memory : block_->memory;
+  if (layout_->groups[value.group].on_device != on_device || !memory.valid()) return Tensor();
   if (value.dtype != dtype || value.shape != shape) {
     std::lock_guard<std::mutex> lock(mu_);
     ++not_as_planned_;
@@ -111,19 +149,20 @@ Tensor RunArena::Take(int output, DataType dtype, const Shape& shape, bool zero)
       continue;
     }
     const ArenaLayout::Group& o = layout_->groups[other];
-    if (other == group ||
-        (o.offset < region.offset + region.bytes && region.offset < o.offset + o.bytes)) {
+    if (other == group || (o.on_device == region.on_device && o.offset < region.offset + region.bytes &&
+                           region.offset < o.offset + o.bytes)) {
       ++region_busy_;
       return Tensor();
     }
     ++i;
   }
-  char* data = static_cast<char*>(block_->memory.raw_data()) + region.offset;
-  // Zeroed up to the alignment, as Tensor::Create does: kernels may load
-  // whole vectors at the end. Regions are aligned, so the padding is ours.
-  const int64_t padded = (value.bytes + kArenaAlignment - 1) / kArenaAlignment * kArenaAlignment;
-  const int64_t from = zero ? 0 : value.bytes;
-  std::memset(data + from, 0, static_cast<size_t>(padded - from));
+  char* data = static_cast<char*>(const_cast<void*>(memory.raw_data())) + region.offset;
+  if (!on_device) {
+    // Zeroed up to the alignment, as Tensor::Create does: kernels may load
+    // whole vectors at the end. Regions are aligned, so the padding is ours.
+    const int64_t from = zero ? 0 : value.bytes;
+    std::memset(data + from, 0, static_cast<size_t>(Aligned(value.bytes) - from));
+  }
   live[group].fetch_add(1, std::memory_order_relaxed);
   if (!listed_[group]) {
     listed_[group] = true;
@@ -132,7 +171,8 @@ Tensor RunArena::Take(int output, DataType dtype, const Shape& shape, bool zero)
   std::shared_ptr<void> storage(data, [block = block_, group](void*) {
     block->live[group].fetch_sub(1, std::memory_order_release);
   });
-  absl::StatusOr<Tensor> t = Tensor::HostStorage(dtype, shape, std::move(storage));
+  absl::StatusOr<Tensor> t = on_device ? Tensor::DeviceStorage(dtype, shape, std::move(storage))
+                                        : Tensor::HostStorage(dtype, shape, std::move(storage));
   if (!t.ok()) return Tensor();
   ++taken_;
   return *std::move(t);

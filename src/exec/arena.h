@@ -41,8 +41,9 @@ struct SharedBuffer {
 
 struct ArenaLayout {
   struct Group {
-    int64_t offset = 0;
+    int64_t offset = 0;  // in the host block, or the device block
     int64_t bytes = 0;
+    bool on_device = false;
   };
   struct Value {
     int group = 0;
@@ -53,32 +54,40 @@ struct ArenaLayout {
   std::vector<Group> groups;
   std::vector<Value> values;
   std::vector<int> value_of_slot;  // per Program slot: index into values, or -1
-  int64_t bytes = 0;               // the block: every group's region, aligned
+  int64_t bytes = 0;          // the host block: every host group's region
+  int64_t device_bytes = 0;   // the device block, for a program placed on a device
 };
 
 // Groups the planned slot values by `shares` (a group with any value that is
 // not planned - a feed, a weight, a fetch - is left out whole) and places the
-// groups by their joint lifetimes (PlanArena).
+// groups by their joint lifetimes (PlanArena), host and device groups each in
+// their own block.
 std::shared_ptr<const ArenaLayout> LayoutArena(const std::vector<SlotValue>& slots,
                                                const std::vector<SharedBuffer>& shares);
 
-// One run's block (a tensor allocation, so memory limits and stats count it)
-// and which of its regions are in use. Tensors it hands out keep the block
-// alive, so a view of one that outlives the run stays valid.
+// One run's blocks (a host tensor, so memory limits and stats count it, and
+// for a device program one allocation from its device's arena) and which of
+// their regions are in use. Tensors it hands out keep their block alive, so a
+// view of one that outlives the run stays valid. Device regions are reused in
+// the order the host releases them, which is safe because every kernel and
+// copy of a device program runs on its one stream, in step order.
 class RunArena final : public kernels::OutputArena {
  public:
+  // `device` (may be null when the layout has no device groups) gives the
+  // device block.
   static absl::StatusOr<std::unique_ptr<RunArena>> Create(
-      std::shared_ptr<const ArenaLayout> layout);
+      std::shared_ptr<const ArenaLayout> layout, kernels::DeviceContext* device = nullptr);
 
-  // The block a layout needs: its bytes, aligned.
-  static int64_t BlockBytes(const ArenaLayout& layout) {
-    return (layout.bytes + kArenaAlignment - 1) / kArenaAlignment * kArenaAlignment;
+  static int64_t Aligned(int64_t bytes) {
+    return (bytes + kArenaAlignment - 1) / kArenaAlignment * kArenaAlignment;
   }
+  // The host block a layout needs.
+  static int64_t BlockBytes(const ArenaLayout& layout) { return Aligned(layout.bytes); }
   int64_t bytes() const { return BlockBytes(*layout_); }
 
   // The step whose outputs Take places next.
   void BeginStep(int first_output_slot) { first_slot_ = first_output_slot; }
-  Tensor Take(int output, DataType dtype, const Shape& shape, bool zero) override;
+  Tensor Take(int output, DataType dtype, const Shape& shape, bool zero, bool on_device) override;
 
   // Outputs placed, and outputs of the plan that got a buffer of their own,
   // and why. Read after the run.
@@ -89,6 +98,7 @@ class RunArena final : public kernels::OutputArena {
  private:
   struct Block {
     Tensor memory;
+    Tensor device_memory;
     std::unique_ptr<std::atomic<int>[]> live;  // per group: tensors using its region
   };
   RunArena() = default;

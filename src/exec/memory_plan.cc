@@ -90,10 +90,12 @@ std::vector<SlotValue> ScheduleReader::Slots(const Program& p, const graph::Grap
         v.dtype == DataType::kResource) {
       continue;  // weights, or views of them
     }
-    // Device memory (except what a copy brings back), and the results of
-    // control-flow bodies, which their own runs make.
-    if ((step.on_device && n.op != kernels::kToHostOp) || !step.functions.empty()) continue;
+    // The results of control-flow bodies, which their own runs make.
+    if (!step.functions.empty()) continue;
     SlotValue& out = slots[slot];
+    // A device step's outputs are in device memory, except what a copy
+    // brings back.
+    out.on_device = step.on_device && n.op != kernels::kToHostOp;
     if (!IsFixedSize(v.dtype) || !v.shape.IsFullyKnown()) {
       out.kind = SlotValue::kUnknownSize;
       continue;
@@ -143,6 +145,7 @@ absl::StatusOr<MemoryPlan> ScheduleReader::Plan(const Program& p,
     const int index = layout->value_of_slot[slot];
     if (v.kind != SlotValue::kPlanned || index < 0) continue;  // a view of a feed or a weight
     const ArenaLayout::Value& value = layout->values[index];
+    if (layout->groups[value.group].on_device) continue;  // the report is of host memory
     PlannedValue pv;
     pv.value = endpoint[slot];
     pv.dtype = v.dtype;

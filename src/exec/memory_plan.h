@@ -71,6 +71,7 @@ struct MemoryPlan {
 struct SlotValue {
   enum Kind { kNotPlanned, kPlanned, kUnknownSize };  // not planned: feeds, weights, fetches...
   Kind kind = kNotPlanned;
+  bool on_device = false;  // made by a step on the program's device, in its memory
   DataType dtype = DataType::kInvalid;
   Shape shape;
   Lifetime lifetime;

@@ -344,7 +344,7 @@ absl::StatusOr<std::shared_ptr<const ArenaLayout>> Program::CheckShapes(
   if (plan.status.ok() && dataflow_ == nullptr) {
     plan.slots = SlotValues(*this, g);
     plan.layout = LayoutArena(plan.slots, {});
-    if (plan.layout->bytes == 0) plan.layout = nullptr;
+    if (plan.layout->bytes == 0 && plan.layout->device_bytes == 0) plan.layout = nullptr;
   }
   std::lock_guard<std::mutex> lock(shape_mu_);
   if (shape_plans_.size() >= kMaxShapePlans) {
@@ -367,7 +367,7 @@ int64_t Program::Learn(const std::vector<Shape>& key, std::vector<SharedBuffer> 
     plan.learned = true;
     if (!shares.empty()) {
       plan.layout = LayoutArena(plan.slots, shares);
-      if (plan.layout->bytes == 0) plan.layout = nullptr;
+      if (plan.layout->bytes == 0 && plan.layout->device_bytes == 0) plan.layout = nullptr;
     }
     plan.shares = std::move(shares);
   }
@@ -469,12 +469,18 @@ absl::StatusOr<std::vector<Tensor>> Program::RunInOrder(std::vector<Tensor> valu
                                                         bool learn) const {
   std::unique_ptr<RunArena> arena;
   if (layout != nullptr) {
-    absl::StatusOr<std::unique_ptr<RunArena>> made = RunArena::Create(std::move(layout));
+    absl::StatusOr<std::unique_ptr<RunArena>> made =
+        RunArena::Create(std::move(layout), spec_.device);
     if (!made.ok()) return made.status();
     arena = *std::move(made);
   }
   std::vector<SharedBuffer> shares;
-  std::vector<std::pair<const char*, const char*>> input_data;  // [begin, end) per input
+  struct Bytes {
+    const char* begin;
+    const char* end;
+    bool on_device;
+  };
+  std::vector<Bytes> input_data;  // per input
   for (size_t index = 0; index < steps_.size(); ++index) {
     const Step& step = steps_[index];
     if (!step_is_fed_[index]) {
@@ -483,11 +489,9 @@ absl::StatusOr<std::vector<Tensor>> Program::RunInOrder(std::vector<Tensor> valu
       input_data.clear();
       for (size_t i = 0; i < step.input_slots.size(); ++i) {
         Tensor& value = values[step.input_slots[i]];
-        if (learn) {
-          const char* begin = value.byte_size() > 0 && !value.on_device()
-                                  ? static_cast<const char*>(value.raw_data())
-                                  : nullptr;
-          input_data.emplace_back(begin, begin == nullptr ? nullptr : begin + value.byte_size());
+        if (learn) {  // addresses only: device memory is never read here
+          const char* begin = static_cast<const char*>(value.raw_data());
+          input_data.push_back({begin, begin + value.byte_size(), value.on_device()});
         }
         inputs.push_back(step.move_input[i] ? std::move(value) : value);
       }
@@ -498,10 +502,11 @@ absl::StatusOr<std::vector<Tensor>> Program::RunInOrder(std::vector<Tensor> valu
       for (int i = 0; i < step.num_outputs; ++i) {
         // A view (of all or part of an input) or an in-place result: the
         // output's bytes are in an input's buffer.
-        if (learn && outputs[i].byte_size() > 0 && !outputs[i].on_device()) {
+        if (learn && outputs[i].byte_size() > 0) {
           const char* data = static_cast<const char*>(outputs[i].raw_data());
           for (size_t k = 0; k < input_data.size(); ++k) {
-            if (input_data[k].first <= data && data < input_data[k].second) {
+            const Bytes& in = input_data[k];
+            if (in.on_device == outputs[i].on_device() && in.begin <= data && data < in.end) {
               shares.push_back({step.first_output_slot + i, step.input_slots[k]});
               break;
             }

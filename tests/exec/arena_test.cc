@@ -63,27 +63,27 @@ TEST(RunArenaTest, TakesPlannedPlacesAndRefusesBusyOrDifferentOnes) {
   ASSERT_TRUE(arena.ok()) << arena.status();
   RunArena& r = **arena;
   r.BeginStep(0);
-  Tensor t0 = r.Take(0, DataType::kFloat, {16}, /*zero=*/true);
+  Tensor t0 = r.Take(0, DataType::kFloat, {16}, /*zero=*/true, /*on_device=*/false);
   ASSERT_TRUE(t0.valid());
   for (int i = 0; i < 16; ++i) EXPECT_EQ(t0.data<float>()[i], 0.0f);
   EXPECT_TRUE(t0.sole_owner());  // kernels may write in place at its last use
   r.BeginStep(1);
-  EXPECT_FALSE(r.Take(0, DataType::kInt32, {16}, false).valid());  // not the planned dtype
-  EXPECT_FALSE(r.Take(0, DataType::kFloat, {4, 4}, false).valid());  // nor shape
+  EXPECT_FALSE(r.Take(0, DataType::kInt32, {16}, false, /*on_device=*/false).valid());  // not the planned dtype
+  EXPECT_FALSE(r.Take(0, DataType::kFloat, {4, 4}, false, /*on_device=*/false).valid());  // nor shape
   EXPECT_EQ(r.not_as_planned(), 2);
-  Tensor t1 = r.Take(0, DataType::kFloat, {16}, false);
+  Tensor t1 = r.Take(0, DataType::kFloat, {16}, false, /*on_device=*/false);
   ASSERT_TRUE(t1.valid());
   EXPECT_NE(t1.raw_data(), t0.raw_data());
   // Slot 2's region is slot 0's, which t0 (and a copy of it) still holds.
   Tensor copy = t0;
   t0 = Tensor();
   r.BeginStep(2);
-  EXPECT_FALSE(r.Take(0, DataType::kFloat, {16}, false).valid());
+  EXPECT_FALSE(r.Take(0, DataType::kFloat, {16}, false, /*on_device=*/false).valid());
   EXPECT_EQ(r.region_busy(), 1);
   const void* region = copy.raw_data();
   copy.data<float>()[3] = 7.0f;
   copy = Tensor();
-  Tensor t2 = r.Take(0, DataType::kFloat, {16}, false);
+  Tensor t2 = r.Take(0, DataType::kFloat, {16}, false, /*on_device=*/false);
   ASSERT_TRUE(t2.valid());
   EXPECT_EQ(t2.raw_data(), region);
   EXPECT_EQ(r.taken(), 3);
@@ -99,7 +99,7 @@ TEST(RunArenaTest, UnplannedSlotsAreLeftToTheCaller) {
   absl::StatusOr<std::unique_ptr<RunArena>> arena = RunArena::Create(layout);
   ASSERT_TRUE(arena.ok());
   (*arena)->BeginStep(1);
-  EXPECT_FALSE((*arena)->Take(0, DataType::kFloat, {16}, false).valid());
+  EXPECT_FALSE((*arena)->Take(0, DataType::kFloat, {16}, false, /*on_device=*/false).valid());
   EXPECT_EQ((*arena)->not_as_planned(), 0);
 }
 

@@ -1062,17 +1062,27 @@ absl::Status RunEinsum(const std::vector<Tensor>& inputs, const EinsumBinding& b
     for (int l : batch) result_dims.push_back(ops[0].dims[ops[0].IndexOf(l)]);
     for (int l : free0) result_dims.push_back(ops[0].dims[ops[0].IndexOf(l)]);
     for (int l : free1) result_dims.push_back(ops[1].dims[ops[1].IndexOf(l)]);
-    // The GEMMs write every element (zeros when k == 0).
-    absl::StatusOr<Tensor> r = Tensor::CreateUninitialized(inputs[0].dtype(), result_dims);
-    if (!r.ok()) return r.status();
-    ForEachGemm(nb, m, n, k, [&](int64_t i) {
-      Gemm<T>(false, false, m, n, k, a->template data<T>() + i * m * k, k,
-              c->template data<T>() + i * k * n, n, r->template data<T>() + i * m * n, n);
-    });
-    result = *std::move(r);
     result_labels = batch;
     result_labels.insert(result_labels.end(), free0.begin(), free0.end());
     result_labels.insert(result_labels.end(), free1.begin(), free1.end());
+    // The GEMMs write every element (zeros when k == 0): straight into the
+    // output when it is laid out as their result, as in Keras's EinsumDense
+    // ("abc,cde->abde") and attention scores ("aecd,abcd->acbe").
+    const bool direct = result_labels == b.output && out.num_elements() == nb * m * n;
+    Tensor r;
+    if (direct) {
+      r = out;
+    } else {
+      absl::StatusOr<Tensor> made = Tensor::CreateUninitialized(inputs[0].dtype(), result_dims);
+      if (!made.ok()) return made.status();
+      r = *std::move(made);
+    }
+    ForEachGemm(nb, m, n, k, [&](int64_t i) {
+      Gemm<T>(false, false, m, n, k, a->template data<T>() + i * m * k, k,
+              c->template data<T>() + i * k * n, n, r.template data<T>() + i * m * n, n);
+    });
+    if (direct) return absl::OkStatus();
+    result = std::move(r);
   }
   if (out.num_elements() == 0) return absl::OkStatus();
   // Stride of each result label in the contiguous result.
@@ -1147,7 +1157,9 @@ absl::Status ComputeEinsum(KernelContext& ctx) {
   Shape dims;
   for (int l : b->output) dims.push_back(b->label_dims[l]);
   const DataType dtype = inputs[0].dtype();
-  absl::StatusOr<Tensor*> out = ctx.allocate_output(0, dtype, dims);
+  // RunEinsum writes every element (a repeated output label's off-diagonal
+  // ones as zeros).
+  absl::StatusOr<Tensor*> out = ctx.allocate_output_for_overwrite(0, dtype, dims);
   if (!out.ok()) return out.status();
   Tensor* result = *out;
   auto run = [&](auto tag) {
