@@ -55,6 +55,9 @@ class VariableResource : public Resource {
 class KernelState {
  public:
   virtual ~KernelState() = default;
+  // Bytes of memory it holds for the node (weights prepared in a backend's
+  // layout), for memory reports and tests.
+  virtual int64_t bytes() const { return 0; }
 };
 
 // What is known about a value before running: dtype and partial shape.

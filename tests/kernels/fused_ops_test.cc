@@ -297,6 +297,54 @@ TEST(FusedMatMulTest, EveryBackendMatchesTheUnfusedOps) {
   }
 }
 
+// A node's state keeps its constant weights prepared once per layout, not
+// once per input shape: a model called at many batch sizes (or BERT at many
+// sequence lengths) must not hold a copy of every layer per shape.
+TEST(FusedOpsTest, InputShapesSharePreparedWeights) {
+  const KernelSpec* matmul = Backend(kFusedMatMul, "onednn");
+  const KernelSpec* conv = Backend(kFusedConv2D, "onednn");
+  if (matmul == nullptr || conv == nullptr) GTEST_SKIP() << "built without oneDNN";
+  AttrMap mm;
+  mm.Set("T", DataType::kFloat);
+  mm.Set("fused_ops", std::vector<std::string>{"BiasAdd", "Relu"});
+  mm.Set("weights_constant", true);
+  Tensor w = RandomFloats({64, 96}, 21), bias = RandomFloats({96}, 22);
+  std::unique_ptr<KernelState> state = matmul->make_state();
+  int64_t one_copy = 0;
+  for (int64_t m : {8, 128, 8, 40}) {
+    SCOPED_TRACE(m);
+    Tensor a = RandomFloats({m, 64}, 23);
+    absl::StatusOr<Tensor> got = RunKernel(*matmul, mm, {a, w, bias}, state.get());
+    absl::StatusOr<Tensor> want = RunKernel(*matmul, mm, {a, w, bias}, nullptr);
+    ASSERT_TRUE(got.ok() && want.ok());
+    EXPECT_TRUE(TensorsNear(*got, *want, 0, 0));
+    if (one_copy == 0) one_copy = state->bytes();
+    EXPECT_GE(state->bytes(), 64 * 96 * 4);
+    EXPECT_EQ(state->bytes(), one_copy);
+  }
+
+  AttrMap cv;
+  cv.Set("T", DataType::kFloat);
+  cv.Set("strides", std::vector<int64_t>{1, 1, 1, 1});
+  cv.Set("padding", std::string("SAME"));
+  cv.Set("fused_ops", std::vector<std::string>{"BiasAdd", "Relu"});
+  cv.Set("weights_constant", true);
+  Tensor filter = RandomFloats({3, 3, 16, 32}, 24), cb = RandomFloats({32}, 25);
+  state = conv->make_state();
+  one_copy = 0;
+  for (int64_t n : {1, 4, 16, 1}) {
+    SCOPED_TRACE(n);
+    Tensor x = RandomFloats({n, 14, 14, 16}, 26);
+    absl::StatusOr<Tensor> got = RunKernel(*conv, cv, {x, filter, cb}, state.get());
+    absl::StatusOr<Tensor> want = RunKernel(*conv, cv, {x, filter, cb}, nullptr);
+    ASSERT_TRUE(got.ok() && want.ok());
+    EXPECT_TRUE(TensorsNear(*got, *want, 0, 0));
+    if (one_copy == 0) one_copy = state->bytes();
+    EXPECT_GE(state->bytes(), 3 * 3 * 16 * 32 * 4);
+    EXPECT_EQ(state->bytes(), one_copy);
+  }
+}
+
 TEST(FusedMatMulTest, AnEmptyProductIsThePostOpsOnZerosOnEveryBackend) {
   const Tensor bias = RandomFloats({7}, 12, -2, 2);
   AttrMap attrs;

@@ -70,6 +70,34 @@ absl::Status Guard(const char* what, const std::function<absl::Status()>& f) {
   }
 }
 
+dnnl::memory ReorderWeights(const dnnl::memory::desc& user, const void* data,
+                            const dnnl::memory::desc& want) {
+  dnnl::memory from(user, Engine(), const_cast<void*>(data));
+  dnnl::memory to(want, Engine());
+  dnnl::stream& s = ThreadStream();
+  dnnl::reorder(from, to).execute(s, from, to);
+  s.wait();
+  return to;
+}
+
+dnnl::memory WeightCache::Weights(const dnnl::memory::desc& user, const void* data,
+                                  const dnnl::memory::desc& want) {
+  std::lock_guard<std::mutex> lock(mu_);
+  for (const dnnl::memory& m : weights_) {
+    if (m.get_desc() == want) return m;
+  }
+  if (weights_.size() >= kMaxLayouts) weights_.clear();
+  weights_.push_back(ReorderWeights(user, data, want));
+  return weights_.back();
+}
+
+int64_t WeightCache::weight_bytes() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  int64_t bytes = 0;
+  for (const dnnl::memory& m : weights_) bytes += static_cast<int64_t>(m.get_desc().get_size());
+  return bytes;
+}
+
 void Execute(const dnnl::primitive& prim, const dnnl::memory::desc& scratchpad,
              std::unordered_map<int, dnnl::memory> args) {
   // 64-byte aligned, as oneDNN's own scratchpads are.

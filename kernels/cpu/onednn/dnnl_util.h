@@ -37,12 +37,35 @@ absl::Status Guard(const char* what, const std::function<absl::Status()>& f);
 void Execute(const dnnl::primitive& prim, const dnnl::memory::desc& scratchpad,
              std::unordered_map<int, dnnl::memory> args);
 
+// Copies the constant weights at `data` (laid out as `user`) into a new
+// memory of layout `want`.
+dnnl::memory ReorderWeights(const dnnl::memory::desc& user, const void* data,
+                            const dnnl::memory::desc& want);
+
+// A node's constant weights in the layouts its primitives want, each
+// reordered once: the plans of every input shape that want the same layout
+// share one copy, so a model called at many batch sizes or sequence lengths
+// holds its weights once more, not once per shape. Thread-safe.
+class WeightCache {
+ public:
+  static constexpr size_t kMaxLayouts = 16;
+  dnnl::memory Weights(const dnnl::memory::desc& user, const void* data,
+                       const dnnl::memory::desc& want);
+  int64_t weight_bytes() const;
+
+ private:
+  mutable std::mutex mu_;
+  std::vector<dnnl::memory> weights_;
+};
+
 // A node's primitives, one plan per input shape, bounded (a model called
-// with ever-new shapes starts over rather than growing). Thread-safe.
+// with ever-new shapes starts over rather than growing), and its weights
+// (WeightCache). Thread-safe.
 template <typename Plan>
-class PlanCache : public KernelState {
+class PlanCache : public KernelState, public WeightCache {
  public:
   static constexpr size_t kMaxShapes = 16;
+  int64_t bytes() const override { return weight_bytes(); }
   std::shared_ptr<const Plan> Find(const Shape& key) const {
     std::lock_guard<std::mutex> lock(mu_);
     auto it = plans_.find(key);

@@ -140,12 +140,11 @@ absl::StatusOr<std::shared_ptr<const ConvPlan>> MakePlan(const KernelContext& ct
   plan->prim = conv(plan->pd);
   plan->out_shape = {g.n, g.oh, g.ow, g.oc};
   if (ops.weights_constant) {
-    dnnl::memory user(plan->user_weights, Engine(),
-                      const_cast<void*>(ctx.input(1).raw_data()));
-    plan->weights = dnnl::memory(plan->pd.weights_desc(), Engine());
-    dnnl::stream& s = onednn::ThreadStream();
-    dnnl::reorder(user, plan->weights).execute(s, user, plan->weights);
-    s.wait();
+    auto* state = static_cast<ConvState*>(ctx.kernel_state());
+    const void* data = ctx.input(1).raw_data();
+    plan->weights = state != nullptr
+                        ? state->Weights(plan->user_weights, data, plan->pd.weights_desc())
+                        : onednn::ReorderWeights(plan->user_weights, data, plan->pd.weights_desc());
   }
   return std::shared_ptr<const ConvPlan>(std::move(plan));
 }

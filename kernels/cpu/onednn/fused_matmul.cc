@@ -82,11 +82,7 @@ absl::Status Compute(KernelContext& ctx) {
       p->pd = dnnl::matmul::primitive_desc(d, attr, Engine());
       p->prim = dnnl::matmul(p->pd);
       if (ops->weights_constant && state != nullptr) {
-        dnnl::memory user(p->user_weights, Engine(), const_cast<void*>(b.raw_data()));
-        p->weights = dnnl::memory(p->pd.weights_desc(), Engine());
-        dnnl::stream& s = onednn::ThreadStream();
-        dnnl::reorder(user, p->weights).execute(s, user, p->weights);
-        s.wait();
+        p->weights = state->Weights(p->user_weights, b.raw_data(), p->pd.weights_desc());
       }
       plan = p;
       if (state != nullptr) state->Insert(key, plan);
