@@ -41,6 +41,16 @@ struct RunProfile {
   int64_t start_ns = 0;     // steady clock at the start of Run
   int64_t duration_ns = 0;  // the whole Run call; every event lies inside
   std::vector<ProfileEvent> events;  // in completion order (nested steps first)
+  // The call's activation block (docs/options.md, "Run options and memory
+  // plans"): its bytes (host; device on a GPU), the intermediate tensors
+  // made at their planned offsets, and the planned ones that got a buffer of
+  // their own: the kernel made another dtype or shape than planned, or a
+  // live tensor (a view kept past the plan) still used the bytes. All zero
+  // for calls that run without one (inter_op_threads > 1, TF1 control flow).
+  int64_t arena_bytes = 0;
+  int64_t arena_device_bytes = 0;
+  int64_t arena_tensors = 0;
+  int64_t arena_misses = 0;
 };
 
 struct RunOptions {

@@ -47,6 +47,14 @@ void ProfileRecorder::OnStep(const exec::StepRecord& step) {
   profile_->events.push_back(std::move(e));
 }
 
+void ProfileRecorder::OnArena(const exec::ArenaRecord& arena) {
+  std::lock_guard<std::mutex> lock(mu_);
+  profile_->arena_bytes = arena.bytes;
+  profile_->arena_device_bytes = arena.device_bytes;
+  profile_->arena_tensors = arena.placed;
+  profile_->arena_misses = arena.not_as_planned + arena.region_busy;
+}
+
 void ProfileRecorder::Finish() {
   profile_->duration_ns = exec::SteadyNowNs() - profile_->start_ns;
 }

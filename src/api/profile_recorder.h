@@ -19,6 +19,7 @@ class ProfileRecorder : public exec::RunObserver {
   ProfileRecorder(const std::string& signature, RunProfile* profile);
   // Thread-safe: with inter_op_threads > 1 steps finish on pool threads.
   void OnStep(const exec::StepRecord& step) override;
+  void OnArena(const exec::ArenaRecord& arena) override;
   // Stops the run's clock.
   void Finish();
 

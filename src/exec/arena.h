@@ -83,7 +83,10 @@ class RunArena final : public kernels::OutputArena {
   }
   // The host block a layout needs.
   static int64_t BlockBytes(const ArenaLayout& layout) { return Aligned(layout.bytes); }
-  int64_t bytes() const { return BlockBytes(*layout_); }
+  int64_t bytes() const { return layout_->bytes == 0 ? 0 : BlockBytes(*layout_); }
+  int64_t device_bytes() const {
+    return block_->device_memory.valid() ? Aligned(layout_->device_bytes) : 0;
+  }
 
   // The step whose outputs Take places next.
   void BeginStep(int first_output_slot) { first_slot_ = first_output_slot; }

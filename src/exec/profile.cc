@@ -24,6 +24,11 @@ int64_t SteadyNowNs() {
 
 ObserverState CurrentObserverState() { return State(); }
 
+RunObserver* CurrentObserver(int* depth) {
+  *depth = State().depth;
+  return State().observer;
+}
+
 ScopedObserverState::ScopedObserverState(const ObserverState& state) : previous_(State()) {
   State() = state;
 }

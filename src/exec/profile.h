@@ -32,13 +32,30 @@ struct StepRecord {
   const std::vector<Tensor>* outputs = nullptr;
 };
 
+// How a run of the signature's own steps used its activation arena
+// (exec/arena.h).
+struct ArenaRecord {
+  int64_t bytes = 0;          // host block
+  int64_t device_bytes = 0;   // device block
+  int64_t placed = 0;         // outputs made in their planned place
+  int64_t not_as_planned = 0; // planned, but the kernel asked for another dtype or shape
+  int64_t region_busy = 0;    // planned, but a live tensor still used the region
+};
+
 class RunObserver {
  public:
   virtual ~RunObserver() = default;
   // Called after each successful kernel call, on the thread that ran it.
   // Nested steps are reported before the step that contains them.
   virtual void OnStep(const StepRecord& step) = 0;
+  // Called once at the end of a run of the signature's own steps that ran
+  // from an arena (not for control-flow bodies, which have their own).
+  virtual void OnArena(const ArenaRecord&) {}
 };
+
+// The observer installed on this thread and the depth of the steps now
+// running (0: the signature's own), or null.
+RunObserver* CurrentObserver(int* depth);
 
 // Installs `observer` on this thread for the scope's lifetime (restoring the
 // previous one after). The observer must outlive the scope.

@@ -517,6 +517,16 @@ absl::StatusOr<std::vector<Tensor>> Program::RunInOrder(std::vector<Tensor> valu
     }
     for (int s : step.release_after) values[s] = Tensor();
   }
+  int depth = 0;
+  if (RunObserver* observer = CurrentObserver(&depth); observer != nullptr && arena && depth == 0) {
+    ArenaRecord record;
+    record.bytes = arena->bytes();
+    record.device_bytes = arena->device_bytes();
+    record.placed = arena->taken();
+    record.not_as_planned = arena->not_as_planned();
+    record.region_busy = arena->region_busy();
+    observer->OnArena(record);
+  }
   std::vector<Tensor> out;
   out.reserve(fetch_slots_.size());
   for (int s : fetch_slots_) out.push_back(values[s]);

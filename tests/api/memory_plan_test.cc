@@ -16,6 +16,8 @@
 namespace smrt {
 namespace {
 
+int64_t learned_block_bytes(const MemoryPlan& plan) { return (plan.peak_bytes + 63) / 64 * 64; }
+
 // Checks the plan's invariants and returns its lower bound: the most bytes
 // live at any one step.
 int64_t CheckPlan(const MemoryPlan& plan) {
@@ -181,7 +183,20 @@ TEST(MemoryPlanTest, ZooPlansMatchWhatARunMakes) {
       const int64_t held_again = (*model)->GetMemoryStats().bytes_in_use;
       (*model)->ResetPeakMemoryStats();
       NamedTensors again;
-      ASSERT_TRUE((*model)->Run(c.signature, *inputs, &again).ok());
+      RunProfile second;
+      RunOptions second_options;
+      second_options.profile = &second;
+      ASSERT_TRUE((*model)->Run(c.signature, *inputs, &again, second_options).ok());
+      // Every planned tensor took its place (the profile's arena counts);
+      // graphs with TF1 control flow (Switch/Merge) run on the dataflow
+      // executor, without an arena.
+      const bool dataflow =
+          m.name == "tf1_cond" || m.name == "tf1_while" || m.name == "tf1_dynamic_rnn";
+      EXPECT_EQ(second.arena_misses, 0);
+      EXPECT_EQ(second.arena_bytes, dataflow ? 0 : learned_block_bytes(*learned));
+      if (learned->peak_bytes > 0 && !dataflow) {
+        EXPECT_GT(second.arena_tensors, 0);
+      }
       const int64_t measured_again = (*model)->GetMemoryStats().peak_bytes_in_use - held_again;
       const int64_t learned_block = (learned->peak_bytes + 63) / 64 * 64;
       if (exact) {

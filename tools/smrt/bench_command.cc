@@ -159,6 +159,18 @@ void PrintOpStats(const std::vector<RunProfile>& profiles, std::ostream& out) {
       "control-flow bodies counted in their steps)\n",
       profiles.size(), static_cast<double>(op_ns) / 1e6 / runs,
       static_cast<double>(run_ns) / 1e6 / runs);
+  if (!profiles.empty() && profiles.back().arena_bytes + profiles.back().arena_device_bytes > 0) {
+    const RunProfile& p = profiles.back();
+    out << absl::StrFormat(
+        "arena        %.2f MiB per call%s, %d tensors at their planned offsets, %d planned "
+        "ones in buffers of their own\n",
+        static_cast<double>(p.arena_bytes) / (1 << 20),
+        p.arena_device_bytes > 0
+            ? absl::StrFormat(" (+ %.2f MiB on the device)",
+                              static_cast<double>(p.arena_device_bytes) / (1 << 20))
+            : std::string(),
+        p.arena_tensors, p.arena_misses);
+  }
   PrintStatTable("by op type", by_type, false, runs, out);
   PrintStatTable("by node", OpStatsByNode(profiles), true, runs, out);
 }
