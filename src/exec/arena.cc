@@ -25,7 +25,10 @@ std::shared_ptr<const ArenaLayout> LayoutArena(const std::vector<SlotValue>& slo
   std::vector<int> parent(n);
   std::iota(parent.begin(), parent.end(), 0);
   for (const SharedBuffer& s : shares) {
-    if (s.output_slot < 0 || s.output_slot >= n || s.input_slot < 0 || s.input_slot >= n) continue;
+    if (s.output_slot < 0 || s.output_slot >= n || s.input_slot < 0 || s.input_slot >= n ||
+        slots[s.output_slot].on_device != slots[s.input_slot].on_device) {
+      continue;
+    }
     parent[Find(parent, s.output_slot)] = Find(parent, s.input_slot);
   }
   // A group is planned when every value in it is; zero-byte values need no
@@ -63,21 +66,12 @@ std::shared_ptr<const ArenaLayout> LayoutArena(const std::vector<SlotValue>& slo
     layout->value_of_slot[slot] = static_cast<int>(layout->values.size());
     layout->values.push_back({group, v.dtype, v.shape, v.lifetime.bytes});
   }
-  // A group whose values are not all in one memory (never seen: a view is
-  // where its input is) stays out.
-  std::vector<bool> mixed(layout->groups.size(), false);
-  for (int slot = 0; slot < n; ++slot) {
-    const int index = layout->value_of_slot[slot];
-    if (index < 0) continue;
-    const int group = layout->values[index].group;
-    if (slots[slot].on_device != layout->groups[group].on_device) mixed[group] = true;
-  }
   // Host and device groups each go into their own block.
   for (const bool device : {false, true}) {
     std::vector<Lifetime> space;
     std::vector<size_t> index;
     for (size_t g = 0; g < lifetimes.size(); ++g) {
-      if (layout->groups[g].on_device != device || mixed[g]) continue;
+      if (layout->groups[g].on_device != device) continue;
       space.push_back(lifetimes[g]);
       index.push_back(g);
     }
@@ -88,10 +82,7 @@ std::shared_ptr<const ArenaLayout> LayoutArena(const std::vector<SlotValue>& slo
     }
     (device ? layout->device_bytes : layout->bytes) = arena.peak_bytes;
   }
-  for (int slot = 0; slot < n; ++slot) {
-    const int index = layout->value_of_slot[slot];
-    if (index >= 0 && mixed[layout->values[index].group]) layout->value_of_slot[slot] = -1;
-  }
+  if (layout->bytes == 0 && layout->device_bytes == 0) return nullptr;
   return layout;
 }
 

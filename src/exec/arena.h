@@ -34,9 +34,6 @@ namespace smrt::exec {
 struct SharedBuffer {
   int output_slot = 0;
   int input_slot = 0;
-  bool operator==(const SharedBuffer& o) const {
-    return output_slot == o.output_slot && input_slot == o.input_slot;
-  }
 };
 
 struct ArenaLayout {
@@ -59,9 +56,10 @@ struct ArenaLayout {
 };
 
 // Groups the planned slot values by `shares` (a group with any value that is
-// not planned - a feed, a weight, a fetch - is left out whole) and places the
-// groups by their joint lifetimes (PlanArena), host and device groups each in
-// their own block.
+// not planned - a feed, a weight, a fetch - is left out whole; a share
+// between host and device memory joins nothing) and places the groups by
+// their joint lifetimes (PlanArena), host and device groups each in their own
+// block. Null when nothing is placed.
 std::shared_ptr<const ArenaLayout> LayoutArena(const std::vector<SlotValue>& slots,
                                                const std::vector<SharedBuffer>& shares);
 

@@ -142,7 +142,7 @@ absl::StatusOr<MemoryPlan> ScheduleReader::Plan(const Program& p,
   for (int slot = 0; slot < p.num_slots_; ++slot) {
     const SlotValue& v = slots[slot];
     if (v.kind == SlotValue::kUnknownSize) plan.unplanned.push_back(endpoint[slot]);
-    const int index = layout->value_of_slot[slot];
+    const int index = layout == nullptr ? -1 : layout->value_of_slot[slot];
     if (v.kind != SlotValue::kPlanned || index < 0) continue;  // a view of a feed or a weight
     const ArenaLayout::Value& value = layout->values[index];
     if (layout->groups[value.group].on_device) continue;  // the report is of host memory
@@ -156,7 +156,7 @@ absl::StatusOr<MemoryPlan> ScheduleReader::Plan(const Program& p,
     plan.naive_bytes += AlignUp(v.lifetime.bytes, kArenaAlignment);
     plan.planned.push_back(std::move(pv));
   }
-  plan.peak_bytes = layout->bytes;
+  plan.peak_bytes = layout == nullptr ? 0 : layout->bytes;
   return plan;
 }
 

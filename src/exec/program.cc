@@ -321,21 +321,20 @@ absl::StatusOr<std::unique_ptr<Program>> Program::Create(ProgramSpec spec,
 }
 
 absl::StatusOr<std::shared_ptr<const ArenaLayout>> Program::CheckShapes(
-    const std::vector<Tensor>& feeds, bool* learn) const {
-  std::vector<Shape> key;
-  for (const Tensor& t : feeds) key.push_back(t.shape());
+    const std::vector<Shape>& key, bool* learn) const {
+  auto known = [learn](const ShapePlan& plan) -> absl::StatusOr<std::shared_ptr<const ArenaLayout>> {
+    if (!plan.status.ok()) return plan.status;
+    *learn = plan.layout != nullptr && !plan.learned;
+    return plan.layout;
+  };
   {
     std::lock_guard<std::mutex> lock(shape_mu_);
     auto it = shape_plans_.find(key);
-    if (it != shape_plans_.end()) {
-      if (!it->second.status.ok()) return it->second.status;
-      *learn = it->second.layout != nullptr && !it->second.learned;
-      return it->second.layout;
-    }
+    if (it != shape_plans_.end()) return known(it->second);
   }
   graph::Graph g = spec_.graph;
   for (size_t i = 0; i < spec_.feeds.size(); ++i) {
-    g.node(spec_.feeds[i]).attrs.Set("shape", PartialShape::Known(feeds[i].shape()));
+    g.node(spec_.feeds[i]).attrs.Set("shape", PartialShape::Known(key[i]));
   }
   std::vector<NodeId> order;
   for (const Step& s : steps_) order.push_back(s.node);
@@ -344,7 +343,6 @@ absl::StatusOr<std::shared_ptr<const ArenaLayout>> Program::CheckShapes(
   if (plan.status.ok() && dataflow_ == nullptr) {
     plan.slots = SlotValues(*this, g);
     plan.layout = LayoutArena(plan.slots, {});
-    if (plan.layout->bytes == 0 && plan.layout->device_bytes == 0) plan.layout = nullptr;
   }
   std::lock_guard<std::mutex> lock(shape_mu_);
   if (shape_plans_.size() >= kMaxShapePlans) {
@@ -353,9 +351,7 @@ absl::StatusOr<std::shared_ptr<const ArenaLayout>> Program::CheckShapes(
   }
   auto [it, added] = shape_plans_.emplace(key, std::move(plan));
   if (added) shape_plan_order_.push_back(key);
-  if (!it->second.status.ok()) return it->second.status;
-  *learn = it->second.layout != nullptr && !it->second.learned;
-  return it->second.layout;
+  return known(it->second);
 }
 
 int64_t Program::Learn(const std::vector<Shape>& key, std::vector<SharedBuffer> shares) const {
@@ -365,10 +361,7 @@ int64_t Program::Learn(const std::vector<Shape>& key, std::vector<SharedBuffer> 
   ShapePlan& plan = it->second;
   if (!plan.learned) {
     plan.learned = true;
-    if (!shares.empty()) {
-      plan.layout = LayoutArena(plan.slots, shares);
-      if (plan.layout->bytes == 0 && plan.layout->device_bytes == 0) plan.layout = nullptr;
-    }
+    if (!shares.empty()) plan.layout = LayoutArena(plan.slots, shares);
     plan.shares = std::move(shares);
   }
   return plan.layout == nullptr ? 0 : RunArena::BlockBytes(*plan.layout);
@@ -437,8 +430,10 @@ absl::StatusOr<std::vector<Tensor>> Program::Run(std::vector<Tensor> feeds,
     return absl::InvalidArgumentError(
         absl::StrCat("expected ", spec_.feeds.size(), " inputs, got ", feeds.size()));
   }
+  std::vector<Shape> key;
+  for (const Tensor& t : feeds) key.push_back(t.shape());
   bool learn = false;
-  absl::StatusOr<std::shared_ptr<const ArenaLayout>> layout = CheckShapes(feeds, &learn);
+  absl::StatusOr<std::shared_ptr<const ArenaLayout>> layout = CheckShapes(key, &learn);
   if (!layout.ok()) return layout.status();
   if (dataflow_ != nullptr) {
     return dataflow_->Run(
@@ -446,10 +441,6 @@ absl::StatusOr<std::vector<Tensor>> Program::Run(std::vector<Tensor> feeds,
           return RunStep(steps_[index], std::move(inputs), out);
         },
         std::move(feeds));
-  }
-  std::vector<Shape> key;
-  if (learn) {
-    for (const Tensor& t : feeds) key.push_back(t.shape());
   }
   std::vector<Tensor> values(num_slots_);
   for (size_t i = 0; i < feeds.size(); ++i) {

@@ -129,7 +129,7 @@ class Program {
   // Infers every value's shape for these feed shapes once and caches it with
   // the arena layout; an error means the inputs cannot work with this graph.
   // `learn` is set while no run of these shapes has recorded its shares.
-  absl::StatusOr<std::shared_ptr<const ArenaLayout>> CheckShapes(const std::vector<Tensor>& feeds,
+  absl::StatusOr<std::shared_ptr<const ArenaLayout>> CheckShapes(const std::vector<Shape>& key,
                                                                  bool* learn) const;
   // Replans the arena of these feed shapes with what a run saw shared;
   // returns the block size runs of these shapes now take.

@@ -7,9 +7,8 @@
 #include <algorithm>
 #include <map>
 
+#include "exec/compile_graph.h"
 #include "exec/program.h"
-#include "google/protobuf/text_format.h"
-#include "graph/importer.h"
 #include "gtest/gtest.h"
 
 namespace smrt::exec {
@@ -103,24 +102,7 @@ TEST(RunArenaTest, UnplannedSlotsAreLeftToTheCaller) {
   EXPECT_EQ((*arena)->not_as_planned(), 0);
 }
 
-const kernels::KernelRegistry& R() { return kernels::KernelRegistry::Default(); }
-
-std::unique_ptr<Program> Compile(const std::string& text, const std::string& fetch) {
-  tensorflow::GraphDef g;
-  EXPECT_TRUE(google::protobuf::TextFormat::ParseFromString(text, &g));
-  graph::ImportRequest req;
-  req.feeds.push_back({"x:0", DataType::kInvalid, PartialShape::Unknown()});
-  req.fetches.push_back(fetch);
-  absl::StatusOr<graph::ImportResult> r = graph::ImportGraph(g, req, R());
-  EXPECT_TRUE(r.ok()) << r.status();
-  ProgramSpec spec{std::move(r->graph), r->feed_nodes, r->fetch_endpoints, {}};
-  absl::StatusOr<std::unique_ptr<Program>> p = Program::Create(std::move(spec), R(), {});
-  EXPECT_TRUE(p.ok()) << p.status();
-  return p.ok() ? *std::move(p) : nullptr;
-}
-
-#define FLOAT_OP(name, op, inputs) \
-  "node { name: '" name "' op: '" op "' " inputs " attr { key: 'T' value { type: DT_FLOAT } } }\n"
+using testing::Compile;
 
 // x -> a=Relu -> r=Reshape(a, [2, 32]) -> b=Neg(r) -> c=AddV2(b, r) ->
 // d=Relu(c) -> out=Sum(d): Reshape is a view of a, and the unary and binary
@@ -133,12 +115,12 @@ const char kGraph[] =
     "node { name: 'axes' op: 'Const' attr { key: 'dtype' value { type: DT_INT32 } } "
     "  attr { key: 'value' value { tensor { dtype: DT_INT32 tensor_shape { dim { size: 1 } } "
     "  int_val: 1 } } } }\n"
-    FLOAT_OP("a", "Relu", "input: 'x'")
+    SMRT_FLOAT_OP("a", "Relu", "input: 'x'")
     "node { name: 'r' op: 'Reshape' input: 'a' input: 'shape' "
     "  attr { key: 'T' value { type: DT_FLOAT } } attr { key: 'Tshape' value { type: DT_INT32 } } }\n"
-    FLOAT_OP("b", "Neg", "input: 'r'")
-    FLOAT_OP("c", "AddV2", "input: 'b' input: 'r'")
-    FLOAT_OP("d", "Relu", "input: 'c'")
+    SMRT_FLOAT_OP("b", "Neg", "input: 'r'")
+    SMRT_FLOAT_OP("c", "AddV2", "input: 'b' input: 'r'")
+    SMRT_FLOAT_OP("d", "Relu", "input: 'c'")
     "node { name: 'out' op: 'Sum' input: 'd' input: 'axes' attr { key: 'T' value { type: DT_FLOAT } } "
     "  attr { key: 'Tidx' value { type: DT_INT32 } } attr { key: 'keep_dims' value { b: false } } }\n"
     "node { name: 'view' op: 'Reshape' input: 'a' input: 'shape' "
@@ -151,7 +133,7 @@ Tensor Input(float scale) {
 }
 
 TEST(ArenaRunTest, ProgramsLearnViewsAndInPlaceResultsAndStayCorrect) {
-  std::unique_ptr<Program> p = Compile(kGraph, "out:0");
+  std::unique_ptr<Program> p = Compile(kGraph, {"x:0"}, "out:0");
   ASSERT_NE(p, nullptr);
   absl::StatusOr<MemoryPlan> before = PlanMemory(*p, {{4, 16}});
   ASSERT_TRUE(before.ok()) << before.status();
@@ -184,7 +166,7 @@ TEST(ArenaRunTest, ProgramsLearnViewsAndInPlaceResultsAndStayCorrect) {
 TEST(ArenaRunTest, AFetchedViewOfAnArenaTensorOutlivesLaterRuns) {
   // view is a Reshape of a (in the arena on the first run): the caller keeps
   // it while later runs write their own values.
-  std::unique_ptr<Program> p = Compile(kGraph, "view:0");
+  std::unique_ptr<Program> p = Compile(kGraph, {"x:0"}, "view:0");
   ASSERT_NE(p, nullptr);
   absl::StatusOr<std::vector<Tensor>> first = p->Run({Input(1.0f)});
   ASSERT_TRUE(first.ok()) << first.status();

@@ -6,15 +6,12 @@
 #include <array>
 #include <map>
 
+#include "exec/compile_graph.h"
 #include "exec/program.h"
-#include "google/protobuf/text_format.h"
-#include "graph/importer.h"
 #include "gtest/gtest.h"
 
 namespace smrt::exec {
 namespace {
-
-const kernels::KernelRegistry& R() { return kernels::KernelRegistry::Default(); }
 
 TEST(PlanArenaTest, DisjointLifetimesShareMemory) {
   // b (largest) goes first at 0; a overlaps b, so above it at 256 (200
@@ -38,32 +35,16 @@ TEST(PlanArenaTest, BestFitTakesTheSmallestGapAndAlignsOffsets) {
   EXPECT_EQ(PlanArena({}).peak_bytes, 0);
 }
 
-std::unique_ptr<Program> Compile(const std::string& text, const std::vector<std::string>& feeds,
-                                 const std::string& fetch) {
-  tensorflow::GraphDef g;
-  EXPECT_TRUE(google::protobuf::TextFormat::ParseFromString(text, &g));
-  graph::ImportRequest req;
-  for (const std::string& f : feeds) req.feeds.push_back({f, DataType::kInvalid, PartialShape::Unknown()});
-  req.fetches.push_back(fetch);
-  absl::StatusOr<graph::ImportResult> r = graph::ImportGraph(g, req, R());
-  EXPECT_TRUE(r.ok()) << r.status();
-  ProgramSpec spec{std::move(r->graph), r->feed_nodes, r->fetch_endpoints, {}};
-  absl::StatusOr<std::unique_ptr<Program>> p = Program::Create(std::move(spec), R(), {});
-  EXPECT_TRUE(p.ok()) << p.status();
-  return p.ok() ? *std::move(p) : nullptr;
-}
-
-#define FLOAT_OP(name, op, inputs) \
-  "node { name: '" name "' op: '" op "' " inputs " attr { key: 'T' value { type: DT_FLOAT } } }\n"
+using testing::Compile;
 
 // x -> a=Relu -> b=Neg -> c=Relu(b) -> d=AddV2(c, a) -> out=Neg(d).
 const char kChain[] =
     "node { name: 'x' op: 'Placeholder' attr { key: 'dtype' value { type: DT_FLOAT } } }\n"
-    FLOAT_OP("a", "Relu", "input: 'x'")
-    FLOAT_OP("b", "Neg", "input: 'a'")
-    FLOAT_OP("c", "Relu", "input: 'b'")
-    FLOAT_OP("d", "AddV2", "input: 'c' input: 'a'")
-    FLOAT_OP("out", "Neg", "input: 'd'");
+    SMRT_FLOAT_OP("a", "Relu", "input: 'x'")
+    SMRT_FLOAT_OP("b", "Neg", "input: 'a'")
+    SMRT_FLOAT_OP("c", "Relu", "input: 'b'")
+    SMRT_FLOAT_OP("d", "AddV2", "input: 'c' input: 'a'")
+    SMRT_FLOAT_OP("out", "Neg", "input: 'd'");
 
 TEST(PlanMemoryTest, ChainReusesDeadTensorsAndSkipsFeedsAndFetches) {
   std::unique_ptr<Program> p = Compile(kChain, {"x:0"}, "out:0");
