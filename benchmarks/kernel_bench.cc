@@ -85,6 +85,36 @@ void BM_DepthwiseConv2D(benchmark::State& state) {
 BENCHMARK(BM_DepthwiseConv2D)->Args({1, 112, 32})->Args({1, 56, 144})->Args({8, 28, 192})
     ->Unit(benchmark::kMicrosecond);
 
+// The squeeze-excite pair of EfficientNet/MobileNetV3: Mean over H and W
+// (keep_dims), then x * scale[N,1,1,C]. args = {batch, size, channels, threads}.
+void BM_SqueezeMean(benchmark::State& state) {
+  const int64_t n = state.range(0), hw = state.range(1), c = state.range(2);
+  kernels::IntraOpThreadsScope threads(static_cast<int>(state.range(3)));
+  AttrMap attrs;
+  attrs.Set("T", DataType::kFloat);
+  attrs.Set("Tidx", DataType::kInt32);
+  attrs.Set("keep_dims", true);
+  Tensor axes = Filled(DataType::kInt32, {2});
+  axes.data<int32_t>()[0] = 1;
+  axes.data<int32_t>()[1] = 2;
+  RunKernel(state, "Mean", attrs, {Filled(DataType::kFloat, {n, hw, hw, c}), axes});
+  state.SetBytesProcessed(state.iterations() * n * hw * hw * c * 4);
+}
+BENCHMARK(BM_SqueezeMean)->Args({1, 112, 32, 1})->Args({1, 112, 32, 2})->Args({1, 14, 480, 2})->Args({16, 56, 144, 2})
+    ->Unit(benchmark::kMicrosecond)->UseRealTime();
+
+void BM_ExciteMul(benchmark::State& state) {
+  const int64_t n = state.range(0), hw = state.range(1), c = state.range(2);
+  kernels::IntraOpThreadsScope threads(static_cast<int>(state.range(3)));
+  AttrMap attrs;
+  attrs.Set("T", DataType::kFloat);
+  RunKernel(state, "Mul", attrs,
+            {Filled(DataType::kFloat, {n, hw, hw, c}), Filled(DataType::kFloat, {n, 1, 1, c})});
+  state.SetBytesProcessed(state.iterations() * n * hw * hw * c * 4 * 2);
+}
+BENCHMARK(BM_ExciteMul)->Args({1, 112, 32, 1})->Args({1, 112, 32, 2})->Args({1, 14, 480, 2})->Args({16, 56, 144, 2})
+    ->Unit(benchmark::kMicrosecond)->UseRealTime();
+
 // _SmrtLayerNorm over the last dim (what fuse_layer_norm makes of Keras's
 // LayerNormalization): args = {rows, depth}. BERT-base: 128 tokens x 768.
 void BM_LayerNorm(benchmark::State& state) {

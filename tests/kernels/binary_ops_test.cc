@@ -445,5 +445,44 @@ TEST(BinaryOpsTest, AddNChecksInputs) {
   EXPECT_EQ((*info)[0].shape, Dims({2, 4}));
 }
 
+// A full operand against a vector along the last dim (per-channel scale or
+// shift) runs as flat stretches over a tiled copy of the vector: every element
+// must be the op on its own pair, in either operand order, for vectors
+// shorter and longer than a stretch.
+TEST(BinaryOpsTest, ChannelVectorBroadcastIsElementwise) {
+  for (int64_t c : {1, 3, 32, 63, 64, 100}) {
+    const Shape full_shape = {2, 77, c};
+    Tensor full = *Tensor::Create(DataType::kFloat, full_shape);
+    Tensor vec = *Tensor::Create(DataType::kFloat, {1, 1, c});
+    for (int64_t i = 0; i < full.num_elements(); ++i) full.data<float>()[i] = 0.5f + 0.01f * i;
+    for (int64_t j = 0; j < c; ++j) vec.data<float>()[j] = 1.5f + 0.25f * j;
+    for (std::string op : {"Mul", "Sub", "RealDiv"}) {
+      for (bool vector_first : {false, true}) {
+        SCOPED_TRACE(op + " c=" + std::to_string(c) + (vector_first ? " vector first" : ""));
+        AttrMap attrs;
+        attrs.Set("T", DataType::kFloat);
+        absl::StatusOr<std::vector<Tensor>> out =
+            RunOp(op, attrs, vector_first ? std::vector<Tensor>{vec, full}
+                                          : std::vector<Tensor>{full, vec});
+        ASSERT_TRUE(out.ok()) << out.status();
+        ASSERT_EQ((*out)[0].shape(), full_shape);
+        const float* got = (*out)[0].data<float>();
+        for (int64_t i = 0; i < full.num_elements(); ++i) {
+          const float x = full.data<float>()[i], v = vec.data<float>()[i % c];
+          const float a = vector_first ? v : x, b = vector_first ? x : v;
+          const float want = op == "Mul" ? a * b : op == "Sub" ? a - b : a / b;
+          ASSERT_EQ(got[i], want) << "element " << i;
+        }
+      }
+    }
+  }
+  AttrMap attrs;
+  attrs.Set("T", DataType::kInt32);
+  absl::StatusOr<std::vector<Tensor>> out = RunOp(
+      "Sub", attrs, {MakeTensor<int32_t>({3}, {10, 20, 30}), MakeTensor<int32_t>({2, 3}, {1, 2, 3, 4, 5, 6})});
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_EQ(Values<int32_t>((*out)[0]), (std::vector<int32_t>{9, 18, 27, 6, 15, 24}));
+}
+
 }  // namespace
 }  // namespace smrt::kernels

@@ -11,6 +11,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/match.h"
 #include "gtest/gtest.h"
+#include "kernels/cpu/intra_op_threads.h"
 #include "kernels/elementwise_test_util.h"
 #include "kernels/testing/op_runner.h"
 
@@ -371,6 +372,56 @@ TEST(ReductionOpsTest, ArgMaxArgMinArguments) {
                  {{DataType::kFloat, Dims({-1, 3, 5})}, {DataType::kInt32, Dims({})}});
   ASSERT_TRUE(info.ok()) << info.status();
   EXPECT_EQ((*info)[0].shape, Dims({-1, -1}));
+}
+
+// Sum/Mean over the rows of [rows, cols] or [batch, rows, cols] (the global
+// average pool of NHWC activations) take their own path: checked against a
+// plain double sum on shapes with several row chunks and ragged tails, and for
+// the same bits at 1, 2 and 3 threads.
+TEST(ReductionOpsTest, GlobalPoolSumsMatchPlainSumsAtEveryThreadCount) {
+  struct Case {
+    Shape shape;
+    std::vector<int32_t> axes;
+  };
+  for (const Case& c : std::vector<Case>{{{1, 112, 112, 32}, {1, 2}},
+                                         {{1, 14, 14, 480}, {1, 2}},
+                                         {{3, 9, 7, 5}, {1, 2}},
+                                         {{2, 1001, 3}, {1}},
+                                         {{1037, 20}, {0}}}) {
+    Tensor x = *Tensor::Create(DataType::kFloat, c.shape);
+    float* xv = x.data<float>();
+    for (int64_t i = 0; i < x.num_elements(); ++i) xv[i] = std::sin(0.37f * i) + 0.001f * (i % 97);
+    const int64_t cols = c.shape.back();
+    int64_t rows = 1;
+    for (int32_t a : c.axes) rows *= c.shape[a];
+    const int64_t batch = x.num_elements() / (rows * cols);
+    for (std::string op : {"Sum", "Mean"}) {
+      SCOPED_TRACE(op + " of " + x.DebugString());
+      std::vector<float> want(batch * cols);
+      for (int64_t b = 0; b < batch; ++b) {
+        for (int64_t j = 0; j < cols; ++j) {
+          double sum = 0;
+          for (int64_t r = 0; r < rows; ++r) sum += xv[(b * rows + r) * cols + j];
+          want[b * cols + j] = static_cast<float>(op == "Mean" ? sum / rows : sum);
+        }
+      }
+      std::vector<float> first;
+      for (int threads : {1, 2, 3}) {
+        IntraOpThreadsScope scope(threads);
+        absl::StatusOr<std::vector<Tensor>> out = RunOp(
+            op, ReduceAttrs(DataType::kFloat, true),
+            {x, MakeTensor<int32_t>({static_cast<int64_t>(c.axes.size())}, c.axes)});
+        ASSERT_TRUE(out.ok()) << out.status();
+        const std::vector<float> got = Values<float>((*out)[0]);
+        ASSERT_EQ(got.size(), want.size());
+        for (size_t i = 0; i < got.size(); ++i) {
+          EXPECT_NEAR(got[i], want[i], 1e-6 * (1 + std::fabs(want[i]))) << "at " << i;
+        }
+        if (first.empty()) first = got;
+        EXPECT_EQ(got, first) << threads << " threads";
+      }
+    }
+  }
 }
 
 }  // namespace

@@ -9,7 +9,9 @@
 #include <array>
 #include <cmath>
 #include <cstdint>
+#include <memory>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -263,6 +265,45 @@ struct LogicalOrFn : NoCheck {
 // ---------------------------------------------------------------------------
 // The broadcasting loop.
 
+// A full operand against a vector along the last dim: a per-channel scale
+// or shift of NHWC activations ([N, H, W, C] * [C], squeeze-excite's
+// [1, H, W, C] * [1, 1, 1, C], Keras's Normalization). The row walk below
+// makes one row per vector, and rows of 3 or 32 elements spend more on the
+// walk than on the arithmetic; here the vector is tiled to >= 64 elements and
+// the output is done in flat stretches of that length. False (nothing done)
+// for any other plan.
+template <typename T, typename Out, typename Fn>
+bool ChannelBroadcast(const BroadcastPlan& plan, const T* a, const T* b, Out* o, const Fn& fn) {
+  if (plan.dims.size() != 2) return false;
+  const std::vector<int64_t>& sa = plan.strides[0];
+  const std::vector<int64_t>& sb = plan.strides[1];
+  const int64_t rows = plan.dims[0], c = plan.dims[1];
+  const bool vector_b = sa[0] == c && sa[1] == 1 && sb[0] == 0 && sb[1] == 1;
+  const bool vector_a = sb[0] == c && sb[1] == 1 && sa[0] == 0 && sa[1] == 1;
+  if (!vector_a && !vector_b) return false;
+  const int64_t reps = std::max<int64_t>(1, 64 / c);  // vectors per stretch
+  std::unique_ptr<T[]> tiled(new T[static_cast<size_t>(reps * c)]);
+  for (int64_t r = 0; r < reps; ++r) std::copy_n(vector_b ? b : a, c, tiled.get() + r * c);
+  const T* v = tiled.get();
+  const T* full = vector_b ? a : b;
+  const int64_t stretches = (rows + reps - 1) / reps;
+  ParallelFor(stretches, std::max<int64_t>(1, kMinShardElements / (reps * c)), 1,
+              [&](int64_t begin, int64_t end) {
+                for (int64_t s = begin; s < end; ++s) {
+                  const int64_t offset = s * reps * c;
+                  const int64_t n = std::min(reps, rows - s * reps) * c;
+                  const T* x = full + offset;
+                  Out* po = o + offset;
+                  if (vector_b) {
+                    for (int64_t j = 0; j < n; ++j) po[j] = static_cast<Out>(fn(x[j], v[j]));
+                  } else {
+                    for (int64_t j = 0; j < n; ++j) po[j] = static_cast<Out>(fn(v[j], x[j]));
+                  }
+                }
+              });
+  return true;
+}
+
 template <typename T, typename Out, typename Fn>
 absl::Status BroadcastBinary(KernelContext& ctx, const Fn& fn) {
   const Tensor& x = ctx.input(0);
@@ -282,6 +323,9 @@ absl::Status BroadcastBinary(KernelContext& ctx, const Fn& fn) {
   const T* a = x.data<T>();
   const T* b = y.data<T>();
   Out* o = (*out)->template data<Out>();
+  if constexpr (std::is_arithmetic_v<T>) {
+    if (ChannelBroadcast(*plan, a, b, o, fn)) return absl::OkStatus();
+  }
   // Each row writes only its own stretch of the output: rows run in parallel.
   ParallelForEachBroadcastRow<2>(
       *plan, [&](int64_t out_offset, const std::array<int64_t, 2>& in, int64_t n,

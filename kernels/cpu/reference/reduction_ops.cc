@@ -171,6 +171,69 @@ void ParallelAccumulate(const ReducePlan& p, const T* in, Acc* acc, const Step& 
   Accumulate(p, in, acc, step);
 }
 
+// Float Sum/Mean whose plan is [rows, cols] or [batch, rows, cols] with the
+// rows reduced: the global average pool of NHWC images (Keras's
+// GlobalAveragePooling2D, squeeze-excite). The general loop above keeps one
+// double per column in memory and reloads it for every row; this one adds
+// eight rows at a time in a fixed tree first, so it runs at memory speed, and
+// still gives the same bits at every thread count.
+bool IsColumnReduction(const ReducePlan& p) {
+  const size_t rank = p.dims.size();
+  return p.in_size > 0 && (rank == 2 || rank == 3) && p.dim_reduced[rank - 2] &&
+         !p.dim_reduced[rank - 1];
+}
+
+void AddColumnSums(const float* in, int64_t rows, int64_t cols, double* acc) {
+  int64_t r = 0;
+  for (; r + 8 <= rows; r += 8) {
+    const float* x = in + r * cols;
+    for (int64_t j = 0; j < cols; ++j) {
+      const double s0 = static_cast<double>(x[j]) + x[j + cols];
+      const double s1 = static_cast<double>(x[j + 2 * cols]) + x[j + 3 * cols];
+      const double s2 = static_cast<double>(x[j + 4 * cols]) + x[j + 5 * cols];
+      const double s3 = static_cast<double>(x[j + 6 * cols]) + x[j + 7 * cols];
+      acc[j] += (s0 + s1) + (s2 + s3);
+    }
+  }
+  for (; r < rows; ++r) {
+    const float* x = in + r * cols;
+    for (int64_t j = 0; j < cols; ++j) acc[j] += x[j];
+  }
+}
+
+absl::Status RunColumnReduction(KernelContext& ctx, const ReducePlan& p, bool mean) {
+  absl::StatusOr<Tensor*> out = ctx.allocate_output(0, DataType::kFloat, p.out_shape);
+  if (!out.ok()) return out.status();
+  const float* in = ctx.input(0).data<float>();
+  const size_t rank = p.dims.size();
+  const int64_t rows = p.dims[rank - 2], cols = p.dims[rank - 1];
+  const int64_t batch = rank == 3 ? p.dims[0] : 1;
+  // Shards take chunks of rows, not columns: two threads summing alternate
+  // cache lines of the same rows were slower than one. The chunks depend on
+  // the shape only, and their partial sums are added in order, so the bits
+  // do not depend on the thread count.
+  const int64_t chunk_rows = std::max<int64_t>(8, (kMinShardElements / cols + 7) / 8 * 8);
+  const int64_t chunks = (rows + chunk_rows - 1) / chunk_rows;
+  std::vector<double> partial(static_cast<size_t>(batch * chunks * cols), 0.0);
+  ParallelFor(batch * chunks, 1, 1, [&](int64_t begin, int64_t end) {
+    for (int64_t t = begin; t < end; ++t) {
+      const int64_t b = t / chunks, first = (t % chunks) * chunk_rows;
+      AddColumnSums(in + (b * rows + first) * cols, std::min(chunk_rows, rows - first), cols,
+                    partial.data() + t * cols);
+    }
+  });
+  const double count = mean ? static_cast<double>(p.count) : 1.0;
+  float* o = (*out)->data<float>();
+  for (int64_t b = 0; b < batch; ++b) {
+    for (int64_t j = 0; j < cols; ++j) {
+      double sum = 0.0;
+      for (int64_t c = 0; c < chunks; ++c) sum += partial[(b * chunks + c) * cols + j];
+      o[b * cols + j] = static_cast<float>(sum / count);
+    }
+  }
+  return absl::OkStatus();
+}
+
 // Accumulator types: wide for sums, the compute type otherwise.
 template <typename T>
 using SumAcc = std::conditional_t<std::is_floating_point_v<T>, double,
@@ -213,6 +276,11 @@ absl::Status ReduceTyped(KernelContext& ctx, Reduce kind, const ReducePlan& p) {
     return RunReduction<T>(
         ctx, p, false, [](bool& a, bool x) { a = a || x; }, cast_back);
   } else {
+    if constexpr (std::is_same_v<T, float>) {
+      if ((kind == Reduce::kSum || kind == Reduce::kMean) && IsColumnReduction(p)) {
+        return RunColumnReduction(ctx, p, kind == Reduce::kMean);
+      }
+    }
     switch (kind) {
       case Reduce::kSum:
         return RunReduction<T>(
