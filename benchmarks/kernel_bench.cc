@@ -10,6 +10,7 @@
 #include "benchmark/benchmark.h"
 #include "kernels/cpu/intra_op_threads.h"
 #include "kernels/cpu/onednn/sgemm.h"
+#include "kernels/fused_ops.h"
 #include "kernels/registry.h"
 #include "smrt/model.h"
 
@@ -114,6 +115,27 @@ void BM_ExciteMul(benchmark::State& state) {
 }
 BENCHMARK(BM_ExciteMul)->Args({1, 112, 32, 1})->Args({1, 112, 32, 2})->Args({1, 14, 480, 2})->Args({16, 56, 144, 2})
     ->Unit(benchmark::kMicrosecond)->UseRealTime();
+
+// _SmrtAttention (what fuse_attention makes of Keras's MultiHeadAttention):
+// q, k, v [batch, seq, 12, 64] and a [batch, 1, 1, seq] bool select mask.
+// args = {batch, seq, threads}.
+void BM_Attention(benchmark::State& state) {
+  const int64_t n = state.range(0), seq = state.range(1);
+  kernels::IntraOpThreadsScope threads(static_cast<int>(state.range(2)));
+  AttrMap attrs;
+  attrs.Set("T", DataType::kFloat);
+  attrs.Set("mask", std::string("select"));
+  attrs.Set("mask_fill", -1e9f);
+  attrs.Set("fill_masked_probs", true);
+  Tensor mask = *Tensor::Create(DataType::kBool, {n, 1, 1, seq});
+  for (int64_t i = 0; i < mask.num_elements(); ++i) mask.data<bool>()[i] = i % seq < seq - 7;
+  RunKernel(state, kernels::kAttention, attrs,
+            {Filled(DataType::kFloat, {n, seq, 12, 64}), Filled(DataType::kFloat, {n, seq, 12, 64}),
+             Filled(DataType::kFloat, {n, seq, 12, 64}), mask});
+  state.SetItemsProcessed(state.iterations() * n * 12 * seq * seq * 64 * 4);  // flops
+}
+BENCHMARK(BM_Attention)->Args({1, 128, 2})->Args({16, 128, 2})->Unit(benchmark::kMicrosecond)
+    ->UseRealTime();
 
 // _SmrtLayerNorm over the last dim (what fuse_layer_norm makes of Keras's
 // LayerNormalization): args = {rows, depth}. BERT-base: 128 tokens x 768.

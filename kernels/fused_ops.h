@@ -15,6 +15,15 @@
 //   _SmrtLayerNorm(x, gamma, beta)             attr epsilon; over the last dim:
 //       (x - mean) * rsqrt(var + epsilon) * gamma + beta, var the population
 //       variance; gamma and beta hold 1 or last-dim values
+//
+//   _SmrtAttention(q, k, v[, mask])            multi-head attention core:
+//       q [B, T, N, H], k [B, S, N, H], v [B, S, N, Hv] -> [B, T, N, Hv];
+//       per batch b and head n: scores = scale * q[b, :, n] k[b, :, n]^T
+//       ([T, S]), then by attr `mask`: "none"; "select" (bool mask, where
+//       false the score becomes mask_fill, and with fill_masked_probs the
+//       probability becomes probs_fill after the softmax); "add" (float mask
+//       added to the scores). The mask broadcasts against [B, N, T, S].
+//       out[b, :, n] = softmax(scores) v[b, :, n]
 #ifndef SMRT_KERNELS_FUSED_OPS_H_
 #define SMRT_KERNELS_FUSED_OPS_H_
 
@@ -32,6 +41,7 @@ namespace smrt::kernels {
 inline constexpr char kFusedConv2D[] = "_SmrtFusedConv2D";
 inline constexpr char kFusedMatMul[] = "_SmrtFusedMatMul";
 inline constexpr char kLayerNorm[] = "_SmrtLayerNorm";
+inline constexpr char kAttention[] = "_SmrtAttention";
 
 enum class Activation {
   kRelu, kRelu6, kElu, kLeakyRelu, kSigmoid, kTanh, kSwish, kHardSwish, kGeluErf, kGeluTanh

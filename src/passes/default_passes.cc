@@ -10,6 +10,7 @@ std::vector<std::unique_ptr<Pass>> DefaultPasses() {
   p.push_back(MakeConstantFoldingPass());
   p.push_back(MakeFoldBatchNormPass());
   p.push_back(MakeFuseLayerNormPass());
+  p.push_back(MakeFuseAttentionPass());
   p.push_back(MakeFuseActivationsPass());
   p.push_back(MakeFoldPadIntoConvPass());
   p.push_back(MakeFuseConvPass());

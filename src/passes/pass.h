@@ -49,6 +49,9 @@ struct PassContext {
   // variables may change between runs (a prepared signature writes them),
   // so they must stay variables.
   std::function<std::optional<Tensor>(const graph::Node&)> variable_value;
+  // The device type the nodes will be placed on after the passes ("CUDA"),
+  // or "" for the CPU: a fusion whose op has no kernel there declines.
+  std::string device_type;
   // Constant folding leaves results larger than this as they are.
   int64_t max_folded_bytes = int64_t{64} << 20;
 

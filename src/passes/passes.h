@@ -12,6 +12,7 @@ std::unique_ptr<Pass> MakeFreezeVariablesPass();    // freeze_variables.cc
 std::unique_ptr<Pass> MakeConstantFoldingPass();    // constant_folding.cc
 std::unique_ptr<Pass> MakeFoldBatchNormPass();      // fold_batch_norm.cc
 std::unique_ptr<Pass> MakeFuseLayerNormPass();      // fuse_layer_norm.cc
+std::unique_ptr<Pass> MakeFuseAttentionPass();      // fuse_attention.cc
 std::unique_ptr<Pass> MakeFuseActivationsPass();    // fuse_activations.cc
 std::unique_ptr<Pass> MakeFoldPadIntoConvPass();    // fold_pad_into_conv.cc
 std::unique_ptr<Pass> MakeFuseConvPass();           // fuse_conv.cc

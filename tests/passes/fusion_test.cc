@@ -14,21 +14,10 @@ namespace {
 
 using testing::FloatConst;
 using testing::MaxAbsDiff;
+using testing::Op;
+using testing::Placeholder;
 using testing::RandomFloats;
-
-std::string Placeholder(const std::string& name, const std::string& type = "DT_FLOAT") {
-  return absl::StrCat("node { name: \"", name, "\" op: \"Placeholder\" attr { key: \"dtype\" ",
-                      "value { type: ", type, " } } }\n");
-}
-
-// A node with inputs and T=float plus extra attr text.
-std::string Op(const std::string& name, const std::string& op, std::vector<std::string> inputs,
-               const std::string& attrs = "", const std::string& type = "DT_FLOAT") {
-  std::string in;
-  for (const std::string& i : inputs) absl::StrAppend(&in, " input: \"", i, "\"");
-  return absl::StrCat("node { name: \"", name, "\" op: \"", op, "\"", in,
-                      " attr { key: \"T\" value { type: ", type, " } } ", attrs, " }\n");
-}
+using testing::Scalar;
 
 std::string Conv(const std::string& name, const std::string& op, const std::string& x,
                  const std::string& w, const std::string& padding = "SAME", int stride = 1) {
@@ -230,13 +219,6 @@ TEST(FusionTest, PadThenValidConvBecomesExplicitPadding) {
   EXPECT_EQ(b->fused.count("Pad"), 0) << absl::StrJoin(b->fused.ops(), ",");
   EXPECT_NE(FindRecord(b->fused.fusions, true, "Pad+Conv2D"), nullptr);
   EXPECT_LT(MaxAbsDiff(b->fused_out[0], b->plain_out[0]), 1e-5f);
-}
-
-std::string Scalar(const std::string& name, float v) {
-  return absl::StrCat("node { name: \"", name,
-                      "\" op: \"Const\" attr { key: \"dtype\" value { type: DT_FLOAT } } attr { key: "
-                      "\"value\" value { tensor { dtype: DT_FLOAT tensor_shape {} float_val: ",
-                      v, " } } } }\n");
 }
 
 TEST(FusionTest, SwishAfterConvIsAPostOp) {

@@ -105,4 +105,23 @@ std::string FloatConst(const std::string& name, const Tensor& value) {
                       absl::StrJoin(dims, " "), " } ", absl::StrJoin(vals, " "), " } } } }\n");
 }
 
+std::string Placeholder(const std::string& name, const std::string& type) {
+  return absl::StrCat("node { name: \"", name, "\" op: \"Placeholder\" attr { key: \"dtype\" ",
+                      "value { type: ", type, " } } }\n");
+}
+
+std::string Op(const std::string& name, const std::string& op, std::vector<std::string> inputs,
+               const std::string& attrs, const std::string& type) {
+  std::string in;
+  for (const std::string& i : inputs) absl::StrAppend(&in, " input: \"", i, "\"");
+  return absl::StrCat("node { name: \"", name, "\" op: \"", op, "\"", in,
+                      " attr { key: \"T\" value { type: ", type, " } } ", attrs, " }\n");
+}
+std::string Scalar(const std::string& name, float v) {
+  return absl::StrCat("node { name: \"", name,
+                      "\" op: \"Const\" attr { key: \"dtype\" value { type: DT_FLOAT } } attr { key: "
+                      "\"value\" value { tensor { dtype: DT_FLOAT tensor_shape {} float_val: ",
+                      v, " } } } }\n");
+}
+
 }  // namespace smrt::passes::testing

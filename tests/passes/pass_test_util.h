@@ -51,6 +51,13 @@ Tensor RandomFloats(const Shape& shape, uint32_t seed, float lo = -1, float hi =
 // A GraphDef text Const node of float values with this shape.
 std::string FloatConst(const std::string& name, const Tensor& value);
 
+// GraphDef text nodes: a Placeholder of `type`; a node of `op` reading
+// `inputs`, with attr T = `type` plus `attrs` (attr text); a float scalar Const.
+std::string Placeholder(const std::string& name, const std::string& type = "DT_FLOAT");
+std::string Op(const std::string& name, const std::string& op, std::vector<std::string> inputs,
+               const std::string& attrs = "", const std::string& type = "DT_FLOAT");
+std::string Scalar(const std::string& name, float v);
+
 }  // namespace smrt::passes::testing
 
 #endif  // SMRT_TESTS_PASSES_PASS_TEST_UTIL_H_

@@ -13,11 +13,13 @@ inline constexpr char kOneDnnBackend[] = "onednn";
 void RegisterOneDnnFusedConv(KernelRegistry& r);    // fused_conv.cc
 void RegisterOneDnnFusedMatMul(KernelRegistry& r);  // fused_matmul.cc
 void RegisterOneDnnSoftmax(KernelRegistry& r);      // softmax.cc
+void RegisterOneDnnAttention(KernelRegistry& r);    // attention.cc
 
 inline void RegisterOneDnnKernels(KernelRegistry& r) {
   RegisterOneDnnFusedConv(r);
   RegisterOneDnnFusedMatMul(r);
   RegisterOneDnnSoftmax(r);
+  RegisterOneDnnAttention(r);
 }
 
 }  // namespace smrt::kernels

@@ -46,6 +46,7 @@ void RegisterXlaReduceOps(KernelRegistry& r);    // xla_reduce_ops.cc: XlaReduce
 void RegisterScatterOps(KernelRegistry& r);      // scatter_ops.cc: ScatterNd, TensorScatter*
 void RegisterFusedLinearOps(KernelRegistry& r);  // fused_linear_ops.cc: what passes fuse
 void RegisterLayerNormOps(KernelRegistry& r);    // layer_norm_ops.cc: _SmrtLayerNorm
+void RegisterAttentionOps(KernelRegistry& r);    // attention_ops.cc: _SmrtAttention
 // half_precision_ops.cc: float16/bfloat16 over the float32 kernels; must come last.
 void RegisterHalfPrecisionOps(KernelRegistry& r);
 
@@ -89,6 +90,7 @@ inline void RegisterReferenceKernels(KernelRegistry& r) {
   RegisterScatterOps(r);
   RegisterFusedLinearOps(r);
   RegisterLayerNormOps(r);
+  RegisterAttentionOps(r);
   RegisterHalfPrecisionOps(r);
 }
 
