@@ -435,6 +435,25 @@ std::map<std::string, Case> Cases() {
     ModelBuilder::Check(smrt::testing::WriteBundle(dir + "/variables/variables",
                                                    {{"other", FloatTensor({1, 2}), 0}}, 1));
   };
+  // Two variables, so that they are read in parallel at load (intra-op
+  // threads >= 2): the second's mismatch must still be reported.
+  c["second_variable_wrong_dtype"] = [](const std::string& dir) {
+    ModelBuilder b = WithVariable();
+    NodeDef* h = b.Node("v", "VarHandleOp");
+    SetType(h, "dtype", tensorflow::DT_FLOAT);
+    SetShape(h, "shape", {2});
+    SetString(h, "shared_name", "v");
+    NodeDef* r = b.Node("v/read", "ReadVariableOp", {"v"});
+    SetType(r, "dtype", tensorflow::DT_FLOAT);
+    NodeDef* add = b.Node("z", "AddV2", {"y", "v/read"});
+    SetType(add, "T", tensorflow::DT_FLOAT);
+    b.Output("z", "z:0");
+    b.Write(dir);
+    fs::create_directories(dir + "/variables");
+    smrt::Tensor t = *smrt::Tensor::Create(smrt::DataType::kInt32, {2});
+    ModelBuilder::Check(smrt::testing::WriteBundle(
+        dir + "/variables/variables", {{"w", FloatTensor({1, 2}), 0}, {"v", t, 0}}, 1));
+  };
   c["variable_wrong_dtype"] = [](const std::string& dir) {
     WithVariable().Write(dir);
     fs::create_directories(dir + "/variables");

@@ -1,12 +1,14 @@
 #include "smrt/model.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/status/status.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
@@ -25,6 +27,7 @@
 #include "exec/program.h"
 #include "exec/tuning_cache.h"
 #include "kernels/cpu/intra_op_threads.h"
+#include "kernels/cpu/parallel_for.h"
 #include "graph/importer.h"
 #include "graph/variable_keys.h"
 #include "loader/saved_model_bundle.h"
@@ -184,6 +187,9 @@ struct Model::Impl {
   std::vector<std::string> allowed_ops;
 
   absl::StatusOr<kernels::Resource*> Bind(const graph::Node& node);
+  // Reads the values of g's variables that are not bound yet, on the
+  // intra-op threads, so that Bind finds them.
+  void PrefetchVariables(const graph::Graph& g);
   absl::StatusOr<graph::ImportResult> Import(graph::ImportRequest request,
                                              const std::string& what);
   // Runs the passes (when `passes` is set) and makes the Program.
@@ -242,6 +248,56 @@ absl::StatusOr<kernels::Resource*> Model::Impl::Bind(const graph::Node& node) {
   return slot.get();
 }
 
+// A BERT-base checkpoint is 440 MB: one thread reading, checksumming and
+// faulting it into memory was about a third of load + first run. Workers
+// take the largest tensors first from a shared queue. A read that fails, or
+// whose dtype does not match the graph, is left for Bind, which reports it.
+void Model::Impl::PrefetchVariables(const graph::Graph& g) {
+  if (bundle->variables == nullptr) return;
+  struct Wanted {
+    std::string id, key;
+    const graph::Node* node;
+    int64_t bytes;
+    absl::StatusOr<Tensor> value = Tensor();
+  };
+  std::vector<Wanted> wanted;
+  {
+    std::lock_guard<std::mutex> lock(variables_mu);
+    absl::flat_hash_set<std::string> seen;
+    for (const graph::Node& n : g.nodes()) {
+      if (!graph::IsVariableNode(n)) continue;
+      std::string id = graph::VariableId(n);
+      if (variables.contains(id) || !seen.insert(id).second) continue;
+      std::string key = id;
+      if (auto k = checkpoint_keys.find(id); k != checkpoint_keys.end()) key = k->second;
+      const loader::BundleEntry* entry = bundle->variables->Find(key);
+      if (entry == nullptr) continue;
+      wanted.push_back({std::move(id), std::move(key), &n, entry->size});
+    }
+  }
+  if (wanted.size() < 2 || kernels::IntraOpThreads() < 2) return;
+  std::sort(wanted.begin(), wanted.end(),
+            [](const Wanted& a, const Wanted& b) { return a.bytes > b.bytes; });
+  const RunLimits* limits = CurrentRunLimits();
+  std::atomic<size_t> next{0};
+  const int workers = kernels::IntraOpThreads();
+  kernels::ParallelFor(workers, 1, 1, [&](int64_t begin, int64_t end) {
+    RunLimitsScope scope(limits);
+    for (int64_t w = begin; w < end; ++w) {
+      for (size_t i = next++; i < wanted.size(); i = next++) {
+        wanted[i].value = bundle->variables->Read(wanted[i].key);
+      }
+    }
+  });
+  std::lock_guard<std::mutex> lock(variables_mu);
+  for (Wanted& w : wanted) {
+    if (!w.value.ok() || variables.contains(w.id)) continue;
+    absl::StatusOr<DataType> dtype = w.node->attrs.Get<DataType>("dtype");
+    if (dtype.ok() && *dtype != w.value->dtype()) continue;
+    variables[w.id] = std::make_unique<kernels::VariableResource>(*std::move(w.value));
+  }
+}
+
 absl::StatusOr<graph::ImportResult> Model::Impl::Import(graph::ImportRequest request,
                                                         const std::string& what) {
   for (const ConstantFeed& f : constant_feeds) {
@@ -270,6 +326,7 @@ absl::StatusOr<std::unique_ptr<exec::Program>> Model::Impl::Build(
   if (options != nullptr) {
     passes::PassContext ctx{spec.graph, spec.feeds, spec.fetches, spec.effects, registry};
     if (freeze_variables) {
+      PrefetchVariables(spec.graph);
       ctx.variable_value = [this](const graph::Node& handle) -> std::optional<Tensor> {
         absl::StatusOr<kernels::Resource*> r = Bind(handle);
         if (!r.ok() || *r == nullptr) return std::nullopt;

@@ -61,8 +61,7 @@ absl::StatusOr<std::string> ReadAll(const std::string& path, uint64_t max_bytes)
   return ReadRange(path, 0, *size);
 }
 
-absl::StatusOr<std::string> ReadRange(const std::string& path, uint64_t offset,
-                                      uint64_t n) {
+absl::Status ReadRangeInto(const std::string& path, uint64_t offset, uint64_t n, void* dst) {
   absl::StatusOr<uint64_t> size = Size(path);
   if (!size.ok()) return size.status();
   if (offset > *size || n > *size - offset) {
@@ -73,18 +72,25 @@ absl::StatusOr<std::string> ReadRange(const std::string& path, uint64_t offset,
   if (IsMemoryPath(path)) {
     std::shared_ptr<const std::string> bytes = ReadMemoryFile(path);
     if (bytes == nullptr) return absl::NotFoundError(absl::StrCat("no in-memory file ", path));
-    return bytes->substr(offset, n);
+    if (n > 0) std::memcpy(dst, bytes->data() + offset, n);
+    return absl::OkStatus();
   }
   FilePtr f(std::fopen(path.c_str(), "rb"));
   if (!f) return OpenError(path, "r");
   if (offset > 0 && fseeko(f.get(), static_cast<off_t>(offset), SEEK_SET) != 0) {
     return absl::DataLossError(absl::StrCat("cannot seek in ", path));
   }
-  std::string out;
-  out.resize(n);
-  if (n > 0 && std::fread(out.data(), 1, n, f.get()) != n) {
+  if (n > 0 && std::fread(dst, 1, n, f.get()) != n) {
     return absl::DataLossError(absl::StrCat("short read from ", path));
   }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::string> ReadRange(const std::string& path, uint64_t offset,
+                                      uint64_t n) {
+  std::string out;
+  out.resize(n);
+  if (absl::Status s = ReadRangeInto(path, offset, n, out.data()); !s.ok()) return s;
   return out;
 }
 

@@ -22,6 +22,9 @@ absl::StatusOr<std::string> ReadAll(const std::string& path,
 // the sizes) when the file is shorter.
 absl::StatusOr<std::string> ReadRange(const std::string& path, uint64_t offset,
                                       uint64_t n);
+// The same, into dst (n bytes), for callers that own the destination (a
+// tensor's buffer): no intermediate string to zero-fill and copy.
+absl::Status ReadRangeInto(const std::string& path, uint64_t offset, uint64_t n, void* dst);
 
 absl::Status WriteAll(const std::string& path, absl::string_view contents);
 

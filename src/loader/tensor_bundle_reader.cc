@@ -268,27 +268,32 @@ absl::StatusOr<Tensor> TensorBundleReader::Read(absl::string_view key) const {
   }
 
   const std::string path = ShardPath(e->shard_id);
-  absl::StatusOr<std::string> bytes = file::ReadRange(path, e->offset, e->size);
-  if (!bytes.ok()) return bytes.status();
   const auto corrupt = [&](absl::string_view what) {
     return absl::DataLossError(
         absl::StrCat(what, " for tensor ", Quote(key), " in ", path, " (",
                      e->size, " bytes at offset ", e->offset, ")"));
   };
 
+  if (e->dtype != DataType::kString) {
+    // Open checked that e->size is the tensor's byte size: read straight
+    // into its buffer.
+    absl::StatusOr<Tensor> t = Tensor::CreateUninitialized(e->dtype, e->shape);
+    if (!t.ok()) return t.status();
+    if (absl::Status s = file::ReadRangeInto(path, e->offset, e->size, t->raw_data()); !s.ok()) {
+      return s;
+    }
+    if (crc32c::Value(static_cast<const char*>(t->raw_data()), e->size) !=
+        crc32c::Unmask(e->masked_crc32c)) {
+      return corrupt("checksum mismatch");
+    }
+    return t;
+  }
+
+  absl::StatusOr<std::string> bytes = file::ReadRange(path, e->offset, e->size);
+  if (!bytes.ok()) return bytes.status();
   absl::StatusOr<Tensor> t = Tensor::Create(e->dtype, e->shape);
   if (!t.ok()) return t.status();
   uint32_t crc = 0;
-
-  if (e->dtype != DataType::kString) {
-    crc = crc32c::Value(bytes->data(), bytes->size());
-    if (crc != crc32c::Unmask(e->masked_crc32c)) {
-      return corrupt("checksum mismatch");
-    }
-    if (!bytes->empty())
-      std::memcpy(t->raw_data(), bytes->data(), bytes->size());
-    return t;
-  }
 
   // Strings: varint64 length of each element, the masked crc32c of those
   // lengths, then the bytes. TensorFlow checksums each length as a

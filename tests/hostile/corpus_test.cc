@@ -52,6 +52,8 @@ constexpr LoadCase kLoadCases[] = {
     {"index_crc_mismatch", absl::StatusCode::kDataLoss, "variables.index"},
     {"index_truncated", absl::StatusCode::kDataLoss, "variables.index"},
     {"variable_wrong_dtype", absl::StatusCode::kInvalidArgument, "holds DT_INT32"},
+    {"second_variable_wrong_dtype", absl::StatusCode::kInvalidArgument,
+     "variable 'v' is DT_FLOAT but checkpoint key 'v' holds DT_INT32"},
     {"read_file_op", absl::StatusCode::kUnimplemented, "ReadFile (1 node, e.g. 'contents'"},
     {"write_file_op", absl::StatusCode::kUnimplemented, "WriteFile (1 node, e.g. 'write'"},
     {"py_func_op", absl::StatusCode::kUnimplemented, "PyFunc (1 node, e.g. 'y'"},

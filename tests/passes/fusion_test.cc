@@ -190,6 +190,23 @@ TEST(FusionTest, MatMulMulAddReluFromKerasBatchNorm) {
   EXPECT_LT(MaxAbsDiff(b->fused_out[0], b->plain_out[0]), 1e-5f);
 }
 
+TEST(FusionTest, TransposedMatMulFoldsBatchNormAlongItsRows) {
+  // transpose_b: the output channels are w's rows, so the fold scales each
+  // row of w (7 inputs each), not each column.
+  const std::string g = Placeholder("x") + FloatConst("w", RandomFloats({5, 7}, 61)) +
+                        FloatConst("s", RandomFloats({5}, 62, 0.5f, 2)) +
+                        FloatConst("t", RandomFloats({5}, 63)) +
+                        Op("mm", "MatMul", {"x", "w"},
+                           "attr { key: \"transpose_b\" value { b: true } }") +
+                        Op("mul", "Mul", {"mm", "s"}) + Op("y", "AddV2", {"mul", "t"});
+  Tensor x = RandomFloats({3, 7}, 64);
+  absl::StatusOr<testing::Both> b = testing::RunBoth(g, Feed({-1, 7}), {"y:0"}, {x});
+  ASSERT_TRUE(b.ok()) << b.status();
+  EXPECT_EQ(b->fused.count(kernels::kFusedMatMul), 1) << absl::StrJoin(b->fused.ops(), ",");
+  EXPECT_EQ(b->fused.count("Mul"), 0);
+  EXPECT_LT(MaxAbsDiff(b->fused_out[0], b->plain_out[0]), 1e-5f);
+}
+
 TEST(FusionTest, TransposedMatMulBiasTanh) {
   const std::string g = Placeholder("x") + FloatConst("w", RandomFloats({5, 7}, 19)) +
                         FloatConst("b", RandomFloats({5}, 20)) +
