@@ -451,27 +451,31 @@ TEST(BinaryOpsTest, AddNChecksInputs) {
 // shorter and longer than a stretch.
 TEST(BinaryOpsTest, ChannelVectorBroadcastIsElementwise) {
   for (int64_t c : {1, 3, 32, 63, 64, 100}) {
-    const Shape full_shape = {2, 77, c};
-    Tensor full = *Tensor::Create(DataType::kFloat, full_shape);
-    Tensor vec = *Tensor::Create(DataType::kFloat, {1, 1, c});
-    for (int64_t i = 0; i < full.num_elements(); ++i) full.data<float>()[i] = 0.5f + 0.01f * i;
-    for (int64_t j = 0; j < c; ++j) vec.data<float>()[j] = 1.5f + 0.25f * j;
-    for (std::string op : {"Mul", "Sub", "RealDiv"}) {
-      for (bool vector_first : {false, true}) {
-        SCOPED_TRACE(op + " c=" + std::to_string(c) + (vector_first ? " vector first" : ""));
-        AttrMap attrs;
-        attrs.Set("T", DataType::kFloat);
-        absl::StatusOr<std::vector<Tensor>> out =
-            RunOp(op, attrs, vector_first ? std::vector<Tensor>{vec, full}
-                                          : std::vector<Tensor>{full, vec});
-        ASSERT_TRUE(out.ok()) << out.status();
-        ASSERT_EQ((*out)[0].shape(), full_shape);
-        const float* got = (*out)[0].data<float>();
-        for (int64_t i = 0; i < full.num_elements(); ++i) {
-          const float x = full.data<float>()[i], v = vec.data<float>()[i % c];
-          const float a = vector_first ? v : x, b = vector_first ? x : v;
-          const float want = op == "Mul" ? a * b : op == "Sub" ? a - b : a / b;
-          ASSERT_EQ(got[i], want) << "element " << i;
+    for (int64_t vector_batch : {1, 2}) {  // one vector for all, or one per batch
+      const Shape full_shape = {2, 77, c};
+      Tensor full = *Tensor::Create(DataType::kFloat, full_shape);
+      Tensor vec = *Tensor::Create(DataType::kFloat, {vector_batch, 1, c});
+      for (int64_t i = 0; i < full.num_elements(); ++i) full.data<float>()[i] = 0.5f + 0.01f * i;
+      for (int64_t j = 0; j < vec.num_elements(); ++j) vec.data<float>()[j] = 1.5f + 0.25f * j;
+      for (std::string op : {"Mul", "Sub", "RealDiv"}) {
+        for (bool vector_first : {false, true}) {
+          SCOPED_TRACE(op + " c=" + std::to_string(c) + " vectors=" + std::to_string(vector_batch) +
+                       (vector_first ? " vector first" : ""));
+          AttrMap attrs;
+          attrs.Set("T", DataType::kFloat);
+          absl::StatusOr<std::vector<Tensor>> out =
+              RunOp(op, attrs, vector_first ? std::vector<Tensor>{vec, full}
+                                            : std::vector<Tensor>{full, vec});
+          ASSERT_TRUE(out.ok()) << out.status();
+          ASSERT_EQ((*out)[0].shape(), full_shape);
+          const float* got = (*out)[0].data<float>();
+          for (int64_t i = 0; i < full.num_elements(); ++i) {
+            const int64_t batch = vector_batch == 1 ? 0 : i / (77 * c);
+            const float x = full.data<float>()[i], v = vec.data<float>()[batch * c + i % c];
+            const float a = vector_first ? v : x, b = vector_first ? x : v;
+            const float want = op == "Mul" ? a * b : op == "Sub" ? a - b : a / b;
+            ASSERT_EQ(got[i], want) << "element " << i;
+          }
         }
       }
     }

@@ -266,33 +266,46 @@ struct LogicalOrFn : NoCheck {
 // The broadcasting loop.
 
 // A full operand against a vector along the last dim: a per-channel scale
-// or shift of NHWC activations ([N, H, W, C] * [C], squeeze-excite's
-// [1, H, W, C] * [1, 1, 1, C], Keras's Normalization). The row walk below
-// makes one row per vector, and rows of 3 or 32 elements spend more on the
-// walk than on the arithmetic; here the vector is tiled to >= 64 elements and
-// the output is done in flat stretches of that length. False (nothing done)
-// for any other plan.
+// or shift of NHWC activations ([N, H, W, C] * [C], Keras's Normalization),
+// also one vector per image (squeeze-excite's [N, H, W, C] * [N, 1, 1, C]).
+// The row walk below makes one row per vector, and rows of 3 or 32 elements
+// spend more on the walk than on the arithmetic; here the vector is tiled to
+// >= 64 elements and the output is done in flat stretches of that length.
+// False (nothing done) for any other plan.
 template <typename T, typename Out, typename Fn>
 bool ChannelBroadcast(const BroadcastPlan& plan, const T* a, const T* b, Out* o, const Fn& fn) {
-  if (plan.dims.size() != 2) return false;
-  const std::vector<int64_t>& sa = plan.strides[0];
-  const std::vector<int64_t>& sb = plan.strides[1];
-  const int64_t rows = plan.dims[0], c = plan.dims[1];
-  const bool vector_b = sa[0] == c && sa[1] == 1 && sb[0] == 0 && sb[1] == 1;
-  const bool vector_a = sb[0] == c && sb[1] == 1 && sa[0] == 0 && sa[1] == 1;
+  const size_t rank = plan.dims.size();
+  if (rank != 2 && rank != 3) return false;
+  const int64_t outer = rank == 3 ? plan.dims[0] : 1;
+  const int64_t rows = plan.dims[rank - 2], c = plan.dims[rank - 1];
+  // Strides of a contiguous [outer, rows, c] operand, and of [outer, 1, c].
+  auto full = [&](const std::vector<int64_t>& s) {
+    return s[rank - 2] == c && s[rank - 1] == 1 && (rank == 2 || s[0] == rows * c);
+  };
+  auto vector = [&](const std::vector<int64_t>& s) {
+    return s[rank - 2] == 0 && s[rank - 1] == 1 && (rank == 2 || s[0] == c);
+  };
+  const bool vector_b = full(plan.strides[0]) && vector(plan.strides[1]);
+  const bool vector_a = full(plan.strides[1]) && vector(plan.strides[0]);
   if (!vector_a && !vector_b) return false;
   const int64_t reps = std::max<int64_t>(1, 64 / c);  // vectors per stretch
-  std::unique_ptr<T[]> tiled(new T[static_cast<size_t>(reps * c)]);
-  for (int64_t r = 0; r < reps; ++r) std::copy_n(vector_b ? b : a, c, tiled.get() + r * c);
-  const T* v = tiled.get();
-  const T* full = vector_b ? a : b;
+  const int64_t tile = reps * c;
+  std::unique_ptr<T[]> tiled(new T[static_cast<size_t>(outer * tile)]);
+  for (int64_t i = 0; i < outer; ++i) {
+    for (int64_t r = 0; r < reps; ++r) {
+      std::copy_n((vector_b ? b : a) + i * c, c, tiled.get() + i * tile + r * c);
+    }
+  }
+  const T* x_all = vector_b ? a : b;
   const int64_t stretches = (rows + reps - 1) / reps;
-  ParallelFor(stretches, std::max<int64_t>(1, kMinShardElements / (reps * c)), 1,
+  ParallelFor(outer * stretches, std::max<int64_t>(1, kMinShardElements / tile), 1,
               [&](int64_t begin, int64_t end) {
-                for (int64_t s = begin; s < end; ++s) {
-                  const int64_t offset = s * reps * c;
+                for (int64_t t = begin; t < end; ++t) {
+                  const int64_t i = t / stretches, s = t % stretches;
+                  const int64_t offset = i * rows * c + s * tile;
                   const int64_t n = std::min(reps, rows - s * reps) * c;
-                  const T* x = full + offset;
+                  const T* x = x_all + offset;
+                  const T* v = tiled.get() + i * tile;
                   Out* po = o + offset;
                   if (vector_b) {
                     for (int64_t j = 0; j < n; ++j) po[j] = static_cast<Out>(fn(x[j], v[j]));
