@@ -173,6 +173,11 @@ struct Model::Impl {
   absl::flat_hash_map<std::string, std::string> checkpoint_keys;
   std::mutex variables_mu;
   absl::flat_hash_map<std::string, std::unique_ptr<kernels::VariableResource>> variables;
+  // Variables a signature's program holds (the others were folded into
+  // constants, or are not used): ReleaseUnboundVariables drops the rest.
+  absl::flat_hash_set<std::string> bound_variables;
+  // While Load prepares the signatures: folds they share.
+  std::unique_ptr<passes::FoldCache> fold_cache;
   absl::flat_hash_map<std::string, std::unique_ptr<kernels::Resource>> resources;  // tables...
   std::vector<ConstantFeed> constant_feeds;
   std::map<std::string, PreparedSignature> signatures;
@@ -190,6 +195,11 @@ struct Model::Impl {
   // Reads the values of g's variables that are not bound yet, on the
   // intra-op threads, so that Bind finds them.
   void PrefetchVariables(const graph::Graph& g);
+  // After every signature is prepared: drops the variables no program
+  // holds. A frozen variable's value lives on in the constants that share
+  // it; one that a pass folded (batch norm into conv weights) was a second
+  // copy of the model's weights.
+  void ReleaseUnboundVariables();
   absl::StatusOr<graph::ImportResult> Import(graph::ImportRequest request,
                                              const std::string& what);
   // Runs the passes (when `passes` is set) and makes the Program.
@@ -298,6 +308,11 @@ void Model::Impl::PrefetchVariables(const graph::Graph& g) {
   }
 }
 
+void Model::Impl::ReleaseUnboundVariables() {
+  std::lock_guard<std::mutex> lock(variables_mu);
+  absl::erase_if(variables, [&](const auto& v) { return !bound_variables.contains(v.first); });
+}
+
 absl::StatusOr<graph::ImportResult> Model::Impl::Import(graph::ImportRequest request,
                                                         const std::string& what) {
   for (const ConstantFeed& f : constant_feeds) {
@@ -325,6 +340,7 @@ absl::StatusOr<std::unique_ptr<exec::Program>> Model::Impl::Build(
   spec.library = &bundle->meta_graph->graph_def();
   if (options != nullptr) {
     passes::PassContext ctx{spec.graph, spec.feeds, spec.fetches, spec.effects, registry};
+    ctx.fold_cache = fold_cache.get();
     if (freeze_variables) {
       PrefetchVariables(spec.graph);
       ctx.variable_value = [this](const graph::Node& handle) -> std::optional<Tensor> {
@@ -347,8 +363,15 @@ absl::StatusOr<std::unique_ptr<exec::Program>> Model::Impl::Build(
   spec.device = device_context.get();
   spec.import_limits = import_limits;
   spec.allowed_ops = allowed_ops;
+  const bool kept = options != nullptr;  // a signature's program, not the init op's
   absl::StatusOr<std::unique_ptr<exec::Program>> program = exec::Program::Create(
-      std::move(spec), registry, [this](const graph::Node& n) { return Bind(n); });
+      std::move(spec), registry, [this, kept](const graph::Node& n) {
+        if (kept && graph::IsVariableNode(n)) {
+          std::lock_guard<std::mutex> lock(variables_mu);
+          bound_variables.insert(graph::VariableId(n));
+        }
+        return Bind(n);
+      });
   if (!program.ok()) {
     return absl::Status(program.status().code(),
                         absl::StrCat(what, ": ", program.status().message()));
@@ -640,6 +663,7 @@ absl::StatusOr<std::unique_ptr<Model>> Model::Load(const std::string& dir,
     pass_options.placement.device = absl::StrCat("CUDA:", impl->device_context->device());
     pass_options.placement.require = options.device_policy == "require";
   }
+  impl->fold_cache = std::make_unique<passes::FoldCache>();
   for (ImportedSignature& sig : imported) {
     const std::string key = sig.prepared.info.key;
     if (absl::Status s = impl->Prepare(std::move(sig), pass_options, read_only); !s.ok()) return s;
@@ -648,6 +672,12 @@ absl::StatusOr<std::unique_ptr<Model>> Model::Load(const std::string& dir,
                       options.log_placement);
     }
   }
+  impl->fold_cache.reset();
+  impl->ReleaseUnboundVariables();
+  // What loading freed (variables folded into constants, the passes'
+  // intermediates) is not what runs allocate: give it back to the system
+  // rather than keep it in the buffer cache.
+  TrimBufferCache();
   return std::unique_ptr<Model>(new Model(std::move(impl)));
 }
 

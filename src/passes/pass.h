@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "absl/strings/string_view.h"
 #include "graph/graph.h"
@@ -36,6 +37,20 @@ struct PlacementRecord {
   bool fell_back = false;  // on the CPU because the device has no kernel for it
 };
 
+// Weights that folds made, shared by the signatures of one model while they
+// are prepared: Keras exports 'serve' and 'serving_default' as the same graph
+// over the same variables, and each folding its own copy of ResNet50's
+// batch norms into the filters held the 94 MB of weights twice. An entry
+// keeps its source alive, so the key's address cannot be reused; the owner
+// drops the cache once every signature is prepared.
+struct FoldCache {
+  struct Entry {
+    Tensor source;
+    Tensor folded;
+  };
+  absl::flat_hash_map<std::string, Entry> entries;
+};
+
 // What a pass sees and may change. Node ids stay valid for the whole pipeline:
 // passes add nodes and rewire inputs, and the final prune drops what nothing
 // reaches any more.
@@ -52,6 +67,8 @@ struct PassContext {
   // The device type the nodes will be placed on after the passes ("CUDA"),
   // or "" for the CPU: a fusion whose op has no kernel there declines.
   std::string device_type;
+  // Shared with the model's other signatures; null: nothing shared.
+  FoldCache* fold_cache = nullptr;
   // Constant folding leaves results larger than this as they are.
   int64_t max_folded_bytes = int64_t{64} << 20;
 

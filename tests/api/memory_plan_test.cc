@@ -249,5 +249,44 @@ TEST(MemoryPlanTest, ShapesMustFitTheSignature) {
   EXPECT_EQ(model->PlanMemory("nope", {}).status().code(), absl::StatusCode::kNotFound);
 }
 
+// After Load the model holds its weights once: Keras exports 'serve' and
+// 'serving_default' as one graph over the same variables, and the batch-norm
+// folds of the two signatures share their filters; the variables that were
+// folded into constants are dropped. Before, MobileNetV2 held its checkpoint
+// plus one folded copy per signature.
+TEST(MemoryPlanTest, LoadedModelHoldsItsWeightsOnceAcrossSignatures) {
+  const std::string dir = testing::TestDataDir() + "/zoo/mobilenetv2_035_96/saved_model";
+  LoadOptions one;
+  one.signatures = {"serving_default"};
+  absl::StatusOr<std::unique_ptr<Model>> single = Model::Load(dir, one);
+  ASSERT_TRUE(single.ok()) << single.status();
+  absl::StatusOr<std::unique_ptr<Model>> both = Model::Load(dir);
+  ASSERT_TRUE(both.ok()) << both.status();
+  ASSERT_EQ((*both)->signature_keys().size(), 2u);
+  absl::StatusOr<MemoryPlan> plan =
+      (*single)->PlanMemory("serving_default", {{"keras_tensor", {1, 96, 96, 3}}});
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  const uint64_t weights = static_cast<uint64_t>(plan->weight_bytes);
+  const uint64_t held_one = (*single)->GetMemoryStats().bytes_in_use;
+  const uint64_t held_both = (*both)->GetMemoryStats().bytes_in_use;
+  EXPECT_GE(held_one, weights);
+  EXPECT_LT(held_one, weights + weights / 10) << "weights " << weights;
+  EXPECT_LT(held_both, weights + weights / 10) << "weights " << weights;
+  // The shared filters give both signatures the single signature's numbers.
+  Tensor x = *Tensor::Create(DataType::kFloat, {1, 96, 96, 3});
+  for (int64_t i = 0; i < x.num_elements(); ++i) x.data<float>()[i] = 0.001f * (i % 997);
+  absl::StatusOr<NamedTensors> want = (*single)->Run("serving_default", {{"keras_tensor", x}});
+  ASSERT_TRUE(want.ok()) << want.status();
+  for (const std::string key : {"serve", "serving_default"}) {
+    absl::StatusOr<NamedTensors> got = (*both)->Run(key, {{"keras_tensor", x}});
+    ASSERT_TRUE(got.ok()) << key << ": " << got.status();
+    ASSERT_EQ(got->size(), 1u);
+    const Tensor& a = got->begin()->second;
+    const Tensor& b = want->begin()->second;
+    ASSERT_EQ(a.shape(), b.shape()) << key;
+    EXPECT_EQ(std::memcmp(a.raw_data(), b.raw_data(), a.byte_size()), 0) << key;
+  }
+}
+
 }  // namespace
 }  // namespace smrt
