@@ -206,8 +206,10 @@ class FoldBatchNormPass : public Pass {
     if (std::all_of(scale.begin(), scale.end(), [](float s) { return s == 1.0f; })) return w;
     std::string key;
     if (ctx.fold_cache != nullptr) {
+      // The channel map too: a square MatMul filter folds along rows or
+      // columns depending on transpose_b.
       key = absl::StrCat(linear.op, "@", reinterpret_cast<uintptr_t>(w.raw_data()), "/",
-                         w.num_elements(), "*",
+                         w.num_elements(), "/", cm.channels, "x", cm.inner, "*",
                          absl::string_view(reinterpret_cast<const char*>(scale.data()),
                                            scale.size() * sizeof(float)));
       auto it = ctx.fold_cache->entries.find(key);
