@@ -56,16 +56,16 @@ class Matcher {
 
   std::optional<Chain> Match(NodeId out) const {
     Chain c;
-    const graph::Node* context = Transposed({out, 0}, {0, 2, 1, 3});
-    if (context == nullptr) return std::nullopt;
-    const Endpoint bmm = g_.node(out).inputs[0];
+    // out = Transpose(probs V, [0,2,1,3]): the context back in [batch, seq, heads, depth].
+    const graph::Node* back = Transposed({out, 0}, {0, 2, 1, 3});
+    if (back == nullptr) return std::nullopt;
+    const Endpoint bmm = back->inputs[0];
     const graph::Node* pv = Op(bmm, IsBatchMatMul);
     if (pv == nullptr || pv->inputs.size() != 2 || Adjoint(*pv, "adj_x") || Adjoint(*pv, "adj_y")) {
       return std::nullopt;
     }
     c.inner.push_back(bmm.node);
     if (!Untransposed(pv->inputs[1], {0, 2, 1, 3}, &c.v, c)) return std::nullopt;
-    // probs
     Endpoint probs = pv->inputs[0];
     if (const graph::Node* post = Select(probs)) {
       const Tensor* fill = ScalarFloat(post->inputs[2]);
