@@ -17,6 +17,23 @@
 #include "kernels/fused_ops.h"
 #include "kernels/registry.h"
 
+// AVX2 and AVX-512 builds of a hot loop beside the baseline one, chosen by an
+// ifunc resolver when the library is loaded. Not under ThreadSanitizer, whose
+// runtime is not up yet when the resolvers run (the test binaries crashed
+// before main), nor off x86-64.
+#if defined(__SANITIZE_THREAD__)
+#define SMRT_NO_TARGET_CLONES 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define SMRT_NO_TARGET_CLONES 1
+#endif
+#endif
+#if defined(__x86_64__) && !defined(SMRT_NO_TARGET_CLONES)
+#define SMRT_TARGET_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
+#else
+#define SMRT_TARGET_CLONES
+#endif
+
 namespace smrt::kernels {
 namespace {
 
@@ -37,7 +54,7 @@ inline double SumAsDouble(const float* x, int64_t n) {
 // y = float((x - mean) * inv) * gamma + beta. Plain loops that the compiler
 // vectorises; also built for AVX-512 and picked at load time when the CPU
 // has it (the library is compiled for baseline x86-64, two doubles a vector).
-__attribute__((target_clones("avx512f", "avx2", "default")))
+SMRT_TARGET_CLONES
 void NormalizeRow(const float* x, int64_t depth, const float* gamma, const float* beta,
                   double epsilon, float* y) {
   const double mean = SumAsDouble(x, depth) / static_cast<double>(depth);
