@@ -162,15 +162,20 @@ ModelBuilder Times2() {
 }
 
 // y = x * w with w = [1, 2] a variable restored from variables/.
+// A float [2] resource variable `name` and its read, "<name>/read".
+void AddVariable(ModelBuilder& b, const std::string& name) {
+  NodeDef* h = b.Node(name, "VarHandleOp");
+  SetType(h, "dtype", tensorflow::DT_FLOAT);
+  SetShape(h, "shape", {2});
+  SetString(h, "shared_name", name);
+  NodeDef* r = b.Node(name + "/read", "ReadVariableOp", {name});
+  SetType(r, "dtype", tensorflow::DT_FLOAT);
+}
+
 ModelBuilder WithVariable() {
   ModelBuilder b;
   b.Placeholder("x", tensorflow::DT_FLOAT, {2});
-  NodeDef* h = b.Node("w", "VarHandleOp");
-  SetType(h, "dtype", tensorflow::DT_FLOAT);
-  SetShape(h, "shape", {2});
-  SetString(h, "shared_name", "w");
-  NodeDef* r = b.Node("w/read", "ReadVariableOp", {"w"});
-  SetType(r, "dtype", tensorflow::DT_FLOAT);
+  AddVariable(b, "w");
   NodeDef* mul = b.Node("y", "Mul", {"x", "w/read"});
   SetType(mul, "T", tensorflow::DT_FLOAT);
   b.Output("y", "y:0");
@@ -439,12 +444,7 @@ std::map<std::string, Case> Cases() {
   // threads >= 2): the second's mismatch must still be reported.
   c["second_variable_wrong_dtype"] = [](const std::string& dir) {
     ModelBuilder b = WithVariable();
-    NodeDef* h = b.Node("v", "VarHandleOp");
-    SetType(h, "dtype", tensorflow::DT_FLOAT);
-    SetShape(h, "shape", {2});
-    SetString(h, "shared_name", "v");
-    NodeDef* r = b.Node("v/read", "ReadVariableOp", {"v"});
-    SetType(r, "dtype", tensorflow::DT_FLOAT);
+    AddVariable(b, "v");
     NodeDef* add = b.Node("z", "AddV2", {"y", "v/read"});
     SetType(add, "T", tensorflow::DT_FLOAT);
     b.Output("z", "z:0");

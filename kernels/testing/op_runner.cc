@@ -154,4 +154,13 @@ Tensor RandomFloats(const Shape& shape, uint32_t seed, float lo, float hi) {
   return t;
 }
 
+absl::StatusOr<Tensor> RunKernel(const KernelSpec& k, AttrMap attrs, std::vector<Tensor> inputs,
+                                 KernelState* state) {
+  ApplyAttrDefaults(*KernelRegistry::Default().FindOp(k.op), attrs);
+  KernelContext ctx("node", k.op, attrs, std::move(inputs), 1);
+  ctx.set_kernel_state(state);
+  if (absl::Status s = k.compute(ctx); !s.ok()) return s;
+  return ctx.output(0);
+}
+
 }  // namespace smrt::kernels::testing

@@ -22,6 +22,11 @@ namespace smrt::kernels::testing {
 absl::StatusOr<std::vector<Tensor>> RunOp(const std::string& op, AttrMap attrs,
                                           std::vector<Tensor> inputs);
 
+// Runs one registered kernel (a chosen backend) on `inputs`, with the op's
+// attr defaults applied and `state` as its KernelState; returns output 0.
+absl::StatusOr<Tensor> RunKernel(const KernelSpec& k, AttrMap attrs, std::vector<Tensor> inputs,
+                                 KernelState* state = nullptr);
+
 // Only the inference, with input values known (`known_values`) or not.
 absl::StatusOr<std::vector<ValueInfo>> InferOp(const std::string& op, AttrMap attrs,
                                                const std::vector<ValueInfo>& inputs,

@@ -192,6 +192,12 @@ struct Model::Impl {
   std::vector<std::string> allowed_ops;
 
   absl::StatusOr<kernels::Resource*> Bind(const graph::Node& node);
+  // The checkpoint key of variable `id` (its own name unless the object
+  // graph says otherwise).
+  std::string CheckpointKey(const std::string& id) const {
+    auto k = checkpoint_keys.find(id);
+    return k != checkpoint_keys.end() ? k->second : id;
+  }
   // Reads the values of g's variables that are not bound yet, on the
   // intra-op threads, so that Bind finds them.
   void PrefetchVariables(const graph::Graph& g);
@@ -239,8 +245,7 @@ absl::StatusOr<kernels::Resource*> Model::Impl::Bind(const graph::Node& node) {
   auto it = variables.find(id);
   if (it != variables.end()) return it->second.get();
 
-  std::string key = id;
-  if (auto k = checkpoint_keys.find(id); k != checkpoint_keys.end()) key = k->second;
+  const std::string key = CheckpointKey(id);
   Tensor value;
   if (bundle->variables != nullptr && bundle->variables->Find(key) != nullptr) {
     absl::StatusOr<Tensor> t = bundle->variables->Read(key);
@@ -278,8 +283,7 @@ void Model::Impl::PrefetchVariables(const graph::Graph& g) {
       if (!graph::IsVariableNode(n)) continue;
       std::string id = graph::VariableId(n);
       if (variables.contains(id) || !seen.insert(id).second) continue;
-      std::string key = id;
-      if (auto k = checkpoint_keys.find(id); k != checkpoint_keys.end()) key = k->second;
+      std::string key = CheckpointKey(id);
       const loader::BundleEntry* entry = bundle->variables->Find(key);
       if (entry == nullptr) continue;
       wanted.push_back({std::move(id), std::move(key), &n, entry->size});

@@ -19,7 +19,6 @@
 #include <string>
 #include <vector>
 
-#include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "kernels/fused_ops.h"
 #include "passes/passes.h"
@@ -228,22 +227,7 @@ class Matcher {
 // Why the chain cannot be fused, or "".
 std::string WhyNot(const PassContext& ctx, const Uses& uses, NodeId out, const Chain& c) {
   const graph::Graph& g = ctx.graph;
-  absl::flat_hash_set<NodeId> in_chain(c.inner.begin(), c.inner.end());
-  in_chain.insert(out);
-  for (NodeId id : in_chain) {
-    const graph::Node& n = g.node(id);
-    if (TypeAttr(n) != DataType::kFloat) return "not float32";
-    if (id == out) continue;
-    if (uses.fetched({id, 0})) return absl::StrCat("'", n.name, "' is a signature output");
-    if (uses.control_consumed(id)) {
-      return absl::StrCat("'", n.name, "' is a control input of another node");
-    }
-    for (const auto& [consumer, index] : uses.consumers({id, 0})) {
-      if (!in_chain.contains(consumer)) {
-        return absl::StrCat("'", n.name, "' is also read by '", g.node(consumer).name, "'");
-      }
-    }
-  }
+  if (std::string why = WhyNotPrivateChain(g, uses, out, c.inner); !why.empty()) return why;
   if (c.mask.node >= 0) {
     const DataType want = c.mask_mode == "select" ? DataType::kBool : DataType::kFloat;
     const DataType got = g.node(c.mask.node).outputs.at(c.mask.index).dtype;
@@ -277,33 +261,16 @@ absl::Status Apply(PassContext& ctx, NodeId out, const Chain& c) {
   n.attrs.Set("probs_fill", c.probs_fill);
   n.inputs = {c.q, c.k, c.v};
   if (c.mask.node >= 0) n.inputs.push_back(c.mask);
-  n.outputs = {g.node(out).outputs.at(0)};  // refreshed after the pass
-  n.control_inputs = g.node(out).control_inputs;
-  absl::StatusOr<NodeId> added = g.AddNode(std::move(n));
-  if (!added.ok()) return added.status();
-  ReplaceUses(ctx, {out, 0}, {*added, 0});
-  ctx.Fused(kPass, at, c.pattern);
-  return absl::OkStatus();
+  return ReplaceWithFused(ctx, out, std::move(n), kPass, c.pattern);
 }
 
 class FuseAttentionPass : public Pass {
  public:
   absl::string_view name() const override { return kPass; }
   absl::Status Run(PassContext& ctx) const override {
-    absl::StatusOr<std::vector<NodeId>> order = LiveOrder(ctx);
-    if (!order.ok()) return order.status();
-    for (NodeId id : *order) {
-      std::optional<Chain> chain = Matcher(ctx.graph).Match(id);
-      if (!chain) continue;
-      absl::StatusOr<Uses> uses = Uses::Build(ctx);
-      if (!uses.ok()) return uses.status();
-      if (std::string why = WhyNot(ctx, *uses, id, *chain); !why.empty()) {
-        ctx.Declined(kPass, ctx.graph.node(id).name, chain->pattern, why);
-        continue;
-      }
-      if (absl::Status s = Apply(ctx, id, *chain); !s.ok()) return s;
-    }
-    return absl::OkStatus();
+    return FuseChains(
+        ctx, kPass, [](const graph::Graph& g, NodeId id) { return Matcher(g).Match(id); }, WhyNot,
+        Apply);
   }
 };
 

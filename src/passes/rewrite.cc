@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "graph/shape_inference.h"
 
@@ -125,6 +126,40 @@ absl::Status RefreshShapes(PassContext& ctx) {
 DataType TypeAttr(const graph::Node& n) {
   absl::StatusOr<DataType> t = n.attrs.Get<DataType>("T");
   return t.ok() ? *t : DataType::kInvalid;
+}
+
+std::string WhyNotPrivateChain(const graph::Graph& g, const Uses& uses, graph::NodeId out,
+                               const std::vector<graph::NodeId>& inner) {
+  absl::flat_hash_set<graph::NodeId> in_chain(inner.begin(), inner.end());
+  in_chain.insert(out);
+  for (graph::NodeId id : inner) {
+    const graph::Node& n = g.node(id);
+    if (TypeAttr(n) != DataType::kFloat) return "not float32";
+    if (uses.fetched({id, 0})) return absl::StrCat("'", n.name, "' is a signature output");
+    if (uses.control_consumed(id)) {
+      return absl::StrCat("'", n.name, "' is a control input of another node");
+    }
+    for (const auto& [consumer, index] : uses.consumers({id, 0})) {
+      if (!in_chain.contains(consumer)) {
+        return absl::StrCat("'", n.name, "' is also read by '", g.node(consumer).name, "'");
+      }
+    }
+  }
+  if (TypeAttr(g.node(out)) != DataType::kFloat) return "not float32";
+  return "";
+}
+
+absl::Status ReplaceWithFused(PassContext& ctx, graph::NodeId out, graph::Node fused,
+                              absl::string_view pass, absl::string_view pattern) {
+  graph::Graph& g = ctx.graph;
+  const std::string at = g.node(out).name;
+  fused.outputs = {g.node(out).outputs.at(0)};
+  fused.control_inputs = g.node(out).control_inputs;
+  absl::StatusOr<graph::NodeId> added = g.AddNode(std::move(fused));
+  if (!added.ok()) return added.status();
+  ReplaceUses(ctx, {out, 0}, {*added, 0});
+  ctx.Fused(pass, at, pattern);
+  return absl::OkStatus();
 }
 
 }  // namespace smrt::passes

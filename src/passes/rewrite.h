@@ -57,6 +57,40 @@ absl::Status RefreshShapes(PassContext& ctx);
 // The dtype attr "T" of a node, or kInvalid.
 DataType TypeAttr(const graph::Node& n);
 
+// Why the chain of nodes `inner` ending at `out` cannot become one float32
+// op, or "": a node that is not float32, or an inner value that is fetched,
+// is a control input, or is read outside the chain.
+std::string WhyNotPrivateChain(const graph::Graph& g, const Uses& uses, graph::NodeId out,
+                               const std::vector<graph::NodeId>& inner);
+
+// Adds `fused` with out's outputs (refreshed after the pass) and control
+// inputs, makes every use of out read it, and records the fusion.
+absl::Status ReplaceWithFused(PassContext& ctx, graph::NodeId out, graph::Node fused,
+                              absl::string_view pass, absl::string_view pattern);
+
+// The loop of a pass that fuses chains: for each live node, in order,
+// match(ctx.graph, id) -> std::optional<Chain> (with a `pattern`), then
+// why_not(ctx, uses, id, chain) -> "" or the reason it declines, then
+// apply(ctx, id, chain) -> Status.
+template <typename Match, typename WhyNot, typename Apply>
+absl::Status FuseChains(PassContext& ctx, absl::string_view pass, const Match& match,
+                        const WhyNot& why_not, const Apply& apply) {
+  absl::StatusOr<std::vector<graph::NodeId>> order = LiveOrder(ctx);
+  if (!order.ok()) return order.status();
+  for (graph::NodeId id : *order) {
+    auto chain = match(ctx.graph, id);
+    if (!chain) continue;
+    absl::StatusOr<Uses> uses = Uses::Build(ctx);
+    if (!uses.ok()) return uses.status();
+    if (std::string why = why_not(ctx, *uses, id, *chain); !why.empty()) {
+      ctx.Declined(pass, ctx.graph.node(id).name, chain->pattern, why);
+      continue;
+    }
+    if (absl::Status s = apply(ctx, id, *chain); !s.ok()) return s;
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace smrt::passes
 
 #endif  // SMRT_PASSES_REWRITE_H_

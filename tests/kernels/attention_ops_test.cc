@@ -115,13 +115,11 @@ AttrMap Attrs(const Case& c) {
   return a;
 }
 
+// With a fresh state, as a Program gives each node.
 absl::StatusOr<Tensor> RunAttention(const KernelSpec& k, const AttrMap& attrs,
-                           std::vector<Tensor> inputs) {
+                                    std::vector<Tensor> inputs) {
   std::unique_ptr<KernelState> state = k.make_state ? k.make_state() : nullptr;
-  KernelContext ctx("attention", kAttention, attrs, std::move(inputs), 1);
-  ctx.set_kernel_state(state.get());
-  if (absl::Status s = k.compute(ctx); !s.ok()) return s;
-  return ctx.output(0);
+  return testing::RunKernel(k, attrs, std::move(inputs), state.get());
 }
 
 std::vector<KernelSpec> CpuKernels() {

@@ -13,6 +13,7 @@ namespace smrt::kernels {
 namespace {
 
 using testing::RandomFloats;
+using testing::RunKernel;
 using testing::RunOp;
 using testing::TensorsNear;
 
@@ -39,14 +40,6 @@ std::vector<std::string> Backends(const std::string& op) {
   return out;
 }
 
-absl::StatusOr<Tensor> RunKernel(const KernelSpec& k, AttrMap attrs, std::vector<Tensor> inputs,
-                                 KernelState* state = nullptr) {
-  ApplyAttrDefaults(*KernelRegistry::Default().FindOp(k.op), attrs);
-  KernelContext ctx("node", k.op, attrs, std::move(inputs), 1);
-  ctx.set_kernel_state(state);
-  if (absl::Status s = k.compute(ctx); !s.ok()) return s;
-  return ctx.output(0);
-}
 
 struct ConvCase {
   std::string name;
