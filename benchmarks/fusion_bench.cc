@@ -4,6 +4,8 @@
 //   BM_ConvBnRelu_Fused/<be>  _SmrtFusedConv2D{BiasAdd, Relu}, BN folded into
 //                             the weights, on backend <be> (reference, onednn)
 // args = {batch, size, channels}.
+//   BM_DenseBiasRelu/<be>     _SmrtFusedMatMul{BiasAdd, Relu} with constant
+//                             weights on backend <be>; args = {m, k, n}
 #include <memory>
 #include <string>
 #include <vector>
@@ -106,9 +108,40 @@ void BM_ConvBnRelu_Fused(benchmark::State& state, std::string backend) {
   state.SetItemsProcessed(state.iterations() * n * hw * hw * c * c * 9 * 2);
 }
 BENCHMARK_CAPTURE(BM_ConvBnRelu_Fused, reference, std::string("reference"))
-    ->Args({1, 56, 64})->Unit(benchmark::kMicrosecond);
+    ->Args({1, 56, 64})->Args({1, 7, 512})->Args({1, 4, 32})->Unit(benchmark::kMicrosecond);
 BENCHMARK_CAPTURE(BM_ConvBnRelu_Fused, onednn, std::string("onednn"))
-    ->Args({1, 56, 64})->Unit(benchmark::kMicrosecond);
+    ->Args({1, 56, 64})->Args({1, 7, 512})->Args({1, 4, 32})->Unit(benchmark::kMicrosecond);
 
 }  // namespace
+
+void BM_DenseBiasRelu(benchmark::State& state, std::string backend) {
+  const int64_t m = state.range(0), k_dim = state.range(1), n = state.range(2);
+  AttrMap attrs;
+  attrs.Set("T", DataType::kFloat);
+  attrs.Set("fused_ops", std::vector<std::string>{"BiasAdd", "Relu"});
+  attrs.Set("weights_constant", true);
+  kernels::ApplyAttrDefaults(*kernels::KernelRegistry::Default().FindOp(kernels::kFusedMatMul),
+                             attrs);
+  const kernels::KernelSpec* k = Kernel(kernels::kFusedMatMul, attrs, backend);
+  if (k == nullptr) return state.SkipWithError(("no backend " + backend).c_str());
+  std::unique_ptr<kernels::KernelState> kernel_state = k->make_state ? k->make_state() : nullptr;
+  Tensor x = Values({m, k_dim}, 1), w = Values({k_dim, n}, 0.1f, -0.05f), bias = Values({n}, 0.1f);
+  for (auto _ : state) {
+    Tensor y;
+    if (!Step(*k, attrs, {x, w, bias}, y, kernel_state.get()).ok()) {
+      return state.SkipWithError("fused matmul failed");
+    }
+    benchmark::DoNotOptimize(y.raw_data());
+  }
+  state.SetItemsProcessed(state.iterations() * m * k_dim * n * 2);  // flops
+}
+BENCHMARK_CAPTURE(BM_DenseBiasRelu, reference, std::string("reference"))
+    ->Args({1, 1280, 1000})->Args({1, 2048, 1000})->Args({16, 2048, 1000})
+    ->Args({128, 768, 768})->Args({128, 768, 3072})->Args({128, 3072, 768})
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(BM_DenseBiasRelu, onednn, std::string("onednn"))
+    ->Args({1, 1280, 1000})->Args({1, 2048, 1000})->Args({16, 2048, 1000})
+    ->Args({128, 768, 768})->Args({128, 768, 3072})->Args({128, 3072, 768})
+    ->Unit(benchmark::kMicrosecond);
+
 }  // namespace smrt

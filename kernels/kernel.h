@@ -364,6 +364,11 @@ struct KernelSpec {
   // highest priority (an optimized backend over the reference kernels);
   // registration order breaks ties.
   int priority = 0;
+  // A lower-priority kernel that is faster than the preferred one on some
+  // shapes: where LoadOptions::cpu_kernels is "measure", the executor times
+  // both on the first call of a shape and keeps the faster
+  // (exec/kernel_choice.h). Others run only when named or alone.
+  bool contends = false;
   std::string backend = "reference";  // for tools and tests
   // When set, the kernel serves only nodes whose attrs it accepts.
   std::function<bool(const AttrMap&)> supports;

@@ -66,6 +66,28 @@ absl::StatusOr<const KernelSpec*> KernelRegistry::FindKernel(absl::string_view o
       DataTypeName(*want), " (supported: ", absl::StrJoin(have, ", "), ")"));
 }
 
+std::vector<const KernelSpec*> KernelRegistry::FindKernels(absl::string_view op,
+                                                           absl::string_view device,
+                                                           const AttrMap& attrs) const {
+  std::vector<const KernelSpec*> found;
+  auto it = kernels_.find(op);
+  if (it == kernels_.end()) return found;
+  for (const KernelSpec& k : it->second) {
+    if (k.device != device) continue;
+    if (k.supports && !k.supports(attrs)) continue;
+    if (!k.type_attr.empty()) {
+      absl::StatusOr<DataType> t = attrs.Get<DataType>(k.type_attr);
+      if (!t.ok() || std::find(k.types.begin(), k.types.end(), *t) == k.types.end()) continue;
+    }
+    found.push_back(&k);
+  }
+  // Registration order breaks ties, as in FindKernel.
+  std::stable_sort(found.begin(), found.end(), [](const KernelSpec* a, const KernelSpec* b) {
+    return a->priority > b->priority;
+  });
+  return found;
+}
+
 std::vector<std::string> KernelRegistry::Ops() const {
   std::vector<std::string> names;
   for (const auto& [name, spec] : ops_) names.push_back(name);

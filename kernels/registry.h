@@ -27,6 +27,11 @@ class KernelRegistry {
   absl::StatusOr<const KernelSpec*> FindKernel(absl::string_view op, absl::string_view device,
                                                const AttrMap& attrs) const;
 
+  // Every kernel on `device` that serves such a node, highest priority
+  // first (FindKernel's choice first); empty when none does.
+  std::vector<const KernelSpec*> FindKernels(absl::string_view op, absl::string_view device,
+                                             const AttrMap& attrs) const;
+
   // Op names in sorted order.
   std::vector<std::string> Ops() const;
   // The kernels registered for `op` (every device), in registration order.

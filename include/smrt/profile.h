@@ -25,6 +25,9 @@ struct ProfileEvent {
   // with the same names.
   std::string node;
   std::string op;
+  // The backend of the kernel that ran it: "onednn", "reference" or "cuda"
+  // (LoadOptions::cpu_kernels says how CPU nodes get theirs).
+  std::string kernel;
   int depth = 0;            // 0: the signature's own steps, 1: in a body, ...
   // 0: the thread that called Run; 1, 2, ...: the inter-op pool's threads
   // (inter_op_threads > 1), numbered as they first finish a step in this run.
@@ -71,6 +74,7 @@ std::string ChromeTraceJson(const std::vector<RunProfile>& runs);
 struct OpStat {
   std::string name;  // op type or node name
   std::string op;    // the op type (ByNode), or the same as name (ByType)
+  std::string kernels;  // the backends that ran them, sorted, '+'-joined: "onednn+reference"
   int64_t count = 0;
   int64_t total_ns = 0;
   double percent = 0;

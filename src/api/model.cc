@@ -25,6 +25,7 @@
 #include "exec/memory_plan.h"
 #include "exec/profile.h"
 #include "exec/program.h"
+#include "exec/kernel_choice.h"
 #include "exec/tuning_cache.h"
 #include "kernels/cpu/intra_op_threads.h"
 #include "kernels/cpu/parallel_for.h"
@@ -169,6 +170,9 @@ struct Model::Impl {
   // LoadOptions::device when it is a GPU; declared first so that it goes
   // last, after the programs whose device tensors it holds.
   std::unique_ptr<exec::CudaDeviceContext> device_context;
+  // Measured CPU kernel choices (exec/kernel_choice.h); outlives the programs.
+  std::unique_ptr<exec::FileTuningCache> cpu_tuning_cache;
+  std::string cpu_kernels = exec::kMeasureKernels;  // LoadOptions::cpu_kernels
   std::unique_ptr<loader::SavedModelBundle> bundle;
   absl::flat_hash_map<std::string, std::string> checkpoint_keys;
   std::mutex variables_mu;
@@ -365,6 +369,8 @@ absl::StatusOr<std::unique_ptr<exec::Program>> Model::Impl::Build(
     }
   }
   spec.device = device_context.get();
+  spec.cpu_kernels = cpu_kernels;
+  spec.cpu_tuning_cache = cpu_tuning_cache.get();
   spec.import_limits = import_limits;
   spec.allowed_ops = allowed_ops;
   const bool kept = options != nullptr;  // a signature's program, not the init op's
@@ -588,6 +594,11 @@ absl::StatusOr<std::unique_ptr<Model>> Model::Load(const std::string& dir,
         "LoadOptions::device_policy must be \"prefer\" or \"require\", got \"",
         options.device_policy, "\""));
   }
+  impl->cpu_kernels = options.cpu_kernels;
+  if (const char* env = std::getenv("SMRT_CPU_KERNELS"); env != nullptr && *env != '\0') {
+    impl->cpu_kernels = env;
+  }
+  if (absl::Status s = exec::CheckCpuKernelMode(impl->cpu_kernels); !s.ok()) return s;
   if (absl::StatusOr<std::unique_ptr<exec::CudaDeviceContext>> device =
           MakeDeviceContext(options.device);
       device.ok()) {
@@ -619,15 +630,21 @@ absl::StatusOr<std::unique_ptr<Model>> Model::Load(const std::string& dir,
     impl->constant_feeds.push_back({asset.tensor_name, *path});
   }
   if (absl::Status s = impl->RunInitOp(); !s.ok()) return s;
-  if (impl->device_context != nullptr) {
+  {
     std::string cache_dir = options.cache_dir;
     if (const char* env = std::getenv("SMRT_CACHE_DIR"); cache_dir.empty() && env != nullptr) {
       cache_dir = env;
     }
     absl::StatusOr<std::string> pb = file::ReadAll(file::JoinPath(dir, "saved_model.pb"));
-    impl->device_context->set_tuning_cache(exec::FileTuningCache::Open(
-        cache_dir, exec::ModelKey(pb.ok() ? *pb : mg.SerializeAsString()),
-        absl::StrCat(impl->device_context->TuningScope(), ";smrt=", kSmrtVersion)));
+    const std::string model_key = exec::ModelKey(pb.ok() ? *pb : mg.SerializeAsString());
+    impl->cpu_tuning_cache = exec::FileTuningCache::Open(
+        cache_dir, absl::StrCat(model_key, "-cpu"),
+        absl::StrCat(exec::CpuTuningScope(), ";smrt=", kSmrtVersion));
+    if (impl->device_context != nullptr) {
+      impl->device_context->set_tuning_cache(exec::FileTuningCache::Open(
+          cache_dir, model_key,
+          absl::StrCat(impl->device_context->TuningScope(), ";smrt=", kSmrtVersion)));
+    }
   }
 
   std::vector<std::string> wanted = options.signatures;

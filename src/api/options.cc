@@ -87,7 +87,10 @@ constexpr Key kKeys[] = {
      Set<&LoadOptions::device_policy>},
     {"log_placement", "true: print every node's device to stderr at load",
      Set<&LoadOptions::log_placement>},
-    {"cache_dir", "directory for measured kernel choices (cuDNN algorithms), kept across "
+    {"cpu_kernels", "CPU nodes with several kernels: measure (per shape, the faster), "
+     "preferred (oneDNN's), onednn or reference (default measure)",
+     Set<&LoadOptions::cpu_kernels>},
+    {"cache_dir", "directory for measured kernel choices (CPU kernels, cuDNN algorithms), kept across "
      "processes (default: SMRT_CACHE_DIR, else memory only)",
      Set<&LoadOptions::cache_dir>},
     {"max_tensor_bytes", "bytes of any one tensor (default 4 GiB)",

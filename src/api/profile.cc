@@ -4,6 +4,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
 #include "api/profile_recorder.h"
 #include "smrt/profile.h"
 
@@ -22,6 +23,7 @@ void ProfileRecorder::OnStep(const exec::StepRecord& step) {
   ProfileEvent e;
   e.node = std::string(step.name);
   e.op = std::string(step.op);
+  e.kernel = std::string(step.backend);
   e.depth = step.depth;
   e.start_ns = step.start_ns - profile_->start_ns;
   e.duration_ns = step.end_ns - step.start_ns;
@@ -99,6 +101,14 @@ std::vector<OpStat> Summarize(const std::vector<RunProfile>& runs, KeyOf key_of)
       OpStat& s = by_key[key_of(e)];
       s.name = key_of(e);
       s.op = e.op;
+      if (!e.kernel.empty() && e.kernel != s.kernels) {
+        std::vector<std::string> kernels = absl::StrSplit(s.kernels, '+', absl::SkipEmpty());
+        if (std::find(kernels.begin(), kernels.end(), e.kernel) == kernels.end()) {
+          kernels.push_back(e.kernel);
+          std::sort(kernels.begin(), kernels.end());
+          s.kernels = absl::StrJoin(kernels, "+");
+        }
+      }
       ++s.count;
       s.total_ns += e.self_ns;
       total += e.self_ns;
@@ -130,9 +140,10 @@ std::string ChromeTraceJson(const std::vector<RunProfile>& runs) {
     for (const ProfileEvent& e : run.events) {
       events.push_back(absl::StrFormat(
           "{\"name\":%s,\"cat\":%s,\"ph\":\"X\",\"ts\":%.3f,\"dur\":%.3f,\"pid\":1,\"tid\":%d,"
-          "\"args\":{\"depth\":%d,\"self_us\":%.3f,\"inputs\":%s,\"outputs\":%s}}",
+          "\"args\":{\"kernel\":%s,\"depth\":%d,\"self_us\":%.3f,\"inputs\":%s,"
+          "\"outputs\":%s}}",
           JsonString(e.node), JsonString(e.op), Us(base + e.start_ns), Us(e.duration_ns),
-          e.thread + 1, e.depth,
+          e.thread + 1, JsonString(e.kernel), e.depth,
           Us(e.self_ns), JsonShapes(e.input_shapes), JsonShapes(e.output_shapes)));
     }
   }

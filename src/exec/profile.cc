@@ -58,13 +58,14 @@ StepTrace::~StepTrace() {
   --s.depth;
 }
 
-void StepTrace::Finish(kernels::KernelContext& ctx) {
+void StepTrace::Finish(kernels::KernelContext& ctx, absl::string_view backend) {
   if (observer_ == nullptr) return;
   const int64_t end = SteadyNowNs();
   ThreadState& s = State();
   StepRecord record;
   record.name = absl::string_view(s.scope).substr(0, s.scope.size() - kScopeSeparator.size());
   record.op = ctx.op();
+  record.backend = backend;
   record.depth = s.depth - 1;
   record.start_ns = start_ns_;
   record.end_ns = end;

@@ -25,6 +25,7 @@ struct StepRecord {
   // repeated body steps share a name.
   absl::string_view name;
   absl::string_view op;
+  absl::string_view backend;  // of the kernel that ran ("onednn", "reference", "cuda")
   int depth = 0;             // 0: the signature's own steps; 1: inside one body...
   int64_t start_ns = 0;      // steady clock
   int64_t end_ns = 0;        // steady clock; nested body steps lie inside
@@ -101,7 +102,7 @@ class StepTrace {
   ~StepTrace();
   StepTrace(const StepTrace&) = delete;
   StepTrace& operator=(const StepTrace&) = delete;
-  void Finish(kernels::KernelContext& ctx);
+  void Finish(kernels::KernelContext& ctx, absl::string_view backend);
 
  private:
   RunObserver* observer_;

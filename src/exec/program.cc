@@ -159,7 +159,26 @@ absl::StatusOr<std::unique_ptr<Program>> Program::Create(ProgramSpec spec,
         n.op, step.on_device ? p->spec_.device->device_type() : kernels::kCpu, n.attrs);
     if (!k.ok()) return k.status();
     step.kernel = *k;
-    if (step.kernel->make_state) step.kernel_state = step.kernel->make_state();
+    if (!step.on_device && !CallsFunctions(registry, n.op)) {
+      std::vector<const kernels::KernelSpec*> candidates =
+          registry.FindKernels(n.op, kernels::kCpu, n.attrs);
+      if (const kernels::KernelSpec* fixed = FixedKernel(p->spec_.cpu_kernels, candidates)) {
+        step.kernel = fixed;
+      } else {
+        // The preferred kernel and those that may beat it.
+        std::vector<const kernels::KernelSpec*> measured = {candidates.front()};
+        for (size_t c = 1; c < candidates.size(); ++c) {
+          if (candidates[c]->contends) measured.push_back(candidates[c]);
+        }
+        if (measured.size() > 1) {
+          step.choice =
+              std::make_shared<KernelChoice>(std::move(measured), p->spec_.cpu_tuning_cache);
+        }
+      }
+    }
+    if (step.kernel->make_state && step.choice == nullptr) {
+      step.kernel_state = step.kernel->make_state();
+    }
     if (binder) {
       absl::StatusOr<kernels::Resource*> r = binder(n);
       if (!r.ok()) return r.status();
@@ -210,6 +229,8 @@ absl::StatusOr<std::unique_ptr<Program>> Program::Create(ProgramSpec spec,
         sub.depth = p->spec_.depth + 1;
         sub.import_limits = p->spec_.import_limits;
         sub.allowed_ops = p->spec_.allowed_ops;
+        sub.cpu_kernels = p->spec_.cpu_kernels;
+        sub.cpu_tuning_cache = p->spec_.cpu_tuning_cache;
         std::vector<NodeId> feeds = sub.feeds;
         std::vector<kernels::Resource*> arg_resources = step.input_resources;
         ResourceBinder sub_binder = [&, feeds, arg_resources, offset](
@@ -373,6 +394,15 @@ std::vector<SharedBuffer> Program::LearnedShares(const std::vector<Shape>& feed_
   return it == shape_plans_.end() ? std::vector<SharedBuffer>() : it->second.shares;
 }
 
+std::map<std::string, std::map<std::vector<Shape>, std::string>> Program::KernelChoices()
+    const {
+  std::map<std::string, std::map<std::vector<Shape>, std::string>> out;
+  for (const Step& step : steps_) {
+    if (step.choice != nullptr) out[spec_.graph.node(step.node).name] = step.choice->Choices();
+  }
+  return out;
+}
+
 size_t Program::cached_shape_plans() const {
   std::lock_guard<std::mutex> lock(shape_mu_);
   return shape_plans_.size();
@@ -394,10 +424,17 @@ absl::Status Program::RunStep(const Step& step, std::vector<Tensor> inputs,
               : ""));
     }
   }
+  const kernels::KernelSpec* kernel = step.kernel;
+  kernels::KernelState* state = step.kernel_state.get();
+  if (step.choice != nullptr) {
+    KernelChoice::Pick pick = step.choice->For(n, inputs, step.input_resources);
+    kernel = pick.kernel;
+    state = pick.state;
+  }
   kernels::KernelContext ctx(n.name, n.op, n.attrs, std::move(inputs), step.num_outputs,
                              step.input_resources);
   ctx.set_node_resource(step.resource);
-  ctx.set_kernel_state(step.kernel_state.get());
+  ctx.set_kernel_state(state);
   if (step.on_device) ctx.set_device(spec_.device);
   if (arena != nullptr) {
     arena->BeginStep(step.first_output_slot);
@@ -406,7 +443,7 @@ absl::Status Program::RunStep(const Step& step, std::vector<Tensor> inputs,
   StepFunctions functions(step);
   if (!step.functions.empty()) ctx.set_functions(&functions);
   StepTrace trace(ctx);  // times the call for a RunObserver (exec/profile.h), if any
-  absl::Status status = step.kernel->compute(ctx);
+  absl::Status status = kernel->compute(ctx);
   if (ctx.missing_input() >= 0) {
     return absl::InvalidArgumentError(absl::StrCat("node '", n.name, "' (", n.op, ") has ",
                                                    n.inputs.size(), " inputs, but the op needs input ",
@@ -419,7 +456,7 @@ absl::Status Program::RunStep(const Step& step, std::vector<Tensor> inputs,
   if (const RunLimits* limits = CurrentRunLimits(); limits && limits->check_numerics) {
     if (absl::Status s = CheckOutputsFinite(n, ctx); !s.ok()) return s;
   }
-  trace.Finish(ctx);
+  trace.Finish(ctx, kernel->backend);
   outputs = std::move(ctx.outputs());
   return absl::OkStatus();
 }

@@ -15,6 +15,7 @@
 #include "absl/status/statusor.h"
 #include "exec/arena.h"
 #include "exec/dataflow.h"
+#include "exec/kernel_choice.h"
 #include "exec/thread_pool.h"
 #include "graph/graph.h"
 #include "graph/importer.h"
@@ -45,6 +46,11 @@ struct ProgramSpec {
   // The device that nodes with an assigned_device (the placement pass) run
   // on; must outlive the Program. Null when every node runs on the CPU.
   kernels::DeviceContext* device = nullptr;
+  // How CPU nodes that more than one kernel serves get theirs
+  // (exec/kernel_choice.h: measure, preferred or a backend), and where
+  // measured choices are kept across processes (may be null).
+  std::string cpu_kernels = kMeasureKernels;
+  kernels::TuningCache* cpu_tuning_cache = nullptr;
 };
 
 class Program {
@@ -70,6 +76,9 @@ class Program {
 
   // Shape plans computed so far (for tests and tools); bounded.
   size_t cached_shape_plans() const;
+  // Per node that measures its CPU kernel (cpu_kernels "measure"): the
+  // backend chosen for each set of input shapes it has run with.
+  std::map<std::string, std::map<std::vector<Shape>, std::string>> KernelChoices() const;
   // The outputs that a run with feeds of these shapes found in an input's
   // buffer (views, in-place kernels); empty before such a run.
   std::vector<SharedBuffer> LearnedShares(const std::vector<Shape>& feed_shapes) const;
@@ -85,6 +94,9 @@ class Program {
     std::vector<bool> input_may_be_empty;  // resource handles, refs taken by Assign*
     kernels::Resource* resource = nullptr;
     std::shared_ptr<kernels::KernelState> kernel_state;  // KernelSpec::make_state
+    // Set when several CPU kernels serve the node and cpu_kernels is
+    // "measure": it picks `kernel` per input shapes and holds their states.
+    std::shared_ptr<KernelChoice> choice;
     int first_output_slot = 0;
     int num_outputs = 0;
     std::vector<int> release_after;  // slots whose last use is this step

@@ -1,5 +1,7 @@
 #include "exec/tuning_cache.h"
 
+#include "device/cpu_info.h"
+
 #include <unistd.h>
 
 #include <cstdint>
@@ -26,6 +28,12 @@ bool Storable(absl::string_view s) {
 }
 
 }  // namespace
+
+std::string CpuTuningScope() {
+  const device::CpuInfo cpu = device::ProbeCpu();
+  return absl::StrCat("cpu=", cpu.model, " x", cpu.logical_cores, ";onednn=", cpu.onednn_version,
+                      " ", cpu.onednn_isa);
+}
 
 std::string ModelKey(absl::string_view saved_model_pb) {
   return absl::StrFormat("%08x-%x", crc32c::Value(saved_model_pb.data(), saved_model_pb.size()),

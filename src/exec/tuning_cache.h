@@ -53,6 +53,10 @@ class FileTuningCache final : public kernels::TuningCache {
   std::map<std::string, std::string> entries_;
 };
 
+// The scope of CPU kernel choices: the CPU's model and cores, oneDNN's
+// version and the ISA its kernels use.
+std::string CpuTuningScope();
+
 // The model key of a SavedModel: crc32c and length of its saved_model.pb.
 std::string ModelKey(absl::string_view saved_model_pb);
 

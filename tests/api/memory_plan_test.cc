@@ -166,11 +166,16 @@ TEST(MemoryPlanTest, ZooPlansMatchWhatARunMakes) {
       // all it held: every planned tensor was made in its place. Keras's
       // shape arithmetic (Flatten, Conv2DTranspose output sizes) leaves
       // nothing unplanned.
+      // The first call of these shapes also measures which CPU kernel each
+      // fused conv and matmul takes (exec/kernel_choice.h): one measuring
+      // output at a time, at most the largest planned tensor, comes on top.
       const bool exact = m.name == "mlp_bn_dropout" || m.name == "mobilenetv2_035_96";
       const int64_t block = (plan->peak_bytes + 63) / 64 * 64;
+      int64_t largest = 0;
+      for (const PlannedTensor& t : plan->tensors) largest = std::max(largest, t.bytes);
       if (exact) {
         EXPECT_GE(measured, block);
-        EXPECT_LE(measured, block + fetched);
+        EXPECT_LE(measured, block + fetched + largest);
       }
 
       // The run showed which outputs share an input's buffer; the next

@@ -135,6 +135,7 @@ TEST(BenchCommandTest, ProfileTracesLoopBodiesAndOpStatsAreSorted) {
     ++steps;
     const std::string& name = e.Find("name")->string;
     const double depth = e.Find("args")->Find("depth")->number;
+    EXPECT_EQ(e.Find("args")->Find("kernel")->string, "reference") << name;
     if (e.Find("cat")->string == "While") loops.insert(name);
     if (absl::StrContains(name, " > ")) {
       EXPECT_EQ(depth, 1) << name;
@@ -158,7 +159,8 @@ TEST(BenchCommandTest, ProfileTracesLoopBodiesAndOpStatsAreSorted) {
     EXPECT_EQ(counts, (std::set<int>{kSteps, kSteps + 1})) << loop;
   }
 
-  // "by op type" rows: ms/run, %, cum%, calls/run, op type; descending.
+  // "by op type" rows: ms/run, %, cum%, calls/run, op type, (kernels);
+  // descending.
   const std::string report = out.str();
   const size_t table = report.find("by op type");
   ASSERT_NE(table, std::string::npos) << report;
@@ -170,7 +172,8 @@ TEST(BenchCommandTest, ProfileTracesLoopBodiesAndOpStatsAreSorted) {
   std::set<std::string> ops;
   for (size_t i = 2; i < lines.size(); ++i) {  // after the title and the header
     std::vector<std::string> cols = absl::StrSplit(lines[i], ' ', absl::SkipWhitespace());
-    ASSERT_EQ(cols.size(), 5u) << lines[i];
+    ASSERT_EQ(cols.size(), 6u) << lines[i];
+    EXPECT_EQ(cols[5], "(reference)") << lines[i];  // this model has no oneDNN kernels
     double ms = 0, per_run = 0;
     ASSERT_TRUE(absl::SimpleAtod(cols[0], &ms)) << lines[i];
     ASSERT_TRUE(absl::SimpleAtod(cols[3], &per_run)) << lines[i];

@@ -134,14 +134,15 @@ double Percentile(std::vector<double> sorted, double p) {
 void PrintStatTable(const char* title, const std::vector<OpStat>& stats, bool by_node,
                     double runs, std::ostream& out) {
   out << absl::StrFormat("\n%s\n%12s %8s %7s %9s  %s\n", title, "ms/run", "%", "cum%",
-                         "calls/run", by_node ? "node (op)" : "op type");
+                         "calls/run", by_node ? "node (op, kernel)" : "op type (kernel)");
   double cumulative = 0;
   for (const OpStat& s : stats) {
     cumulative += s.percent;
     out << absl::StrFormat("%12.4f %7.2f%% %6.2f%% %9.1f  %s%s\n",
                            static_cast<double>(s.total_ns) / 1e6 / runs, s.percent, cumulative,
                            static_cast<double>(s.count) / runs, s.name,
-                           by_node ? absl::StrCat(" (", s.op, ")") : "");
+                           by_node ? absl::StrCat(" (", s.op, ", ", s.kernels, ")")
+                                   : absl::StrCat(" (", s.kernels, ")"));
   }
 }
 

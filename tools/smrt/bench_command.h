@@ -27,8 +27,10 @@ inline constexpr char kBenchUsage[] =
     "  --profile / --op_stats: after the timed calls, R more calls (default 10) are\n"
     "  profiled: --profile writes every op of them as a Chrome/Perfetto trace (Trace\n"
     "  Event JSON: one \"X\" event per run and per step, name = node, cat = op type,\n"
-    "  args = shapes; open in ui.perfetto.dev), --op_stats prints self time per op type\n"
-    "  and per node, per run, sorted, with calls and % of all op time.\n"
+    "  args = kernel backend and shapes; open in ui.perfetto.dev), --op_stats prints\n"
+    "  self time per op type and per node, per run, sorted, with calls, % of all op\n"
+    "  time and the backends that ran them (SMRT_CPU_KERNELS=preferred|onednn|reference\n"
+    "  fixes them; docs/options.md, cpu_kernels).\n"
     "  --device runs on a GPU (LoadOptions::device, device_policy, log_placement) and\n"
     "  adds the GPU arena's peak bytes in use and bytes reserved.\n";
 

@@ -233,11 +233,15 @@ void RegisterAttentionOps(KernelRegistry& r) {
             {"probs_fill", 0.0f}},
            InferAttention,
            nullptr});
-  r.AddKernel({kAttention, kCpu, "T", {DataType::kFloat}, [](KernelContext& ctx) {
+  // The same sgemms as oneDNN's kernel with a plain softmax between them:
+  // on short rows the plain loop may beat a oneDNN primitive per block.
+  KernelSpec k{kAttention, kCpu, "T", {DataType::kFloat}, [](KernelContext& ctx) {
                  return ComputeAttention(ctx, [](float* rows, int64_t n, int64_t depth) {
                    ReferenceSoftmaxRows(rows, n, depth, /*log=*/false, rows);
                  });
-               }});
+               }};
+  k.contends = true;
+  r.AddKernel(std::move(k));
 }
 
 }  // namespace smrt::kernels
