@@ -137,11 +137,11 @@ void BM_DenseBiasRelu(benchmark::State& state, std::string backend) {
 }
 BENCHMARK_CAPTURE(BM_DenseBiasRelu, reference, std::string("reference"))
     ->Args({1, 1280, 1000})->Args({1, 2048, 1000})->Args({16, 2048, 1000})
-    ->Args({128, 768, 768})->Args({128, 768, 3072})->Args({128, 3072, 768})
+    ->Args({128, 768, 768})->Args({128, 768, 3072})->Args({128, 3072, 768})->Args({2048, 768, 3072})->Args({2048, 3072, 768})
     ->Unit(benchmark::kMicrosecond);
 BENCHMARK_CAPTURE(BM_DenseBiasRelu, onednn, std::string("onednn"))
     ->Args({1, 1280, 1000})->Args({1, 2048, 1000})->Args({16, 2048, 1000})
-    ->Args({128, 768, 768})->Args({128, 768, 3072})->Args({128, 3072, 768})
+    ->Args({128, 768, 768})->Args({128, 768, 3072})->Args({128, 3072, 768})->Args({2048, 768, 3072})->Args({2048, 3072, 768})
     ->Unit(benchmark::kMicrosecond);
 
 }  // namespace smrt

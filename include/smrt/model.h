@@ -108,15 +108,15 @@ struct LoadOptions {
   // Prints every node's device to stderr at load (like
   // tf.debugging.set_log_device_placement).
   bool log_placement = false;
-  // How a CPU node that more than one kernel serves (oneDNN's and the
-  // reference kernels: convolutions, matmuls, softmax, attention) gets its
-  // kernel. "measure" (the default): the first call with a set of input
-  // shapes times the kernels on its inputs (only where the preferred one
-  // takes under 5 ms) and keeps the faster for those shapes, for every model
-  // of the process and in cache_dir. "preferred": always oneDNN's, where it
-  // has one (the same kernels, so the same bits, on every machine).
-  // "onednn" or "reference": that backend's kernel wherever it has one, for
-  // bisecting a wrong answer. SMRT_CPU_KERNELS overrides it.
+  // How a CPU node that more than one kernel serves gets its kernel.
+  // "measure" (the default): where a kernel that may beat the preferred
+  // oneDNN one also serves it (sgemm for dense layers, the plain attention),
+  // the first call with a set of input shapes times both on its inputs (only
+  // where the preferred one takes under 5 ms) and keeps the faster for those
+  // shapes, for every model of the process and in cache_dir. "preferred":
+  // always oneDNN's kernels (the same kernels, so the same bits, on every
+  // machine). "onednn" or "reference": that backend's kernel wherever it has
+  // one, for bisecting a wrong answer. SMRT_CPU_KERNELS overrides it.
   std::string cpu_kernels = "measure";
   // Where measured kernel choices (CPU kernels, cuDNN algorithms per shape) are kept
   // across processes, one file per model, keyed by the device and library
