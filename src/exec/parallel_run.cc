@@ -118,7 +118,10 @@ absl::StatusOr<std::vector<Tensor>> Program::RunParallel(std::vector<Tensor> val
   {
     std::unique_lock<std::mutex> lock(run->mu);
     run->done.wait(lock, [&] { return run->remaining == 0; });
-    if (!run->error.ok()) return run->error;
+    // A status of its own, not a second reference to the run's: a pool
+    // thread may drop the run (and with it the shared text) after this
+    // returns, inside absl, where ThreadSanitizer sees no ordering.
+    if (!run->error.ok()) return absl::Status(run->error.code(), run->error.message());
   }
   std::vector<Tensor> out;
   out.reserve(fetch_slots_.size());
