@@ -3,15 +3,8 @@
 #include <algorithm>
 
 #include "kernels/cpu/intra_op_threads.h"
+#include "kernels/cpu/tsan.h"
 
-#if defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-#define SMRT_TSAN 1
-#endif
-#endif
-#if defined(__SANITIZE_THREAD__)
-#define SMRT_TSAN 1
-#endif
 #ifdef SMRT_TSAN
 #include <sanitizer/tsan_interface.h>
 #endif

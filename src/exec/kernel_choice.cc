@@ -78,14 +78,32 @@ absl::Status CheckCpuKernelMode(absl::string_view mode) {
       "cpu_kernels is '", mode, "'; expected measure, preferred, onednn or reference"));
 }
 
-const kernels::KernelSpec* FixedKernel(absl::string_view mode,
-                                       const std::vector<const kernels::KernelSpec*>& candidates) {
-  if (candidates.empty()) return nullptr;
-  if (mode == kMeasureKernels && candidates.size() > 1) return nullptr;
-  for (const kernels::KernelSpec* k : candidates) {
-    if (k->backend == mode) return k;
+CpuKernel ChooseCpuKernel(absl::string_view mode,
+                          const std::vector<const kernels::KernelSpec*>& candidates,
+                          kernels::TuningCache* cache) {
+  CpuKernel out;
+  if (candidates.empty()) return out;
+  if (mode == kMeasureKernels) {
+    // The preferred kernel and those that may beat it.
+    std::vector<const kernels::KernelSpec*> measured = {candidates.front()};
+    for (size_t i = 1; i < candidates.size(); ++i) {
+      if (candidates[i]->contends) measured.push_back(candidates[i]);
+    }
+    if (measured.size() > 1) {
+      out.choice = std::make_shared<KernelChoice>(std::move(measured), cache);
+    } else {
+      out.fixed = candidates.front();
+    }
+    return out;
   }
-  return candidates.front();
+  out.fixed = candidates.front();
+  for (const kernels::KernelSpec* k : candidates) {
+    if (k->backend == mode) {
+      out.fixed = k;
+      break;
+    }
+  }
+  return out;
 }
 
 KernelChoice::KernelChoice(std::vector<const kernels::KernelSpec*> candidates,
@@ -110,7 +128,6 @@ KernelChoice::Pick KernelChoice::For(const graph::Node& node, const std::vector<
     Candidate& c = candidates_[known->second];
     return {c.spec, StateOf(c)};
   }
-  int index = 0;
   if (chosen_.size() >= kMaxShapes) {
     // Unmeasured from now on; the preferred kernel's state stays for them.
     if (!pinned_preferred_) {
@@ -124,7 +141,7 @@ KernelChoice::Pick KernelChoice::For(const graph::Node& node, const std::vector<
       cache_ != nullptr ? cache_->Lookup(key) : std::nullopt;
   std::optional<std::string> backend = ProcessChoices::Get().Lookup(key);
   if (!backend.has_value()) backend = cached;
-  index = -1;
+  int index = -1;
   for (size_t i = 0; backend.has_value() && i < candidates_.size(); ++i) {
     if (candidates_[i].spec->backend == *backend) index = static_cast<int>(i);
   }

@@ -36,11 +36,6 @@ inline constexpr char kPreferredKernels[] = "preferred";
 // InvalidArgument naming the accepted values when `mode` is none of them.
 absl::Status CheckCpuKernelMode(absl::string_view mode);
 
-// The kernel a node gets once and for all under `mode` among `candidates`
-// (highest priority first), or null when the choice is left to measuring.
-const kernels::KernelSpec* FixedKernel(absl::string_view mode,
-                                       const std::vector<const kernels::KernelSpec*>& candidates);
-
 class KernelChoice {
  public:
   // `candidates`: at least two, highest priority first; `cache` may be null.
@@ -82,6 +77,19 @@ class KernelChoice {
   std::map<std::vector<Shape>, int> chosen_;  // input shapes -> candidate
   bool pinned_preferred_ = false;  // past kMaxShapes: the preferred kernel keeps its state
 };
+
+// How a CPU node gets its kernel under `mode`, from `candidates` (every
+// kernel that serves it, highest priority first; KernelRegistry::FindKernels):
+// `fixed` when that is decided now, else `choice`, which measures the
+// preferred kernel against the ones that contend with it. Both null when
+// there are no candidates.
+struct CpuKernel {
+  const kernels::KernelSpec* fixed = nullptr;
+  std::shared_ptr<KernelChoice> choice;
+};
+CpuKernel ChooseCpuKernel(absl::string_view mode,
+                          const std::vector<const kernels::KernelSpec*>& candidates,
+                          kernels::TuningCache* cache);
 
 }  // namespace smrt::exec
 

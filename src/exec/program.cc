@@ -160,21 +160,11 @@ absl::StatusOr<std::unique_ptr<Program>> Program::Create(ProgramSpec spec,
     if (!k.ok()) return k.status();
     step.kernel = *k;
     if (!step.on_device && !CallsFunctions(registry, n.op)) {
-      std::vector<const kernels::KernelSpec*> candidates =
-          registry.FindKernels(n.op, kernels::kCpu, n.attrs);
-      if (const kernels::KernelSpec* fixed = FixedKernel(p->spec_.cpu_kernels, candidates)) {
-        step.kernel = fixed;
-      } else {
-        // The preferred kernel and those that may beat it.
-        std::vector<const kernels::KernelSpec*> measured = {candidates.front()};
-        for (size_t c = 1; c < candidates.size(); ++c) {
-          if (candidates[c]->contends) measured.push_back(candidates[c]);
-        }
-        if (measured.size() > 1) {
-          step.choice =
-              std::make_shared<KernelChoice>(std::move(measured), p->spec_.cpu_tuning_cache);
-        }
-      }
+      CpuKernel chosen =
+          ChooseCpuKernel(p->spec_.cpu_kernels, registry.FindKernels(n.op, kernels::kCpu, n.attrs),
+                          p->spec_.cpu_tuning_cache);
+      if (chosen.fixed != nullptr) step.kernel = chosen.fixed;
+      step.choice = std::move(chosen.choice);
     }
     if (step.kernel->make_state && step.choice == nullptr) {
       step.kernel_state = step.kernel->make_state();

@@ -1,16 +1,8 @@
 #include "kernels/cpu/onednn/sgemm.h"
 
 #include "kernels/cpu/intra_op_threads.h"
+#include "kernels/cpu/tsan.h"
 #include "oneapi/dnnl/dnnl.h"
-
-#if defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-#define SMRT_TSAN 1
-#endif
-#endif
-#if defined(__SANITIZE_THREAD__)
-#define SMRT_TSAN 1
-#endif
 
 namespace smrt::kernels {
 

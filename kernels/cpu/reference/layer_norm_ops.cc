@@ -14,6 +14,7 @@
 #include "kernels/cpu/parallel_for.h"
 #include "kernels/cpu/reference/kernel_util.h"
 #include "kernels/cpu/reference/register.h"
+#include "kernels/cpu/tsan.h"
 #include "kernels/fused_ops.h"
 #include "kernels/registry.h"
 
@@ -21,14 +22,7 @@
 // ifunc resolver when the library is loaded. Not under ThreadSanitizer, whose
 // runtime is not up yet when the resolvers run (the test binaries crashed
 // before main), nor off x86-64.
-#if defined(__SANITIZE_THREAD__)
-#define SMRT_NO_TARGET_CLONES 1
-#elif defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-#define SMRT_NO_TARGET_CLONES 1
-#endif
-#endif
-#if defined(__x86_64__) && !defined(SMRT_NO_TARGET_CLONES)
+#if defined(__x86_64__) && !defined(SMRT_TSAN)
 #define SMRT_TARGET_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
 #else
 #define SMRT_TARGET_CLONES
