@@ -93,12 +93,21 @@ def worker(runtime, model_dir, onnx_path, inputs_npz, threads, warmup, iters):
         t = time.perf_counter()
         call()
         ms.append((time.perf_counter() - t) * 1000)
-    import resource
-    rss_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
+    rss_mb = peak_rss_mb()
     ms.sort()
     print(json.dumps({"import_s": import_s, "load_first_ms": load_first_ms,
                       "p50_ms": statistics.median(ms), "p99_ms": ms[min(len(ms) - 1, int(0.99 * len(ms)))],
                       "mean_ms": sum(ms) / len(ms), "peak_rss_mb": rss_mb}))
+
+
+def peak_rss_mb():
+    """This process's VmHWM. Not getrusage's ru_maxrss: Linux carries that over an exec from the
+    forking process, so a worker would report at least the parent's size at the fork."""
+    with open("/proc/self/status") as f:
+        for line in f:
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024.0
+    raise SystemExit("no VmHWM in /proc/self/status")
 
 
 def run_smrt(model_dir, input_files, threads, warmup, iters, batch):
@@ -134,7 +143,13 @@ def convert_onnx(model_dir):
         if r.returncode != 0:
             print(f"tf2onnx failed for {model_dir}: {r.stderr[-400:]}", file=sys.stderr)
             return None
-    replace_erfc(path)
+    # In a process of its own: loading the ONNX model would grow this one, whose size at each
+    # fork is where a worker's memory starts.
+    r = subprocess.run([sys.executable, os.path.abspath(__file__), "--replace-erfc", path],
+                       capture_output=True, text=True)
+    if r.returncode != 0:
+        print(f"rewriting Erfc in {path} failed: {r.stderr[-400:]}", file=sys.stderr)
+        return None
     return path
 
 
@@ -208,6 +223,7 @@ def ratio(a, b):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--worker")
+    ap.add_argument("--replace-erfc")
     ap.add_argument("--dir")
     ap.add_argument("--onnx")
     ap.add_argument("--npz")
@@ -221,6 +237,9 @@ def main():
     ap.add_argument("--zoo", default=os.environ.get("SMRT_ZOO_DIR",
                                                     os.path.expanduser("~/.cache/smrt/zoo")))
     args = ap.parse_args()
+    if args.replace_erfc:
+        replace_erfc(args.replace_erfc)
+        return
     if args.worker:
         worker(args.worker, args.dir, args.onnx, args.npz, args.threads, args.warmup, args.iters)
         return
