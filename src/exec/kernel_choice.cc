@@ -21,8 +21,9 @@ namespace {
 // a first run that takes kDropFactor times the preferred kernel's.
 constexpr int64_t kMeasureBelowNs = 5'000'000;
 constexpr int64_t kDropFactor = 3;
-// An alternative replaces the preferred kernel only when it is this much
-// faster (in 1/100): closer than that is the machine's noise.
+// An alternative replaces the preferred kernel when it is this much faster
+// (in 1/100); closer than that is the machine's noise, and the kernel that
+// holds less memory wins.
 constexpr int64_t kMinGainPercent = 5;
 
 // The choices every model of this process made, by CacheKey: a second model
@@ -212,6 +213,19 @@ int KernelChoice::Measure(const graph::Node& node, const std::vector<Tensor>& in
   int winner = 0;
   for (size_t i = 1; i < n; ++i) {
     if (best[i].has_value() && *best[i] * 100 < *best[winner] * (100 - kMinGainPercent)) {
+      winner = static_cast<int>(i);
+    }
+  }
+  if (winner != 0) return winner;
+  // No kernel is clearly faster: then the one that holds the least memory
+  // for the node (oneDNN's reordered copy of the weights against none for
+  // sgemm), among those within the margin of the preferred one's time.
+  auto held = [this](size_t i) {
+    return candidates_[i].state != nullptr ? candidates_[i].state->bytes() : int64_t{0};
+  };
+  for (size_t i = 1; i < n; ++i) {
+    if (best[i].has_value() && *best[i] * 100 <= *best[0] * (100 + kMinGainPercent) &&
+        held(i) < held(winner)) {
       winner = static_cast<int>(i);
     }
   }

@@ -38,6 +38,7 @@ struct Fake {
   bool fails = false;
   bool in_place = false;  // writes its output over the input when it may
   bool contends = true;   // KernelSpec::contends
+  int64_t state_bytes = 0;  // what its KernelState holds (KernelState::bytes)
   std::shared_ptr<std::atomic<int>> calls = std::make_shared<std::atomic<int>>(0);
   // KernelStates of this kernel now alive.
   std::shared_ptr<std::atomic<int>> live_states = std::make_shared<std::atomic<int>>(0);
@@ -45,13 +46,16 @@ struct Fake {
 
 class CountedState : public kernels::KernelState {
  public:
-  explicit CountedState(std::shared_ptr<std::atomic<int>> live) : live_(std::move(live)) {
+  CountedState(std::shared_ptr<std::atomic<int>> live, int64_t bytes)
+      : live_(std::move(live)), bytes_(bytes) {
     ++*live_;
   }
   ~CountedState() override { --*live_; }
+  int64_t bytes() const override { return bytes_; }
 
  private:
   std::shared_ptr<std::atomic<int>> live_;
+  int64_t bytes_;
 };
 
 // A registry with every default kernel plus `op`: float x -> x + 1, served
@@ -82,7 +86,9 @@ kernels::KernelRegistry RegistryWith(const std::string& op, const std::vector<Fa
     k.priority = f.priority;
     k.backend = f.backend;
     k.contends = f.contends;
-    k.make_state = [live = f.live_states]() { return std::make_unique<CountedState>(live); };
+    k.make_state = [live = f.live_states, bytes = f.state_bytes]() {
+      return std::make_unique<CountedState>(live, bytes);
+    };
     r.AddKernel(std::move(k));
   }
   return r;
@@ -186,6 +192,29 @@ TEST_F(KernelChoiceTest, AtEqualCostThePreferredKernelStays) {
   ASSERT_NE(p, nullptr);
   RunAndCheck(*p, 4);
   EXPECT_EQ(ChoiceFor(*p, 4), "onednn");
+}
+
+TEST_F(KernelChoiceTest, AtCloseCostsTheKernelThatHoldsLessMemoryWins) {
+  // The preferred kernel holds a reordered copy of the weights, the other
+  // none: within the 5 % margin the lean one is taken, and the copy dropped.
+  Fake packed{"onednn", 1, 1'000'000}, lean{"reference", 0, 1'000'000};
+  packed.state_bytes = 1 << 20;
+  kernels::KernelRegistry r = RegistryWith(Op("_TestLeanTie"), {packed, lean});
+  std::unique_ptr<Program> p = Compile(r, Op("_TestLeanTie"));
+  ASSERT_NE(p, nullptr);
+  RunAndCheck(*p, 4);
+  EXPECT_EQ(ChoiceFor(*p, 4), "reference");
+  EXPECT_EQ(*packed.live_states, 0);
+
+  // Clearly slower (by 30 %), the lean kernel loses despite its memory.
+  Fake fast_packed{"onednn", 1, 1'000'000}, slow_lean{"reference", 0, 1'300'000};
+  fast_packed.state_bytes = 1 << 20;
+  kernels::KernelRegistry r2 = RegistryWith(Op("_TestLeanButSlow"), {fast_packed, slow_lean});
+  std::unique_ptr<Program> p2 = Compile(r2, Op("_TestLeanButSlow"));
+  ASSERT_NE(p2, nullptr);
+  RunAndCheck(*p2, 4);
+  EXPECT_EQ(ChoiceFor(*p2, 4), "onednn");
+  EXPECT_EQ(*fast_packed.live_states, 1);
 }
 
 TEST_F(KernelChoiceTest, NothingElseIsTriedWhereThePreferredKernelIsSlowToRun) {
