@@ -151,7 +151,7 @@ absl::Status ComputePad(KernelContext& ctx, absl::string_view op, PadMode mode) 
   return VisitElementType(input.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     const T fill = constant != nullptr ? constant->data<T>()[0] : T();
-    GatherByTables<T>(input.data<T>(), tables, fill, result->data<T>());
+    ParallelGatherByTables<T>(input.data<T>(), tables, fill, result->data<T>());
     return absl::OkStatus();
   });
 }
