@@ -8,6 +8,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/match.h"
 #include "gtest/gtest.h"
+#include "kernels/cpu/intra_op_threads.h"
 #include "kernels/testing/op_runner.h"
 
 namespace smrt::kernels {
@@ -149,6 +150,49 @@ TEST(PoolOpsTest, MaxPoolExplicitDepthAndIntegers) {
               {MakeTensor<int8_t>({1, 2, 2, 1}, {-128, -128, -128, -128})});
   ASSERT_TRUE(out.ok()) << out.status();
   EXPECT_EQ(Values<int8_t>((*out)[0]), (std::vector<int8_t>{-128, -128, -128, -128}));
+}
+
+TEST(PoolOpsTest, ThreadedPoolingMatchesAPlainLoop) {
+  // Large enough that the output rows are split across threads; each
+  // element must be what one plain loop over its window gives.
+  IntraOpThreadsScope threads(4);
+  const int64_t n = 3, h = 41, w = 37, c = 24, k = 3, stride = 2;
+  std::vector<float> x(static_cast<size_t>(n * h * w * c));
+  for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>((i * 7919) % 1013) / 97.0f - 5.0f;
+  const Tensor input = MakeTensor<float>({n, h, w, c}, x);
+  const int64_t oh = (h + stride - 1) / stride, ow = (w + stride - 1) / stride;  // SAME
+  const int64_t pad_top = ((oh - 1) * stride + k - h) / 2, pad_left = ((ow - 1) * stride + k - w) / 2;
+  for (const std::string op : {"MaxPool", "AvgPool"}) {
+    SCOPED_TRACE(op);
+    absl::StatusOr<std::vector<Tensor>> out =
+        RunOp(op, PoolAttrs(DataType::kFloat, {1, k, k, 1}, {1, stride, stride, 1}, "SAME"), {input});
+    ASSERT_TRUE(out.ok()) << out.status();
+    ASSERT_EQ((*out)[0].shape(), (Shape{n, oh, ow, c}));
+    const float* got = (*out)[0].data<float>();
+    for (int64_t b = 0; b < n; ++b) {
+      for (int64_t oy = 0; oy < oh; ++oy) {
+        for (int64_t ox = 0; ox < ow; ++ox) {
+          for (int64_t ch = 0; ch < c; ++ch) {
+            double best = -1e30, sum = 0;
+            int count = 0;
+            for (int64_t y = oy * stride - pad_top; y < oy * stride - pad_top + k; ++y) {
+              for (int64_t xx = ox * stride - pad_left; xx < ox * stride - pad_left + k; ++xx) {
+                if (y < 0 || y >= h || xx < 0 || xx >= w) continue;
+                const float v = x[static_cast<size_t>(((b * h + y) * w + xx) * c + ch)];
+                best = std::max<double>(best, v);
+                sum += v;
+                ++count;
+              }
+            }
+            const float want = op == "MaxPool" ? static_cast<float>(best)
+                                               : static_cast<float>(sum / count);
+            ASSERT_EQ(got[((b * oh + oy) * ow + ox) * c + ch], want)
+                << b << " " << oy << " " << ox << " " << ch;
+          }
+        }
+      }
+    }
+  }
 }
 
 TEST(PoolOpsTest, AvgPoolFloat64) {

@@ -15,6 +15,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "kernels/cpu/parallel_for.h"
 #include "kernels/cpu/reference/conv_util.h"
 #include "kernels/cpu/reference/kernel_util.h"
 #include "kernels/cpu/reference/register.h"
@@ -183,44 +184,57 @@ void MaxInto(const T* __restrict src, int64_t n, T* __restrict dst) {
   for (int64_t c = 0; c < n; ++c) dst[c] = src[c] > dst[c] ? src[c] : dst[c];
 }
 
+// One output row (a batch element's row oy) of SpatialPool; `sums` is the
+// caller's scratch of `depth` values for average pooling.
 template <typename T>
-void SpatialPool(const T* in, const PoolGeometry& g, PoolKind kind, T* out) {
+void PoolRow(const T* in, const PoolGeometry& g, PoolKind kind, int64_t b, int64_t oy,
+             double* sums, T* out) {
   const int64_t depth = g.depth;
-  std::vector<double> sums(kind == PoolKind::kAvg ? static_cast<size_t>(depth) : 0);
-  for (int64_t b = 0; b < g.batch; ++b) {
-    for (int64_t oy = 0; oy < g.out_h; ++oy) {
-      const int64_t y_start = oy * g.stride_h - g.pad_top;
-      const int64_t y0 = std::max<int64_t>(y_start, 0);
-      const int64_t y1 = std::min(y_start + g.k_h, g.in_h);
-      for (int64_t ox = 0; ox < g.out_w; ++ox) {
-        const int64_t x_start = ox * g.stride_w - g.pad_left;
-        const int64_t x0 = std::max<int64_t>(x_start, 0);
-        const int64_t x1 = std::min(x_start + g.k_w, g.in_w);
-        T* dst = out + ((b * g.out_h + oy) * g.out_w + ox) * depth;
-        if (kind == PoolKind::kMax) {
-          std::fill(dst, dst + depth, std::numeric_limits<T>::lowest());
-          for (int64_t y = y0; y < y1; ++y) {
-            for (int64_t x = x0; x < x1; ++x) {
-              MaxInto(in + ((b * g.in_h + y) * g.in_w + x) * depth, depth, dst);
-            }
-          }
-        } else {
-          std::fill(sums.begin(), sums.end(), 0.0);
-          for (int64_t y = y0; y < y1; ++y) {
-            for (int64_t x = x0; x < x1; ++x) {
-              const T* src = in + ((b * g.in_h + y) * g.in_w + x) * depth;
-              for (int64_t c = 0; c < depth; ++c) sums[c] += src[c];
-            }
-          }
-          const int64_t count = std::max<int64_t>(y1 - y0, 0) * std::max<int64_t>(x1 - x0, 0);
-          for (int64_t c = 0; c < depth; ++c) {
-            dst[c] = count > 0 ? static_cast<T>(sums[c] / static_cast<double>(count))
-                               : static_cast<T>(0);
-          }
+  const int64_t y_start = oy * g.stride_h - g.pad_top;
+  const int64_t y0 = std::max<int64_t>(y_start, 0);
+  const int64_t y1 = std::min(y_start + g.k_h, g.in_h);
+  for (int64_t ox = 0; ox < g.out_w; ++ox) {
+    const int64_t x_start = ox * g.stride_w - g.pad_left;
+    const int64_t x0 = std::max<int64_t>(x_start, 0);
+    const int64_t x1 = std::min(x_start + g.k_w, g.in_w);
+    T* dst = out + ((b * g.out_h + oy) * g.out_w + ox) * depth;
+    if (kind == PoolKind::kMax) {
+      std::fill(dst, dst + depth, std::numeric_limits<T>::lowest());
+      for (int64_t y = y0; y < y1; ++y) {
+        for (int64_t x = x0; x < x1; ++x) {
+          MaxInto(in + ((b * g.in_h + y) * g.in_w + x) * depth, depth, dst);
         }
+      }
+    } else {
+      std::fill(sums, sums + depth, 0.0);
+      for (int64_t y = y0; y < y1; ++y) {
+        for (int64_t x = x0; x < x1; ++x) {
+          const T* src = in + ((b * g.in_h + y) * g.in_w + x) * depth;
+          for (int64_t c = 0; c < depth; ++c) sums[c] += src[c];
+        }
+      }
+      const int64_t count = std::max<int64_t>(y1 - y0, 0) * std::max<int64_t>(x1 - x0, 0);
+      for (int64_t c = 0; c < depth; ++c) {
+        dst[c] = count > 0 ? static_cast<T>(sums[c] / static_cast<double>(count))
+                           : static_cast<T>(0);
       }
     }
   }
+}
+
+// Output rows split across the intra-op threads; each writes its own rows.
+template <typename T>
+void SpatialPool(const T* in, const PoolGeometry& g, PoolKind kind, T* out) {
+  const int64_t row_elements =
+      std::max<int64_t>(1, g.out_w * g.depth * std::max<int64_t>(1, g.k_h * g.k_w));
+  ParallelFor(g.batch * g.out_h, std::max<int64_t>(1, kMinShardElements / row_elements), 1,
+              [&](int64_t begin, int64_t end) {
+                std::vector<double> sums(kind == PoolKind::kAvg ? static_cast<size_t>(g.depth)
+                                                                : 0);
+                for (int64_t row = begin; row < end; ++row) {
+                  PoolRow(in, g, kind, row / g.out_h, row % g.out_h, sums.data(), out);
+                }
+              });
 }
 
 template <typename T>
