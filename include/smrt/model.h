@@ -124,6 +124,15 @@ struct LoadOptions {
   // SMRT_CACHE_DIR, else memory only. A stale or corrupt file is ignored with
   // a warning on stderr.
   std::string cache_dir;
+  // Whether the checkpoint's data files are mapped into memory and weights
+  // used from the mapping (where an entry's offset and size are 64-byte
+  // multiples, as TensorFlow 2 writes them) instead of read into copies:
+  // loading copies nothing, and weights that oneDNN keeps reordered give
+  // their plain pages back to the OS. The files must then not be truncated
+  // or rewritten in place while the model is loaded (write a new export
+  // elsewhere, or rename over the old one); false reads copies.
+  // SMRT_MAP_VARIABLES=0|1 overrides it.
+  bool map_variables = true;
 };
 
 // One input or output of a signature.

@@ -69,6 +69,13 @@ class Tensor {
   // its activation arena this way (exec/arena.h).
   static absl::StatusOr<Tensor> HostStorage(DataType dtype, Shape shape,
                                             std::shared_ptr<void> storage);
+  // As HostStorage, for elements in a read-only file mapping (a checkpoint's
+  // data file; core/mapped_file.h): never written, so never sole_owner(), and
+  // its pages may be given back to the OS and read again from the file.
+  // smrt-internal.
+  static absl::StatusOr<Tensor> MappedStorage(DataType dtype, Shape shape,
+                                              std::shared_ptr<void> storage);
+  bool mapped() const { return mapped_; }
 
   bool valid() const { return dtype_ != DataType::kInvalid; }
   DataType dtype() const { return dtype_; }
@@ -81,8 +88,10 @@ class Tensor {
   bool is_view() const { return data_ != nullptr && !storage_; }
   // Whether this Tensor owns its storage and no other Tensor shares it: then
   // whoever holds it may write its elements in place (e.g. an executor's
-  // last use of a value). False for views and for shared storage.
-  bool sole_owner() const { return storage_ != nullptr && storage_.use_count() == 1; }
+  // last use of a value). False for views, shared and mapped storage.
+  bool sole_owner() const {
+    return storage_ != nullptr && !mapped_ && storage_.use_count() == 1;
+  }
 
   void* raw_data() { return data_; }
   const void* raw_data() const { return data_; }
@@ -121,6 +130,7 @@ class Tensor {
   std::shared_ptr<void> storage_;  // null for views
   void* data_ = nullptr;
   bool on_device_ = false;
+  bool mapped_ = false;
 };
 
 }  // namespace smrt

@@ -612,6 +612,14 @@ absl::StatusOr<std::unique_ptr<Model>> Model::Load(const std::string& dir,
   loader::BundleOptions bundle_options;
   bundle_options.tags = loader::ParseTagSet(absl::StrJoin(options.tags, ","));
   bundle_options.max_model_bytes = limits.max_model_bytes;
+  bundle_options.map_variables = options.map_variables;
+  if (const char* env = std::getenv("SMRT_MAP_VARIABLES"); env != nullptr && *env != '\0') {
+    if (absl::string_view(env) != "0" && absl::string_view(env) != "1") {
+      return absl::InvalidArgumentError(
+          absl::StrCat("SMRT_MAP_VARIABLES is '", env, "'; expected 0 or 1"));
+    }
+    bundle_options.map_variables = absl::string_view(env) == "1";
+  }
   absl::StatusOr<std::unique_ptr<loader::SavedModelBundle>> bundle =
       loader::LoadSavedModelBundle(dir, bundle_options);
   if (!bundle.ok()) return bundle.status();

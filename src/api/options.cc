@@ -93,6 +93,9 @@ constexpr Key kKeys[] = {
     {"cache_dir", "directory for measured kernel choices (CPU kernels, cuDNN algorithms), kept across "
      "processes (default: SMRT_CACHE_DIR, else memory only)",
      Set<&LoadOptions::cache_dir>},
+    {"map_variables", "true: use the checkpoint's weights from a mapping of its data files, "
+     "which must then not be rewritten in place; false: read copies (default true)",
+     Set<&LoadOptions::map_variables>},
     {"max_tensor_bytes", "bytes of any one tensor (default 4 GiB)",
      SetNested<&LoadOptions::limits, &LoadOptions::Limits::max_tensor_bytes>},
     {"max_model_bytes", "bytes of saved_model.pb plus variables (default 64 GiB)",

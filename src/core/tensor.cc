@@ -165,6 +165,14 @@ absl::StatusOr<Tensor> Tensor::HostStorage(DataType dtype, Shape shape,
   return FromStorage(dtype, std::move(shape), std::move(storage), /*on_device=*/false);
 }
 
+absl::StatusOr<Tensor> Tensor::MappedStorage(DataType dtype, Shape shape,
+                                             std::shared_ptr<void> storage) {
+  absl::StatusOr<Tensor> t =
+      FromStorage(dtype, std::move(shape), std::move(storage), /*on_device=*/false);
+  if (t.ok()) t->mapped_ = true;
+  return t;
+}
+
 absl::StatusOr<Tensor> Tensor::FromStorage(DataType dtype, Shape shape,
                                            std::shared_ptr<void> storage, bool on_device) {
   if (!IsFixedSize(dtype)) {

@@ -30,6 +30,7 @@ absl::StatusOr<std::unique_ptr<SavedModelBundle>> LoadSavedModelBundle(
         TensorBundleReader::Open(prefix);
     if (!reader.ok()) return reader.status();
     bundle->variables = *std::move(reader);
+    bundle->variables->set_map_data(options.map_variables);
     const uint64_t graph_bytes = bundle->saved_model.ByteSizeLong();
     const uint64_t data_bytes = bundle->variables->data_bytes();
     if (data_bytes > options.max_model_bytes ||

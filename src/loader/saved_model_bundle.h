@@ -21,6 +21,8 @@ struct BundleOptions {
   // saved_model.pb(txt) plus every variables data shard; more is
   // ResourceExhausted naming the file that goes over.
   uint64_t max_model_bytes = UINT64_MAX;
+  // TensorBundleReader::set_map_data for the variables.
+  bool map_variables = true;
 };
 
 struct SavedModelBundle {

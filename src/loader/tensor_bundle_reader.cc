@@ -11,6 +11,7 @@
 #include "absl/strings/string_view.h"
 #include "core/crc32c.h"
 #include "core/file.h"
+#include "core/memory_files.h"
 #include "loader/sstable_reader.h"
 #include "tensorflow/tensor_bundle.pb.h"
 
@@ -228,6 +229,23 @@ const BundleEntry* TensorBundleReader::Find(absl::string_view key) const {
   return it == index_.end() ? nullptr : &entries_[it->second];
 }
 
+std::shared_ptr<const file::MappedFile> TensorBundleReader::MappedShard(int shard) const {
+  if (!map_data_ || file::IsMemoryPath(prefix_)) return nullptr;
+  std::lock_guard<std::mutex> lock(shards_mu_);
+  if (mapped_.empty()) {
+    mapped_.resize(num_shards_);
+    map_tried_.assign(num_shards_, false);
+  }
+  if (shard < 0 || shard >= num_shards_) return nullptr;
+  if (!map_tried_[shard]) {
+    map_tried_[shard] = true;
+    absl::StatusOr<std::shared_ptr<const file::MappedFile>> m = file::MappedFile::Map(ShardPath(shard));
+    // A shard that changed size since Open is read, and Read reports it.
+    if (m.ok() && (*m)->size() == shard_sizes_[shard]) mapped_[shard] = *std::move(m);
+  }
+  return mapped_[shard];
+}
+
 std::string TensorBundleReader::ShardPath(int shard) const {
   char suffix[64];
   std::snprintf(suffix, sizeof(suffix), ".data-%05d-of-%05d", shard,
@@ -274,6 +292,17 @@ absl::StatusOr<Tensor> TensorBundleReader::Read(absl::string_view key) const {
                      e->size, " bytes at offset ", e->offset, ")"));
   };
 
+  if (e->dtype != DataType::kString && file::CanMapTensorAt(e->offset, e->size)) {
+    if (std::shared_ptr<const file::MappedFile> shard = MappedShard(e->shard_id)) {
+      absl::StatusOr<Tensor> t = file::MappedTensor(std::move(shard), e->offset, e->dtype, e->shape);
+      if (!t.ok()) return t.status();
+      if (crc32c::Value(static_cast<const char*>(t->raw_data()), e->size) !=
+          crc32c::Unmask(e->masked_crc32c)) {
+        return corrupt("checksum mismatch");
+      }
+      return t;
+    }
+  }
   if (e->dtype != DataType::kString) {
     // Open checked that e->size is the tensor's byte size: read straight
     // into its buffer.

@@ -5,12 +5,14 @@
 
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <string>
 #include "absl/strings/string_view.h"
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
+#include "core/mapped_file.h"
 #include "smrt/tensor.h"
 
 namespace smrt::loader {
@@ -63,14 +65,27 @@ class TensorBundleReader {
   // Path of shard i: "<prefix>.data-0000i-of-0000N".
   std::string ShardPath(int shard) const;
 
+  // Whether Read maps the data shards (core/mapped_file.h) and returns
+  // tensors over the mapping wherever an entry's offset and size allow
+  // (file::CanMapTensorAt; TensorFlow 2 aligns every entry), instead of
+  // reading a copy. On by default; in-memory files and shards that cannot be
+  // mapped are read.
+  void set_map_data(bool map) { map_data_ = map; }
+
  private:
   TensorBundleReader() = default;
+  // Shard i mapped (once, on first use), or null when it cannot be.
+  std::shared_ptr<const file::MappedFile> MappedShard(int shard) const;
 
   std::string prefix_;
   int num_shards_ = 0;
   std::vector<uint64_t> shard_sizes_;  // bytes of each data shard at Open
   std::vector<BundleEntry> entries_;
   absl::flat_hash_map<std::string, size_t> index_;  // key -> entries_ index
+  bool map_data_ = true;
+  mutable std::mutex shards_mu_;
+  mutable std::vector<std::shared_ptr<const file::MappedFile>> mapped_;  // per shard
+  mutable std::vector<bool> map_tried_;                                   // per shard
 };
 
 }  // namespace smrt::loader

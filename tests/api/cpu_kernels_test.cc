@@ -122,3 +122,32 @@ TEST(CpuKernelsTest, MeasuredChoicesGoToTheCpuTuningCache) {
 
 }  // namespace
 }  // namespace smrt
+
+namespace smrt {
+namespace {
+
+// map_variables on and off (and SMRT_MAP_VARIABLES) give TensorFlow's
+// answers on a real model; a bad SMRT_MAP_VARIABLES fails the load.
+TEST(MapVariablesTest, MappedOrReadTheWeightsGiveTensorFlowsAnswers) {
+  const testing::ConformanceModel m = MobileNet();
+  LoadOptions options;
+  options.cpu_kernels = "preferred";
+  for (const char* map : {"true", "false"}) {
+    SCOPED_TRACE(map);
+    ASSERT_TRUE(SetLoadOption(&options, "map_variables", map).ok());
+    RunCases(m, options);
+  }
+  ::setenv("SMRT_MAP_VARIABLES", "0", 1);
+  options.map_variables = true;
+  RunCases(m, options);
+  ::setenv("SMRT_MAP_VARIABLES", "yes", 1);
+  absl::StatusOr<std::unique_ptr<Model>> model = Model::Load(m.dir, options);
+  ::unsetenv("SMRT_MAP_VARIABLES");
+  ASSERT_FALSE(model.ok());
+  EXPECT_EQ(model.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(model.status().message().find("SMRT_MAP_VARIABLES is 'yes'"), std::string::npos)
+      << model.status();
+}
+
+}  // namespace
+}  // namespace smrt

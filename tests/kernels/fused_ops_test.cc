@@ -1,13 +1,18 @@
 // The fused conv / matmul (kernels/fused_ops.h) on every backend built
 // (reference and oneDNN), against the unfused reference ops run one by one.
 #include <cstring>
+#include <filesystem>
 #include <thread>
 
 #include "absl/strings/str_cat.h"
+#include "core/file.h"
+#include "core/mapped_file.h"
 #include "gtest/gtest.h"
 #include "kernels/fused_ops.h"
 #include "kernels/registry.h"
 #include "kernels/testing/op_runner.h"
+#include "testing/paths.h"
+#include "testing/resident_pages.h"
 
 namespace smrt::kernels {
 namespace {
@@ -380,6 +385,42 @@ TEST(FusedOpsTest, BadAttrsAndArgsAreErrors) {
     ASSERT_FALSE(got.ok());
     EXPECT_NE(got.status().message().find("bias"), std::string::npos) << got.status();
   }
+}
+
+// Weights mapped from a checkpoint (file::MappedTensor) give their pages back
+// to the OS once the oneDNN kernel holds them reordered, and the results stay
+// those of the same weights in ordinary memory, at the first input shape and
+// at a later one that reads the plain weights again.
+TEST(FusedOpsTest, MappedWeightsGiveTheirPagesBackOnceReordered) {
+  const KernelSpec* matmul = Backend(kFusedMatMul, "onednn");
+  if (matmul == nullptr) GTEST_SKIP() << "built without oneDNN";
+  const std::string dir = smrt::testing::MakeTempDir();
+  Tensor w = RandomFloats({256, 512}, 31), bias = RandomFloats({512}, 32);
+  const std::string path = dir + "/weights.bin";
+  ASSERT_TRUE(file::WriteAll(path, std::string(static_cast<const char*>(w.raw_data()),
+                                               w.byte_size()))
+                  .ok());
+  absl::StatusOr<std::shared_ptr<const file::MappedFile>> mapped = file::MappedFile::Map(path);
+  ASSERT_TRUE(mapped.ok()) << mapped.status();
+  absl::StatusOr<Tensor> mw = file::MappedTensor(*mapped, 0, DataType::kFloat, {256, 512});
+  ASSERT_TRUE(mw.ok()) << mw.status();
+  AttrMap mm;
+  mm.Set("T", DataType::kFloat);
+  mm.Set("fused_ops", std::vector<std::string>{"BiasAdd", "Relu"});
+  mm.Set("weights_constant", true);
+  std::unique_ptr<KernelState> state = matmul->make_state();
+  for (int64_t m : {64, 3}) {
+    SCOPED_TRACE(m);
+    Tensor a = RandomFloats({m, 256}, 33);
+    absl::StatusOr<Tensor> got = RunKernel(*matmul, mm, {a, *mw, bias}, state.get());
+    absl::StatusOr<Tensor> want = RunKernel(*matmul, mm, {a, w, bias}, nullptr);
+    ASSERT_TRUE(got.ok() && want.ok());
+    EXPECT_TRUE(TensorsNear(*got, *want, 0, 0));
+    absl::StatusOr<int64_t> present = smrt::testing::PresentPages(mw->raw_data(), mw->byte_size());
+    ASSERT_TRUE(present.ok()) << present.status();
+    EXPECT_EQ(*present, 0);
+  }
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

@@ -701,3 +701,49 @@ TEST_F(TensorBundleWritten, ShardShrunkAfterOpen) {
 
 }  // namespace
 }  // namespace smrt::loader
+
+namespace smrt::loader {
+namespace {
+
+// Entries at 64-byte offsets with 64-byte multiple sizes are mapped from the
+// shard (file::MappedTensor), the others read; both give the bundle's values,
+// a checksum is still checked on a mapped one, and set_map_data(false)
+// reads every entry.
+TEST_F(TensorBundleWritten, AlignedEntriesAreMappedAndTheRestRead) {
+  std::vector<float> a(16), b(32), c(3), d(16);
+  for (size_t i = 0; i < b.size(); ++i) b[i] = 0.5f * static_cast<float>(i);
+  for (size_t i = 0; i < a.size(); ++i) a[i] = d[i] = -static_cast<float>(i);
+  c = {1, 2, 3};
+  // Written in key order: a at 0, b at 64, c at 192 (12 bytes), d at 204.
+  const std::vector<BundleTensor> tensors = {
+      {"a", Make<float>(DataType::kFloat, {4, 4}, a)},
+      {"b", Make<float>(DataType::kFloat, {32}, b)},
+      {"c", Make<float>(DataType::kFloat, {3}, c)},
+      {"d", Make<float>(DataType::kFloat, {16}, d)},
+  };
+  ASSERT_TRUE(WriteBundle(prefix_, tensors).ok());
+  for (bool map : {true, false}) {
+    SCOPED_TRACE(map);
+    auto reader = OpenOrDie(prefix_);
+    ASSERT_NE(reader, nullptr);
+    reader->set_map_data(map);
+    ASSERT_EQ(reader->Find("b")->offset, 64);
+    ASSERT_EQ(reader->Find("d")->offset, 204);
+    for (const BundleTensor& bt : tensors) {
+      SCOPED_TRACE(bt.key);
+      absl::StatusOr<Tensor> t = reader->Read(bt.key);
+      ASSERT_TRUE(t.ok()) << t.status();
+      EXPECT_TRUE(SameTensor(*t, bt.value));
+      EXPECT_EQ(t->mapped(), map && (bt.key == "a" || bt.key == "b"));
+    }
+  }
+  FlipByte(prefix_ + ".data-00000-of-00001", 64 + 5);
+  auto reader = OpenOrDie(prefix_);
+  ASSERT_NE(reader, nullptr);
+  absl::StatusOr<Tensor> t = reader->Read("b");
+  EXPECT_TRUE(absl::IsDataLoss(t.status())) << t.status();
+  EXPECT_TRUE(MessageHas(t.status(), "'b'")) << t.status();
+}
+
+}  // namespace
+}  // namespace smrt::loader

@@ -5,6 +5,7 @@
 #include <new>
 
 #include "absl/strings/str_cat.h"
+#include "core/mapped_file.h"
 
 namespace smrt::kernels::onednn {
 
@@ -80,14 +81,15 @@ dnnl::memory ReorderWeights(const dnnl::memory::desc& user, const void* data,
   return to;
 }
 
-dnnl::memory WeightCache::Weights(const dnnl::memory::desc& user, const void* data,
+dnnl::memory WeightCache::Weights(const dnnl::memory::desc& user, const Tensor& weights,
                                   const dnnl::memory::desc& want) {
   std::lock_guard<std::mutex> lock(mu_);
   for (const dnnl::memory& m : weights_) {
     if (m.get_desc() == want) return m;
   }
   if (weights_.size() >= kMaxLayouts) weights_.clear();
-  weights_.push_back(ReorderWeights(user, data, want));
+  weights_.push_back(ReorderWeights(user, weights.raw_data(), want));
+  file::ReleaseResidentPages(weights);
   return weights_.back();
 }
 

@@ -45,11 +45,15 @@ dnnl::memory ReorderWeights(const dnnl::memory::desc& user, const void* data,
 // A node's constant weights in the layouts its primitives want, each
 // reordered once: the plans of every input shape that want the same layout
 // share one copy, so a model called at many batch sizes or sequence lengths
-// holds its weights once more, not once per shape. Thread-safe.
+// holds its weights once more, not once per shape. Once copied, weights
+// mapped from the checkpoint give their pages back to the OS
+// (file::ReleaseResidentPages): the plain copy then costs no memory unless
+// something reads it again (another kernel, a new layout). Thread-safe.
 class WeightCache {
  public:
   static constexpr size_t kMaxLayouts = 16;
-  dnnl::memory Weights(const dnnl::memory::desc& user, const void* data,
+  // `weights` laid out as `user`, in layout `want`.
+  dnnl::memory Weights(const dnnl::memory::desc& user, const Tensor& weights,
                        const dnnl::memory::desc& want);
   int64_t weight_bytes() const;
 

@@ -141,10 +141,12 @@ absl::StatusOr<std::shared_ptr<const ConvPlan>> MakePlan(const KernelContext& ct
   plan->out_shape = {g.n, g.oh, g.ow, g.oc};
   if (ops.weights_constant) {
     auto* state = static_cast<ConvState*>(ctx.kernel_state());
-    const void* data = ctx.input(1).raw_data();
-    plan->weights = state != nullptr
-                        ? state->Weights(plan->user_weights, data, plan->pd.weights_desc())
-                        : onednn::ReorderWeights(plan->user_weights, data, plan->pd.weights_desc());
+    const Tensor& filter = ctx.input(1);
+    plan->weights = state != nullptr ? state->Weights(plan->user_weights, filter,
+                                                      plan->pd.weights_desc())
+                                     : onednn::ReorderWeights(plan->user_weights,
+                                                              filter.raw_data(),
+                                                              plan->pd.weights_desc());
   }
   return std::shared_ptr<const ConvPlan>(std::move(plan));
 }

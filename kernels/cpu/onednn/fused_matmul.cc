@@ -82,7 +82,7 @@ absl::Status Compute(KernelContext& ctx) {
       p->pd = dnnl::matmul::primitive_desc(d, attr, Engine());
       p->prim = dnnl::matmul(p->pd);
       if (ops->weights_constant && state != nullptr) {
-        p->weights = state->Weights(p->user_weights, b.raw_data(), p->pd.weights_desc());
+        p->weights = state->Weights(p->user_weights, b, p->pd.weights_desc());
       }
       plan = p;
       if (state != nullptr) state->Insert(key, plan);
