@@ -13,6 +13,7 @@ std::vector<std::unique_ptr<Pass>> DefaultPasses() {
   p.push_back(MakeFuseAttentionPass());
   p.push_back(MakeFuseActivationsPass());
   p.push_back(MakeFoldPadIntoConvPass());
+  p.push_back(MakeFoldPadIntoMaxPoolPass());
   p.push_back(MakeFuseConvPass());
   p.push_back(MakeFuseMatMulPass());
   p.push_back(MakePrunePass());

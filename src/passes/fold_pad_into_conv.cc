@@ -5,26 +5,12 @@
 #include "absl/strings/str_cat.h"
 #include "passes/passes.h"
 #include "passes/rewrite.h"
+#include "passes/zero_pad.h"
 
 namespace smrt::passes {
 namespace {
 
 constexpr char kPass[] = "fold_pad_into_conv";
-
-std::optional<std::vector<int64_t>> Ints(const Tensor* t) {
-  if (t == nullptr) return std::nullopt;
-  std::vector<int64_t> v;
-  for (int64_t i = 0; i < t->num_elements(); ++i) {
-    if (t->dtype() == DataType::kInt32) {
-      v.push_back(t->data<int32_t>()[i]);
-    } else if (t->dtype() == DataType::kInt64) {
-      v.push_back(t->data<int64_t>()[i]);
-    } else {
-      return std::nullopt;
-    }
-  }
-  return v;
-}
 
 class FoldPadPass : public Pass {
  public:
@@ -48,21 +34,9 @@ class FoldPadPass : public Pass {
         decline("the conv pads itself (SAME)");
         continue;
       }
-      if (pad.op == "PadV2") {
-        const Tensor* v = ConstValue(ctx.graph, pad.inputs[2]);
-        if (v == nullptr || v->dtype() != DataType::kFloat || v->num_elements() != 1 ||
-            v->data<float>()[0] != 0.0f) {
-          decline("pads with a value other than 0");
-          continue;
-        }
-      }
-      std::optional<std::vector<int64_t>> pv = Ints(ConstValue(ctx.graph, pad.inputs[1]));
-      if (!pv || pv->size() != 8) {
-        decline("paddings are not a constant 4x2");
-        continue;
-      }
-      if ((*pv)[0] != 0 || (*pv)[1] != 0 || (*pv)[6] != 0 || (*pv)[7] != 0) {
-        decline("pads the batch or channel dim");
+      const ZeroPad zero_pad = ReadZeroPad(ctx.graph, pad);
+      if (!zero_pad.why_not.empty()) {
+        decline(zero_pad.why_not);
         continue;
       }
       absl::StatusOr<Uses> uses = Uses::Build(ctx);
@@ -81,7 +55,7 @@ class FoldPadPass : public Pass {
         }
         explicit_pads = *old;
       }
-      for (int i = 2; i < 6; ++i) explicit_pads[i] += (*pv)[i];
+      for (int i = 2; i < 6; ++i) explicit_pads[i] += zero_pad.pads[i];
       const graph::Endpoint source = pad.inputs[0];
       conv.inputs[0] = source;
       conv.attrs.Set("padding", std::string("EXPLICIT"));

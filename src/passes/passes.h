@@ -15,6 +15,7 @@ std::unique_ptr<Pass> MakeFuseLayerNormPass();      // fuse_layer_norm.cc
 std::unique_ptr<Pass> MakeFuseAttentionPass();      // fuse_attention.cc
 std::unique_ptr<Pass> MakeFuseActivationsPass();    // fuse_activations.cc
 std::unique_ptr<Pass> MakeFoldPadIntoConvPass();    // fold_pad_into_conv.cc
+std::unique_ptr<Pass> MakeFoldPadIntoMaxPoolPass(); // fold_pad_into_max_pool.cc
 std::unique_ptr<Pass> MakeFuseConvPass();           // fuse_conv.cc
 std::unique_ptr<Pass> MakeFuseMatMulPass();         // fuse_matmul.cc
 std::unique_ptr<Pass> MakePrunePass();              // prune.cc

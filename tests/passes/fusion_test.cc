@@ -238,6 +238,72 @@ TEST(FusionTest, PadThenValidConvBecomesExplicitPadding) {
   EXPECT_LT(MaxAbsDiff(b->fused_out[0], b->plain_out[0]), 1e-5f);
 }
 
+// Constant paddings [[0,0],[top,bottom],[left,right],[0,0]] as int32.
+std::string SpatialPaddings(const std::string& name, int top, int bottom, int left, int right) {
+  return absl::StrCat(
+      "node { name: \"", name,
+      "\" op: \"Const\" attr { key: \"dtype\" value { type: DT_INT32 } } attr { key: "
+      "\"value\" value { tensor { dtype: DT_INT32 tensor_shape { dim { size: 4 } dim { size: 2 "
+      "} } int_val: 0 int_val: 0 int_val: ",
+      top, " int_val: ", bottom, " int_val: ", left, " int_val: ", right,
+      " int_val: 0 int_val: 0 } } } }\n");
+}
+
+std::string MaxPool(const std::string& name, const std::string& x, int k, int stride) {
+  return Op(name, "MaxPool", {x},
+            absl::StrCat("attr { key: \"ksize\" value { list { i: 1 i: ", k, " i: ", k,
+                         " i: 1 } } } attr { key: \"strides\" value { list { i: 1 i: ", stride,
+                         " i: ", stride,
+                         " i: 1 } } } attr { key: \"padding\" value { s: \"VALID\" } }"));
+}
+
+// ResNet's stem: ReLU, ZeroPadding2D, MaxPooling2D(3, 2, "valid").
+TEST(FusionTest, ZeroPadAfterReluThenValidMaxPoolBecomesExplicitPadding) {
+  const std::string g = Placeholder("x") + Op("relu", "Relu", {"x"}) +
+                        SpatialPaddings("p", 1, 1, 1, 2) +
+                        Op("pad", "Pad", {"relu", "p"},
+                           "attr { key: \"Tpaddings\" value { type: DT_INT32 } }") +
+                        MaxPool("y", "pad", 3, 2);
+  Tensor x = RandomFloats({2, 9, 8, 3}, 70, -1, 1);  // about half the cells clipped to 0
+  absl::StatusOr<testing::Both> b = testing::RunBoth(g, Feed({-1, 9, 8, 3}), {"y:0"}, {x});
+  ASSERT_TRUE(b.ok()) << b.status();
+  EXPECT_EQ(b->fused.count("Pad"), 0) << absl::StrJoin(b->fused.ops(), ",");
+  EXPECT_NE(FindRecord(b->fused.fusions, true, "Pad+MaxPool"), nullptr);
+  ASSERT_EQ(b->fused_out[0].shape(), (Shape{2, 5, 5, 3}));
+  EXPECT_EQ(MaxAbsDiff(b->fused_out[0], b->plain_out[0]), 0.0f);
+}
+
+// Without a Relu before it, a zero pad cell can be the max of a border
+// window: the Pad stays, and the report says why. So does a pad as wide as
+// the window.
+TEST(FusionTest, ZeroPadBeforeMaxPoolStaysWhereZerosCouldWin) {
+  const std::string g = Placeholder("x") + SpatialPaddings("p", 1, 1, 1, 1) +
+                        Op("pad", "Pad", {"x", "p"},
+                           "attr { key: \"Tpaddings\" value { type: DT_INT32 } }") +
+                        MaxPool("y", "pad", 3, 2) + Op("relu", "Relu", {"x"}) +
+                        SpatialPaddings("wide", 0, 2, 0, 0) +
+                        Op("pad2", "Pad", {"relu", "wide"},
+                           "attr { key: \"Tpaddings\" value { type: DT_INT32 } }") +
+                        MaxPool("z", "pad2", 2, 2);
+  Tensor x = RandomFloats({1, 6, 6, 2}, 71, -2, -1);  // every cell below 0
+  absl::StatusOr<testing::Both> b =
+      testing::RunBoth(g, Feed({1, 6, 6, 2}), {"y:0", "z:0"}, {x});
+  ASSERT_TRUE(b.ok()) << b.status();
+  EXPECT_EQ(b->fused.count("Pad"), 2) << absl::StrJoin(b->fused.ops(), ",");
+  const FusionRecord* below = FindRecord(b->fused.fusions, false, "Pad+MaxPool");
+  ASSERT_NE(below, nullptr);
+  bool said_below = false, said_window = false;
+  for (const FusionRecord& r : b->fused.fusions) {
+    if (r.fused || r.pattern != "Pad+MaxPool") continue;
+    said_below |= r.reason.find("below 0") != std::string::npos;
+    said_window |= r.reason.find("window") != std::string::npos;
+  }
+  EXPECT_TRUE(said_below);
+  EXPECT_TRUE(said_window);
+  EXPECT_EQ(MaxAbsDiff(b->fused_out[0], b->plain_out[0]), 0.0f);
+  EXPECT_EQ(b->fused_out[0].data<float>()[0], 0.0f);  // the pad's zero won the corner
+}
+
 TEST(FusionTest, SwishAfterConvIsAPostOp) {
   // Keras' silu: x * sigmoid(1 * x).
   const std::string g = Placeholder("x") + FloatConst("w", RandomFloats({3, 3, 2, 4}, 24)) +
