@@ -830,6 +830,16 @@ absl::Status Model::Run(absl::string_view signature_key, const NamedTensors& inp
   for (size_t i = 0; i < sig.info.outputs.size(); ++i) {
     const std::string& name = sig.info.outputs[i].name;
     Tensor& result = (*results)[i];
+    // An output that is a weight (a signature returning a variable, or a
+    // constant passed through) shares its storage with the model, or with
+    // the read-only mapping of the checkpoint: the caller gets a copy it may
+    // write, so no write can change the model or fault.
+    if (result.valid() && !result.on_device() && result.dtype() != DataType::kVariant &&
+        !result.sole_owner()) {
+      absl::StatusOr<Tensor> copy = result.Clone();
+      if (!copy.ok()) return copy.status();
+      result = *std::move(copy);
+    }
     auto existing = outputs->find(name);
     if (existing != outputs->end() && existing->second.valid() &&
         existing->second.dtype() == result.dtype() &&
