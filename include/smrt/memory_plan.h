@@ -33,6 +33,10 @@ struct MemoryPlan {
   // Const values plus the variables the signature reads, each buffer once (a
   // constant folded from a variable's value shares its bytes).
   int64_t weight_bytes = 0;
+  // Of weight_bytes, those used from the mapping of the checkpoint's data
+  // files (LoadOptions::map_variables): read from the page cache, and given
+  // back to the OS where oneDNN holds a weight reordered.
+  int64_t mapped_weight_bytes = 0;
   // The arena size: the planned activation peak. Scratch tensors kernels make
   // inside one call (a transposed convolution's columns, a mixed-precision
   // MatMul's converted operands) come on top.

@@ -904,7 +904,9 @@ absl::StatusOr<MemoryPlan> Model::PlanMemory(
   const graph::Graph& g = sig.program->graph();
   MemoryPlan plan;
   plan.signature = key;
-  plan.weight_bytes = exec::WeightBytes(*sig.program);
+  const exec::WeightTotals weights = exec::WeightBytes(*sig.program);
+  plan.weight_bytes = weights.bytes;
+  plan.mapped_weight_bytes = weights.mapped_bytes;
   plan.peak_bytes = planned->peak_bytes;
   plan.naive_bytes = planned->naive_bytes;
   for (graph::NodeId id : planned->steps) plan.steps.push_back(g.node(id).name);

@@ -59,7 +59,7 @@ class ScheduleReader {
   static std::vector<SlotValue> Slots(const Program& p, const graph::Graph& g);
   static absl::StatusOr<MemoryPlan> Plan(const Program& p, const std::vector<Shape>& feed_shapes);
   static void AddWeights(const Program& p, std::set<const Program*>& programs,
-                         std::set<const void*>& buffers, int64_t& bytes);
+                         std::set<const void*>& buffers, WeightTotals& totals);
 };
 
 std::vector<SlotValue> ScheduleReader::Slots(const Program& p, const graph::Graph& g) {
@@ -161,11 +161,13 @@ absl::StatusOr<MemoryPlan> ScheduleReader::Plan(const Program& p,
 }
 
 void ScheduleReader::AddWeights(const Program& p, std::set<const Program*>& programs,
-                                std::set<const void*>& buffers, int64_t& bytes) {
+                                std::set<const void*>& buffers, WeightTotals& totals) {
   if (!programs.insert(&p).second) return;
   // By buffer: a constant folded from a variable's read shares its bytes.
   auto add = [&](const Tensor& t) {
-    if (t.valid() && buffers.insert(t.raw_data()).second) bytes += static_cast<int64_t>(t.byte_size());
+    if (!t.valid() || !buffers.insert(t.raw_data()).second) return;
+    totals.bytes += static_cast<int64_t>(t.byte_size());
+    if (t.mapped()) totals.mapped_bytes += static_cast<int64_t>(t.byte_size());
   };
   auto add_variable = [&](const kernels::Resource* r) {
     if (const auto* v = dynamic_cast<const kernels::VariableResource*>(r)) add(v->Read());
@@ -179,7 +181,7 @@ void ScheduleReader::AddWeights(const Program& p, std::set<const Program*>& prog
     }
     add_variable(step.resource);
     for (const kernels::Resource* r : step.input_resources) add_variable(r);
-    for (const auto& [name, body] : step.functions) AddWeights(*body, programs, buffers, bytes);
+    for (const auto& [name, body] : step.functions) AddWeights(*body, programs, buffers, totals);
   }
 }
 
@@ -191,12 +193,12 @@ absl::StatusOr<MemoryPlan> PlanMemory(const Program& program, const std::vector<
   return ScheduleReader::Plan(program, feed_shapes);
 }
 
-int64_t WeightBytes(const Program& program) {
+WeightTotals WeightBytes(const Program& program) {
   std::set<const Program*> programs;
   std::set<const void*> buffers;
-  int64_t bytes = 0;
-  ScheduleReader::AddWeights(program, programs, buffers, bytes);
-  return bytes;
+  WeightTotals totals;
+  ScheduleReader::AddWeights(program, programs, buffers, totals);
+  return totals;
 }
 
 }  // namespace smrt::exec

@@ -88,8 +88,13 @@ std::vector<SlotValue> SlotValues(const Program& program, const graph::Graph& in
 absl::StatusOr<MemoryPlan> PlanMemory(const Program& program, const std::vector<Shape>& feed_shapes);
 
 // Bytes of Const values and of the variables the program reads, control-flow
-// bodies included, each variable counted once.
-int64_t WeightBytes(const Program& program);
+// bodies included, each variable counted once; and of those, the bytes that
+// live in the checkpoint's mapping (Tensor::mapped).
+struct WeightTotals {
+  int64_t bytes = 0;
+  int64_t mapped_bytes = 0;
+};
+WeightTotals WeightBytes(const Program& program);
 
 }  // namespace smrt::exec
 

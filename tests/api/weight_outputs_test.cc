@@ -1,4 +1,5 @@
-// A signature that returns a weight: the caller's output is its own copy,
+// A signature that returns a weight: the memory plan counts it as mapped or
+// read, and the caller's output is its own copy,
 // whether the weight lives in the checkpoint's mapping (read-only: a write
 // would fault) or in a copy the model keeps (a write would change the next
 // run's answers).
@@ -54,6 +55,11 @@ TEST(WeightOutputsTest, AReturnedWeightIsTheCallersToWrite) {
     options.map_variables = map;
     absl::StatusOr<std::unique_ptr<Model>> model = Model::Load(dir, options);
     ASSERT_TRUE(model.ok()) << model.status();
+    // The variable is the signature's one weight: from the mapping, or read.
+    absl::StatusOr<MemoryPlan> plan = (*model)->PlanMemory("serving_default", {{"x", {kN}}});
+    ASSERT_TRUE(plan.ok()) << plan.status();
+    EXPECT_EQ(plan->weight_bytes, kN * 4);
+    EXPECT_EQ(plan->mapped_weight_bytes, map ? kN * 4 : 0);
     Tensor x = *Tensor::Create(DataType::kFloat, {kN});
     for (int call = 0; call < 2; ++call) {
       absl::StatusOr<NamedTensors> out = (*model)->Run("serving_default", {{"x", x}});

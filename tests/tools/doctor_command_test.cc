@@ -75,6 +75,7 @@ TEST(DoctorCommandTest, PredictsMemoryPerSignatureAtTwoBatchSizes) {
       const MemoryPlan& plan = plans.at(static_cast<int64_t>(f.at("batch").number_value()));
       EXPECT_EQ(f.at("error").string_value(), "");
       EXPECT_EQ(f.at("weight_bytes").number_value(), plan.weight_bytes);
+      EXPECT_EQ(f.at("mapped_weight_bytes").number_value(), plan.mapped_weight_bytes);
       EXPECT_EQ(f.at("activation_peak_bytes").number_value(), plan.peak_bytes);
       EXPECT_EQ(f.at("predicted_bytes").number_value(), plan.weight_bytes + plan.peak_bytes);
       EXPECT_EQ(f.at("naive_activation_bytes").number_value(), plan.naive_bytes);

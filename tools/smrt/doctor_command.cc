@@ -61,6 +61,7 @@ Value MemoryJson(const SignatureMemory& m) {
   f["batch"] = Num(static_cast<double>(m.batch));
   f["error"] = Str(m.error);
   f["weight_bytes"] = Num(static_cast<double>(m.plan.weight_bytes));
+  f["mapped_weight_bytes"] = Num(static_cast<double>(m.plan.mapped_weight_bytes));
   f["activation_peak_bytes"] = Num(static_cast<double>(m.plan.peak_bytes));
   f["predicted_bytes"] = Num(static_cast<double>(m.predicted_bytes()));
   f["naive_activation_bytes"] = Num(static_cast<double>(m.plan.naive_bytes));

@@ -233,7 +233,8 @@ absl::Status PrintMemory(const std::string& dir, const std::vector<std::string>&
       continue;
     }
     const MemoryPlan& p = m.plan;
-    out << "  weights: " << ByteCount(p.weight_bytes) << "\n"
+    out << "  weights: " << ByteCount(p.weight_bytes) << ", " << ByteCount(p.mapped_weight_bytes)
+        << " of them mapped from the checkpoint\n"
         << "  activation peak: " << ByteCount(p.peak_bytes) << ", one arena for "
         << p.tensors.size() << " planned tensors\n"
         << "  naive sum: " << ByteCount(p.naive_bytes) << ", each tensor in its own block\n"
