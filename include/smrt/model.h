@@ -126,7 +126,8 @@ struct LoadOptions {
   std::string cache_dir;
   // Whether the checkpoint's data files are mapped into memory and weights
   // used from the mapping (where an entry's offset and size are 64-byte
-  // multiples, as TensorFlow 2 writes them) instead of read into copies:
+  // multiples: all of BERT-base's; in checkpoints where one odd-sized entry
+  // misaligns the rest, fewer) instead of read into copies:
   // loading copies nothing, and weights that oneDNN keeps reordered give
   // their plain pages back to the OS. The files must then not be truncated
   // or rewritten in place while the model is loaded (write a new export

@@ -231,19 +231,16 @@ const BundleEntry* TensorBundleReader::Find(absl::string_view key) const {
 
 std::shared_ptr<const file::MappedFile> TensorBundleReader::MappedShard(int shard) const {
   if (!map_data_ || file::IsMemoryPath(prefix_)) return nullptr;
-  std::lock_guard<std::mutex> lock(shards_mu_);
-  if (mapped_.empty()) {
-    mapped_.resize(num_shards_);
-    map_tried_.assign(num_shards_, false);
-  }
   if (shard < 0 || shard >= num_shards_) return nullptr;
-  if (!map_tried_[shard]) {
-    map_tried_[shard] = true;
+  std::lock_guard<std::mutex> lock(shards_mu_);
+  if (mapped_.empty()) mapped_.resize(num_shards_);
+  std::optional<std::shared_ptr<const file::MappedFile>>& slot = mapped_[shard];
+  if (!slot.has_value()) {
     absl::StatusOr<std::shared_ptr<const file::MappedFile>> m = file::MappedFile::Map(ShardPath(shard));
     // A shard that changed size since Open is read, and Read reports it.
-    if (m.ok() && (*m)->size() == shard_sizes_[shard]) mapped_[shard] = *std::move(m);
+    slot = m.ok() && (*m)->size() == shard_sizes_[shard] ? *std::move(m) : nullptr;
   }
-  return mapped_[shard];
+  return *slot;
 }
 
 std::string TensorBundleReader::ShardPath(int shard) const {

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include "absl/strings/string_view.h"
 #include <vector>
@@ -67,7 +68,8 @@ class TensorBundleReader {
 
   // Whether Read maps the data shards (core/mapped_file.h) and returns
   // tensors over the mapping wherever an entry's offset and size allow
-  // (file::CanMapTensorAt; TensorFlow 2 aligns every entry), instead of
+  // (file::CanMapTensorAt: 64-byte multiples; TensorFlow packs entries back
+  // to back, so one odd-sized entry misaligns those after it), instead of
   // reading a copy. On by default; in-memory files and shards that cannot be
   // mapped are read.
   void set_map_data(bool map) { map_data_ = map; }
@@ -84,8 +86,8 @@ class TensorBundleReader {
   absl::flat_hash_map<std::string, size_t> index_;  // key -> entries_ index
   bool map_data_ = true;
   mutable std::mutex shards_mu_;
-  mutable std::vector<std::shared_ptr<const file::MappedFile>> mapped_;  // per shard
-  mutable std::vector<bool> map_tried_;                                   // per shard
+  // Per shard, once tried: the mapping, or null when it cannot be mapped.
+  mutable std::vector<std::optional<std::shared_ptr<const file::MappedFile>>> mapped_;
 };
 
 }  // namespace smrt::loader

@@ -31,6 +31,26 @@ bool NonNegative(const graph::Graph& g, graph::Endpoint e) {
   return !ops.empty() && (ops.back() == "Relu" || ops.back() == "Relu6");
 }
 
+// Why a zero Pad of `pad` (summed paddings `pads`) cannot fold into `pool`.
+std::string WhyNotFoldable(const graph::Graph& g, const graph::Node& pool, const graph::Node& pad,
+                           const std::array<int64_t, 8>& pads) {
+  if (pad.inputs.empty() || !NonNegative(g, pad.inputs[0])) {
+    return absl::StrCat("the padded value may be below 0 (it comes from ",
+                        pad.inputs.empty() ? "nothing" : g.node(pad.inputs[0].node).op,
+                        ", not a Relu): a zero pad cell would win the max");
+  }
+  absl::StatusOr<std::vector<int64_t>> ksize = pool.attrs.Get<std::vector<int64_t>>("ksize");
+  if (!ksize.ok() || ksize->size() != 4 || (*ksize)[3] != 1) {
+    return "the window is not spatial (ksize)";
+  }
+  for (int i = 2; i < 6; ++i) {
+    if (pads[i] >= (*ksize)[i / 2]) {
+      return "a pad is not under the window size: a window could hold only pad cells";
+    }
+  }
+  return "";
+}
+
 class FoldPadIntoMaxPoolPass : public Pass {
  public:
   absl::string_view name() const override { return kPass; }
@@ -39,64 +59,12 @@ class FoldPadIntoMaxPoolPass : public Pass {
     if (!order.ok()) return order.status();
     for (graph::NodeId id : *order) {
       graph::Node& pool = ctx.graph.node(id);
-      if (pool.op != "MaxPool" || pool.inputs.empty()) continue;
-      const graph::Node& pad = ctx.graph.node(pool.inputs[0].node);
-      if (pad.op != "Pad" && pad.op != "PadV2") continue;
-      const std::string pattern = absl::StrCat(pad.op, "+MaxPool");
-      auto decline = [&](const std::string& why) { ctx.Declined(kPass, pool.name, pattern, why); };
-      if (pool.attrs.GetOr<std::string>("data_format", "NHWC").value_or("") != "NHWC") {
-        decline("data_format is not NHWC");
-        continue;
-      }
-      absl::StatusOr<std::string> padding = pool.attrs.Get<std::string>("padding");
-      if (!padding.ok() || (*padding != "VALID" && *padding != "EXPLICIT")) {
-        decline("the pool pads itself (SAME)");
-        continue;
-      }
-      const ZeroPad zero_pad = ReadZeroPad(ctx.graph, pad);
-      if (!zero_pad.why_not.empty()) {
-        decline(zero_pad.why_not);
-        continue;
-      }
-      if (pad.inputs.empty() || !NonNegative(ctx.graph, pad.inputs[0])) {
-        decline(absl::StrCat("the padded value may be below 0 (it comes from ",
-                             pad.inputs.empty() ? "nothing"
-                                                : ctx.graph.node(pad.inputs[0].node).op,
-                             ", not a Relu): a zero pad cell would win the max"));
-        continue;
-      }
-      absl::StatusOr<std::vector<int64_t>> ksize = pool.attrs.Get<std::vector<int64_t>>("ksize");
-      if (!ksize.ok() || ksize->size() != 4 || (*ksize)[3] != 1) {
-        decline("the window is not spatial (ksize)");
-        continue;
-      }
-      std::vector<int64_t> explicit_pads(8, 0);
-      if (*padding == "EXPLICIT") {
-        absl::StatusOr<std::vector<int64_t>> old =
-            pool.attrs.GetOr<std::vector<int64_t>>("explicit_paddings", {});
-        if (!old.ok() || old->size() != 8) {
-          decline("unexpected explicit_paddings");
-          continue;
-        }
-        explicit_pads = *old;
-      }
-      for (int i = 2; i < 6; ++i) explicit_pads[i] += zero_pad.pads[i];
-      bool window_covers = true;
-      for (int i = 2; i < 6; ++i) window_covers &= explicit_pads[i] < (*ksize)[i / 2];
-      if (!window_covers) {
-        decline("a pad is not under the window size: a window could hold only pad cells");
-        continue;
-      }
-      absl::StatusOr<Uses> uses = Uses::Build(ctx);
-      if (!uses.ok()) return uses.status();
-      if (std::string why = uses->WhyNotSingleUse(ctx.graph, pool.inputs[0]); !why.empty()) {
-        decline(why);
-        continue;
-      }
-      pool.inputs[0] = pad.inputs[0];
-      pool.attrs.Set("padding", std::string("EXPLICIT"));
-      pool.attrs.Set("explicit_paddings", explicit_pads);
-      ctx.Fused(kPass, pool.name, pattern);
+      if (pool.op != "MaxPool") continue;
+      absl::Status s = FoldZeroPadInto(
+          ctx, kPass, pool, [&](const graph::Node& pad, const std::array<int64_t, 8>& pads) {
+            return WhyNotFoldable(ctx.graph, pool, pad, pads);
+          });
+      if (!s.ok()) return s;
     }
     return absl::OkStatus();
   }
