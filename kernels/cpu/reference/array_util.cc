@@ -3,6 +3,7 @@
 #include <limits>
 #include <utility>
 
+#include "absl/strings/str_join.h"
 #include "kernels/registry.h"
 
 namespace smrt::kernels {
@@ -156,6 +157,26 @@ int64_t DimProduct(const Shape& shape, int begin, int end) {
   int64_t p = 1;
   for (int d = begin; d < end; ++d) p = SaturatingMul(p, shape[d]);
   return p;
+}
+
+absl::StatusOr<int> PackAxis(int64_t axis, int rank) {
+  // The output has rank + 1 dims.
+  if (axis < -(rank + 1) || axis > rank) {
+    return absl::InvalidArgumentError(absl::StrCat("Pack: axis = ", axis, " not in [", -(rank + 1),
+                                                   ", ", rank + 1, ") for inputs of rank ", rank));
+  }
+  return static_cast<int>(axis < 0 ? axis + rank + 1 : axis);
+}
+
+absl::Status CheckFillDims(const std::vector<int64_t>& dims) {
+  for (size_t d = 0; d < dims.size(); ++d) {
+    if (dims[d] < 0) {
+      return absl::InvalidArgumentError(absl::StrCat("Fill: dims[", d, "] = ", dims[d],
+                                                     " must be >= 0 (dims [",
+                                                     absl::StrJoin(dims, ", "), "])"));
+    }
+  }
+  return absl::OkStatus();
 }
 
 }  // namespace smrt::kernels

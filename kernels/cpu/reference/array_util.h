@@ -97,6 +97,13 @@ int64_t KnownVectorLength(const InferenceContext& ctx, int i);
 // known and differ. `what` describes where they come from.
 absl::StatusOr<int64_t> MergeDim(int64_t a, int64_t b, absl::string_view what);
 
+// Pack's axis attr for inputs of `rank` (the output has rank + 1 dims),
+// made non-negative; InvalidArgument outside [-(rank + 1), rank].
+absl::StatusOr<int> PackAxis(int64_t axis, int rank);
+
+// OK when every one of Fill's dims is >= 0, else InvalidArgument naming it.
+absl::Status CheckFillDims(const std::vector<int64_t>& dims);
+
 // Row-major element strides of `shape`. Exact for a shape with elements; a
 // shape with a zero dim may saturate (kernels copy nothing for those).
 Shape RowMajorStrides(const Shape& shape);

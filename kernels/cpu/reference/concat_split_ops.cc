@@ -172,15 +172,6 @@ absl::Status ComputeConcat(KernelContext& ctx, absl::string_view op, int first, 
 
 // ---------------------------------------------------------------- Pack, Unpack
 
-absl::StatusOr<int> PackAxis(int64_t axis, int rank) {
-  // The output has rank + 1 dims.
-  if (axis < -(rank + 1) || axis > rank) {
-    return absl::InvalidArgumentError(absl::StrCat("Pack: axis = ", axis, " not in [", -(rank + 1),
-                                                   ", ", rank + 1, ") for inputs of rank ", rank));
-  }
-  return static_cast<int>(axis < 0 ? axis + rank + 1 : axis);
-}
-
 absl::Status InferPack(InferenceContext& ctx) {
   const int n = ctx.num_inputs();
   if (absl::Status s = CheckN("Pack", ctx.attrs(), n); !s.ok()) return s;

@@ -256,17 +256,6 @@ absl::Status ComputeGather(KernelContext& ctx, bool legacy) {
 
 // ---------------------------------------------------------------- Fill
 
-absl::Status CheckFillDims(const std::vector<int64_t>& dims) {
-  for (size_t d = 0; d < dims.size(); ++d) {
-    if (dims[d] < 0) {
-      return absl::InvalidArgumentError(absl::StrCat("Fill: dims[", d, "] = ", dims[d],
-                                                     " must be >= 0 (dims [",
-                                                     absl::StrJoin(dims, ", "), "])"));
-    }
-  }
-  return absl::OkStatus();
-}
-
 absl::Status InferFill(InferenceContext& ctx) {
   ValueInfo out;
   out.dtype = InputDType(ctx, 1, "T");

@@ -187,4 +187,44 @@ absl::StatusOr<StridedSlicePlan> PlanStridedSlice(const Shape& input_dims,
   return plan;
 }
 
+absl::StatusOr<Shape> SliceSizes(const Shape& dims,
+                                 const std::optional<std::vector<int64_t>>& begin,
+                                 const std::optional<std::vector<int64_t>>& size) {
+  const size_t rank = dims.size();
+  if ((begin.has_value() && begin->size() != rank) || (size.has_value() && size->size() != rank)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("Slice: expected begin and size to be 1-D tensors of size ", rank,
+                     " (the input shape is ", ShapeToString(dims), "), got sizes ",
+                     begin.has_value() ? std::to_string(begin->size()) : "?", " and ",
+                     size.has_value() ? std::to_string(size->size()) : "?"));
+  }
+  Shape out(rank, -1);
+  for (size_t d = 0; d < rank; ++d) {
+    const int64_t dim = dims[d];
+    std::optional<int64_t> b;
+    if (begin.has_value()) {
+      b = (*begin)[d];
+      if (*b < 0 || (dim >= 0 && *b > dim)) {
+        return absl::InvalidArgumentError(absl::StrCat("Slice: expected begin[", d, "] in [0, ",
+                                                       dim, "], but got ", *b, " (input shape ",
+                                                       ShapeToString(dims), ")"));
+      }
+    }
+    if (!size.has_value()) continue;
+    int64_t s = (*size)[d];
+    if (s == -1) {
+      if (dim < 0 || !b.has_value()) continue;
+      s = dim - *b;
+    }
+    if (s < 0 || (dim >= 0 && b.has_value() && s > dim - *b)) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "Slice: expected size[", d, "] in [0, ", dim >= 0 && b.has_value() ? dim - *b : dim,
+          "], but got ", (*size)[d], " (input shape ", ShapeToString(dims), ", begin[", d,
+          "] = ", b.has_value() ? std::to_string(*b) : "?", ")"));
+    }
+    out[d] = s;
+  }
+  return out;
+}
+
 }  // namespace smrt::kernels

@@ -1,6 +1,6 @@
 // TensorFlow's StridedSlice semantics (ValidateStridedSliceOp in
-// tensorflow/core/util/strided_slice_op.cc), shared by the kernel and its
-// shape inference.
+// tensorflow/core/util/strided_slice_op.cc) and Slice's, shared by the CPU
+// and CUDA kernels and their shape inference.
 //
 // The op's begin/end/strides form a *sparse* spec, one entry per Python index
 // item (x[1:-1:2, ..., None, 3]); the masks say which items are an ellipsis,
@@ -51,6 +51,13 @@ absl::StatusOr<StridedSlicePlan> PlanStridedSlice(const Shape& input_dims,
                                                   const std::optional<std::vector<int64_t>>& end,
                                                   const std::vector<int64_t>& strides,
                                                   const StridedSliceMasks& masks);
+
+// Output dims of Slice (begin + size, size -1 meaning "to the end"); input
+// dims, begin and size may be unknown (-1 dims, nullopt vectors) during
+// inference. InvalidArgument naming the dim for a box outside the input.
+absl::StatusOr<Shape> SliceSizes(const Shape& dims,
+                                 const std::optional<std::vector<int64_t>>& begin,
+                                 const std::optional<std::vector<int64_t>>& size);
 
 }  // namespace smrt::kernels
 
