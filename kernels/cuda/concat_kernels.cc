@@ -1,5 +1,6 @@
 // ConcatV2: N values of any fixed-size dtype on the device, the axis (input
-// N) on the host. Each input is one strided copy into its slot of the
+// N) on the host; Pack: N values of one shape, every fixed-size dtype but
+// int32 (kernel_util.h). Each input is one strided copy into its slot of the
 // output (cudaMemcpy2DAsync: a row per outer index), no kernel of its own.
 //
 // host_memory_inputs is fixed per KernelSpec while the axis's index is the
@@ -12,12 +13,43 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "kernels/cpu/reference/array_util.h"
 #include "kernels/cuda/cuda_status.h"
 #include "kernels/cuda/kernel_util.h"
 #include "kernels/cuda/register.h"
 
 namespace smrt::kernels::cuda {
 namespace {
+
+// Output row o (of `outer`) = row o of input 0, then of input 1, ...: input
+// i's rows hold rows[i] elements. One strided copy per input
+// (cudaMemcpy2DAsync, a row per outer index), queued on `stream`.
+absl::Status CopyIntoRows(const KernelContext& ctx, int n, int64_t outer,
+                          const std::vector<int64_t>& rows, Tensor& out, cudaStream_t stream) {
+  const size_t elem = DataTypeSize(out.dtype());
+  size_t out_row = 0;
+  for (int64_t r : rows) out_row += static_cast<size_t>(r) * elem;
+  size_t offset = 0;  // bytes into an output row
+  char* dst = static_cast<char*>(out.raw_data());
+  for (int i = 0; i < n; ++i) {
+    const size_t row = static_cast<size_t>(rows[i]) * elem;
+    if (row == 0) continue;
+    const Tensor& t = ctx.input(i);
+    const cudaError_t err =
+        outer == 1 ? cudaMemcpyAsync(dst + offset, t.raw_data(), row, cudaMemcpyDeviceToDevice,
+                                     stream)
+                   : cudaMemcpy2DAsync(dst + offset, out_row, t.raw_data(), row, row,
+                                       static_cast<size_t>(outer), cudaMemcpyDeviceToDevice,
+                                       stream);
+    if (absl::Status s = CudaStatus(err, ctx.op(), ctx.node_name(),
+                                    absl::StrCat("copying input ", i));
+        !s.ok()) {
+      return s;
+    }
+    offset += row;
+  }
+  return absl::OkStatus();
+}
 
 absl::Status ConcatV2(KernelContext& ctx, int n) {
   if (ctx.num_inputs() != n + 1) {
@@ -83,28 +115,45 @@ absl::Status ConcatV2(KernelContext& ctx, int n) {
   int64_t outer = 1, inner = 1;
   for (int d = 0; d < axis; ++d) outer *= out_shape[d];
   for (int d = axis + 1; d < rank; ++d) inner *= out_shape[d];
-  const size_t elem = DataTypeSize(in0.dtype());
-  const size_t out_row = static_cast<size_t>(out_shape[axis] * inner) * elem;
-  size_t offset = 0;  // bytes into an output row
-  char* dst = static_cast<char*>((*out)->raw_data());
-  for (int i = 0; i < n; ++i) {
-    const Tensor& t = ctx.input(i);
-    const size_t row = static_cast<size_t>(t.dim(axis) * inner) * elem;
-    if (row == 0) continue;
-    const cudaError_t err =
-        outer == 1 ? cudaMemcpyAsync(dst + offset, t.raw_data(), row, cudaMemcpyDeviceToDevice,
-                                     *stream)
-                   : cudaMemcpy2DAsync(dst + offset, out_row, t.raw_data(), row, row,
-                                       static_cast<size_t>(outer), cudaMemcpyDeviceToDevice,
-                                       *stream);
-    if (absl::Status s = CudaStatus(err, ctx.op(), ctx.node_name(),
-                                    absl::StrCat("copying input ", i));
-        !s.ok()) {
-      return s;
-    }
-    offset += row;
+  std::vector<int64_t> rows(n);
+  for (int i = 0; i < n; ++i) rows[i] = ctx.input(i).dim(axis) * inner;
+  return CopyIntoRows(ctx, n, outer, rows, **out, *stream);
+}
+
+// Pack (tf.stack): N device values of one shape, stacked along a new axis.
+absl::Status Pack(KernelContext& ctx) {
+  const int n = ctx.num_inputs();
+  absl::StatusOr<int64_t> count = ctx.attrs().Get<int64_t>("N");
+  if (!count.ok() || *count != n || n < 1) {
+    return AtNode(ctx, absl::InvalidArgumentError(absl::StrCat(
+                           "attr N must be the number of inputs (", n, ") and at least 1")));
   }
-  return absl::OkStatus();
+  for (int i = 0; i < n; ++i) {
+    if (absl::Status s = CheckOnDevice(ctx, {i}); !s.ok()) return s;
+  }
+  const Tensor& in0 = ctx.input(0);
+  for (int i = 1; i < n; ++i) {
+    const Tensor& t = ctx.input(i);
+    if (t.shape() != in0.shape() || t.dtype() != in0.dtype()) {
+      return AtNode(ctx, absl::InvalidArgumentError(absl::StrCat(
+                             "Pack: shapes and dtypes of all inputs must match: values[0] = ",
+                             in0.DebugString(), " != values[", i, "] = ", t.DebugString())));
+    }
+  }
+  absl::StatusOr<int64_t> axis_attr = ctx.attrs().GetOr<int64_t>("axis", 0);
+  if (!axis_attr.ok()) return AtNode(ctx, axis_attr.status());
+  absl::StatusOr<int> axis = PackAxis(*axis_attr, in0.rank());
+  if (!axis.ok()) return AtNode(ctx, axis.status());
+  Shape out_shape = in0.shape();
+  out_shape.insert(out_shape.begin() + *axis, n);
+  absl::StatusOr<cudaStream_t> stream = StreamOf(ctx);
+  if (!stream.ok()) return stream.status();
+  absl::StatusOr<Tensor*> out = ctx.allocate_device_output(0, in0.dtype(), out_shape);
+  if (!out.ok()) return out.status();
+  if ((*out)->num_elements() == 0) return absl::OkStatus();
+  const int64_t outer = DimProduct(in0.shape(), 0, *axis);
+  const int64_t inner = DimProduct(in0.shape(), *axis, in0.rank());
+  return CopyIntoRows(ctx, n, outer, std::vector<int64_t>(n, inner), **out, *stream);
 }
 
 }  // namespace
@@ -121,6 +170,7 @@ std::vector<KernelSpec> ConcatKernels() {
     };
     kernels.push_back(std::move(k));
   }
+  kernels.push_back(CudaKernel("Pack", "T", TypesButInt32(), Pack));
   return kernels;
 }
 

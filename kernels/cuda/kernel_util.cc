@@ -29,6 +29,14 @@ KernelSpec CudaKernel(const char* op, const char* type_attr, std::vector<DataTyp
   return k;
 }
 
+std::vector<DataType> TypesButInt32() {
+  std::vector<DataType> out;
+  for (DataType t : FixedSizeTypes()) {
+    if (t != DataType::kInt32) out.push_back(t);
+  }
+  return out;
+}
+
 absl::Status AtNode(const KernelContext& ctx, const absl::Status& status) {
   if (status.ok()) return status;
   return absl::Status(status.code(),
@@ -57,6 +65,19 @@ absl::Status CheckOnDevice(const KernelContext& ctx, std::initializer_list<int> 
     }
   }
   return absl::OkStatus();
+}
+
+absl::StatusOr<const Tensor*> HostInput(const KernelContext& ctx, int i, absl::string_view what) {
+  const Tensor& t = ctx.input(i);
+  if (!t.valid()) {
+    return AtNode(ctx, absl::InvalidArgumentError(absl::StrCat("input ", i, " (", what,
+                                                               ") is missing or invalid")));
+  }
+  if (t.on_device()) {
+    return AtNode(ctx, absl::FailedPreconditionError(absl::StrCat(
+                           what, " (input ", i, ") must be in host memory, got a device tensor")));
+  }
+  return &t;
 }
 
 absl::Status CheckDtype(const KernelContext& ctx, int i, DataType want) {

@@ -20,6 +20,13 @@ namespace smrt::kernels::cuda {
 // all of include/smrt/dtype.h but string, resource and variant.
 const std::vector<DataType>& FixedSizeTypes();
 
+// FixedSizeTypes() but int32, for the ops that also do shape arithmetic
+// (Slice, StridedSlice, Pack, Fill). TensorFlow's GPU kernels keep int32 in
+// host memory; here an int32 kernel on the device would move each piece of
+// Keras's shape arithmetic (Shape, StridedSlice, Pack into Reshape) to the
+// device and back, so int32 nodes of those ops stay on the CPU.
+std::vector<DataType> TypesButInt32();
+
 // A CUDA KernelSpec (device "CUDA", backend "cuda") for `op`, keyed by
 // `type_attr` over `types` (no type_attr when empty).
 KernelSpec CudaKernel(const char* op, const char* type_attr, std::vector<DataType> types,
@@ -36,6 +43,11 @@ absl::StatusOr<cudaStream_t> StreamOf(const KernelContext& ctx);
 // memory (a host tensor handed to a device kernel would be dereferenced as a
 // device pointer).
 absl::Status CheckOnDevice(const KernelContext& ctx, std::initializer_list<int> inputs);
+
+// Input i, which the kernel reads on the host (a host_memory_input: paddings,
+// begin, dims...); InvalidArgument when missing, FailedPrecondition when it
+// is in device memory. `what` names it in the message.
+absl::StatusOr<const Tensor*> HostInput(const KernelContext& ctx, int i, absl::string_view what);
 
 // InvalidArgument unless input i has dtype `want`.
 absl::Status CheckDtype(const KernelContext& ctx, int i, DataType want);

@@ -11,17 +11,21 @@ __global__ void PadKernel(PadPlan plan, const T* __restrict__ in, T* __restrict_
                           T fill) {
   for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < n;
        i += static_cast<int64_t>(gridDim.x) * blockDim.x) {
-    int64_t rest = i, offset = 0, stride = 1;
-    bool inside = true;
-    for (int d = plan.rank - 1; d >= 0; --d) {
-      const int64_t c = rest % plan.out_dims[d] - plan.before[d];
-      rest /= plan.out_dims[d];
-      inside = inside && c >= 0 && c < plan.in_dims[d];
-      offset += c * stride;
-      stride *= plan.in_dims[d];
-    }
-    out[i] = inside ? in[offset] : fill;
+    const int64_t offset = PadSourceOffset(plan, i);
+    out[i] = offset >= 0 ? in[offset] : fill;
   }
+}
+
+template <typename T>
+__global__ void FillKernel(T* __restrict__ out, int64_t n, T value) {
+  for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < n;
+       i += static_cast<int64_t>(gridDim.x) * blockDim.x) {
+    out[i] = value;
+  }
+}
+
+int64_t Blocks(int64_t n, int threads) {
+  return std::min<int64_t>((n + threads - 1) / threads, 65535 * 8);
 }
 
 template <typename T>
@@ -30,9 +34,18 @@ cudaError_t Launch(const PadPlan& plan, const void* in, void* out, int64_t n, co
   T value;
   std::memcpy(&value, fill, sizeof(T));
   const int threads = 256;
-  const int64_t blocks = std::min<int64_t>((n + threads - 1) / threads, 65535 * 8);
-  PadKernel<T><<<static_cast<unsigned>(blocks), threads, 0, stream>>>(
+  PadKernel<T><<<static_cast<unsigned>(Blocks(n, threads)), threads, 0, stream>>>(
       plan, static_cast<const T*>(in), static_cast<T*>(out), n, value);
+  return cudaGetLastError();
+}
+
+template <typename T>
+cudaError_t Fill(void* out, int64_t n, const void* value, cudaStream_t stream) {
+  T v;
+  std::memcpy(&v, value, sizeof(T));
+  const int threads = 256;
+  FillKernel<T><<<static_cast<unsigned>(Blocks(n, threads)), threads, 0, stream>>>(
+      static_cast<T*>(out), n, v);
   return cudaGetLastError();
 }
 
@@ -45,6 +58,18 @@ cudaError_t LaunchPad(const PadPlan& plan, const void* in, void* out, int64_t n,
     case 2: return Launch<uint16_t>(plan, in, out, n, fill, stream);
     case 4: return Launch<uint32_t>(plan, in, out, n, fill, stream);
     case 8: return Launch<uint64_t>(plan, in, out, n, fill, stream);
+    default: return cudaErrorInvalidValue;
+  }
+}
+
+cudaError_t LaunchFill(void* out, int64_t n, int elem_size, const void* value,
+                       cudaStream_t stream) {
+  if (n == 0) return cudaSuccess;
+  switch (elem_size) {
+    case 1: return Fill<uint8_t>(out, n, value, stream);
+    case 2: return Fill<uint16_t>(out, n, value, stream);
+    case 4: return Fill<uint32_t>(out, n, value, stream);
+    case 8: return Fill<uint64_t>(out, n, value, stream);
     default: return cudaErrorInvalidValue;
   }
 }

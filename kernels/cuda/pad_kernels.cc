@@ -1,8 +1,10 @@
-// Pad and PadV2 (constant padding) on device tensors of any fixed-size dtype
-// of 1 to 8 bytes; paddings (int32 or int64, shape (rank, 2)) and PadV2's
-// constant_values are read on the host. Checks and messages as the CPU
-// kernel's. ResNet's pool1_pad is one: on the CPU it sent its activation to
-// the host and back.
+// Pad, PadV2 (a constant), MirrorPad (REFLECT, SYMMETRIC) and Fill on device
+// tensors of any fixed-size dtype of 1 to 8 bytes (Fill: but int32,
+// kernel_util.h). paddings (int32 or int64,
+// shape (rank, 2)), PadV2's constant_values and Fill's dims and value are
+// read on the host. The checks and messages are the CPU kernels' own
+// (kernels/cpu/reference/pad_util.h, array_util.h). ResNet's pool1_pad is a
+// Pad: on the CPU it sent its activation to the host and back.
 #include <cuda_runtime.h>
 
 #include <cstdint>
@@ -10,6 +12,8 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "kernels/cpu/reference/array_util.h"
+#include "kernels/cpu/reference/pad_util.h"
 #include "kernels/cuda/cuda_status.h"
 #include "kernels/cuda/kernel_util.h"
 #include "kernels/cuda/pad.h"
@@ -18,81 +22,49 @@
 namespace smrt::kernels::cuda {
 namespace {
 
-absl::Status HostInput(const KernelContext& ctx, int i, const char* what) {
-  const Tensor& t = ctx.input(i);
-  if (!t.valid()) {
-    return AtNode(ctx, absl::InvalidArgumentError(absl::StrCat("input ", i, " (", what,
-                                                               ") is missing or invalid")));
+PadFill DeviceFill(PadMode mode) {
+  switch (mode) {
+    case PadMode::kReflect: return PadFill::kReflect;
+    case PadMode::kSymmetric: return PadFill::kSymmetric;
+    case PadMode::kConstant: break;
   }
-  if (t.on_device()) {
-    return AtNode(ctx, absl::FailedPreconditionError(absl::StrCat(
-                           what, " (input ", i, ") must be in host memory, got a device tensor")));
-  }
-  return absl::OkStatus();
+  return PadFill::kConstant;
 }
 
-absl::Status Pad(KernelContext& ctx) {
+absl::Status Pad(KernelContext& ctx, PadMode mode) {
   if (absl::Status s = CheckOnDevice(ctx, {0}); !s.ok()) return s;
-  if (absl::Status s = HostInput(ctx, 1, "paddings"); !s.ok()) return s;
+  absl::StatusOr<const Tensor*> paddings = HostInput(ctx, 1, "paddings");
+  if (!paddings.ok()) return paddings.status();
   const Tensor& input = ctx.input(0);
-  const Tensor& paddings = ctx.input(1);
   const int rank = input.rank();
-  if (paddings.rank() != 2 || paddings.dim(1) != 2) {
-    return AtNode(ctx, absl::InvalidArgumentError(absl::StrCat(
-                           ctx.op(), ": paddings must be a matrix with 2 columns, got shape ",
-                           ShapeToString(paddings.shape()))));
-  }
-  if (paddings.dim(0) != rank) {
-    return AtNode(ctx, absl::InvalidArgumentError(absl::StrCat(
-                           ctx.op(), ": the first dimension of paddings ",
-                           ShapeToString(paddings.shape()), " must be the rank of the input ",
-                           ShapeToString(input.shape()))));
-  }
+  absl::StatusOr<std::vector<Padding>> pads = ReadPaddings(ctx.op(), **paddings, rank);
+  if (!pads.ok()) return AtNode(ctx, pads.status());
+  absl::StatusOr<Shape> out_shape = PaddedDims(ctx.op(), input.shape(), *pads, mode);
+  if (!out_shape.ok()) return AtNode(ctx, out_shape.status());
   if (rank > kMaxPadRank) {
     return AtNode(ctx, absl::UnimplementedError(absl::StrCat("CUDA ", ctx.op(), " pads at most ",
                                                              kMaxPadRank, " dims, got rank ",
                                                              rank)));
   }
-  std::vector<int64_t> v(paddings.num_elements());
-  for (size_t i = 0; i < v.size(); ++i) {
-    if (paddings.dtype() == DataType::kInt32) {
-      v[i] = paddings.data<int32_t>()[i];
-    } else if (paddings.dtype() == DataType::kInt64) {
-      v[i] = paddings.data<int64_t>()[i];
-    } else {
-      return AtNode(ctx, absl::InvalidArgumentError(absl::StrCat(
-                             ctx.op(), ": paddings must be int32 or int64, got ",
-                             DataTypeName(paddings.dtype()))));
-    }
-    if (v[i] < 0) {
-      return AtNode(ctx, absl::InvalidArgumentError(absl::StrCat(
-                             ctx.op(), ": paddings must be non-negative, got ", v[i])));
-    }
-  }
   const int elem_size = static_cast<int>(DataTypeSize(input.dtype()));
   unsigned char fill[8] = {};
-  if (ctx.num_inputs() > 2) {  // PadV2's constant_values: a scalar of the input's dtype
-    if (absl::Status s = HostInput(ctx, 2, "constant_values"); !s.ok()) return s;
-    const Tensor& c = ctx.input(2);
-    if (c.dtype() != input.dtype() || c.num_elements() != 1) {
-      return AtNode(ctx, absl::InvalidArgumentError(absl::StrCat(
-                             ctx.op(), ": constant_values must be a scalar of the input's dtype, got ",
-                             c.DebugString())));
-    }
-    std::memcpy(fill, c.raw_data(), elem_size);
+  if (ctx.num_inputs() > 2) {  // PadV2's constant_values
+    absl::StatusOr<const Tensor*> constant = HostInput(ctx, 2, "constant_values");
+    if (!constant.ok()) return constant.status();
+    if (absl::Status s = CheckConstantValues(input, **constant); !s.ok()) return AtNode(ctx, s);
+    std::memcpy(fill, (*constant)->raw_data(), elem_size);
   }
   PadPlan plan;
   plan.rank = rank;
-  Shape out_shape(rank);
+  plan.fill = DeviceFill(mode);
   for (int d = 0; d < rank; ++d) {
     plan.in_dims[d] = input.dim(d);
-    plan.before[d] = v[2 * d];
-    out_shape[d] = input.dim(d) + v[2 * d] + v[2 * d + 1];
-    plan.out_dims[d] = out_shape[d];
+    plan.before[d] = (*pads)[d].before;
+    plan.out_dims[d] = (*out_shape)[d];
   }
   absl::StatusOr<cudaStream_t> stream = StreamOf(ctx);
   if (!stream.ok()) return stream.status();
-  absl::StatusOr<Tensor*> out = ctx.allocate_device_output(0, input.dtype(), out_shape);
+  absl::StatusOr<Tensor*> out = ctx.allocate_device_output(0, input.dtype(), *out_shape);
   if (!out.ok()) return out.status();
   const int64_t n = (*out)->num_elements();
   if (n == 0) return absl::OkStatus();
@@ -101,10 +73,46 @@ absl::Status Pad(KernelContext& ctx) {
                     ctx.op(), ctx.node_name(), "launching the pad kernel");
 }
 
-// Element sizes the kernel copies (every fixed-size dtype but 16-byte complex).
-std::vector<DataType> PaddableTypes() {
+absl::Status MirrorPad(KernelContext& ctx) {
+  absl::StatusOr<PadMode> mode = MirrorMode(ctx.attrs());
+  if (!mode.ok()) return AtNode(ctx, mode.status());
+  return Pad(ctx, *mode);
+}
+
+absl::Status Fill(KernelContext& ctx) {
+  absl::StatusOr<const Tensor*> dims_in = HostInput(ctx, 0, "dims");
+  if (!dims_in.ok()) return dims_in.status();
+  absl::StatusOr<const Tensor*> value_in = HostInput(ctx, 1, "value");
+  if (!value_in.ok()) return value_in.status();
+  const Tensor& dims_t = **dims_in;
+  const Tensor& value = **value_in;
+  if (dims_t.rank() != 1) {
+    return AtNode(ctx, absl::InvalidArgumentError(absl::StrCat(
+                           "Fill: dims must be a vector, got shape ",
+                           ShapeToString(dims_t.shape()))));
+  }
+  if (value.num_elements() != 1 || value.rank() > 1) {
+    return AtNode(ctx, absl::InvalidArgumentError(absl::StrCat(
+                           "Fill: value must be a scalar, got shape ",
+                           ShapeToString(value.shape()))));
+  }
+  absl::StatusOr<std::vector<int64_t>> dims = IntValues(dims_t, "Fill dims");
+  if (!dims.ok()) return AtNode(ctx, dims.status());
+  if (absl::Status s = CheckFillDims(*dims); !s.ok()) return AtNode(ctx, s);
+  absl::StatusOr<cudaStream_t> stream = StreamOf(ctx);
+  if (!stream.ok()) return stream.status();
+  absl::StatusOr<Tensor*> out = ctx.allocate_device_output(0, value.dtype(), Shape(*dims));
+  if (!out.ok()) return out.status();
+  return CudaStatus(LaunchFill((*out)->raw_data(), (*out)->num_elements(),
+                               static_cast<int>(DataTypeSize(value.dtype())), value.raw_data(),
+                               *stream),
+                    ctx.op(), ctx.node_name(), "launching the fill kernel");
+}
+
+// Element sizes the kernels copy (every fixed-size dtype but 16-byte complex).
+std::vector<DataType> UpTo8Bytes(const std::vector<DataType>& types) {
   std::vector<DataType> out;
-  for (DataType t : FixedSizeTypes()) {
+  for (DataType t : types) {
     if (DataTypeSize(t) <= 8) out.push_back(t);
   }
   return out;
@@ -113,8 +121,13 @@ std::vector<DataType> PaddableTypes() {
 }  // namespace
 
 std::vector<KernelSpec> PadKernels() {
-  return {CudaKernel("Pad", "T", PaddableTypes(), Pad, /*host_memory_inputs=*/{1}),
-          CudaKernel("PadV2", "T", PaddableTypes(), Pad, /*host_memory_inputs=*/{1, 2})};
+  const auto constant = [](KernelContext& ctx) { return Pad(ctx, PadMode::kConstant); };
+  const std::vector<DataType> types = UpTo8Bytes(FixedSizeTypes());
+  return {CudaKernel("Pad", "T", types, constant, /*host_memory_inputs=*/{1}),
+          CudaKernel("PadV2", "T", types, constant, /*host_memory_inputs=*/{1, 2}),
+          CudaKernel("MirrorPad", "T", types, MirrorPad, /*host_memory_inputs=*/{1}),
+          CudaKernel("Fill", "T", UpTo8Bytes(TypesButInt32()), Fill,
+                     /*host_memory_inputs=*/{0, 1})};
 }
 
 }  // namespace smrt::kernels::cuda

@@ -52,13 +52,19 @@ std::vector<KernelSpec> GatherKernels();
 // SelectV2: every fixed-size dtype, three-way broadcasting (select_kernels.cc).
 std::vector<KernelSpec> SelectKernels();
 // ConcatV2: every fixed-size dtype, the axis (input N) on the host; one
-// KernelSpec per N up to kMaxConcatInputs (concat_kernels.cc).
+// KernelSpec per N up to kMaxConcatInputs. Pack: every fixed-size dtype but
+// int32 (kernel_util.h, TypesButInt32) (concat_kernels.cc).
 inline constexpr int kMaxConcatInputs = 64;
 std::vector<KernelSpec> ConcatKernels();
 // Cast among float32, int32, int64 and bool (cast_kernels.cc).
 std::vector<KernelSpec> CastKernels();
-// Pad, PadV2 (constant), any dtype of up to 8 bytes; paddings on the host.
+// Pad, PadV2 (constant), MirrorPad: any dtype of up to 8 bytes, paddings
+// on the host. Fill: the same but int32, dims and value on the host
+// (pad_kernels.cc).
 std::vector<KernelSpec> PadKernels();
+// Slice, StridedSlice: every fixed-size dtype but int32, begin/size/end/
+// strides on the host (slice_kernels.cc, slice_plan.h).
+std::vector<KernelSpec> SliceKernels();
 
 inline std::vector<KernelSpec> CudaKernels() {
   std::vector<KernelSpec> all;
@@ -66,7 +72,7 @@ inline std::vector<KernelSpec> CudaKernels() {
                       &MatMulKernels, &SoftmaxKernels, &LayerNormKernels,
                       &TransposeKernels, &ConvKernels, &PoolKernels, &ReduceKernels,
                       &EinsumKernels, &GatherKernels, &SelectKernels, &ConcatKernels,
-                      &CastKernels, &PadKernels}) {
+                      &CastKernels, &PadKernels, &SliceKernels}) {
     for (KernelSpec& k : family()) all.push_back(std::move(k));
   }
   return all;

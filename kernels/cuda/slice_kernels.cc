@@ -1,0 +1,95 @@
+// Slice and StridedSlice (all five masks) on device tensors of every
+// fixed-size dtype but int32; begin, size, end and strides are read on the
+// host. The box is planned by the CPU kernels' own code
+// (kernels/cpu/reference/strided_slice_util.h), so shapes and errors are the
+// CPU's, and copied by the transpose kernel's gather (slice_plan.h).
+//
+// int32 stays on the CPU (kernel_util.h, TypesButInt32).
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "kernels/cpu/reference/array_util.h"
+#include "kernels/cpu/reference/strided_slice_util.h"
+#include "kernels/cuda/cuda_status.h"
+#include "kernels/cuda/kernel_util.h"
+#include "kernels/cuda/register.h"
+#include "kernels/cuda/slice_plan.h"
+#include "kernels/cuda/transpose.h"
+
+namespace smrt::kernels::cuda {
+namespace {
+
+// Output 0 of `out_shape` = the box of `sizes` at begin, stepping by strides.
+absl::Status CopyBox(KernelContext& ctx, const std::vector<int64_t>& begin,
+                     const std::vector<int64_t>& strides, const Shape& sizes,
+                     const Shape& out_shape) {
+  const Tensor& input = ctx.input(0);
+  absl::StatusOr<SliceGather> gather = PlanSliceGather(input.shape(), begin, strides, sizes);
+  if (!gather.ok()) return AtNode(ctx, gather.status());
+  absl::StatusOr<cudaStream_t> stream = StreamOf(ctx);
+  if (!stream.ok()) return stream.status();
+  absl::StatusOr<Tensor*> out = ctx.allocate_device_output(0, input.dtype(), out_shape);
+  if (!out.ok()) return out.status();
+  const int64_t n = (*out)->num_elements();
+  if (n == 0) return absl::OkStatus();
+  const size_t elem = DataTypeSize(input.dtype());
+  const char* start = static_cast<const char*>(input.raw_data()) + gather->base * elem;
+  return CudaStatus(LaunchTranspose(gather->plan, start, (*out)->raw_data(), n,
+                                    static_cast<int>(elem), *stream),
+                    ctx.op(), ctx.node_name(), "launching the gather kernel");
+}
+
+// Host input i as int64 values, checked to be a vector.
+absl::StatusOr<std::vector<int64_t>> HostVector(const KernelContext& ctx, int i,
+                                                const char* what) {
+  absl::StatusOr<const Tensor*> t = HostInput(ctx, i, what);
+  if (!t.ok()) return t.status();
+  if ((*t)->rank() != 1) {
+    return AtNode(ctx, absl::InvalidArgumentError(absl::StrCat(
+                           ctx.op(), ": expected ", what, " to be a 1-D tensor, got shape ",
+                           ShapeToString((*t)->shape()))));
+  }
+  absl::StatusOr<std::vector<int64_t>> v = IntValues(**t, absl::StrCat(ctx.op(), " ", what));
+  if (!v.ok()) return AtNode(ctx, v.status());
+  return v;
+}
+
+absl::Status Slice(KernelContext& ctx) {
+  if (absl::Status s = CheckOnDevice(ctx, {0}); !s.ok()) return s;
+  absl::StatusOr<std::vector<int64_t>> begin = HostVector(ctx, 1, "begin");
+  if (!begin.ok()) return begin.status();
+  absl::StatusOr<std::vector<int64_t>> size = HostVector(ctx, 2, "size");
+  if (!size.ok()) return size.status();
+  absl::StatusOr<Shape> dims = SliceSizes(ctx.input(0).shape(), *begin, *size);
+  if (!dims.ok()) return AtNode(ctx, dims.status());
+  return CopyBox(ctx, *begin, std::vector<int64_t>(dims->size(), 1), *dims, *dims);
+}
+
+absl::Status StridedSlice(KernelContext& ctx) {
+  if (absl::Status s = CheckOnDevice(ctx, {0}); !s.ok()) return s;
+  absl::StatusOr<std::vector<int64_t>> begin = HostVector(ctx, 1, "begin");
+  if (!begin.ok()) return begin.status();
+  absl::StatusOr<std::vector<int64_t>> end = HostVector(ctx, 2, "end");
+  if (!end.ok()) return end.status();
+  absl::StatusOr<std::vector<int64_t>> strides = HostVector(ctx, 3, "strides");
+  if (!strides.ok()) return strides.status();
+  absl::StatusOr<StridedSliceMasks> masks = StridedSliceMasksFromAttrs(ctx.attrs());
+  if (!masks.ok()) return AtNode(ctx, masks.status());
+  absl::StatusOr<StridedSlicePlan> plan =
+      PlanStridedSlice(ctx.input(0).shape(), *begin, *end, *strides, *masks);
+  if (!plan.ok()) return AtNode(ctx, plan.status());
+  return CopyBox(ctx, plan->begin, plan->strides, plan->processing_shape, plan->final_shape);
+}
+
+}  // namespace
+
+std::vector<KernelSpec> SliceKernels() {
+  return {CudaKernel("Slice", "T", TypesButInt32(), Slice, /*host_memory_inputs=*/{1, 2}),
+          CudaKernel("StridedSlice", "T", TypesButInt32(), StridedSlice,
+                     /*host_memory_inputs=*/{1, 2, 3})};
+}
+
+}  // namespace smrt::kernels::cuda

@@ -1,0 +1,361 @@
+// Slice, StridedSlice, Pack, Fill and MirrorPad on CUDA. Without a GPU:
+// what is registered (int32 stays on the CPU), the index arithmetic the
+// kernels run (PlanSliceGather + TransposeSourceOffset, PadSourceOffset)
+// evaluated on the host against the CPU kernels' outputs, and the checks
+// made before any device work. With a GPU: each kernel against the CPU
+// kernel, byte for byte.
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "cuda_test_util.h"
+#include "gtest/gtest.h"
+#include "kernels/cpu/reference/strided_slice_util.h"
+#include "kernels/cuda/pad.h"
+#include "kernels/cuda/register.h"
+#include "kernels/cuda/slice_plan.h"
+#include "kernels/cuda/transpose.h"
+#include "kernels/registry.h"
+#include "kernels/testing/op_runner.h"
+
+namespace smrt::kernels::cuda {
+namespace {
+
+using kernels::testing::MakeTensor;
+using kernels::testing::RandomFloats;
+using kernels::testing::RunOp;
+using testing::FakeDevice;
+using testing::FakeDeviceTensor;
+using testing::RunCudaKernel;
+using testing::TypeAttr;
+
+struct Registered {
+  const char* op;
+  std::vector<int> host_memory_inputs;
+  bool int32;
+};
+
+TEST(CudaSlicePackFillTest, RegisteredWithHostInputsAndInt32LeftToTheCpu) {
+  const KernelRegistry& r = KernelRegistry::Default();
+  for (const Registered& e : std::vector<Registered>{{"Slice", {1, 2}, false},
+                                                     {"StridedSlice", {1, 2, 3}, false},
+                                                     {"Pack", {}, false},
+                                                     {"Fill", {0, 1}, false},
+                                                     {"MirrorPad", {1}, true}}) {
+    SCOPED_TRACE(e.op);
+    for (DataType t : {DataType::kFloat, DataType::kHalf, DataType::kInt64, DataType::kInt8,
+                       DataType::kBool}) {
+      absl::StatusOr<const KernelSpec*> k = r.FindKernel(e.op, kCudaDevice, TypeAttr(t));
+      ASSERT_TRUE(k.ok()) << DataTypeName(t) << ": " << k.status();
+      EXPECT_EQ((*k)->backend, "cuda");
+      EXPECT_EQ((*k)->host_memory_inputs, e.host_memory_inputs);
+    }
+    EXPECT_EQ(r.FindKernel(e.op, kCudaDevice, TypeAttr(DataType::kInt32)).ok(), e.int32);
+    EXPECT_FALSE(r.FindKernel(e.op, kCudaDevice, TypeAttr(DataType::kString)).ok());
+  }
+}
+
+// A StridedSlice spec: x[begin:end:strides] with masks.
+struct SliceCase {
+  const char* what;
+  Shape shape;
+  std::vector<int64_t> begin, end, strides;
+  StridedSliceMasks masks;
+};
+
+AttrMap StridedSliceAttrs(const StridedSliceMasks& m, DataType t = DataType::kFloat) {
+  AttrMap a = TypeAttr(t);
+  a.Set("Index", DataType::kInt64);
+  a.Set("begin_mask", int64_t{m.begin});
+  a.Set("end_mask", int64_t{m.end});
+  a.Set("ellipsis_mask", int64_t{m.ellipsis});
+  a.Set("new_axis_mask", int64_t{m.new_axis});
+  a.Set("shrink_axis_mask", int64_t{m.shrink_axis});
+  return a;
+}
+
+StridedSliceMasks Masks(uint32_t begin, uint32_t end, uint32_t ellipsis = 0,
+                        uint32_t new_axis = 0, uint32_t shrink_axis = 0) {
+  StridedSliceMasks m;
+  m.begin = begin;
+  m.end = end;
+  m.ellipsis = ellipsis;
+  m.new_axis = new_axis;
+  m.shrink_axis = shrink_axis;
+  return m;
+}
+
+Tensor Int64s(const std::vector<int64_t>& v) {
+  return MakeTensor<int64_t>({static_cast<int64_t>(v.size())}, v);
+}
+
+// What the GPU kernel copies, computed on the host: the gather the plan
+// describes, applied to the input's bytes.
+std::vector<float> GatherOnHost(const Tensor& in, const SliceGather& g, int64_t n) {
+  std::vector<float> out(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) {
+    out[i] = in.data<float>()[g.base + TransposeSourceOffset(g.plan, i)];
+  }
+  return out;
+}
+
+const std::vector<SliceCase>& SliceCases() {
+  static const std::vector<SliceCase> cases = {
+      {"BERT's first token, x[:, 0, :]", {2, 5, 8}, {0, 0, 0}, {0, 1, 0}, {1, 1, 1},
+       Masks(5, 5, 0, 0, 2)},
+      {"everything: one flat copy", {3, 4, 5}, {0, 0, 0}, {3, 4, 5}, {1, 1, 1}, {}},
+      {"reversed, x[::-1, :, ::-2]", {3, 4, 5}, {0, 0, 0}, {0, 0, 0}, {-1, 1, -2},
+       Masks(7, 7)},
+      {"x[1:-1:2, ..., None, 3]", {6, 3, 4, 7}, {1, 0, 0, 3}, {-1, 0, 0, 4}, {2, 1, 1, 1},
+       Masks(0, 0, 2, 4, 8)},
+      {"clamped ends and stride 3", {10, 4}, {-100, 1}, {100, 3}, {3, 1}, {}},
+      {"an empty box", {4, 4}, {2, 0}, {2, 4}, {1, 1}, {}},
+      {"the inner dims of an NHWC image", {2, 6, 6, 3}, {0, 1, 2, 0}, {2, 5, 6, 3},
+       {1, 1, 2, 1}, {}},
+  };
+  return cases;
+}
+
+TEST(CudaSlicePackFillTest, StridedSliceGatherIsTheCpuKernelsBox) {
+  for (const SliceCase& c : SliceCases()) {
+    SCOPED_TRACE(c.what);
+    const Tensor x = RandomFloats(c.shape, 1);
+    absl::StatusOr<std::vector<Tensor>> cpu =
+        RunOp("StridedSlice", StridedSliceAttrs(c.masks),
+              {x, Int64s(c.begin), Int64s(c.end), Int64s(c.strides)});
+    ASSERT_TRUE(cpu.ok()) << cpu.status();
+    absl::StatusOr<StridedSlicePlan> plan =
+        PlanStridedSlice(c.shape, c.begin, c.end, c.strides, c.masks);
+    ASSERT_TRUE(plan.ok()) << plan.status();
+    absl::StatusOr<SliceGather> g =
+        PlanSliceGather(c.shape, plan->begin, plan->strides, plan->processing_shape);
+    ASSERT_TRUE(g.ok()) << g.status();
+    const Tensor& want = (*cpu)[0];
+    ASSERT_EQ(want.shape(), plan->final_shape);
+    const std::vector<float> got = GatherOnHost(x, *g, want.num_elements());
+    for (int64_t i = 0; i < want.num_elements(); ++i) {
+      ASSERT_EQ(got[i], want.data<float>()[i]) << "element " << i;
+    }
+  }
+  // The whole tensor, and the first token of BERT's hidden state: one run
+  // each, however many dims.
+  absl::StatusOr<SliceGather> whole = PlanSliceGather({3, 4, 5}, {0, 0, 0}, {1, 1, 1}, {3, 4, 5});
+  ASSERT_TRUE(whole.ok());
+  EXPECT_EQ(whole->plan.rank, 1);
+  EXPECT_EQ(whole->plan.out_dims[0], 60);
+  absl::StatusOr<SliceGather> token = PlanSliceGather({2, 5, 8}, {0, 0, 0}, {1, 1, 1}, {2, 1, 8});
+  ASSERT_TRUE(token.ok());
+  EXPECT_EQ(token->plan.rank, 2);
+  EXPECT_EQ(token->plan.in_strides[0], 40);
+}
+
+TEST(CudaSlicePackFillTest, SliceGatherIsTheCpuKernelsBox) {
+  const Tensor x = RandomFloats({4, 5, 6}, 2);
+  for (const auto& [begin, size] : std::vector<std::pair<std::vector<int64_t>, std::vector<int64_t>>>{
+           {{1, 0, 2}, {2, -1, 3}}, {{0, 0, 0}, {4, 5, 6}}, {{3, 4, 5}, {1, 1, 1}},
+           {{2, 2, 0}, {0, 3, 6}}}) {
+    AttrMap attrs = TypeAttr(DataType::kFloat);
+    attrs.Set("Index", DataType::kInt64);
+    absl::StatusOr<std::vector<Tensor>> cpu =
+        RunOp("Slice", attrs, {x, Int64s(begin), Int64s(size)});
+    ASSERT_TRUE(cpu.ok()) << cpu.status();
+    absl::StatusOr<Shape> sizes = SliceSizes(x.shape(), begin, size);
+    ASSERT_TRUE(sizes.ok()) << sizes.status();
+    absl::StatusOr<SliceGather> g =
+        PlanSliceGather(x.shape(), begin, std::vector<int64_t>(3, 1), *sizes);
+    ASSERT_TRUE(g.ok()) << g.status();
+    const Tensor& want = (*cpu)[0];
+    const std::vector<float> got = GatherOnHost(x, *g, want.num_elements());
+    for (int64_t i = 0; i < want.num_elements(); ++i) {
+      ASSERT_EQ(got[i], want.data<float>()[i]) << "element " << i;
+    }
+  }
+}
+
+TEST(CudaSlicePackFillTest, BoxesOfMoreThanEightUnmergedDimsAreUnimplemented) {
+  const Shape dims(9, 3);
+  absl::StatusOr<SliceGather> g =
+      PlanSliceGather(dims, std::vector<int64_t>(9, 0), std::vector<int64_t>(9, 2), Shape(9, 2));
+  ASSERT_FALSE(g.ok());
+  EXPECT_EQ(g.status().code(), absl::StatusCode::kUnimplemented) << g.status();
+  // The same rank with contiguous neighbours merges and is served.
+  EXPECT_TRUE(PlanSliceGather(dims, std::vector<int64_t>(9, 0), std::vector<int64_t>(9, 1),
+                              Shape(9, 3))
+                  .ok());
+}
+
+// What the pad kernel reads, computed on the host, against the CPU kernel.
+void ExpectPadIndexLikeCpu(const std::string& mode, const Shape& shape,
+                           const std::vector<int32_t>& paddings) {
+  SCOPED_TRACE(mode);
+  const Tensor x = RandomFloats(shape, 3);
+  const int rank = static_cast<int>(shape.size());
+  AttrMap attrs = TypeAttr(DataType::kFloat);
+  attrs.Set("Tpaddings", DataType::kInt32);
+  std::string op = "Pad";
+  PadPlan plan;
+  plan.rank = rank;
+  if (!mode.empty()) {
+    op = "MirrorPad";
+    attrs.Set("mode", mode);
+    plan.fill = mode == "REFLECT" ? PadFill::kReflect : PadFill::kSymmetric;
+  }
+  absl::StatusOr<std::vector<Tensor>> cpu =
+      RunOp(op, attrs, {x, MakeTensor<int32_t>({rank, 2}, paddings)});
+  ASSERT_TRUE(cpu.ok()) << cpu.status();
+  const Tensor& want = (*cpu)[0];
+  for (int d = 0; d < rank; ++d) {
+    plan.in_dims[d] = shape[d];
+    plan.before[d] = paddings[2 * d];
+    plan.out_dims[d] = want.dim(d);
+  }
+  for (int64_t i = 0; i < want.num_elements(); ++i) {
+    const int64_t offset = PadSourceOffset(plan, i);
+    ASSERT_EQ(offset >= 0 ? x.data<float>()[offset] : 0.0f, want.data<float>()[i])
+        << "element " << i;
+  }
+}
+
+TEST(CudaSlicePackFillTest, PadIndexIsTheCpuKernels) {
+  for (const std::string mode : {"REFLECT", "SYMMETRIC"}) {
+    ExpectPadIndexLikeCpu(mode, {5}, {2, 3});
+    ExpectPadIndexLikeCpu(mode, {3, 4}, {2, 2, 3, 3});  // REFLECT's most: dim - 1
+    ExpectPadIndexLikeCpu(mode, {2, 3, 4}, {0, 1, 1, 0, 2, 1});
+  }
+  ExpectPadIndexLikeCpu("SYMMETRIC", {3, 4}, {3, 3, 4, 4});  // SYMMETRIC's most: dim
+  ExpectPadIndexLikeCpu("", {2, 3, 4}, {1, 0, 0, 2, 3, 1});
+}
+
+void ExpectError(const std::string& op, const AttrMap& attrs, std::vector<Tensor> inputs,
+                 absl::StatusCode code, const std::string& text) {
+  FakeDevice device;
+  absl::StatusOr<std::vector<Tensor>> out = RunCudaKernel(&device, op, attrs, std::move(inputs));
+  ASSERT_FALSE(out.ok()) << op << " succeeded";
+  EXPECT_EQ(out.status().code(), code) << out.status();
+  EXPECT_TRUE(absl::StrContains(out.status().message(), text)) << out.status();
+  EXPECT_TRUE(absl::StrContains(out.status().message(), "gpu_node")) << out.status();
+}
+
+TEST(CudaSlicePackFillTest, ChecksComeBeforeAnyDeviceWork) {
+  const Tensor x = FakeDeviceTensor(DataType::kFloat, {4, 5});
+  const AttrMap ss = StridedSliceAttrs({});
+  ExpectError("StridedSlice", ss, {x, Int64s({0, 0}), Int64s({1, 1}), Int64s({1, 0})},
+              absl::StatusCode::kInvalidArgument, "strides[1] must be non-zero");
+  ExpectError("StridedSlice", ss,
+              {x, FakeDeviceTensor(DataType::kInt64, {2}), Int64s({1, 1}), Int64s({1, 1})},
+              absl::StatusCode::kFailedPrecondition, "host memory");
+  ExpectError("StridedSlice", ss, {MakeTensor<float>({2}, {1, 2}), Int64s({0}), Int64s({1}),
+                                   Int64s({1})},
+              absl::StatusCode::kFailedPrecondition, "host memory");
+
+  AttrMap slice = TypeAttr(DataType::kFloat);
+  slice.Set("Index", DataType::kInt64);
+  ExpectError("Slice", slice, {x, Int64s({1, 0}), Int64s({4, -1})},
+              absl::StatusCode::kInvalidArgument, "expected size[0] in [0, 3]");
+  ExpectError("Slice", slice, {x, Int64s({0}), Int64s({1})}, absl::StatusCode::kInvalidArgument,
+              "1-D tensors of size 2");
+
+  AttrMap mirror = TypeAttr(DataType::kFloat);
+  mirror.Set("Tpaddings", DataType::kInt32);
+  mirror.Set("mode", std::string("REFLECT"));
+  ExpectError("MirrorPad", mirror, {x, MakeTensor<int32_t>({2, 2}, {0, 4, 0, 0})},
+              absl::StatusCode::kInvalidArgument, "must be no greater than 3 in REFLECT");
+  mirror.Set("mode", std::string("EDGE"));
+  ExpectError("MirrorPad", mirror, {x, MakeTensor<int32_t>({2, 2}, {0, 1, 0, 0})},
+              absl::StatusCode::kInvalidArgument, "REFLECT or SYMMETRIC");
+
+  AttrMap fill = TypeAttr(DataType::kFloat);
+  fill.Set("index_type", DataType::kInt32);
+  ExpectError("Fill", fill, {MakeTensor<int32_t>({2}, {3, -1}), MakeTensor<float>({}, {1.5f})},
+              absl::StatusCode::kInvalidArgument, "dims[1] = -1 must be >= 0");
+  ExpectError("Fill", fill, {MakeTensor<int32_t>({1}, {3}), MakeTensor<float>({2}, {1, 2})},
+              absl::StatusCode::kInvalidArgument, "value must be a scalar");
+
+  AttrMap pack = TypeAttr(DataType::kFloat);
+  pack.Set("N", int64_t{2});
+  pack.Set("axis", int64_t{0});
+  ExpectError("Pack", pack, {x, FakeDeviceTensor(DataType::kFloat, {5, 4})},
+              absl::StatusCode::kInvalidArgument, "must match");
+  pack.Set("axis", int64_t{3});
+  ExpectError("Pack", pack, {x, x}, absl::StatusCode::kInvalidArgument, "axis = 3 not in [-3, 3)");
+}
+
+class CudaGpuSlicePackFillTest : public testing::GpuTest {};
+
+TEST_F(CudaGpuSlicePackFillTest, StridedSliceAndSliceMatchTheCpu) {
+  for (const SliceCase& c : SliceCases()) {
+    SCOPED_TRACE(c.what);
+    ExpectSameBytesAsCpu("StridedSlice", StridedSliceAttrs(c.masks),
+                         {RandomFloats(c.shape, 4), Int64s(c.begin), Int64s(c.end),
+                          Int64s(c.strides)},
+                         {1, 2, 3});
+  }
+  // 1-, 2- and 8-byte elements.
+  ExpectSameBytesAsCpu("StridedSlice", StridedSliceAttrs({}, DataType::kBool),
+                       {MakeTensor<bool>({2, 3}, {true, false, true, false, false, true}),
+                        Int64s({0, 2}), Int64s({2, -4}), Int64s({1, -1})},
+                       {1, 2, 3});
+  ExpectSameBytesAsCpu("StridedSlice", StridedSliceAttrs({}, DataType::kInt64),
+                       {MakeTensor<int64_t>({5}, {1, -2, 3, -4, 5}), Int64s({4}), Int64s({0}),
+                        Int64s({-2})},
+                       {1, 2, 3});
+  AttrMap slice = TypeAttr(DataType::kFloat);
+  slice.Set("Index", DataType::kInt64);
+  ExpectSameBytesAsCpu("Slice", slice,
+                       {RandomFloats({4, 5, 6}, 5), Int64s({1, 0, 2}), Int64s({2, -1, 3})},
+                       {1, 2});
+}
+
+TEST_F(CudaGpuSlicePackFillTest, PackMatchesTheCpu) {
+  for (int64_t axis : {0, 1, 2, -1}) {
+    SCOPED_TRACE(axis);
+    AttrMap pack = TypeAttr(DataType::kFloat);
+    pack.Set("N", int64_t{3});
+    pack.Set("axis", axis);
+    ExpectSameBytesAsCpu("Pack", pack,
+                         {RandomFloats({2, 3}, 6), RandomFloats({2, 3}, 7),
+                          RandomFloats({2, 3}, 8)});
+  }
+  AttrMap scalars = TypeAttr(DataType::kInt64);
+  scalars.Set("N", int64_t{2});
+  scalars.Set("axis", int64_t{0});
+  ExpectSameBytesAsCpu("Pack", scalars,
+                       {MakeTensor<int64_t>({}, {7}), MakeTensor<int64_t>({}, {-9})});
+  AttrMap empty = TypeAttr(DataType::kFloat);
+  empty.Set("N", int64_t{2});
+  empty.Set("axis", int64_t{1});
+  ExpectSameBytesAsCpu("Pack", empty, {RandomFloats({0, 3}, 9), RandomFloats({0, 3}, 10)});
+}
+
+TEST_F(CudaGpuSlicePackFillTest, FillAndMirrorPadMatchTheCpu) {
+  AttrMap fill = TypeAttr(DataType::kFloat);
+  fill.Set("index_type", DataType::kInt32);
+  ExpectSameBytesAsCpu("Fill", fill,
+                       {MakeTensor<int32_t>({3}, {2, 300, 7}), MakeTensor<float>({}, {-2.5f})},
+                       {0, 1});
+  ExpectSameBytesAsCpu("Fill", fill,
+                       {MakeTensor<int32_t>({2}, {0, 4}), MakeTensor<float>({}, {1.0f})}, {0, 1});
+  AttrMap fill8 = TypeAttr(DataType::kUInt8);
+  fill8.Set("index_type", DataType::kInt64);
+  ExpectSameBytesAsCpu("Fill", fill8,
+                       {MakeTensor<int64_t>({1}, {1001}), MakeTensor<uint8_t>({}, {0xa5})},
+                       {0, 1});
+  for (const char* mode : {"REFLECT", "SYMMETRIC"}) {
+    SCOPED_TRACE(mode);
+    AttrMap mirror = TypeAttr(DataType::kFloat);
+    mirror.Set("Tpaddings", DataType::kInt32);
+    mirror.Set("mode", std::string(mode));
+    // An NHWC image padded in H and W, as style-transfer and super-resolution
+    // models do before their convolutions.
+    ExpectSameBytesAsCpu("MirrorPad", mirror,
+                         {RandomFloats({2, 9, 7, 3}, 11),
+                          MakeTensor<int32_t>({4, 2}, {0, 0, 3, 3, 2, 1, 0, 0})},
+                         {1});
+  }
+}
+
+}  // namespace
+}  // namespace smrt::kernels::cuda
