@@ -99,6 +99,8 @@ __device__ __forceinline__ T ApplyUnary(T x) {
     if constexpr (kInt) return WrapSub(0, x); else return -x;
   } else if constexpr (op == UnaryOp::kSquare) {
     if constexpr (kInt) return WrapMul(x, x); else return x * x;
+  } else if constexpr (op == UnaryOp::kAbs) {
+    if constexpr (kInt) return x < 0 ? WrapSub(0, x) : x; else return fabsf(x);  // INT_MIN stays
   } else {
     static_assert(!kInt, "transcendental unaries are float only");
     if constexpr (op == UnaryOp::kSigmoid) {
@@ -114,8 +116,22 @@ __device__ __forceinline__ T ApplyUnary(T x) {
       return sqrtf(x);
     } else if constexpr (op == UnaryOp::kRsqrt) {
       return 1.0f / sqrtf(x);  // IEEE sqrt and division, as the CPU (not rsqrtf's ~2 ulp)
-    } else {  // kElu
+    } else if constexpr (op == UnaryOp::kElu) {
       return x < 0.0f ? expf(x) - 1.0f : x;
+    } else if constexpr (op == UnaryOp::kLog) {
+      return logf(x);
+    } else if constexpr (op == UnaryOp::kLog1p) {
+      return log1pf(x);
+    } else if constexpr (op == UnaryOp::kErf) {
+      return erff(x);
+    } else if constexpr (op == UnaryOp::kErfc) {
+      return erfcf(x);
+    } else if constexpr (op == UnaryOp::kFloor) {
+      return floorf(x);
+    } else if constexpr (op == UnaryOp::kCeil) {
+      return ceilf(x);
+    } else {  // kReciprocal
+      return 1.0f / x;
     }
   }
 }
@@ -177,6 +193,7 @@ cudaError_t LaunchUnary(UnaryOp op, const T* in, T* out, int64_t n, cudaStream_t
     case UnaryOp::kRelu6: return Unary<UnaryOp::kRelu6, T>(in, out, n, stream);
     case UnaryOp::kNeg: return Unary<UnaryOp::kNeg, T>(in, out, n, stream);
     case UnaryOp::kSquare: return Unary<UnaryOp::kSquare, T>(in, out, n, stream);
+    case UnaryOp::kAbs: return Unary<UnaryOp::kAbs, T>(in, out, n, stream);
     default: break;
   }
   if constexpr (std::is_same_v<T, float>) {
@@ -187,6 +204,13 @@ cudaError_t LaunchUnary(UnaryOp op, const T* in, T* out, int64_t n, cudaStream_t
       case UnaryOp::kSqrt: return Unary<UnaryOp::kSqrt, T>(in, out, n, stream);
       case UnaryOp::kRsqrt: return Unary<UnaryOp::kRsqrt, T>(in, out, n, stream);
       case UnaryOp::kElu: return Unary<UnaryOp::kElu, T>(in, out, n, stream);
+      case UnaryOp::kLog: return Unary<UnaryOp::kLog, T>(in, out, n, stream);
+      case UnaryOp::kLog1p: return Unary<UnaryOp::kLog1p, T>(in, out, n, stream);
+      case UnaryOp::kErf: return Unary<UnaryOp::kErf, T>(in, out, n, stream);
+      case UnaryOp::kErfc: return Unary<UnaryOp::kErfc, T>(in, out, n, stream);
+      case UnaryOp::kFloor: return Unary<UnaryOp::kFloor, T>(in, out, n, stream);
+      case UnaryOp::kCeil: return Unary<UnaryOp::kCeil, T>(in, out, n, stream);
+      case UnaryOp::kReciprocal: return Unary<UnaryOp::kReciprocal, T>(in, out, n, stream);
       default: break;
     }
   }

@@ -17,8 +17,12 @@ namespace smrt::kernels::cuda {
 
 enum class BinaryOp { kAdd, kSub, kMul, kDiv, kMaximum, kMinimum, kSquaredDifference };
 
-// kSigmoid, kTanh, kExp, kSqrt, kRsqrt, kElu: float only.
-enum class UnaryOp { kRelu, kRelu6, kNeg, kSquare, kSigmoid, kTanh, kExp, kSqrt, kRsqrt, kElu };
+// kRelu, kRelu6, kNeg, kSquare, kAbs: float and int32; the rest float only.
+enum class UnaryOp {
+  kRelu, kRelu6, kNeg, kSquare, kAbs,
+  kSigmoid, kTanh, kExp, kSqrt, kRsqrt, kElu, kLog, kLog1p, kErf, kErfc, kFloor, kCeil,
+  kReciprocal,
+};
 
 inline constexpr int kMaxBroadcastRank = 8;
 
@@ -41,7 +45,7 @@ cudaError_t LaunchBinary(BinaryOp op, const T* a, const T* b, T* out, int64_t n,
                          const BroadcastIndex& index, cudaStream_t stream);
 
 // out[i] = op(in[i]) for n elements; T is float or int32_t (int32_t only for
-// kRelu, kRelu6, kNeg, kSquare, else cudaErrorInvalidValue).
+// kRelu, kRelu6, kNeg, kSquare, kAbs, else cudaErrorInvalidValue).
 template <typename T>
 cudaError_t LaunchUnary(UnaryOp op, const T* in, T* out, int64_t n, cudaStream_t stream);
 

@@ -108,6 +108,15 @@ std::vector<KernelSpec> ElementwiseKernels() {
       UnarySpec("Sqrt", UnaryOp::kSqrt, kFloatOnly),
       UnarySpec("Rsqrt", UnaryOp::kRsqrt, kFloatOnly),
       UnarySpec("Elu", UnaryOp::kElu, kFloatOnly),
+      UnarySpec("Abs", UnaryOp::kAbs, kInt32),
+      UnarySpec("Log", UnaryOp::kLog, kFloatOnly),
+      UnarySpec("Log1p", UnaryOp::kLog1p, kFloatOnly),
+      UnarySpec("Erf", UnaryOp::kErf, kFloatOnly),
+      UnarySpec("Erfc", UnaryOp::kErfc, kFloatOnly),  // Keras 3's exact gelu
+      UnarySpec("Floor", UnaryOp::kFloor, kFloatOnly),
+      UnarySpec("Ceil", UnaryOp::kCeil, kFloatOnly),
+      UnarySpec("Reciprocal", UnaryOp::kReciprocal, kFloatOnly),
+      UnarySpec("Inv", UnaryOp::kReciprocal, kFloatOnly),
   };
 }
 

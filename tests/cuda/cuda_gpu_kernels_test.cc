@@ -202,7 +202,8 @@ TEST_F(CudaGpuTest, UnariesMatchTheCpu) {
   const Tensor f = MakeTensor<float>({50, 100}, v);
   const Tensor empty = MakeTensor<float>({0, 3}, {});
   for (const char* op :
-       {"Relu", "Relu6", "Neg", "Square", "Sigmoid", "Tanh", "Exp", "Sqrt", "Rsqrt", "Elu"}) {
+       {"Relu", "Relu6", "Neg", "Square", "Abs", "Sigmoid", "Tanh", "Exp", "Sqrt", "Rsqrt", "Elu",
+        "Log", "Log1p", "Erf", "Erfc", "Floor", "Ceil", "Reciprocal", "Inv"}) {
     SCOPED_TRACE(op);
     ExpectLikeCpu(op, TypeAttr(DataType::kFloat), {f}, 1e-5);
     ExpectLikeCpu(op, TypeAttr(DataType::kFloat), {empty}, 0);
@@ -210,7 +211,7 @@ TEST_F(CudaGpuTest, UnariesMatchTheCpu) {
   Tensor ints = RandomInts({3, 333}, 8);
   ints.data<int32_t>()[0] = std::numeric_limits<int32_t>::min();  // Neg and Square wrap
   ints.data<int32_t>()[1] = 70000;
-  for (const char* op : {"Relu", "Relu6", "Neg", "Square"}) {
+  for (const char* op : {"Relu", "Relu6", "Neg", "Square", "Abs"}) {
     ExpectLikeCpu(op, TypeAttr(DataType::kInt32), {ints}, 0);
   }
 }
