@@ -1,6 +1,5 @@
 // ConcatV2: N values of any fixed-size dtype on the device, the axis (input
-// N) on the host; Pack: N values of one shape, every fixed-size dtype but
-// int32 (kernel_util.h). Each input is one strided copy into its slot of the
+// N) on the host; Pack: N values of one shape, every fixed-size dtype. Each input is one strided copy into its slot of the
 // output (cudaMemcpy2DAsync: a row per outer index), no kernel of its own.
 //
 // host_memory_inputs is fixed per KernelSpec while the axis's index is the
@@ -170,7 +169,7 @@ std::vector<KernelSpec> ConcatKernels() {
     };
     kernels.push_back(std::move(k));
   }
-  kernels.push_back(CudaKernel("Pack", "T", TypesButInt32(), Pack));
+  kernels.push_back(CudaKernel("Pack", "T", FixedSizeTypes(), Pack));
   return kernels;
 }
 

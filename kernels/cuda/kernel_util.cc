@@ -29,14 +29,6 @@ KernelSpec CudaKernel(const char* op, const char* type_attr, std::vector<DataTyp
   return k;
 }
 
-std::vector<DataType> TypesButInt32() {
-  std::vector<DataType> out;
-  for (DataType t : FixedSizeTypes()) {
-    if (t != DataType::kInt32) out.push_back(t);
-  }
-  return out;
-}
-
 absl::Status AtNode(const KernelContext& ctx, const absl::Status& status) {
   if (status.ok()) return status;
   return absl::Status(status.code(),

@@ -20,13 +20,6 @@ namespace smrt::kernels::cuda {
 // all of include/smrt/dtype.h but string, resource and variant.
 const std::vector<DataType>& FixedSizeTypes();
 
-// FixedSizeTypes() but int32, for the ops that also do shape arithmetic
-// (Slice, StridedSlice, Pack, Fill). TensorFlow's GPU kernels keep int32 in
-// host memory; here an int32 kernel on the device would move each piece of
-// Keras's shape arithmetic (Shape, StridedSlice, Pack into Reshape) to the
-// device and back, so int32 nodes of those ops stay on the CPU.
-std::vector<DataType> TypesButInt32();
-
 // A CUDA KernelSpec (device "CUDA", backend "cuda") for `op`, keyed by
 // `type_attr` over `types` (no type_attr when empty).
 KernelSpec CudaKernel(const char* op, const char* type_attr, std::vector<DataType> types,

@@ -1,6 +1,5 @@
 // Pad, PadV2 (a constant), MirrorPad (REFLECT, SYMMETRIC) and Fill on device
-// tensors of any fixed-size dtype of 1 to 8 bytes (Fill: but int32,
-// kernel_util.h). paddings (int32 or int64,
+// tensors of any fixed-size dtype of 1 to 8 bytes. paddings (int32 or int64,
 // shape (rank, 2)), PadV2's constant_values and Fill's dims and value are
 // read on the host. The checks and messages are the CPU kernels' own
 // (kernels/cpu/reference/pad_util.h, array_util.h). ResNet's pool1_pad is a
@@ -126,8 +125,7 @@ std::vector<KernelSpec> PadKernels() {
   return {CudaKernel("Pad", "T", types, constant, /*host_memory_inputs=*/{1}),
           CudaKernel("PadV2", "T", types, constant, /*host_memory_inputs=*/{1, 2}),
           CudaKernel("MirrorPad", "T", types, MirrorPad, /*host_memory_inputs=*/{1}),
-          CudaKernel("Fill", "T", UpTo8Bytes(TypesButInt32()), Fill,
-                     /*host_memory_inputs=*/{0, 1})};
+          CudaKernel("Fill", "T", types, Fill, /*host_memory_inputs=*/{0, 1})};
 }
 
 }  // namespace smrt::kernels::cuda

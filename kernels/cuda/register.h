@@ -52,18 +52,17 @@ std::vector<KernelSpec> GatherKernels();
 // SelectV2: every fixed-size dtype, three-way broadcasting (select_kernels.cc).
 std::vector<KernelSpec> SelectKernels();
 // ConcatV2: every fixed-size dtype, the axis (input N) on the host; one
-// KernelSpec per N up to kMaxConcatInputs. Pack: every fixed-size dtype but
-// int32 (kernel_util.h, TypesButInt32) (concat_kernels.cc).
+// KernelSpec per N up to kMaxConcatInputs. Pack: every fixed-size dtype
+// (concat_kernels.cc).
 inline constexpr int kMaxConcatInputs = 64;
 std::vector<KernelSpec> ConcatKernels();
 // Cast among float32, int32, int64 and bool (cast_kernels.cc).
 std::vector<KernelSpec> CastKernels();
 // Pad, PadV2 (constant), MirrorPad: any dtype of up to 8 bytes, paddings
-// on the host. Fill: the same but int32, dims and value on the host
-// (pad_kernels.cc).
+// on the host. Fill: the same, dims and value on the host (pad_kernels.cc).
 std::vector<KernelSpec> PadKernels();
-// Slice, StridedSlice: every fixed-size dtype but int32, begin/size/end/
-// strides on the host (slice_kernels.cc, slice_plan.h).
+// Slice, StridedSlice: every fixed-size dtype, begin/size/end/strides on
+// the host (slice_kernels.cc, slice_plan.h).
 std::vector<KernelSpec> SliceKernels();
 
 inline std::vector<KernelSpec> CudaKernels() {

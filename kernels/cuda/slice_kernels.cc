@@ -1,10 +1,8 @@
 // Slice and StridedSlice (all five masks) on device tensors of every
-// fixed-size dtype but int32; begin, size, end and strides are read on the
+// fixed-size dtype; begin, size, end and strides are read on the
 // host. The box is planned by the CPU kernels' own code
 // (kernels/cpu/reference/strided_slice_util.h), so shapes and errors are the
 // CPU's, and copied by the transpose kernel's gather (slice_plan.h).
-//
-// int32 stays on the CPU (kernel_util.h, TypesButInt32).
 #include <cuda_runtime.h>
 
 #include <cstdint>
@@ -87,8 +85,8 @@ absl::Status StridedSlice(KernelContext& ctx) {
 }  // namespace
 
 std::vector<KernelSpec> SliceKernels() {
-  return {CudaKernel("Slice", "T", TypesButInt32(), Slice, /*host_memory_inputs=*/{1, 2}),
-          CudaKernel("StridedSlice", "T", TypesButInt32(), StridedSlice,
+  return {CudaKernel("Slice", "T", FixedSizeTypes(), Slice, /*host_memory_inputs=*/{1, 2}),
+          CudaKernel("StridedSlice", "T", FixedSizeTypes(), StridedSlice,
                      /*host_memory_inputs=*/{1, 2, 3})};
 }
 

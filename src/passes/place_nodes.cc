@@ -20,7 +20,23 @@ constexpr char kPass[] = "place_nodes";
 using graph::Endpoint;
 using graph::NodeId;
 
-bool StaysOnHost(const graph::Node& n) { return n.op == "Placeholder" || n.op == "NoOp"; }
+// Only int32 outputs: TensorFlow keeps int32 tensors in host memory on GPUs,
+// and so does smrt. In Keras graphs they are shape arithmetic (Shape ->
+// StridedSlice -> Pack -> Reshape's shape; Tensordot's GatherV2 and
+// ConcatV2 of dims), read on the host in the end: on the device each piece
+// would be copied up and back, and every copy back waits for the stream.
+// Consts are decided by their readers instead (below).
+bool Int32Only(const graph::Node& n) {
+  if (n.op == "Const" || n.outputs.empty()) return false;
+  for (const kernels::ValueInfo& o : n.outputs) {
+    if (o.dtype != DataType::kInt32) return false;
+  }
+  return true;
+}
+
+bool StaysOnHost(const graph::Node& n) {
+  return n.op == "Placeholder" || n.op == "NoOp" || Int32Only(n);
+}
 
 // The device kernel serving `n`, or null.
 const kernels::KernelSpec* DeviceKernel(const kernels::KernelRegistry& registry,

@@ -271,6 +271,55 @@ TEST(PlaceNodesTest, AShapeOfADeviceValueNeedsNoCopy) {
   EXPECT_EQ(Values<int32_t>((*y)[0]), (std::vector<int32_t>{4}));
 }
 
+// x -> Relu (FAKE) -> Reshape (FAKE) -> y, the target shape computed from
+// Shape(relu) by an int32 AddV2, which FAKE could run.
+const char kInt32Graph[] = R"(
+  node { name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } } }
+  node { name: "relu" op: "Relu" input: "x" attr { key: "T" value { type: DT_FLOAT } } }
+  node { name: "shape" op: "Shape" input: "relu" attr { key: "T" value { type: DT_FLOAT } }
+         attr { key: "out_type" value { type: DT_INT32 } } }
+  node { name: "minus" op: "Const" attr { key: "dtype" value { type: DT_INT32 } }
+         attr { key: "value" value { tensor { dtype: DT_INT32 tensor_shape { dim { size: 2 } }
+                                              int_val: -2 int_val: -2 } } } }
+  node { name: "target" op: "AddV2" input: "shape" input: "minus"
+         attr { key: "T" value { type: DT_INT32 } } }
+  node { name: "y" op: "Reshape" input: "relu" input: "target"
+         attr { key: "T" value { type: DT_FLOAT } } attr { key: "Tshape" value { type: DT_INT32 } } }
+)";
+
+TEST(PlaceNodesTest, Int32ShapeArithmeticStaysOnTheHost) {
+  kernels::KernelRegistry registry = FakeRegistry();
+  FakeDevice device;
+  absl::StatusOr<Placed> placed = Place(registry, &device, "FAKE:0", false, kInt32Graph);
+  ASSERT_TRUE(placed.ok()) << placed.status();
+  const exec::Program& p = *placed->program;
+  EXPECT_EQ(DeviceOf(p, "relu"), "FAKE:0");
+  EXPECT_EQ(DeviceOf(p, "y"), "FAKE:0");
+  // FAKE has an AddV2 kernel for int32, but the sum is a shape Reshape reads
+  // on the host: on the device it would be copied up and back.
+  EXPECT_EQ(DeviceOf(p, "target"), "");
+  EXPECT_EQ(DeviceOf(p, "minus"), "");
+  int to_device = 0, to_host = 0;
+  for (const graph::Node& n : p.graph().nodes()) {
+    to_device += n.op == kernels::kToDeviceOp;
+    to_host += n.op == kernels::kToHostOp;
+  }
+  EXPECT_EQ(to_device, 1);  // x
+  EXPECT_EQ(to_host, 1);    // y, the fetch
+  for (const PlacementRecord& r : placed->placement) {
+    EXPECT_FALSE(r.fell_back) << r.node << " is not a fallback: no kernel is missing";
+  }
+  for (const std::string& line : placed->log) {
+    EXPECT_FALSE(absl::StrContains(line, "runs on the CPU")) << line;
+  }
+  absl::StatusOr<std::vector<Tensor>> y = p.Run({MakeTensor<float>({4}, {1, -2, 3, -4})});
+  ASSERT_TRUE(y.ok()) << y.status();
+  EXPECT_EQ((*y)[0].shape(), (Shape{2, 2}));
+  EXPECT_EQ(Values<float>((*y)[0]), (std::vector<float>{1, 0, 3, 0}));
+  // Nothing is missing, so device_policy=require loads it too.
+  EXPECT_TRUE(Place(registry, &device, "FAKE:0", /*require=*/true, kInt32Graph).ok());
+}
+
 TEST(PlaceNodesTest, RequireFailsListingTheOpsTheDeviceLacks) {
   kernels::KernelRegistry registry = FakeRegistry();
   FakeDevice device;
