@@ -14,19 +14,9 @@
 #include "kernels/cpu/parallel_for.h"
 #include "kernels/cpu/reference/kernel_util.h"
 #include "kernels/cpu/reference/register.h"
-#include "kernels/cpu/tsan.h"
+#include "kernels/cpu/target_clones.h"
 #include "kernels/fused_ops.h"
 #include "kernels/registry.h"
-
-// AVX2 and AVX-512 builds of a hot loop beside the baseline one, chosen by an
-// ifunc resolver when the library is loaded. Not under ThreadSanitizer, whose
-// runtime is not up yet when the resolvers run (the test binaries crashed
-// before main), nor off x86-64.
-#if defined(__x86_64__) && !defined(SMRT_TSAN)
-#define SMRT_TARGET_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
-#else
-#define SMRT_TARGET_CLONES
-#endif
 
 namespace smrt::kernels {
 namespace {

@@ -23,6 +23,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "kernels/cpu/parallel_for.h"
+#include "kernels/cpu/target_clones.h"
 #include "kernels/cpu/reference/elementwise_util.h"
 #include "kernels/cpu/reference/kernel_util.h"
 #include "kernels/cpu/reference/register.h"
@@ -183,6 +184,7 @@ bool IsColumnReduction(const ReducePlan& p) {
          !p.dim_reduced[rank - 1];
 }
 
+SMRT_TARGET_CLONES
 void AddColumnSums(const float* in, int64_t rows, int64_t cols, double* acc) {
   int64_t r = 0;
   for (; r + 8 <= rows; r += 8) {
