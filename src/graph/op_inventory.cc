@@ -23,7 +23,8 @@ class Inventory {
     std::vector<NodeId> all;
     for (const Node& n : graph.nodes()) all.push_back(n.id);
     std::map<std::string, std::string> missing;
-    for (const UnsupportedOp& u : FindUnsupportedOps(graph, all, registry_, device_)) {
+    for (const UnsupportedOp& u :
+         FindUnsupportedOps(WithDtypes(graph, all), all, registry_, device_)) {
       missing[u.op] = u.reason;
     }
     for (const Node& n : graph.nodes()) {
@@ -53,6 +54,18 @@ class Inventory {
     return absl::OkStatus();
   }
 
+  // For a device, the graph with its output dtypes inferred where inference
+  // gets (it stops at an op it does not know): which nodes placement keeps on
+  // the host depends on them (host_nodes.h). The CPU check needs none.
+  const Graph& WithDtypes(const Graph& graph, const std::vector<NodeId>& all) {
+    if (device_ == kernels::kCpu) return graph;
+    inferred_ = graph;
+    if (absl::StatusOr<std::vector<NodeId>> order = inferred_.TopologicalOrder(all); order.ok()) {
+      InferShapes(inferred_, *order, registry_).IgnoreError();
+    }
+    return inferred_;
+  }
+
   std::vector<OpUse> Result() const {
     std::vector<OpUse> out;
     for (const auto& [op, use] : by_op_) out.push_back(use);
@@ -76,6 +89,7 @@ class Inventory {
   std::string device_;
   std::map<std::string, OpUse> by_op_;
   std::set<std::string> visited_;
+  Graph inferred_;
 };
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "graph/host_nodes.h"
 #include "graph/op_packages.h"
 #include "graph/shape_values.h"
 
@@ -37,7 +38,10 @@ std::vector<UnsupportedOp> FindUnsupportedOps(const Graph& graph, const std::vec
                    : absl::StrCat("op of ", package,
                                   ", not of core TensorFlow; smrt runs core ops only");
     } else {
-      absl::StatusOr<const kernels::KernelSpec*> k = registry.FindKernel(n.op, device, n.attrs);
+      // Placement keeps some nodes on the host whatever the device has: they
+      // need a CPU kernel.
+      const absl::string_view where = KeptOnHost(n) ? absl::string_view(kernels::kCpu) : device;
+      absl::StatusOr<const kernels::KernelSpec*> k = registry.FindKernel(n.op, where, n.attrs);
       if (!k.ok()) reason = std::string(k.status().message());
     }
     if (reason.empty()) continue;

@@ -20,7 +20,8 @@ struct UnsupportedOp {
 };
 
 // Every op type in `order` without an OpSpec or without a kernel on `device`
-// for the node's attrs, or refused by design (RefusedOpReason; PrintV2 to a
+// for the node's attrs (on the CPU for the nodes placement keeps there,
+// host_nodes.h), or refused by design (RefusedOpReason; PrintV2 to a
 // file) unless named in `allowed_ops`, grouped by op type (sorted by op name).
 std::vector<UnsupportedOp> FindUnsupportedOps(const Graph& graph, const std::vector<NodeId>& order,
                                               const kernels::KernelRegistry& registry,

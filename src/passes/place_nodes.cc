@@ -10,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "graph/host_nodes.h"
 #include "passes/rewrite.h"
 
 namespace smrt::passes {
@@ -19,24 +20,6 @@ constexpr char kPass[] = "place_nodes";
 
 using graph::Endpoint;
 using graph::NodeId;
-
-// Only int32 outputs: TensorFlow keeps int32 tensors in host memory on GPUs,
-// and so does smrt. In Keras graphs they are shape arithmetic (Shape ->
-// StridedSlice -> Pack -> Reshape's shape; Tensordot's GatherV2 and
-// ConcatV2 of dims), read on the host in the end: on the device each piece
-// would be copied up and back, and every copy back waits for the stream.
-// Consts are decided by their readers instead (below).
-bool Int32Only(const graph::Node& n) {
-  if (n.op == "Const" || n.outputs.empty()) return false;
-  for (const kernels::ValueInfo& o : n.outputs) {
-    if (o.dtype != DataType::kInt32) return false;
-  }
-  return true;
-}
-
-bool StaysOnHost(const graph::Node& n) {
-  return n.op == "Placeholder" || n.op == "NoOp" || Int32Only(n);
-}
 
 // The device kernel serving `n`, or null.
 const kernels::KernelSpec* DeviceKernel(const kernels::KernelRegistry& registry,
@@ -70,7 +53,7 @@ absl::Status PlaceNodes(PassContext& ctx, const PlacementOptions& options) {
   std::map<std::string, std::vector<std::string>> missing;  // op -> nodes
   for (NodeId id : uses->order()) {
     const graph::Node& n = g.node(id);
-    if (StaysOnHost(n) || uses->is_feed(id)) continue;
+    if (graph::KeptOnHost(n) || uses->is_feed(id)) continue;
     if (const kernels::KernelSpec* k = DeviceKernel(ctx.registry, n, type)) {
       on_device[id] = k;
     } else if (n.op != "Const") {
@@ -126,7 +109,7 @@ absl::Status PlaceNodes(PassContext& ctx, const PlacementOptions& options) {
     graph::Node& n = g.node(id);
     n.assigned_device = k != nullptr ? device : "";
     const bool fell_back =
-        k == nullptr && !StaysOnHost(n) && !uses->is_feed(id) && n.op != "Const";
+        k == nullptr && !graph::KeptOnHost(n) && !uses->is_feed(id) && n.op != "Const";
     ctx.placement.push_back({n.name, n.op, k != nullptr ? device : "CPU:0", fell_back});
     if (fell_back) {
       ctx.Log(kPass, absl::StrCat(n.name, " (", n.op, "): no ", type, " kernel, runs on the CPU"));

@@ -5,10 +5,10 @@
 // A node goes to the device when the device has a kernel for it (its op and
 // dtype); otherwise, under device_policy "prefer", it runs on the CPU and the
 // fallback is logged; under "require" the load fails listing every op type
-// the device lacks. Placeholders (the caller's inputs, in host memory), NoOps
-// and nodes whose outputs are all int32 stay on the CPU: TensorFlow keeps
-// int32 in host memory on GPUs too, as it is shape arithmetic read on the
-// host (Shape -> StridedSlice -> Pack -> Reshape). A Const goes to the device when everything reading
+// the device lacks. The nodes of graph::KeptOnHost stay on the CPU whatever
+// the device has: Placeholders (the caller's inputs, in host memory), NoOps,
+// variable ops, and nodes whose outputs are all int32 (shape arithmetic,
+// which TensorFlow also keeps in host memory on GPUs). A Const goes to the device when everything reading
 // it reads it there, so weights are uploaded once, when the Program is made.
 // Where a value crosses devices the pass adds one copy node per value and
 // direction (_SmrtToDevice, _SmrtToHost), including before every fetch: the

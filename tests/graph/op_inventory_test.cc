@@ -2,6 +2,10 @@
 // packages are reported with the package that defines them.
 #include "graph/op_inventory.h"
 
+#include <map>
+#include <string>
+#include <vector>
+
 #include "absl/strings/match.h"
 #include "google/protobuf/text_format.h"
 #include "graph/importer.h"
@@ -72,6 +76,53 @@ TEST(OpInventoryTest, WalksIntoFunctionsAndNamesPackages) {
   EXPECT_TRUE(absl::StrContains(message, "NormalizeUTF8 (1 node, e.g. 'norm': op of "
                                          "tensorflow_text, not of core TensorFlow"))
       << message;
+}
+
+// The inventory of a graph fed with a float x of shape (2, 3), op -> why it
+// is missing on `device` ("" when it is not).
+std::map<std::string, std::string> Missing(const char* text, const std::string& fetch,
+                                           const std::string& device) {
+  tensorflow::GraphDef g;
+  EXPECT_TRUE(google::protobuf::TextFormat::ParseFromString(text, &g));
+  ImportRequest req;
+  req.feeds = {{"x:0", DataType::kFloat, PartialShape::Known({2, 3})}};
+  req.fetches = {fetch};
+  const kernels::KernelRegistry& registry = kernels::KernelRegistry::Default();
+  absl::StatusOr<ImportResult> imported = ImportGraph(g, req, registry);
+  EXPECT_TRUE(imported.ok()) << imported.status();
+  absl::StatusOr<std::vector<OpUse>> ops = InventoryOps(imported->graph, g, registry, device);
+  EXPECT_TRUE(ops.ok()) << ops.status();
+  std::map<std::string, std::string> out;
+  for (const OpUse& u : *ops) out[u.op] = u.missing;
+  return out;
+}
+
+// On a device without kernels, what placement keeps on the host needs only
+// a CPU kernel: the feed and an int32 shape. An int64 shape and a Relu would
+// run on the device, and are missing there.
+TEST(OpInventoryTest, ADeviceCheckAsksTheCpuForWhatPlacementKeepsOnTheHost) {
+  const char* int32_shape = R"(
+    node { name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } } }
+    node { name: "s" op: "Shape" input: "x" attr { key: "T" value { type: DT_FLOAT } }
+           attr { key: "out_type" value { type: DT_INT32 } } }
+    node { name: "r" op: "Relu" input: "x" attr { key: "T" value { type: DT_FLOAT } } }
+    node { name: "y" op: "Reshape" input: "r" input: "s"
+           attr { key: "T" value { type: DT_FLOAT } } attr { key: "Tshape" value { type: DT_INT32 } } }
+  )";
+  std::map<std::string, std::string> missing = Missing(int32_shape, "y:0", "FAKE");
+  ASSERT_EQ(missing.size(), 4u);
+  EXPECT_EQ(missing["Placeholder"], "");
+  EXPECT_EQ(missing["Shape"], "");
+  EXPECT_NE(missing["Relu"], "");
+  EXPECT_NE(missing["Reshape"], "");
+  const char* int64_shape = R"(
+    node { name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } } }
+    node { name: "s" op: "Shape" input: "x" attr { key: "T" value { type: DT_FLOAT } }
+           attr { key: "out_type" value { type: DT_INT64 } } }
+  )";
+  EXPECT_NE(Missing(int64_shape, "s:0", "FAKE")["Shape"], "");
+  // On the CPU nothing changes: everything has its kernel.
+  for (const auto& [op, why] : Missing(int32_shape, "y:0", "CPU")) EXPECT_EQ(why, "") << op;
 }
 
 TEST(OpPackagesTest, KnownPackages) {

@@ -1,0 +1,25 @@
+// Nodes that run on the host whatever device a model is placed on, shared by
+// the placement pass (passes/place_nodes) and the op check for a device
+// (FindUnsupportedOps, smrt check --device cuda), so the check reports what
+// placement does.
+#ifndef SMRT_GRAPH_HOST_NODES_H_
+#define SMRT_GRAPH_HOST_NODES_H_
+
+#include "graph/graph.h"
+
+namespace smrt::graph {
+
+// True for:
+// - the caller's inputs (Placeholder) and NoOps;
+// - variable handles and reads (VarHandleOp, ReadVariableOp, VariableV2):
+//   loading freezes them into constants, so no device runs them;
+// - nodes whose outputs are all int32, Consts excepted (a Const follows its
+//   readers). TensorFlow keeps int32 in host memory on GPUs too: in Keras
+//   graphs it is shape arithmetic (Shape -> StridedSlice -> Pack -> Reshape's
+//   shape) read on the host, and on the device each piece would be copied up
+//   and back, every copy back waiting for the stream.
+bool KeptOnHost(const Node& n);
+
+}  // namespace smrt::graph
+
+#endif  // SMRT_GRAPH_HOST_NODES_H_
