@@ -122,27 +122,12 @@ absl::Status ConcatV2(KernelContext& ctx, int n) {
 // Pack (tf.stack): N device values of one shape, stacked along a new axis.
 absl::Status Pack(KernelContext& ctx) {
   const int n = ctx.num_inputs();
-  absl::StatusOr<int64_t> count = ctx.attrs().Get<int64_t>("N");
-  if (!count.ok() || *count != n || n < 1) {
-    return AtNode(ctx, absl::InvalidArgumentError(absl::StrCat(
-                           "attr N must be the number of inputs (", n, ") and at least 1")));
-  }
   for (int i = 0; i < n; ++i) {
     if (absl::Status s = CheckOnDevice(ctx, {i}); !s.ok()) return s;
   }
-  const Tensor& in0 = ctx.input(0);
-  for (int i = 1; i < n; ++i) {
-    const Tensor& t = ctx.input(i);
-    if (t.shape() != in0.shape() || t.dtype() != in0.dtype()) {
-      return AtNode(ctx, absl::InvalidArgumentError(absl::StrCat(
-                             "Pack: shapes and dtypes of all inputs must match: values[0] = ",
-                             in0.DebugString(), " != values[", i, "] = ", t.DebugString())));
-    }
-  }
-  absl::StatusOr<int64_t> axis_attr = ctx.attrs().GetOr<int64_t>("axis", 0);
-  if (!axis_attr.ok()) return AtNode(ctx, axis_attr.status());
-  absl::StatusOr<int> axis = PackAxis(*axis_attr, in0.rank());
+  absl::StatusOr<int> axis = PackedAxis(ctx);
   if (!axis.ok()) return AtNode(ctx, axis.status());
+  const Tensor& in0 = ctx.input(0);
   Shape out_shape = in0.shape();
   out_shape.insert(out_shape.begin() + *axis, n);
   absl::StatusOr<cudaStream_t> stream = StreamOf(ctx);

@@ -83,24 +83,12 @@ absl::Status Fill(KernelContext& ctx) {
   if (!dims_in.ok()) return dims_in.status();
   absl::StatusOr<const Tensor*> value_in = HostInput(ctx, 1, "value");
   if (!value_in.ok()) return value_in.status();
-  const Tensor& dims_t = **dims_in;
   const Tensor& value = **value_in;
-  if (dims_t.rank() != 1) {
-    return AtNode(ctx, absl::InvalidArgumentError(absl::StrCat(
-                           "Fill: dims must be a vector, got shape ",
-                           ShapeToString(dims_t.shape()))));
-  }
-  if (value.num_elements() != 1 || value.rank() > 1) {
-    return AtNode(ctx, absl::InvalidArgumentError(absl::StrCat(
-                           "Fill: value must be a scalar, got shape ",
-                           ShapeToString(value.shape()))));
-  }
-  absl::StatusOr<std::vector<int64_t>> dims = IntValues(dims_t, "Fill dims");
+  absl::StatusOr<Shape> dims = FillShape(**dims_in, value);
   if (!dims.ok()) return AtNode(ctx, dims.status());
-  if (absl::Status s = CheckFillDims(*dims); !s.ok()) return AtNode(ctx, s);
   absl::StatusOr<cudaStream_t> stream = StreamOf(ctx);
   if (!stream.ok()) return stream.status();
-  absl::StatusOr<Tensor*> out = ctx.allocate_device_output(0, value.dtype(), Shape(*dims));
+  absl::StatusOr<Tensor*> out = ctx.allocate_device_output(0, value.dtype(), *dims);
   if (!out.ok()) return out.status();
   return CudaStatus(LaunchFill((*out)->raw_data(), (*out)->num_elements(),
                                static_cast<int>(DataTypeSize(value.dtype())), value.raw_data(),

@@ -179,4 +179,47 @@ absl::Status CheckFillDims(const std::vector<int64_t>& dims) {
   return absl::OkStatus();
 }
 
+absl::Status CheckN(absl::string_view op, const AttrMap& attrs, int n) {
+  absl::StatusOr<int64_t> attr_n = attrs.GetOr<int64_t>("N", n);
+  if (!attr_n.ok()) return attr_n.status();
+  if (*attr_n != n) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(op, ": attr N = ", *attr_n, " but the node has ", n, " value inputs"));
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<int> PackedAxis(const KernelContext& ctx) {
+  const int n = ctx.num_inputs();
+  if (absl::Status s = CheckN("Pack", ctx.attrs(), n); !s.ok()) return s;
+  if (n < 1) return absl::InvalidArgumentError("Pack: no inputs to stack");
+  absl::StatusOr<int64_t> axis_attr = ctx.attrs().GetOr<int64_t>("axis", 0);
+  if (!axis_attr.ok()) return axis_attr.status();
+  const Tensor& in0 = ctx.input(0);
+  for (int i = 1; i < n; ++i) {
+    const Tensor& t = ctx.input(i);
+    if (t.shape() != in0.shape() || t.dtype() != in0.dtype()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "Pack: shapes and dtypes of all inputs must match: values[0] = ", in0.DebugString(),
+          " != values[", i, "] = ", t.DebugString()));
+    }
+  }
+  return PackAxis(*axis_attr, in0.rank());
+}
+
+absl::StatusOr<Shape> FillShape(const Tensor& dims, const Tensor& value) {
+  if (dims.rank() != 1) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("Fill: dims must be a vector, got shape ", ShapeToString(dims.shape())));
+  }
+  if (value.num_elements() != 1 || value.rank() > 1) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("Fill: value must be a scalar, got shape ", ShapeToString(value.shape())));
+  }
+  absl::StatusOr<std::vector<int64_t>> values = IntValues(dims, "Fill dims");
+  if (!values.ok()) return values.status();
+  if (absl::Status s = CheckFillDims(*values); !s.ok()) return s;
+  return Shape(*std::move(values));
+}
+
 }  // namespace smrt::kernels

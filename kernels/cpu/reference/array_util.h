@@ -97,12 +97,24 @@ int64_t KnownVectorLength(const InferenceContext& ctx, int i);
 // known and differ. `what` describes where they come from.
 absl::StatusOr<int64_t> MergeDim(int64_t a, int64_t b, absl::string_view what);
 
+// InvalidArgument unless attr N (when set) is n, the node's value inputs.
+absl::Status CheckN(absl::string_view op, const AttrMap& attrs, int n);
+
 // Pack's axis attr for inputs of `rank` (the output has rank + 1 dims),
 // made non-negative; InvalidArgument outside [-(rank + 1), rank].
 absl::StatusOr<int> PackAxis(int64_t axis, int rank);
 
+// What the CPU and CUDA Pack kernels check before stacking: attr N, at
+// least one input, one shape and dtype for all; then the axis attr, made
+// non-negative.
+absl::StatusOr<int> PackedAxis(const KernelContext& ctx);
+
 // OK when every one of Fill's dims is >= 0, else InvalidArgument naming it.
 absl::Status CheckFillDims(const std::vector<int64_t>& dims);
+
+// Fill's output shape: dims must be a vector of integers >= 0 and value a
+// scalar (the CPU and CUDA kernels' checks).
+absl::StatusOr<Shape> FillShape(const Tensor& dims, const Tensor& value);
 
 // Row-major element strides of `shape`. Exact for a shape with elements; a
 // shape with a zero dim may saturate (kernels copy nothing for those).

@@ -27,16 +27,6 @@ absl::StatusOr<int> CheckedAxis(absl::string_view op, int64_t axis, int rank,
   return static_cast<int>(axis < 0 ? axis + rank : axis);
 }
 
-absl::Status CheckN(absl::string_view op, const AttrMap& attrs, int n) {
-  absl::StatusOr<int64_t> attr_n = attrs.GetOr<int64_t>("N", n);
-  if (!attr_n.ok()) return attr_n.status();
-  if (*attr_n != n) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(op, ": attr N = ", *attr_n, " but the node has ", n, " value inputs"));
-  }
-  return absl::OkStatus();
-}
-
 // ---------------------------------------------------------------- Concat
 
 absl::Status InferConcat(InferenceContext& ctx, absl::string_view op, int first, int n,
@@ -211,21 +201,9 @@ absl::Status InferPack(InferenceContext& ctx) {
 
 absl::Status ComputePack(KernelContext& ctx) {
   const int n = ctx.num_inputs();
-  if (absl::Status s = CheckN("Pack", ctx.attrs(), n); !s.ok()) return s;
-  if (n < 1) return absl::InvalidArgumentError("Pack: no inputs to stack");
-  absl::StatusOr<int64_t> axis_attr = ctx.attrs().GetOr<int64_t>("axis", 0);
-  if (!axis_attr.ok()) return axis_attr.status();
-  const Tensor& in0 = ctx.input(0);
-  for (int i = 1; i < n; ++i) {
-    const Tensor& t = ctx.input(i);
-    if (t.shape() != in0.shape() || t.dtype() != in0.dtype()) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "Pack: shapes and dtypes of all inputs must match: values[0] = ", in0.DebugString(),
-          " != values[", i, "] = ", t.DebugString()));
-    }
-  }
-  absl::StatusOr<int> axis = PackAxis(*axis_attr, in0.rank());
+  absl::StatusOr<int> axis = PackedAxis(ctx);
   if (!axis.ok()) return axis.status();
+  const Tensor& in0 = ctx.input(0);
   Shape out_dims = in0.shape();
   out_dims.insert(out_dims.begin() + *axis, n);
   absl::StatusOr<Tensor*> out = ctx.allocate_output(0, in0.dtype(), out_dims);

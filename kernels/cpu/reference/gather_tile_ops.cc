@@ -270,19 +270,9 @@ absl::Status InferFill(InferenceContext& ctx) {
 }
 
 absl::Status ComputeFill(KernelContext& ctx) {
-  const Tensor& dims_t = ctx.input(0);
   const Tensor& value = ctx.input(1);
-  if (dims_t.rank() != 1) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("Fill: dims must be a vector, got shape ", ShapeToString(dims_t.shape())));
-  }
-  if (value.num_elements() != 1 || value.rank() > 1) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("Fill: value must be a scalar, got shape ", ShapeToString(value.shape())));
-  }
-  absl::StatusOr<std::vector<int64_t>> dims = IntValues(dims_t, "Fill dims");
+  absl::StatusOr<Shape> dims = FillShape(ctx.input(0), value);
   if (!dims.ok()) return dims.status();
-  if (absl::Status s = CheckFillDims(*dims); !s.ok()) return s;
   absl::StatusOr<Tensor*> out = ctx.allocate_output(0, value.dtype(), *std::move(dims));
   if (!out.ok()) return out.status();
   Tensor* result = *out;
