@@ -31,6 +31,9 @@ struct OpCheck {
 
 struct SignatureCheck {
   std::string key;               // signature key; "(init op)" for what runs at load
+  // Where it runs: the checked device, except the init op, which runs once
+  // on the CPU while the model loads, whatever LoadOptions::device is.
+  std::string device;
   std::string error;             // the graph could not be imported (ops is then empty)
   std::vector<OpCheck> ops;      // sorted by op
   int64_t constant_bytes = 0;    // Const values in the signature's graph

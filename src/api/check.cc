@@ -38,6 +38,7 @@ SignatureCheck CheckRequest(const std::string& key, const tensorflow::GraphDef& 
                             const graph::ImportRequest& request, absl::string_view device) {
   SignatureCheck check;
   check.key = key;
+  check.device = std::string(device);
   const kernels::KernelRegistry& registry = kernels::KernelRegistry::Default();
   absl::StatusOr<graph::ImportResult> imported = graph::ImportGraph(graph_def, request, registry);
   if (!imported.ok()) {
@@ -117,7 +118,8 @@ absl::StatusOr<ModelCheck> CheckModel(const std::string& dir, const LoadOptions&
     for (const loader::Asset& asset : (*bundle)->assets) {
       request.feeds.push_back({asset.tensor_name, DataType::kString, PartialShape::Known({})});
     }
-    result.signatures.push_back(CheckRequest("(init op)", graph_def, request, result.device));
+    // Model::Load runs it on the CPU (no placement): check it there.
+    result.signatures.push_back(CheckRequest("(init op)", graph_def, request, kernels::kCpu));
   }
 
   std::vector<std::string> keys = options.signatures;

@@ -8,8 +8,16 @@ bool KeptOnHost(const Node& n) {
     return true;
   }
   if (n.op == "Const" || n.outputs.empty()) return false;
+  // A comparison of int32 values (Less(input_ids, 0) in Keras's embedding
+  // bounds check) gives a bool made on, and read on, the host.
+  const bool int32_operands =
+      n.attrs.GetOr<DataType>("T", DataType::kInvalid).value_or(DataType::kInvalid) ==
+      DataType::kInt32;
   for (const kernels::ValueInfo& o : n.outputs) {
-    if (o.dtype != DataType::kInt32) return false;
+    const bool host = o.dtype == DataType::kInt32 || o.dtype == DataType::kString ||
+                      o.dtype == DataType::kResource ||
+                      (o.dtype == DataType::kBool && int32_operands);
+    if (!host) return false;
   }
   return true;
 }

@@ -17,7 +17,11 @@ namespace smrt::graph {
 //   readers). TensorFlow keeps int32 in host memory on GPUs too: in Keras
 //   graphs it is shape arithmetic (Shape -> StridedSlice -> Pack -> Reshape's
 //   shape) read on the host, and on the device each piece would be copied up
-//   and back, every copy back waiting for the stream.
+//   and back, every copy back waiting for the stream;
+// - nodes whose outputs are all strings or resources (lookup tables): as in
+//   TensorFlow, these live in host memory only;
+// - bool results of ops on int32 (T=int32: comparisons of shapes or ids),
+//   as TensorFlow's GPU kernels for int32 keep theirs in host memory.
 bool KeptOnHost(const Node& n);
 
 }  // namespace smrt::graph

@@ -552,6 +552,12 @@ class Importer {
     Node node;
     node.name = key;
     node.op = "Identity";
+    // Its T, so that a device's typed Identity kernel can serve it. (A
+    // StopGradient or Snapshot pivot has the same attr; IdentityN's is a list.)
+    if (auto t = nd.attr().find("T");
+        t != nd.attr().end() && t->second.value_case() == tensorflow::AttrValue::kType) {
+      node.attrs.Set("T", DataTypeFromProto(t->second.type()));
+    }
     for (const std::string& in : nd.input()) {
       if (in.empty()) continue;
       if (in[0] == '^') {

@@ -42,6 +42,11 @@ std::vector<UnsupportedOp> FindUnsupportedOps(const Graph& graph, const std::vec
       // need a CPU kernel.
       const absl::string_view where = KeptOnHost(n) ? absl::string_view(kernels::kCpu) : device;
       absl::StatusOr<const kernels::KernelSpec*> k = registry.FindKernel(n.op, where, n.attrs);
+      // A Const follows its readers: without a device kernel (a string) it
+      // stays on the host, and its readers are checked on their own.
+      if (!k.ok() && n.op == "Const" && where != kernels::kCpu) {
+        k = registry.FindKernel(n.op, kernels::kCpu, n.attrs);
+      }
       if (!k.ok()) reason = std::string(k.status().message());
     }
     if (reason.empty()) continue;

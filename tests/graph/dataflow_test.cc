@@ -143,6 +143,28 @@ TEST(DataflowTest, MergeForwardsTheLiveBranchAndItsIndex) {
   EXPECT_EQ(Values<float>((*out)[2]), (std::vector<float>{20}));
 }
 
+// A pivot read only by control edges becomes an Identity node of its own; it
+// keeps its T, so that a device's typed Identity kernel can serve it (a
+// CUDA check of an RLlib policy had reported "missing attr 'T'").
+TEST(DataflowTest, APivotIdentityKeepsItsType) {
+  tensorflow::GraphDef g;
+  ASSERT_TRUE(google::protobuf::TextFormat::ParseFromString(kInputs + kCond, &g));
+  graph::ImportRequest req;
+  req.feeds.push_back({"x:0", DataType::kFloat, PartialShape::Unknown()});
+  req.feeds.push_back({"p:0", DataType::kBool, PartialShape::Known({})});
+  req.fetches = {"mc:0"};
+  absl::StatusOr<graph::ImportResult> r = graph::ImportGraph(g, req, R());
+  ASSERT_TRUE(r.ok()) << r.status();
+  int pivots = 0;
+  for (const graph::Node& n : r->graph.nodes()) {
+    if (n.op != "Identity") continue;
+    ++pivots;
+    EXPECT_EQ(n.attrs.Get<DataType>("T").value_or(DataType::kInvalid), DataType::kFloat)
+        << n.name;
+  }
+  EXPECT_EQ(pivots, 2);
+}
+
 TEST(DataflowTest, DeadTensorsNeverReachAFetch) {
   // t is on the true branch; both_dead merges two true-branch values.
   Compiled c = Compile(kInputs + kCond, {"t:0"});

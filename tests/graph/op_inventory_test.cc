@@ -125,6 +125,39 @@ TEST(OpInventoryTest, ADeviceCheckAsksTheCpuForWhatPlacementKeepsOnTheHost) {
   for (const auto& [op, why] : Missing(int32_shape, "y:0", "CPU")) EXPECT_EQ(why, "") << op;
 }
 
+// As in TensorFlow, strings and int32 comparisons stay in host memory: a
+// string Const and what joins strings, and Less on an int32 shape, need only
+// a CPU kernel. A comparison of float activations runs on the device.
+TEST(OpInventoryTest, StringsAndInt32ComparisonsStayOnTheHost) {
+  const char* int32_less = R"(
+    node { name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } } }
+    node { name: "s" op: "Shape" input: "x" attr { key: "T" value { type: DT_FLOAT } }
+           attr { key: "out_type" value { type: DT_INT32 } } }
+    node { name: "three" op: "Const" attr { key: "dtype" value { type: DT_INT32 } }
+           attr { key: "value" value { tensor { dtype: DT_INT32 tensor_shape {} int_val: 3 } } } }
+    node { name: "lt" op: "Less" input: "s" input: "three"
+           attr { key: "T" value { type: DT_INT32 } } }
+  )";
+  for (const auto& [op, why] : Missing(int32_less, "lt:0", "FAKE")) EXPECT_EQ(why, "") << op;
+  const char* float_less = R"(
+    node { name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } } }
+    node { name: "lt" op: "Less" input: "x" input: "x"
+           attr { key: "T" value { type: DT_FLOAT } } }
+  )";
+  EXPECT_NE(Missing(float_less, "lt:0", "FAKE")["Less"], "");
+  const char* strings = R"(
+    node { name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } } }
+    node { name: "word" op: "Const" attr { key: "dtype" value { type: DT_STRING } }
+           attr { key: "value" value { tensor { dtype: DT_STRING tensor_shape {} string_val: "a" } } } }
+    node { name: "join" op: "StringJoin" input: "word" input: "word"
+           attr { key: "N" value { i: 2 } } }
+  )";
+  std::map<std::string, std::string> missing = Missing(strings, "join:0", "FAKE");
+  ASSERT_EQ(missing.size(), 3u);  // and the Placeholder
+  EXPECT_EQ(missing["Const"], "");
+  EXPECT_EQ(missing["StringJoin"], "");
+}
+
 TEST(OpPackagesTest, KnownPackages) {
   EXPECT_EQ(PackageOfOp("SimpleMLInferenceOpWithHandle"), "tensorflow_decision_forests");
   EXPECT_EQ(PackageOfOp("Addons>GeluOp"), "tensorflow_addons");

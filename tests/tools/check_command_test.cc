@@ -94,6 +94,27 @@ TEST(CheckCommandTest, CudaHasNoKernelsInThisBuildAndSaysSo) {
   EXPECT_TRUE(cpu->ok());
 }
 
+// The init op runs once on the CPU while the model loads, whatever the
+// device: a CUDA check looks for CPU kernels there (the string table fill
+// had been reported missing on CUDA).
+TEST(CheckCommandTest, TheInitOpIsCheckedOnTheCpu) {
+  SMRT_SKIP_IF_NO_SHARED_MODELS();
+  absl::StatusOr<ModelCheck> c = CheckModel(SharedModel("community/sentiment_bilstm"), {}, "cuda");
+  ASSERT_TRUE(c.ok()) << c.status();
+  ASSERT_FALSE(c->signatures.empty());
+  const SignatureCheck& init = c->signatures.front();
+  ASSERT_EQ(init.key, "(init op)");
+  EXPECT_EQ(init.device, "CPU");
+  EXPECT_FALSE(init.ops.empty());
+  for (const OpCheck& op : init.ops) EXPECT_TRUE(op.supported()) << op.op << ": " << op.missing;
+  for (size_t i = 1; i < c->signatures.size(); ++i) EXPECT_EQ(c->signatures[i].device, "CUDA");
+  std::ostringstream out;
+  ASSERT_FALSE(RunCheck({"--dir", SharedModel("community/sentiment_bilstm"), "--device", "cuda"},
+                        out)
+                   .ok());
+  EXPECT_TRUE(absl::StrContains(out.str(), "signature (init op) (runs on CPU):")) << out.str();
+}
+
 TEST(CheckCommandTest, BadArguments) {
   std::ostringstream out;
   EXPECT_EQ(RunCheck({}, out).code(), absl::StatusCode::kInvalidArgument);

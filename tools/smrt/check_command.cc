@@ -49,7 +49,9 @@ absl::Status RunCheck(const std::vector<std::string>& args, std::ostream& out) {
       nodes += op.count;
       if (!op.supported()) ++unsupported;
     }
-    out << "\nsignature " << s.key << ": " << s.ops.size() << " op types, " << nodes << " nodes"
+    out << "\nsignature " << s.key
+        << (s.device != check->device ? absl::StrCat(" (runs on ", s.device, ")") : "") << ": "
+        << s.ops.size() << " op types, " << nodes << " nodes"
         << (unsupported ? absl::StrCat(", ", unsupported, " unsupported") : "") << "\n";
     size_t width = 0;
     for (const OpCheck& op : s.ops) width = std::max(width, op.op.size());
