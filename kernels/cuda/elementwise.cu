@@ -87,8 +87,53 @@ cudaError_t Binary(const T* a, const T* b, T* out, int64_t n, const BroadcastInd
   return cudaGetLastError();
 }
 
+template <CompareOp op, typename T>
+__device__ __forceinline__ bool ApplyCompare(T a, T b) {
+  // IEEE: every ordered comparison with a NaN is false, NotEqual true.
+  if constexpr (op == CompareOp::kLess) return a < b;
+  else if constexpr (op == CompareOp::kLessEqual) return a <= b;
+  else if constexpr (op == CompareOp::kGreater) return a > b;
+  else if constexpr (op == CompareOp::kGreaterEqual) return a >= b;
+  else if constexpr (op == CompareOp::kEqual) return a == b;
+  else if constexpr (op == CompareOp::kNotEqual) return a != b;
+  else if constexpr (op == CompareOp::kLogicalAnd) return a && b;
+  else return a || b;  // kLogicalOr
+}
+
+template <CompareOp op, typename T>
+__global__ void BroadcastCompareKernel(const T* __restrict__ a, const T* __restrict__ b,
+                                       bool* __restrict__ out, int64_t n, BroadcastIndex index) {
+  const int64_t step = static_cast<int64_t>(gridDim.x) * blockDim.x;
+  for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
+       i += step) {
+    int64_t rest = i, ao = 0, bo = 0;
+    for (int d = index.rank - 1; d >= 0; --d) {
+      const int64_t c = rest % index.dims[d];
+      rest /= index.dims[d];
+      ao += c * index.a_strides[d];
+      bo += c * index.b_strides[d];
+    }
+    out[i] = ApplyCompare<op, T>(a[ao], b[bo]);
+  }
+}
+
+template <CompareOp op, typename T>
+cudaError_t Compare(const T* a, const T* b, bool* out, int64_t n, const BroadcastIndex& index,
+                    cudaStream_t stream) {
+  BroadcastCompareKernel<op, T><<<Blocks(n), kThreads, 0, stream>>>(a, b, out, n, index);
+  return cudaGetLastError();
+}
+
+__global__ void LogicalNotKernel(const bool* __restrict__ in, bool* __restrict__ out, int64_t n) {
+  const int64_t step = static_cast<int64_t>(gridDim.x) * blockDim.x;
+  for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
+       i += step) {
+    out[i] = !in[i];
+  }
+}
+
 template <UnaryOp op, typename T>
-__device__ __forceinline__ T ApplyUnary(T x) {
+__device__ __forceinline__ T ApplyUnary(T x, float alpha) {
   constexpr bool kInt = std::is_same_v<T, int32_t>;
   if constexpr (op == UnaryOp::kRelu) {
     return x < T(0) ? T(0) : x;  // NaN < 0 is false: NaN passes through
@@ -130,6 +175,8 @@ __device__ __forceinline__ T ApplyUnary(T x) {
       return floorf(x);
     } else if constexpr (op == UnaryOp::kCeil) {
       return ceilf(x);
+    } else if constexpr (op == UnaryOp::kLeakyRelu) {
+      return x > 0.0f ? x : x * alpha;  // as the CPU: NaN * alpha stays NaN
     } else {  // kReciprocal
       return 1.0f / x;
     }
@@ -137,17 +184,18 @@ __device__ __forceinline__ T ApplyUnary(T x) {
 }
 
 template <UnaryOp op, typename T>
-__global__ void UnaryKernel(const T* __restrict__ in, T* __restrict__ out, int64_t n) {
+__global__ void UnaryKernel(const T* __restrict__ in, T* __restrict__ out, int64_t n,
+                            float alpha) {
   const int64_t step = static_cast<int64_t>(gridDim.x) * blockDim.x;
   for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
        i += step) {
-    out[i] = ApplyUnary<op, T>(in[i]);
+    out[i] = ApplyUnary<op, T>(in[i], alpha);
   }
 }
 
 template <UnaryOp op, typename T>
-cudaError_t Unary(const T* in, T* out, int64_t n, cudaStream_t stream) {
-  UnaryKernel<op, T><<<Blocks(n), kThreads, 0, stream>>>(in, out, n);
+cudaError_t Unary(const T* in, T* out, int64_t n, cudaStream_t stream, float alpha = 0.0f) {
+  UnaryKernel<op, T><<<Blocks(n), kThreads, 0, stream>>>(in, out, n, alpha);
   return cudaGetLastError();
 }
 
@@ -186,7 +234,47 @@ cudaError_t LaunchBinary(BinaryOp op, const T* a, const T* b, T* out, int64_t n,
 }
 
 template <typename T>
-cudaError_t LaunchUnary(UnaryOp op, const T* in, T* out, int64_t n, cudaStream_t stream) {
+cudaError_t LaunchCompare(CompareOp op, const T* a, const T* b, bool* out, int64_t n,
+                          const BroadcastIndex& index, cudaStream_t stream) {
+  if (n == 0) return cudaSuccess;
+  switch (op) {
+    case CompareOp::kEqual: return Compare<CompareOp::kEqual, T>(a, b, out, n, index, stream);
+    case CompareOp::kNotEqual:
+      return Compare<CompareOp::kNotEqual, T>(a, b, out, n, index, stream);
+    default: break;
+  }
+  if constexpr (std::is_same_v<T, float>) {
+    switch (op) {
+      case CompareOp::kLess: return Compare<CompareOp::kLess, T>(a, b, out, n, index, stream);
+      case CompareOp::kLessEqual:
+        return Compare<CompareOp::kLessEqual, T>(a, b, out, n, index, stream);
+      case CompareOp::kGreater:
+        return Compare<CompareOp::kGreater, T>(a, b, out, n, index, stream);
+      case CompareOp::kGreaterEqual:
+        return Compare<CompareOp::kGreaterEqual, T>(a, b, out, n, index, stream);
+      default: break;
+    }
+  } else {
+    switch (op) {
+      case CompareOp::kLogicalAnd:
+        return Compare<CompareOp::kLogicalAnd, T>(a, b, out, n, index, stream);
+      case CompareOp::kLogicalOr:
+        return Compare<CompareOp::kLogicalOr, T>(a, b, out, n, index, stream);
+      default: break;
+    }
+  }
+  return cudaErrorInvalidValue;
+}
+
+cudaError_t LaunchLogicalNot(const bool* in, bool* out, int64_t n, cudaStream_t stream) {
+  if (n == 0) return cudaSuccess;
+  LogicalNotKernel<<<Blocks(n), kThreads, 0, stream>>>(in, out, n);
+  return cudaGetLastError();
+}
+
+template <typename T>
+cudaError_t LaunchUnary(UnaryOp op, const T* in, T* out, int64_t n, cudaStream_t stream,
+                        float alpha) {
   if (n == 0) return cudaSuccess;
   switch (op) {
     case UnaryOp::kRelu: return Unary<UnaryOp::kRelu, T>(in, out, n, stream);
@@ -211,6 +299,8 @@ cudaError_t LaunchUnary(UnaryOp op, const T* in, T* out, int64_t n, cudaStream_t
       case UnaryOp::kFloor: return Unary<UnaryOp::kFloor, T>(in, out, n, stream);
       case UnaryOp::kCeil: return Unary<UnaryOp::kCeil, T>(in, out, n, stream);
       case UnaryOp::kReciprocal: return Unary<UnaryOp::kReciprocal, T>(in, out, n, stream);
+      case UnaryOp::kLeakyRelu:
+        return Unary<UnaryOp::kLeakyRelu, T>(in, out, n, stream, alpha);
       default: break;
     }
   }
@@ -228,8 +318,13 @@ template cudaError_t LaunchBinary<float>(BinaryOp, const float*, const float*, f
                                          const BroadcastIndex&, cudaStream_t);
 template cudaError_t LaunchBinary<int32_t>(BinaryOp, const int32_t*, const int32_t*, int32_t*,
                                            int64_t, const BroadcastIndex&, cudaStream_t);
-template cudaError_t LaunchUnary<float>(UnaryOp, const float*, float*, int64_t, cudaStream_t);
+template cudaError_t LaunchCompare<float>(CompareOp, const float*, const float*, bool*, int64_t,
+                                          const BroadcastIndex&, cudaStream_t);
+template cudaError_t LaunchCompare<bool>(CompareOp, const bool*, const bool*, bool*, int64_t,
+                                         const BroadcastIndex&, cudaStream_t);
+template cudaError_t LaunchUnary<float>(UnaryOp, const float*, float*, int64_t, cudaStream_t,
+                                        float);
 template cudaError_t LaunchUnary<int32_t>(UnaryOp, const int32_t*, int32_t*, int64_t,
-                                          cudaStream_t);
+                                          cudaStream_t, float);
 
 }  // namespace smrt::kernels::cuda

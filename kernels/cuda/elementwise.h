@@ -17,11 +17,18 @@ namespace smrt::kernels::cuda {
 
 enum class BinaryOp { kAdd, kSub, kMul, kDiv, kMaximum, kMinimum, kSquaredDifference };
 
+// Binaries with a bool output. The comparisons take float (Equal and
+// NotEqual bool too; an int32 comparison stays on the host, as in
+// TensorFlow); kLogicalAnd and kLogicalOr take bool.
+enum class CompareOp {
+  kLess, kLessEqual, kGreater, kGreaterEqual, kEqual, kNotEqual, kLogicalAnd, kLogicalOr
+};
+
 // kRelu, kRelu6, kNeg, kSquare, kAbs: float and int32; the rest float only.
 enum class UnaryOp {
   kRelu, kRelu6, kNeg, kSquare, kAbs,
   kSigmoid, kTanh, kExp, kSqrt, kRsqrt, kElu, kLog, kLog1p, kErf, kErfc, kFloor, kCeil,
-  kReciprocal,
+  kReciprocal, kLeakyRelu,
 };
 
 inline constexpr int kMaxBroadcastRank = 8;
@@ -44,10 +51,22 @@ template <typename T>
 cudaError_t LaunchBinary(BinaryOp op, const T* a, const T* b, T* out, int64_t n,
                          const BroadcastIndex& index, cudaStream_t stream);
 
-// out[i] = op(in[i]) for n elements; T is float or int32_t (int32_t only for
-// kRelu, kRelu6, kNeg, kSquare, kAbs, else cudaErrorInvalidValue).
+// out[i] = a[..] op b[..] as bool, broadcast as LaunchBinary. T is float
+// (comparisons) or bool (kEqual, kNotEqual, kLogicalAnd, kLogicalOr); other
+// pairs are cudaErrorInvalidValue.
 template <typename T>
-cudaError_t LaunchUnary(UnaryOp op, const T* in, T* out, int64_t n, cudaStream_t stream);
+cudaError_t LaunchCompare(CompareOp op, const T* a, const T* b, bool* out, int64_t n,
+                          const BroadcastIndex& index, cudaStream_t stream);
+
+// out[i] = !in[i] for n bools (LogicalNot).
+cudaError_t LaunchLogicalNot(const bool* in, bool* out, int64_t n, cudaStream_t stream);
+
+// out[i] = op(in[i]) for n elements; T is float or int32_t (int32_t only for
+// kRelu, kRelu6, kNeg, kSquare, kAbs, else cudaErrorInvalidValue). `alpha`
+// is kLeakyRelu's slope below zero; the other ops ignore it.
+template <typename T>
+cudaError_t LaunchUnary(UnaryOp op, const T* in, T* out, int64_t n, cudaStream_t stream,
+                        float alpha = 0.0f);
 
 // out[i] = value[i] + bias[(i / inner) % channels] for n elements: the bias
 // runs along the dim whose inner stride is `inner` (1 for NHWC, H*W for NCHW).

@@ -3,10 +3,12 @@
 // computation is elementwise.cu, queued on the context's stream.
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "kernels/cpu/reference/broadcast.h"
 #include "kernels/cuda/broadcast_index.h"
 #include "kernels/cuda/cuda_status.h"
 #include "kernels/cuda/elementwise.h"
@@ -68,6 +70,95 @@ absl::Status UnaryCompute(KernelContext& ctx, UnaryOp op, bool has_int32) {
                          absl::StrCat("no CUDA kernel for ", DataTypeName(t))));
 }
 
+template <typename T>
+absl::Status CompareTyped(KernelContext& ctx, CompareOp op, cudaStream_t stream) {
+  const Tensor& a = ctx.input(0);
+  const Tensor& b = ctx.input(1);
+  // Equal/NotEqual with incompatible_shape_error=false: shapes that do not
+  // broadcast give one bool (all false / all true), as on the CPU.
+  if (op == CompareOp::kEqual || op == CompareOp::kNotEqual) {
+    absl::StatusOr<bool> strict = ctx.attrs().GetOr<bool>("incompatible_shape_error", true);
+    if (!strict.ok()) return AtNode(ctx, strict.status());
+    if (!*strict && !BroadcastShapes({a.shape(), b.shape()}).ok()) {
+      absl::StatusOr<Tensor*> out = ctx.allocate_device_output(0, DataType::kBool, {});
+      if (!out.ok()) return out.status();
+      return CudaStatus(cudaMemsetAsync((*out)->raw_data(), op == CompareOp::kNotEqual ? 1 : 0,
+                                        sizeof(bool), stream),
+                        ctx.op(), ctx.node_name(), "setting the result");
+    }
+  }
+  Shape out_shape;
+  absl::StatusOr<BroadcastIndex> index = MakeBroadcastIndex(a.shape(), b.shape(), &out_shape);
+  if (!index.ok()) return AtNode(ctx, index.status());
+  absl::StatusOr<Tensor*> out = ctx.allocate_device_output(0, DataType::kBool, out_shape);
+  if (!out.ok()) return out.status();
+  const int64_t n = (*out)->num_elements();
+  return CudaStatus(LaunchCompare<T>(op, a.data<T>(), b.data<T>(), (*out)->template data<bool>(),
+                                     n, *index, stream),
+                    ctx.op(), ctx.node_name(), "launching the broadcast comparison kernel");
+}
+
+// `types` is what the registration promised: float and/or bool.
+absl::Status CompareCompute(KernelContext& ctx, CompareOp op, const std::vector<DataType>& types) {
+  if (absl::Status s = CheckOnDevice(ctx, {0, 1}); !s.ok()) return s;
+  const DataType t = ctx.input(0).dtype();
+  if (ctx.input(1).dtype() != t) {
+    return AtNode(ctx, absl::InvalidArgumentError(absl::StrCat(
+                           "operands have different types ", DataTypeName(t), " and ",
+                           DataTypeName(ctx.input(1).dtype()))));
+  }
+  if (std::find(types.begin(), types.end(), t) == types.end()) {
+    return AtNode(ctx, absl::UnimplementedError(
+                           absl::StrCat("no CUDA kernel for ", DataTypeName(t))));
+  }
+  absl::StatusOr<cudaStream_t> stream = StreamOf(ctx);
+  if (!stream.ok()) return stream.status();
+  if (t == DataType::kFloat) return CompareTyped<float>(ctx, op, *stream);
+  return CompareTyped<bool>(ctx, op, *stream);
+}
+
+// Logical ops have no type attr: their operands are bool.
+KernelSpec CompareSpec(const char* op, CompareOp kind, std::vector<DataType> types) {
+  const bool logical = kind == CompareOp::kLogicalAnd || kind == CompareOp::kLogicalOr;
+  std::vector<DataType> constraint = logical ? std::vector<DataType>{} : types;
+  return CudaKernel(op, logical ? "" : "T", std::move(constraint),
+                    [kind, types](KernelContext& ctx) { return CompareCompute(ctx, kind, types); });
+}
+
+absl::Status LogicalNot(KernelContext& ctx) {
+  if (absl::Status s = CheckOnDevice(ctx, {0}); !s.ok()) return s;
+  const Tensor& in = ctx.input(0);
+  if (in.dtype() != DataType::kBool) {
+    return AtNode(ctx, absl::InvalidArgumentError(
+                           absl::StrCat("input must be bool, got ", DataTypeName(in.dtype()))));
+  }
+  absl::StatusOr<cudaStream_t> stream = StreamOf(ctx);
+  if (!stream.ok()) return stream.status();
+  absl::StatusOr<Tensor*> out = ctx.allocate_device_output(0, DataType::kBool, in.shape());
+  if (!out.ok()) return out.status();
+  return CudaStatus(LaunchLogicalNot(in.data<bool>(), (*out)->data<bool>(), in.num_elements(),
+                                     *stream),
+                    ctx.op(), ctx.node_name(), "launching the LogicalNot kernel");
+}
+
+absl::Status LeakyRelu(KernelContext& ctx) {
+  if (absl::Status s = CheckOnDevice(ctx, {0}); !s.ok()) return s;
+  absl::StatusOr<float> alpha = ctx.attrs().GetOr<float>("alpha", 0.2f);
+  if (!alpha.ok()) return AtNode(ctx, alpha.status());
+  const Tensor& in = ctx.input(0);
+  if (in.dtype() != DataType::kFloat) {
+    return AtNode(ctx, absl::UnimplementedError(
+                           absl::StrCat("no CUDA kernel for ", DataTypeName(in.dtype()))));
+  }
+  absl::StatusOr<cudaStream_t> stream = StreamOf(ctx);
+  if (!stream.ok()) return stream.status();
+  absl::StatusOr<Tensor*> out = ctx.allocate_device_output(0, in.dtype(), in.shape());
+  if (!out.ok()) return out.status();
+  return CudaStatus(LaunchUnary<float>(UnaryOp::kLeakyRelu, in.data<float>(),
+                                       (*out)->data<float>(), in.num_elements(), *stream, *alpha),
+                    ctx.op(), ctx.node_name(), "launching the unary kernel");
+}
+
 std::vector<DataType> Types(bool has_int32) {
   if (has_int32) return {DataType::kFloat, DataType::kInt32};
   return {DataType::kFloat};
@@ -117,6 +208,16 @@ std::vector<KernelSpec> ElementwiseKernels() {
       UnarySpec("Ceil", UnaryOp::kCeil, kFloatOnly),
       UnarySpec("Reciprocal", UnaryOp::kReciprocal, kFloatOnly),
       UnarySpec("Inv", UnaryOp::kReciprocal, kFloatOnly),
+      CudaKernel("LeakyRelu", "T", {DataType::kFloat}, LeakyRelu),
+      CompareSpec("Less", CompareOp::kLess, {DataType::kFloat}),
+      CompareSpec("LessEqual", CompareOp::kLessEqual, {DataType::kFloat}),
+      CompareSpec("Greater", CompareOp::kGreater, {DataType::kFloat}),
+      CompareSpec("GreaterEqual", CompareOp::kGreaterEqual, {DataType::kFloat}),
+      CompareSpec("Equal", CompareOp::kEqual, {DataType::kFloat, DataType::kBool}),
+      CompareSpec("NotEqual", CompareOp::kNotEqual, {DataType::kFloat, DataType::kBool}),
+      CompareSpec("LogicalAnd", CompareOp::kLogicalAnd, {DataType::kBool}),
+      CompareSpec("LogicalOr", CompareOp::kLogicalOr, {DataType::kBool}),
+      CudaKernel("LogicalNot", "", {}, LogicalNot),
   };
 }
 

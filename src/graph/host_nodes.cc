@@ -9,14 +9,14 @@ bool KeptOnHost(const Node& n) {
   }
   if (n.op == "Const" || n.outputs.empty()) return false;
   // A comparison of int32 values (Less(input_ids, 0) in Keras's embedding
-  // bounds check) gives a bool made on, and read on, the host.
-  const bool int32_operands =
-      n.attrs.GetOr<DataType>("T", DataType::kInvalid).value_or(DataType::kInvalid) ==
-      DataType::kInt32;
+  // bounds check) or of strings gives a bool made on, and read on, the host.
+  const DataType operands =
+      n.attrs.GetOr<DataType>("T", DataType::kInvalid).value_or(DataType::kInvalid);
+  const bool host_operands = operands == DataType::kInt32 || operands == DataType::kString;
   for (const kernels::ValueInfo& o : n.outputs) {
     const bool host = o.dtype == DataType::kInt32 || o.dtype == DataType::kString ||
                       o.dtype == DataType::kResource ||
-                      (o.dtype == DataType::kBool && int32_operands);
+                      (o.dtype == DataType::kBool && host_operands);
     if (!host) return false;
   }
   return true;

@@ -20,8 +20,9 @@ namespace smrt::graph {
 //   and back, every copy back waiting for the stream;
 // - nodes whose outputs are all strings or resources (lookup tables): as in
 //   TensorFlow, these live in host memory only;
-// - bool results of ops on int32 (T=int32: comparisons of shapes or ids),
-//   as TensorFlow's GPU kernels for int32 keep theirs in host memory.
+// - bool results of ops on int32 or strings (T=int32: comparisons of shapes
+//   or ids; T=string: a vocabulary lookup's Equal), as TensorFlow's GPU
+//   kernels for int32 keep theirs in host memory.
 bool KeptOnHost(const Node& n);
 
 }  // namespace smrt::graph

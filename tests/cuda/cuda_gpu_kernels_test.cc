@@ -187,6 +187,58 @@ TEST_F(CudaGpuTest, BinariesKeepNaNsAndWrapIntegers) {
   }
 }
 
+// Comparisons give bools; NaN compares false (NotEqual true), -0 == 0.
+TEST_F(CudaGpuTest, ComparisonsAndLogicalsMatchTheCpu) {
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const float inf = std::numeric_limits<float>::infinity();
+  const Tensor sa = MakeTensor<float>({8}, {nan, 1, -0.0f, inf, 0, 3, 2, -inf});
+  const Tensor sb = MakeTensor<float>({8}, {1, nan, 0.0f, inf, 0, -inf, 2, -inf});
+  for (const char* op : {"Less", "LessEqual", "Greater", "GreaterEqual", "Equal", "NotEqual"}) {
+    SCOPED_TRACE(op);
+    ExpectSameBytesAsCpu(op, TypeAttr(DataType::kFloat), {sa, sb});
+    uint32_t seed = 300;
+    for (const auto& [a, b] : kBroadcastCases) {
+      SCOPED_TRACE(ShapeToString(a) + " vs " + ShapeToString(b));
+      // Few distinct values, so that equal operands occur.
+      Tensor fa = RandomFloats(a, seed++, -3, 3);
+      Tensor fb = RandomFloats(b, seed++, -3, 3);
+      for (Tensor* t : {&fa, &fb}) {
+        for (int64_t i = 0; i < t->num_elements(); ++i) {
+          t->data<float>()[i] = std::round(t->data<float>()[i]);
+        }
+      }
+      ExpectSameBytesAsCpu(op, TypeAttr(DataType::kFloat), {fa, fb});
+    }
+  }
+  const Tensor ba = RandomBytes(DataType::kBool, {7, 33}, 301);
+  const Tensor bb = RandomBytes(DataType::kBool, {33}, 302);
+  for (const char* op : {"LogicalAnd", "LogicalOr"}) ExpectSameBytesAsCpu(op, AttrMap(), {ba, bb});
+  for (const char* op : {"Equal", "NotEqual"}) {
+    ExpectSameBytesAsCpu(op, TypeAttr(DataType::kBool), {ba, bb});
+  }
+  ExpectSameBytesAsCpu("LogicalNot", AttrMap(), {ba});
+  // Shapes that do not broadcast, without incompatible_shape_error: one bool.
+  AttrMap lenient = TypeAttr(DataType::kFloat);
+  lenient.Set("incompatible_shape_error", false);
+  for (const char* op : {"Equal", "NotEqual"}) {
+    ExpectSameBytesAsCpu(op, lenient,
+                         {RandomFloats({2, 3}, 303, -1, 1), RandomFloats({4}, 304, -1, 1)});
+  }
+}
+
+TEST_F(CudaGpuTest, LeakyReluMatchesTheCpu) {
+  Tensor x = RandomFloats({33, 129}, 305, -10, 10);
+  x.data<float>()[0] = std::numeric_limits<float>::quiet_NaN();
+  x.data<float>()[1] = -std::numeric_limits<float>::infinity();
+  x.data<float>()[2] = -0.0f;
+  for (float alpha : {0.2f, 0.01f, 1.5f}) {
+    AttrMap attrs = TypeAttr(DataType::kFloat);
+    attrs.Set("alpha", alpha);
+    ExpectLikeCpu("LeakyRelu", attrs, {x}, 0);
+  }
+  ExpectLikeCpu("LeakyRelu", TypeAttr(DataType::kFloat), {x}, 0);  // the default alpha, 0.2
+}
+
 TEST_F(CudaGpuTest, UnariesMatchTheCpu) {
   std::vector<float> v;
   const Tensor r = RandomFloats({5000}, 7, -10, 10);

@@ -84,6 +84,14 @@ TEST(CudaKernelsTest, EveryOpIsRegisteredWithItsDtypesAndHostInputs) {
       {"Ceil", "T", kF32, {}},
       {"Reciprocal", "T", kF32, {}},
       {"Inv", "T", kF32, {}},
+      {"LeakyRelu", "T", kF32, {}},
+      // int32 comparisons stay on the host (graph/host_nodes.h).
+      {"Less", "T", kF32, {}},
+      {"LessEqual", "T", kF32, {}},
+      {"Greater", "T", kF32, {}},
+      {"GreaterEqual", "T", kF32, {}},
+      {"Equal", "T", {DataType::kFloat, DataType::kBool}, {}},
+      {"NotEqual", "T", {DataType::kFloat, DataType::kBool}, {}},
       {"BiasAdd", "T", kF32, {}},
       {"MatMul", "T", kF32, {}},
       {"BatchMatMulV2", "T", kF32, {}},
@@ -124,6 +132,14 @@ TEST(CudaKernelsTest, EveryOpIsRegisteredWithItsDtypesAndHostInputs) {
     }
     // Strings cannot live in device memory.
     EXPECT_FALSE(r.FindKernel(e.op, kCudaDevice, TypeAttr(DataType::kString, e.type_attr)).ok());
+  }
+  // Logical ops have no type attr: their operands are bool.
+  for (const char* op : {"LogicalAnd", "LogicalOr", "LogicalNot"}) {
+    SCOPED_TRACE(op);
+    absl::StatusOr<const KernelSpec*> k = r.FindKernel(op, kCudaDevice, AttrMap());
+    ASSERT_TRUE(k.ok()) << k.status();
+    EXPECT_EQ((*k)->backend, "cuda");
+    EXPECT_TRUE((*k)->host_memory_inputs.empty());
   }
 }
 
@@ -316,6 +332,14 @@ TEST(CudaKernelsTest, ChecksComeBeforeAnyDeviceWork) {
       absl::StatusCode::kInvalidArgument, "as many biases", &device);
   ExpectError("Softmax", f32, {FakeDeviceTensor(DataType::kFloat, {})},
               absl::StatusCode::kInvalidArgument, ">= 1 dimension", &device);
+
+  ExpectError("Less", f32, {a, b}, absl::StatusCode::kInvalidArgument, "(2, 3) vs (4)", &device);
+  ExpectError("Equal", f32, {a, FakeDeviceTensor(DataType::kBool, {2, 3})},
+              absl::StatusCode::kInvalidArgument, "different types", &device);
+  ExpectError("LogicalNot", AttrMap(), {a}, absl::StatusCode::kInvalidArgument,
+              "input must be bool", &device);
+  ExpectError("LeakyRelu", f32, {MakeTensor<float>({1}, {1})},
+              absl::StatusCode::kFailedPrecondition, "host memory", &device);
 }
 
 TEST(CudaKernelsTest, ConvolutionsServeNhwcOnly) {

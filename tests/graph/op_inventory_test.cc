@@ -126,8 +126,8 @@ TEST(OpInventoryTest, ADeviceCheckAsksTheCpuForWhatPlacementKeepsOnTheHost) {
 }
 
 // As in TensorFlow, strings and int32 comparisons stay in host memory: a
-// string Const and what joins strings, and Less on an int32 shape, need only
-// a CPU kernel. A comparison of float activations runs on the device.
+// string Const, what joins and compares strings, and Less on an int32 shape,
+// need only a CPU kernel. A comparison of float activations runs on the device.
 TEST(OpInventoryTest, StringsAndInt32ComparisonsStayOnTheHost) {
   const char* int32_less = R"(
     node { name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } } }
@@ -151,11 +151,14 @@ TEST(OpInventoryTest, StringsAndInt32ComparisonsStayOnTheHost) {
            attr { key: "value" value { tensor { dtype: DT_STRING tensor_shape {} string_val: "a" } } } }
     node { name: "join" op: "StringJoin" input: "word" input: "word"
            attr { key: "N" value { i: 2 } } }
+    node { name: "same" op: "Equal" input: "join" input: "word"
+           attr { key: "T" value { type: DT_STRING } } }
   )";
-  std::map<std::string, std::string> missing = Missing(strings, "join:0", "FAKE");
-  ASSERT_EQ(missing.size(), 3u);  // and the Placeholder
+  std::map<std::string, std::string> missing = Missing(strings, "same:0", "FAKE");
+  ASSERT_EQ(missing.size(), 4u);  // and the Placeholder
   EXPECT_EQ(missing["Const"], "");
   EXPECT_EQ(missing["StringJoin"], "");
+  EXPECT_EQ(missing["Equal"], "");
 }
 
 TEST(OpPackagesTest, KnownPackages) {
