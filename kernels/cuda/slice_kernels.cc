@@ -1,8 +1,9 @@
-// Slice and StridedSlice (all five masks) on device tensors of every
-// fixed-size dtype; begin, size, end and strides are read on the
-// host. The box is planned by the CPU kernels' own code
-// (kernels/cpu/reference/strided_slice_util.h), so shapes and errors are the
-// CPU's, and copied by the transpose kernel's gather (slice_plan.h).
+// Slice, StridedSlice (all five masks), ReverseV2, Split and SplitV on
+// device tensors of every fixed-size dtype; begin, size, end, strides, axes
+// and split sizes are read on the host. Each box is planned by the CPU
+// kernels' own code (strided_slice_util.h, split_util.h, array_util.h), so
+// shapes and errors are the CPU's, and copied by the transpose kernel's
+// gather (slice_plan.h).
 #include <cuda_runtime.h>
 
 #include <cstdint>
@@ -10,6 +11,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "kernels/cpu/reference/array_util.h"
+#include "kernels/cpu/reference/split_util.h"
 #include "kernels/cpu/reference/strided_slice_util.h"
 #include "kernels/cuda/cuda_status.h"
 #include "kernels/cuda/kernel_util.h"
@@ -20,16 +22,14 @@
 namespace smrt::kernels::cuda {
 namespace {
 
-// Output 0 of `out_shape` = the box of `sizes` at begin, stepping by strides.
-absl::Status CopyBox(KernelContext& ctx, const std::vector<int64_t>& begin,
-                     const std::vector<int64_t>& strides, const Shape& sizes,
-                     const Shape& out_shape) {
-  const Tensor& input = ctx.input(0);
-  absl::StatusOr<SliceGather> gather = PlanSliceGather(input.shape(), begin, strides, sizes);
+// Output `output` of `out_shape` = what `gather` takes from `input`.
+absl::Status CopyGather(KernelContext& ctx, const Tensor& input,
+                        const absl::StatusOr<SliceGather>& gather, int output,
+                        const Shape& out_shape) {
   if (!gather.ok()) return AtNode(ctx, gather.status());
   absl::StatusOr<cudaStream_t> stream = StreamOf(ctx);
   if (!stream.ok()) return stream.status();
-  absl::StatusOr<Tensor*> out = ctx.allocate_device_output(0, input.dtype(), out_shape);
+  absl::StatusOr<Tensor*> out = ctx.allocate_device_output(output, input.dtype(), out_shape);
   if (!out.ok()) return out.status();
   const int64_t n = (*out)->num_elements();
   if (n == 0) return absl::OkStatus();
@@ -38,6 +38,15 @@ absl::Status CopyBox(KernelContext& ctx, const std::vector<int64_t>& begin,
   return CudaStatus(LaunchTranspose(gather->plan, start, (*out)->raw_data(), n,
                                     static_cast<int>(elem), *stream),
                     ctx.op(), ctx.node_name(), "launching the gather kernel");
+}
+
+// Output 0 of `out_shape` = the box of `sizes` at begin, stepping by strides.
+absl::Status CopyBox(KernelContext& ctx, const std::vector<int64_t>& begin,
+                     const std::vector<int64_t>& strides, const Shape& sizes,
+                     const Shape& out_shape) {
+  const Tensor& input = ctx.input(0);
+  return CopyGather(ctx, input, PlanSliceGather(input.shape(), begin, strides, sizes), 0,
+                    out_shape);
 }
 
 // Host input i as int64 values, checked to be a vector.
@@ -82,12 +91,56 @@ absl::Status StridedSlice(KernelContext& ctx) {
   return CopyBox(ctx, plan->begin, plan->strides, plan->processing_shape, plan->final_shape);
 }
 
+absl::Status ReverseV2(KernelContext& ctx) {
+  if (absl::Status s = CheckOnDevice(ctx, {0}); !s.ok()) return s;
+  absl::StatusOr<const Tensor*> axes = HostInput(ctx, 1, "axis");
+  if (!axes.ok()) return axes.status();
+  const Tensor& input = ctx.input(0);
+  absl::StatusOr<std::vector<bool>> flip = ReversedAxes(**axes, input.rank());
+  if (!flip.ok()) return AtNode(ctx, flip.status());
+  return CopyGather(ctx, input, PlanReverseGather(input.shape(), *flip), 0, input.shape());
+}
+
+// Split (axis, value) and SplitV (value, size_splits, axis): each output is
+// a box of the value, planned by the CPU kernels' PlanSplit.
+absl::Status Split(KernelContext& ctx) {
+  const bool split_v = ctx.op() == "SplitV";
+  const int value = split_v ? 0 : 1;
+  if (absl::Status s = CheckOnDevice(ctx, {value}); !s.ok()) return s;
+  for (int i : split_v ? std::vector<int>{1, 2} : std::vector<int>{0}) {
+    if (absl::StatusOr<const Tensor*> t = HostInput(ctx, i, i == 1 ? "size_splits" : "axis");
+        !t.ok()) {
+      return t.status();
+    }
+  }
+  absl::StatusOr<SplitPieces> pieces = PlanSplit(ctx);
+  if (!pieces.ok()) return AtNode(ctx, pieces.status());
+  const Tensor& input = ctx.input(value);
+  int64_t offset = 0;
+  for (size_t k = 0; k < pieces->sizes.size(); ++k) {
+    const int64_t size = pieces->sizes[k];
+    Shape dims = input.shape();
+    dims[pieces->axis] = size;
+    if (absl::Status s =
+            CopyGather(ctx, input, PlanSplitPieceGather(input.shape(), pieces->axis, offset, size),
+                       static_cast<int>(k), dims);
+        !s.ok()) {
+      return s;
+    }
+    offset += size;
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 std::vector<KernelSpec> SliceKernels() {
   return {CudaKernel("Slice", "T", FixedSizeTypes(), Slice, /*host_memory_inputs=*/{1, 2}),
           CudaKernel("StridedSlice", "T", FixedSizeTypes(), StridedSlice,
-                     /*host_memory_inputs=*/{1, 2, 3})};
+                     /*host_memory_inputs=*/{1, 2, 3}),
+          CudaKernel("ReverseV2", "T", FixedSizeTypes(), ReverseV2, /*host_memory_inputs=*/{1}),
+          CudaKernel("Split", "T", FixedSizeTypes(), Split, /*host_memory_inputs=*/{0}),
+          CudaKernel("SplitV", "T", FixedSizeTypes(), Split, /*host_memory_inputs=*/{1, 2})};
 }
 
 }  // namespace smrt::kernels::cuda

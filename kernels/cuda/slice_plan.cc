@@ -42,4 +42,24 @@ absl::StatusOr<SliceGather> PlanSliceGather(const Shape& in_dims, const std::vec
   return g;
 }
 
+absl::StatusOr<SliceGather> PlanReverseGather(const Shape& dims, const std::vector<bool>& flip) {
+  std::vector<int64_t> begin(dims.size(), 0), strides(dims.size(), 1);
+  for (size_t d = 0; d < dims.size(); ++d) {
+    if (flip[d]) {
+      begin[d] = dims[d] - 1;  // -1 for an empty dim: an empty box, begin unread
+      strides[d] = -1;
+    }
+  }
+  return PlanSliceGather(dims, begin, strides, dims);
+}
+
+absl::StatusOr<SliceGather> PlanSplitPieceGather(const Shape& dims, int axis, int64_t offset,
+                                                 int64_t size) {
+  std::vector<int64_t> begin(dims.size(), 0), strides(dims.size(), 1);
+  begin[axis] = offset;
+  Shape sizes = dims;
+  sizes[axis] = size;
+  return PlanSliceGather(dims, begin, strides, sizes);
+}
+
 }  // namespace smrt::kernels::cuda

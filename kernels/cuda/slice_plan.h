@@ -32,6 +32,15 @@ absl::StatusOr<SliceGather> PlanSliceGather(const Shape& in_dims, const std::vec
                                             const std::vector<int64_t>& strides,
                                             const Shape& sizes);
 
+// ReverseV2 of a row-major tensor of `dims`: dim d runs backwards where
+// flip[d] (one entry per dim).
+absl::StatusOr<SliceGather> PlanReverseGather(const Shape& dims, const std::vector<bool>& flip);
+
+// One piece of a Split: the `size` elements of dim `axis` from `offset` on,
+// everything of the other dims.
+absl::StatusOr<SliceGather> PlanSplitPieceGather(const Shape& dims, int axis, int64_t offset,
+                                                 int64_t size);
+
 }  // namespace smrt::kernels::cuda
 
 #endif  // SMRT_KERNELS_CUDA_SLICE_PLAN_H_

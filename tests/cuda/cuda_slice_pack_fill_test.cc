@@ -1,9 +1,10 @@
-// Slice, StridedSlice, Pack, Fill and MirrorPad on CUDA. Without a GPU:
-// what is registered, the index arithmetic the
-// kernels run (PlanSliceGather + TransposeSourceOffset, PadSourceOffset)
-// evaluated on the host against the CPU kernels' outputs, and the checks
-// made before any device work. With a GPU: each kernel against the CPU
-// kernel, byte for byte.
+// Slice, StridedSlice, ReverseV2, Split, SplitV, Pack, Fill and MirrorPad on
+// CUDA. Without a GPU: what is registered, the index arithmetic the kernels
+// run (PlanSliceGather and its Reverse/Split forms + TransposeSourceOffset,
+// PadSourceOffset) evaluated on the host against the CPU kernels' outputs,
+// and the checks made before any device work. With a GPU: each kernel
+// against the CPU kernel, byte for byte.
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <string>
@@ -13,6 +14,7 @@
 #include "absl/strings/match.h"
 #include "cuda_test_util.h"
 #include "gtest/gtest.h"
+#include "kernels/cpu/reference/array_util.h"
 #include "kernels/cpu/reference/strided_slice_util.h"
 #include "kernels/cuda/pad.h"
 #include "kernels/cuda/register.h"
@@ -43,7 +45,10 @@ TEST(CudaSlicePackFillTest, RegisteredWithTheirHostInputs) {
                                                      {"StridedSlice", {1, 2, 3}},
                                                      {"Pack", {}},
                                                      {"Fill", {0, 1}},
-                                                     {"MirrorPad", {1}}}) {
+                                                     {"MirrorPad", {1}},
+                                                     {"ReverseV2", {1}},
+                                                     {"Split", {0}},
+                                                     {"SplitV", {1, 2}}}) {
     SCOPED_TRACE(e.op);
     for (DataType t : {DataType::kFloat, DataType::kHalf, DataType::kInt32, DataType::kInt64,
                        DataType::kInt8, DataType::kBool}) {
@@ -173,6 +178,82 @@ TEST(CudaSlicePackFillTest, SliceGatherIsTheCpuKernelsBox) {
   }
 }
 
+AttrMap ReverseAttrs() {
+  AttrMap a = TypeAttr(DataType::kFloat);
+  a.Set("Tidx", DataType::kInt32);
+  return a;
+}
+
+AttrMap SplitAttrs(int64_t num_split) {
+  AttrMap a = TypeAttr(DataType::kFloat);
+  a.Set("num_split", num_split);
+  return a;
+}
+
+AttrMap SplitVAttrs(int64_t num_split) {
+  AttrMap a = SplitAttrs(num_split);
+  a.Set("Tlen", DataType::kInt64);
+  return a;
+}
+
+TEST(CudaSlicePackFillTest, ReverseGatherIsTheCpuKernels) {
+  for (const auto& [shape, axes] : std::vector<std::pair<Shape, std::vector<int32_t>>>{
+           {{3, 4, 5}, {0}}, {{3, 4, 5}, {1, 2}}, {{3, 4, 5}, {-1}}, {{3, 4, 5}, {0, 1, 2}},
+           {{3, 4, 5}, {}}, {{7}, {0}}, {{2, 0, 3}, {1}}}) {
+    SCOPED_TRACE(ShapeToString(shape) + " axes " + std::to_string(axes.size()));
+    const Tensor x = RandomFloats(shape, 12);
+    const Tensor axis = MakeTensor<int32_t>({static_cast<int64_t>(axes.size())}, axes);
+    absl::StatusOr<std::vector<Tensor>> cpu = RunOp("ReverseV2", ReverseAttrs(), {x, axis});
+    ASSERT_TRUE(cpu.ok()) << cpu.status();
+    absl::StatusOr<std::vector<bool>> flip = ReversedAxes(axis, x.rank());
+    ASSERT_TRUE(flip.ok()) << flip.status();
+    absl::StatusOr<SliceGather> g = PlanReverseGather(shape, *flip);
+    ASSERT_TRUE(g.ok()) << g.status();
+    const Tensor& want = (*cpu)[0];
+    const std::vector<float> got = GatherOnHost(x, *g, want.num_elements());
+    for (int64_t i = 0; i < want.num_elements(); ++i) {
+      ASSERT_EQ(got[i], want.data<float>()[i]) << "element " << i;
+    }
+  }
+}
+
+// Each output's gather, on the host, against the CPU kernel's outputs.
+void ExpectSplitGathersLikeCpu(const std::string& op, const AttrMap& attrs,
+                               const std::vector<Tensor>& inputs, int axis,
+                               const std::vector<int64_t>& sizes) {
+  absl::StatusOr<std::vector<Tensor>> cpu = RunOp(op, attrs, inputs);
+  ASSERT_TRUE(cpu.ok()) << cpu.status();
+  ASSERT_EQ(cpu->size(), sizes.size());
+  const Tensor& x = op == "Split" ? inputs[1] : inputs[0];
+  int64_t offset = 0;
+  for (size_t k = 0; k < sizes.size(); ++k) {
+    SCOPED_TRACE("output " + std::to_string(k));
+    absl::StatusOr<SliceGather> g = PlanSplitPieceGather(x.shape(), axis, offset, sizes[k]);
+    ASSERT_TRUE(g.ok()) << g.status();
+    const Tensor& want = (*cpu)[k];
+    ASSERT_EQ(want.dim(axis), sizes[k]);
+    const std::vector<float> got = GatherOnHost(x, *g, want.num_elements());
+    for (int64_t i = 0; i < want.num_elements(); ++i) {
+      ASSERT_EQ(got[i], want.data<float>()[i]) << "element " << i;
+    }
+    offset += sizes[k];
+  }
+}
+
+TEST(CudaSlicePackFillTest, SplitGathersAreTheCpuKernels) {
+  const Tensor x = RandomFloats({4, 6, 5}, 13);
+  // An LSTM cell's gates: Split(axis=1, num_split=4)-style pieces of one dim.
+  ExpectSplitGathersLikeCpu("Split", SplitAttrs(3), {MakeTensor<int32_t>({}, {1}), x}, 1,
+                            {2, 2, 2});
+  ExpectSplitGathersLikeCpu("Split", SplitAttrs(5), {MakeTensor<int32_t>({}, {-1}), x}, 2,
+                            {1, 1, 1, 1, 1});
+  ExpectSplitGathersLikeCpu("Split", SplitAttrs(2), {MakeTensor<int32_t>({}, {0}), x}, 0, {2, 2});
+  ExpectSplitGathersLikeCpu("SplitV", SplitVAttrs(3),
+                            {x, Int64s({1, -1, 2}), MakeTensor<int32_t>({}, {0})}, 0, {1, 1, 2});
+  ExpectSplitGathersLikeCpu("SplitV", SplitVAttrs(3),
+                            {x, Int64s({0, 6, 0}), MakeTensor<int32_t>({}, {1})}, 1, {0, 6, 0});
+}
+
 TEST(CudaSlicePackFillTest, BoxesOfMoreThanEightUnmergedDimsAreUnimplemented) {
   const Shape dims(9, 3);
   absl::StatusOr<SliceGather> g =
@@ -228,9 +309,10 @@ TEST(CudaSlicePackFillTest, PadIndexIsTheCpuKernels) {
 }
 
 void ExpectError(const std::string& op, const AttrMap& attrs, std::vector<Tensor> inputs,
-                 absl::StatusCode code, const std::string& text) {
+                 absl::StatusCode code, const std::string& text, int num_outputs = 1) {
   FakeDevice device;
-  absl::StatusOr<std::vector<Tensor>> out = RunCudaKernel(&device, op, attrs, std::move(inputs));
+  absl::StatusOr<std::vector<Tensor>> out =
+      RunCudaKernel(&device, op, attrs, std::move(inputs), num_outputs);
   ASSERT_FALSE(out.ok()) << op << " succeeded";
   EXPECT_EQ(out.status().code(), code) << out.status();
   EXPECT_TRUE(absl::StrContains(out.status().message(), text)) << out.status();
@@ -279,6 +361,21 @@ TEST(CudaSlicePackFillTest, ChecksComeBeforeAnyDeviceWork) {
               absl::StatusCode::kInvalidArgument, "must match");
   pack.Set("axis", int64_t{3});
   ExpectError("Pack", pack, {x, x}, absl::StatusCode::kInvalidArgument, "axis = 3 not in [-3, 3)");
+
+  ExpectError("ReverseV2", ReverseAttrs(), {x, MakeTensor<int32_t>({2}, {1, -1})},
+              absl::StatusCode::kInvalidArgument, "axis -1 is given more than once");
+  ExpectError("ReverseV2", ReverseAttrs(), {x, FakeDeviceTensor(DataType::kInt32, {1})},
+              absl::StatusCode::kFailedPrecondition, "host memory");
+  ExpectError("Split", SplitAttrs(3), {MakeTensor<int32_t>({}, {1}), x},
+              absl::StatusCode::kInvalidArgument, "evenly divide", 3);
+  ExpectError("Split", SplitAttrs(2), {MakeTensor<int32_t>({}, {2}), x},
+              absl::StatusCode::kInvalidArgument, "axis 2 is out of range", 2);
+  ExpectError("SplitV", SplitVAttrs(2), {x, Int64s({1, 1}), MakeTensor<int32_t>({}, {0})},
+              absl::StatusCode::kInvalidArgument, "must sum to the size of the split dimension",
+              2);
+  ExpectError("SplitV", SplitVAttrs(2),
+              {x, Int64s({2, 2}), FakeDeviceTensor(DataType::kInt32, {})},
+              absl::StatusCode::kFailedPrecondition, "host memory", 2);
 }
 
 class CudaGpuSlicePackFillTest : public testing::GpuTest {};
@@ -352,6 +449,74 @@ TEST_F(CudaGpuSlicePackFillTest, FillAndMirrorPadMatchTheCpu) {
                          {RandomFloats({2, 9, 7, 3}, 11),
                           MakeTensor<int32_t>({4, 2}, {0, 0, 3, 3, 2, 1, 0, 0})},
                          {1});
+  }
+}
+
+TEST_F(CudaGpuSlicePackFillTest, ReverseV2MatchesTheCpu) {
+  for (const auto& [shape, axes] : std::vector<std::pair<Shape, std::vector<int32_t>>>{
+           {{3, 4, 5}, {0, 2}}, {{2, 50, 7}, {1}}, {{1000}, {0}}, {{2, 0, 3}, {1}}}) {
+    SCOPED_TRACE(ShapeToString(shape));
+    ExpectSameBytesAsCpu(
+        "ReverseV2", ReverseAttrs(),
+        {RandomFloats(shape, 14), MakeTensor<int32_t>({static_cast<int64_t>(axes.size())}, axes)},
+        {1});
+  }
+  // A Bidirectional LSTM's backward input: time reversed, int8 and int64 too.
+  AttrMap bytes = ReverseAttrs();
+  bytes.Set("T", DataType::kInt8);
+  ExpectSameBytesAsCpu("ReverseV2", bytes,
+                       {MakeTensor<int8_t>({2, 3}, {1, 2, 3, 4, 5, 6}),
+                        MakeTensor<int32_t>({1}, {-1})},
+                       {1});
+  AttrMap wide = ReverseAttrs();
+  wide.Set("T", DataType::kInt64);
+  ExpectSameBytesAsCpu("ReverseV2", wide,
+                       {MakeTensor<int64_t>({3}, {1, -2, 3}), MakeTensor<int32_t>({1}, {0})}, {1});
+}
+
+// Every output of a Split or SplitV on the GPU, byte for byte against the CPU.
+TEST_F(CudaGpuSlicePackFillTest, SplitAndSplitVMatchTheCpu) {
+  const Tensor x = RandomFloats({3, 8, 5}, 15);
+  struct Case {
+    const char* op;
+    AttrMap attrs;
+    std::vector<Tensor> inputs;
+    std::vector<int> host_inputs;
+  };
+  for (const Case& c : std::vector<Case>{
+           {"Split", SplitAttrs(4), {MakeTensor<int32_t>({}, {1}), x}, {0}},
+           {"Split", SplitAttrs(5), {MakeTensor<int32_t>({}, {-1}), x}, {0}},
+           {"SplitV", SplitVAttrs(3), {x, Int64s({2, -1, 0}), MakeTensor<int32_t>({}, {1})},
+            {1, 2}}}) {
+    SCOPED_TRACE(c.op);
+    absl::StatusOr<std::vector<Tensor>> cpu = RunOp(c.op, c.attrs, c.inputs);
+    ASSERT_TRUE(cpu.ok()) << cpu.status();
+    std::vector<Tensor> args;
+    for (size_t i = 0; i < c.inputs.size(); ++i) {
+      const bool host =
+          std::find(c.host_inputs.begin(), c.host_inputs.end(), static_cast<int>(i)) !=
+          c.host_inputs.end();
+      if (host) {
+        args.push_back(c.inputs[i]);
+        continue;
+      }
+      absl::StatusOr<Tensor> d = testing::Upload(device_.get(), c.inputs[i]);
+      ASSERT_TRUE(d.ok()) << d.status();
+      args.push_back(*d);
+    }
+    absl::StatusOr<std::vector<Tensor>> gpu = RunCudaKernel(
+        device_.get(), c.op, c.attrs, std::move(args), static_cast<int>(cpu->size()));
+    ASSERT_TRUE(gpu.ok()) << gpu.status();
+    ASSERT_EQ(gpu->size(), cpu->size());
+    for (size_t k = 0; k < cpu->size(); ++k) {
+      absl::StatusOr<Tensor> got = testing::Download(device_.get(), (*gpu)[k]);
+      ASSERT_TRUE(got.ok()) << got.status();
+      const Tensor& want = (*cpu)[k];
+      ASSERT_EQ(got->shape(), want.shape()) << "output " << k;
+      EXPECT_TRUE(want.byte_size() == 0 ||
+                  std::memcmp(got->raw_data(), want.raw_data(), want.byte_size()) == 0)
+          << "output " << k;
+    }
   }
 }
 

@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "absl/strings/str_join.h"
+#include "kernels/cpu/reference/kernel_util.h"
 #include "kernels/registry.h"
 
 namespace smrt::kernels {
@@ -166,6 +167,21 @@ absl::StatusOr<int> PackAxis(int64_t axis, int rank) {
                                                    ", ", rank + 1, ") for inputs of rank ", rank));
   }
   return static_cast<int>(axis < 0 ? axis + rank + 1 : axis);
+}
+
+absl::StatusOr<std::vector<bool>> ReversedAxes(const Tensor& axes, int rank) {
+  absl::StatusOr<std::vector<int64_t>> v = ToInt64s(axes);
+  if (!v.ok()) return v.status();
+  std::vector<bool> flip(rank, false);
+  for (int64_t a : *v) {
+    absl::StatusOr<int> axis = NormalizeAxis(a, rank);
+    if (!axis.ok()) return axis.status();
+    if (flip[*axis]) {
+      return absl::InvalidArgumentError(absl::StrCat("axis ", a, " is given more than once"));
+    }
+    flip[*axis] = true;
+  }
+  return flip;
 }
 
 absl::Status CheckFillDims(const std::vector<int64_t>& dims) {

@@ -116,6 +116,10 @@ absl::Status CheckFillDims(const std::vector<int64_t>& dims);
 // scalar (the CPU and CUDA kernels' checks).
 absl::StatusOr<Shape> FillShape(const Tensor& dims, const Tensor& value);
 
+// ReverseV2's axes input for a tensor of `rank`: flip[d] is true when dim d
+// is reversed. InvalidArgument for an axis out of range or given twice.
+absl::StatusOr<std::vector<bool>> ReversedAxes(const Tensor& axes, int rank);
+
 // Row-major element strides of `shape`. Exact for a shape with elements; a
 // shape with a zero dim may saturate (kernels copy nothing for those).
 Shape RowMajorStrides(const Shape& shape);

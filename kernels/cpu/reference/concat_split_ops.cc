@@ -12,6 +12,7 @@
 #include "absl/strings/str_join.h"
 #include "kernels/cpu/reference/array_util.h"
 #include "kernels/cpu/reference/register.h"
+#include "kernels/cpu/reference/split_util.h"
 #include "kernels/registry.h"
 
 namespace smrt::kernels {
@@ -431,19 +432,35 @@ absl::Status SplitAlong(KernelContext& ctx, const Tensor& input, int axis,
 }
 
 absl::Status ComputeSplit(KernelContext& ctx) {
-  const Tensor& input = ctx.input(1);
-  absl::StatusOr<int64_t> axis_value = IntScalar(ctx.input(0), "Split axis");
-  if (!axis_value.ok()) return axis_value.status();
-  absl::StatusOr<int> axis =
-      CheckedAxis("Split", *axis_value, input.rank(), ShapeToString(input.shape()));
-  if (!axis.ok()) return axis.status();
-  absl::StatusOr<std::vector<int64_t>> sizes =
-      EqualSplits(input.dim(*axis), ctx.num_outputs(), *axis, ShapeToString(input.shape()));
-  if (!sizes.ok()) return sizes.status();
-  return SplitAlong(ctx, input, *axis, *sizes);
+  absl::StatusOr<SplitPieces> pieces = PlanSplit(ctx);
+  if (!pieces.ok()) return pieces.status();
+  return SplitAlong(ctx, ctx.input(1), pieces->axis, pieces->sizes);
 }
 
 absl::Status ComputeSplitV(KernelContext& ctx) {
+  absl::StatusOr<SplitPieces> pieces = PlanSplit(ctx);
+  if (!pieces.ok()) return pieces.status();
+  return SplitAlong(ctx, ctx.input(0), pieces->axis, pieces->sizes);
+}
+
+}  // namespace
+
+absl::StatusOr<SplitPieces> PlanSplit(const KernelContext& ctx) {
+  SplitPieces pieces;
+  if (ctx.op() == "Split") {
+    const Tensor& input = ctx.input(1);
+    absl::StatusOr<int64_t> axis_value = IntScalar(ctx.input(0), "Split axis");
+    if (!axis_value.ok()) return axis_value.status();
+    absl::StatusOr<int> axis =
+        CheckedAxis("Split", *axis_value, input.rank(), ShapeToString(input.shape()));
+    if (!axis.ok()) return axis.status();
+    absl::StatusOr<std::vector<int64_t>> sizes =
+        EqualSplits(input.dim(*axis), ctx.num_outputs(), *axis, ShapeToString(input.shape()));
+    if (!sizes.ok()) return sizes.status();
+    pieces.axis = *axis;
+    pieces.sizes = *std::move(sizes);
+    return pieces;
+  }
   const Tensor& input = ctx.input(0);
   if (ctx.input(1).rank() != 1) {
     return absl::InvalidArgumentError(absl::StrCat("SplitV: size_splits must be 1-D, got shape ",
@@ -459,10 +476,10 @@ absl::Status ComputeSplitV(KernelContext& ctx) {
   absl::StatusOr<std::vector<int64_t>> sizes = ResolveSplitSizes(
       *std::move(size_splits), input.dim(*axis), ctx.num_outputs(), ShapeToString(input.shape()));
   if (!sizes.ok()) return sizes.status();
-  return SplitAlong(ctx, input, *axis, *sizes);
+  pieces.axis = *axis;
+  pieces.sizes = *std::move(sizes);
+  return pieces;
 }
-
-}  // namespace
 
 void RegisterConcatSplitOps(KernelRegistry& r) {
   r.AddOp(ArrayOp("ConcatV2", {{"Tidx", DataType::kInt32}}, [](InferenceContext& ctx) {

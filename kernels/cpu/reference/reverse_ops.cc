@@ -3,27 +3,13 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "kernels/cpu/reference/array_util.h"
 #include "kernels/cpu/reference/kernel_util.h"
 #include "kernels/cpu/reference/register.h"
 #include "kernels/registry.h"
 
 namespace smrt::kernels {
 namespace {
-
-absl::StatusOr<std::vector<bool>> ReversedAxes(const Tensor& axes, int rank) {
-  absl::StatusOr<std::vector<int64_t>> v = ToInt64s(axes);
-  if (!v.ok()) return v.status();
-  std::vector<bool> flip(rank, false);
-  for (int64_t a : *v) {
-    absl::StatusOr<int> axis = NormalizeAxis(a, rank);
-    if (!axis.ok()) return axis.status();
-    if (flip[*axis]) {
-      return absl::InvalidArgumentError(absl::StrCat("axis ", a, " is given more than once"));
-    }
-    flip[*axis] = true;
-  }
-  return flip;
-}
 
 absl::Status Compute(KernelContext& ctx) {
   const Tensor& in = ctx.input(0);
