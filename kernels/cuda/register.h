@@ -20,8 +20,8 @@ std::vector<KernelSpec> CopyKernels();
 // Const (uploads attr value), Identity, Reshape, ExpandDims, Squeeze: every
 // fixed-size dtype; the shape ops share their input's storage (shape_kernels.cc).
 std::vector<KernelSpec> ShapeKernels();
-// Broadcasting binaries and unaries, float32 and int32 where meaningful
-// (elementwise_kernels.cc).
+// Broadcasting binaries and unaries, float32 and int32 where meaningful;
+// comparisons and logical ops with bool outputs (elementwise_kernels.cc).
 std::vector<KernelSpec> ElementwiseKernels();
 // BiasAdd float32, NHWC and NCHW (bias_add_kernels.cc).
 std::vector<KernelSpec> BiasAddKernels();
@@ -61,9 +61,15 @@ std::vector<KernelSpec> CastKernels();
 // Pad, PadV2 (constant), MirrorPad: any dtype of up to 8 bytes, paddings
 // on the host. Fill: the same, dims and value on the host (pad_kernels.cc).
 std::vector<KernelSpec> PadKernels();
-// Slice, StridedSlice: every fixed-size dtype, begin/size/end/strides on
-// the host (slice_kernels.cc, slice_plan.h).
+// Slice, StridedSlice, ReverseV2, Split, SplitV: every fixed-size dtype,
+// begin/size/end/strides/axes/split sizes on the host (slice_kernels.cc,
+// slice_plan.h).
 std::vector<KernelSpec> SliceKernels();
+// FusedBatchNorm, V2, V3 in inference mode, float32 (batch_norm_kernels.cc).
+std::vector<KernelSpec> BatchNormKernels();
+// ResizeBilinear (float, uint8), ResizeNearestNeighbor (the CPU's image
+// dtypes); the size on the host (resize_kernels.cc, resize.h).
+std::vector<KernelSpec> ResizeKernels();
 
 inline std::vector<KernelSpec> CudaKernels() {
   std::vector<KernelSpec> all;
@@ -71,7 +77,8 @@ inline std::vector<KernelSpec> CudaKernels() {
                       &MatMulKernels, &SoftmaxKernels, &LayerNormKernels,
                       &TransposeKernels, &ConvKernels, &PoolKernels, &ReduceKernels,
                       &EinsumKernels, &GatherKernels, &SelectKernels, &ConcatKernels,
-                      &CastKernels, &PadKernels, &SliceKernels}) {
+                      &CastKernels, &PadKernels, &SliceKernels, &ResizeKernels,
+                      &BatchNormKernels}) {
     for (KernelSpec& k : family()) all.push_back(std::move(k));
   }
   return all;

@@ -20,46 +20,16 @@
 #include "kernels/cpu/reference/array_util.h"
 #include "kernels/cpu/reference/misc_util.h"
 #include "kernels/cpu/reference/register.h"
+#include "kernels/cpu/reference/resize_util.h"
 #include "kernels/registry.h"
 
 namespace smrt::kernels {
 namespace {
 
-struct ResizeFlags {
-  bool align_corners = false;
-  bool half_pixel_centers = false;
-};
-
-absl::StatusOr<ResizeFlags> ReadFlags(const AttrMap& attrs) {
-  ResizeFlags f;
-  absl::StatusOr<bool> a = attrs.GetOr<bool>("align_corners", false);
-  if (!a.ok()) return a.status();
-  absl::StatusOr<bool> h = attrs.GetOr<bool>("half_pixel_centers", false);
-  if (!h.ok()) return h.status();
-  if (*a && *h) {
-    return absl::InvalidArgumentError(
-        "If half_pixel_centers is True, align_corners must be False.");
-  }
-  f.align_corners = *a;
-  f.half_pixel_centers = *h;
-  return f;
-}
-
-// TensorFlow's CalculateResizeScale, in float.
-float ResizeScale(int64_t in, int64_t out, bool align_corners) {
-  return (align_corners && out > 1) ? static_cast<float>(in - 1) / static_cast<float>(out - 1)
-                                    : static_cast<float>(in) / static_cast<float>(out);
-}
-
-absl::Status BadSize(const std::vector<int64_t>& size) {
-  return absl::InvalidArgumentError(
-      absl::StrCat("output dimensions must be positive, got size [", size[0], ", ", size[1], "]"));
-}
-
 // Output: (batch, size[0], size[1], channels); dtype `out_dtype`, or the
 // images' dtype when it is kInvalid.
 absl::Status InferResize(InferenceContext& ctx, DataType out_dtype) {
-  if (absl::StatusOr<ResizeFlags> f = ReadFlags(ctx.attrs()); !f.ok()) return f.status();
+  if (absl::StatusOr<ResizeFlags> f = ReadResizeFlags(ctx.attrs()); !f.ok()) return f.status();
   const PartialShape& images = ctx.input(0).shape;
   const PartialShape& size_shape = ctx.input(1).shape;
   if (images.known_rank && images.rank() != 4) {
@@ -79,63 +49,13 @@ absl::Status InferResize(InferenceContext& ctx, DataType out_dtype) {
   }
   if (std::optional<std::vector<int64_t>> size = KnownInts(ctx, 1);
       size.has_value() && size->size() == 2) {
-    if ((*size)[0] <= 0 || (*size)[1] <= 0) return BadSize(*size);
+    if ((*size)[0] <= 0 || (*size)[1] <= 0) return ResizeSizeError(*size);
     dims[1] = (*size)[0];
     dims[2] = (*size)[1];
   }
   ctx.set_output(0, ValueInfo{out_dtype == DataType::kInvalid ? InputDType(ctx, 0, "T") : out_dtype,
                               PartialShape::Known(std::move(dims))});
   return absl::OkStatus();
-}
-
-struct ResizeGeometry {
-  ResizeFlags flags;
-  int64_t batch = 0, in_h = 0, in_w = 0, channels = 0, out_h = 0, out_w = 0;
-  float height_scale = 0, width_scale = 0;
-};
-
-// TensorFlow's ImageResizerState::ValidateAndCalculateOutputSize.
-absl::StatusOr<ResizeGeometry> MakeGeometry(const KernelContext& ctx) {
-  ResizeGeometry g;
-  absl::StatusOr<ResizeFlags> f = ReadFlags(ctx.attrs());
-  if (!f.ok()) return f.status();
-  g.flags = *f;
-  const Tensor& images = ctx.input(0);
-  const Tensor& size_tensor = ctx.input(1);
-  if (images.rank() != 4) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("input must be 4-dimensional, got shape ", ShapeToString(images.shape())));
-  }
-  if (size_tensor.rank() != 1 || size_tensor.num_elements() != 2) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("size must be a vector of two elements (height, width), got shape ",
-                     ShapeToString(size_tensor.shape())));
-  }
-  absl::StatusOr<std::vector<int64_t>> size = IntValues(size_tensor, "size");
-  if (!size.ok()) return size.status();
-  constexpr int64_t kMaxInt32 = std::numeric_limits<int32_t>::max();
-  if (images.dim(1) > kMaxInt32 || images.dim(2) > kMaxInt32) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "input sizes must be between 0 and max int32, got shape ", ShapeToString(images.shape())));
-  }
-  g.batch = images.dim(0);
-  g.in_h = images.dim(1);
-  g.in_w = images.dim(2);
-  g.channels = images.dim(3);
-  g.out_h = (*size)[0];
-  g.out_w = (*size)[1];
-  if (g.out_h <= 0 || g.out_w <= 0) return BadSize(*size);
-  if (g.channels <= 0) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "image must have at least one channel, got shape ", ShapeToString(images.shape())));
-  }
-  if (g.in_h <= 0 || g.in_w <= 0) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "input image must be of non-zero size, got shape ", ShapeToString(images.shape())));
-  }
-  g.height_scale = ResizeScale(g.in_h, g.out_h, g.flags.align_corners);
-  g.width_scale = ResizeScale(g.in_w, g.out_w, g.flags.align_corners);
-  return g;
 }
 
 // The source coordinate of output index i (TensorFlow's LegacyScaler and
@@ -203,7 +123,7 @@ void ResizeBilinearImpl(const T* in, const ResizeGeometry& g, float* out) {
 }
 
 absl::Status ComputeResizeBilinear(KernelContext& ctx) {
-  absl::StatusOr<ResizeGeometry> g = MakeGeometry(ctx);
+  absl::StatusOr<ResizeGeometry> g = MakeResizeGeometry(ctx);
   if (!g.ok()) return g.status();
   const Tensor& images = ctx.input(0);
   absl::StatusOr<Tensor*> out =
@@ -230,7 +150,7 @@ int64_t NearestIndex(int64_t i, float scale, int64_t in, const ResizeFlags& f) {
 }
 
 absl::Status ComputeResizeNearest(KernelContext& ctx) {
-  absl::StatusOr<ResizeGeometry> g = MakeGeometry(ctx);
+  absl::StatusOr<ResizeGeometry> g = MakeResizeGeometry(ctx);
   if (!g.ok()) return g.status();
   const Tensor& images = ctx.input(0);
   absl::StatusOr<Tensor*> out =
@@ -353,7 +273,7 @@ void ResizeBicubicImpl(const T* in, const ResizeGeometry& g, float* out) {
 }
 
 absl::Status ComputeResizeBicubic(KernelContext& ctx) {
-  absl::StatusOr<ResizeGeometry> g = MakeGeometry(ctx);
+  absl::StatusOr<ResizeGeometry> g = MakeResizeGeometry(ctx);
   if (!g.ok()) return g.status();
   const Tensor& images = ctx.input(0);
   absl::StatusOr<Tensor*> out =
