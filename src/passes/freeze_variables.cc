@@ -1,6 +1,7 @@
 // Turns ReadVariableOp(VarHandleOp) into a Const of the variable's value when
 // no prepared signature can change it, so that later passes may fold weights
-// (batch norm into conv filters...). The Const shares the variable's storage.
+// (batch norm into conv filters...), and ResourceGather(VarHandleOp, ids)
+// into a GatherV2 of that Const. The Const shares the variable's storage.
 #include <algorithm>
 
 #include "absl/container/flat_hash_set.h"
@@ -39,6 +40,44 @@ class FreezeVariablesPass : public Pass {
       frozen_reads.insert(id);
       ++frozen;
     }
+    // An embedding lookup, ResourceGather(handle, ids), becomes
+    // GatherV2(frozen table, ids, 0): the same rows, and a kernel every
+    // device has (a GPU gathers on the device instead of on the host).
+    for (graph::NodeId id : *order) {
+      const graph::Node& gather = ctx.graph.node(id);
+      if (gather.op != "ResourceGather" || gather.inputs.size() != 2) continue;
+      const graph::Node& handle = ctx.graph.node(gather.inputs[0].node);
+      if (handle.op != "VarHandleOp") continue;
+      if (gather.attrs.GetOr<int64_t>("batch_dims", 0).value_or(-1) != 0) continue;
+      std::optional<Tensor> value = ctx.variable_value(handle);
+      if (!value.has_value() || !value->valid() || value->rank() < 1) continue;
+      absl::StatusOr<DataType> dtype = gather.attrs.Get<DataType>("dtype");
+      absl::StatusOr<DataType> tindices = gather.attrs.Get<DataType>("Tindices");
+      if (!dtype.ok() || *dtype != value->dtype() || !tindices.ok()) continue;
+      graph::Node lookup;
+      lookup.name = UniqueName(ctx.graph, gather.name + "/frozen");
+      lookup.op = "GatherV2";
+      lookup.attrs.Set("Tparams", *dtype);
+      lookup.attrs.Set("Tindices", *tindices);
+      lookup.attrs.Set("Taxis", DataType::kInt32);
+      lookup.attrs.Set("batch_dims", int64_t{0});
+      lookup.outputs = gather.outputs;
+      lookup.control_inputs = gather.control_inputs;
+      const graph::Endpoint ids = gather.inputs[1];
+      const std::string base = gather.name;
+      absl::StatusOr<graph::Endpoint> table = AddConst(ctx.graph, base + "/frozen_table", *value);
+      if (!table.ok()) return table.status();
+      absl::StatusOr<Tensor> zero = Tensor::Create(DataType::kInt32, {});
+      if (!zero.ok()) return zero.status();
+      absl::StatusOr<graph::Endpoint> axis = AddConst(ctx.graph, base + "/axis", *zero);
+      if (!axis.ok()) return axis.status();
+      lookup.inputs = {*table, ids, *axis};
+      absl::StatusOr<graph::NodeId> added = ctx.graph.AddNode(std::move(lookup));
+      if (!added.ok()) return added.status();
+      ReplaceUses(ctx, {id, 0}, {*added, 0});
+      frozen_reads.insert(id);
+      ++frozen;
+    }
     // A function's reads are kept as its effects (TensorFlow runs a
     // function's stateful ops whether or not their outputs are used, to
     // order them with writes). With nothing writing the variables a frozen
@@ -49,7 +88,7 @@ class FreezeVariablesPass : public Pass {
                                      [&](graph::NodeId e) { return frozen_reads.count(e) > 0; }),
                       ctx.effects.end());
     if (frozen > 0) {
-      ctx.Log(name(), absl::StrCat("froze ", frozen, " variable reads (",
+      ctx.Log(name(), absl::StrCat("froze ", frozen, " variable reads and lookups (",
                                    effects_before - ctx.effects.size(), " were kept as effects)"));
     }
     return absl::OkStatus();

@@ -2,6 +2,7 @@
 // prepared signature writes them, options and ModelInternals report it.
 #include <filesystem>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_split.h"
 #include "api/model_internals.h"
 #include "core/file.h"
@@ -75,6 +76,27 @@ TEST(ModelPassesTest, VariablesThatASignatureWritesAreNotFrozen) {
   report = ModelInternals::Passes(**model, "infer");
   ASSERT_TRUE(report.ok());
   EXPECT_TRUE(HasLine(*report->log, "froze"));
+}
+
+// An embedding lookup of a frozen table, ResourceGather(handle, ids), becomes
+// a GatherV2 of the table's Const, which every device has a kernel for. The
+// conformance suite checks the answers (community/tfrs_two_tower, goldens).
+TEST(ModelPassesTest, LookupsInFrozenTablesBecomeGathers) {
+  SMRT_SKIP_IF_NO_SHARED_MODELS();
+  absl::StatusOr<std::unique_ptr<Model>> model =
+      Model::Load(testing::SharedModel("community/tfrs_two_tower"));
+  ASSERT_TRUE(model.ok()) << model.status();
+  absl::StatusOr<ModelInternals::PassReport> report =
+      ModelInternals::Passes(**model, "serving_default");
+  ASSERT_TRUE(report.ok()) << report.status();
+  int gathers = 0;
+  for (int id = 0; id < report->graph->num_nodes(); ++id) {
+    const graph::Node& n = report->graph->node(id);
+    EXPECT_NE(n.op, "ResourceGather") << n.name;
+    if (n.op == "GatherV2" && absl::EndsWith(n.name, "/frozen")) ++gathers;
+  }
+  EXPECT_EQ(gathers, 2);  // the user and the movie towers' embeddings
+  EXPECT_TRUE(HasLine(*report->log, "variable reads and lookups"));
 }
 
 // Lines of a graph dump whose op is `op` and whose node name contains `scope`.
