@@ -1,10 +1,16 @@
 #include "graph/host_nodes.h"
 
+#include "absl/strings/match.h"
+
 namespace smrt::graph {
 
 bool KeptOnHost(const Node& n) {
   if (n.op == "Placeholder" || n.op == "NoOp" || n.op == "VarHandleOp" ||
       n.op == "ReadVariableOp" || n.op == "VariableV2") {
+    return true;
+  }
+  // Lookup tables are host objects (TensorFlow has only CPU kernels for them).
+  if (absl::StartsWith(n.op, "LookupTable") || absl::StartsWith(n.op, "InitializeTable")) {
     return true;
   }
   if (n.op == "Const" || n.outputs.empty()) return false;

@@ -159,6 +159,21 @@ TEST(OpInventoryTest, StringsAndInt32ComparisonsStayOnTheHost) {
   EXPECT_EQ(missing["Const"], "");
   EXPECT_EQ(missing["StringJoin"], "");
   EXPECT_EQ(missing["Equal"], "");
+  // A vocabulary table and its lookup: host objects.
+  const char* table = R"(
+    node { name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } } }
+    node { name: "word" op: "Const" attr { key: "dtype" value { type: DT_STRING } }
+           attr { key: "value" value { tensor { dtype: DT_STRING tensor_shape {} string_val: "a" } } } }
+    node { name: "oov" op: "Const" attr { key: "dtype" value { type: DT_INT64 } }
+           attr { key: "value" value { tensor { dtype: DT_INT64 tensor_shape {} int64_val: -1 } } } }
+    node { name: "table" op: "HashTableV2"
+           attr { key: "key_dtype" value { type: DT_STRING } }
+           attr { key: "value_dtype" value { type: DT_INT64 } } }
+    node { name: "find" op: "LookupTableFindV2" input: "table" input: "word" input: "oov"
+           attr { key: "Tin" value { type: DT_STRING } }
+           attr { key: "Tout" value { type: DT_INT64 } } }
+  )";
+  for (const auto& [op, why] : Missing(table, "find:0", "FAKE")) EXPECT_EQ(why, "") << op;
 }
 
 TEST(OpPackagesTest, KnownPackages) {
