@@ -1,6 +1,7 @@
 // Before deploying: which ops a SavedModel's signatures need, and whether smrt
 // has a kernel for each on a device. Unlike Model::Load, this never stops at
-// the first problem and never runs anything.
+// the first problem and never runs a signature (for a GPU it loads the model
+// on the CPU, to check the graph its passes leave).
 //
 //   absl::StatusOr<smrt::ModelCheck> c = smrt::CheckModel(dir);
 //   for (const smrt::SignatureCheck& s : c->signatures)
@@ -34,6 +35,11 @@ struct SignatureCheck {
   // Where it runs: the checked device, except the init op, which runs once
   // on the CPU while the model loads, whatever LoadOptions::device is.
   std::string device;
+  // On a device other than the CPU: the ops are those of the graph the
+  // load-time passes leave (folded batch norms gone, fused ops in), as
+  // Model::Load places it. False where the model could not be loaded: the
+  // ops are then those of the imported graph.
+  bool after_passes = false;
   std::string error;             // the graph could not be imported (ops is then empty)
   std::vector<OpCheck> ops;      // sorted by op
   int64_t constant_bytes = 0;    // Const values in the signature's graph

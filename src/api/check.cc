@@ -6,9 +6,11 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "api/model_internals.h"
 #include "graph/importer.h"
 #include "graph/op_inventory.h"
 #include "graph/op_packages.h"
+#include "kernels/fused_ops.h"
 #include "kernels/kernel.h"
 #include "loader/saved_model_bundle.h"
 #include "loader/tensor_proto.h"
@@ -32,6 +34,16 @@ std::string InitOpName(const tensorflow::MetaGraphDef& mg) {
     }
   }
   return "";
+}
+
+std::vector<OpCheck> ToOpChecks(std::vector<graph::OpUse> ops) {
+  std::vector<OpCheck> checks;
+  for (graph::OpUse& u : ops) {
+    const bool refused = !u.missing.empty() && !graph::RefusedOpReason(u.op).empty();
+    checks.push_back(
+        {std::move(u.op), u.count, std::move(u.example_node), std::move(u.missing), refused});
+  }
+  return checks;
 }
 
 SignatureCheck CheckRequest(const std::string& key, const tensorflow::GraphDef& graph_def,
@@ -59,12 +71,39 @@ SignatureCheck CheckRequest(const std::string& key, const tensorflow::GraphDef& 
       }
     }
   }
-  for (graph::OpUse& u : *ops) {
-    const bool refused = !u.missing.empty() && !graph::RefusedOpReason(u.op).empty();
-    check.ops.push_back(
-        {std::move(u.op), u.count, std::move(u.example_node), std::move(u.missing), refused});
-  }
+  check.ops = ToOpChecks(*std::move(ops));
   return check;
+}
+
+// On a device other than the CPU, what runs is the graph after the load-time
+// passes: batch norms folded into convolutions, lookups of frozen tables made
+// gathers, fusions with their own device kernels. Loads the model on the CPU
+// with the passes the device would get (attention is not fused where the
+// device has no kernel for it) and checks each signature's rewritten graph in
+// place of its imported one. A model that does not load keeps the import
+// check, which says why.
+void CheckAfterPasses(const std::string& dir, const LoadOptions& options,
+                      const tensorflow::GraphDef& library, ModelCheck& result) {
+  LoadOptions cpu = options;
+  cpu.device = kernels::kCpu;
+  const kernels::KernelRegistry& registry = kernels::KernelRegistry::Default();
+  AttrMap float32;
+  float32.Set("T", DataType::kFloat);
+  if (!registry.FindKernel(kernels::kAttention, result.device, float32).ok()) {
+    cpu.disabled_passes.push_back("fuse_attention");
+  }
+  absl::StatusOr<std::unique_ptr<Model>> model = Model::Load(dir, cpu);
+  if (!model.ok()) return;
+  for (SignatureCheck& s : result.signatures) {
+    if (s.device == kernels::kCpu || !s.error.empty()) continue;
+    absl::StatusOr<ModelInternals::PassReport> report = ModelInternals::Passes(**model, s.key);
+    if (!report.ok()) continue;
+    absl::StatusOr<std::vector<graph::OpUse>> ops =
+        graph::InventoryOps(*report->graph, library, registry, s.device);
+    if (!ops.ok()) continue;
+    s.ops = ToOpChecks(*std::move(ops));
+    s.after_passes = true;
+  }
 }
 
 }  // namespace
@@ -145,6 +184,7 @@ absl::StatusOr<ModelCheck> CheckModel(const std::string& dir, const LoadOptions&
     }
     result.signatures.push_back(CheckRequest(key, graph_def, request, result.device));
   }
+  if (result.device != kernels::kCpu) CheckAfterPasses(dir, options, graph_def, result);
   return result;
 }
 

@@ -115,6 +115,43 @@ TEST(CheckCommandTest, TheInitOpIsCheckedOnTheCpu) {
   EXPECT_TRUE(absl::StrContains(out.str(), "signature (init op) (runs on CPU):")) << out.str();
 }
 
+// For a GPU the check reads the graph the load passes leave, as placement
+// does: MobileNetV2's batch norms (Keras 3 exports them as Rsqrt/Mul/Sub of
+// variable reads) are folded into its convolutions, so a device needs no
+// kernel for them. The CPU check lists the imported graph's ops.
+TEST(CheckCommandTest, ADeviceCheckReadsTheGraphAfterTheLoadPasses) {
+  const std::string dir = testing::TestDataDir() + "/zoo/mobilenetv2_035_96/saved_model";
+  auto has_op = [](const SignatureCheck& s, const std::string& op) {
+    for (const OpCheck& o : s.ops) {
+      if (o.op == op) return true;
+    }
+    return false;
+  };
+  absl::StatusOr<ModelCheck> cpu = CheckModel(dir);
+  ASSERT_TRUE(cpu.ok()) << cpu.status();
+  absl::StatusOr<ModelCheck> cuda = CheckModel(dir, {}, "cuda");
+  ASSERT_TRUE(cuda.ok()) << cuda.status();
+  int checked = 0;
+  for (const SignatureCheck& s : cuda->signatures) {
+    if (s.key == "(init op)") continue;
+    ++checked;
+    EXPECT_TRUE(s.after_passes) << s.key;
+    EXPECT_FALSE(has_op(s, "Rsqrt")) << s.key;
+    EXPECT_FALSE(has_op(s, "ReadVariableOp")) << s.key;
+    EXPECT_TRUE(has_op(s, "_SmrtFusedConv2D")) << s.key;
+  }
+  EXPECT_GT(checked, 0);
+  for (const SignatureCheck& s : cpu->signatures) {
+    if (s.key == "(init op)") continue;
+    EXPECT_FALSE(s.after_passes) << s.key;
+    EXPECT_TRUE(has_op(s, "Rsqrt")) << s.key;
+  }
+  std::ostringstream out;
+  RunCheck({"--dir", dir, "--device", "cuda"}, out).IgnoreError();
+  EXPECT_TRUE(absl::StrContains(out.str(), "signature serving_default (after the load passes):"))
+      << out.str();
+}
+
 TEST(CheckCommandTest, BadArguments) {
   std::ostringstream out;
   EXPECT_EQ(RunCheck({}, out).code(), absl::StatusCode::kInvalidArgument);

@@ -50,7 +50,8 @@ absl::Status RunCheck(const std::vector<std::string>& args, std::ostream& out) {
       if (!op.supported()) ++unsupported;
     }
     out << "\nsignature " << s.key
-        << (s.device != check->device ? absl::StrCat(" (runs on ", s.device, ")") : "") << ": "
+        << (s.device != check->device ? absl::StrCat(" (runs on ", s.device, ")") : "")
+        << (s.after_passes ? " (after the load passes)" : "") << ": "
         << s.ops.size() << " op types, " << nodes << " nodes"
         << (unsupported ? absl::StrCat(", ", unsupported, " unsupported") : "") << "\n";
     size_t width = 0;
