@@ -1,5 +1,7 @@
 #include <algorithm>
+#include <cfloat>
 #include <cmath>
+#include <cstdint>
 
 #include "kernels/cuda/reduce.h"
 
@@ -9,13 +11,40 @@ namespace {
 constexpr int kThreads = 256;
 constexpr int64_t kMaxBlocks = 65535;
 
-__device__ double Identity(ReduceOp op) { return op == ReduceOp::kMax ? -INFINITY : 0.0; }
+__device__ double Identity(ReduceOp op) {
+  if (op == ReduceOp::kMax) return -INFINITY;
+  if (op == ReduceOp::kMin) return INFINITY;
+  return 0.0;
+}
 
-// NaN-propagating max; plain sum.
+// NaN-propagating max and min; plain sum.
 __device__ double Combine(ReduceOp op, double a, double b) {
-  if (op != ReduceOp::kMax) return a + b;
+  if (op != ReduceOp::kMax && op != ReduceOp::kMin) return a + b;
   if (isnan(a) || isnan(b)) return NAN;
-  return a > b ? a : b;
+  if (op == ReduceOp::kMax) return a > b ? a : b;
+  return a < b ? a : b;
+}
+
+// One thread per output, scanning its column in order as the CPU does.
+template <typename Index>
+__global__ void ArgReduceKernel(bool is_max, const float* __restrict__ in, Index* __restrict__ out,
+                                int64_t outer, int64_t n, int64_t inner) {
+  const int64_t total = outer * inner;
+  for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < total;
+       i += static_cast<int64_t>(gridDim.x) * blockDim.x) {
+    const int64_t o = i / inner, k = i % inner;
+    const float* p = in + o * n * inner + k;
+    float best = is_max ? -FLT_MAX : FLT_MAX;
+    Index index = 0;
+    for (int64_t r = 0; r < n; ++r) {
+      const float v = p[r * inner];
+      if (is_max ? v > best : v < best) {  // NaN never wins; ties keep the first
+        best = v;
+        index = static_cast<Index>(r);
+      }
+    }
+    out[i] = index;
+  }
 }
 
 __device__ float Finish(ReduceOp op, double acc, int64_t count) {
@@ -63,6 +92,22 @@ __global__ void ReduceStridedKernel(ReduceOp op, const float* __restrict__ in,
 }
 
 }  // namespace
+
+template <typename Index>
+cudaError_t LaunchArgReduce(bool is_max, const float* in, Index* out, int64_t outer, int64_t n,
+                            int64_t inner, cudaStream_t stream) {
+  if (outer == 0 || inner == 0) return cudaSuccess;
+  const int64_t blocks =
+      std::min<int64_t>((outer * inner + kThreads - 1) / kThreads, kMaxBlocks * 8);
+  ArgReduceKernel<Index><<<static_cast<unsigned>(blocks), kThreads, 0, stream>>>(
+      is_max, in, out, outer, n, inner);
+  return cudaGetLastError();
+}
+
+template cudaError_t LaunchArgReduce<int32_t>(bool, const float*, int32_t*, int64_t, int64_t,
+                                              int64_t, cudaStream_t);
+template cudaError_t LaunchArgReduce<int64_t>(bool, const float*, int64_t*, int64_t, int64_t,
+                                              int64_t, cudaStream_t);
 
 cudaError_t LaunchReduce(ReduceOp op, const float* in, float* out, int64_t outer,
                          int64_t reduce, int64_t inner, cudaStream_t stream) {

@@ -1,5 +1,6 @@
-// Sum, Mean and Max of float32 over the middle of an (outer, reduce, inner)
-// view of a row-major tensor, on device pointers (no absl or smrt headers).
+// Sum, Mean, Max, Min, ArgMax and ArgMin of float32 over the middle of an
+// (outer, reduce, inner) view of a row-major tensor, on device pointers (no
+// absl or smrt headers).
 #ifndef SMRT_KERNELS_CUDA_REDUCE_H_
 #define SMRT_KERNELS_CUDA_REDUCE_H_
 
@@ -9,14 +10,22 @@
 
 namespace smrt::kernels::cuda {
 
-enum class ReduceOp { kSum, kMean, kMax };
+enum class ReduceOp { kSum, kMean, kMax, kMin };
 
 // out[o, i] = op over r of in[o, r, i], accumulated in double as the CPU
-// kernel does: kSum 0 and kMax -inf over no elements, kMean NaN; kMax
-// propagates NaN. One block per output when inner is 1, else one thread per
-// output. Returns the launch error, if any.
+// kernel does: kSum 0, kMax -inf and kMin +inf over no elements, kMean NaN;
+// kMax and kMin propagate NaN. One block per output when inner is 1, else one
+// thread per output. Returns the launch error, if any.
 cudaError_t LaunchReduce(ReduceOp op, const float* in, float* out, int64_t outer,
                          int64_t reduce, int64_t inner, cudaStream_t stream);
+
+// out[o * inner + i] = the index r of the largest (is_max) or smallest
+// in[o, r, i] over r < n: ties keep the first, a NaN never wins, as the CPU
+// kernel (whose running best starts at the float's lowest or max). Index is
+// int32_t or int64_t. Returns the launch error, if any.
+template <typename Index>
+cudaError_t LaunchArgReduce(bool is_max, const float* in, Index* out, int64_t outer, int64_t n,
+                            int64_t inner, cudaStream_t stream);
 
 }  // namespace smrt::kernels::cuda
 

@@ -1,5 +1,6 @@
-// Sum, Mean and Max float32 over the axes of input 1 (read on the host),
-// keep_dims attr. Axes are checked as the CPU kernel checks them. When,
+// Sum, Mean, Max and Min float32 over the axes of input 1 (read on the
+// host), keep_dims attr; ArgMax and ArgMin (planned by the CPU kernel's
+// PlanArgReduce) at the end. Axes are checked as the CPU kernel checks them. When,
 // after size-1 dims are dropped, the reduced dims form one contiguous block
 // (trailing axes, or the spatial axes 1, 2 of NHWC), reduce.cu computes it
 // in place as (outer, reduce, inner); other axis sets are first transposed
@@ -11,6 +12,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "kernels/cpu/reference/arg_reduce_util.h"
 #include "kernels/cuda/cuda_status.h"
 #include "kernels/cuda/kernel_util.h"
 #include "kernels/cuda/reduce.h"
@@ -137,11 +139,53 @@ KernelSpec ReduceKernel(const char* op, ReduceOp r) {
                     /*host_memory_inputs=*/{1});
 }
 
+absl::Status ArgReduce(KernelContext& ctx, bool is_max) {
+  if (absl::Status s = CheckOnDevice(ctx, {0}); !s.ok()) return s;
+  if (absl::Status s = CheckDtype(ctx, 0, DataType::kFloat); !s.ok()) return s;
+  if (absl::StatusOr<const Tensor*> dim = HostInput(ctx, 1, "dimension"); !dim.ok()) {
+    return dim.status();
+  }
+  absl::StatusOr<ArgReducePlan> plan = PlanArgReduce(ctx);
+  if (!plan.ok()) return AtNode(ctx, plan.status());
+  if (plan->out_type != DataType::kInt32 && plan->out_type != DataType::kInt64) {
+    return AtNode(ctx, absl::UnimplementedError(absl::StrCat(
+                           "no CUDA kernel for output_type ", DataTypeName(plan->out_type))));
+  }
+  absl::StatusOr<cudaStream_t> stream = StreamOf(ctx);
+  if (!stream.ok()) return stream.status();
+  absl::StatusOr<Tensor*> out = ctx.allocate_device_output(0, plan->out_type, plan->out_shape);
+  if (!out.ok()) return out.status();
+  const float* in = ctx.input(0).data<float>();
+  const cudaError_t e =
+      plan->out_type == DataType::kInt32
+          ? LaunchArgReduce(is_max, in, (*out)->data<int32_t>(), plan->outer, plan->n,
+                            plan->inner, *stream)
+          : LaunchArgReduce(is_max, in, (*out)->data<int64_t>(), plan->outer, plan->n,
+                            plan->inner, *stream);
+  return CudaStatus(e, ctx.op(), ctx.node_name(), "launching the arg reduction kernel");
+}
+
+// output_type int32 or int64 (int16 and uint16 stay on the CPU).
+bool IndexOutput(const AttrMap& attrs) {
+  const DataType t = attrs.GetOr<DataType>("output_type", DataType::kInt64)
+                         .value_or(DataType::kInvalid);
+  return t == DataType::kInt32 || t == DataType::kInt64;
+}
+
+KernelSpec ArgReduceKernel(const char* op, bool is_max) {
+  KernelSpec k = CudaKernel(op, "T", {DataType::kFloat},
+                            [is_max](KernelContext& ctx) { return ArgReduce(ctx, is_max); },
+                            /*host_memory_inputs=*/{1});
+  k.supports = IndexOutput;
+  return k;
+}
+
 }  // namespace
 
 std::vector<KernelSpec> ReduceKernels() {
   return {ReduceKernel("Sum", ReduceOp::kSum), ReduceKernel("Mean", ReduceOp::kMean),
-          ReduceKernel("Max", ReduceOp::kMax)};
+          ReduceKernel("Max", ReduceOp::kMax), ReduceKernel("Min", ReduceOp::kMin),
+          ArgReduceKernel("ArgMax", true), ArgReduceKernel("ArgMin", false)};
 }
 
 }  // namespace smrt::kernels::cuda

@@ -40,7 +40,8 @@ std::vector<KernelSpec> TransposeKernels();
 std::vector<KernelSpec> ConvKernels();
 // MaxPool, AvgPool float32 NHWC, spatial windows (pool_kernels.cc).
 std::vector<KernelSpec> PoolKernels();
-// Sum, Mean, Max float32, axes on the host (reduce_kernels.cc).
+// Sum, Mean, Max, Min float32, axes on the host; ArgMax, ArgMin float32 to
+// int32/int64, the dimension on the host (reduce_kernels.cc).
 std::vector<KernelSpec> ReduceKernels();
 // Einsum float32, two operands: batch, contracted and free labels only,
 // others stay on the CPU (einsum_kernels.cc, einsum_plan.h).
@@ -61,9 +62,9 @@ std::vector<KernelSpec> CastKernels();
 // Pad, PadV2 (constant), MirrorPad: any dtype of up to 8 bytes, paddings
 // on the host. Fill: the same, dims and value on the host (pad_kernels.cc).
 std::vector<KernelSpec> PadKernels();
-// Slice, StridedSlice, ReverseV2, Split, SplitV: every fixed-size dtype,
-// begin/size/end/strides/axes/split sizes on the host (slice_kernels.cc,
-// slice_plan.h).
+// Slice, StridedSlice, ReverseV2, Split, SplitV, Tile: every fixed-size
+// dtype, begin/size/end/strides/axes/split sizes/multiples on the host
+// (slice_kernels.cc, slice_plan.h).
 std::vector<KernelSpec> SliceKernels();
 // FusedBatchNorm, V2, V3 in inference mode, float32 (batch_norm_kernels.cc).
 std::vector<KernelSpec> BatchNormKernels();

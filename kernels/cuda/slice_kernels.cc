@@ -1,8 +1,8 @@
-// Slice, StridedSlice (all five masks), ReverseV2, Split and SplitV on
-// device tensors of every fixed-size dtype; begin, size, end, strides, axes
-// and split sizes are read on the host. Each box is planned by the CPU
-// kernels' own code (strided_slice_util.h, split_util.h, array_util.h), so
-// shapes and errors are the CPU's, and copied by the transpose kernel's
+// Slice, StridedSlice (all five masks), ReverseV2, Split, SplitV and Tile on
+// device tensors of every fixed-size dtype; begin, size, end, strides, axes,
+// split sizes and multiples are read on the host. Each is planned by the
+// CPU kernels' own code (strided_slice_util.h, split_util.h, array_util.h),
+// so shapes and errors are the CPU's, and copied by the transpose kernel's
 // gather (slice_plan.h).
 #include <cuda_runtime.h>
 
@@ -132,6 +132,17 @@ absl::Status Split(KernelContext& ctx) {
   return absl::OkStatus();
 }
 
+absl::Status Tile(KernelContext& ctx) {
+  if (absl::Status s = CheckOnDevice(ctx, {0}); !s.ok()) return s;
+  if (absl::StatusOr<const Tensor*> m = HostInput(ctx, 1, "multiples"); !m.ok()) {
+    return m.status();
+  }
+  absl::StatusOr<TileShape> tile = PlanTile(ctx);
+  if (!tile.ok()) return AtNode(ctx, tile.status());
+  const Tensor& input = ctx.input(0);
+  return CopyGather(ctx, input, PlanTileGather(input.shape(), tile->multiples), 0, tile->dims);
+}
+
 }  // namespace
 
 std::vector<KernelSpec> SliceKernels() {
@@ -140,7 +151,8 @@ std::vector<KernelSpec> SliceKernels() {
                      /*host_memory_inputs=*/{1, 2, 3}),
           CudaKernel("ReverseV2", "T", FixedSizeTypes(), ReverseV2, /*host_memory_inputs=*/{1}),
           CudaKernel("Split", "T", FixedSizeTypes(), Split, /*host_memory_inputs=*/{0}),
-          CudaKernel("SplitV", "T", FixedSizeTypes(), Split, /*host_memory_inputs=*/{1, 2})};
+          CudaKernel("SplitV", "T", FixedSizeTypes(), Split, /*host_memory_inputs=*/{1, 2}),
+          CudaKernel("Tile", "T", FixedSizeTypes(), Tile, /*host_memory_inputs=*/{1})};
 }
 
 }  // namespace smrt::kernels::cuda

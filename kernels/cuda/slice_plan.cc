@@ -6,26 +6,25 @@
 
 namespace smrt::kernels::cuda {
 
-absl::StatusOr<SliceGather> PlanSliceGather(const Shape& in_dims, const std::vector<int64_t>& begin,
-                                            const std::vector<int64_t>& strides,
-                                            const Shape& sizes) {
+namespace {
+
+// The gather over `walk`, (size, step) per output dim from the innermost out,
+// starting at input element `base`: size-1 dims dropped, neighbours the input
+// holds contiguously (or both repeated, step 0) merged.
+absl::StatusOr<SliceGather> GatherOf(const std::vector<std::pair<int64_t, int64_t>>& walk,
+                                     int64_t base) {
   SliceGather g;
-  const int rank = static_cast<int>(in_dims.size());
-  for (int64_t s : sizes) {
-    if (s == 0) return g;
+  for (const auto& [size, step] : walk) {
+    if (size == 0) return g;  // no elements: an empty plan
   }
-  // (size, step) per kept dim, innermost first.
+  g.base = base;
   std::vector<std::pair<int64_t, int64_t>> dims;
-  int64_t in_stride = 1;
-  for (int d = rank - 1; d >= 0; --d) {
-    g.base += begin[d] * in_stride;
-    const int64_t step = strides[d] * in_stride;
-    in_stride *= in_dims[d];
-    if (sizes[d] == 1) continue;
+  for (const auto& [size, step] : walk) {
+    if (size == 1) continue;
     if (!dims.empty() && step == dims.back().second * dims.back().first) {
-      dims.back().first *= sizes[d];
+      dims.back().first *= size;
     } else {
-      dims.emplace_back(sizes[d], step);
+      dims.emplace_back(size, step);
     }
   }
   if (dims.empty()) dims.emplace_back(1, 0);  // one element
@@ -40,6 +39,38 @@ absl::StatusOr<SliceGather> PlanSliceGather(const Shape& in_dims, const std::vec
     g.plan.in_strides[d] = dims[dims.size() - 1 - d].second;
   }
   return g;
+}
+
+}  // namespace
+
+absl::StatusOr<SliceGather> PlanSliceGather(const Shape& in_dims, const std::vector<int64_t>& begin,
+                                            const std::vector<int64_t>& strides,
+                                            const Shape& sizes) {
+  std::vector<std::pair<int64_t, int64_t>> walk;
+  int64_t base = 0, in_stride = 1;
+  for (int d = static_cast<int>(in_dims.size()) - 1; d >= 0; --d) {
+    base += begin[d] * in_stride;
+    walk.emplace_back(sizes[d], strides[d] * in_stride);
+    in_stride *= in_dims[d];
+  }
+  for (int64_t s : sizes) {
+    if (s == 0) return SliceGather{};  // begin may be outside an empty box
+  }
+  return GatherOf(walk, base);
+}
+
+absl::StatusOr<SliceGather> PlanTileGather(const Shape& in_dims,
+                                           const std::vector<int64_t>& multiples) {
+  // Output dim d of in_dims[d] * multiples[d] is (multiples[d], in_dims[d])
+  // row-major: the copy index repeats the input (step 0).
+  std::vector<std::pair<int64_t, int64_t>> walk;
+  int64_t in_stride = 1;
+  for (int d = static_cast<int>(in_dims.size()) - 1; d >= 0; --d) {
+    walk.emplace_back(in_dims[d], in_stride);
+    walk.emplace_back(multiples[d], 0);
+    in_stride *= in_dims[d];
+  }
+  return GatherOf(walk, 0);
 }
 
 absl::StatusOr<SliceGather> PlanReverseGather(const Shape& dims, const std::vector<bool>& flip) {

@@ -41,6 +41,11 @@ absl::StatusOr<SliceGather> PlanReverseGather(const Shape& dims, const std::vect
 absl::StatusOr<SliceGather> PlanSplitPieceGather(const Shape& dims, int axis, int64_t offset,
                                                  int64_t size);
 
+// Tile: output dim d holds multiples[d] copies of input dim d (multiples >=
+// 0, one per dim).
+absl::StatusOr<SliceGather> PlanTileGather(const Shape& in_dims,
+                                           const std::vector<int64_t>& multiples);
+
 }  // namespace smrt::kernels::cuda
 
 #endif  // SMRT_KERNELS_CUDA_SLICE_PLAN_H_

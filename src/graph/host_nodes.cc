@@ -14,6 +14,9 @@ bool KeptOnHost(const Node& n) {
     return true;
   }
   if (n.op == "Const" || n.outputs.empty()) return false;
+  // An index into float activations (ArgMax of logits, output_type=int32)
+  // is computed where the activations are.
+  if (n.op == "ArgMax" || n.op == "ArgMin") return false;
   // A comparison of int32 values (Less(input_ids, 0) in Keras's embedding
   // bounds check) or of strings gives a bool made on, and read on, the host.
   const DataType operands =

@@ -13,8 +13,8 @@ namespace smrt::graph {
 // - the caller's inputs (Placeholder) and NoOps;
 // - variable handles and reads (VarHandleOp, ReadVariableOp, VariableV2):
 //   loading freezes them into constants, so no device runs them;
-// - nodes whose outputs are all int32, Consts excepted (a Const follows its
-//   readers). TensorFlow keeps int32 in host memory on GPUs too: in Keras
+// - nodes whose outputs are all int32, Consts (a Const follows its readers)
+//   and ArgMax/ArgMin (indices into activations) excepted. TensorFlow keeps int32 in host memory on GPUs too: in Keras
 //   graphs it is shape arithmetic (Shape -> StridedSlice -> Pack -> Reshape's
 //   shape) read on the host, and on the device each piece would be copied up
 //   and back, every copy back waiting for the stream;

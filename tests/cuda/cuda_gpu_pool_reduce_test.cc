@@ -4,6 +4,7 @@
 // reductions over trailing axes, NHWC's spatial axes, all axes, none, axis
 // sets that are not one block, with and without keep_dims. Skips without a
 // GPU.
+#include <cmath>
 #include <cstdint>
 #include <limits>
 #include <memory>
@@ -106,7 +107,7 @@ TEST_F(CudaGpuPoolReduceTest, ReductionsMatchTheCpu) {
     const Tensor x = RandomFloats(c.input, seed++, -3, 3);
     const Tensor axes = MakeTensor<int32_t>({static_cast<int64_t>(c.axes.size())}, c.axes);
     for (bool keep : {false, true}) {
-      for (const char* op : {"Sum", "Mean", "Max"}) {
+      for (const char* op : {"Sum", "Mean", "Max", "Min"}) {
         SCOPED_TRACE(absl::StrCat(op, " ", ShapeToString(c.input), " axes [",
                                   absl::StrJoin(c.axes, ","), "] keep_dims ", keep));
         AttrMap attrs = TypeAttr(DataType::kFloat);
@@ -122,8 +123,32 @@ TEST_F(CudaGpuPoolReduceTest, ReductionsMatchTheCpu) {
   AttrMap attrs = TypeAttr(DataType::kFloat);
   attrs.Set("Tidx", DataType::kInt64);
   attrs.Set("keep_dims", false);
-  for (const char* op : {"Sum", "Mean", "Max"}) {
+  for (const char* op : {"Sum", "Mean", "Max", "Min"}) {
     ExpectLikeCpu(op, attrs, {x, MakeTensor<int64_t>({}, {1})}, {1});
+  }
+}
+
+// The index of the first largest (smallest) value; a NaN never wins; int32
+// and int64 indices; every axis of a 3-D tensor and a classifier's logits.
+TEST_F(CudaGpuPoolReduceTest, ArgMaxAndArgMinMatchTheCpu) {
+  Tensor x = RandomFloats({3, 5, 7}, 11, -3, 3);
+  for (int64_t i = 0; i < x.num_elements(); ++i) {
+    x.data<float>()[i] = std::round(x.data<float>()[i]);  // ties
+  }
+  x.data<float>()[4] = std::numeric_limits<float>::quiet_NaN();
+  x.data<float>()[9] = -std::numeric_limits<float>::infinity();
+  const Tensor logits = RandomFloats({64, 1000}, 12, -10, 10);
+  for (const char* op : {"ArgMax", "ArgMin"}) {
+    for (DataType index : {DataType::kInt64, DataType::kInt32}) {
+      AttrMap attrs = TypeAttr(DataType::kFloat);
+      attrs.Set("Tidx", DataType::kInt32);
+      attrs.Set("output_type", index);
+      for (int32_t axis : {0, 1, 2, -1}) {
+        SCOPED_TRACE(absl::StrCat(op, " axis ", axis, " ", DataTypeName(index)));
+        ExpectSameBytesAsCpu(op, attrs, {x, MakeTensor<int32_t>({}, {axis})}, {1});
+      }
+      ExpectSameBytesAsCpu(op, attrs, {logits, MakeTensor<int32_t>({}, {1})}, {1});
+    }
   }
 }
 

@@ -107,6 +107,9 @@ TEST(CudaKernelsTest, EveryOpIsRegisteredWithItsDtypesAndHostInputs) {
       {"Sum", "T", kF32, {1}},
       {"Mean", "T", kF32, {1}},
       {"Max", "T", kF32, {1}},
+      {"Min", "T", kF32, {1}},
+      {"ArgMax", "T", kF32, {1}},
+      {"ArgMin", "T", kF32, {1}},
   };
   const KernelRegistry& r = KernelRegistry::Default();
   const bool cudnn = Cudnn().ok();  // convolutions are served only with cuDNN
@@ -492,6 +495,22 @@ TEST(CudaKernelsTest, NewKernelsCheckBeforeAnyDeviceWork) {
               absl::StatusCode::kInvalidArgument, "duplicate dimension: 1", &device);
   ExpectError("Max", sum, {dev({2, 3, 4}), MakeTensor<int32_t>({1}, {3})},
               absl::StatusCode::kInvalidArgument, "Invalid reduction dimension 3", &device);
+
+  AttrMap arg = f32;
+  arg.Set("Tidx", DataType::kInt32);
+  arg.Set("output_type", DataType::kInt64);
+  ExpectError("ArgMax", arg, {dev({2, 3}), MakeTensor<int32_t>({}, {2})},
+              absl::StatusCode::kInvalidArgument, "Expected dimension in the range [-2, 2)",
+              &device);
+  ExpectError("ArgMin", arg, {dev({2, 0}), MakeTensor<int32_t>({}, {1})},
+              absl::StatusCode::kInvalidArgument, "Reduction axis 1 is empty", &device);
+  ExpectError("ArgMax", arg, {dev({2, 3}), MakeTensor<int32_t>({1}, {1})},
+              absl::StatusCode::kInvalidArgument, "dimension must be a scalar", &device);
+  ExpectError("ArgMax", arg, {dev({2, 3}), FakeDeviceTensor(DataType::kInt32, {})},
+              absl::StatusCode::kFailedPrecondition, "host memory", &device);
+  // int16 indices stay on the CPU.
+  arg.Set("output_type", DataType::kInt16);
+  EXPECT_FALSE(KernelRegistry::Default().FindKernel("ArgMax", kCudaDevice, arg).ok());
 
   if (!Cudnn().ok()) return;  // convolutions are served only with cuDNN
   AttrMap conv = f32;

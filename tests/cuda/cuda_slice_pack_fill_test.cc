@@ -1,9 +1,9 @@
-// Slice, StridedSlice, ReverseV2, Split, SplitV, Pack, Fill and MirrorPad on
-// CUDA. Without a GPU: what is registered, the index arithmetic the kernels
-// run (PlanSliceGather and its Reverse/Split forms + TransposeSourceOffset,
-// PadSourceOffset) evaluated on the host against the CPU kernels' outputs,
-// and the checks made before any device work. With a GPU: each kernel
-// against the CPU kernel, byte for byte.
+// Slice, StridedSlice, ReverseV2, Split, SplitV, Tile, Pack, Fill and
+// MirrorPad on CUDA. Without a GPU: what is registered, the index arithmetic
+// the kernels run (PlanSliceGather and its Reverse/Split/Tile forms +
+// TransposeSourceOffset, PadSourceOffset) evaluated on the host against the
+// CPU kernels' outputs, and the checks made before any device work. With a
+// GPU: each kernel against the CPU kernel, byte for byte.
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
@@ -48,7 +48,8 @@ TEST(CudaSlicePackFillTest, RegisteredWithTheirHostInputs) {
                                                      {"MirrorPad", {1}},
                                                      {"ReverseV2", {1}},
                                                      {"Split", {0}},
-                                                     {"SplitV", {1, 2}}}) {
+                                                     {"SplitV", {1, 2}},
+                                                     {"Tile", {1}}}) {
     SCOPED_TRACE(e.op);
     for (DataType t : {DataType::kFloat, DataType::kHalf, DataType::kInt32, DataType::kInt64,
                        DataType::kInt8, DataType::kBool}) {
@@ -254,6 +255,34 @@ TEST(CudaSlicePackFillTest, SplitGathersAreTheCpuKernels) {
                             {x, Int64s({0, 6, 0}), MakeTensor<int32_t>({}, {1})}, 1, {0, 6, 0});
 }
 
+AttrMap TileAttrs(DataType t = DataType::kFloat) {
+  AttrMap a = TypeAttr(t);
+  a.Set("Tmultiples", DataType::kInt32);
+  return a;
+}
+
+// Tile's gather repeats the input with step-0 dims; on the host against the
+// CPU kernel. A UNet's Tile of a mask, a batch tile, zero copies, rank 4.
+TEST(CudaSlicePackFillTest, TileGatherIsTheCpuKernels) {
+  for (const auto& [shape, multiples] : std::vector<std::pair<Shape, std::vector<int32_t>>>{
+           {{2, 3}, {2, 3}}, {{1, 4, 4, 1}, {2, 1, 1, 8}}, {{3}, {1}}, {{2, 3}, {0, 2}},
+           {{2, 1, 3, 2}, {2, 3, 2, 2}}, {{5, 1}, {1, 4}}}) {
+    SCOPED_TRACE(ShapeToString(shape));
+    const Tensor x = RandomFloats(shape, 16);
+    const Tensor m = MakeTensor<int32_t>({static_cast<int64_t>(multiples.size())}, multiples);
+    absl::StatusOr<std::vector<Tensor>> cpu = RunOp("Tile", TileAttrs(), {x, m});
+    ASSERT_TRUE(cpu.ok()) << cpu.status();
+    absl::StatusOr<SliceGather> g =
+        PlanTileGather(shape, std::vector<int64_t>(multiples.begin(), multiples.end()));
+    ASSERT_TRUE(g.ok()) << g.status();
+    const Tensor& want = (*cpu)[0];
+    const std::vector<float> got = GatherOnHost(x, *g, want.num_elements());
+    for (int64_t i = 0; i < want.num_elements(); ++i) {
+      ASSERT_EQ(got[i], want.data<float>()[i]) << "element " << i;
+    }
+  }
+}
+
 TEST(CudaSlicePackFillTest, BoxesOfMoreThanEightUnmergedDimsAreUnimplemented) {
   const Shape dims(9, 3);
   absl::StatusOr<SliceGather> g =
@@ -362,6 +391,10 @@ TEST(CudaSlicePackFillTest, ChecksComeBeforeAnyDeviceWork) {
   pack.Set("axis", int64_t{3});
   ExpectError("Pack", pack, {x, x}, absl::StatusCode::kInvalidArgument, "axis = 3 not in [-3, 3)");
 
+  ExpectError("Tile", TileAttrs(), {x, MakeTensor<int32_t>({1}, {2})},
+              absl::StatusCode::kInvalidArgument, "expected multiples to be a vector of length 2");
+  ExpectError("Tile", TileAttrs(), {x, MakeTensor<int32_t>({2}, {1, -2})},
+              absl::StatusCode::kInvalidArgument, "expected multiples[1] >= 0");
   ExpectError("ReverseV2", ReverseAttrs(), {x, MakeTensor<int32_t>({2}, {1, -1})},
               absl::StatusCode::kInvalidArgument, "axis -1 is given more than once");
   ExpectError("ReverseV2", ReverseAttrs(), {x, FakeDeviceTensor(DataType::kInt32, {1})},
@@ -472,6 +505,19 @@ TEST_F(CudaGpuSlicePackFillTest, ReverseV2MatchesTheCpu) {
   wide.Set("T", DataType::kInt64);
   ExpectSameBytesAsCpu("ReverseV2", wide,
                        {MakeTensor<int64_t>({3}, {1, -2, 3}), MakeTensor<int32_t>({1}, {0})}, {1});
+}
+
+TEST_F(CudaGpuSlicePackFillTest, TileMatchesTheCpu) {
+  ExpectSameBytesAsCpu("Tile", TileAttrs(),
+                       {RandomFloats({2, 1, 3, 2}, 17), MakeTensor<int32_t>({4}, {2, 3, 2, 2})},
+                       {1});
+  ExpectSameBytesAsCpu("Tile", TileAttrs(),
+                       {RandomFloats({1, 16, 16, 1}, 18), MakeTensor<int32_t>({4}, {4, 1, 1, 32})},
+                       {1});
+  ExpectSameBytesAsCpu("Tile", TileAttrs(DataType::kInt8),
+                       {MakeTensor<int8_t>({3}, {1, -2, 3}), MakeTensor<int32_t>({1}, {5})}, {1});
+  ExpectSameBytesAsCpu("Tile", TileAttrs(),
+                       {RandomFloats({2, 3}, 19), MakeTensor<int32_t>({2}, {0, 2})}, {1});
 }
 
 // Every output of a Split or SplitV on the GPU, byte for byte against the CPU.

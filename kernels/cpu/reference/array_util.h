@@ -116,6 +116,15 @@ absl::Status CheckFillDims(const std::vector<int64_t>& dims);
 // scalar (the CPU and CUDA kernels' checks).
 absl::StatusOr<Shape> FillShape(const Tensor& dims, const Tensor& value);
 
+// Tile's multiples (input 1: a vector of one value >= 0 per dim of input 0)
+// and the output shape, with the CPU and CUDA kernels' checks
+// (gather_tile_ops.cc).
+struct TileShape {
+  std::vector<int64_t> multiples;
+  Shape dims;
+};
+absl::StatusOr<TileShape> PlanTile(const KernelContext& ctx);
+
 // ReverseV2's axes input for a tensor of `rank`: flip[d] is true when dim d
 // is reversed. InvalidArgument for an axis out of range or given twice.
 absl::StatusOr<std::vector<bool>> ReversedAxes(const Tensor& axes, int rank);

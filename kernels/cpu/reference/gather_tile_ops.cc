@@ -66,14 +66,9 @@ absl::Status InferTile(InferenceContext& ctx) {
 
 absl::Status ComputeTile(KernelContext& ctx) {
   const Tensor& input = ctx.input(0);
-  if (ctx.input(1).rank() != 1) {
-    return absl::InvalidArgumentError(absl::StrCat("Tile: multiples must be 1-D, got shape ",
-                                                   ShapeToString(ctx.input(1).shape())));
-  }
-  absl::StatusOr<std::vector<int64_t>> multiples = IntValues(ctx.input(1), "multiples");
-  if (!multiples.ok()) return multiples.status();
-  absl::StatusOr<Shape> dims = TiledDims(input.shape(), *multiples);
-  if (!dims.ok()) return dims.status();
+  absl::StatusOr<TileShape> tile = PlanTile(ctx);
+  if (!tile.ok()) return tile.status();
+  const Shape* dims = &tile->dims;
   absl::StatusOr<Tensor*> out = ctx.allocate_output(0, input.dtype(), *dims);
   if (!out.ok()) return out.status();
   Tensor* result = *out;
@@ -473,6 +468,21 @@ absl::Status ComputeRange(KernelContext& ctx) {
 }
 
 }  // namespace
+
+absl::StatusOr<TileShape> PlanTile(const KernelContext& ctx) {
+  if (ctx.input(1).rank() != 1) {
+    return absl::InvalidArgumentError(absl::StrCat("Tile: multiples must be 1-D, got shape ",
+                                                   ShapeToString(ctx.input(1).shape())));
+  }
+  TileShape tile;
+  absl::StatusOr<std::vector<int64_t>> multiples = IntValues(ctx.input(1), "multiples");
+  if (!multiples.ok()) return multiples.status();
+  absl::StatusOr<Shape> dims = TiledDims(ctx.input(0).shape(), *multiples);
+  if (!dims.ok()) return dims.status();
+  tile.multiples = *std::move(multiples);
+  tile.dims = *std::move(dims);
+  return tile;
+}
 
 void RegisterGatherTileOps(KernelRegistry& r) {
   r.AddOp(ArrayOp("Tile", {{"Tmultiples", DataType::kInt32}}, InferTile));

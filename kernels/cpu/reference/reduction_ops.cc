@@ -24,6 +24,7 @@
 #include "absl/strings/str_cat.h"
 #include "kernels/cpu/parallel_for.h"
 #include "kernels/cpu/target_clones.h"
+#include "kernels/cpu/reference/arg_reduce_util.h"
 #include "kernels/cpu/reference/elementwise_util.h"
 #include "kernels/cpu/reference/kernel_util.h"
 #include "kernels/cpu/reference/register.h"
@@ -515,42 +516,18 @@ void ArgReduce(const T* in, int64_t outer, int64_t n, int64_t inner, bool is_max
 }
 
 absl::Status ArgCompute(KernelContext& ctx, bool is_max) {
+  absl::StatusOr<ArgReducePlan> plan = PlanArgReduce(ctx);
+  if (!plan.ok()) return AtNode(ctx, plan.status());
   const Tensor& x = ctx.input(0);
-  const Tensor& dim = ctx.input(1);
-  absl::StatusOr<DataType> out_type = ArgOutputType(ctx.attrs());
-  if (!out_type.ok()) return AtNode(ctx, out_type.status());
-  if (dim.rank() != 0) {
-    return AtNode(ctx, absl::InvalidArgumentError(
-                           absl::StrCat("dimension must be a scalar, but received a tensor of "
-                                        "shape ",
-                                        ShapeToString(dim.shape()))));
-  }
-  absl::StatusOr<std::vector<int64_t>> axis_values = ToInt64s(dim);
-  if (!axis_values.ok()) return AtNode(ctx, axis_values.status());
-  absl::StatusOr<int> axis = ArgAxis((*axis_values)[0], x.rank());
-  if (!axis.ok()) return AtNode(ctx, axis.status());
-  const int64_t n = x.dim(*axis);
-  if (n == 0) {
-    return AtNode(ctx,
-                  absl::InvalidArgumentError(absl::StrCat(
-                      "Reduction axis ", *axis, " is empty in shape ", ShapeToString(x.shape()))));
-  }
-  int64_t outer = 1, inner = 1;
-  Shape out_shape;
-  for (int d = 0; d < x.rank(); ++d) {
-    if (d < *axis) outer *= x.dim(d);
-    if (d > *axis) inner *= x.dim(d);
-    if (d != *axis) out_shape.push_back(x.dim(d));
-  }
-  absl::StatusOr<Tensor*> out = ctx.allocate_output(0, *out_type, out_shape);
+  absl::StatusOr<Tensor*> out = ctx.allocate_output(0, plan->out_type, plan->out_shape);
   if (!out.ok()) return AtNode(ctx, out.status());
   using Types = decltype(RealTypes{} + TypeList<bool>{});
   using IndexTypes = TypeList<int16_t, uint16_t, int32_t, int64_t>;
   return AtNode(ctx, Dispatch(Types{}, x.dtype(), ctx.op(), [&](auto tag) {
                   using T = typename decltype(tag)::type;
-                  return Dispatch(IndexTypes{}, *out_type, ctx.op(), [&](auto index_tag) {
+                  return Dispatch(IndexTypes{}, plan->out_type, ctx.op(), [&](auto index_tag) {
                     using Index = typename decltype(index_tag)::type;
-                    ArgReduce<T, Index>(x.data<T>(), outer, n, inner, is_max,
+                    ArgReduce<T, Index>(x.data<T>(), plan->outer, plan->n, plan->inner, is_max,
                                         (*out)->template data<Index>());
                     return absl::OkStatus();
                   });
@@ -566,6 +543,34 @@ void AddArgOp(KernelRegistry& r, const std::string& op, bool is_max) {
 }
 
 }  // namespace
+
+absl::StatusOr<ArgReducePlan> PlanArgReduce(const KernelContext& ctx) {
+  const Tensor& x = ctx.input(0);
+  const Tensor& dim = ctx.input(1);
+  ArgReducePlan plan;
+  absl::StatusOr<DataType> out_type = ArgOutputType(ctx.attrs());
+  if (!out_type.ok()) return out_type.status();
+  plan.out_type = *out_type;
+  if (dim.rank() != 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "dimension must be a scalar, but received a tensor of shape ", ShapeToString(dim.shape())));
+  }
+  absl::StatusOr<std::vector<int64_t>> axis_values = ToInt64s(dim);
+  if (!axis_values.ok()) return axis_values.status();
+  absl::StatusOr<int> axis = ArgAxis((*axis_values)[0], x.rank());
+  if (!axis.ok()) return axis.status();
+  plan.n = x.dim(*axis);
+  if (plan.n == 0) {
+    return absl::InvalidArgumentError(absl::StrCat("Reduction axis ", *axis,
+                                                   " is empty in shape ", ShapeToString(x.shape())));
+  }
+  for (int d = 0; d < x.rank(); ++d) {
+    if (d < *axis) plan.outer *= x.dim(d);
+    if (d > *axis) plan.inner *= x.dim(d);
+    if (d != *axis) plan.out_shape.push_back(x.dim(d));
+  }
+  return plan;
+}
 
 void RegisterReductionOps(KernelRegistry& r) {
   AddReduction(r, "Sum", Reduce::kSum);
