@@ -38,6 +38,9 @@ std::vector<KernelSpec> TransposeKernels();
 // Conv2D, DepthwiseConv2dNative, _SmrtFusedConv2D float32 NHWC through cuDNN
 // (conv_kernels.cc); NCHW nodes are not served, nor any where cuDNN does not load.
 std::vector<KernelSpec> ConvKernels();
+// Conv2DBackpropInput float32 NHWC, a direct kernel (no cuDNN needed),
+// input_sizes on the host (conv_transpose_kernels.cc).
+std::vector<KernelSpec> ConvTransposeKernels();
 // MaxPool, AvgPool float32 NHWC, spatial windows (pool_kernels.cc).
 std::vector<KernelSpec> PoolKernels();
 // Sum, Mean, Max, Min float32, axes on the host; ArgMax, ArgMin float32 to
@@ -79,7 +82,7 @@ inline std::vector<KernelSpec> CudaKernels() {
                       &TransposeKernels, &ConvKernels, &PoolKernels, &ReduceKernels,
                       &EinsumKernels, &GatherKernels, &SelectKernels, &ConcatKernels,
                       &CastKernels, &PadKernels, &SliceKernels, &ResizeKernels,
-                      &BatchNormKernels}) {
+                      &BatchNormKernels, &ConvTransposeKernels}) {
     for (KernelSpec& k : family()) all.push_back(std::move(k));
   }
   return all;

@@ -8,6 +8,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "kernels/cpu/reference/array_util.h"
 
 namespace smrt::kernels {
 namespace {
@@ -260,6 +261,136 @@ absl::StatusOr<Tensor> NhwcOutput(KernelContext& ctx, bool nchw, DataType dtype,
   absl::StatusOr<Tensor*> out = ctx.allocate_output(0, dtype, std::move(shape));
   if (!out.ok()) return out.status();
   return **out;
+}
+
+absl::StatusOr<BackpropAttrs> ReadBackpropAttrs(const AttrMap& attrs) {
+  absl::StatusOr<ConvWindowAttrs> parsed = ReadConvWindowAttrs(attrs);
+  if (!parsed.ok()) return parsed.status();
+  BackpropAttrs a = *parsed;
+  if (a.strides[0] != 1 || a.strides[3] != 1 || a.dilations[0] != 1 || a.dilations[3] != 1) {
+    return absl::UnimplementedError(absl::StrCat(
+        "Conv2DBackpropInput: strides and dilations in the batch and depth dimensions must be "
+        "1, got strides (NHWC) [",
+        absl::StrJoin(a.strides, ", "), "], dilations [", absl::StrJoin(a.dilations, ", "), "]"));
+  }
+  for (int i : {1, 2}) {
+    if (a.strides[i] <= 0 || a.dilations[i] <= 0) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "Conv2DBackpropInput: strides and dilations must be positive, got strides [",
+          absl::StrJoin(a.strides, ", "), "], dilations [", absl::StrJoin(a.dilations, ", "), "]"));
+    }
+  }
+  absl::StatusOr<std::array<std::array<int64_t, 2>, 2>> pads =
+      ReadExplicitPaddings(attrs, a.padding, a.layout);
+  if (!pads.ok()) return pads.status();
+  a.pads = *pads;
+  return a;
+}
+
+absl::StatusOr<std::array<int64_t, 4>> InputSizesNhwc(const std::vector<int64_t>& v, Layout layout,
+                                                      int64_t batch, int64_t depth) {
+  std::array<int64_t, 4> s{};
+  if (v.size() == 4) {
+    LayoutAxes ax = AxesOf(layout);
+    s = {v[ax.n], v[ax.h], v[ax.w], v[ax.c]};
+  } else if (v.size() == 2) {
+    s = {batch, v[0], v[1], depth};
+  } else {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "Conv2DBackpropInput: input_sizes must have 4 elements (or 2 spatial ones), got [",
+        absl::StrJoin(v, ", "), "]"));
+  }
+  for (int64_t d : {s[1], s[2]}) {
+    if (d < 0) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("Conv2DBackpropInput: input_sizes must be non-negative, got [",
+                       absl::StrJoin(v, ", "), "]"));
+    }
+  }
+  if (v.size() == 4 && (s[0] < 0 || s[3] < 0)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("Conv2DBackpropInput: input_sizes must be non-negative, got [",
+                     absl::StrJoin(v, ", "), "]"));
+  }
+  return s;
+}
+
+absl::StatusOr<BackpropInputPlan> PlanBackpropInput(const KernelContext& ctx) {
+  BackpropInputPlan plan;
+  absl::StatusOr<BackpropAttrs> a = ReadBackpropAttrs(ctx.attrs());
+  if (!a.ok()) return a.status();
+  plan.attrs = *a;
+  const Tensor& filter = ctx.input(1);
+  const Tensor& dy_in = ctx.input(2);
+  if (ctx.input(0).rank() != 1) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("Conv2DBackpropInput: input_sizes must be a vector, got shape ",
+                     ShapeToString(ctx.input(0).shape())));
+  }
+  if (filter.rank() != 4 || dy_in.rank() != 4) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("Conv2DBackpropInput: filter and out_backprop must be 4-dimensional, got ",
+                     ShapeToString(filter.shape()), " and ", ShapeToString(dy_in.shape())));
+  }
+  if (filter.dtype() != dy_in.dtype()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("Conv2DBackpropInput: filter is ", DataTypeName(filter.dtype()),
+                     " but out_backprop is ", DataTypeName(dy_in.dtype())));
+  }
+  // out_backprop's dims in NHWC order.
+  const LayoutAxes ax = AxesOf(a->layout);
+  const std::array<int64_t, 4> dy = {dy_in.dim(ax.n), dy_in.dim(ax.h), dy_in.dim(ax.w),
+                                     dy_in.dim(ax.c)};
+  absl::StatusOr<std::vector<int64_t>> sizes = IntValues(ctx.input(0), "input_sizes");
+  if (!sizes.ok()) return sizes.status();
+  absl::StatusOr<std::array<int64_t, 4>> in =
+      InputSizesNhwc(*sizes, a->layout, dy[0], filter.dim(2));
+  if (!in.ok()) return in.status();
+  const int64_t batch = (*in)[0], in_h = (*in)[1], in_w = (*in)[2], in_c = (*in)[3];
+  const int64_t k_h = filter.dim(0), k_w = filter.dim(1), out_c = filter.dim(3);
+  if (in_c != filter.dim(2)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("Conv2DBackpropInput: input depth ", in_c, " must equal filter depth ",
+                     filter.dim(2), " (input_sizes [", absl::StrJoin(*sizes, ", "), "], filter ",
+                     ShapeToString(filter.shape()), ")"));
+  }
+  if (dy[3] != out_c) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "Conv2DBackpropInput: out_backprop depth ", dy[3],
+        " does not match the filter's output depth ", out_c, " (filter ",
+        ShapeToString(filter.shape()), ", out_backprop ", ShapeToString(dy_in.shape()), ")"));
+  }
+  if (dy[0] != batch) {
+    return absl::InvalidArgumentError(absl::StrCat("Conv2DBackpropInput: input batch ", batch,
+                                                   " does not match out_backprop batch ",
+                                                   dy[0]));
+  }
+  const std::array<int64_t, 2> in_sp = {in_h, in_w};
+  const std::array<int64_t, 2> k_sp = {k_h, k_w};
+  for (int i = 0; i < 2; ++i) {
+    absl::StatusOr<WindowedSize> w =
+        WindowedOutputSize(in_sp[i], k_sp[i], a->dilations[i + 1], a->strides[i + 1], a->padding,
+                           a->pads[i][0], a->pads[i][1]);
+    if (!w.ok()) return w.status();
+    if (w->size != dy[i + 1]) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "Conv2DBackpropInput: Size of out_backprop doesn't match computed: actual = ",
+          dy[i + 1], ", computed = ", w->size, " spatial_dim: ", i + 1, " input: ", in_sp[i],
+          " filter: ", k_sp[i], " output: ", dy[i + 1], " stride: ", a->strides[i + 1],
+          " dilation: ", a->dilations[i + 1]));
+    }
+    (i == 0 ? plan.pad_top : plan.pad_left) = w->pad_before;
+  }
+  plan.batch = batch;
+  plan.in_h = in_h;
+  plan.in_w = in_w;
+  plan.in_c = in_c;
+  plan.k_h = k_h;
+  plan.k_w = k_w;
+  plan.out_h = dy[1];
+  plan.out_w = dy[2];
+  plan.out_c = out_c;
+  return plan;
 }
 
 }  // namespace smrt::kernels

@@ -97,6 +97,32 @@ absl::StatusOr<Tensor> NhwcOutput(KernelContext& ctx, bool nchw, DataType dtype,
 // Rearranges a 4-D NHWC shape into `layout` order.
 Shape ShapeInLayout(int64_t n, int64_t h, int64_t w, int64_t c, Layout layout);
 
+// Conv2DBackpropInput (a transposed convolution) checked as TensorFlow
+// checks it, for the CPU kernel and the CUDA one.
+using BackpropAttrs = ConvWindowAttrs;
+absl::StatusOr<BackpropAttrs> ReadBackpropAttrs(const AttrMap& attrs);
+
+// The input shape (NHWC order) named by `input_sizes`: 4 values in layout
+// order, or just (height, width) with batch and depth taken from `batch` and
+// `depth` (-1 when unknown).
+absl::StatusOr<std::array<int64_t, 4>> InputSizesNhwc(const std::vector<int64_t>& v, Layout layout,
+                                                      int64_t batch, int64_t depth);
+
+// dx (batch, in_h, in_w, in_c) from dy (batch, out_h, out_w, out_c) and the
+// HWIO filter (k_h, k_w, in_c, out_c); dy row oy reads dx rows
+// oy * stride - pad_top + i * dilation, as the forward convolution.
+struct BackpropInputPlan {
+  BackpropAttrs attrs;
+  int64_t batch = 0, in_h = 0, in_w = 0, in_c = 0;
+  int64_t k_h = 0, k_w = 0;
+  int64_t out_h = 0, out_w = 0, out_c = 0;
+  int64_t pad_top = 0, pad_left = 0;
+};
+
+// For a Conv2DBackpropInput node (input_sizes on the host, filter,
+// out_backprop): every check of the CPU kernel, with its messages.
+absl::StatusOr<BackpropInputPlan> PlanBackpropInput(const KernelContext& ctx);
+
 }  // namespace smrt::kernels
 
 #endif  // SMRT_KERNELS_CPU_REFERENCE_CONV_UTIL_H_

@@ -1184,63 +1184,6 @@ absl::Status ComputeEinsum(KernelContext& ctx) {
 // Patch rows are built in blocks of about this many elements.
 constexpr int64_t kColBlockElements = int64_t{1} << 20;
 
-using BackpropAttrs = ConvWindowAttrs;
-
-absl::StatusOr<BackpropAttrs> ReadBackpropAttrs(const AttrMap& attrs) {
-  absl::StatusOr<ConvWindowAttrs> parsed = ReadConvWindowAttrs(attrs);
-  if (!parsed.ok()) return parsed.status();
-  BackpropAttrs a = *parsed;
-  if (a.strides[0] != 1 || a.strides[3] != 1 || a.dilations[0] != 1 || a.dilations[3] != 1) {
-    return absl::UnimplementedError(absl::StrCat(
-        "Conv2DBackpropInput: strides and dilations in the batch and depth dimensions must be "
-        "1, got strides (NHWC) [",
-        absl::StrJoin(a.strides, ", "), "], dilations [", absl::StrJoin(a.dilations, ", "), "]"));
-  }
-  for (int i : {1, 2}) {
-    if (a.strides[i] <= 0 || a.dilations[i] <= 0) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "Conv2DBackpropInput: strides and dilations must be positive, got strides [",
-          absl::StrJoin(a.strides, ", "), "], dilations [", absl::StrJoin(a.dilations, ", "), "]"));
-    }
-  }
-  absl::StatusOr<std::array<std::array<int64_t, 2>, 2>> pads =
-      ReadExplicitPaddings(attrs, a.padding, a.layout);
-  if (!pads.ok()) return pads.status();
-  a.pads = *pads;
-  return a;
-}
-
-// The input shape (NHWC order) named by `input_sizes`: 4 values in layout
-// order, or just (height, width) with batch and depth taken from `batch` and
-// `depth` (-1 when unknown).
-absl::StatusOr<std::array<int64_t, 4>> InputSizesNhwc(const std::vector<int64_t>& v, Layout layout,
-                                                      int64_t batch, int64_t depth) {
-  std::array<int64_t, 4> s{};
-  if (v.size() == 4) {
-    LayoutAxes ax = AxesOf(layout);
-    s = {v[ax.n], v[ax.h], v[ax.w], v[ax.c]};
-  } else if (v.size() == 2) {
-    s = {batch, v[0], v[1], depth};
-  } else {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "Conv2DBackpropInput: input_sizes must have 4 elements (or 2 spatial ones), got [",
-        absl::StrJoin(v, ", "), "]"));
-  }
-  for (int64_t d : {s[1], s[2]}) {
-    if (d < 0) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("Conv2DBackpropInput: input_sizes must be non-negative, got [",
-                       absl::StrJoin(v, ", "), "]"));
-    }
-  }
-  if (v.size() == 4 && (s[0] < 0 || s[3] < 0)) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("Conv2DBackpropInput: input_sizes must be non-negative, got [",
-                     absl::StrJoin(v, ", "), "]"));
-  }
-  return s;
-}
-
 absl::Status InferConv2DBackpropInput(InferenceContext& ctx) {
   absl::StatusOr<BackpropAttrs> a = ReadBackpropAttrs(ctx.attrs());
   if (!a.ok()) return a.status();
@@ -1303,72 +1246,18 @@ void BackpropInputNhwc(const T* dy, const T* filter, int64_t batch, int64_t in_h
 }
 
 absl::Status ComputeConv2DBackpropInput(KernelContext& ctx) {
-  absl::StatusOr<BackpropAttrs> a = ReadBackpropAttrs(ctx.attrs());
-  if (!a.ok()) return a.status();
+  absl::StatusOr<BackpropInputPlan> plan = PlanBackpropInput(ctx);
+  if (!plan.ok()) return plan.status();
+  const BackpropAttrs* a = &plan->attrs;
   const Tensor& filter = ctx.input(1);
-  const Tensor& dy_in = ctx.input(2);
-  if (ctx.input(0).rank() != 1) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("Conv2DBackpropInput: input_sizes must be a vector, got shape ",
-                     ShapeToString(ctx.input(0).shape())));
-  }
-  if (filter.rank() != 4 || dy_in.rank() != 4) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("Conv2DBackpropInput: filter and out_backprop must be 4-dimensional, got ",
-                     ShapeToString(filter.shape()), " and ", ShapeToString(dy_in.shape())));
-  }
-  if (filter.dtype() != dy_in.dtype()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("Conv2DBackpropInput: filter is ", DataTypeName(filter.dtype()),
-                     " but out_backprop is ", DataTypeName(dy_in.dtype())));
-  }
-  Tensor dy = dy_in;
+  Tensor dy = ctx.input(2);
   if (a->layout == Layout::kNchw) {
-    absl::StatusOr<Tensor> t = NchwToNhwc(dy_in);
+    absl::StatusOr<Tensor> t = NchwToNhwc(dy);
     if (!t.ok()) return t.status();
     dy = *std::move(t);
   }
-  absl::StatusOr<std::vector<int64_t>> sizes = IntValues(ctx.input(0), "input_sizes");
-  if (!sizes.ok()) return sizes.status();
-  absl::StatusOr<std::array<int64_t, 4>> in =
-      InputSizesNhwc(*sizes, a->layout, dy.dim(0), filter.dim(2));
-  if (!in.ok()) return in.status();
-  const int64_t batch = (*in)[0], in_h = (*in)[1], in_w = (*in)[2], in_c = (*in)[3];
-  const int64_t k_h = filter.dim(0), k_w = filter.dim(1), out_c = filter.dim(3);
-  if (in_c != filter.dim(2)) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("Conv2DBackpropInput: input depth ", in_c, " must equal filter depth ",
-                     filter.dim(2), " (input_sizes [", absl::StrJoin(*sizes, ", "), "], filter ",
-                     ShapeToString(filter.shape()), ")"));
-  }
-  if (dy.dim(3) != out_c) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "Conv2DBackpropInput: out_backprop depth ", dy.dim(3),
-        " does not match the filter's output depth ", out_c, " (filter ",
-        ShapeToString(filter.shape()), ", out_backprop ", ShapeToString(dy_in.shape()), ")"));
-  }
-  if (dy.dim(0) != batch) {
-    return absl::InvalidArgumentError(absl::StrCat("Conv2DBackpropInput: input batch ", batch,
-                                                   " does not match out_backprop batch ",
-                                                   dy.dim(0)));
-  }
-  std::array<WindowedSize, 2> win;
-  const std::array<int64_t, 2> in_sp = {in_h, in_w};
-  const std::array<int64_t, 2> k_sp = {k_h, k_w};
-  for (int i = 0; i < 2; ++i) {
-    absl::StatusOr<WindowedSize> w =
-        WindowedOutputSize(in_sp[i], k_sp[i], a->dilations[i + 1], a->strides[i + 1], a->padding,
-                           a->pads[i][0], a->pads[i][1]);
-    if (!w.ok()) return w.status();
-    if (w->size != dy.dim(i + 1)) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "Conv2DBackpropInput: Size of out_backprop doesn't match computed: actual = ",
-          dy.dim(i + 1), ", computed = ", w->size, " spatial_dim: ", i + 1, " input: ", in_sp[i],
-          " filter: ", k_sp[i], " output: ", dy.dim(i + 1), " stride: ", a->strides[i + 1],
-          " dilation: ", a->dilations[i + 1]));
-    }
-    win[i] = *w;
-  }
+  const int64_t batch = plan->batch, in_h = plan->in_h, in_w = plan->in_w, in_c = plan->in_c;
+  const int64_t k_h = plan->k_h, k_w = plan->k_w, out_c = plan->out_c;
   absl::StatusOr<Tensor> dx = NhwcOutput(ctx, a->layout == Layout::kNchw, filter.dtype(),
                                          {batch, in_h, in_w, in_c});
   if (!dx.ok()) return dx.status();
@@ -1381,8 +1270,8 @@ absl::Status ComputeConv2DBackpropInput(KernelContext& ctx) {
     auto run = [&](auto tag) {
       using T = typename decltype(tag)::type;
       BackpropInputNhwc<T>(dy.data<T>(), filter.data<T>(), batch, in_h, in_w, in_c, k_h, k_w,
-                           dy.dim(1), dy.dim(2), out_c, a->strides, a->dilations, win[0].pad_before,
-                           win[1].pad_before, cols->template data<T>(), block,
+                           dy.dim(1), dy.dim(2), out_c, a->strides, a->dilations, plan->pad_top,
+                           plan->pad_left, cols->template data<T>(), block,
                            dx->template data<T>());
       return absl::OkStatus();
     };
