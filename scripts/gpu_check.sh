@@ -89,9 +89,16 @@ if [ $built -eq 1 ]; then
   step allocator_suite_cpu 120 "$build_dir/bin/memory_test"
 fi
 # The committed conformance subset on the GPU against the TensorFlow goldens
-# (ops without a CUDA kernel run on the CPU: device_policy prefer).
+# (ops without a CUDA kernel run on the CPU: device_policy prefer), and the
+# community models where ../shared (or SMRT_SHARED_DIR) holds them: their
+# resizes, embedding lookups and LeakyRelus run on the GPU too.
 conformance_gpu() {
-  "$build_dir/bin/smrt_conformance" --zoo tests/data/zoo --device CUDA:0
+  local shared=${SMRT_SHARED_DIR:-../shared} community=()
+  if [ -d "$shared/models/community" ]; then
+    community=(--community)
+    export SMRT_SHARED_DIR=$shared
+  fi
+  "$build_dir/bin/smrt_conformance" --zoo tests/data/zoo "${community[@]}" --device CUDA:0
 }
 # `smrt bench` per allocator mode on the models under $build_dir/models (a
 # bundle's; scripts/pattern_weights.py copies of ResNet50 and BERT-base) or
