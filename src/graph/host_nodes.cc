@@ -17,14 +17,16 @@ bool KeptOnHost(const Node& n) {
   // An index into float activations (ArgMax of logits, output_type=int32)
   // is computed where the activations are.
   if (n.op == "ArgMax" || n.op == "ArgMin") return false;
+  for (const kernels::ValueInfo& o : n.outputs) {
+    if (o.dtype == DataType::kString) return true;  // no device makes strings (StringSplitV2)
+  }
   // A comparison of int32 values (Less(input_ids, 0) in Keras's embedding
   // bounds check) or of strings gives a bool made on, and read on, the host.
   const DataType operands =
       n.attrs.GetOr<DataType>("T", DataType::kInvalid).value_or(DataType::kInvalid);
   const bool host_operands = operands == DataType::kInt32 || operands == DataType::kString;
   for (const kernels::ValueInfo& o : n.outputs) {
-    const bool host = o.dtype == DataType::kInt32 || o.dtype == DataType::kString ||
-                      o.dtype == DataType::kResource ||
+    const bool host = o.dtype == DataType::kInt32 || o.dtype == DataType::kResource ||
                       (o.dtype == DataType::kBool && host_operands);
     if (!host) return false;
   }

@@ -18,9 +18,10 @@ namespace smrt::graph {
 //   graphs it is shape arithmetic (Shape -> StridedSlice -> Pack -> Reshape's
 //   shape) read on the host, and on the device each piece would be copied up
 //   and back, every copy back waiting for the stream;
-// - nodes whose outputs are all strings or resources, and the lookup table
-//   ops (LookupTable*, InitializeTable*): as in TensorFlow, tables and
-//   strings live in host memory only;
+// - nodes with a string output (StringSplitV2's values), nodes whose
+//   outputs are all resources, and the lookup table ops (LookupTable*,
+//   InitializeTable*): as in TensorFlow, tables and strings live in host
+//   memory only;
 // - bool results of ops on int32 or strings (T=int32: comparisons of shapes
 //   or ids; T=string: a vocabulary lookup's Equal), as TensorFlow's GPU
 //   kernels for int32 keep theirs in host memory.

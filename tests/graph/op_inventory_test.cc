@@ -174,6 +174,17 @@ TEST(OpInventoryTest, StringsAndInt32ComparisonsStayOnTheHost) {
            attr { key: "Tout" value { type: DT_INT64 } } }
   )";
   for (const auto& [op, why] : Missing(table, "find:0", "FAKE")) EXPECT_EQ(why, "") << op;
+  // A split into words: int64 indices and shape beside its string values.
+  const char* split = R"(
+    node { name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } } }
+    node { name: "text" op: "Const" attr { key: "dtype" value { type: DT_STRING } }
+           attr { key: "value" value { tensor { dtype: DT_STRING tensor_shape { dim { size: 1 } }
+                                                string_val: "a b" } } } }
+    node { name: "sep" op: "Const" attr { key: "dtype" value { type: DT_STRING } }
+           attr { key: "value" value { tensor { dtype: DT_STRING tensor_shape {} string_val: " " } } } }
+    node { name: "words" op: "StringSplitV2" input: "text" input: "sep" }
+  )";
+  for (const auto& [op, why] : Missing(split, "words:0", "FAKE")) EXPECT_EQ(why, "") << op;
 }
 
 TEST(OpPackagesTest, KnownPackages) {
