@@ -38,6 +38,10 @@ std::vector<KernelSpec> TransposeKernels();
 // Conv2D, DepthwiseConv2dNative, _SmrtFusedConv2D float32 NHWC through cuDNN
 // (conv_kernels.cc); NCHW nodes are not served, nor any where cuDNN does not load.
 std::vector<KernelSpec> ConvKernels();
+// Switch (pred on the host), Merge, Enter, Exit, NextIteration and their Ref
+// forms: every fixed-size dtype, forwarding device tensors
+// (control_flow_kernels.cc).
+std::vector<KernelSpec> ControlFlowKernels();
 // Conv2DBackpropInput float32 NHWC, a direct kernel (no cuDNN needed),
 // input_sizes on the host (conv_transpose_kernels.cc).
 std::vector<KernelSpec> ConvTransposeKernels();
@@ -82,7 +86,7 @@ inline std::vector<KernelSpec> CudaKernels() {
                       &TransposeKernels, &ConvKernels, &PoolKernels, &ReduceKernels,
                       &EinsumKernels, &GatherKernels, &SelectKernels, &ConcatKernels,
                       &CastKernels, &PadKernels, &SliceKernels, &ResizeKernels,
-                      &BatchNormKernels, &ConvTransposeKernels}) {
+                      &BatchNormKernels, &ConvTransposeKernels, &ControlFlowKernels}) {
     for (KernelSpec& k : family()) all.push_back(std::move(k));
   }
   return all;

@@ -9,6 +9,8 @@ bool KeptOnHost(const Node& n) {
       n.op == "ReadVariableOp" || n.op == "VariableV2") {
     return true;
   }
+  // A TF1 loop's predicate: its Switches read it on the host.
+  if (n.op == "LoopCond") return true;
   // Lookup tables are host objects (TensorFlow has only CPU kernels for them).
   if (absl::StartsWith(n.op, "LookupTable") || absl::StartsWith(n.op, "InitializeTable")) {
     return true;

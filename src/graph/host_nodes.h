@@ -13,6 +13,7 @@ namespace smrt::graph {
 // - the caller's inputs (Placeholder) and NoOps;
 // - variable handles and reads (VarHandleOp, ReadVariableOp, VariableV2):
 //   loading freezes them into constants, so no device runs them;
+// - LoopCond: a TF1 loop's predicate, which its Switches read on the host;
 // - nodes whose outputs are all int32, Consts (a Const follows its readers)
 //   and ArgMax/ArgMin (indices into activations) excepted. TensorFlow keeps int32 in host memory on GPUs too: in Keras
 //   graphs it is shape arithmetic (Shape -> StridedSlice -> Pack -> Reshape's

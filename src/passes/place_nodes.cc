@@ -54,6 +54,12 @@ absl::Status PlaceNodes(PassContext& ctx, const PlacementOptions& options) {
   for (NodeId id : uses->order()) {
     const graph::Node& n = g.node(id);
     if (graph::KeptOnHost(n) || uses->is_feed(id)) continue;
+    // The dataflow executor makes a Merge's value_index (output 1) on the
+    // host: a Merge whose index is read stays there with it.
+    if ((n.op == "Merge" || n.op == "RefMerge") &&
+        (!uses->consumers({id, 1}).empty() || uses->fetched({id, 1}))) {
+      continue;
+    }
     if (const kernels::KernelSpec* k = DeviceKernel(ctx.registry, n, type)) {
       on_device[id] = k;
     } else if (n.op != "Const") {

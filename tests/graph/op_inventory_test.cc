@@ -185,6 +185,14 @@ TEST(OpInventoryTest, StringsAndInt32ComparisonsStayOnTheHost) {
     node { name: "words" op: "StringSplitV2" input: "text" input: "sep" }
   )";
   for (const auto& [op, why] : Missing(split, "words:0", "FAKE")) EXPECT_EQ(why, "") << op;
+  // A TF1 loop's predicate, read on the host by its Switches.
+  const char* loop_cond = R"(
+    node { name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } } }
+    node { name: "p" op: "Const" attr { key: "dtype" value { type: DT_BOOL } }
+           attr { key: "value" value { tensor { dtype: DT_BOOL tensor_shape {} bool_val: true } } } }
+    node { name: "cond" op: "LoopCond" input: "p" }
+  )";
+  EXPECT_EQ(Missing(loop_cond, "cond:0", "FAKE")["LoopCond"], "");
 }
 
 TEST(OpPackagesTest, KnownPackages) {

@@ -119,6 +119,12 @@ kernels::KernelRegistry FakeRegistry() {
   };
   r.AddKernel(constant);
   for (const char* op : {"Relu", "AddV2", "Mul"}) r.AddKernel(Wrapped(op));
+  // As the CUDA one: the dataflow executor forwards Merge's inputs itself.
+  KernelSpec merge{"Merge", kFake};
+  merge.compute = [](KernelContext&) -> absl::Status {
+    return absl::InternalError("Merge's kernel is never called");
+  };
+  r.AddKernel(merge);
   r.AddKernel(Wrapped("Reshape", {1}));
   return r;
 }
@@ -147,14 +153,14 @@ struct Placed {
 
 absl::StatusOr<Placed> Place(const kernels::KernelRegistry& registry, FakeDevice* device,
                              const std::string& name, bool require = false,
-                             const char* graph_text = kGraph) {
+                             const char* graph_text = kGraph, const std::string& fetch = "y:0") {
   tensorflow::GraphDef def;
   if (!google::protobuf::TextFormat::ParseFromString(graph_text, &def)) {
     return absl::InvalidArgumentError("bad GraphDef text");
   }
   graph::ImportRequest request;
   request.feeds = {{"x:0", DataType::kFloat, PartialShape::Known({4})}};
-  request.fetches = {"y:0"};
+  request.fetches = {fetch};
   absl::StatusOr<graph::ImportResult> imported = graph::ImportGraph(def, request, registry);
   if (!imported.ok()) return imported.status();
   exec::ProgramSpec spec{std::move(imported->graph), imported->feed_nodes,
@@ -318,6 +324,36 @@ TEST(PlaceNodesTest, Int32ShapeArithmeticStaysOnTheHost) {
   EXPECT_EQ(Values<float>((*y)[0]), (std::vector<float>{1, 0, 3, 0}));
   // Nothing is missing, so device_policy=require loads it too.
   EXPECT_TRUE(Place(registry, &device, "FAKE:0", /*require=*/true, kInt32Graph).ok());
+}
+
+// y = Merge(relu(x), relu(x)): the dataflow executor forwards the first live
+// input and makes the value_index on the host.
+const char kMergeGraph[] = R"(
+  node { name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } } }
+  node { name: "relu" op: "Relu" input: "x" attr { key: "T" value { type: DT_FLOAT } } }
+  node { name: "y" op: "Merge" input: "relu" input: "relu"
+         attr { key: "T" value { type: DT_FLOAT } } attr { key: "N" value { i: 2 } } }
+)";
+
+TEST(PlaceNodesTest, AMergeStaysOnTheDeviceUnlessItsIndexIsRead) {
+  kernels::KernelRegistry registry = FakeRegistry();
+  FakeDevice device;
+  const Tensor x = MakeTensor<float>({4}, {1, -2, 3, -4});
+  absl::StatusOr<Placed> value = Place(registry, &device, "FAKE:0", false, kMergeGraph, "y:0");
+  ASSERT_TRUE(value.ok()) << value.status();
+  EXPECT_EQ(DeviceOf(*value->program, "y"), "FAKE:0");
+  absl::StatusOr<std::vector<Tensor>> out = value->program->Run({x});
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_FALSE((*out)[0].on_device());
+  EXPECT_EQ(Values<float>((*out)[0]), (std::vector<float>{1, 0, 3, 0}));
+
+  absl::StatusOr<Placed> index = Place(registry, &device, "FAKE:0", false, kMergeGraph, "y:1");
+  ASSERT_TRUE(index.ok()) << index.status();
+  EXPECT_EQ(DeviceOf(*index->program, "y"), "");
+  out = index->program->Run({x});
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_FALSE((*out)[0].on_device());
+  EXPECT_EQ(Values<int32_t>((*out)[0]), (std::vector<int32_t>{0}));
 }
 
 TEST(PlaceNodesTest, RequireFailsListingTheOpsTheDeviceLacks) {

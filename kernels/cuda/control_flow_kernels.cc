@@ -1,0 +1,60 @@
+// TF1 dataflow control flow on device values: Switch (its pred read on the
+// host), Merge, Enter, Exit, NextIteration and their Ref forms forward the
+// device tensor they are given, as the CPU kernels forward host ones. Which
+// outputs are live, and in which frame and iteration, is the executor's
+// business (src/exec/dataflow.cc). LoopCond stays on the host with the loop
+// counter it tests (graph/host_nodes.h), so a loop's activations stay on the
+// device while its control runs on the host.
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "kernels/cuda/kernel_util.h"
+#include "kernels/cuda/register.h"
+
+namespace smrt::kernels::cuda {
+namespace {
+
+absl::Status Forward(KernelContext& ctx) {
+  if (absl::Status s = CheckOnDevice(ctx, {0}); !s.ok()) return s;
+  ctx.set_output(0, ctx.input(0));
+  return absl::OkStatus();
+}
+
+// The data goes to output_true (1) when pred holds, else to output_false
+// (0); the other output gets no value (it is dead).
+absl::Status Switch(KernelContext& ctx) {
+  if (absl::Status s = CheckOnDevice(ctx, {0}); !s.ok()) return s;
+  absl::StatusOr<const Tensor*> pred = HostInput(ctx, 1, "pred");
+  if (!pred.ok()) return pred.status();
+  if ((*pred)->dtype() != DataType::kBool || (*pred)->rank() != 0) {
+    return AtNode(ctx, absl::InvalidArgumentError(
+                           absl::StrCat("pred must be a bool scalar, got ", (*pred)->DebugString())));
+  }
+  ctx.set_output((*pred)->data<bool>()[0] ? 1 : 0, ctx.input(0));
+  return absl::OkStatus();
+}
+
+absl::Status Merge(KernelContext& ctx) {
+  return AtNode(ctx, absl::FailedPreconditionError(
+                         "Merge runs only in smrt's dataflow executor, which forwards its first "
+                         "live input"));
+}
+
+}  // namespace
+
+std::vector<KernelSpec> ControlFlowKernels() {
+  std::vector<KernelSpec> kernels;
+  for (const char* op : {"Switch", "RefSwitch"}) {
+    kernels.push_back(CudaKernel(op, "T", FixedSizeTypes(), Switch, /*host_memory_inputs=*/{1}));
+  }
+  for (const char* op : {"Merge", "RefMerge"}) {
+    kernels.push_back(CudaKernel(op, "T", FixedSizeTypes(), Merge));
+  }
+  for (const char* op :
+       {"Enter", "RefEnter", "Exit", "RefExit", "NextIteration", "RefNextIteration"}) {
+    kernels.push_back(CudaKernel(op, "T", FixedSizeTypes(), Forward));
+  }
+  return kernels;
+}
+
+}  // namespace smrt::kernels::cuda

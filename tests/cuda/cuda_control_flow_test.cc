@@ -1,0 +1,91 @@
+// TF1 control flow on CUDA: Switch, Merge, Enter, Exit, NextIteration (and
+// the Ref forms) forward device tensors; Switch reads its pred on the host.
+// They launch nothing, so the fake device runs them fully without a GPU.
+#include <string>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "cuda_test_util.h"
+#include "gtest/gtest.h"
+#include "kernels/cuda/register.h"
+#include "kernels/registry.h"
+#include "kernels/testing/op_runner.h"
+
+namespace smrt::kernels::cuda {
+namespace {
+
+using kernels::testing::MakeTensor;
+using testing::FakeDevice;
+using testing::FakeDeviceTensor;
+using testing::RunCudaKernel;
+using testing::TypeAttr;
+
+TEST(CudaControlFlowTest, RegisteredForEveryFixedSizeDtype) {
+  const KernelRegistry& r = KernelRegistry::Default();
+  for (const char* op : {"Switch", "RefSwitch", "Merge", "RefMerge", "Enter", "RefEnter", "Exit",
+                         "RefExit", "NextIteration", "RefNextIteration"}) {
+    SCOPED_TRACE(op);
+    for (DataType t : {DataType::kFloat, DataType::kInt64, DataType::kBool, DataType::kHalf}) {
+      absl::StatusOr<const KernelSpec*> k = r.FindKernel(op, kCudaDevice, TypeAttr(t));
+      ASSERT_TRUE(k.ok()) << DataTypeName(t) << ": " << k.status();
+      EXPECT_EQ((*k)->host_memory_inputs,
+                absl::StrContains(op, "Switch") ? std::vector<int>{1} : std::vector<int>{});
+    }
+    EXPECT_FALSE(r.FindKernel(op, kCudaDevice, TypeAttr(DataType::kString)).ok());
+  }
+  // The loop predicate stays on the host with its counter.
+  EXPECT_FALSE(r.FindKernel("LoopCond", kCudaDevice, AttrMap()).ok());
+}
+
+TEST(CudaControlFlowTest, SwitchForwardsTheDeviceTensorToTheTakenBranch) {
+  FakeDevice device;
+  const Tensor x = FakeDeviceTensor(DataType::kFloat, {2, 3});
+  for (bool pred : {false, true}) {
+    SCOPED_TRACE(pred);
+    absl::StatusOr<std::vector<Tensor>> out = RunCudaKernel(
+        &device, "Switch", TypeAttr(DataType::kFloat), {x, MakeTensor<bool>({}, {pred})}, 2);
+    ASSERT_TRUE(out.ok()) << out.status();
+    const Tensor& taken = (*out)[pred ? 1 : 0];
+    const Tensor& dead = (*out)[pred ? 0 : 1];
+    ASSERT_TRUE(taken.valid());
+    EXPECT_TRUE(taken.on_device());
+    EXPECT_EQ(taken.raw_data(), x.raw_data());  // the same storage: no copy
+    EXPECT_FALSE(dead.valid());
+  }
+}
+
+TEST(CudaControlFlowTest, FramesForwardTheSameStorage) {
+  FakeDevice device;
+  const Tensor x = FakeDeviceTensor(DataType::kFloat, {4});
+  for (const char* op : {"Enter", "Exit", "NextIteration"}) {
+    SCOPED_TRACE(op);
+    absl::StatusOr<std::vector<Tensor>> out =
+        RunCudaKernel(&device, op, TypeAttr(DataType::kFloat), {x});
+    ASSERT_TRUE(out.ok()) << out.status();
+    EXPECT_EQ((*out)[0].raw_data(), x.raw_data());
+  }
+}
+
+TEST(CudaControlFlowTest, ChecksNameTheNode) {
+  FakeDevice device;
+  const Tensor x = FakeDeviceTensor(DataType::kFloat, {2});
+  auto expect = [&](const std::string& op, std::vector<Tensor> in, absl::StatusCode code,
+                    const std::string& text) {
+    absl::StatusOr<std::vector<Tensor>> out =
+        RunCudaKernel(&device, op, TypeAttr(DataType::kFloat), std::move(in), 2);
+    ASSERT_FALSE(out.ok()) << op;
+    EXPECT_EQ(out.status().code(), code) << out.status();
+    EXPECT_TRUE(absl::StrContains(out.status().message(), text)) << out.status();
+    EXPECT_TRUE(absl::StrContains(out.status().message(), "gpu_node")) << out.status();
+  };
+  expect("Switch", {x, FakeDeviceTensor(DataType::kBool, {})},
+         absl::StatusCode::kFailedPrecondition, "host memory");
+  expect("Switch", {x, MakeTensor<bool>({2}, {true, false})}, absl::StatusCode::kInvalidArgument,
+         "pred must be a bool scalar");
+  expect("Switch", {MakeTensor<float>({1}, {1}), MakeTensor<bool>({}, {true})},
+         absl::StatusCode::kFailedPrecondition, "host memory");
+  expect("Merge", {x, x}, absl::StatusCode::kFailedPrecondition, "dataflow executor");
+}
+
+}  // namespace
+}  // namespace smrt::kernels::cuda
