@@ -3,7 +3,8 @@
 // shape (rank, 2)), PadV2's constant_values and Fill's dims and value are
 // read on the host. The checks and messages are the CPU kernels' own
 // (kernels/cpu/reference/pad_util.h, array_util.h). ResNet's pool1_pad is a
-// Pad: on the CPU it sent its activation to the host and back.
+// Pad: on the CPU it sent its activation to the host and back. ZerosLike
+// (every fixed-size dtype) is a memset.
 #include <cuda_runtime.h>
 
 #include <cstdint>
@@ -96,6 +97,18 @@ absl::Status Fill(KernelContext& ctx) {
                     ctx.op(), ctx.node_name(), "launching the fill kernel");
 }
 
+// Zeros of the input's dtype and shape; the input's elements are not read.
+absl::Status ZerosLike(KernelContext& ctx) {
+  const Tensor& x = ctx.input(0);
+  absl::StatusOr<cudaStream_t> stream = StreamOf(ctx);
+  if (!stream.ok()) return stream.status();
+  absl::StatusOr<Tensor*> out = ctx.allocate_device_output(0, x.dtype(), x.shape());
+  if (!out.ok()) return out.status();
+  if ((*out)->byte_size() == 0) return absl::OkStatus();
+  return CudaStatus(cudaMemsetAsync((*out)->raw_data(), 0, (*out)->byte_size(), *stream),
+                    ctx.op(), ctx.node_name(), "zeroing the output");
+}
+
 // Element sizes the kernels copy (every fixed-size dtype but 16-byte complex).
 std::vector<DataType> UpTo8Bytes(const std::vector<DataType>& types) {
   std::vector<DataType> out;
@@ -113,7 +126,8 @@ std::vector<KernelSpec> PadKernels() {
   return {CudaKernel("Pad", "T", types, constant, /*host_memory_inputs=*/{1}),
           CudaKernel("PadV2", "T", types, constant, /*host_memory_inputs=*/{1, 2}),
           CudaKernel("MirrorPad", "T", types, MirrorPad, /*host_memory_inputs=*/{1}),
-          CudaKernel("Fill", "T", types, Fill, /*host_memory_inputs=*/{0, 1})};
+          CudaKernel("Fill", "T", types, Fill, /*host_memory_inputs=*/{0, 1}),
+          CudaKernel("ZerosLike", "T", FixedSizeTypes(), ZerosLike)};
 }
 
 }  // namespace smrt::kernels::cuda

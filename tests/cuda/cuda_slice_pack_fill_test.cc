@@ -507,6 +507,23 @@ TEST_F(CudaGpuSlicePackFillTest, ReverseV2MatchesTheCpu) {
                        {MakeTensor<int64_t>({3}, {1, -2, 3}), MakeTensor<int32_t>({1}, {0})}, {1});
 }
 
+TEST(CudaSlicePackFillTest, ZerosLikeIsRegisteredForEveryFixedSizeDtype) {
+  const KernelRegistry& r = KernelRegistry::Default();
+  for (DataType t : {DataType::kFloat, DataType::kInt64, DataType::kComplex128, DataType::kBool}) {
+    absl::StatusOr<const KernelSpec*> k = r.FindKernel("ZerosLike", kCudaDevice, TypeAttr(t));
+    ASSERT_TRUE(k.ok()) << DataTypeName(t) << ": " << k.status();
+    EXPECT_TRUE((*k)->host_memory_inputs.empty());
+  }
+  EXPECT_FALSE(r.FindKernel("ZerosLike", kCudaDevice, TypeAttr(DataType::kString)).ok());
+}
+
+TEST_F(CudaGpuSlicePackFillTest, ZerosLikeMatchesTheCpu) {
+  ExpectSameBytesAsCpu("ZerosLike", TypeAttr(DataType::kFloat), {RandomFloats({3, 5}, 20)});
+  ExpectSameBytesAsCpu("ZerosLike", TypeAttr(DataType::kInt64),
+                       {MakeTensor<int64_t>({2}, {7, -7})});
+  ExpectSameBytesAsCpu("ZerosLike", TypeAttr(DataType::kFloat), {RandomFloats({0, 4}, 21)});
+}
+
 TEST_F(CudaGpuSlicePackFillTest, TileMatchesTheCpu) {
   ExpectSameBytesAsCpu("Tile", TileAttrs(),
                        {RandomFloats({2, 1, 3, 2}, 17), MakeTensor<int32_t>({4}, {2, 3, 2, 2})},
