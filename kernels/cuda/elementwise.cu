@@ -62,6 +62,20 @@ __device__ __forceinline__ T ApplyBinary(T a, T b) {
   }
 }
 
+// The offsets in a and b of output element i.
+__device__ __forceinline__ void BroadcastOffsets(const BroadcastIndex& index, int64_t i,
+                                                 int64_t* ao, int64_t* bo) {
+  int64_t rest = i;
+  *ao = 0;
+  *bo = 0;
+  for (int d = index.rank - 1; d >= 0; --d) {
+    const int64_t c = rest % index.dims[d];
+    rest /= index.dims[d];
+    *ao += c * index.a_strides[d];
+    *bo += c * index.b_strides[d];
+  }
+}
+
 // One thread per output element, grid-stride so any n fits the grid.
 template <BinaryOp op, typename T>
 __global__ void BroadcastBinaryKernel(const T* __restrict__ a, const T* __restrict__ b,
@@ -69,13 +83,8 @@ __global__ void BroadcastBinaryKernel(const T* __restrict__ a, const T* __restri
   const int64_t step = static_cast<int64_t>(gridDim.x) * blockDim.x;
   for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
        i += step) {
-    int64_t rest = i, ao = 0, bo = 0;
-    for (int d = index.rank - 1; d >= 0; --d) {
-      const int64_t c = rest % index.dims[d];
-      rest /= index.dims[d];
-      ao += c * index.a_strides[d];
-      bo += c * index.b_strides[d];
-    }
+    int64_t ao, bo;
+    BroadcastOffsets(index, i, &ao, &bo);
     out[i] = ApplyBinary<op, T>(a[ao], b[bo]);
   }
 }
@@ -106,13 +115,8 @@ __global__ void BroadcastCompareKernel(const T* __restrict__ a, const T* __restr
   const int64_t step = static_cast<int64_t>(gridDim.x) * blockDim.x;
   for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
        i += step) {
-    int64_t rest = i, ao = 0, bo = 0;
-    for (int d = index.rank - 1; d >= 0; --d) {
-      const int64_t c = rest % index.dims[d];
-      rest /= index.dims[d];
-      ao += c * index.a_strides[d];
-      bo += c * index.b_strides[d];
-    }
+    int64_t ao, bo;
+    BroadcastOffsets(index, i, &ao, &bo);
     out[i] = ApplyCompare<op, T>(a[ao], b[bo]);
   }
 }

@@ -84,13 +84,9 @@ absl::Status ResizeNearest(KernelContext& ctx) {
 }  // namespace
 
 std::vector<KernelSpec> ResizeKernels() {
-  // The CPU kernel's image dtypes (image_ops.cc).
-  const std::vector<DataType> image_types = {
-      DataType::kInt8,  DataType::kUInt8, DataType::kInt16,    DataType::kUInt16, DataType::kInt32,
-      DataType::kInt64, DataType::kHalf,  DataType::kBFloat16, DataType::kFloat,  DataType::kDouble};
   return {CudaKernel("ResizeBilinear", "T", {DataType::kFloat, DataType::kUInt8}, ResizeBilinear,
                      /*host_memory_inputs=*/{1}),
-          CudaKernel("ResizeNearestNeighbor", "T", image_types, ResizeNearest,
+          CudaKernel("ResizeNearestNeighbor", "T", ResizeImageTypes(), ResizeNearest,
                      /*host_memory_inputs=*/{1})};
 }
 

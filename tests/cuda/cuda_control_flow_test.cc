@@ -15,6 +15,7 @@ namespace smrt::kernels::cuda {
 namespace {
 
 using kernels::testing::MakeTensor;
+using testing::ExpectFakeDeviceError;
 using testing::FakeDevice;
 using testing::FakeDeviceTensor;
 using testing::RunCudaKernel;
@@ -67,24 +68,16 @@ TEST(CudaControlFlowTest, FramesForwardTheSameStorage) {
 }
 
 TEST(CudaControlFlowTest, ChecksNameTheNode) {
-  FakeDevice device;
   const Tensor x = FakeDeviceTensor(DataType::kFloat, {2});
-  auto expect = [&](const std::string& op, std::vector<Tensor> in, absl::StatusCode code,
-                    const std::string& text) {
-    absl::StatusOr<std::vector<Tensor>> out =
-        RunCudaKernel(&device, op, TypeAttr(DataType::kFloat), std::move(in), 2);
-    ASSERT_FALSE(out.ok()) << op;
-    EXPECT_EQ(out.status().code(), code) << out.status();
-    EXPECT_TRUE(absl::StrContains(out.status().message(), text)) << out.status();
-    EXPECT_TRUE(absl::StrContains(out.status().message(), "gpu_node")) << out.status();
-  };
-  expect("Switch", {x, FakeDeviceTensor(DataType::kBool, {})},
-         absl::StatusCode::kFailedPrecondition, "host memory");
-  expect("Switch", {x, MakeTensor<bool>({2}, {true, false})}, absl::StatusCode::kInvalidArgument,
-         "pred must be a bool scalar");
-  expect("Switch", {MakeTensor<float>({1}, {1}), MakeTensor<bool>({}, {true})},
-         absl::StatusCode::kFailedPrecondition, "host memory");
-  expect("Merge", {x, x}, absl::StatusCode::kFailedPrecondition, "dataflow executor");
+  const AttrMap f32 = TypeAttr(DataType::kFloat);
+  ExpectFakeDeviceError("Switch", f32, {x, FakeDeviceTensor(DataType::kBool, {})},
+                        absl::StatusCode::kFailedPrecondition, "host memory", 2);
+  ExpectFakeDeviceError("Switch", f32, {x, MakeTensor<bool>({2}, {true, false})},
+                        absl::StatusCode::kInvalidArgument, "pred must be a bool scalar", 2);
+  ExpectFakeDeviceError("Switch", f32, {MakeTensor<float>({1}, {1}), MakeTensor<bool>({}, {true})},
+                        absl::StatusCode::kFailedPrecondition, "host memory", 2);
+  ExpectFakeDeviceError("Merge", f32, {x, x}, absl::StatusCode::kFailedPrecondition,
+                        "dataflow executor", 2);
 }
 
 }  // namespace

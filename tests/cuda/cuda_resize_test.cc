@@ -9,7 +9,6 @@
 #include <string>
 #include <vector>
 
-#include "absl/strings/match.h"
 #include "cuda_test_util.h"
 #include "gtest/gtest.h"
 #include "kernels/cuda/register.h"
@@ -23,9 +22,8 @@ namespace {
 using kernels::testing::MakeTensor;
 using kernels::testing::RandomFloats;
 using kernels::testing::RunOp;
-using testing::FakeDevice;
+using testing::ExpectFakeDeviceError;
 using testing::FakeDeviceTensor;
-using testing::RunCudaKernel;
 using testing::TypeAttr;
 
 TEST(CudaResizeTest, RegisteredWithTheSizeOnTheHost) {
@@ -138,15 +136,6 @@ TEST(CudaResizeTest, NearestSamplingIsTheCpuKernels) {
   }
 }
 
-void ExpectError(const std::string& op, const AttrMap& attrs, std::vector<Tensor> inputs,
-                 absl::StatusCode code, const std::string& text) {
-  FakeDevice device;
-  absl::StatusOr<std::vector<Tensor>> out = RunCudaKernel(&device, op, attrs, std::move(inputs));
-  ASSERT_FALSE(out.ok()) << op << " succeeded";
-  EXPECT_EQ(out.status().code(), code) << out.status();
-  EXPECT_TRUE(absl::StrContains(out.status().message(), text)) << out.status();
-  EXPECT_TRUE(absl::StrContains(out.status().message(), "gpu_node")) << out.status();
-}
 
 TEST(CudaResizeTest, ChecksComeBeforeAnyDeviceWork) {
   const Tensor x = FakeDeviceTensor(DataType::kFloat, {1, 4, 4, 3});
@@ -154,16 +143,16 @@ TEST(CudaResizeTest, ChecksComeBeforeAnyDeviceWork) {
   for (const char* op : {"ResizeBilinear", "ResizeNearestNeighbor"}) {
     SCOPED_TRACE(op);
     AttrMap both = ResizeAttrs(DataType::kFloat, {"both", true, true});
-    ExpectError(op, both, {x, size}, absl::StatusCode::kInvalidArgument,
+    ExpectFakeDeviceError(op, both, {x, size}, absl::StatusCode::kInvalidArgument,
                 "If half_pixel_centers is True, align_corners must be False");
     const AttrMap legacy = ResizeAttrs(DataType::kFloat, kModes[0]);
-    ExpectError(op, legacy, {x, MakeTensor<int32_t>({2}, {0, 8})},
+    ExpectFakeDeviceError(op, legacy, {x, MakeTensor<int32_t>({2}, {0, 8})},
                 absl::StatusCode::kInvalidArgument, "output dimensions must be positive");
-    ExpectError(op, legacy, {FakeDeviceTensor(DataType::kFloat, {4, 4, 3}), size},
+    ExpectFakeDeviceError(op, legacy, {FakeDeviceTensor(DataType::kFloat, {4, 4, 3}), size},
                 absl::StatusCode::kInvalidArgument, "input must be 4-dimensional");
-    ExpectError(op, legacy, {x, FakeDeviceTensor(DataType::kInt32, {2})},
+    ExpectFakeDeviceError(op, legacy, {x, FakeDeviceTensor(DataType::kInt32, {2})},
                 absl::StatusCode::kFailedPrecondition, "host memory");
-    ExpectError(op, legacy, {MakeTensor<float>({1, 1, 1, 1}, {1}), size},
+    ExpectFakeDeviceError(op, legacy, {MakeTensor<float>({1, 1, 1, 1}, {1}), size},
                 absl::StatusCode::kFailedPrecondition, "host memory");
   }
 }

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 #include "kernels/cuda/register.h"
@@ -152,6 +153,21 @@ inline absl::StatusOr<std::vector<Tensor>> RunCudaKernel(DeviceContext* device,
   ctx.set_kernel_state(state);
   if (absl::Status s = (*k)->compute(ctx); !s.ok()) return s;
   return ctx.outputs();
+}
+
+// Runs the CUDA kernel for `op` on a fresh FakeDevice and expects it to fail
+// before any device work: with `code`, a message holding `text` and the
+// node's name.
+inline void ExpectFakeDeviceError(const std::string& op, const AttrMap& attrs,
+                                  std::vector<Tensor> inputs, absl::StatusCode code,
+                                  const std::string& text, int num_outputs = 1) {
+  FakeDevice device;
+  absl::StatusOr<std::vector<Tensor>> out =
+      RunCudaKernel(&device, op, attrs, std::move(inputs), num_outputs);
+  ASSERT_FALSE(out.ok()) << op << " succeeded";
+  EXPECT_EQ(out.status().code(), code) << out.status();
+  EXPECT_TRUE(absl::StrContains(out.status().message(), text)) << out.status();
+  EXPECT_TRUE(absl::StrContains(out.status().message(), "gpu_node")) << out.status();
 }
 
 inline AttrMap TypeAttr(DataType t, const char* name = "T") {

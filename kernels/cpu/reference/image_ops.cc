@@ -289,13 +289,6 @@ absl::Status ComputeResizeBicubic(KernelContext& ctx) {
 }
 
 // TensorFlow's image types for the resize ops.
-const std::vector<DataType>& ImageTypes() {
-  static const std::vector<DataType>* types = new std::vector<DataType>{
-      DataType::kInt8,  DataType::kUInt8, DataType::kInt16,    DataType::kUInt16, DataType::kInt32,
-      DataType::kInt64, DataType::kHalf,  DataType::kBFloat16, DataType::kFloat,  DataType::kDouble,
-  };
-  return *types;
-}
 
 std::vector<std::pair<std::string, AttrValue>> ResizeDefaults() {
   return {{"align_corners", false}, {"half_pixel_centers", false}};
@@ -306,15 +299,15 @@ std::vector<std::pair<std::string, AttrValue>> ResizeDefaults() {
 void RegisterImageOps(KernelRegistry& r) {
   r.AddOp(ArrayOp("ResizeBilinear", ResizeDefaults(),
                   [](InferenceContext& ctx) { return InferResize(ctx, DataType::kFloat); }));
-  r.AddKernel({"ResizeBilinear", kCpu, "T", ImageTypes(), ComputeResizeBilinear});
+  r.AddKernel({"ResizeBilinear", kCpu, "T", ResizeImageTypes(), ComputeResizeBilinear});
 
   r.AddOp(ArrayOp("ResizeNearestNeighbor", ResizeDefaults(),
                   [](InferenceContext& ctx) { return InferResize(ctx, DataType::kInvalid); }));
-  r.AddKernel({"ResizeNearestNeighbor", kCpu, "T", ImageTypes(), ComputeResizeNearest});
+  r.AddKernel({"ResizeNearestNeighbor", kCpu, "T", ResizeImageTypes(), ComputeResizeNearest});
 
   r.AddOp(ArrayOp("ResizeBicubic", ResizeDefaults(),
                   [](InferenceContext& ctx) { return InferResize(ctx, DataType::kFloat); }));
-  r.AddKernel({"ResizeBicubic", kCpu, "T", ImageTypes(), ComputeResizeBicubic});
+  r.AddKernel({"ResizeBicubic", kCpu, "T", ResizeImageTypes(), ComputeResizeBicubic});
 }
 
 }  // namespace smrt::kernels

@@ -7,6 +7,14 @@
 
 namespace smrt::kernels {
 
+const std::vector<DataType>& ResizeImageTypes() {
+  static const std::vector<DataType>* types = new std::vector<DataType>{
+      DataType::kInt8,  DataType::kUInt8, DataType::kInt16,    DataType::kUInt16, DataType::kInt32,
+      DataType::kInt64, DataType::kHalf,  DataType::kBFloat16, DataType::kFloat,  DataType::kDouble,
+  };
+  return *types;
+}
+
 absl::StatusOr<ResizeFlags> ReadResizeFlags(const AttrMap& attrs) {
   ResizeFlags f;
   absl::StatusOr<bool> a = attrs.GetOr<bool>("align_corners", false);

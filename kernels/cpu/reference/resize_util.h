@@ -15,6 +15,9 @@
 
 namespace smrt::kernels {
 
+// The image dtypes the resize ops take (T).
+const std::vector<DataType>& ResizeImageTypes();
+
 struct ResizeFlags {
   bool align_corners = false;
   bool half_pixel_centers = false;
