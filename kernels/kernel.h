@@ -162,11 +162,16 @@ class DeviceContext {
   // ResourceExhausted naming `name` and the size when it does not fit.
   virtual absl::StatusOr<Tensor> Allocate(DataType dtype, const Shape& shape,
                                           absl::string_view name) = 0;
-  // The stream (a cudaStream_t) that every kernel and copy of a model on this
-  // device enqueues its work on, in the executor's order.
+  // The stream (a cudaStream_t) that every kernel and copy of a run (or, on
+  // the model's own context, of loading) enqueues its work on, in the
+  // executor's order.
   virtual void* stream() const = 0;
   // Where kernels keep measured choices; null when there is none.
   virtual TuningCache* tuning_cache() const { return nullptr; }
+  // The context one Run's kernels use: this device and its memory with a
+  // stream of the run's own (exec/run_device.h), so concurrent runs
+  // overlap. Null: runs use this context as it is.
+  virtual std::unique_ptr<DeviceContext> ForRun() { return nullptr; }
 };
 
 // The ops the placement pass puts at device boundaries, with attr T: the

@@ -75,6 +75,7 @@ cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=None \
 if [ "$mode" = "--asan" ]; then
   cmake --build "$build_dir" -j "$(nproc)"
 else
-  cmake --build "$build_dir" -j "$(nproc)" --target api_test hostile_test kernels_test graph_test
+  cmake --build "$build_dir" -j "$(nproc)" --target api_test hostile_test kernels_test graph_test \
+    exec_test
 fi
 ctest --test-dir "$build_dir" --output-on-failure -j "$(nproc)" "${tests[@]}"

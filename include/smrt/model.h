@@ -108,6 +108,17 @@ struct LoadOptions {
   // Prints every node's device to stderr at load (like
   // tf.debugging.set_log_device_placement).
   bool log_placement = false;
+  // What a float32 model's products (convolutions, matmuls and what the
+  // passes fused into them, with the bias, activation and pooling chains
+  // around them) compute in: "float32" (the default) as exported;
+  // "float16" or "bfloat16" converts them, as TensorFlow's
+  // auto_mixed_precision does, for GPUs' tensor cores. Softmax, reductions,
+  // layer norm and the rest stay float32; inputs and outputs keep their
+  // dtypes. Results move by about one 16-bit rounding of each layer:
+  // docs/precision.md has the measured differences (the CPU runs these
+  // types by widening them, slower than float32). Models exported in mixed
+  // precision run as exported either way.
+  std::string precision = "float32";
   // How a CPU node that more than one kernel serves gets its kernel.
   // "measure" (the default): where a kernel that may beat the preferred
   // oneDNN one also serves it (sgemm for dense layers, the plain attention),

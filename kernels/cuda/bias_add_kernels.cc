@@ -1,8 +1,10 @@
-// BiasAdd float32 on device tensors: the bias runs along the last dim (NHWC)
-// or dim 1 (NCHW); checks and messages as the CPU kernel's.
+// BiasAdd float32, float16 and bfloat16 on device tensors: the bias runs
+// along the last dim (NHWC) or dim 1 (NCHW); checks and messages as the CPU
+// kernel's.
 #include <cuda_runtime.h>
 
 #include <cstdint>
+#include <iterator>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -14,10 +16,17 @@
 namespace smrt::kernels::cuda {
 namespace {
 
+template <typename T>
+cudaError_t Launch(const Tensor& value, const Tensor& bias, Tensor& out, int64_t channels,
+                   int64_t inner, cudaStream_t stream) {
+  return LaunchBiasAdd<T>(value.data<T>(), bias.data<T>(), out.data<T>(), value.num_elements(),
+                          channels, inner, stream);
+}
+
 absl::Status BiasAdd(KernelContext& ctx) {
   if (absl::Status s = CheckOnDevice(ctx, {0, 1}); !s.ok()) return s;
-  if (absl::Status s = CheckDtype(ctx, 0, DataType::kFloat); !s.ok()) return s;
-  if (absl::Status s = CheckDtype(ctx, 1, DataType::kFloat); !s.ok()) return s;
+  absl::StatusOr<DataType> dtype = CommonFloatingType(ctx, 2);
+  if (!dtype.ok()) return dtype.status();
   absl::StatusOr<std::string> format = ctx.attrs().GetOr<std::string>("data_format", "NHWC");
   if (!format.ok()) return AtNode(ctx, format.status());
   if (*format != "NHWC" && *format != "NCHW") {
@@ -50,16 +59,26 @@ absl::Status BiasAdd(KernelContext& ctx) {
   if (!out.ok()) return out.status();
   int64_t inner = 1;  // elements per step along the channel dim
   for (int d = channel_dim + 1; d < value.rank(); ++d) inner *= value.dim(d);
-  return CudaStatus(LaunchBiasAdd(value.data<float>(), bias.data<float>(),
-                                  (*out)->data<float>(), value.num_elements(), channels, inner,
-                                  *stream),
-                    ctx.op(), ctx.node_name(), "launching the bias-add kernel");
+  cudaError_t launched = cudaErrorInvalidValue;
+  switch (*dtype) {
+    case DataType::kHalf:
+      launched = Launch<__half>(value, bias, **out, channels, inner, *stream);
+      break;
+    case DataType::kBFloat16:
+      launched = Launch<__nv_bfloat16>(value, bias, **out, channels, inner, *stream);
+      break;
+    default:
+      launched = Launch<float>(value, bias, **out, channels, inner, *stream);
+      break;
+  }
+  return CudaStatus(launched, ctx.op(), ctx.node_name(), "launching the bias-add kernel");
 }
 
 }  // namespace
 
 std::vector<KernelSpec> BiasAddKernels() {
-  return {CudaKernel("BiasAdd", "T", {DataType::kFloat}, BiasAdd)};
+  return {CudaKernel("BiasAdd", "T", {std::begin(kFloatingTypes), std::end(kFloatingTypes)},
+                     BiasAdd)};
 }
 
 }  // namespace smrt::kernels::cuda

@@ -1,5 +1,6 @@
-// Cast between float32, int32, int64 and bool on the device (cast.h says how
-// each pair converts, as the CPU kernel); the same dtype forwards the input.
+// Cast among float32, float16, bfloat16, int32, int64 and bool on the device
+// (cast.h says how each pair converts, as the CPU kernel); the same dtype
+// forwards the input.
 #include <cuda_runtime.h>
 
 #include <optional>
@@ -21,6 +22,8 @@ std::optional<CastType> CastTypeOf(DataType t) {
     case DataType::kInt32: return CastType::kInt32;
     case DataType::kInt64: return CastType::kInt64;
     case DataType::kBool: return CastType::kBool;
+    case DataType::kHalf: return CastType::kHalf;
+    case DataType::kBFloat16: return CastType::kBFloat16;
     default: return std::nullopt;
   }
 }
@@ -29,13 +32,16 @@ absl::Status Cast(KernelContext& ctx) {
   if (absl::Status s = CheckOnDevice(ctx, {0}); !s.ok()) return s;
   absl::StatusOr<DataType> dst = ctx.attrs().Get<DataType>("DstT");
   if (!dst.ok()) return AtNode(ctx, dst.status());
+  absl::StatusOr<bool> truncate = ctx.attrs().GetOr<bool>("Truncate", false);
+  if (!truncate.ok()) return AtNode(ctx, truncate.status());
   const Tensor& x = ctx.input(0);
   const std::optional<CastType> from = CastTypeOf(x.dtype());
   const std::optional<CastType> to = CastTypeOf(*dst);
   if (!from || !to) {
     return AtNode(ctx, absl::UnimplementedError(absl::StrCat(
                            "CUDA Cast ", DataTypeName(x.dtype()), " to ", DataTypeName(*dst),
-                           " is not supported (float, int32, int64 and bool only)")));
+                           " is not supported (float, half, bfloat16, int32, int64 and bool "
+                           "only)")));
   }
   if (*from == *to) {
     ctx.set_output(0, x);
@@ -46,7 +52,8 @@ absl::Status Cast(KernelContext& ctx) {
   absl::StatusOr<Tensor*> out = ctx.allocate_device_output(0, *dst, x.shape());
   if (!out.ok()) return out.status();
   return CudaStatus(
-      LaunchCast(*from, *to, x.raw_data(), (*out)->raw_data(), x.num_elements(), *stream),
+      LaunchCast(*from, *to, *truncate, x.raw_data(), (*out)->raw_data(), x.num_elements(),
+                 *stream),
       ctx.op(), ctx.node_name(), "launching the cast kernel");
 }
 
@@ -54,7 +61,8 @@ absl::Status Cast(KernelContext& ctx) {
 
 std::vector<KernelSpec> CastKernels() {
   KernelSpec k = CudaKernel("Cast", "SrcT",
-                            {DataType::kFloat, DataType::kInt32, DataType::kInt64, DataType::kBool},
+                            {DataType::kFloat, DataType::kHalf, DataType::kBFloat16,
+                             DataType::kInt32, DataType::kInt64, DataType::kBool},
                             Cast);
   k.supports = [](const AttrMap& attrs) {
     absl::StatusOr<DataType> dst = attrs.Get<DataType>("DstT");

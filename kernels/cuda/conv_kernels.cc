@@ -1,6 +1,9 @@
 // Conv2D, DepthwiseConv2dNative and _SmrtFusedConv2D float32, NHWC, through
 // cuDNN's legacy API (cudnn_loader.h) in fp32 arithmetic (CUDNN_FMA_MATH:
 // no TF32, so results match the CPU kernels). Served only where cuDNN loads.
+// Each also takes float16 and bfloat16 (Keras mixed precision, or the
+// precision load option): cuDNN's pseudo-half configurations, fp32 accumulation,
+// tensor cores allowed (their products of 16-bit values are exact in fp32).
 //
 // TensorFlow's HWIO filter (depthwise: H, W, C, multiplier) becomes cuDNN's
 // KRSC (OHWI) by one transpose: a depthwise filter is read as HWIO with I = 1
@@ -13,7 +16,9 @@
 // (cudnnFindConvolutionForwardAlgorithmEx, bounded workspace) and kept in the
 // node's state and the device's TuningCache; where cuDNN offers no fp32
 // algorithm for a shape, a direct kernel (direct_conv.h) computes it. Post-ops
-// run as one epilogue kernel (post_ops.h).
+// run as one epilogue kernel (post_ops.h), except bias (+ residual) + ReLU,
+// which cudnnConvolutionBiasActivationForward computes in the convolution's
+// call once its first call for a shape gave the same answers (agreement.h).
 #include <cuda_runtime.h>
 #include <cudnn.h>
 
@@ -21,6 +26,7 @@
 #include <array>
 #include <climits>
 #include <cstdint>
+#include <iterator>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -32,9 +38,11 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "kernels/cpu/reference/conv_util.h"
+#include "kernels/cuda/agreement.h"
 #include "kernels/cuda/cuda_status.h"
 #include "kernels/cuda/cudnn_loader.h"
 #include "kernels/cuda/direct_conv.h"
+#include "kernels/cuda/epilogue_plan.h"
 #include "kernels/cuda/kernel_util.h"
 #include "kernels/cuda/pad.h"
 #include "kernels/cuda/post_ops.h"
@@ -69,6 +77,7 @@ struct ConvState : KernelState {
   Tensor filter;       // KRSC, once made
   Shape filter_shape;  // the HWIO shape it was made from
   std::map<std::string, int> algos;
+  Verdicts fused;  // cudnnConvolutionBiasActivationForward's, by shape (agreement.h)
 };
 
 absl::Status NodeError(const KernelContext& ctx, const absl::Status& s) { return AtNode(ctx, s); }
@@ -213,14 +222,19 @@ class Descriptors {
 
 // The convolution cuDNN runs: on the (maybe padded) input, symmetric pads.
 struct CudnnConv {
+  const char* DtypeTag() const {
+    return dtype == CUDNN_DATA_HALF ? "f16" : (dtype == CUDNN_DATA_BFLOAT16 ? "bf16" : "f32");
+  }
+
   int n = 0, h = 0, w = 0, c = 0;  // input cuDNN reads
   int k = 0, r = 0, s = 0, kc = 0;  // filter KRSC
   int pad_h = 0, pad_w = 0, stride_h = 1, stride_w = 1, dil_h = 1, dil_w = 1, groups = 1;
   int out_h = 0, out_w = 0;
+  cudnnDataType_t dtype = CUDNN_DATA_FLOAT;  // x, w and y; the arithmetic is fp32
 
   std::string Key() const {
-    return absl::StrCat("cudnn_conv_fwd/", n, ",", h, ",", w, ",", c, "/", k, ",", r, ",", s,
-                        ",", kc, "/", stride_h, ",", stride_w, "/", pad_h, ",", pad_w, "/", dil_h,
+    return absl::StrCat("cudnn_conv_fwd/", DtypeTag(), "/", n, ",", h, ",", w, ",", c, "/", k,
+                        ",", r, ",", s, ",", kc, "/", stride_h, ",", stride_w, "/", pad_h, ",", pad_w, "/", dil_h,
                         ",", dil_w, "/", groups);
   }
 };
@@ -248,13 +262,13 @@ absl::Status SetDescriptors(const KernelContext& ctx, const CudnnApi& api, const
       !s.ok()) {
     return s;
   }
-  if (absl::Status s = CudnnStatus(api.set_tensor_4d(d.x, CUDNN_TENSOR_NHWC, CUDNN_DATA_FLOAT,
+  if (absl::Status s = CudnnStatus(api.set_tensor_4d(d.x, CUDNN_TENSOR_NHWC, cv.dtype,
                                                      cv.n, cv.c, cv.h, cv.w),
                                    op, node, "cudnnSetTensor4dDescriptor(input)");
       !s.ok()) {
     return s;
   }
-  if (absl::Status s = CudnnStatus(api.set_filter_4d(d.w, CUDNN_DATA_FLOAT, CUDNN_TENSOR_NHWC,
+  if (absl::Status s = CudnnStatus(api.set_filter_4d(d.w, cv.dtype, CUDNN_TENSOR_NHWC,
                                                      cv.k, cv.kc, cv.r, cv.s),
                                    op, node, "cudnnSetFilter4dDescriptor");
       !s.ok()) {
@@ -272,8 +286,11 @@ absl::Status SetDescriptors(const KernelContext& ctx, const CudnnApi& api, const
       !s.ok()) {
     return s;
   }
-  if (absl::Status s = CudnnStatus(api.set_math_type(d.conv, CUDNN_FMA_MATH), op, node,
-                                   "cudnnSetConvolutionMathType(CUDNN_FMA_MATH)");
+  const bool fp32 = cv.dtype == CUDNN_DATA_FLOAT;
+  if (absl::Status s = CudnnStatus(
+          api.set_math_type(d.conv, fp32 ? CUDNN_FMA_MATH : CUDNN_TENSOR_OP_MATH), op, node,
+          fp32 ? "cudnnSetConvolutionMathType(CUDNN_FMA_MATH)"
+               : "cudnnSetConvolutionMathType(CUDNN_TENSOR_OP_MATH)");
       !s.ok()) {
     return s;
   }
@@ -289,7 +306,7 @@ absl::Status SetDescriptors(const KernelContext& ctx, const CudnnApi& api, const
                               oh, ", ", ow, "), expected (", cv.n, ", ", cv.k, ", ", cv.out_h,
                               ", ", cv.out_w, ")")));
   }
-  return CudnnStatus(api.set_tensor_4d(d.y, CUDNN_TENSOR_NHWC, CUDNN_DATA_FLOAT, cv.n, cv.k,
+  return CudnnStatus(api.set_tensor_4d(d.y, CUDNN_TENSOR_NHWC, cv.dtype, cv.n, cv.k,
                                        cv.out_h, cv.out_w),
                      op, node, "cudnnSetTensor4dDescriptor(output)");
 }
@@ -300,12 +317,12 @@ absl::StatusOr<Tensor> Scratch(const KernelContext& ctx, int64_t bytes, const ch
                                 absl::StrCat(ctx.node_name(), "/", what));
 }
 
-// The fastest fp32 (non-tensor-op) algorithm that succeeds within the
-// workspace cuDNN is offered, measured on this call's buffers; kDirect when
-// none does.
+// The fastest algorithm that succeeds within the workspace cuDNN is offered,
+// measured on this call's buffers (for float32, fp32 FMA ones only, no
+// tensor ops); kDirect when none does.
 absl::StatusOr<int> FindAlgorithm(const KernelContext& ctx, const CudnnApi& api,
-                                  cudnnHandle_t handle, const Descriptors& d, const float* x,
-                                  const float* w, float* y) {
+                                  cudnnHandle_t handle, const Descriptors& d, bool tensor_ops,
+                                  const void* x, const void* w, void* y) {
   int64_t ws_bytes = kMaxWorkspaceBytes;
   absl::StatusOr<Tensor> ws = Scratch(ctx, ws_bytes, "cudnn_find_workspace");
   if (!ws.ok()) {  // a small arena: search among the algorithms that need none
@@ -327,8 +344,8 @@ absl::StatusOr<int> FindAlgorithm(const KernelContext& ctx, const CudnnApi& api,
   for (int i = 0; i < returned; ++i) {  // sorted fastest first
     const cudnnConvolutionFwdAlgoPerf_t& p = perf[i];
     if (p.status != CUDNN_STATUS_SUCCESS) continue;
-    if (p.mathType == CUDNN_TENSOR_OP_MATH ||
-        p.mathType == CUDNN_TENSOR_OP_MATH_ALLOW_CONVERSION) {
+    if (!tensor_ops && (p.mathType == CUDNN_TENSOR_OP_MATH ||
+                        p.mathType == CUDNN_TENSOR_OP_MATH_ALLOW_CONVERSION)) {
       continue;
     }
     if (static_cast<int64_t>(p.memory) > ws_bytes) continue;
@@ -349,9 +366,11 @@ bool Usable(const CudnnApi& api, cudnnHandle_t handle, const Descriptors& d, int
 
 // The algorithm for `key`: the node's state, then the device's tuning cache
 // (when cuDNN still takes it), else measured (and remembered in both).
-absl::StatusOr<int> ChooseAlgorithm(
-    const KernelContext& ctx, const CudnnApi& api, cudnnHandle_t handle, const Descriptors& d,
-    const std::string& key, ConvState* state, const float* x, const float* w, float* y) {
+absl::StatusOr<int> ChooseAlgorithm(const KernelContext& ctx, const CudnnApi& api,
+                                    cudnnHandle_t handle, const Descriptors& d,
+                                    const CudnnConv& cv, ConvState* state, const void* x,
+                                    const void* w, void* y) {
+  const std::string key = cv.Key();
   if (state != nullptr) {
     std::lock_guard<std::mutex> lock(state->mu);
     auto it = state->algos.find(key);
@@ -368,7 +387,8 @@ absl::StatusOr<int> ChooseAlgorithm(
     }
   }
   if (!algo.has_value()) {
-    absl::StatusOr<int> found = FindAlgorithm(ctx, api, handle, d, x, w, y);
+    absl::StatusOr<int> found =
+        FindAlgorithm(ctx, api, handle, d, cv.dtype != CUDNN_DATA_FLOAT, x, w, y);
     if (!found.ok()) return found.status();
     algo = *found;
     if (cache != nullptr) cache->Store(key, absl::StrCat(*algo));
@@ -390,24 +410,87 @@ absl::StatusOr<Tensor> FilterKrsc(const KernelContext& ctx, const Geometry& g, b
     lock = std::unique_lock<std::mutex>(state->mu);
     if (state->filter.valid() && state->filter_shape == filter.shape()) return state->filter;
   }
-  absl::StatusOr<Tensor> krsc = ctx.device()->Allocate(
-      DataType::kFloat, {g.out_c, g.k_h, g.k_w, g.k_c}, absl::StrCat(ctx.node_name(), "/filter"));
+  absl::StatusOr<Tensor> krsc =
+      ctx.device()->Allocate(filter.dtype(), {g.out_c, g.k_h, g.k_w, g.k_c},
+                             absl::StrCat(ctx.node_name(), "/filter"));
   if (!krsc.ok()) return NodeError(ctx, krsc.status());
   // HWIO (depthwise: H, W, 1, C * multiplier) -> OHWI.
   const int64_t hwio[4] = {g.k_h, g.k_w, g.k_c, g.out_c};
   const int perm[4] = {3, 0, 1, 2};
   if (absl::Status s = CudaStatus(
           LaunchTranspose(MakeTransposePlan(hwio, perm, 4), filter.raw_data(), krsc->raw_data(),
-                          filter.num_elements(), sizeof(float), stream),
+                          filter.num_elements(), static_cast<int>(DataTypeSize(filter.dtype())),
+                        stream),
           ctx.op(), ctx.node_name(), "launching the filter transpose kernel");
       !s.ok()) {
     return s;
   }
   if (constant && state != nullptr) {
+    // Concurrent runs use streams of their own: the transpose must be done
+    // before another run's stream reads the kept filter.
+    if (absl::Status s = CudaStatus(cudaStreamSynchronize(stream), ctx.op(), ctx.node_name(),
+                                    "cudaStreamSynchronize (the kept filter)");
+        !s.ok()) {
+      return s;
+    }
     state->filter = *krsc;
     state->filter_shape = filter.shape();
   }
   return *krsc;
+}
+
+// cudnnConvolutionBiasActivationForward into dst: relu(conv + z + bias),
+// z the residual input (or dst itself with alpha2 = 0).
+absl::Status BiasActivationForward(const KernelContext& ctx, const CudnnApi& api,
+                                   cudnnHandle_t handle, const Descriptors& d,
+                                   cudnnDataType_t dtype, cudnnConvolutionFwdAlgo_t algo,
+                                   const void* x, const void* w, void* ws, size_t ws_bytes,
+                                   const CudnnFusionPlan& plan, void* dst) {
+  const absl::string_view op = ctx.op(), node = ctx.node_name();
+  struct Owned {
+    const CudnnApi& api;
+    cudnnTensorDescriptor_t bias = nullptr;
+    cudnnActivationDescriptor_t relu = nullptr;
+    ~Owned() {
+      if (bias != nullptr) (void)api.destroy_tensor_desc(bias);
+      if (relu != nullptr) (void)api.destroy_activation_desc(relu);
+    }
+  } owned{api};
+  const int channels = static_cast<int>(ctx.input(plan.bias_arg).dim(0));
+  if (absl::Status s = CudnnStatus(api.create_tensor_desc(&owned.bias), op, node,
+                                   "cudnnCreateTensorDescriptor(bias)");
+      !s.ok()) {
+    return s;
+  }
+  if (absl::Status s = CudnnStatus(
+          api.set_tensor_4d(owned.bias, CUDNN_TENSOR_NHWC, dtype, 1, channels, 1, 1), op, node,
+          "cudnnSetTensor4dDescriptor(bias)");
+      !s.ok()) {
+    return s;
+  }
+  if (absl::Status s = CudnnStatus(api.create_activation_desc(&owned.relu), op, node,
+                                   "cudnnCreateActivationDescriptor");
+      !s.ok()) {
+    return s;
+  }
+  // NaN passes ReLU, as TensorFlow's does.
+  if (absl::Status s = CudnnStatus(
+          api.set_activation_desc(owned.relu, CUDNN_ACTIVATION_RELU, CUDNN_PROPAGATE_NAN, 0.0),
+          op, node, "cudnnSetActivationDescriptor");
+      !s.ok()) {
+    return s;
+  }
+  const float alpha1 = 1.0f, alpha2 = plan.residual_arg >= 0 ? 1.0f : 0.0f;
+  const void* z = plan.residual_arg >= 0 ? ctx.input(plan.residual_arg).raw_data() : dst;
+  const cudnnStatus_t done = api.bias_activation_forward(
+      handle, &alpha1, d.x, x, d.w, w, d.conv, algo, ws, ws_bytes, &alpha2, d.y, z, owned.bias,
+      ctx.input(plan.bias_arg).raw_data(), owned.relu, d.y, dst);
+  // CUDNN_STATUS_NOT_SUPPORTED and its refinements: not for this algorithm.
+  if (done >= CUDNN_STATUS_NOT_SUPPORTED && done < CUDNN_STATUS_INTERNAL_ERROR) {
+    return NodeError(ctx, absl::UnimplementedError(
+                              "cudnnConvolutionBiasActivationForward does not take this case"));
+  }
+  return CudnnStatus(done, op, node, "cudnnConvolutionBiasActivationForward");
 }
 
 absl::Status CheckIntRange(const KernelContext& ctx, const Geometry& g) {
@@ -422,10 +505,28 @@ absl::Status CheckIntRange(const KernelContext& ctx, const Geometry& g) {
   return absl::OkStatus();
 }
 
+// The direct kernel for elements of `dtype`.
+cudaError_t LaunchDirect(DataType dtype, const void* x, const void* f, void* y,
+                         const DirectConvGeometry& dg, cudaStream_t stream) {
+  switch (dtype) {
+    case DataType::kHalf:
+      return LaunchDirectConv(static_cast<const __half*>(x), static_cast<const __half*>(f),
+                              static_cast<__half*>(y), dg, stream);
+    case DataType::kBFloat16:
+      return LaunchDirectConv(static_cast<const __nv_bfloat16*>(x),
+                              static_cast<const __nv_bfloat16*>(f),
+                              static_cast<__nv_bfloat16*>(y), dg, stream);
+    default:
+      return LaunchDirectConv(static_cast<const float*>(x), static_cast<const float*>(f),
+                              static_cast<float*>(y), dg, stream);
+  }
+}
+
 absl::Status Convolve(KernelContext& ctx, bool depthwise, const FusedOps* fused) {
   if (absl::Status s = CheckOnDevice(ctx, {0, 1}); !s.ok()) return s;
-  if (absl::Status s = CheckDtype(ctx, 0, DataType::kFloat); !s.ok()) return s;
-  if (absl::Status s = CheckDtype(ctx, 1, DataType::kFloat); !s.ok()) return s;
+  absl::StatusOr<DataType> dtype = CommonFloatingType(ctx, 2);
+  if (!dtype.ok()) return dtype.status();
+  const int64_t elem_size = static_cast<int64_t>(DataTypeSize(*dtype));
   absl::StatusOr<ConvWindowAttrs> attrs = ReadAttrs(ctx);
   if (!attrs.ok()) return attrs.status();
   absl::StatusOr<Geometry> geometry = MakeGeometry(ctx, *attrs, depthwise);
@@ -441,14 +542,14 @@ absl::Status Convolve(KernelContext& ctx, bool depthwise, const FusedOps* fused)
   }
   absl::StatusOr<cudaStream_t> stream = StreamOf(ctx);
   if (!stream.ok()) return stream.status();
-  absl::StatusOr<Tensor*> out = ctx.allocate_device_output(0, DataType::kFloat, out_shape);
+  absl::StatusOr<Tensor*> out = ctx.allocate_device_output(0, *dtype, out_shape);
   if (!out.ok()) return out.status();
   if ((*out)->num_elements() == 0) return absl::OkStatus();
-  float* y = (*out)->data<float>();
+  void* y = (*out)->raw_data();
   if (ctx.input(0).num_elements() == 0 || ctx.input(1).num_elements() == 0) {
     // An empty sum (no input channels, or an empty window): zeros.
     if (absl::Status s = CudaStatus(
-            cudaMemsetAsync(y, 0, sizeof(float) * (*out)->num_elements(), *stream), ctx.op(),
+            cudaMemsetAsync(y, 0, elem_size * (*out)->num_elements(), *stream), ctx.op(),
             ctx.node_name(), "cudaMemsetAsync");
         !s.ok()) {
       return s;
@@ -467,22 +568,22 @@ absl::Status Convolve(KernelContext& ctx, bool depthwise, const FusedOps* fused)
   cv.pad_w = static_cast<int>(std::min(g.pad_left, g.pad_right));
   const int64_t top = g.pad_top - cv.pad_h, bottom = g.pad_bottom - cv.pad_h;
   const int64_t left = g.pad_left - cv.pad_w, right = g.pad_right - cv.pad_w;
-  const float* x = ctx.input(0).data<float>();
+  const void* x = ctx.input(0).raw_data();
   Tensor padded;
   if (top != 0 || bottom != 0 || left != 0 || right != 0) {
     absl::StatusOr<Tensor> p = ctx.device()->Allocate(
-        DataType::kFloat, {g.batch, g.in_h + top + bottom, g.in_w + left + right, g.in_c},
+        *dtype, {g.batch, g.in_h + top + bottom, g.in_w + left + right, g.in_c},
         absl::StrCat(ctx.node_name(), "/padded_input"));
     if (!p.ok()) return NodeError(ctx, p.status());
     padded = *std::move(p);
     if (absl::Status s = CudaStatus(
-            LaunchPadNhwc(x, padded.data<float>(), g.batch, g.in_h, g.in_w, g.in_c, top, bottom,
-                          left, right, *stream),
+            LaunchPadNhwc(x, padded.raw_data(), g.batch, g.in_h, g.in_w, g.in_c, top, bottom,
+                          left, right, static_cast<int>(elem_size), *stream),
             ctx.op(), ctx.node_name(), "launching the padding kernel");
         !s.ok()) {
       return s;
     }
-    x = padded.data<float>();
+    x = padded.raw_data();
   }
   cv.n = static_cast<int>(g.batch);
   cv.h = static_cast<int>(g.in_h + top + bottom);
@@ -499,6 +600,9 @@ absl::Status Convolve(KernelContext& ctx, bool depthwise, const FusedOps* fused)
   cv.groups = static_cast<int>(g.groups);
   cv.out_h = static_cast<int>(g.out_h);
   cv.out_w = static_cast<int>(g.out_w);
+  cv.dtype = *dtype == DataType::kHalf
+                 ? CUDNN_DATA_HALF
+                 : (*dtype == DataType::kBFloat16 ? CUDNN_DATA_BFLOAT16 : CUDNN_DATA_FLOAT);
 
   absl::StatusOr<cudnnHandle_t> handle = CudnnHandleOn(*stream, ctx.op(), ctx.node_name());
   if (!handle.ok()) return handle.status();
@@ -506,8 +610,8 @@ absl::Status Convolve(KernelContext& ctx, bool depthwise, const FusedOps* fused)
   if (!api.ok()) return NodeError(ctx, api.status());
   Descriptors d(*api);
   if (absl::Status s = SetDescriptors(ctx, **api, cv, d); !s.ok()) return s;
-  const float* w = filter->data<float>();
-  absl::StatusOr<int> chosen = ChooseAlgorithm(ctx, **api, *handle, d, cv.Key(), state, x, w, y);
+  const void* w = filter->raw_data();
+  absl::StatusOr<int> chosen = ChooseAlgorithm(ctx, **api, *handle, d, cv, state, x, w, y);
   if (!chosen.ok()) return chosen.status();
   if (*chosen == kDirect) {
     DirectConvGeometry dg;
@@ -528,8 +632,8 @@ absl::Status Convolve(KernelContext& ctx, bool depthwise, const FusedOps* fused)
     dg.pad_top = g.pad_top;
     dg.pad_left = g.pad_left;
     dg.groups = g.groups;
-    if (absl::Status s = CudaStatus(LaunchDirectConv(ctx.input(0).data<float>(),
-                                                     ctx.input(1).data<float>(), y, dg, *stream),
+    if (absl::Status s = CudaStatus(LaunchDirect(*dtype, ctx.input(0).raw_data(),
+                                                 ctx.input(1).raw_data(), y, dg, *stream),
                                     ctx.op(), ctx.node_name(), "launching the direct conv kernel");
         !s.ok()) {
       return s;
@@ -550,15 +654,35 @@ absl::Status Convolve(KernelContext& ctx, bool depthwise, const FusedOps* fused)
     if (!ws.ok()) return NodeError(ctx, ws.status());
     workspace = *std::move(ws);
   }
-  const float alpha = 1.0f, beta = 0.0f;
-  if (absl::Status s = CudnnStatus(
-          (*api)->forward(*handle, &alpha, d.x, x, d.w, w, d.conv, algo,
-                          ws_bytes > 0 ? workspace.raw_data() : nullptr, ws_bytes, &beta, d.y, y),
-          ctx.op(), ctx.node_name(), absl::StrCat("cudnnConvolutionForward(algo ", *chosen, ")"));
-      !s.ok()) {
-    return s;
-  }
-  return RunPostOps(ctx, epilogue, **out, *stream);
+  void* ws = ws_bytes > 0 ? workspace.raw_data() : nullptr;
+  // The convolution, then the post-ops kernel.
+  auto plain = [&]() -> absl::Status {
+    const float alpha = 1.0f, beta = 0.0f;
+    if (absl::Status s = CudnnStatus(
+            (*api)->forward(*handle, &alpha, d.x, x, d.w, w, d.conv, algo, ws, ws_bytes, &beta,
+                            d.y, y),
+            ctx.op(), ctx.node_name(),
+            absl::StrCat("cudnnConvolutionForward(algo ", *chosen, ")"));
+        !s.ok()) {
+      return s;
+    }
+    return RunPostOps(ctx, epilogue, **out, *stream);
+  };
+  std::optional<CudnnFusionPlan> fusion;
+  if (fused != nullptr) fusion = PlanCudnnFusion(*fused);
+  if (!fusion.has_value() || state == nullptr || !(*api)->has_bias_activation()) return plain();
+  // Bias, residual and ReLU in cuDNN's call, once its first call for this
+  // shape agreed with the plain path (agreement.h).
+  const std::string key =
+      absl::StrCat(cv.Key(), "/bias", fusion->residual_arg >= 0 ? "+z" : "", "+relu");
+  return RunChecked(
+      ctx, state->fused, key, **out, *stream, plain,
+      [&](void* dst) {
+        return BiasActivationForward(ctx, **api, *handle, d, cv.dtype, algo, x, w, ws, ws_bytes,
+                                     *fusion, dst);
+      },
+      "cudnnConvolutionBiasActivationForward",
+      "cudnnConvolutionForward plus smrt's epilogue kernel");
 }
 
 absl::Status Conv2D(KernelContext& ctx) { return Convolve(ctx, /*depthwise=*/false, nullptr); }
@@ -583,8 +707,8 @@ bool Supported(const AttrMap& attrs) {
   return f.ok() && *f == "NHWC" && Cudnn().ok();
 }
 
-KernelSpec ConvKernel(const char* op, ComputeFn compute) {
-  KernelSpec k = CudaKernel(op, "T", {DataType::kFloat}, std::move(compute));
+KernelSpec ConvKernel(const char* op, std::vector<DataType> types, ComputeFn compute) {
+  KernelSpec k = CudaKernel(op, "T", std::move(types), std::move(compute));
   k.supports = Supported;
   k.make_state = [] { return std::make_unique<ConvState>(); };
   return k;
@@ -593,8 +717,10 @@ KernelSpec ConvKernel(const char* op, ComputeFn compute) {
 }  // namespace
 
 std::vector<KernelSpec> ConvKernels() {
-  return {ConvKernel("Conv2D", Conv2D), ConvKernel("DepthwiseConv2dNative", DepthwiseConv2dNative),
-          ConvKernel(kFusedConv2D, FusedConv2D)};
+  const std::vector<DataType> floating(std::begin(kFloatingTypes), std::end(kFloatingTypes));
+  return {ConvKernel("Conv2D", floating, Conv2D),
+          ConvKernel("DepthwiseConv2dNative", floating, DepthwiseConv2dNative),
+          ConvKernel(kFusedConv2D, floating, FusedConv2D)};
 }
 
 }  // namespace smrt::kernels::cuda

@@ -22,6 +22,8 @@ absl::StatusOr<CublasApi> Load() {
   resolve(api.set_math_mode, "cublasSetMathMode");
   resolve(api.sgemm, "cublasSgemm_v2");
   resolve(api.sgemm_strided_batched, "cublasSgemmStridedBatched");
+  resolve(api.gemm_ex, "cublasGemmEx");
+  resolve(api.gemm_strided_batched_ex, "cublasGemmStridedBatchedEx");
   if (absl::Status s = resolve.Finish("cuBLAS"); !s.ok()) return s;
   return api;
 }

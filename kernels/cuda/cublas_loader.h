@@ -20,6 +20,18 @@ struct CublasApi {
   decltype(&cublasSetMathMode) set_math_mode = nullptr;
   decltype(&cublasSgemm_v2) sgemm = nullptr;
   decltype(&cublasSgemmStridedBatched) sgemm_strided_batched = nullptr;
+  // float16/bfloat16 operands, float accumulation. Spelled out: C++ sees an
+  // inline overload of each (cudaDataType compute type) beside the library's.
+  cublasStatus_t (*gemm_ex)(cublasHandle_t, cublasOperation_t, cublasOperation_t, int, int, int,
+                            const void*, const void*, cudaDataType, int, const void*,
+                            cudaDataType, int, const void*, void*, cudaDataType, int,
+                            cublasComputeType_t, cublasGemmAlgo_t) = nullptr;
+  cublasStatus_t (*gemm_strided_batched_ex)(cublasHandle_t, cublasOperation_t, cublasOperation_t,
+                                            int, int, int, const void*, const void*,
+                                            cudaDataType, int, long long, const void*,
+                                            cudaDataType, int, long long, const void*, void*,
+                                            cudaDataType, int, long long, int,
+                                            cublasComputeType_t, cublasGemmAlgo_t) = nullptr;
 };
 
 // The functions, loaded once (libcublas.so.13, then .so.12, then

@@ -36,6 +36,11 @@ absl::StatusOr<CudnnApi> Load() {
   resolve(api.get_workspace_size, "cudnnGetConvolutionForwardWorkspaceSize");
   resolve(api.forward, "cudnnConvolutionForward");
   if (absl::Status s = resolve.Finish("cuDNN"); !s.ok()) return s;
+  SymbolResolver optional(*lib);  // what is missing stays null
+  optional(api.bias_activation_forward, "cudnnConvolutionBiasActivationForward");
+  optional(api.create_activation_desc, "cudnnCreateActivationDescriptor");
+  optional(api.set_activation_desc, "cudnnSetActivationDescriptor");
+  optional(api.destroy_activation_desc, "cudnnDestroyActivationDescriptor");
   // The structs passed to it are <cudnn.h>'s: the major versions must agree.
   const size_t version = api.get_version();
   if (version / 10000 != CUDNN_MAJOR) {

@@ -35,6 +35,16 @@ struct CudnnApi {
   decltype(&cudnnFindConvolutionForwardAlgorithmEx) find_forward_ex = nullptr;
   decltype(&cudnnGetConvolutionForwardWorkspaceSize) get_workspace_size = nullptr;
   decltype(&cudnnConvolutionForward) forward = nullptr;
+  // Convolution + bias (+ residual) + ReLU in one call; null where the
+  // library lacks them (the convolutions then run their epilogue kernel).
+  decltype(&cudnnConvolutionBiasActivationForward) bias_activation_forward = nullptr;
+  decltype(&cudnnCreateActivationDescriptor) create_activation_desc = nullptr;
+  decltype(&cudnnSetActivationDescriptor) set_activation_desc = nullptr;
+  decltype(&cudnnDestroyActivationDescriptor) destroy_activation_desc = nullptr;
+  bool has_bias_activation() const {
+    return bias_activation_forward != nullptr && create_activation_desc != nullptr &&
+           set_activation_desc != nullptr && destroy_activation_desc != nullptr;
+  }
 };
 
 // The functions, loaded once (libcudnn.so.9, then libcudnn.so);

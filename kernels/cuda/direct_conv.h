@@ -1,13 +1,15 @@
-// A direct NHWC float32 convolution on device pointers (no absl or smrt
-// headers): what the conv kernels run when cuDNN offers no fp32 algorithm
-// for a shape. Reads TensorFlow's HWIO filter as it is (a depthwise filter
-// H, W, C, multiplier is HWIO with I = 1 and O = C * multiplier, C groups).
+// A direct NHWC convolution on device pointers (no absl or smrt headers):
+// what the conv kernels run when cuDNN offers no algorithm for a shape.
+// Reads TensorFlow's HWIO filter as it is (a depthwise filter H, W, C,
+// multiplier is HWIO with I = 1 and O = C * multiplier, C groups).
 #ifndef SMRT_KERNELS_CUDA_DIRECT_CONV_H_
 #define SMRT_KERNELS_CUDA_DIRECT_CONV_H_
 
 #include <cuda_runtime.h>
 
 #include <cstdint>
+
+#include "kernels/cuda/half_math.h"
 
 namespace smrt::kernels::cuda {
 
@@ -21,10 +23,11 @@ struct DirectConvGeometry {
 };
 
 // out[b, y, x, o] = sum over the window and the group's k_c input channels
-// of in * filter, one thread per output, float accumulation. Returns the
-// launch error, if any.
-cudaError_t LaunchDirectConv(const float* in, const float* filter, float* out,
-                             const DirectConvGeometry& g, cudaStream_t stream);
+// of in * filter, one thread per output, float accumulation (rounded once to
+// T). T is float, __half or __nv_bfloat16. Returns the launch error, if any.
+template <typename T>
+cudaError_t LaunchDirectConv(const T* in, const T* filter, T* out, const DirectConvGeometry& g,
+                             cudaStream_t stream);
 
 }  // namespace smrt::kernels::cuda
 

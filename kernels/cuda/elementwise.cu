@@ -3,6 +3,8 @@
 #include <type_traits>
 
 #include "kernels/cuda/elementwise.h"
+#include "kernels/cuda/elementwise_math.h"
+#include "kernels/cuda/half_math.h"
 
 namespace smrt::kernels::cuda {
 namespace {
@@ -15,52 +17,9 @@ int Blocks(int64_t n) {
   return static_cast<int>(std::min<int64_t>((n + kThreads - 1) / kThreads, kMaxBlocks));
 }
 
-// Two's-complement wrapping, as the CPU kernels (signed overflow is
-// undefined in C++, so go through uint32_t).
-__device__ __forceinline__ int32_t WrapAdd(int32_t a, int32_t b) {
-  return static_cast<int32_t>(static_cast<uint32_t>(a) + static_cast<uint32_t>(b));
-}
-__device__ __forceinline__ int32_t WrapSub(int32_t a, int32_t b) {
-  return static_cast<int32_t>(static_cast<uint32_t>(a) - static_cast<uint32_t>(b));
-}
-__device__ __forceinline__ int32_t WrapMul(int32_t a, int32_t b) {
-  return static_cast<int32_t>(static_cast<uint32_t>(a) * static_cast<uint32_t>(b));
-}
-
-template <BinaryOp op, typename T>
-__device__ __forceinline__ T ApplyBinary(T a, T b) {
-  constexpr bool kInt = std::is_same_v<T, int32_t>;
-  if constexpr (op == BinaryOp::kAdd) {
-    if constexpr (kInt) return WrapAdd(a, b); else return a + b;
-  } else if constexpr (op == BinaryOp::kSub) {
-    if constexpr (kInt) return WrapSub(a, b); else return a - b;
-  } else if constexpr (op == BinaryOp::kMul) {
-    if constexpr (kInt) return WrapMul(a, b); else return a * b;
-  } else if constexpr (op == BinaryOp::kDiv) {
-    static_assert(!kInt, "integer division is not a CUDA kernel here");
-    return a / b;
-  } else if constexpr (op == BinaryOp::kMaximum) {
-    if constexpr (!kInt) {
-      if (isnan(a)) return a;
-      if (isnan(b)) return b;
-    }
-    return a < b ? b : a;
-  } else if constexpr (op == BinaryOp::kMinimum) {
-    if constexpr (!kInt) {
-      if (isnan(a)) return a;
-      if (isnan(b)) return b;
-    }
-    return b < a ? b : a;
-  } else {  // kSquaredDifference
-    if constexpr (kInt) {
-      const int32_t d = WrapSub(a, b);
-      return WrapMul(d, d);
-    } else {
-      const T d = a - b;
-      return d * d;
-    }
-  }
-}
+// float, float16 and bfloat16: the types with floating-point ops.
+template <typename T>
+constexpr bool kFloating = std::is_same_v<Compute<T>, float>;
 
 // The offsets in a and b of output element i.
 __device__ __forceinline__ void BroadcastOffsets(const BroadcastIndex& index, int64_t i,
@@ -85,7 +44,7 @@ __global__ void BroadcastBinaryKernel(const T* __restrict__ a, const T* __restri
        i += step) {
     int64_t ao, bo;
     BroadcastOffsets(index, i, &ao, &bo);
-    out[i] = ApplyBinary<op, T>(a[ao], b[bo]);
+    out[i] = Narrow<T>(ApplyBinary<op, T>(Widen(a[ao]), Widen(b[bo])));
   }
 }
 
@@ -97,19 +56,6 @@ cudaError_t Binary(const T* a, const T* b, T* out, int64_t n, const BroadcastInd
 }
 
 template <CompareOp op, typename T>
-__device__ __forceinline__ bool ApplyCompare(T a, T b) {
-  // IEEE: every ordered comparison with a NaN is false, NotEqual true.
-  if constexpr (op == CompareOp::kLess) return a < b;
-  else if constexpr (op == CompareOp::kLessEqual) return a <= b;
-  else if constexpr (op == CompareOp::kGreater) return a > b;
-  else if constexpr (op == CompareOp::kGreaterEqual) return a >= b;
-  else if constexpr (op == CompareOp::kEqual) return a == b;
-  else if constexpr (op == CompareOp::kNotEqual) return a != b;
-  else if constexpr (op == CompareOp::kLogicalAnd) return a && b;
-  else return a || b;  // kLogicalOr
-}
-
-template <CompareOp op, typename T>
 __global__ void BroadcastCompareKernel(const T* __restrict__ a, const T* __restrict__ b,
                                        bool* __restrict__ out, int64_t n, BroadcastIndex index) {
   const int64_t step = static_cast<int64_t>(gridDim.x) * blockDim.x;
@@ -117,7 +63,7 @@ __global__ void BroadcastCompareKernel(const T* __restrict__ a, const T* __restr
        i += step) {
     int64_t ao, bo;
     BroadcastOffsets(index, i, &ao, &bo);
-    out[i] = ApplyCompare<op, T>(a[ao], b[bo]);
+    out[i] = ApplyCompare<op>(Widen(a[ao]), Widen(b[bo]));
   }
 }
 
@@ -137,63 +83,12 @@ __global__ void LogicalNotKernel(const bool* __restrict__ in, bool* __restrict__
 }
 
 template <UnaryOp op, typename T>
-__device__ __forceinline__ T ApplyUnary(T x, float alpha) {
-  constexpr bool kInt = std::is_same_v<T, int32_t>;
-  if constexpr (op == UnaryOp::kRelu) {
-    return x < T(0) ? T(0) : x;  // NaN < 0 is false: NaN passes through
-  } else if constexpr (op == UnaryOp::kRelu6) {
-    if (x < T(0)) return T(0);
-    return x > T(6) ? T(6) : x;
-  } else if constexpr (op == UnaryOp::kNeg) {
-    if constexpr (kInt) return WrapSub(0, x); else return -x;
-  } else if constexpr (op == UnaryOp::kSquare) {
-    if constexpr (kInt) return WrapMul(x, x); else return x * x;
-  } else if constexpr (op == UnaryOp::kAbs) {
-    if constexpr (kInt) return x < 0 ? WrapSub(0, x) : x; else return fabsf(x);  // INT_MIN stays
-  } else {
-    static_assert(!kInt, "transcendental unaries are float only");
-    if constexpr (op == UnaryOp::kSigmoid) {
-      // As the CPU kernel (Eigen's form): e / (1 + e), 1 where e overflows.
-      const float e = expf(x);
-      if (isinf(e)) return 1.0f;
-      return e / (1.0f + e);
-    } else if constexpr (op == UnaryOp::kTanh) {
-      return tanhf(x);
-    } else if constexpr (op == UnaryOp::kExp) {
-      return expf(x);
-    } else if constexpr (op == UnaryOp::kSqrt) {
-      return sqrtf(x);
-    } else if constexpr (op == UnaryOp::kRsqrt) {
-      return 1.0f / sqrtf(x);  // IEEE sqrt and division, as the CPU (not rsqrtf's ~2 ulp)
-    } else if constexpr (op == UnaryOp::kElu) {
-      return x < 0.0f ? expf(x) - 1.0f : x;
-    } else if constexpr (op == UnaryOp::kLog) {
-      return logf(x);
-    } else if constexpr (op == UnaryOp::kLog1p) {
-      return log1pf(x);
-    } else if constexpr (op == UnaryOp::kErf) {
-      return erff(x);
-    } else if constexpr (op == UnaryOp::kErfc) {
-      return erfcf(x);
-    } else if constexpr (op == UnaryOp::kFloor) {
-      return floorf(x);
-    } else if constexpr (op == UnaryOp::kCeil) {
-      return ceilf(x);
-    } else if constexpr (op == UnaryOp::kLeakyRelu) {
-      return x > 0.0f ? x : x * alpha;  // as the CPU: NaN * alpha stays NaN
-    } else {  // kReciprocal
-      return 1.0f / x;
-    }
-  }
-}
-
-template <UnaryOp op, typename T>
 __global__ void UnaryKernel(const T* __restrict__ in, T* __restrict__ out, int64_t n,
                             float alpha) {
   const int64_t step = static_cast<int64_t>(gridDim.x) * blockDim.x;
   for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
        i += step) {
-    out[i] = ApplyUnary<op, T>(in[i], alpha);
+    out[i] = Narrow<T>(ApplyUnary<op, T>(Widen(in[i]), alpha));
   }
 }
 
@@ -203,13 +98,13 @@ cudaError_t Unary(const T* in, T* out, int64_t n, cudaStream_t stream, float alp
   return cudaGetLastError();
 }
 
-__global__ void BiasAddKernel(const float* __restrict__ value, const float* __restrict__ bias,
-                              float* __restrict__ out, int64_t n, int64_t channels,
-                              int64_t inner) {
+template <typename T>
+__global__ void BiasAddKernel(const T* __restrict__ value, const T* __restrict__ bias,
+                              T* __restrict__ out, int64_t n, int64_t channels, int64_t inner) {
   const int64_t step = static_cast<int64_t>(gridDim.x) * blockDim.x;
   for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
        i += step) {
-    out[i] = value[i] + bias[(i / inner) % channels];
+    out[i] = Narrow<T>(Widen(value[i]) + Widen(bias[(i / inner) % channels]));
   }
 }
 
@@ -224,7 +119,7 @@ cudaError_t LaunchBinary(BinaryOp op, const T* a, const T* b, T* out, int64_t n,
     case BinaryOp::kSub: return Binary<BinaryOp::kSub, T>(a, b, out, n, index, stream);
     case BinaryOp::kMul: return Binary<BinaryOp::kMul, T>(a, b, out, n, index, stream);
     case BinaryOp::kDiv:
-      if constexpr (std::is_same_v<T, float>) {
+      if constexpr (kFloating<T>) {
         return Binary<BinaryOp::kDiv, T>(a, b, out, n, index, stream);
       } else {
         return cudaErrorInvalidValue;
@@ -247,7 +142,7 @@ cudaError_t LaunchCompare(CompareOp op, const T* a, const T* b, bool* out, int64
       return Compare<CompareOp::kNotEqual, T>(a, b, out, n, index, stream);
     default: break;
   }
-  if constexpr (std::is_same_v<T, float>) {
+  if constexpr (kFloating<T>) {
     switch (op) {
       case CompareOp::kLess: return Compare<CompareOp::kLess, T>(a, b, out, n, index, stream);
       case CompareOp::kLessEqual:
@@ -288,7 +183,7 @@ cudaError_t LaunchUnary(UnaryOp op, const T* in, T* out, int64_t n, cudaStream_t
     case UnaryOp::kAbs: return Unary<UnaryOp::kAbs, T>(in, out, n, stream);
     default: break;
   }
-  if constexpr (std::is_same_v<T, float>) {
+  if constexpr (kFloating<T>) {
     switch (op) {
       case UnaryOp::kSigmoid: return Unary<UnaryOp::kSigmoid, T>(in, out, n, stream);
       case UnaryOp::kTanh: return Unary<UnaryOp::kTanh, T>(in, out, n, stream);
@@ -311,23 +206,30 @@ cudaError_t LaunchUnary(UnaryOp op, const T* in, T* out, int64_t n, cudaStream_t
   return cudaErrorInvalidValue;
 }
 
-cudaError_t LaunchBiasAdd(const float* value, const float* bias, float* out, int64_t n,
-                          int64_t channels, int64_t inner, cudaStream_t stream) {
+template <typename T>
+cudaError_t LaunchBiasAdd(const T* value, const T* bias, T* out, int64_t n, int64_t channels,
+                          int64_t inner, cudaStream_t stream) {
   if (n == 0) return cudaSuccess;
-  BiasAddKernel<<<Blocks(n), kThreads, 0, stream>>>(value, bias, out, n, channels, inner);
+  BiasAddKernel<T><<<Blocks(n), kThreads, 0, stream>>>(value, bias, out, n, channels, inner);
   return cudaGetLastError();
 }
 
-template cudaError_t LaunchBinary<float>(BinaryOp, const float*, const float*, float*, int64_t,
-                                         const BroadcastIndex&, cudaStream_t);
+#define SMRT_FLOATING_INSTANCES(T)                                                          \
+  template cudaError_t LaunchBinary<T>(BinaryOp, const T*, const T*, T*, int64_t,            \
+                                       const BroadcastIndex&, cudaStream_t);                 \
+  template cudaError_t LaunchCompare<T>(CompareOp, const T*, const T*, bool*, int64_t,       \
+                                        const BroadcastIndex&, cudaStream_t);                \
+  template cudaError_t LaunchUnary<T>(UnaryOp, const T*, T*, int64_t, cudaStream_t, float); \
+  template cudaError_t LaunchBiasAdd<T>(const T*, const T*, T*, int64_t, int64_t, int64_t,   \
+                                        cudaStream_t);
+SMRT_FLOATING_INSTANCES(float)
+SMRT_FLOATING_INSTANCES(__half)
+SMRT_FLOATING_INSTANCES(__nv_bfloat16)
+#undef SMRT_FLOATING_INSTANCES
 template cudaError_t LaunchBinary<int32_t>(BinaryOp, const int32_t*, const int32_t*, int32_t*,
                                            int64_t, const BroadcastIndex&, cudaStream_t);
-template cudaError_t LaunchCompare<float>(CompareOp, const float*, const float*, bool*, int64_t,
-                                          const BroadcastIndex&, cudaStream_t);
 template cudaError_t LaunchCompare<bool>(CompareOp, const bool*, const bool*, bool*, int64_t,
                                          const BroadcastIndex&, cudaStream_t);
-template cudaError_t LaunchUnary<float>(UnaryOp, const float*, float*, int64_t, cudaStream_t,
-                                        float);
 template cudaError_t LaunchUnary<int32_t>(UnaryOp, const int32_t*, int32_t*, int64_t,
                                           cudaStream_t, float);
 

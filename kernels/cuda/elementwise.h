@@ -6,6 +6,9 @@
 // Each result is what the CPU reference kernel computes: integer
 // Add/Sub/Mul/Neg/Square wrap (two's complement), Maximum/Minimum return a
 // NaN operand, float division and square roots are IEEE (no fast math).
+// float16 (__half) and bfloat16 (__nv_bfloat16) compute in float and round
+// once on store, their intermediates where the CPU rounds them
+// (elementwise_math.h holds the formulas).
 #ifndef SMRT_KERNELS_CUDA_ELEMENTWISE_H_
 #define SMRT_KERNELS_CUDA_ELEMENTWISE_H_
 
@@ -13,18 +16,21 @@
 
 #include <cstdint>
 
+#include "kernels/cuda/half_math.h"
+
 namespace smrt::kernels::cuda {
 
 enum class BinaryOp { kAdd, kSub, kMul, kDiv, kMaximum, kMinimum, kSquaredDifference };
 
-// Binaries with a bool output. The comparisons take float (Equal and
-// NotEqual bool too; an int32 comparison stays on the host, as in
+// Binaries with a bool output. The comparisons take float, float16 and
+// bfloat16 (Equal and NotEqual bool too; an int32 comparison stays on the host, as in
 // TensorFlow); kLogicalAnd and kLogicalOr take bool.
 enum class CompareOp {
   kLess, kLessEqual, kGreater, kGreaterEqual, kEqual, kNotEqual, kLogicalAnd, kLogicalOr
 };
 
-// kRelu, kRelu6, kNeg, kSquare, kAbs: float and int32; the rest float only.
+// kRelu, kRelu6, kNeg, kSquare, kAbs: float, float16, bfloat16 and int32;
+// the rest floating point only.
 enum class UnaryOp {
   kRelu, kRelu6, kNeg, kSquare, kAbs,
   kSigmoid, kTanh, kExp, kSqrt, kRsqrt, kElu, kLog, kLog1p, kErf, kErfc, kFloor, kCeil,
@@ -45,15 +51,16 @@ struct BroadcastIndex {
 };
 
 // out[i] = a[..] op b[..] for the n = product(out_shape) outputs, queued on
-// `stream`. T is float or int32_t (kDiv: float only). Returns the launch
-// error, if any (cudaErrorInvalidValue for an op T does not have).
+// `stream`. T is float, __half, __nv_bfloat16 or int32_t (kDiv: not
+// int32_t). Returns the launch error, if any (cudaErrorInvalidValue for an op
+// T does not have).
 template <typename T>
 cudaError_t LaunchBinary(BinaryOp op, const T* a, const T* b, T* out, int64_t n,
                          const BroadcastIndex& index, cudaStream_t stream);
 
-// out[i] = a[..] op b[..] as bool, broadcast as LaunchBinary. T is float
-// (comparisons) or bool (kEqual, kNotEqual, kLogicalAnd, kLogicalOr); other
-// pairs are cudaErrorInvalidValue.
+// out[i] = a[..] op b[..] as bool, broadcast as LaunchBinary. T is float,
+// __half or __nv_bfloat16 (comparisons) or bool (kEqual, kNotEqual,
+// kLogicalAnd, kLogicalOr); other pairs are cudaErrorInvalidValue.
 template <typename T>
 cudaError_t LaunchCompare(CompareOp op, const T* a, const T* b, bool* out, int64_t n,
                           const BroadcastIndex& index, cudaStream_t stream);
@@ -61,17 +68,20 @@ cudaError_t LaunchCompare(CompareOp op, const T* a, const T* b, bool* out, int64
 // out[i] = !in[i] for n bools (LogicalNot).
 cudaError_t LaunchLogicalNot(const bool* in, bool* out, int64_t n, cudaStream_t stream);
 
-// out[i] = op(in[i]) for n elements; T is float or int32_t (int32_t only for
-// kRelu, kRelu6, kNeg, kSquare, kAbs, else cudaErrorInvalidValue). `alpha`
-// is kLeakyRelu's slope below zero; the other ops ignore it.
+// out[i] = op(in[i]) for n elements; T is float, __half, __nv_bfloat16 or
+// int32_t (int32_t only for kRelu, kRelu6, kNeg, kSquare, kAbs, else
+// cudaErrorInvalidValue). `alpha` is kLeakyRelu's slope below zero; the
+// other ops ignore it.
 template <typename T>
 cudaError_t LaunchUnary(UnaryOp op, const T* in, T* out, int64_t n, cudaStream_t stream,
                         float alpha = 0.0f);
 
 // out[i] = value[i] + bias[(i / inner) % channels] for n elements: the bias
 // runs along the dim whose inner stride is `inner` (1 for NHWC, H*W for NCHW).
-cudaError_t LaunchBiasAdd(const float* value, const float* bias, float* out, int64_t n,
-                          int64_t channels, int64_t inner, cudaStream_t stream);
+// T is float, __half or __nv_bfloat16.
+template <typename T>
+cudaError_t LaunchBiasAdd(const T* value, const T* bias, T* out, int64_t n, int64_t channels,
+                          int64_t inner, cudaStream_t stream);
 
 }  // namespace smrt::kernels::cuda
 

@@ -1,9 +1,11 @@
 // The registry's CUDA kernels for broadcasting binaries and unaries over
 // device tensors: shapes are planned on the host (broadcast_index.h), the
-// computation is elementwise.cu, queued on the context's stream.
+// computation is elementwise.cu, queued on the context's stream. float16 and
+// bfloat16 (Keras mixed precision) compute in float, as on the CPU.
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <iterator>
 #include <cstdint>
 #include <vector>
 
@@ -44,28 +46,32 @@ absl::Status BinaryCompute(KernelContext& ctx, BinaryOp op, bool has_int32) {
   absl::StatusOr<cudaStream_t> stream = StreamOf(ctx);
   if (!stream.ok()) return stream.status();
   if (t == DataType::kFloat) return BinaryTyped<float>(ctx, op, *stream);
+  if (t == DataType::kHalf) return BinaryTyped<__half>(ctx, op, *stream);
+  if (t == DataType::kBFloat16) return BinaryTyped<__nv_bfloat16>(ctx, op, *stream);
   if (t == DataType::kInt32 && has_int32) return BinaryTyped<int32_t>(ctx, op, *stream);
   return AtNode(ctx, absl::UnimplementedError(
                          absl::StrCat("no CUDA kernel for ", DataTypeName(t))));
 }
 
 template <typename T>
-absl::Status UnaryTyped(KernelContext& ctx, UnaryOp op, cudaStream_t stream) {
+absl::Status UnaryTyped(KernelContext& ctx, UnaryOp op, float alpha, cudaStream_t stream) {
   const Tensor& in = ctx.input(0);
   absl::StatusOr<Tensor*> out = ctx.allocate_device_output(0, in.dtype(), in.shape());
   if (!out.ok()) return out.status();
   return CudaStatus(LaunchUnary<T>(op, in.data<T>(), (*out)->template data<T>(),
-                                   in.num_elements(), stream),
+                                   in.num_elements(), stream, alpha),
                     ctx.op(), ctx.node_name(), "launching the unary kernel");
 }
 
-absl::Status UnaryCompute(KernelContext& ctx, UnaryOp op, bool has_int32) {
+absl::Status UnaryCompute(KernelContext& ctx, UnaryOp op, bool has_int32, float alpha = 0.0f) {
   if (absl::Status s = CheckOnDevice(ctx, {0}); !s.ok()) return s;
   const DataType t = ctx.input(0).dtype();
   absl::StatusOr<cudaStream_t> stream = StreamOf(ctx);
   if (!stream.ok()) return stream.status();
-  if (t == DataType::kFloat) return UnaryTyped<float>(ctx, op, *stream);
-  if (t == DataType::kInt32 && has_int32) return UnaryTyped<int32_t>(ctx, op, *stream);
+  if (t == DataType::kFloat) return UnaryTyped<float>(ctx, op, alpha, *stream);
+  if (t == DataType::kHalf) return UnaryTyped<__half>(ctx, op, alpha, *stream);
+  if (t == DataType::kBFloat16) return UnaryTyped<__nv_bfloat16>(ctx, op, alpha, *stream);
+  if (t == DataType::kInt32 && has_int32) return UnaryTyped<int32_t>(ctx, op, alpha, *stream);
   return AtNode(ctx, absl::UnimplementedError(
                          absl::StrCat("no CUDA kernel for ", DataTypeName(t))));
 }
@@ -114,6 +120,8 @@ absl::Status CompareCompute(KernelContext& ctx, CompareOp op, const std::vector<
   absl::StatusOr<cudaStream_t> stream = StreamOf(ctx);
   if (!stream.ok()) return stream.status();
   if (t == DataType::kFloat) return CompareTyped<float>(ctx, op, *stream);
+  if (t == DataType::kHalf) return CompareTyped<__half>(ctx, op, *stream);
+  if (t == DataType::kBFloat16) return CompareTyped<__nv_bfloat16>(ctx, op, *stream);
   return CompareTyped<bool>(ctx, op, *stream);
 }
 
@@ -142,26 +150,21 @@ absl::Status LogicalNot(KernelContext& ctx) {
 }
 
 absl::Status LeakyRelu(KernelContext& ctx) {
-  if (absl::Status s = CheckOnDevice(ctx, {0}); !s.ok()) return s;
   absl::StatusOr<float> alpha = ctx.attrs().GetOr<float>("alpha", 0.2f);
   if (!alpha.ok()) return AtNode(ctx, alpha.status());
-  const Tensor& in = ctx.input(0);
-  if (in.dtype() != DataType::kFloat) {
-    return AtNode(ctx, absl::UnimplementedError(
-                           absl::StrCat("no CUDA kernel for ", DataTypeName(in.dtype()))));
-  }
-  absl::StatusOr<cudaStream_t> stream = StreamOf(ctx);
-  if (!stream.ok()) return stream.status();
-  absl::StatusOr<Tensor*> out = ctx.allocate_device_output(0, in.dtype(), in.shape());
-  if (!out.ok()) return out.status();
-  return CudaStatus(LaunchUnary<float>(UnaryOp::kLeakyRelu, in.data<float>(),
-                                       (*out)->data<float>(), in.num_elements(), *stream, *alpha),
-                    ctx.op(), ctx.node_name(), "launching the unary kernel");
+  return UnaryCompute(ctx, UnaryOp::kLeakyRelu, /*has_int32=*/false, *alpha);
 }
 
+// float, float16 and bfloat16 (kFloatingTypes), and int32 where the op has it.
 std::vector<DataType> Types(bool has_int32) {
-  if (has_int32) return {DataType::kFloat, DataType::kInt32};
-  return {DataType::kFloat};
+  std::vector<DataType> types(std::begin(kFloatingTypes), std::end(kFloatingTypes));
+  if (has_int32) types.push_back(DataType::kInt32);
+  return types;
+}
+
+std::vector<DataType> WithBool(std::vector<DataType> types) {
+  types.push_back(DataType::kBool);
+  return types;
 }
 
 KernelSpec BinarySpec(const char* op, BinaryOp kind, bool has_int32) {
@@ -179,13 +182,13 @@ KernelSpec UnarySpec(const char* op, UnaryOp kind, bool has_int32) {
 }  // namespace
 
 std::vector<KernelSpec> ElementwiseKernels() {
-  constexpr bool kInt32 = true, kFloatOnly = false;
+  constexpr bool kInt32 = true, kNoInt32 = false;
   return {
       BinarySpec("Add", BinaryOp::kAdd, kInt32),
       BinarySpec("AddV2", BinaryOp::kAdd, kInt32),
       BinarySpec("Sub", BinaryOp::kSub, kInt32),
       BinarySpec("Mul", BinaryOp::kMul, kInt32),
-      BinarySpec("RealDiv", BinaryOp::kDiv, kFloatOnly),
+      BinarySpec("RealDiv", BinaryOp::kDiv, kNoInt32),
       BinarySpec("Maximum", BinaryOp::kMaximum, kInt32),
       BinarySpec("Minimum", BinaryOp::kMinimum, kInt32),
       BinarySpec("SquaredDifference", BinaryOp::kSquaredDifference, kInt32),
@@ -193,28 +196,28 @@ std::vector<KernelSpec> ElementwiseKernels() {
       UnarySpec("Relu6", UnaryOp::kRelu6, kInt32),
       UnarySpec("Neg", UnaryOp::kNeg, kInt32),
       UnarySpec("Square", UnaryOp::kSquare, kInt32),
-      UnarySpec("Sigmoid", UnaryOp::kSigmoid, kFloatOnly),
-      UnarySpec("Tanh", UnaryOp::kTanh, kFloatOnly),
-      UnarySpec("Exp", UnaryOp::kExp, kFloatOnly),
-      UnarySpec("Sqrt", UnaryOp::kSqrt, kFloatOnly),
-      UnarySpec("Rsqrt", UnaryOp::kRsqrt, kFloatOnly),
-      UnarySpec("Elu", UnaryOp::kElu, kFloatOnly),
+      UnarySpec("Sigmoid", UnaryOp::kSigmoid, kNoInt32),
+      UnarySpec("Tanh", UnaryOp::kTanh, kNoInt32),
+      UnarySpec("Exp", UnaryOp::kExp, kNoInt32),
+      UnarySpec("Sqrt", UnaryOp::kSqrt, kNoInt32),
+      UnarySpec("Rsqrt", UnaryOp::kRsqrt, kNoInt32),
+      UnarySpec("Elu", UnaryOp::kElu, kNoInt32),
       UnarySpec("Abs", UnaryOp::kAbs, kInt32),
-      UnarySpec("Log", UnaryOp::kLog, kFloatOnly),
-      UnarySpec("Log1p", UnaryOp::kLog1p, kFloatOnly),
-      UnarySpec("Erf", UnaryOp::kErf, kFloatOnly),
-      UnarySpec("Erfc", UnaryOp::kErfc, kFloatOnly),  // Keras 3's exact gelu
-      UnarySpec("Floor", UnaryOp::kFloor, kFloatOnly),
-      UnarySpec("Ceil", UnaryOp::kCeil, kFloatOnly),
-      UnarySpec("Reciprocal", UnaryOp::kReciprocal, kFloatOnly),
-      UnarySpec("Inv", UnaryOp::kReciprocal, kFloatOnly),
-      CudaKernel("LeakyRelu", "T", {DataType::kFloat}, LeakyRelu),
-      CompareSpec("Less", CompareOp::kLess, {DataType::kFloat}),
-      CompareSpec("LessEqual", CompareOp::kLessEqual, {DataType::kFloat}),
-      CompareSpec("Greater", CompareOp::kGreater, {DataType::kFloat}),
-      CompareSpec("GreaterEqual", CompareOp::kGreaterEqual, {DataType::kFloat}),
-      CompareSpec("Equal", CompareOp::kEqual, {DataType::kFloat, DataType::kBool}),
-      CompareSpec("NotEqual", CompareOp::kNotEqual, {DataType::kFloat, DataType::kBool}),
+      UnarySpec("Log", UnaryOp::kLog, kNoInt32),
+      UnarySpec("Log1p", UnaryOp::kLog1p, kNoInt32),
+      UnarySpec("Erf", UnaryOp::kErf, kNoInt32),
+      UnarySpec("Erfc", UnaryOp::kErfc, kNoInt32),  // Keras 3's exact gelu
+      UnarySpec("Floor", UnaryOp::kFloor, kNoInt32),
+      UnarySpec("Ceil", UnaryOp::kCeil, kNoInt32),
+      UnarySpec("Reciprocal", UnaryOp::kReciprocal, kNoInt32),
+      UnarySpec("Inv", UnaryOp::kReciprocal, kNoInt32),
+      CudaKernel("LeakyRelu", "T", Types(kNoInt32), LeakyRelu),
+      CompareSpec("Less", CompareOp::kLess, Types(kNoInt32)),
+      CompareSpec("LessEqual", CompareOp::kLessEqual, Types(kNoInt32)),
+      CompareSpec("Greater", CompareOp::kGreater, Types(kNoInt32)),
+      CompareSpec("GreaterEqual", CompareOp::kGreaterEqual, Types(kNoInt32)),
+      CompareSpec("Equal", CompareOp::kEqual, WithBool(Types(kNoInt32))),
+      CompareSpec("NotEqual", CompareOp::kNotEqual, WithBool(Types(kNoInt32))),
       CompareSpec("LogicalAnd", CompareOp::kLogicalAnd, {DataType::kBool}),
       CompareSpec("LogicalOr", CompareOp::kLogicalOr, {DataType::kBool}),
       CudaKernel("LogicalNot", "", {}, LogicalNot),

@@ -2,6 +2,7 @@
 #include <cmath>
 
 #include "kernels/cuda/epilogue.h"
+#include "kernels/cuda/half_math.h"
 
 namespace smrt::kernels::cuda {
 namespace {
@@ -34,25 +35,28 @@ __device__ float Activate(EpilogueActivation a, float alpha, float x) {
   return x;
 }
 
-__global__ void EpilogueKernel(Epilogue e, float* __restrict__ y, int64_t n, int64_t channels) {
+template <typename T>
+__global__ void EpilogueKernel(Epilogue e, T* __restrict__ y, int64_t n, int64_t channels) {
   for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < n;
        i += static_cast<int64_t>(gridDim.x) * blockDim.x) {
-    float v = y[i];
+    float v = Widen(y[i]);
     for (int s = 0; s < e.num_steps; ++s) {
       const EpilogueStep& step = e.steps[s];
+      const T* arg = static_cast<const T*>(step.arg);
       switch (step.kind) {
-        case EpilogueStep::kBiasAdd: v += step.arg[i % channels]; break;
-        case EpilogueStep::kAdd: v += step.arg[i]; break;
+        case EpilogueStep::kBiasAdd: v += Widen(arg[i % channels]); break;
+        case EpilogueStep::kAdd: v += Widen(arg[i]); break;
         case EpilogueStep::kActivation: v = Activate(step.activation, e.leakyrelu_alpha, v); break;
       }
     }
-    y[i] = v;
+    y[i] = Narrow<T>(v);
   }
 }
 
 }  // namespace
 
-cudaError_t LaunchEpilogue(const Epilogue& e, float* y, int64_t n, int64_t channels,
+template <typename T>
+cudaError_t LaunchEpilogue(const Epilogue& e, T* y, int64_t n, int64_t channels,
                            cudaStream_t stream) {
   if (e.num_steps == 0 || n == 0) return cudaSuccess;
   if (e.num_steps < 0 || e.num_steps > kMaxEpilogueSteps || channels <= 0) {
@@ -60,8 +64,15 @@ cudaError_t LaunchEpilogue(const Epilogue& e, float* y, int64_t n, int64_t chann
   }
   const int threads = 256;
   const int64_t blocks = std::min<int64_t>((n + threads - 1) / threads, 65535 * 8);
-  EpilogueKernel<<<static_cast<unsigned>(blocks), threads, 0, stream>>>(e, y, n, channels);
+  EpilogueKernel<T><<<static_cast<unsigned>(blocks), threads, 0, stream>>>(e, y, n, channels);
   return cudaGetLastError();
 }
+
+template cudaError_t LaunchEpilogue<float>(const Epilogue&, float*, int64_t, int64_t,
+                                           cudaStream_t);
+template cudaError_t LaunchEpilogue<__half>(const Epilogue&, __half*, int64_t, int64_t,
+                                            cudaStream_t);
+template cudaError_t LaunchEpilogue<__nv_bfloat16>(const Epilogue&, __nv_bfloat16*, int64_t,
+                                                   int64_t, cudaStream_t);
 
 }  // namespace smrt::kernels::cuda

@@ -1,5 +1,7 @@
 #include "kernels/cuda/gemm.h"
 
+#include <library_types.h>
+
 #include <climits>
 
 #include "absl/strings/str_cat.h"
@@ -11,6 +13,16 @@ namespace smrt::kernels::cuda {
 
 absl::Status RunGemm(const KernelContext& ctx, const Gemm& g, const float* a, const float* b,
                      float* c, cudaStream_t stream) {
+  return RunGemm(ctx, g, DataType::kFloat, a, b, c, stream);
+}
+
+absl::Status RunGemm(const KernelContext& ctx, const Gemm& g, DataType dtype, const void* a,
+                     const void* b, void* c, cudaStream_t stream) {
+  if (dtype != DataType::kFloat && dtype != DataType::kHalf && dtype != DataType::kBFloat16) {
+    return AtNode(ctx, absl::UnimplementedError(absl::StrCat(
+                           "no cuBLAS product for ", DataTypeName(dtype),
+                           " (float, half and bfloat16 only)")));
+  }
   for (int64_t v : {g.m, g.n, g.k, g.lda, g.ldb, g.batch}) {
     if (v > INT_MAX) {
       return AtNode(ctx, absl::UnimplementedError(absl::StrCat(
@@ -18,9 +30,10 @@ absl::Status RunGemm(const KernelContext& ctx, const Gemm& g, const float* a, co
                              ", n=", g.n, ", k=", g.k, ", batch=", g.batch, ")")));
     }
   }
+  const int64_t elem = dtype == DataType::kFloat ? 4 : 2;
   if (g.k == 0) {  // an empty sum: zeros, without asking cuBLAS about ld = 0
-    return CudaStatus(cudaMemsetAsync(c, 0, sizeof(float) * g.batch * g.m * g.n, stream),
-                      ctx.op(), ctx.node_name(), "cudaMemsetAsync");
+    return CudaStatus(cudaMemsetAsync(c, 0, elem * g.batch * g.m * g.n, stream), ctx.op(),
+                      ctx.node_name(), "cudaMemsetAsync");
   }
   absl::StatusOr<cublasHandle_t> h = CublasHandleOn(stream, ctx.op(), ctx.node_name());
   if (!h.ok()) return h.status();
@@ -31,16 +44,33 @@ absl::Status RunGemm(const KernelContext& ctx, const Gemm& g, const float* a, co
   const cublasOperation_t op_b = g.trans_b ? CUBLAS_OP_T : CUBLAS_OP_N;
   const int m = static_cast<int>(g.m), n = static_cast<int>(g.n), k = static_cast<int>(g.k);
   const int lda = static_cast<int>(g.lda), ldb = static_cast<int>(g.ldb);
+  if (dtype == DataType::kFloat) {
+    const auto* fa = static_cast<const float*>(a);
+    const auto* fb = static_cast<const float*>(b);
+    auto* fc = static_cast<float*>(c);
+    if (g.batch == 1) {
+      return CublasStatus((*api)->sgemm(*h, op_b, op_a, n, m, k, &alpha, fb, ldb, fa, lda, &beta,
+                                        fc, n),
+                          ctx.op(), ctx.node_name(), "cublasSgemm");
+    }
+    return CublasStatus(
+        (*api)->sgemm_strided_batched(*h, op_b, op_a, n, m, k, &alpha, fb, ldb, g.stride_b, fa,
+                                      lda, g.stride_a, &beta, fc, n, g.m * g.n,
+                                      static_cast<int>(g.batch)),
+        ctx.op(), ctx.node_name(), "cublasSgemmStridedBatched");
+  }
+  const cudaDataType_t t = dtype == DataType::kHalf ? CUDA_R_16F : CUDA_R_16BF;
   if (g.batch == 1) {
-    return CublasStatus((*api)->sgemm(*h, op_b, op_a, n, m, k, &alpha, b, ldb, a, lda, &beta, c,
-                                      n),
-                        ctx.op(), ctx.node_name(), "cublasSgemm");
+    return CublasStatus((*api)->gemm_ex(*h, op_b, op_a, n, m, k, &alpha, b, t, ldb, a, t, lda,
+                                        &beta, c, t, n, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT),
+                        ctx.op(), ctx.node_name(), "cublasGemmEx");
   }
   return CublasStatus(
-      (*api)->sgemm_strided_batched(*h, op_b, op_a, n, m, k, &alpha, b, ldb, g.stride_b, a, lda,
-                                    g.stride_a, &beta, c, n, g.m * g.n,
-                                    static_cast<int>(g.batch)),
-      ctx.op(), ctx.node_name(), "cublasSgemmStridedBatched");
+      (*api)->gemm_strided_batched_ex(*h, op_b, op_a, n, m, k, &alpha, b, t, ldb, g.stride_b, a,
+                                      t, lda, g.stride_a, &beta, c, t, n, g.m * g.n,
+                                      static_cast<int>(g.batch), CUBLAS_COMPUTE_32F,
+                                      CUBLAS_GEMM_DEFAULT),
+      ctx.op(), ctx.node_name(), "cublasGemmStridedBatchedEx");
 }
 
 }  // namespace smrt::kernels::cuda

@@ -31,6 +31,12 @@ struct Gemm {
 absl::Status RunGemm(const KernelContext& ctx, const Gemm& g, const float* a, const float* b,
                      float* c, cudaStream_t stream);
 
+// The same for a, b and c of `dtype`: float32 as above; float16 or bfloat16
+// accumulated in fp32 and rounded once (cublasGemmEx), as the CPU kernels
+// compute them in float.
+absl::Status RunGemm(const KernelContext& ctx, const Gemm& g, DataType dtype, const void* a,
+                     const void* b, void* c, cudaStream_t stream);
+
 }  // namespace smrt::kernels::cuda
 
 #endif  // SMRT_KERNELS_CUDA_GEMM_H_

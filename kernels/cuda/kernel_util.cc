@@ -1,5 +1,7 @@
 #include "kernels/cuda/kernel_util.h"
 
+#include <algorithm>
+#include <iterator>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -77,6 +79,20 @@ absl::Status CheckDtype(const KernelContext& ctx, int i, DataType want) {
   return absl::InvalidArgumentError(absl::StrCat(
       ctx.op(), " node '", ctx.node_name(), "': input ", i, " is ",
       DataTypeName(ctx.input(i).dtype()), ", expected ", DataTypeName(want)));
+}
+
+absl::StatusOr<DataType> CommonFloatingType(const KernelContext& ctx, int count) {
+  const DataType t = ctx.input(0).dtype();
+  if (std::find(std::begin(kFloatingTypes), std::end(kFloatingTypes), t) ==
+      std::end(kFloatingTypes)) {
+    return AtNode(ctx, absl::InvalidArgumentError(absl::StrCat(
+                           "input 0 is ", DataTypeName(t),
+                           ", expected float, half or bfloat16")));
+  }
+  for (int i = 1; i < count; ++i) {
+    if (absl::Status s = CheckDtype(ctx, i, t); !s.ok()) return s;
+  }
+  return t;
 }
 
 }  // namespace smrt::kernels::cuda

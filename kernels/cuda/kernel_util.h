@@ -20,6 +20,11 @@ namespace smrt::kernels::cuda {
 // all of include/smrt/dtype.h but string, resource and variant.
 const std::vector<DataType>& FixedSizeTypes();
 
+// float32 and the 16-bit floats Keras mixed precision exports, which the
+// CUDA kernels compute in float (half_math.h).
+inline constexpr DataType kFloatingTypes[] = {DataType::kFloat, DataType::kHalf,
+                                              DataType::kBFloat16};
+
 // A CUDA KernelSpec (device "CUDA", backend "cuda") for `op`, keyed by
 // `type_attr` over `types` (no type_attr when empty).
 KernelSpec CudaKernel(const char* op, const char* type_attr, std::vector<DataType> types,
@@ -44,6 +49,10 @@ absl::StatusOr<const Tensor*> HostInput(const KernelContext& ctx, int i, absl::s
 
 // InvalidArgument unless input i has dtype `want`.
 absl::Status CheckDtype(const KernelContext& ctx, int i, DataType want);
+
+// InvalidArgument unless inputs 0..count-1 all have one dtype in
+// kFloatingTypes; that dtype.
+absl::StatusOr<DataType> CommonFloatingType(const KernelContext& ctx, int count);
 
 }  // namespace smrt::kernels::cuda
 

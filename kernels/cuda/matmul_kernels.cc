@@ -1,18 +1,30 @@
 // MatMul, BatchMatMulV2 and _SmrtFusedMatMul float32 through cuBLAS (fp32
 // arithmetic, no TF32; gemm.h); the fused op's post-ops run as one epilogue
-// kernel after the product (post_ops.h).
+// kernel after the product (post_ops.h), or, where cuBLASLt's epilogue
+// computes them (bias, relu, tanh gelu: epilogue_plan.h), in the product's own
+// kernel. cuBLASLt's path is taken for a shape only after its first call
+// gave the answers of the other path (compared on the host), so a cuBLASLt
+// that disagrees costs speed, never answers. Each also takes float16 and
+// bfloat16, accumulated in fp32 (Keras mixed precision, or the precision
+// load option).
 #include <cuda_runtime.h>
 
 #include <algorithm>
 #include <climits>
 #include <cstdint>
+#include <memory>
+#include <optional>
+#include <iterator>
 #include <string>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "kernels/cuda/agreement.h"
 #include "kernels/cuda/cuda_status.h"
 #include "kernels/cuda/gemm.h"
+#include "kernels/cuda/lt_matmul.h"
+#include "kernels/cuda/epilogue_plan.h"
 #include "kernels/cuda/post_ops.h"
 #include "kernels/fused_ops.h"
 #include "kernels/cuda/kernel_util.h"
@@ -25,10 +37,10 @@ std::string DimsText(const Shape& dims) {
   return absl::StrCat("[", absl::StrJoin(dims, ","), "]");
 }
 
-absl::Status CheckOperands(KernelContext& ctx) {
+// The operands' common dtype: float32, float16 or bfloat16.
+absl::StatusOr<DataType> CheckOperands(KernelContext& ctx) {
   if (absl::Status s = CheckOnDevice(ctx, {0, 1}); !s.ok()) return s;
-  if (absl::Status s = CheckDtype(ctx, 0, DataType::kFloat); !s.ok()) return s;
-  return CheckDtype(ctx, 1, DataType::kFloat);
+  return CommonFloatingType(ctx, 2);
 }
 
 // m, n, k from the operands' last two dims; the CPU kernel's message when k differs.
@@ -60,9 +72,44 @@ absl::Status MatrixDims(KernelContext& ctx, bool adj_x, bool adj_y, Gemm& g) {
   return absl::OkStatus();
 }
 
+// A _SmrtFusedMatMul node's verdicts on cuBLASLt (agreement.h).
+struct FusedMatMulState : KernelState {
+  Verdicts lt;
+};
+
+// The product and post-ops through cuBLAS and the epilogue kernel.
+absl::Status PlainFused(KernelContext& ctx, const Gemm& g, DataType dtype,
+                        const Epilogue& epilogue, Tensor& out, cudaStream_t stream) {
+  if (absl::Status s = RunGemm(ctx, g, dtype, ctx.input(0).raw_data(), ctx.input(1).raw_data(),
+                               out.raw_data(), stream);
+      !s.ok()) {
+    return s;
+  }
+  return RunPostOps(ctx, epilogue, out, stream);
+}
+
+// The fused product where cuBLASLt may compute the post-ops: its verdict
+// for this shape decides; the first call computes both and compares.
+absl::Status FusedWithLt(KernelContext& ctx, const Gemm& g, DataType dtype,
+                         const LtEpiloguePlan& plan, const Epilogue& epilogue, Tensor& out,
+                         FusedMatMulState& state, cudaStream_t stream) {
+  const std::string key = absl::StrCat(DataTypeName(dtype), "/", g.m, "x", g.k, "x", g.n, "/",
+                                       g.trans_a, g.trans_b);
+  const void* bias = plan.bias_arg >= 0 ? ctx.input(plan.bias_arg).raw_data() : nullptr;
+  return RunChecked(
+      ctx, state.lt, key, out, stream,
+      [&] { return PlainFused(ctx, g, dtype, epilogue, out, stream); },
+      [&](void* dst) {
+        return RunLtMatmul(ctx, g, dtype, ctx.input(0).raw_data(), ctx.input(1).raw_data(), bias,
+                           plan.epilogue, dst, stream);
+      },
+      "cuBLASLt's fused epilogue", "cuBLAS plus smrt's epilogue kernel");
+}
+
 // MatMul, and _SmrtFusedMatMul when `fused` is set.
 absl::Status MatMulWith(KernelContext& ctx, const FusedOps* fused) {
-  if (absl::Status s = CheckOperands(ctx); !s.ok()) return s;
+  absl::StatusOr<DataType> dtype = CheckOperands(ctx);
+  if (!dtype.ok()) return dtype.status();
   absl::StatusOr<bool> ta = ctx.attrs().GetOr<bool>("transpose_a", false);
   if (!ta.ok()) return AtNode(ctx, ta.status());
   absl::StatusOr<bool> tb = ctx.attrs().GetOr<bool>("transpose_b", false);
@@ -84,15 +131,17 @@ absl::Status MatMulWith(KernelContext& ctx, const FusedOps* fused) {
   }
   absl::StatusOr<cudaStream_t> stream = StreamOf(ctx);
   if (!stream.ok()) return stream.status();
-  absl::StatusOr<Tensor*> out = ctx.allocate_device_output(0, DataType::kFloat, {g.m, g.n});
+  absl::StatusOr<Tensor*> out = ctx.allocate_device_output(0, *dtype, {g.m, g.n});
   if (!out.ok()) return out.status();
   if ((*out)->num_elements() == 0) return absl::OkStatus();
-  if (absl::Status s = RunGemm(ctx, g, ctx.input(0).data<float>(), ctx.input(1).data<float>(),
-                               (*out)->data<float>(), *stream);
-      !s.ok()) {
-    return s;
+  if (fused != nullptr && g.k > 0) {
+    auto* state = static_cast<FusedMatMulState*>(ctx.kernel_state());
+    std::optional<LtEpiloguePlan> plan = PlanLtEpilogue(*fused);
+    if (plan.has_value() && state != nullptr && CublasLtAvailable().ok()) {
+      return FusedWithLt(ctx, g, *dtype, *plan, epilogue, **out, *state, *stream);
+    }
   }
-  return RunPostOps(ctx, epilogue, **out, *stream);
+  return PlainFused(ctx, g, *dtype, epilogue, **out, *stream);
 }
 
 absl::Status MatMul(KernelContext& ctx) { return MatMulWith(ctx, nullptr); }
@@ -107,7 +156,8 @@ absl::Status FusedMatMul(KernelContext& ctx) {
 // operand must then hold either every output matrix or a single one
 // (repeated with stride 0); other broadcasts are Unimplemented on CUDA.
 absl::Status BatchMatMulV2(KernelContext& ctx) {
-  if (absl::Status s = CheckOperands(ctx); !s.ok()) return s;
+  absl::StatusOr<DataType> dtype = CheckOperands(ctx);
+  if (!dtype.ok()) return dtype.status();
   absl::StatusOr<bool> adj_x = ctx.attrs().GetOr<bool>("adj_x", false);
   if (!adj_x.ok()) return AtNode(ctx, adj_x.status());
   absl::StatusOr<bool> adj_y = ctx.attrs().GetOr<bool>("adj_y", false);
@@ -146,22 +196,29 @@ absl::Status BatchMatMulV2(KernelContext& ctx) {
   }
   absl::StatusOr<cudaStream_t> stream = StreamOf(ctx);
   if (!stream.ok()) return stream.status();
-  absl::StatusOr<Tensor*> out = ctx.allocate_device_output(0, DataType::kFloat, out_shape);
+  absl::StatusOr<Tensor*> out = ctx.allocate_device_output(0, *dtype, out_shape);
   if (!out.ok()) return out.status();
   if (empty) return absl::OkStatus();
   g.batch = count;
   g.stride_a = x_count == 1 ? 0 : g.m * g.k;
   g.stride_b = y_count == 1 ? 0 : g.k * g.n;
-  return RunGemm(ctx, g, ctx.input(0).data<float>(), ctx.input(1).data<float>(),
-                 (*out)->data<float>(), *stream);
+  return RunGemm(ctx, g, *dtype, ctx.input(0).raw_data(), ctx.input(1).raw_data(),
+                 (*out)->raw_data(), *stream);
+}
+
+KernelSpec FusedMatMulSpec(std::vector<DataType> types) {
+  KernelSpec k = CudaKernel(kFusedMatMul, "T", std::move(types), FusedMatMul);
+  k.make_state = [] { return std::make_unique<FusedMatMulState>(); };
+  return k;
 }
 
 }  // namespace
 
 std::vector<KernelSpec> MatMulKernels() {
-  return {CudaKernel("MatMul", "T", {DataType::kFloat}, MatMul),
-          CudaKernel("BatchMatMulV2", "T", {DataType::kFloat}, BatchMatMulV2),
-          CudaKernel(kFusedMatMul, "T", {DataType::kFloat}, FusedMatMul)};
+  const std::vector<DataType> floating(std::begin(kFloatingTypes), std::end(kFloatingTypes));
+  return {CudaKernel("MatMul", "T", floating, MatMul),
+          CudaKernel("BatchMatMulV2", "T", floating, BatchMatMulV2),
+          FusedMatMulSpec(floating)};
 }
 
 }  // namespace smrt::kernels::cuda

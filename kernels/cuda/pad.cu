@@ -74,8 +74,8 @@ cudaError_t LaunchFill(void* out, int64_t n, int elem_size, const void* value,
   }
 }
 
-cudaError_t LaunchPadNhwc(const float* in, float* out, int64_t n, int64_t h, int64_t w,
-                          int64_t c, int64_t top, int64_t bottom, int64_t left, int64_t right,
+cudaError_t LaunchPadNhwc(const void* in, void* out, int64_t n, int64_t h, int64_t w, int64_t c,
+                          int64_t top, int64_t bottom, int64_t left, int64_t right, int elem_size,
                           cudaStream_t stream) {
   PadPlan plan;
   plan.rank = 4;
@@ -90,8 +90,8 @@ cudaError_t LaunchPadNhwc(const float* in, float* out, int64_t n, int64_t h, int
     total *= plan.out_dims[d];
   }
   if (total == 0) return cudaSuccess;
-  const float zero = 0.0f;
-  return LaunchPad(plan, in, out, total, sizeof(float), &zero, stream);
+  const uint64_t zero = 0;
+  return LaunchPad(plan, in, out, total, elem_size, &zero, stream);
 }
 
 }  // namespace smrt::kernels::cuda

@@ -58,9 +58,10 @@ cudaError_t LaunchPad(const PadPlan& plan, const void* in, void* out, int64_t n,
                       const void* fill, cudaStream_t stream);
 
 // out (n, h + top + bottom, w + left + right, c) = in (n, h, w, c) with
-// `top` rows of zeros before, `left` columns before, the rest after.
-cudaError_t LaunchPadNhwc(const float* in, float* out, int64_t n, int64_t h, int64_t w,
-                          int64_t c, int64_t top, int64_t bottom, int64_t left, int64_t right,
+// `top` rows of zeros before, `left` columns before, the rest after; elements
+// of elem_size bytes whose zero is all bits clear (any float or integer).
+cudaError_t LaunchPadNhwc(const void* in, void* out, int64_t n, int64_t h, int64_t w, int64_t c,
+                          int64_t top, int64_t bottom, int64_t left, int64_t right, int elem_size,
                           cudaStream_t stream);
 
 // out[0, n) = the elem_size bytes at `value` (read on the host; 1, 2, 4 or 8,

@@ -1,13 +1,14 @@
 #include <algorithm>
 #include <cfloat>
 
+#include "kernels/cuda/half_math.h"
 #include "kernels/cuda/pool.h"
 
 namespace smrt::kernels::cuda {
 namespace {
 
-template <bool kMax>
-__global__ void PoolKernel(const float* __restrict__ in, float* __restrict__ out, PoolWindow w,
+template <bool kMax, typename T>
+__global__ void PoolKernel(const T* __restrict__ in, T* __restrict__ out, PoolWindow w,
                            int64_t total) {
   for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < total;
        i += static_cast<int64_t>(gridDim.x) * blockDim.x) {
@@ -27,40 +28,55 @@ __global__ void PoolKernel(const float* __restrict__ in, float* __restrict__ out
       float best = -FLT_MAX;
       for (int64_t y = y0; y < y1; ++y) {
         for (int64_t x = x0; x < x1; ++x) {
-          const float v = in[((b * w.in_h + y) * w.in_w + x) * w.depth + c];
+          const float v = Widen(in[((b * w.in_h + y) * w.in_w + x) * w.depth + c]);
           best = v > best ? v : best;
         }
       }
-      out[i] = best;
+      out[i] = Narrow<T>(best);
     } else {
       double sum = 0.0;
       for (int64_t y = y0; y < y1; ++y) {
-        for (int64_t x = x0; x < x1; ++x) sum += in[((b * w.in_h + y) * w.in_w + x) * w.depth + c];
+        for (int64_t x = x0; x < x1; ++x) {
+          sum += Widen(in[((b * w.in_h + y) * w.in_w + x) * w.depth + c]);
+        }
       }
       const int64_t count = (y1 > y0 ? y1 - y0 : 0) * (x1 > x0 ? x1 - x0 : 0);
-      out[i] = count > 0 ? static_cast<float>(sum / static_cast<double>(count)) : 0.0f;
+      out[i] = Narrow<T>(count > 0 ? static_cast<float>(sum / static_cast<double>(count)) : 0.0f);
     }
   }
 }
 
-template <bool kMax>
-cudaError_t Launch(const float* in, float* out, const PoolWindow& w, cudaStream_t stream) {
+template <bool kMax, typename T>
+cudaError_t Launch(const T* in, T* out, const PoolWindow& w, cudaStream_t stream) {
   const int64_t total = w.batch * w.out_h * w.out_w * w.depth;
   if (total == 0) return cudaSuccess;
   const int threads = 256;
   const int64_t blocks = std::min<int64_t>((total + threads - 1) / threads, 65535 * 8);
-  PoolKernel<kMax><<<static_cast<unsigned>(blocks), threads, 0, stream>>>(in, out, w, total);
+  PoolKernel<kMax, T><<<static_cast<unsigned>(blocks), threads, 0, stream>>>(in, out, w, total);
   return cudaGetLastError();
 }
 
 }  // namespace
 
-cudaError_t LaunchMaxPool(const float* in, float* out, const PoolWindow& w, cudaStream_t stream) {
+template <typename T>
+cudaError_t LaunchMaxPool(const T* in, T* out, const PoolWindow& w, cudaStream_t stream) {
   return Launch<true>(in, out, w, stream);
 }
 
-cudaError_t LaunchAvgPool(const float* in, float* out, const PoolWindow& w, cudaStream_t stream) {
+template <typename T>
+cudaError_t LaunchAvgPool(const T* in, T* out, const PoolWindow& w, cudaStream_t stream) {
   return Launch<false>(in, out, w, stream);
 }
+
+template cudaError_t LaunchMaxPool<float>(const float*, float*, const PoolWindow&, cudaStream_t);
+template cudaError_t LaunchMaxPool<__half>(const __half*, __half*, const PoolWindow&,
+                                           cudaStream_t);
+template cudaError_t LaunchMaxPool<__nv_bfloat16>(const __nv_bfloat16*, __nv_bfloat16*,
+                                                  const PoolWindow&, cudaStream_t);
+template cudaError_t LaunchAvgPool<float>(const float*, float*, const PoolWindow&, cudaStream_t);
+template cudaError_t LaunchAvgPool<__half>(const __half*, __half*, const PoolWindow&,
+                                           cudaStream_t);
+template cudaError_t LaunchAvgPool<__nv_bfloat16>(const __nv_bfloat16*, __nv_bfloat16*,
+                                                  const PoolWindow&, cudaStream_t);
 
 }  // namespace smrt::kernels::cuda

@@ -1,11 +1,13 @@
-// Spatial MaxPool / AvgPool over NHWC float32 on device pointers (no absl or
-// smrt headers).
+// Spatial MaxPool / AvgPool over NHWC float32, float16 or bfloat16 on device
+// pointers (no absl or smrt headers).
 #ifndef SMRT_KERNELS_CUDA_POOL_H_
 #define SMRT_KERNELS_CUDA_POOL_H_
 
 #include <cuda_runtime.h>
 
 #include <cstdint>
+
+#include "kernels/cuda/half_math.h"
 
 namespace smrt::kernels::cuda {
 
@@ -19,9 +21,13 @@ struct PoolWindow {
 // Each output cell over the window's cells inside the input, as TensorFlow's
 // CPU kernels: max starts from the lowest float and skips NaN; average sums
 // in double and divides by the count of cells inside the input (0 when none).
-// One thread per output element. Returns the launch error, if any.
-cudaError_t LaunchMaxPool(const float* in, float* out, const PoolWindow& w, cudaStream_t stream);
-cudaError_t LaunchAvgPool(const float* in, float* out, const PoolWindow& w, cudaStream_t stream);
+// 16-bit elements are widened to float and the result rounded once, as the
+// CPU computes them. One thread per output element. T is float, __half or
+// __nv_bfloat16. Returns the launch error, if any.
+template <typename T>
+cudaError_t LaunchMaxPool(const T* in, T* out, const PoolWindow& w, cudaStream_t stream);
+template <typename T>
+cudaError_t LaunchAvgPool(const T* in, T* out, const PoolWindow& w, cudaStream_t stream);
 
 }  // namespace smrt::kernels::cuda
 

@@ -1,10 +1,12 @@
-// MaxPool and AvgPool float32, NHWC, spatial windows (pool.cu). Window
+// MaxPool and AvgPool float32, float16 and bfloat16, NHWC, spatial windows
+// (pool.cu). Window
 // checks and messages as the CPU kernels'; NCHW nodes and MaxPool across
 // depth are not served here (supports), so they stay on the CPU.
 #include <cuda_runtime.h>
 
 #include <array>
 #include <cstdint>
+#include <iterator>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -95,20 +97,34 @@ absl::StatusOr<PoolWindow> ReadWindow(const KernelContext& ctx, bool allow_expli
   return w;
 }
 
+template <typename T>
+cudaError_t LaunchPool(bool max, const Tensor& in, Tensor& out, const PoolWindow& w,
+                       cudaStream_t stream) {
+  return max ? LaunchMaxPool(in.data<T>(), out.data<T>(), w, stream)
+             : LaunchAvgPool(in.data<T>(), out.data<T>(), w, stream);
+}
+
 absl::Status Pool(KernelContext& ctx, bool max) {
   if (absl::Status s = CheckOnDevice(ctx, {0}); !s.ok()) return s;
-  if (absl::Status s = CheckDtype(ctx, 0, DataType::kFloat); !s.ok()) return s;
+  absl::StatusOr<DataType> dtype = CommonFloatingType(ctx, 1);
+  if (!dtype.ok()) return dtype.status();
   absl::StatusOr<PoolWindow> w = ReadWindow(ctx, /*allow_explicit=*/max);
   if (!w.ok()) return w.status();
   absl::StatusOr<cudaStream_t> stream = StreamOf(ctx);
   if (!stream.ok()) return stream.status();
-  absl::StatusOr<Tensor*> out = ctx.allocate_device_output(
-      0, DataType::kFloat, {w->batch, w->out_h, w->out_w, w->depth});
+  absl::StatusOr<Tensor*> out =
+      ctx.allocate_device_output(0, *dtype, {w->batch, w->out_h, w->out_w, w->depth});
   if (!out.ok()) return out.status();
-  const float* in = ctx.input(0).data<float>();
-  float* y = (*out)->data<float>();
-  return CudaStatus(max ? LaunchMaxPool(in, y, *w, *stream) : LaunchAvgPool(in, y, *w, *stream),
-                    ctx.op(), ctx.node_name(), "launching the pooling kernel");
+  const Tensor& in = ctx.input(0);
+  cudaError_t launched = cudaErrorInvalidValue;
+  switch (*dtype) {
+    case DataType::kHalf: launched = LaunchPool<__half>(max, in, **out, *w, *stream); break;
+    case DataType::kBFloat16:
+      launched = LaunchPool<__nv_bfloat16>(max, in, **out, *w, *stream);
+      break;
+    default: launched = LaunchPool<float>(max, in, **out, *w, *stream); break;
+  }
+  return CudaStatus(launched, ctx.op(), ctx.node_name(), "launching the pooling kernel");
 }
 
 // The registry picks kernels before shapes: NCHW nodes and MaxPool across
@@ -121,7 +137,7 @@ bool Supported(const AttrMap& attrs) {
 }
 
 KernelSpec PoolKernel(const char* op, bool max) {
-  KernelSpec k = CudaKernel(op, "T", {DataType::kFloat},
+  KernelSpec k = CudaKernel(op, "T", {std::begin(kFloatingTypes), std::end(kFloatingTypes)},
                             [max](KernelContext& ctx) { return Pool(ctx, max); });
   k.supports = Supported;
   return k;

@@ -45,9 +45,10 @@ absl::StatusOr<Epilogue> PreparePostOps(const KernelContext& ctx, const FusedOps
     }
     if (absl::Status s = CheckOnDevice(ctx, {op.arg}); !s.ok()) return s;
     const Tensor& arg = ctx.input(op.arg);
-    if (arg.dtype() != DataType::kFloat) {
+    if (arg.dtype() != ctx.input(0).dtype()) {
       return AtNode(ctx, absl::InvalidArgumentError(absl::StrCat(
-                             "fused input ", op.arg, " must be float32, got ",
+                             "fused input ", op.arg, " must be ",
+                             DataTypeName(ctx.input(0).dtype()), " as input 0, got ",
                              DataTypeName(arg.dtype()))));
     }
     if (op.kind == PostOp::kBiasAdd) {
@@ -65,7 +66,7 @@ absl::StatusOr<Epilogue> PreparePostOps(const KernelContext& ctx, const FusedOps
       }
       step.kind = EpilogueStep::kAdd;
     }
-    step.arg = arg.data<float>();
+    step.arg = arg.raw_data();
   }
   return e;
 }
@@ -74,8 +75,21 @@ absl::Status RunPostOps(const KernelContext& ctx, const Epilogue& e, Tensor& out
                         cudaStream_t stream) {
   if (e.num_steps == 0 || out.num_elements() == 0) return absl::OkStatus();
   const int64_t channels = out.rank() == 0 ? 1 : out.dim(out.rank() - 1);
-  return CudaStatus(LaunchEpilogue(e, out.data<float>(), out.num_elements(), channels, stream),
-                    ctx.op(), ctx.node_name(), "launching the fused post-ops kernel");
+  cudaError_t launched = cudaErrorInvalidValue;
+  switch (out.dtype()) {
+    case DataType::kFloat:
+      launched = LaunchEpilogue(e, out.data<float>(), out.num_elements(), channels, stream);
+      break;
+    case DataType::kHalf:
+      launched = LaunchEpilogue(e, out.data<__half>(), out.num_elements(), channels, stream);
+      break;
+    case DataType::kBFloat16:
+      launched =
+          LaunchEpilogue(e, out.data<__nv_bfloat16>(), out.num_elements(), channels, stream);
+      break;
+    default: break;
+  }
+  return CudaStatus(launched, ctx.op(), ctx.node_name(), "launching the fused post-ops kernel");
 }
 
 }  // namespace smrt::kernels::cuda

@@ -21,7 +21,7 @@ namespace smrt::kernels::cuda {
 absl::StatusOr<Epilogue> PreparePostOps(const KernelContext& ctx, const FusedOps& ops,
                                         const Shape& out_shape);
 
-// Queues `e` on `out` (float32, on the device) in place.
+// Queues `e` on `out` (float32, float16 or bfloat16, on the device) in place.
 absl::Status RunPostOps(const KernelContext& ctx, const Epilogue& e, Tensor& out,
                         cudaStream_t stream);
 

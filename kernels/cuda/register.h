@@ -20,13 +20,15 @@ std::vector<KernelSpec> CopyKernels();
 // Const (uploads attr value), Identity, Reshape, ExpandDims, Squeeze: every
 // fixed-size dtype; the shape ops share their input's storage (shape_kernels.cc).
 std::vector<KernelSpec> ShapeKernels();
-// Broadcasting binaries and unaries, float32 and int32 where meaningful;
-// comparisons and logical ops with bool outputs (elementwise_kernels.cc).
+// Broadcasting binaries and unaries, float32/float16/bfloat16 and int32
+// where meaningful; comparisons and logical ops with bool outputs
+// (elementwise_kernels.cc).
 std::vector<KernelSpec> ElementwiseKernels();
-// BiasAdd float32, NHWC and NCHW (bias_add_kernels.cc).
+// BiasAdd float32/float16/bfloat16, NHWC and NCHW (bias_add_kernels.cc).
 std::vector<KernelSpec> BiasAddKernels();
-// MatMul, BatchMatMulV2, _SmrtFusedMatMul float32 through cuBLAS, the fused
-// post-ops in one epilogue kernel (matmul_kernels.cc, post_ops.h).
+// MatMul, BatchMatMulV2, _SmrtFusedMatMul float32/float16/bfloat16 through
+// cuBLAS, the fused post-ops in one epilogue kernel (matmul_kernels.cc,
+// post_ops.h) or in cuBLASLt's (bias, relu, tanh gelu; lt_matmul.h).
 std::vector<KernelSpec> MatMulKernels();
 // Softmax float32 over the last axis (softmax_kernels.cc).
 std::vector<KernelSpec> SoftmaxKernels();
@@ -35,8 +37,9 @@ std::vector<KernelSpec> LayerNormKernels();
 // Transpose: every fixed-size dtype, up to 8 runs of dims that move
 // together, perm on the host (transpose_kernels.cc).
 std::vector<KernelSpec> TransposeKernels();
-// Conv2D, DepthwiseConv2dNative, _SmrtFusedConv2D float32 NHWC through cuDNN
-// (conv_kernels.cc); NCHW nodes are not served, nor any where cuDNN does not load.
+// Conv2D, DepthwiseConv2dNative, _SmrtFusedConv2D float32/float16/bfloat16,
+// NHWC, through cuDNN (conv_kernels.cc); NCHW nodes are not served, nor any
+// where cuDNN does not load.
 std::vector<KernelSpec> ConvKernels();
 // Switch (pred on the host), Merge, Enter, Exit, NextIteration and their Ref
 // forms: every fixed-size dtype, forwarding device tensors
@@ -45,7 +48,8 @@ std::vector<KernelSpec> ControlFlowKernels();
 // Conv2DBackpropInput float32 NHWC, a direct kernel (no cuDNN needed),
 // input_sizes on the host (conv_transpose_kernels.cc).
 std::vector<KernelSpec> ConvTransposeKernels();
-// MaxPool, AvgPool float32 NHWC, spatial windows (pool_kernels.cc).
+// MaxPool, AvgPool float32/float16/bfloat16 NHWC, spatial windows
+// (pool_kernels.cc).
 std::vector<KernelSpec> PoolKernels();
 // Sum, Mean, Max, Min float32, axes on the host; ArgMax, ArgMin float32 to
 // int32/int64, the dimension on the host (reduce_kernels.cc).
@@ -64,7 +68,8 @@ std::vector<KernelSpec> SelectKernels();
 // (concat_kernels.cc).
 inline constexpr int kMaxConcatInputs = 64;
 std::vector<KernelSpec> ConcatKernels();
-// Cast among float32, int32, int64 and bool (cast_kernels.cc).
+// Cast among float32, float16, bfloat16, int32, int64 and bool
+// (cast_kernels.cc).
 std::vector<KernelSpec> CastKernels();
 // Pad, PadV2 (constant), MirrorPad: any dtype of up to 8 bytes, paddings
 // on the host. Fill: the same, dims and value on the host (pad_kernels.cc).

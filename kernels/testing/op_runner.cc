@@ -3,6 +3,7 @@
 #include <cmath>
 #include <complex>
 
+#include "Eigen/Core"
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "core/npy.h"
@@ -29,6 +30,8 @@ double AsDouble(const Tensor& t, int64_t i) {
     case DataType::kUInt32: return t.data<uint32_t>()[i];
     case DataType::kUInt64: return static_cast<double>(t.data<uint64_t>()[i]);
     case DataType::kBool: return t.data<bool>()[i] ? 1 : 0;
+    case DataType::kHalf: return static_cast<float>(t.data<Eigen::half>()[i]);
+    case DataType::kBFloat16: return static_cast<float>(t.data<Eigen::bfloat16>()[i]);
     default: return std::nan("");
   }
 }
@@ -118,7 +121,9 @@ absl::StatusOr<std::vector<Tensor>> RunOp(const std::string& op, AttrMap attrs,
     } else {
       double a = AsDouble(actual, i);
       double e = AsDouble(expected, i);
-      bool is_float = actual.dtype() == DataType::kFloat || actual.dtype() == DataType::kDouble;
+      const DataType t = actual.dtype();
+      const bool is_float = t == DataType::kFloat || t == DataType::kDouble ||
+                            t == DataType::kHalf || t == DataType::kBFloat16;
       ok = is_float ? ((std::isnan(a) && std::isnan(e)) || a == e ||
                        std::fabs(a - e) <= atol + rtol * std::fabs(e))
                     : a == e;

@@ -594,6 +594,16 @@ absl::StatusOr<std::unique_ptr<Model>> Model::Load(const std::string& dir,
         "LoadOptions::device_policy must be \"prefer\" or \"require\", got \"",
         options.device_policy, "\""));
   }
+  DataType precision = DataType::kFloat;
+  if (options.precision == "float16") {
+    precision = DataType::kHalf;
+  } else if (options.precision == "bfloat16") {
+    precision = DataType::kBFloat16;
+  } else if (options.precision != "float32") {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "LoadOptions::precision must be \"float32\", \"float16\" or \"bfloat16\", got \"",
+        options.precision, "\""));
+  }
   impl->cpu_kernels = options.cpu_kernels;
   if (const char* env = std::getenv("SMRT_CPU_KERNELS"); env != nullptr && *env != '\0') {
     impl->cpu_kernels = env;
@@ -687,6 +697,7 @@ absl::StatusOr<std::unique_ptr<Model>> Model::Load(const std::string& dir,
   passes::PipelineOptions pass_options;
   pass_options.disabled_passes = options.disabled_passes;
   pass_options.dump_dir = options.dump_graph_dir;
+  pass_options.precision = precision;
   pass_options = passes::WithEnvironment(std::move(pass_options));
   if (impl->device_context != nullptr) {
     pass_options.placement.device = absl::StrCat("CUDA:", impl->device_context->device());

@@ -87,6 +87,9 @@ constexpr Key kKeys[] = {
      Set<&LoadOptions::device_policy>},
     {"log_placement", "true: print every node's device to stderr at load",
      Set<&LoadOptions::log_placement>},
+    {"precision", "what a float32 model's convolutions and matmuls compute in: float32, "
+     "float16 or bfloat16 (default float32)",
+     Set<&LoadOptions::precision>},
     {"cpu_kernels", "CPU nodes with several kernels: measure (per shape, the faster), "
      "preferred (oneDNN's), onednn or reference (default measure)",
      Set<&LoadOptions::cpu_kernels>},

@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "device/device_registry.h"
+#include "exec/run_device.h"
 #include "memory/cuda_allocators.h"
 
 namespace smrt::exec {
@@ -50,6 +51,7 @@ absl::StatusOr<std::unique_ptr<CudaDeviceContext>> CudaDeviceContext::Create(
 }
 
 CudaDeviceContext::~CudaDeviceContext() {
+  for (void* s : idle_streams_) (void)api_.StreamDestroy(s);  // runs have ended
   (void)api_.StreamSynchronize(stream_);
   // The async arena frees on this stream: it must go before the stream does
   // unless device tensors still hold it, which then free on a dead stream.
@@ -72,6 +74,37 @@ absl::StatusOr<Tensor> CudaDeviceContext::Allocate(DataType dtype, const Shape& 
   std::shared_ptr<memory::Allocator> allocator = allocator_;
   std::shared_ptr<void> storage(*ptr, [allocator](void* p) { allocator->Deallocate(p); });
   return Tensor::DeviceStorage(dtype, shape, std::move(storage));
+}
+
+std::unique_ptr<kernels::DeviceContext> CudaDeviceContext::ForRun() {
+  // Constants uploaded and filters transformed at load are on the model's
+  // stream; a run's stream must not read them before they are there.
+  if (api_.StreamSynchronize(stream_) != device::kCudaSuccess) return nullptr;
+  void* stream = nullptr;
+  {
+    std::lock_guard<std::mutex> lock(streams_mu_);
+    if (!idle_streams_.empty()) {
+      stream = idle_streams_.back();
+      idle_streams_.pop_back();
+    }
+  }
+  if (stream == nullptr) {
+    if (api_.StreamCreate(&stream) != device::kCudaSuccess) return nullptr;
+    std::lock_guard<std::mutex> lock(streams_mu_);
+    ++run_streams_;
+  }
+  const device::CudaRuntimeApi* api = &api_;
+  return std::make_unique<RunDevice>(
+      *this, stream, [api](void* s) { (void)api->StreamSynchronize(s); },
+      [this](void* s) {
+        std::lock_guard<std::mutex> lock(streams_mu_);
+        idle_streams_.push_back(s);
+      });
+}
+
+int CudaDeviceContext::run_streams() const {
+  std::lock_guard<std::mutex> lock(streams_mu_);
+  return run_streams_;
 }
 
 std::string CudaDeviceContext::TuningScope() const {

@@ -1,17 +1,23 @@
-// The DeviceContext of a CUDA GPU: one stream that every kernel and copy of
-// the model enqueues on, in the executor's order, and one arena from
-// src/memory (the BFC arena over cudaMalloc, or cuda_malloc_async on that
-// stream) that device tensors are carved from. Everything goes through the
-// dlopen'd libcudart, so this builds and links without CUDA.
+// The DeviceContext of a CUDA GPU: the model's stream (what loading queues:
+// constants uploaded, filters transformed), a pool of streams for runs, and
+// one arena from src/memory (the BFC arena over cudaMalloc, or
+// cuda_malloc_async on the model's stream) that device tensors are carved
+// from. Everything goes through the dlopen'd libcudart, so this builds and
+// links without CUDA.
 //
-// One stream makes the arena's reuse safe without events: a buffer freed by
-// one step and reused by a later one is only touched by work queued after
-// the earlier work that read it, whichever host thread queued it.
+// Each Run takes a stream of the pool for its kernels and copies (ForRun,
+// exec/run_device.h), so concurrent runs overlap on the GPU. The arena's
+// reuse stays safe without events: within a run, a buffer freed by one step
+// and reused by a later one is only touched by work queued after the work
+// that read it; between runs, nothing a run frees goes back to the arena
+// before the run has waited for its stream.
 #ifndef SMRT_EXEC_CUDA_DEVICE_CONTEXT_H_
 #define SMRT_EXEC_CUDA_DEVICE_CONTEXT_H_
 
 #include <memory>
+#include <mutex>
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "device/cuda_runtime.h"
@@ -37,6 +43,12 @@ class CudaDeviceContext final : public kernels::DeviceContext {
                                   absl::string_view name) override;
   void* stream() const override { return stream_; }
   kernels::TuningCache* tuning_cache() const override { return tuning_cache_.get(); }
+  // A RunDevice on a stream of the pool (made when none is idle), after the
+  // model's stream has finished what loading queued. Null when no stream can
+  // be made: the run then uses the model's stream.
+  std::unique_ptr<kernels::DeviceContext> ForRun() override;
+  // Streams made for runs so far (idle or in use).
+  int run_streams() const;
   void set_tuning_cache(std::unique_ptr<kernels::TuningCache> cache) {
     tuning_cache_ = std::move(cache);
   }
@@ -56,6 +68,9 @@ class CudaDeviceContext final : public kernels::DeviceContext {
   const device::CudaRuntimeApi& api_;
   const int device_;
   void* stream_;
+  mutable std::mutex streams_mu_;
+  std::vector<void*> idle_streams_;  // guarded by streams_mu_
+  int run_streams_ = 0;              // guarded by streams_mu_
   std::shared_ptr<memory::Allocator> allocator_;
   std::unique_ptr<kernels::TuningCache> tuning_cache_;
 };

@@ -19,9 +19,10 @@
 namespace smrt::exec {
 
 struct Program::ParallelRun {
-  explicit ParallelRun(ThreadPool& p) : pool(p) {}
+  ParallelRun(ThreadPool& p, kernels::DeviceContext* d) : pool(p), device(d) {}
 
   ThreadPool& pool;
+  kernels::DeviceContext* device;  // the run's (RunStep)
   std::vector<Tensor> values;
   std::unique_ptr<std::atomic<int>[]> waiting;    // per step: producers not done
   std::unique_ptr<std::atomic<int>[]> uses_left;  // per slot
@@ -63,7 +64,7 @@ void Program::RunChain(const std::shared_ptr<ParallelRun>& run, int first) const
         inputs.push_back(last ? std::move(run->values[slot]) : run->values[slot]);
       }
       std::vector<Tensor> outputs;
-      absl::Status s = RunStep(step, std::move(inputs), outputs);
+      absl::Status s = RunStep(step, std::move(inputs), outputs, nullptr, run->device);
       if (s.ok()) {
         for (int i = 0; i < step.num_outputs; ++i) {
           run->values[step.first_output_slot + i] = std::move(outputs[i]);
@@ -97,8 +98,9 @@ void Program::RunChain(const std::shared_ptr<ParallelRun>& run, int first) const
 }
 
 absl::StatusOr<std::vector<Tensor>> Program::RunParallel(std::vector<Tensor> values,
-                                                         ThreadPool& pool) const {
-  auto run = std::make_shared<ParallelRun>(pool);
+                                                         ThreadPool& pool,
+                                                         kernels::DeviceContext* device) const {
+  auto run = std::make_shared<ParallelRun>(pool, device);
   run->values = std::move(values);
   run->waiting.reset(new std::atomic<int>[steps_.size()]);
   run->uses_left.reset(new std::atomic<int>[num_slots_]);

@@ -399,7 +399,8 @@ size_t Program::cached_shape_plans() const {
 }
 
 absl::Status Program::RunStep(const Step& step, std::vector<Tensor> inputs,
-                             std::vector<Tensor>& outputs, RunArena* arena) const {
+                             std::vector<Tensor>& outputs, RunArena* arena,
+                             kernels::DeviceContext* device) const {
   const graph::Graph& g = spec_.graph;
   const graph::Node& n = g.node(step.node);
   for (size_t i = 0; i < inputs.size(); ++i) {
@@ -425,7 +426,7 @@ absl::Status Program::RunStep(const Step& step, std::vector<Tensor> inputs,
                              step.input_resources);
   ctx.set_node_resource(step.resource);
   ctx.set_kernel_state(state);
-  if (step.on_device) ctx.set_device(spec_.device);
+  if (step.on_device) ctx.set_device(device != nullptr ? device : spec_.device);
   if (arena != nullptr) {
     arena->BeginStep(step.first_output_slot);
     ctx.set_output_arena(arena);
@@ -462,10 +463,16 @@ absl::StatusOr<std::vector<Tensor>> Program::Run(std::vector<Tensor> feeds,
   bool learn = false;
   absl::StatusOr<std::shared_ptr<const ArenaLayout>> layout = CheckShapes(key, &learn);
   if (!layout.ok()) return layout.status();
+  // A device program runs on a stream of its own while concurrent runs use
+  // theirs; the run's device waits for it and frees what it parked when the
+  // run ends, after every tensor of the run (exec/run_device.h).
+  std::unique_ptr<kernels::DeviceContext> run_device =
+      spec_.device != nullptr ? spec_.device->ForRun() : nullptr;
+  kernels::DeviceContext* device = run_device != nullptr ? run_device.get() : spec_.device;
   if (dataflow_ != nullptr) {
     return dataflow_->Run(
-        [this](int index, std::vector<Tensor> inputs, std::vector<Tensor>& out) {
-          return RunStep(steps_[index], std::move(inputs), out);
+        [this, device](int index, std::vector<Tensor> inputs, std::vector<Tensor>& out) {
+          return RunStep(steps_[index], std::move(inputs), out, nullptr, device);
         },
         std::move(feeds));
   }
@@ -476,19 +483,19 @@ absl::StatusOr<std::vector<Tensor>> Program::Run(std::vector<Tensor> feeds,
   for (const auto& [slot, value] : const_seeds_) values[slot] = value;
   // Out of order, lifetimes are not the planned ones: no arena.
   if (pool != nullptr && pool->num_threads() > 0 && steps_.size() > 2) {
-    return RunParallel(std::move(values), *pool);
+    return RunParallel(std::move(values), *pool, device);
   }
-  return RunInOrder(std::move(values), key, *std::move(layout), learn);
+  return RunInOrder(std::move(values), key, *std::move(layout), learn, device);
 }
 
 absl::StatusOr<std::vector<Tensor>> Program::RunInOrder(std::vector<Tensor> values,
                                                         const std::vector<Shape>& key,
                                                         std::shared_ptr<const ArenaLayout> layout,
-                                                        bool learn) const {
+                                                        bool learn,
+                                                        kernels::DeviceContext* device) const {
   std::unique_ptr<RunArena> arena;
   if (layout != nullptr) {
-    absl::StatusOr<std::unique_ptr<RunArena>> made =
-        RunArena::Create(std::move(layout), spec_.device);
+    absl::StatusOr<std::unique_ptr<RunArena>> made = RunArena::Create(std::move(layout), device);
     if (!made.ok()) return made.status();
     arena = *std::move(made);
   }
@@ -514,7 +521,8 @@ absl::StatusOr<std::vector<Tensor>> Program::RunInOrder(std::vector<Tensor> valu
         inputs.push_back(step.move_input[i] ? std::move(value) : value);
       }
       std::vector<Tensor> outputs;
-      if (absl::Status s = RunStep(step, std::move(inputs), outputs, arena.get()); !s.ok()) {
+      if (absl::Status s = RunStep(step, std::move(inputs), outputs, arena.get(), device);
+          !s.ok()) {
         return s;
       }
       for (int i = 0; i < step.num_outputs; ++i) {

@@ -119,12 +119,13 @@ class Program {
   friend class ScheduleReader;  // memory_plan.cc: reads steps, slots and lifetimes
   Program() = default;
   // Computes one step from its inputs (data inputs in order), its outputs
-  // placed in `arena` where it has room for them.
+  // placed in `arena` where it has room for them; a device step runs on
+  // `device` (the run's, exec/run_device.h), or on spec_.device when null.
   absl::Status RunStep(const Step& step, std::vector<Tensor> inputs, std::vector<Tensor>& outputs,
-                       RunArena* arena = nullptr) const;
+                       RunArena* arena = nullptr, kernels::DeviceContext* device = nullptr) const;
   // Run's loop with a pool (exec/parallel_run.cc); values holds the feeds.
-  absl::StatusOr<std::vector<Tensor>> RunParallel(std::vector<Tensor> values,
-                                                  ThreadPool& pool) const;
+  absl::StatusOr<std::vector<Tensor>> RunParallel(std::vector<Tensor> values, ThreadPool& pool,
+                                                  kernels::DeviceContext* device) const;
   struct ParallelRun;  // one RunParallel call's shared state
   // Runs step `first`, then one step each finished step makes ready, until a
   // chain ends; the other ready steps go to the pool (Spawn).
@@ -149,7 +150,7 @@ class Program {
   absl::StatusOr<std::vector<Tensor>> RunInOrder(std::vector<Tensor> values,
                                                  const std::vector<Shape>& key,
                                                  std::shared_ptr<const ArenaLayout> layout,
-                                                 bool learn) const;
+                                                 bool learn, kernels::DeviceContext* device) const;
 
   ProgramSpec spec_;
   const kernels::KernelRegistry* registry_ = nullptr;  // outlives the Program

@@ -16,6 +16,7 @@ std::vector<std::unique_ptr<Pass>> DefaultPasses() {
   p.push_back(MakeFoldPadIntoMaxPoolPass());
   p.push_back(MakeFuseConvPass());
   p.push_back(MakeFuseMatMulPass());
+  p.push_back(MakeReducePrecisionPass());  // after the fusions: it converts the fused ops
   p.push_back(MakePrunePass());
   return p;
 }

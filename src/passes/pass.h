@@ -71,6 +71,9 @@ struct PassContext {
   FoldCache* fold_cache = nullptr;
   // Constant folding leaves results larger than this as they are.
   int64_t max_folded_bytes = int64_t{64} << 20;
+  // What the products compute in: kFloat leaves the graph's types as they
+  // are; kHalf or kBFloat16 converts them (reduce_precision.cc).
+  DataType precision = DataType::kFloat;
 
   std::vector<std::string> log;
   std::vector<FusionRecord> fusions;

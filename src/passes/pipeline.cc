@@ -138,6 +138,7 @@ absl::Status RunPipeline(PassContext& ctx, const PipelineOptions& options) {
     }
   }
   ctx.max_folded_bytes = options.max_folded_bytes;
+  ctx.precision = options.precision;
   ctx.device_type = options.placement.device.substr(0, options.placement.device.find(':'));
   absl::StatusOr<std::vector<graph::NodeId>> order = LiveOrder(ctx);
   if (!order.ok()) return absl::OkStatus();  // Program::Create reports the cycle

@@ -22,6 +22,8 @@ struct PipelineOptions {
   std::string dump_name = "graph";
   // Constant folding keeps results over this many bytes as computations.
   int64_t max_folded_bytes = int64_t{64} << 20;
+  // PassContext::precision.
+  DataType precision = DataType::kFloat;
   // When placement.device is set, nodes are placed on it after the passes
   // (passes/place_nodes.h); the placement is not a pass and cannot be
   // disabled.

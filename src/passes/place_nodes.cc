@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -51,6 +52,7 @@ absl::Status PlaceNodes(PassContext& ctx, const PlacementOptions& options) {
   // 1. Each node's kernel on the device, if any (Consts decided below).
   absl::flat_hash_map<NodeId, const kernels::KernelSpec*> on_device;
   std::map<std::string, std::vector<std::string>> missing;  // op -> nodes
+  absl::flat_hash_set<NodeId> host_merges;  // kept on the host by design, not a fallback
   for (NodeId id : uses->order()) {
     const graph::Node& n = g.node(id);
     if (graph::KeptOnHost(n) || uses->is_feed(id)) continue;
@@ -58,6 +60,7 @@ absl::Status PlaceNodes(PassContext& ctx, const PlacementOptions& options) {
     // host: a Merge whose index is read stays there with it.
     if ((n.op == "Merge" || n.op == "RefMerge") &&
         (!uses->consumers({id, 1}).empty() || uses->fetched({id, 1}))) {
+      host_merges.insert(id);
       continue;
     }
     if (const kernels::KernelSpec* k = DeviceKernel(ctx.registry, n, type)) {
@@ -114,11 +117,14 @@ absl::Status PlaceNodes(PassContext& ctx, const PlacementOptions& options) {
     const kernels::KernelSpec* k = placed == on_device.end() ? nullptr : placed->second;
     graph::Node& n = g.node(id);
     n.assigned_device = k != nullptr ? device : "";
-    const bool fell_back =
-        k == nullptr && !graph::KeptOnHost(n) && !uses->is_feed(id) && n.op != "Const";
+    const bool fell_back = k == nullptr && !graph::KeptOnHost(n) && !uses->is_feed(id) &&
+                           n.op != "Const" && !host_merges.contains(id);
     ctx.placement.push_back({n.name, n.op, k != nullptr ? device : "CPU:0", fell_back});
     if (fell_back) {
       ctx.Log(kPass, absl::StrCat(n.name, " (", n.op, "): no ", type, " kernel, runs on the CPU"));
+    } else if (host_merges.contains(id)) {
+      ctx.Log(kPass, absl::StrCat(n.name, " (", n.op,
+                                  "): runs on the CPU, where its value_index is read"));
     }
     // A CPU kernel that reads only shapes takes a device value as it is.
     absl::StatusOr<const kernels::KernelSpec*> host_kernel =

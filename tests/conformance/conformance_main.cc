@@ -3,6 +3,7 @@
 // TensorFlow's answers. scripts/conformance.sh drives it.
 //
 //   smrt_conformance [--zoo DIR]... [--community] [--only a,b] [--markdown]
+//                    [--precision float16 --tolerance 0.05]
 //
 // Exit status 1 when any case fails.
 #include <cstdio>
@@ -10,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
 #include "testing/conformance.h"
@@ -19,11 +21,15 @@ namespace {
 constexpr char kUsage[] =
     "usage: smrt_conformance [--zoo DIR]... [--community] [--only NAME,...] [--markdown]\n"
     "                        [--device CUDA:0] [--device_policy prefer|require]\n"
+    "                        [--precision float32|float16|bfloat16] [--tolerance T]\n"
     "  --zoo DIR     a folder written by scripts/make_zoo.py (repeatable)\n"
     "  --community   also run the community corpus goldens (tests/data/goldens)\n"
     "  --only        model names to run (default: all)\n"
     "  --markdown    print the table as Markdown\n"
-    "  --device      run the models there (LoadOptions::device; default CPU)\n";
+    "  --device      run the models there (LoadOptions::device; default CPU)\n"
+    "  --precision   LoadOptions::precision (docs/precision.md; default float32)\n"
+    "  --tolerance   pass when |smrt - tf| <= T * max(1, |tf|), for every model\n"
+    "                (default: each model's own, 1e-4 unless noted)\n";
 
 std::string Cell(double v) { return absl::StrFormat("%.2e", v); }
 
@@ -34,6 +40,7 @@ int main(int argc, char** argv) {
   bool community = false, markdown = false;
   std::set<std::string> only;
   smrt::LoadOptions base;
+  double tolerance = 0;  // 0: each model's own
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--zoo" && i + 1 < argc) {
@@ -44,6 +51,13 @@ int main(int argc, char** argv) {
       base.device = argv[++i];
     } else if (a == "--device_policy" && i + 1 < argc) {
       base.device_policy = argv[++i];
+    } else if (a == "--precision" && i + 1 < argc) {
+      base.precision = argv[++i];
+    } else if (a == "--tolerance" && i + 1 < argc) {
+      if (!absl::SimpleAtod(argv[++i], &tolerance) || !(tolerance > 0)) {
+        std::fputs(kUsage, stderr);
+        return 2;
+      }
     } else if (a == "--markdown") {
       markdown = true;
     } else if (a == "--only" && i + 1 < argc) {
@@ -75,10 +89,11 @@ int main(int argc, char** argv) {
   if (markdown) std::printf("|---|---|---|--:|---|--:|--:|--:|--:|\n");
   int failed = 0, passed = 0;
   std::vector<std::string> failures, notes;
-  for (const smrt::testing::ConformanceModel& m : models) {
+  for (smrt::testing::ConformanceModel& m : models) {
     if (!only.empty() && !only.count(m.name)) continue;
+    if (tolerance > 0) m.tolerance = tolerance;
     smrt::testing::ModelResult r = smrt::testing::RunConformance(m, base);
-    if (m.tolerance != 1e-4) {
+    if (tolerance == 0 && m.tolerance != 1e-4) {
       notes.push_back(absl::StrFormat("%s: tolerance %g (%s)", m.name, m.tolerance, m.note));
     }
     bool first = true;
@@ -100,9 +115,9 @@ int main(int argc, char** argv) {
       }
     }
   }
-  std::printf("\n%d passed, %d failed (tolerance: |smrt - tf| <= 1e-4 * max(1, |tf|) unless "
-              "noted; max rel = max |smrt - tf| / max(1, |tf|))\n",
-              passed, failed);
+  std::printf("\n%d passed, %d failed (tolerance: |smrt - tf| <= %g * max(1, |tf|) unless "
+              "noted; max rel = max |smrt - tf| / max(1, |tf|); precision %s)\n",
+              passed, failed, tolerance > 0 ? tolerance : 1e-4, base.precision.c_str());
   for (const std::string& n : notes) std::printf("note: %s\n", n.c_str());
   for (const std::string& f : failures) std::printf("FAIL %s\n", f.substr(0, 600).c_str());
   return failed == 0 ? 0 : 1;

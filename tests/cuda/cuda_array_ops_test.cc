@@ -225,10 +225,10 @@ TEST(CudaArrayOpsTest, ConcatV2ReadsItsAxisInputOnTheHost) {
   EXPECT_FALSE(r.FindKernel("ConcatV2", kCudaDevice, concat).ok());
 }
 
-TEST(CudaArrayOpsTest, CastServesFloatInt32Int64BoolPairsOnly) {
+TEST(CudaArrayOpsTest, CastServesFloatHalfBFloat16Int32Int64BoolPairsOnly) {
   const KernelRegistry& r = KernelRegistry::Default();
-  const std::vector<DataType> cast_types = {DataType::kFloat, DataType::kInt32, DataType::kInt64,
-                                            DataType::kBool};
+  const std::vector<DataType> cast_types = {DataType::kFloat, DataType::kHalf, DataType::kBFloat16,
+                                            DataType::kInt32, DataType::kInt64, DataType::kBool};
   for (DataType src : kAllFixed) {
     for (DataType dst : kAllFixed) {
       AttrMap cast = TypeAttr(src, "SrcT");

@@ -1,13 +1,16 @@
 // The pipeline as a Model runs it: variables are frozen only when no
 // prepared signature writes them, options and ModelInternals report it.
+#include <algorithm>
 #include <filesystem>
 
 #include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "api/model_internals.h"
 #include "core/file.h"
 #include "gtest/gtest.h"
 #include "smrt/model.h"
+#include "smrt/options.h"
 #include "testing/conformance.h"
 #include "testing/paths.h"
 
@@ -167,6 +170,72 @@ TEST(ModelPassesTest, UnknownPassIsALoadError) {
   absl::StatusOr<std::unique_ptr<Model>> model = Model::Load(models->front().dir, options);
   ASSERT_FALSE(model.ok());
   EXPECT_NE(model.status().message().find("unknown pass 'fold_everything'"), std::string::npos)
+      << model.status();
+}
+
+// LoadOptions::precision on whole models: the products run in 16 bits, the
+// answers stay within what docs/precision.md states for these models
+// (measured there with smrt_conformance --precision), and float32 is the
+// default.
+TEST(ModelPassesTest, PrecisionOptionKeepsTheZooWithinItsStatedTolerance) {
+  absl::StatusOr<std::vector<testing::ConformanceModel>> models =
+      testing::ListZooModels(testing::TestDataDir() + "/zoo");
+  ASSERT_TRUE(models.ok()) << models.status();
+  struct Bound {
+    const char* precision;
+    double max_rel;  // over every case of these models
+  };
+  const Bound bounds[] = {{"float32", 1e-4}, {"float16", 5e-3}, {"bfloat16", 5e-2}};
+  int checked = 0;
+  for (const testing::ConformanceModel& m : *models) {
+    if (m.name != "unet_small" && m.name != "transformer_small" && m.name != "conv_autoencoder") {
+      continue;
+    }
+    for (const Bound& b : bounds) {
+      SCOPED_TRACE(absl::StrCat(m.name, " ", b.precision));
+      LoadOptions options;
+      options.precision = b.precision;
+      absl::StatusOr<std::unique_ptr<Model>> model = Model::Load(m.dir, options);
+      ASSERT_TRUE(model.ok()) << model.status();
+      double worst = 0;
+      for (const testing::ConformanceCase& c : m.cases) {
+        absl::StatusOr<NamedTensors> in = testing::ReadInputs(c);
+        ASSERT_TRUE(in.ok()) << in.status();
+        absl::StatusOr<NamedTensors> out = (*model)->Run(c.signature, *in);
+        ASSERT_TRUE(out.ok()) << out.status();
+        const testing::Comparison cmp = testing::CompareOutputs(c, *out, b.max_rel);
+        EXPECT_TRUE(cmp.ok) << c.name << ": " << cmp.detail;
+        worst = std::max(worst, cmp.max_rel);
+      }
+      absl::StatusOr<ModelInternals::PassReport> report =
+          ModelInternals::Passes(**model, m.cases.at(0).signature);
+      ASSERT_TRUE(report.ok()) << report.status();
+      if (std::string(b.precision) == "float32") {
+        EXPECT_FALSE(HasLine(*report->log, "nodes compute in"));
+      } else {
+        EXPECT_TRUE(HasLine(*report->log, absl::StrCat("nodes compute in ", b.precision)));
+        EXPECT_GT(worst, 1e-5);  // 16-bit arithmetic shows
+      }
+      ++checked;
+    }
+  }
+  EXPECT_EQ(checked, 9);
+}
+
+TEST(ModelPassesTest, AnUnknownPrecisionIsRefusedByName) {
+  absl::StatusOr<std::vector<testing::ConformanceModel>> models =
+      testing::ListZooModels(testing::TestDataDir() + "/zoo");
+  ASSERT_TRUE(models.ok()) << models.status();
+  LoadOptions options;
+  ASSERT_TRUE(SetLoadOption(&options, "precision", "float16").ok());
+  EXPECT_EQ(options.precision, "float16");
+  options.precision = "fp8";
+  absl::StatusOr<std::unique_ptr<Model>> model = Model::Load(models->at(0).dir, options);
+  ASSERT_FALSE(model.ok());
+  EXPECT_EQ(model.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_TRUE(absl::StrContains(model.status().message(),
+                                "precision must be \"float32\", \"float16\" or \"bfloat16\", got "
+                                "\"fp8\""))
       << model.status();
 }
 

@@ -5,6 +5,7 @@
 // hand a kernel a value where it does not live.
 #include "passes/place_nodes.h"
 
+#include <array>
 #include <atomic>
 #include <cstdlib>
 #include <cstring>
@@ -13,6 +14,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "exec/program.h"
+#include "exec/run_device.h"
 #include "google/protobuf/text_format.h"
 #include "graph/importer.h"
 #include "gtest/gtest.h"
@@ -253,6 +255,48 @@ TEST(PlaceNodesTest, APlacedProgramGivesTheCpuNumbersAndUploadsConstsOnce) {
   EXPECT_EQ(const_uploads.load() - uploads_before, 1);
 }
 
+// A FAKE device whose runs each get a RunDevice on a stream of their own.
+class StreamsDevice : public FakeDevice {
+ public:
+  std::unique_ptr<kernels::DeviceContext> ForRun() override {
+    const int run = runs++;
+    void* stream = &tokens.at(run);
+    return std::make_unique<exec::RunDevice>(
+        *this, stream, [this, run](void*) { events.push_back(absl::StrCat("sync ", run)); },
+        [this, run](void*) { events.push_back(absl::StrCat("give back ", run)); });
+  }
+  int runs = 0;
+  std::array<int, 8> tokens{};
+  std::vector<std::string> events;
+};
+
+TEST(PlaceNodesTest, EachRunUsesAStreamOfItsOwnAndWaitsForItAtTheEnd) {
+  kernels::KernelRegistry registry = FakeRegistry();
+  // Relu's FAKE kernel, noting the stream it was handed.
+  std::vector<void*> relu_streams;
+  KernelSpec relu = Wrapped("Relu");
+  relu.compute = [inner = relu.compute, &relu_streams](KernelContext& ctx) {
+    relu_streams.push_back(ctx.device()->stream());
+    return inner(ctx);
+  };
+  relu.priority = 1;  // over FakeRegistry's
+  registry.AddKernel(relu);
+  StreamsDevice device;
+  absl::StatusOr<Placed> placed = Place(registry, &device, "FAKE:0");
+  ASSERT_TRUE(placed.ok()) << placed.status();
+  EXPECT_EQ(device.runs, 0);  // loading (the const upload) uses the device as it is
+  Tensor x = MakeTensor<float>({4}, {4, -1, 9, 0.25f});
+  for (int run = 0; run < 2; ++run) {
+    absl::StatusOr<std::vector<Tensor>> y = placed->program->Run({x});
+    ASSERT_TRUE(y.ok()) << y.status();
+    EXPECT_EQ(Values<float>((*y)[0]), (std::vector<float>{3, 2, 6, 4.5f}));
+  }
+  EXPECT_EQ(relu_streams, (std::vector<void*>{&device.tokens[0], &device.tokens[1]}));
+  // Each run waited for its stream, then gave it back, before Run returned.
+  EXPECT_EQ(device.events,
+            (std::vector<std::string>{"sync 0", "give back 0", "sync 1", "give back 1"}));
+}
+
 // x -> Relu (FAKE) -> Shape (CPU, reads only the shape) -> y
 const char kShapeGraph[] = R"(
   node { name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } } }
@@ -350,6 +394,19 @@ TEST(PlaceNodesTest, AMergeStaysOnTheDeviceUnlessItsIndexIsRead) {
   absl::StatusOr<Placed> index = Place(registry, &device, "FAKE:0", false, kMergeGraph, "y:1");
   ASSERT_TRUE(index.ok()) << index.status();
   EXPECT_EQ(DeviceOf(*index->program, "y"), "");
+  // Kept on the host by design: not reported as a missing kernel.
+  for (const PlacementRecord& r : index->placement) {
+    if (r.node == "y") {
+      EXPECT_FALSE(r.fell_back);
+    }
+  }
+  bool said_why = false;
+  for (const std::string& line : index->log) {
+    EXPECT_FALSE(absl::StrContains(line, "y (Merge): no FAKE kernel")) << line;
+    said_why |=
+        absl::StrContains(line, "y (Merge): runs on the CPU, where its value_index is read");
+  }
+  EXPECT_TRUE(said_why);
   out = index->program->Run({x});
   ASSERT_TRUE(out.ok()) << out.status();
   EXPECT_FALSE((*out)[0].on_device());

@@ -39,7 +39,16 @@ std::string SharedModel(const std::string& relative) {
   return SharedModelsDir() + "/" + relative;
 }
 
-std::string TestDataDir() { return SMRT_TEST_DATA_DIR; }
+std::string TestDataDir() {
+  const char* env = std::getenv("SMRT_TEST_DATA_DIR");
+  if (env != nullptr && env[0] != '\0') return env;
+  // Binaries built elsewhere (scripts/gpu_bundle.sh) run from a checkout's
+  // root where the build's path does not exist.
+  if (!file::IsDirectory(SMRT_TEST_DATA_DIR) && file::IsDirectory("tests/data")) {
+    return "tests/data";
+  }
+  return SMRT_TEST_DATA_DIR;
+}
 
 std::string MakeTempDir() {
   static std::atomic<int> counter{0};

@@ -24,7 +24,8 @@ bool SharedModelsRequired();
 // SharedModel("tf-serving/saved_model_half_plus_two_cpu/00000123").
 std::string SharedModel(const std::string& relative);
 
-// <repo>/tests/data.
+// <repo>/tests/data: SMRT_TEST_DATA_DIR, else the build's, else ./tests/data
+// when the build's is not on this machine (a bundle run from a checkout).
 std::string TestDataDir();
 
 // A new empty directory under $TMPDIR (default /tmp), unique per call.

@@ -65,12 +65,14 @@ bool Flags::Switch(const std::string& name) const {
 void AddDeviceFlags(FlagSpec& spec) {
   spec.valued.insert("device");
   spec.valued.insert("device_policy");
+  spec.valued.insert("precision");
   spec.switches.insert("log_placement");
 }
 
 void ApplyDeviceFlags(const Flags& flags, LoadOptions& options) {
   if (std::optional<std::string> d = flags.Get("device")) options.device = *d;
   if (std::optional<std::string> p = flags.Get("device_policy")) options.device_policy = *p;
+  if (std::optional<std::string> p = flags.Get("precision")) options.precision = *p;
   options.log_placement = flags.Switch("log_placement");
 }
 

@@ -16,12 +16,15 @@ inline constexpr char kRunUsage[] =
     "                [--inputs 'x=file.npy;y=other.npy'] [--input_exprs 'x=[[1],[2]]']\n"
     "                [--outdir DIR] [--overwrite]\n"
     "                [--device CUDA:0] [--device_policy prefer|require] [--log_placement]\n"
+    "                [--precision float32|float16|bfloat16]\n"
     "  --inputs        inputs from NumPy .npy files\n"
     "  --input_exprs   inputs as literals: numbers, nested lists, quoted strings\n"
     "  --outdir        also write each output to DIR/<output key>.npy\n"
     "  --device        where to run (CPU, CUDA:0); ops without a kernel there run on the\n"
     "                  CPU under --device_policy prefer (logged), fail the load under require\n"
-    "  --log_placement print every node's device at load\n";
+    "  --log_placement print every node's device at load\n"
+    "  --precision     what a float32 model's convolutions and matmuls compute in\n"
+    "                  (LoadOptions::precision; docs/precision.md)\n";
 
 absl::Status RunRun(const std::vector<std::string>& args, std::ostream& out);
 

@@ -182,11 +182,8 @@ void PrintAssets(const loader::SavedModelBundle& bundle, std::ostream& out) {
 
 // What the graph passes did to each signature: every fusion made and every
 // candidate left unfused, with the reason, then the pass log.
-absl::Status PrintFusions(const std::string& dir, const std::vector<std::string>& tags,
-                          const std::optional<std::string>& signature, std::ostream& out) {
-  LoadOptions options;
-  options.tags = tags;
-  if (signature) options.signatures = {*signature};
+absl::Status PrintFusions(const std::string& dir, const LoadOptions& options,
+                          std::ostream& out) {
   absl::StatusOr<std::unique_ptr<Model>> model = Model::Load(dir, options);
   if (!model.ok()) return model.status();
   for (const std::string& key : (*model)->signature_keys()) {
@@ -213,12 +210,8 @@ absl::Status PrintFusions(const std::string& dir, const std::vector<std::string>
 
 // Weight bytes and the planned activation peak of each signature (or the one
 // --signature_def names) for inputs at the batch size.
-absl::Status PrintMemory(const std::string& dir, const std::vector<std::string>& tags,
-                         const std::optional<std::string>& signature, int64_t batch,
+absl::Status PrintMemory(const std::string& dir, const LoadOptions& options, int64_t batch,
                          std::ostream& out) {
-  LoadOptions options;
-  options.tags = tags;
-  if (signature) options.signatures = {*signature};
   absl::StatusOr<std::unique_ptr<Model>> model = Model::Load(dir, options);
   if (!model.ok()) return model.status();
   for (const SignatureMemory& m : PlanSignatures(**model, (*model)->signature_keys(), batch)) {
@@ -255,7 +248,7 @@ absl::Status PrintMemory(const std::string& dir, const std::vector<std::string>&
 
 absl::Status RunShow(const std::vector<std::string>& args, std::ostream& out) {
   FlagSpec spec;
-  spec.valued = {"dir", "tag_set", "signature_def", "batch"};
+  spec.valued = {"dir", "tag_set", "signature_def", "batch", "precision"};
   spec.switches = {"all", "variables", "assets", "fusions", "memory"};
   absl::StatusOr<Flags> flags = Flags::Parse(args, spec);
   if (!flags.ok()) return flags.status();
@@ -272,15 +265,19 @@ absl::Status RunShow(const std::vector<std::string>& args, std::ostream& out) {
   if (flags->Has("batch") && !flags->Switch("memory")) {
     return absl::InvalidArgumentError("--batch goes with --memory");
   }
+  if (flags->Has("precision") && !flags->Switch("fusions") && !flags->Switch("memory")) {
+    return absl::InvalidArgumentError("--precision goes with --fusions or --memory");
+  }
   if (flags->Switch("fusions") || flags->Switch("memory")) {
-    std::vector<std::string> tags;
+    LoadOptions options;
+    options.tags.clear();
     for (const std::string& t : loader::ParseTagSet(flags->Get("tag_set").value_or("serve"))) {
-      tags.push_back(t);
+      options.tags.push_back(t);
     }
+    if (std::optional<std::string> s = flags->Get("signature_def")) options.signatures = {*s};
+    if (std::optional<std::string> p = flags->Get("precision")) options.precision = *p;
     if (flags->Switch("fusions")) {
-      if (absl::Status s = PrintFusions(*dir, tags, flags->Get("signature_def"), out); !s.ok()) {
-        return s;
-      }
+      if (absl::Status s = PrintFusions(*dir, options, out); !s.ok()) return s;
     }
     if (!flags->Switch("memory")) return absl::OkStatus();
     int64_t batch = 1;
@@ -289,7 +286,7 @@ absl::Status RunShow(const std::vector<std::string>& args, std::ostream& out) {
       return absl::InvalidArgumentError(
           absl::StrCat("--batch expects an integer >= 1, got '", *b, "'"));
     }
-    return PrintMemory(*dir, tags, flags->Get("signature_def"), batch, out);
+    return PrintMemory(*dir, options, batch, out);
   }
 
   std::optional<std::string> tag_text = flags->Get("tag_set");

@@ -1,5 +1,6 @@
 // float16 and bfloat16 kernels for the compute-heavy ops that Keras mixed
-// precision exports (Conv2D, MatMul, FusedBatchNormV3 with T=half, ...).
+// precision exports (Conv2D, MatMul, FusedBatchNormV3 with T=half, ...) and
+// the fused ops the precision load option converts.
 //
 // TensorFlow's CPU kernels for these types compute in float inside the op and
 // round the result to the 16-bit type once (Eigen's contractions and
@@ -14,6 +15,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "kernels/cpu/reference/register.h"
+#include "kernels/fused_ops.h"
 #include "kernels/registry.h"
 
 namespace smrt::kernels {
@@ -118,6 +120,9 @@ void RegisterHalfPrecisionOps(KernelRegistry& r) {
       {"MaxPoolV2", {"T"}, {}},
       {"Softmax", {"T"}, {}},
       {"LogSoftmax", {"T"}, {}},
+      // What the precision load option converts after the fusions.
+      {kFusedConv2D, {"T"}, {}},
+      {kFusedMatMul, {"T"}, {}},
   };
   for (const HalfOp& spec : ops) {
     for (const KernelSpec& k : r.Kernels(spec.op)) {

@@ -1,0 +1,137 @@
+// The per-element formulas of the elementwise kernels (elementwise.cu), on the
+// device and the host alike, so tests can check them on a machine without a
+// GPU. Each takes and returns the compute type of the stored element type T
+// (half_math.h: float for float16/bfloat16) and rounds a formula's
+// intermediate results to T where the CPU kernel (Eigen) does.
+#ifndef SMRT_KERNELS_CUDA_ELEMENTWISE_MATH_H_
+#define SMRT_KERNELS_CUDA_ELEMENTWISE_MATH_H_
+
+#include <cuda_runtime.h>
+
+#include <cfloat>
+#include <cmath>
+#include <cstdint>
+#include <type_traits>
+
+#include "kernels/cuda/elementwise.h"
+#include "kernels/cuda/half_math.h"
+
+namespace smrt::kernels::cuda {
+
+// Two's-complement wrapping, as the CPU kernels (signed overflow is
+// undefined in C++, so go through uint32_t).
+__host__ __device__ inline int32_t WrapAdd(int32_t a, int32_t b) {
+  return static_cast<int32_t>(static_cast<uint32_t>(a) + static_cast<uint32_t>(b));
+}
+__host__ __device__ inline int32_t WrapSub(int32_t a, int32_t b) {
+  return static_cast<int32_t>(static_cast<uint32_t>(a) - static_cast<uint32_t>(b));
+}
+__host__ __device__ inline int32_t WrapMul(int32_t a, int32_t b) {
+  return static_cast<int32_t>(static_cast<uint32_t>(a) * static_cast<uint32_t>(b));
+}
+
+template <BinaryOp op, typename T>
+__host__ __device__ inline Compute<T> ApplyBinary(Compute<T> a, Compute<T> b) {
+  using C = Compute<T>;
+  constexpr bool kInt = std::is_same_v<C, int32_t>;
+  if constexpr (op == BinaryOp::kAdd) {
+    if constexpr (kInt) return WrapAdd(a, b); else return a + b;
+  } else if constexpr (op == BinaryOp::kSub) {
+    if constexpr (kInt) return WrapSub(a, b); else return a - b;
+  } else if constexpr (op == BinaryOp::kMul) {
+    if constexpr (kInt) return WrapMul(a, b); else return a * b;
+  } else if constexpr (op == BinaryOp::kDiv) {
+    static_assert(!kInt, "integer division is not a CUDA kernel here");
+    return a / b;
+  } else if constexpr (op == BinaryOp::kMaximum) {
+    if constexpr (!kInt) {
+      if (a != a) return a;  // NaN
+      if (b != b) return b;
+    }
+    return a < b ? b : a;
+  } else if constexpr (op == BinaryOp::kMinimum) {
+    if constexpr (!kInt) {
+      if (a != a) return a;
+      if (b != b) return b;
+    }
+    return b < a ? b : a;
+  } else {  // kSquaredDifference
+    if constexpr (kInt) {
+      const int32_t d = WrapSub(a, b);
+      return WrapMul(d, d);
+    } else {
+      const C d = Rounded<T>(a - b);
+      return d * d;
+    }
+  }
+}
+
+template <CompareOp op, typename C>
+__host__ __device__ inline bool ApplyCompare(C a, C b) {
+  // IEEE: every ordered comparison with a NaN is false, NotEqual true.
+  if constexpr (op == CompareOp::kLess) return a < b;
+  else if constexpr (op == CompareOp::kLessEqual) return a <= b;
+  else if constexpr (op == CompareOp::kGreater) return a > b;
+  else if constexpr (op == CompareOp::kGreaterEqual) return a >= b;
+  else if constexpr (op == CompareOp::kEqual) return a == b;
+  else if constexpr (op == CompareOp::kNotEqual) return a != b;
+  else if constexpr (op == CompareOp::kLogicalAnd) return a && b;
+  else return a || b;  // kLogicalOr
+}
+
+// `alpha` is kLeakyRelu's slope below zero, rounded to T as the CPU rounds it.
+template <UnaryOp op, typename T>
+__host__ __device__ inline Compute<T> ApplyUnary(Compute<T> x, float alpha) {
+  using C = Compute<T>;
+  constexpr bool kInt = std::is_same_v<C, int32_t>;
+  if constexpr (op == UnaryOp::kRelu) {
+    return x < C(0) ? C(0) : x;  // NaN < 0 is false: NaN passes through
+  } else if constexpr (op == UnaryOp::kRelu6) {
+    if (x < C(0)) return C(0);
+    return x > C(6) ? C(6) : x;
+  } else if constexpr (op == UnaryOp::kNeg) {
+    if constexpr (kInt) return WrapSub(0, x); else return -x;
+  } else if constexpr (op == UnaryOp::kSquare) {
+    if constexpr (kInt) return WrapMul(x, x); else return x * x;
+  } else if constexpr (op == UnaryOp::kAbs) {
+    if constexpr (kInt) return x < 0 ? WrapSub(0, x) : x; else return fabsf(x);  // INT_MIN stays
+  } else {
+    static_assert(!kInt, "transcendental unaries are floating point only");
+    if constexpr (op == UnaryOp::kSigmoid) {
+      // As the CPU kernel (Eigen's form): e / (1 + e), 1 where e overflows.
+      const float e = Rounded<T>(expf(x));
+      if (e > FLT_MAX) return 1.0f;
+      return e / Rounded<T>(1.0f + e);
+    } else if constexpr (op == UnaryOp::kTanh) {
+      return tanhf(x);
+    } else if constexpr (op == UnaryOp::kExp) {
+      return expf(x);
+    } else if constexpr (op == UnaryOp::kSqrt) {
+      return sqrtf(x);
+    } else if constexpr (op == UnaryOp::kRsqrt) {
+      return 1.0f / sqrtf(x);  // IEEE sqrt and division, as the CPU (not rsqrtf's ~2 ulp)
+    } else if constexpr (op == UnaryOp::kElu) {
+      return x < 0.0f ? Rounded<T>(expf(x)) - 1.0f : x;
+    } else if constexpr (op == UnaryOp::kLog) {
+      return logf(x);
+    } else if constexpr (op == UnaryOp::kLog1p) {
+      return log1pf(x);
+    } else if constexpr (op == UnaryOp::kErf) {
+      return erff(x);
+    } else if constexpr (op == UnaryOp::kErfc) {
+      return erfcf(x);
+    } else if constexpr (op == UnaryOp::kFloor) {
+      return floorf(x);
+    } else if constexpr (op == UnaryOp::kCeil) {
+      return ceilf(x);
+    } else if constexpr (op == UnaryOp::kLeakyRelu) {
+      return x > 0.0f ? x : x * Rounded<T>(alpha);  // as the CPU: NaN * alpha stays NaN
+    } else {  // kReciprocal
+      return 1.0f / x;
+    }
+  }
+}
+
+}  // namespace smrt::kernels::cuda
+
+#endif  // SMRT_KERNELS_CUDA_ELEMENTWISE_MATH_H_

@@ -1,0 +1,162 @@
+// The reduce_precision pass (LoadOptions::precision): which nodes it converts
+// to float16/bfloat16, where it casts, and how far the numbers move from
+// float32's, through the real executor on the CPU.
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "gtest/gtest.h"
+#include "kernels/fused_ops.h"
+#include "passes/pass_test_util.h"
+
+namespace smrt::passes {
+namespace {
+
+using testing::FloatConst;
+using testing::MaxAbsDiff;
+using testing::Op;
+using testing::Placeholder;
+using testing::RandomFloats;
+
+std::vector<graph::FeedSpec> Feed(const Shape& shape) {
+  return {{"x:0", DataType::kFloat, PartialShape::Known(shape)}};
+}
+
+PipelineOptions Precision(DataType t) {
+  PipelineOptions o;
+  o.precision = t;
+  return o;
+}
+
+// The dtype attr T of the first node of `op` in the optimized graph.
+DataType TypeOf(const testing::Optimized& o, const std::string& op) {
+  for (const graph::Node& n : o.program->graph().nodes()) {
+    if (n.op == op) return n.attrs.GetOr<DataType>("T", DataType::kInvalid).value();
+  }
+  return DataType::kInvalid;
+}
+
+// Dtypes of the Const nodes' values, in node order.
+std::vector<DataType> ConstTypes(const testing::Optimized& o) {
+  std::vector<DataType> types;
+  for (const graph::Node& n : o.program->graph().nodes()) {
+    if (n.op != "Const") continue;
+    types.push_back(n.attrs.GetOr<DataType>("dtype", DataType::kInvalid).value());
+  }
+  return types;
+}
+
+bool HasLogLine(const testing::Optimized& o, const std::string& text) {
+  for (const std::string& line : o.log) {
+    if (line.find(text) != std::string::npos) return true;
+  }
+  return false;
+}
+
+// x -> Conv2D -> BiasAdd -> Relu -> MaxPool -> (y) and -> Mean (z).
+std::string ConvNet() {
+  return Placeholder("x") + FloatConst("w", RandomFloats({3, 3, 4, 8}, 1)) +
+         FloatConst("b", RandomFloats({8}, 2)) +
+         Op("conv", "Conv2D", {"x", "w"},
+            "attr { key: \"strides\" value { list { i: 1 i: 1 i: 1 i: 1 } } } "
+            "attr { key: \"padding\" value { s: \"SAME\" } }") +
+         Op("bias", "BiasAdd", {"conv", "b"}) + Op("relu", "Relu", {"bias"}) +
+         Op("y", "MaxPool", {"relu"},
+            "attr { key: \"ksize\" value { list { i: 1 i: 2 i: 2 i: 1 } } } "
+            "attr { key: \"strides\" value { list { i: 1 i: 2 i: 2 i: 1 } } } "
+            "attr { key: \"padding\" value { s: \"VALID\" } }") +
+         "node { name: \"axes\" op: \"Const\" attr { key: \"dtype\" value { type: DT_INT32 } } "
+         "attr { key: \"value\" value { tensor { dtype: DT_INT32 tensor_shape { dim { size: 2 } } "
+         "int_val: 1 int_val: 2 } } } }" +
+         Op("z", "Mean", {"y", "axes"}, "attr { key: \"Tidx\" value { type: DT_INT32 } }");
+}
+
+TEST(ReducePrecisionTest, ConvChainRunsInFloat16WithCastsAtItsEdges) {
+  const Tensor x = RandomFloats({2, 8, 8, 4}, 3, -2, 2);
+  const PipelineOptions options = Precision(DataType::kHalf);
+  absl::StatusOr<testing::Both> b =
+      testing::RunBoth(ConvNet(), Feed({-1, 8, 8, 4}), {"y:0", "z:0"}, {x}, options);
+  ASSERT_TRUE(b.ok()) << b.status();
+  const std::string ops = absl::StrJoin(b->fused.ops(), ",");
+  // The fused conv and the pool compute in float16; the Mean stays float32.
+  EXPECT_EQ(TypeOf(b->fused, kernels::kFusedConv2D), DataType::kHalf) << ops;
+  EXPECT_EQ(TypeOf(b->fused, "MaxPool"), DataType::kHalf) << ops;
+  EXPECT_EQ(TypeOf(b->fused, "Mean"), DataType::kFloat) << ops;
+  // One cast in (x), one back out (the pool's value, read by Mean and fetched).
+  EXPECT_EQ(b->fused.count("Cast"), 2) << ops;
+  // The filter and bias are float16 constants; the float32 ones are gone.
+  for (DataType t : ConstTypes(b->fused)) EXPECT_NE(t, DataType::kFloat) << ops;
+  EXPECT_TRUE(HasLogLine(b->fused, "reduce_precision: 2 nodes compute in float16; 2 constants "
+                                   "converted, 2 casts added"))
+      << absl::StrJoin(b->fused.log, "\n");
+  // Signature outputs keep their dtype; values move by about one float16
+  // rounding per layer (relative 2^-11 each; the conv sums 36 products).
+  ASSERT_EQ(b->fused_out[0].dtype(), DataType::kFloat);
+  ASSERT_EQ(b->fused_out[1].dtype(), DataType::kFloat);
+  const float diff = MaxAbsDiff(b->fused_out[0], b->plain_out[0]);
+  EXPECT_LT(diff, 2e-2f);
+  EXPECT_GT(diff, 0.0f);  // it did compute in float16
+  EXPECT_LT(MaxAbsDiff(b->fused_out[1], b->plain_out[1]), 5e-3f);
+}
+
+TEST(ReducePrecisionTest, BFloat16MovesTheNumbersByItsCoarserRounding) {
+  const Tensor x = RandomFloats({2, 8, 8, 4}, 3, -2, 2);
+  absl::StatusOr<testing::Both> b = testing::RunBoth(ConvNet(), Feed({-1, 8, 8, 4}), {"y:0"}, {x},
+                                                     Precision(DataType::kBFloat16));
+  ASSERT_TRUE(b.ok()) << b.status();
+  EXPECT_EQ(TypeOf(b->fused, kernels::kFusedConv2D), DataType::kBFloat16);
+  const float diff = MaxAbsDiff(b->fused_out[0], b->plain_out[0]);
+  EXPECT_LT(diff, 1.5e-1f);  // 8 bits of mantissa: relative 2^-8 per rounding
+  EXPECT_GT(diff, 2e-3f);
+}
+
+TEST(ReducePrecisionTest, SoftmaxStaysFloat32AndAResidualOperandIsCast) {
+  // x -> MatMul -> AddV2(x) -> Softmax: the Add follows the MatMul into
+  // float16 and reads x through a cast; the Softmax reads the sum cast back.
+  const std::string g =
+      Placeholder("x") + FloatConst("w", RandomFloats({16, 16}, 4)) +
+      Op("mm", "MatMul", {"x", "w"}) + Op("add", "AddV2", {"mm", "x"}) +
+      Op("y", "Softmax", {"add"});
+  const Tensor x = RandomFloats({3, 16}, 5);
+  absl::StatusOr<testing::Both> b =
+      testing::RunBoth(g, Feed({3, 16}), {"y:0"}, {x}, Precision(DataType::kHalf));
+  ASSERT_TRUE(b.ok()) << b.status();
+  const std::string ops = absl::StrJoin(b->fused.ops(), ",");
+  EXPECT_EQ(TypeOf(b->fused, "Softmax"), DataType::kFloat) << ops;
+  // x is cast once for both readers; the sum is cast back once.
+  EXPECT_EQ(b->fused.count("Cast"), 2) << ops;
+  EXPECT_LT(MaxAbsDiff(b->fused_out[0], b->plain_out[0]), 2e-3f);
+}
+
+TEST(ReducePrecisionTest, Float32ByDefaultAndWhenDisabled) {
+  const Tensor x = RandomFloats({1, 8, 8, 4}, 6);
+  absl::StatusOr<testing::Both> off =
+      testing::RunBoth(ConvNet(), Feed({-1, 8, 8, 4}), {"y:0"}, {x});
+  ASSERT_TRUE(off.ok()) << off.status();
+  EXPECT_EQ(off->fused.count("Cast"), 0);
+  EXPECT_EQ(TypeOf(off->fused, kernels::kFusedConv2D), DataType::kFloat);
+
+  PipelineOptions disabled = Precision(DataType::kHalf);
+  disabled.disabled_passes = {"reduce_precision"};
+  absl::StatusOr<testing::Both> d =
+      testing::RunBoth(ConvNet(), Feed({-1, 8, 8, 4}), {"y:0"}, {x}, disabled);
+  ASSERT_TRUE(d.ok()) << d.status();
+  EXPECT_EQ(d->fused.count("Cast"), 0);
+  EXPECT_EQ(MaxAbsDiff(d->fused_out[0], off->fused_out[0]), 0.0f);
+}
+
+TEST(ReducePrecisionTest, Float64AndIntegerGraphsAreLeftAlone) {
+  const std::string g = Placeholder("x", "DT_DOUBLE") +
+                        Op("y", "MatMul", {"x", "x"}, "", "DT_DOUBLE");
+  const PipelineOptions options = Precision(DataType::kHalf);
+  absl::StatusOr<testing::Optimized> o = testing::Build(
+      g, {{"x:0", DataType::kDouble, PartialShape::Known({2, 2})}}, {"y:0"}, &options);
+  ASSERT_TRUE(o.ok()) << o.status();
+  EXPECT_EQ(o->count("Cast"), 0);
+  EXPECT_TRUE(HasLogLine(*o, "reduce_precision: no node to convert to float16"));
+}
+
+}  // namespace
+}  // namespace smrt::passes
