@@ -172,6 +172,11 @@ class DeviceContext {
   // stream of the run's own (exec/run_device.h), so concurrent runs
   // overlap. Null: runs use this context as it is.
   virtual std::unique_ptr<DeviceContext> ForRun() { return nullptr; }
+  // Makes this device the calling thread's current one, so that what a
+  // kernel launches and the library handles it takes (one per thread and
+  // device) reach it. The executor calls it before every step placed on
+  // the device, on whichever thread runs the step.
+  virtual absl::Status MakeCurrent() const { return absl::OkStatus(); }
 };
 
 // The ops the placement pass puts at device boundaries, with attr T: the

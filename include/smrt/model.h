@@ -93,10 +93,13 @@ struct LoadOptions {
   // pool threads sleep. Results are the same either way.
   int inter_op_threads = 1;
 
-  // Where signatures run: "CPU" (the default) or a GPU, "CUDA:0" (also
-  // "GPU:0", as TensorFlow spells it). On a GPU each op runs there when smrt
-  // has a kernel for it on that device, with copies where values cross
-  // (`smrt devices` lists the GPUs and, when there is none, says why). The
+  // Where signatures run: "CPU" (the default) or a GPU, "CUDA:0", "CUDA:1"...
+  // (also "GPU:0", as TensorFlow spells it). Models on different GPUs may be
+  // run from the same threads: each run switches the thread's current CUDA
+  // device to its model's (cudaSetDevice) and leaves it there. On a GPU
+  // each op runs there when smrt has a kernel for it on that device, with
+  // copies where values cross (`smrt devices` lists the GPUs and, when
+  // there is none, says why). The
   // GPU arena follows SMRT_GPU_ALLOCATOR=bfc|cuda_malloc_async and
   // SMRT_GPU_ALLOW_GROWTH (like TF_GPU_ALLOCATOR, TF_FORCE_GPU_ALLOW_GROWTH).
   // Inputs and outputs of Run are host tensors either way.

@@ -6,6 +6,8 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "kernels/cuda/dynamic_library.h"
+#include "kernels/cuda/kernel_util.h"
+#include "kernels/cuda/thread_handles.h"
 
 namespace smrt::kernels::cuda {
 namespace {
@@ -44,16 +46,11 @@ const char* CublasStatusName(cublasStatus_t s) {
   return "an unknown cuBLAS status";
 }
 
-// The thread's handle; destroyed with the thread (the library stays loaded).
-struct ThreadHandle {
-  cublasHandle_t handle = nullptr;
-  ~ThreadHandle() {
-    if (handle != nullptr) {
-      absl::StatusOr<const CublasApi*> api = Cublas();
-      if (api.ok()) (void)(*api)->destroy(handle);
-    }
-  }
-};
+// Frees a handle when its thread ends (the library stays loaded).
+void DestroyHandle(cublasHandle_t handle) {
+  absl::StatusOr<const CublasApi*> api = Cublas();
+  if (api.ok()) (void)(*api)->destroy(handle);
+}
 
 }  // namespace
 
@@ -80,27 +77,32 @@ absl::StatusOr<cublasHandle_t> CublasHandleOn(cudaStream_t stream, absl::string_
     return absl::Status(api.status().code(), absl::StrCat("CUDA kernel ", op, " for node '",
                                                           node, "': ", api.status().message()));
   }
-  thread_local ThreadHandle thread;
-  if (thread.handle == nullptr) {
-    cublasHandle_t h = nullptr;
-    if (absl::Status s = CublasStatus((*api)->create(&h), op, node, "cublasCreate"); !s.ok()) {
-      return s;
-    }
-    // Plain fp32 arithmetic (no TF32 tensor cores), so results match the CPU.
-    if (absl::Status s = CublasStatus((*api)->set_math_mode(h, CUBLAS_DEFAULT_MATH), op, node,
-                                      "cublasSetMathMode(CUBLAS_DEFAULT_MATH)");
-        !s.ok()) {
-      (void)(*api)->destroy(h);
-      return s;
-    }
-    thread.handle = h;
-  }
+  absl::StatusOr<int> device = CurrentDevice(op, node);
+  if (!device.ok()) return device.status();
+  thread_local ThreadHandles<cublasHandle_t> handles(DestroyHandle);
+  absl::StatusOr<cublasHandle_t> handle =
+      handles.For(*device, [&]() -> absl::StatusOr<cublasHandle_t> {
+        cublasHandle_t h = nullptr;
+        if (absl::Status s = CublasStatus((*api)->create(&h), op, node, "cublasCreate");
+            !s.ok()) {
+          return s;
+        }
+        // Plain fp32 arithmetic (no TF32 tensor cores), so results match the CPU.
+        if (absl::Status s = CublasStatus((*api)->set_math_mode(h, CUBLAS_DEFAULT_MATH), op,
+                                          node, "cublasSetMathMode(CUBLAS_DEFAULT_MATH)");
+            !s.ok()) {
+          (void)(*api)->destroy(h);
+          return s;
+        }
+        return h;
+      });
+  if (!handle.ok()) return handle.status();
   if (absl::Status s =
-          CublasStatus((*api)->set_stream(thread.handle, stream), op, node, "cublasSetStream");
+          CublasStatus((*api)->set_stream(*handle, stream), op, node, "cublasSetStream");
       !s.ok()) {
     return s;
   }
-  return thread.handle;
+  return *handle;
 }
 
 }  // namespace smrt::kernels::cuda

@@ -5,6 +5,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "kernels/cuda/dynamic_library.h"
+#include "kernels/cuda/kernel_util.h"
+#include "kernels/cuda/thread_handles.h"
 
 namespace smrt::kernels::cuda {
 namespace {
@@ -51,16 +53,11 @@ absl::StatusOr<CudnnApi> Load() {
   return api;
 }
 
-// The thread's handle; destroyed with the thread (the library stays loaded).
-struct ThreadHandle {
-  cudnnHandle_t handle = nullptr;
-  ~ThreadHandle() {
-    if (handle != nullptr) {
-      absl::StatusOr<const CudnnApi*> api = Cudnn();
-      if (api.ok()) (void)(*api)->destroy(handle);
-    }
-  }
-};
+// Frees a handle when its thread ends (the library stays loaded).
+void DestroyHandle(cudnnHandle_t handle) {
+  absl::StatusOr<const CudnnApi*> api = Cudnn();
+  if (api.ok()) (void)(*api)->destroy(handle);
+}
 
 }  // namespace
 
@@ -92,20 +89,24 @@ absl::StatusOr<cudnnHandle_t> CudnnHandleOn(cudaStream_t stream, absl::string_vi
     return absl::Status(api.status().code(), absl::StrCat("CUDA kernel ", op, " for node '",
                                                           node, "': ", api.status().message()));
   }
-  thread_local ThreadHandle thread;
-  if (thread.handle == nullptr) {
-    cudnnHandle_t h = nullptr;
-    if (absl::Status s = CudnnStatus((*api)->create(&h), op, node, "cudnnCreate"); !s.ok()) {
-      return s;
-    }
-    thread.handle = h;
-  }
+  absl::StatusOr<int> device = CurrentDevice(op, node);
+  if (!device.ok()) return device.status();
+  thread_local ThreadHandles<cudnnHandle_t> handles(DestroyHandle);
+  absl::StatusOr<cudnnHandle_t> handle =
+      handles.For(*device, [&]() -> absl::StatusOr<cudnnHandle_t> {
+        cudnnHandle_t h = nullptr;
+        if (absl::Status s = CudnnStatus((*api)->create(&h), op, node, "cudnnCreate"); !s.ok()) {
+          return s;
+        }
+        return h;
+      });
+  if (!handle.ok()) return handle.status();
   if (absl::Status s =
-          CudnnStatus((*api)->set_stream(thread.handle, stream), op, node, "cudnnSetStream");
+          CudnnStatus((*api)->set_stream(*handle, stream), op, node, "cudnnSetStream");
       !s.ok()) {
     return s;
   }
-  return thread.handle;
+  return *handle;
 }
 
 }  // namespace smrt::kernels::cuda

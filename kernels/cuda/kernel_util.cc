@@ -37,6 +37,15 @@ absl::Status AtNode(const KernelContext& ctx, const absl::Status& status) {
                       absl::StrCat(ctx.op(), " node '", ctx.node_name(), "': ", status.message()));
 }
 
+absl::StatusOr<int> CurrentDevice(absl::string_view op, absl::string_view node) {
+  int device = 0;
+  if (cudaError_t err = cudaGetDevice(&device); err != cudaSuccess) {
+    return absl::InternalError(absl::StrCat("CUDA kernel ", op, " for node '", node,
+                                            "': cudaGetDevice failed: ", cudaGetErrorName(err)));
+  }
+  return device;
+}
+
 absl::StatusOr<cudaStream_t> StreamOf(const KernelContext& ctx) {
   if (ctx.device() == nullptr) {
     return absl::FailedPreconditionError(absl::StrCat(

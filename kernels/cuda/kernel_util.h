@@ -37,6 +37,11 @@ absl::Status AtNode(const KernelContext& ctx, const absl::Status& status);
 // was run without a DeviceContext.
 absl::StatusOr<cudaStream_t> StreamOf(const KernelContext& ctx);
 
+// The calling thread's current GPU, which the executor set to the step's
+// device (DeviceContext::MakeCurrent); Internal naming the node when
+// cudaGetDevice fails.
+absl::StatusOr<int> CurrentDevice(absl::string_view op, absl::string_view node);
+
 // FailedPrecondition unless each of `inputs` is a valid tensor in device
 // memory (a host tensor handed to a device kernel would be dereferenced as a
 // device pointer).

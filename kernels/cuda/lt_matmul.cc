@@ -11,6 +11,7 @@
 #include "kernels/cuda/cublas_loader.h"
 #include "kernels/cuda/dynamic_library.h"
 #include "kernels/cuda/kernel_util.h"
+#include "kernels/cuda/thread_handles.h"
 
 namespace smrt::kernels::cuda {
 namespace {
@@ -62,26 +63,24 @@ absl::StatusOr<const CublasLtApi*> CublasLt() {
   return &**api;
 }
 
-// This host thread's cuBLASLt handle (it holds no stream).
+void DestroyHandle(cublasLtHandle_t handle) {
+  absl::StatusOr<const CublasLtApi*> api = CublasLt();
+  if (api.ok()) (void)(*api)->destroy(handle);
+}
+
+// This host thread's cuBLASLt handle for its current GPU (it holds no stream).
 absl::StatusOr<cublasLtHandle_t> Handle(const CublasLtApi& api, const KernelContext& ctx) {
-  struct ThreadHandle {
-    const CublasLtApi* api = nullptr;
-    cublasLtHandle_t handle = nullptr;
-    ~ThreadHandle() {
-      if (handle != nullptr) (void)api->destroy(handle);
-    }
-  };
-  thread_local ThreadHandle thread;
-  if (thread.handle == nullptr) {
+  absl::StatusOr<int> device = CurrentDevice(ctx.op(), ctx.node_name());
+  if (!device.ok()) return device.status();
+  thread_local ThreadHandles<cublasLtHandle_t> handles(DestroyHandle);
+  return handles.For(*device, [&]() -> absl::StatusOr<cublasLtHandle_t> {
     cublasLtHandle_t h = nullptr;
     if (absl::Status s = CublasStatus(api.create(&h), ctx.op(), ctx.node_name(), "cublasLtCreate");
         !s.ok()) {
       return s;
     }
-    thread.api = &api;
-    thread.handle = h;
-  }
-  return thread.handle;
+    return h;
+  });
 }
 
 cublasLtEpilogue_t ToCublas(LtEpilogue e) {

@@ -16,7 +16,11 @@ absl::StatusOr<std::unique_ptr<CudaDeviceContext>> CudaDeviceContext::Create(
     return absl::FailedPreconditionError(
         absl::StrCat("CUDA:", device, " is not usable: ", api.status().message()));
   }
-  const device::CudaRuntimeApi& cuda = **api;
+  return Create(**api, device, options);
+}
+
+absl::StatusOr<std::unique_ptr<CudaDeviceContext>> CudaDeviceContext::Create(
+    const device::CudaRuntimeApi& cuda, int device, const memory::GpuAllocatorOptions& options) {
   int count = 0;
   if (int err = cuda.GetDeviceCount(&count); err != device::kCudaSuccess) {
     return absl::FailedPreconditionError(absl::StrCat(
@@ -26,12 +30,6 @@ absl::StatusOr<std::unique_ptr<CudaDeviceContext>> CudaDeviceContext::Create(
   if (device < 0 || device >= count) {
     return absl::FailedPreconditionError(absl::StrCat(
         "CUDA:", device, " does not exist: this machine has ", count, " CUDA device(s)"));
-  }
-  if (device != 0) {
-    // Kernels run on the calling thread's current device, which smrt does
-    // not switch per call yet.
-    return absl::UnimplementedError(
-        absl::StrCat("CUDA:", device, ": only CUDA:0 can run models in this version"));
   }
   if (int err = cuda.SetDevice(device); err != device::kCudaSuccess) {
     return absl::FailedPreconditionError(
@@ -51,6 +49,7 @@ absl::StatusOr<std::unique_ptr<CudaDeviceContext>> CudaDeviceContext::Create(
 }
 
 CudaDeviceContext::~CudaDeviceContext() {
+  (void)MakeCurrent();
   for (void* s : idle_streams_) (void)api_.StreamDestroy(s);  // runs have ended
   (void)api_.StreamSynchronize(stream_);
   // The async arena frees on this stream: it must go before the stream does
@@ -89,7 +88,10 @@ std::unique_ptr<kernels::DeviceContext> CudaDeviceContext::ForRun() {
     }
   }
   if (stream == nullptr) {
-    if (api_.StreamCreate(&stream) != device::kCudaSuccess) return nullptr;
+    // A stream belongs to the device current when it is made.
+    if (!MakeCurrent().ok() || api_.StreamCreate(&stream) != device::kCudaSuccess) {
+      return nullptr;
+    }
     std::lock_guard<std::mutex> lock(streams_mu_);
     ++run_streams_;
   }
@@ -100,6 +102,14 @@ std::unique_ptr<kernels::DeviceContext> CudaDeviceContext::ForRun() {
         std::lock_guard<std::mutex> lock(streams_mu_);
         idle_streams_.push_back(s);
       });
+}
+
+absl::Status CudaDeviceContext::MakeCurrent() const {
+  if (int err = api_.SetDevice(device_); err != device::kCudaSuccess) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("CUDA:", device_, ": cudaSetDevice failed: ", api_.ErrorText(err)));
+  }
+  return absl::OkStatus();
 }
 
 int CudaDeviceContext::run_streams() const {

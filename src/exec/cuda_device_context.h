@@ -5,6 +5,16 @@
 // from. Everything goes through the dlopen'd libcudart, so this builds and
 // links without CUDA.
 //
+// Any GPU of the machine can hold a model (LoadOptions::device "CUDA:1"):
+// the executor makes the model's device current on each thread before it
+// runs a step there (MakeCurrent), and so does every call here that makes
+// or waits for streams, so a thread that has run models on other GPUs, or
+// an application that set its own device, never sends work to the wrong
+// one. This reaches the kernels too, though they launch through the static
+// libcudart they are linked with and not the dlopen'd one used here: every
+// runtime call acts on the driver context current to the calling thread,
+// which cudaSetDevice sets to the device's primary context, shared by both.
+//
 // Each Run takes a stream of the pool for its kernels and copies (ForRun,
 // exec/run_device.h), so concurrent runs overlap on the GPU. The arena's
 // reuse stays safe without events: within a run, a buffer freed by one step
@@ -34,6 +44,10 @@ class CudaDeviceContext final : public kernels::DeviceContext {
   // libcudart, no driver, fewer devices); the allocator's errors otherwise.
   static absl::StatusOr<std::unique_ptr<CudaDeviceContext>> Create(
       int device, const memory::GpuAllocatorOptions& options);
+  // The same over `api` (a fake runtime in tests), which must outlive the
+  // context.
+  static absl::StatusOr<std::unique_ptr<CudaDeviceContext>> Create(
+      const device::CudaRuntimeApi& api, int device, const memory::GpuAllocatorOptions& options);
   // Waits for the stream's work, then frees the stream. Device tensors may
   // outlive the context: the arena stays until the last one is freed.
   ~CudaDeviceContext() override;
@@ -47,6 +61,9 @@ class CudaDeviceContext final : public kernels::DeviceContext {
   // model's stream has finished what loading queued. Null when no stream can
   // be made: the run then uses the model's stream.
   std::unique_ptr<kernels::DeviceContext> ForRun() override;
+  // cudaSetDevice(device()) on the calling thread; FailedPrecondition naming
+  // the device when it fails.
+  absl::Status MakeCurrent() const override;
   // Streams made for runs so far (idle or in use).
   int run_streams() const;
   void set_tuning_cache(std::unique_ptr<kernels::TuningCache> cache) {

@@ -426,7 +426,13 @@ absl::Status Program::RunStep(const Step& step, std::vector<Tensor> inputs,
                              step.input_resources);
   ctx.set_node_resource(step.resource);
   ctx.set_kernel_state(state);
-  if (step.on_device) ctx.set_device(device != nullptr ? device : spec_.device);
+  if (step.on_device) {
+    kernels::DeviceContext* on = device != nullptr ? device : spec_.device;
+    if (absl::Status s = on->MakeCurrent(); !s.ok()) {
+      return absl::Status(s.code(), absl::StrCat("node '", n.name, "' (", n.op, "): ", s.message()));
+    }
+    ctx.set_device(on);
+  }
   if (arena != nullptr) {
     arena->BeginStep(step.first_output_slot);
     ctx.set_output_arena(arena);

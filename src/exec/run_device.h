@@ -44,6 +44,7 @@ class RunDevice final : public kernels::DeviceContext {
                                   absl::string_view name) override;
   void* stream() const override { return stream_; }
   kernels::TuningCache* tuning_cache() const override { return base_.tuning_cache(); }
+  absl::Status MakeCurrent() const override { return base_.MakeCurrent(); }
 
   // For tests: buffers parked now, and how many allocations reused one.
   int parked() const;

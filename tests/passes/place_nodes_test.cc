@@ -15,6 +15,7 @@
 #include "absl/strings/str_cat.h"
 #include "exec/program.h"
 #include "exec/run_device.h"
+#include "exec/thread_pool.h"
 #include "google/protobuf/text_format.h"
 #include "graph/importer.h"
 #include "gtest/gtest.h"
@@ -295,6 +296,68 @@ TEST(PlaceNodesTest, EachRunUsesAStreamOfItsOwnAndWaitsForItAtTheEnd) {
   // Each run waited for its stream, then gave it back, before Run returned.
   EXPECT_EQ(device.events,
             (std::vector<std::string>{"sync 0", "give back 0", "sync 1", "give back 1"}));
+}
+
+// The device a FAKE device last made current on this thread (MakeCurrent).
+thread_local const kernels::DeviceContext* current_device = nullptr;
+
+class CurrentDevice : public FakeDevice {
+ public:
+  absl::Status MakeCurrent() const override {
+    ++made_current;
+    if (fail) return absl::FailedPreconditionError("FAKE:1: cudaSetDevice failed");
+    current_device = this;
+    return absl::OkStatus();
+  }
+  mutable std::atomic<int> made_current{0};
+  bool fail = false;
+};
+
+// Relu's FAKE kernel, refusing to run unless its device was made current on
+// this thread for it (and undoing that, so the next step must do it again).
+KernelSpec RequiresCurrentDevice() {
+  KernelSpec relu = Wrapped("Relu");
+  relu.compute = [inner = relu.compute](KernelContext& ctx) -> absl::Status {
+    const bool current = current_device == ctx.device();
+    current_device = nullptr;
+    if (!current) return absl::InternalError("Relu ran while another device was current");
+    return inner(ctx);
+  };
+  relu.priority = 1;  // over FakeRegistry's
+  return relu;
+}
+
+TEST(PlaceNodesTest, EveryDeviceStepRunsWithItsDeviceCurrentOnTheThreadRunningIt) {
+  kernels::KernelRegistry registry = FakeRegistry();
+  registry.AddKernel(RequiresCurrentDevice());
+  CurrentDevice device;
+  absl::StatusOr<Placed> placed = Place(registry, &device, "FAKE:1");
+  ASSERT_TRUE(placed.ok()) << placed.status();
+  Tensor x = MakeTensor<float>({4}, {4, -1, 9, 0.25f});
+  exec::ThreadPool pool(2);
+  for (exec::ThreadPool* p : {static_cast<exec::ThreadPool*>(nullptr), &pool, &pool}) {
+    const int before = device.made_current.load();
+    absl::StatusOr<std::vector<Tensor>> y = placed->program->Run({x}, p);
+    ASSERT_TRUE(y.ok()) << y.status();
+    EXPECT_EQ(Values<float>((*y)[0]), (std::vector<float>{3, 2, 6, 4.5f}));
+    EXPECT_GE(device.made_current.load() - before, 2);  // relu and the steps around it
+  }
+}
+
+TEST(PlaceNodesTest, ADeviceThatCannotBeMadeCurrentStopsTheRunAtTheNode) {
+  kernels::KernelRegistry registry = FakeRegistry();
+  registry.AddKernel(RequiresCurrentDevice());
+  CurrentDevice device;
+  absl::StatusOr<Placed> placed = Place(registry, &device, "FAKE:1");
+  ASSERT_TRUE(placed.ok()) << placed.status();
+  device.fail = true;
+  absl::StatusOr<std::vector<Tensor>> y =
+      placed->program->Run({MakeTensor<float>({4}, {4, -1, 9, 0.25f})});
+  ASSERT_FALSE(y.ok());
+  EXPECT_EQ(y.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_TRUE(absl::StrContains(y.status().message(), "FAKE:1: cudaSetDevice failed"))
+      << y.status();
+  EXPECT_TRUE(absl::StrContains(y.status().message(), "node '")) << y.status();
 }
 
 // x -> Relu (FAKE) -> Shape (CPU, reads only the shape) -> y

@@ -1,0 +1,156 @@
+// CudaDeviceContext on a second GPU, against a fake libcudart acting out a
+// machine with two devices and a current device per thread (as cudaSetDevice
+// keeps it). Whatever the context makes (streams, memory) must land on its
+// own device whichever device the calling thread had current, and MakeCurrent
+// must switch any thread to it. The real runtime is exercised by the GPU
+// tests.
+#include "exec/cuda_device_context.h"
+
+#include <cstdint>
+#include <map>
+#include <mutex>
+#include <thread>
+
+#include "absl/strings/match.h"
+#include "gtest/gtest.h"
+
+namespace smrt::exec {
+namespace {
+
+using device::CudaRuntimeApi;
+
+constexpr int kDevices = 2;
+constexpr int kInvalidDevice = 101;  // cudaErrorInvalidDevice
+
+thread_local int current = 0;  // the thread's current device, as cudaSetDevice keeps it
+
+struct FakeMachine {
+  std::mutex mu;
+  std::map<void*, int> streams;  // stream -> device it was made on
+  std::map<void*, int> memory;   // cudaMalloc'd -> device
+  int next = 1;
+  int destroyed = 0;
+};
+FakeMachine* machine = nullptr;
+
+void* Next() { return reinterpret_cast<void*>(uintptr_t{0x1000} * machine->next++); }
+
+CudaRuntimeApi FakeApi() {
+  CudaRuntimeApi api;
+  api.GetDeviceCount = [](int* n) {
+    *n = kDevices;
+    return 0;
+  };
+  api.SetDevice = [](int d) {
+    if (d < 0 || d >= kDevices) return kInvalidDevice;
+    current = d;
+    return 0;
+  };
+  api.StreamCreate = [](void** s) {
+    std::lock_guard<std::mutex> lock(machine->mu);
+    *s = Next();
+    machine->streams[*s] = current;
+    return 0;
+  };
+  api.StreamDestroy = [](void* s) {
+    std::lock_guard<std::mutex> lock(machine->mu);
+    machine->streams.erase(s);
+    ++machine->destroyed;
+    return 0;
+  };
+  api.StreamSynchronize = [](void*) { return 0; };
+  api.MemGetInfo = [](size_t* free_bytes, size_t* total) {
+    *free_bytes = size_t{1} << 30;
+    *total = size_t{2} << 30;
+    return 0;
+  };
+  api.Malloc = [](void** p, size_t) {
+    std::lock_guard<std::mutex> lock(machine->mu);
+    *p = Next();
+    machine->memory[*p] = current;
+    return 0;
+  };
+  api.Free = [](void* p) {
+    std::lock_guard<std::mutex> lock(machine->mu);
+    machine->memory.erase(p);
+    return 0;
+  };
+  api.DeviceGetAttribute = [](int* v, int, int) {
+    *v = 0;
+    return 0;
+  };
+  return api;
+}
+
+class CudaDeviceContextTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    machine = &fake_;
+    current = 0;
+  }
+  void TearDown() override { machine = nullptr; }
+  FakeMachine fake_;
+  CudaRuntimeApi api_ = FakeApi();
+  memory::GpuAllocatorOptions options_;
+};
+
+TEST_F(CudaDeviceContextTest, ASecondGpuGetsItsStreamsAndMemoryWhateverTheThreadHadCurrent) {
+  absl::StatusOr<std::unique_ptr<CudaDeviceContext>> context =
+      CudaDeviceContext::Create(api_, 1, options_);
+  ASSERT_TRUE(context.ok()) << context.status();
+  EXPECT_EQ((*context)->device(), 1);
+  EXPECT_EQ(fake_.streams.at((*context)->stream()), 1);
+  // The application (or a model on CUDA:0) switches this thread back.
+  current = 0;
+  absl::StatusOr<Tensor> t = (*context)->Allocate(DataType::kFloat, Shape{256}, "x");
+  ASSERT_TRUE(t.ok()) << t.status();
+  for (const auto& [ptr, device] : fake_.memory) EXPECT_EQ(device, 1);
+  EXPECT_FALSE(fake_.memory.empty());
+  // A run's stream, asked for from a thread whose current device is 0.
+  current = 0;
+  std::unique_ptr<kernels::DeviceContext> run = (*context)->ForRun();
+  ASSERT_NE(run, nullptr);
+  EXPECT_NE(run->stream(), (*context)->stream());
+  EXPECT_EQ(fake_.streams.at(run->stream()), 1);
+  // MakeCurrent, through the run's context too, on another thread.
+  int seen = -1;
+  std::thread other([&] {
+    current = 0;
+    absl::Status s = run->MakeCurrent();
+    EXPECT_TRUE(s.ok()) << s;
+    seen = current;
+  });
+  other.join();
+  EXPECT_EQ(seen, 1);
+  run.reset();
+  t = Tensor();
+  context->reset();
+  EXPECT_TRUE(fake_.streams.empty());  // the model's stream and the run's, destroyed
+  EXPECT_EQ(fake_.destroyed, 2);
+}
+
+TEST_F(CudaDeviceContextTest, AGpuThatIsNotThereIsNamedWithTheCount) {
+  absl::StatusOr<std::unique_ptr<CudaDeviceContext>> context =
+      CudaDeviceContext::Create(api_, 2, options_);
+  ASSERT_FALSE(context.ok());
+  EXPECT_EQ(context.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_TRUE(absl::StrContains(context.status().message(),
+                                "CUDA:2 does not exist: this machine has 2 CUDA device(s)"))
+      << context.status();
+}
+
+TEST_F(CudaDeviceContextTest, MakeCurrentSaysWhichDeviceCouldNotBeSet) {
+  absl::StatusOr<std::unique_ptr<CudaDeviceContext>> context =
+      CudaDeviceContext::Create(api_, 1, options_);
+  ASSERT_TRUE(context.ok()) << context.status();
+  // The device went away (a driver reset): cudaSetDevice now fails.
+  api_.SetDevice = [](int) { return kInvalidDevice; };
+  absl::Status s = (*context)->MakeCurrent();
+  EXPECT_EQ(s.code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_TRUE(absl::StrContains(s.message(), "CUDA:1: cudaSetDevice failed")) << s;
+  EXPECT_EQ((*context)->ForRun(), nullptr);  // no stream made on the wrong device
+  api_ = FakeApi();
+}
+
+}  // namespace
+}  // namespace smrt::exec
