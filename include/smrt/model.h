@@ -111,9 +111,9 @@ struct LoadOptions {
   // Prints every node's device to stderr at load (like
   // tf.debugging.set_log_device_placement).
   bool log_placement = false;
-  // What a float32 model's products (convolutions, matmuls and what the
-  // passes fused into them, with the bias, activation and pooling chains
-  // around them) compute in: "float32" (the default) as exported;
+  // What a float32 model's products (convolutions, matmuls, einsums and
+  // what the passes fused into them, with the bias, activation and pooling
+  // chains around them) compute in: "float32" (the default) as exported;
   // "float16" or "bfloat16" converts them, as TensorFlow's
   // auto_mixed_precision does, for GPUs' tensor cores. Softmax, reductions,
   // layer norm and the rest stay float32; inputs and outputs keep their

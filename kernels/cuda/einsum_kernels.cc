@@ -1,9 +1,11 @@
-// Einsum float32 with two operands (einsum_plan.h says which equations):
-// operands transposed into GEMM order where needed, one strided-batched
-// cuBLAS GEMM, the result transposed into the output's order where needed.
+// Einsum with two operands (einsum_plan.h says which equations), in float32,
+// float16 or bfloat16: operands transposed into GEMM order where needed, one
+// strided-batched cuBLAS GEMM (16-bit products accumulated in fp32, as
+// RunGemm says), the result transposed into the output's order where needed.
 #include <cuda_runtime.h>
 
 #include <cstdint>
+#include <iterator>
 #include <string>
 #include <utility>
 #include <vector>
@@ -19,9 +21,11 @@
 namespace smrt::kernels::cuda {
 namespace {
 
-// `in` (shaped `dims`) permuted by `perm` into `out`, queued on `stream`.
-absl::Status Permute(const KernelContext& ctx, const float* in, const Shape& dims,
-                     const std::vector<int>& perm, float* out, cudaStream_t stream) {
+// `in` (shaped `dims`, elements of `element_size` bytes) permuted by `perm`
+// into `out`, queued on `stream`.
+absl::Status Permute(const KernelContext& ctx, const void* in, const Shape& dims,
+                     size_t element_size, const std::vector<int>& perm, void* out,
+                     cudaStream_t stream) {
   Shape merged_dims;
   std::vector<int> merged_perm;
   SimplifyTranspose(dims, perm, merged_dims, merged_perm);
@@ -34,26 +38,26 @@ absl::Status Permute(const KernelContext& ctx, const float* in, const Shape& dim
   for (int64_t d : dims) n *= d;
   return CudaStatus(LaunchTranspose(MakeTransposePlan(merged_dims.data(), merged_perm.data(),
                                                       static_cast<int>(merged_dims.size())),
-                                    in, out, n, sizeof(float), stream),
+                                    in, out, n, element_size, stream),
                     ctx.op(), ctx.node_name(), "launching the transpose kernel");
 }
 
 // `t`'s elements in the order `perm` gives (a scratch copy), or `t`'s own
 // when perm is empty.
-absl::StatusOr<const float*> InOrder(const KernelContext& ctx, const Tensor& t,
-                                     const std::vector<int>& perm, const char* what,
-                                     Tensor& scratch, cudaStream_t stream) {
-  if (perm.empty()) return t.data<float>();
-  absl::StatusOr<Tensor> s = ctx.device()->Allocate(DataType::kFloat, {t.num_elements()},
+absl::StatusOr<const void*> InOrder(const KernelContext& ctx, const Tensor& t,
+                                    const std::vector<int>& perm, const char* what,
+                                    Tensor& scratch, cudaStream_t stream) {
+  if (perm.empty()) return t.raw_data();
+  absl::StatusOr<Tensor> s = ctx.device()->Allocate(t.dtype(), {t.num_elements()},
                                                     absl::StrCat(ctx.node_name(), "/", what));
   if (!s.ok()) return AtNode(ctx, s.status());
   scratch = *std::move(s);
-  if (absl::Status st = Permute(ctx, t.data<float>(), t.shape(), perm, scratch.data<float>(),
-                                stream);
+  if (absl::Status st = Permute(ctx, t.raw_data(), t.shape(), DataTypeSize(t.dtype()), perm,
+                                scratch.raw_data(), stream);
       !st.ok()) {
     return st;
   }
-  return static_cast<const float*>(scratch.data<float>());
+  return static_cast<const void*>(scratch.raw_data());
 }
 
 absl::Status Einsum(KernelContext& ctx) {
@@ -62,9 +66,8 @@ absl::Status Einsum(KernelContext& ctx) {
                            absl::StrCat("expected 2 inputs, got ", ctx.num_inputs())));
   }
   if (absl::Status s = CheckOnDevice(ctx, {0, 1}); !s.ok()) return s;
-  for (int i : {0, 1}) {
-    if (absl::Status s = CheckDtype(ctx, i, DataType::kFloat); !s.ok()) return s;
-  }
+  absl::StatusOr<DataType> dtype = CommonFloatingType(ctx, 2);
+  if (!dtype.ok()) return dtype.status();
   absl::StatusOr<std::string> equation = ctx.attrs().Get<std::string>("equation");
   if (!equation.ok()) return AtNode(ctx, equation.status());
   absl::StatusOr<EinsumSubscripts> subs = ParseCudaEinsum(*equation);
@@ -78,24 +81,24 @@ absl::Status Einsum(KernelContext& ctx) {
   }
   absl::StatusOr<cudaStream_t> stream = StreamOf(ctx);
   if (!stream.ok()) return stream.status();
-  absl::StatusOr<Tensor*> out = ctx.allocate_device_output(0, DataType::kFloat, plan->out_shape);
+  absl::StatusOr<Tensor*> out = ctx.allocate_device_output(0, *dtype, plan->out_shape);
   if (!out.ok()) return out.status();
   if ((*out)->num_elements() == 0) return absl::OkStatus();
 
   const Tensor& x = ctx.input(plan->swap_operands ? 1 : 0);
   const Tensor& y = ctx.input(plan->swap_operands ? 0 : 1);
   Tensor x_scratch, y_scratch, result_scratch;
-  absl::StatusOr<const float*> xp = InOrder(ctx, x, plan->perm_x, "x", x_scratch, *stream);
+  absl::StatusOr<const void*> xp = InOrder(ctx, x, plan->perm_x, "x", x_scratch, *stream);
   if (!xp.ok()) return xp.status();
-  absl::StatusOr<const float*> yp = InOrder(ctx, y, plan->perm_y, "y", y_scratch, *stream);
+  absl::StatusOr<const void*> yp = InOrder(ctx, y, plan->perm_y, "y", y_scratch, *stream);
   if (!yp.ok()) return yp.status();
-  float* result = (*out)->data<float>();
+  void* result = (*out)->raw_data();
   if (!plan->out_perm.empty()) {
-    absl::StatusOr<Tensor> r = ctx.device()->Allocate(
-        DataType::kFloat, plan->result_dims, absl::StrCat(ctx.node_name(), "/product"));
+    absl::StatusOr<Tensor> r = ctx.device()->Allocate(*dtype, plan->result_dims,
+                                                      absl::StrCat(ctx.node_name(), "/product"));
     if (!r.ok()) return AtNode(ctx, r.status());
     result_scratch = *std::move(r);
-    result = result_scratch.data<float>();
+    result = result_scratch.raw_data();
   }
   Gemm g;
   g.trans_a = plan->trans_x;
@@ -108,15 +111,17 @@ absl::Status Einsum(KernelContext& ctx) {
   g.batch = plan->batch;
   g.stride_a = plan->m * plan->k;
   g.stride_b = plan->k * plan->n;
-  if (absl::Status s = RunGemm(ctx, g, *xp, *yp, result, *stream); !s.ok()) return s;
+  if (absl::Status s = RunGemm(ctx, g, *dtype, *xp, *yp, result, *stream); !s.ok()) return s;
   if (plan->out_perm.empty()) return absl::OkStatus();
-  return Permute(ctx, result, plan->result_dims, plan->out_perm, (*out)->data<float>(), *stream);
+  return Permute(ctx, result, plan->result_dims, DataTypeSize(*dtype), plan->out_perm,
+                 (*out)->raw_data(), *stream);
 }
 
 }  // namespace
 
 std::vector<KernelSpec> EinsumKernels() {
-  KernelSpec k = CudaKernel("Einsum", "T", {DataType::kFloat}, Einsum);
+  KernelSpec k = CudaKernel("Einsum", "T", {std::begin(kFloatingTypes), std::end(kFloatingTypes)},
+                            Einsum);
   k.supports = [](const AttrMap& attrs) {
     absl::StatusOr<std::string> equation = attrs.Get<std::string>("equation");
     return equation.ok() && EinsumServedOnCuda(*equation);

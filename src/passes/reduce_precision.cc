@@ -33,7 +33,8 @@ constexpr char kPass[] = "reduce_precision";
 
 bool IsProduct(const std::string& op) {
   return op == "Conv2D" || op == "DepthwiseConv2dNative" || op == "MatMul" ||
-         op == "BatchMatMulV2" || op == kernels::kFusedConv2D || op == kernels::kFusedMatMul;
+         op == "BatchMatMulV2" || op == "Einsum" || op == kernels::kFusedConv2D ||
+         op == kernels::kFusedMatMul;
 }
 
 bool IsFollower(const std::string& op) {

@@ -9,6 +9,7 @@
 #include <cstring>
 #include <random>
 #include <string>
+#include <tuple>
 #include <type_traits>
 #include <vector>
 
@@ -113,6 +114,9 @@ TEST(CudaMixedPrecisionTest, KernelsAreRegisteredForFloat16AndBFloat16) {
           "AvgPool"}) {
       EXPECT_TRUE(r.FindKernel(op, kCudaDevice, TypeAttr(t)).ok()) << op << " " << DataTypeName(t);
     }
+    AttrMap einsum = TypeAttr(t);
+    einsum.Set("equation", std::string("abc,cde->abde"));  // served per equation
+    EXPECT_TRUE(r.FindKernel("Einsum", kCudaDevice, einsum).ok()) << DataTypeName(t);
     AttrMap cast = TypeAttr(t, "SrcT");
     cast.Set("DstT", DataType::kFloat);
     EXPECT_TRUE(r.FindKernel("Cast", kCudaDevice, cast).ok()) << DataTypeName(t);
@@ -493,6 +497,18 @@ TEST_F(CudaGpuMixedPrecisionTest, ProductsAndConvolutionsMatchTheCpu) {
                   {Narrowed(RandomFloats({3, 8, 64}, 8), t),
                    Narrowed(RandomFloats({3, 8, 64}, 9), t)},
                   tol);
+    // Keras' EinsumDense projection and attention scores (operands and the
+    // result transposed around one batched GEMM).
+    for (const auto& [equation, x_shape, y_shape] :
+         {std::tuple<const char*, Shape, Shape>{"abc,cde->abde", {2, 5, 32}, {32, 4, 8}},
+          {"aecd,abcd->acbe", {2, 6, 4, 8}, {2, 5, 4, 8}}}) {
+      AttrMap einsum = TypeAttr(t);
+      einsum.Set("equation", std::string(equation));
+      einsum.Set("N", int64_t{2});
+      ExpectLikeCpu("Einsum", einsum,
+                    {Narrowed(RandomFloats(x_shape, 21), t), Narrowed(RandomFloats(y_shape, 22), t)},
+                    tol);
+    }
     // The fused ops: the GPU rounds the product, then the post-ops; the CPU
     // rounds once at the end.
     AttrMap fused_mm = TypeAttr(t);

@@ -130,6 +130,37 @@ TEST(ReducePrecisionTest, SoftmaxStaysFloat32AndAResidualOperandIsCast) {
   EXPECT_LT(MaxAbsDiff(b->fused_out[0], b->plain_out[0]), 2e-3f);
 }
 
+TEST(ReducePrecisionTest, EinsumProjectionsAndAttentionScoresRunInFloat16) {
+  // Keras' EinsumDense and MultiHeadAttention: x[b,t,16] projected by
+  // "abc,cd->abd", the scores "abd,aed->abe" of the projection with itself,
+  // then Softmax. Both Einsums compute in float16; the Softmax does not.
+  const std::string equation = "attr { key: \"N\" value { i: 2 } } "
+                               "attr { key: \"equation\" value { s: \"";
+  const std::string g =
+      Placeholder("x") + FloatConst("w", RandomFloats({16, 8}, 7)) +
+      Op("proj", "Einsum", {"x", "w"}, equation + "abc,cd->abd\" } }") +
+      Op("scores", "Einsum", {"proj", "proj"}, equation + "abd,aed->abe\" } }") +
+      Op("y", "Softmax", {"scores"});
+  const Tensor x = RandomFloats({2, 5, 16}, 8);
+  absl::StatusOr<testing::Both> b =
+      testing::RunBoth(g, Feed({2, 5, 16}), {"y:0"}, {x}, Precision(DataType::kHalf));
+  ASSERT_TRUE(b.ok()) << b.status();
+  const std::string ops = absl::StrJoin(b->fused.ops(), ",");
+  int half_einsums = 0;
+  for (const graph::Node& n : b->fused.program->graph().nodes()) {
+    if (n.op == "Einsum" && n.attrs.GetOr<DataType>("T", DataType::kInvalid).value() ==
+                                DataType::kHalf) {
+      ++half_einsums;
+    }
+  }
+  EXPECT_EQ(half_einsums, 2) << ops;
+  EXPECT_EQ(TypeOf(b->fused, "Softmax"), DataType::kFloat) << ops;
+  EXPECT_EQ(b->fused.count("Cast"), 2) << ops;  // x in, the scores out
+  const float diff = MaxAbsDiff(b->fused_out[0], b->plain_out[0]);
+  EXPECT_LT(diff, 5e-3f);
+  EXPECT_GT(diff, 0.0f);
+}
+
 TEST(ReducePrecisionTest, Float32ByDefaultAndWhenDisabled) {
   const Tensor x = RandomFloats({1, 8, 8, 4}, 6);
   absl::StatusOr<testing::Both> off =
