@@ -83,6 +83,9 @@ std::vector<KernelSpec> BatchNormKernels();
 // ResizeBilinear (float, uint8), ResizeNearestNeighbor (the CPU's image
 // dtypes); the size on the host (resize_kernels.cc, resize.h).
 std::vector<KernelSpec> ResizeKernels();
+// TopKV2 float32/float64/float16/bfloat16/int32/int64, k on the host, int16/
+// int32/int64 indices; ties and NaNs in the CPU's order (top_k_kernels.cc).
+std::vector<KernelSpec> TopKKernels();
 
 inline std::vector<KernelSpec> CudaKernels() {
   std::vector<KernelSpec> all;
@@ -91,7 +94,8 @@ inline std::vector<KernelSpec> CudaKernels() {
                       &TransposeKernels, &ConvKernels, &PoolKernels, &ReduceKernels,
                       &EinsumKernels, &GatherKernels, &SelectKernels, &ConcatKernels,
                       &CastKernels, &PadKernels, &SliceKernels, &ResizeKernels,
-                      &BatchNormKernels, &ConvTransposeKernels, &ControlFlowKernels}) {
+                      &BatchNormKernels, &ConvTransposeKernels, &ControlFlowKernels,
+                      &TopKKernels}) {
     for (KernelSpec& k : family()) all.push_back(std::move(k));
   }
   return all;
