@@ -76,6 +76,8 @@ absl::StatusOr<Tensor> CudaDeviceContext::Allocate(DataType dtype, const Shape& 
 }
 
 std::unique_ptr<kernels::DeviceContext> CudaDeviceContext::ForRun() {
+  // A stream belongs to the device current when it is made.
+  if (!MakeCurrent().ok()) return nullptr;
   // Constants uploaded and filters transformed at load are on the model's
   // stream; a run's stream must not read them before they are there.
   if (api_.StreamSynchronize(stream_) != device::kCudaSuccess) return nullptr;
@@ -88,10 +90,7 @@ std::unique_ptr<kernels::DeviceContext> CudaDeviceContext::ForRun() {
     }
   }
   if (stream == nullptr) {
-    // A stream belongs to the device current when it is made.
-    if (!MakeCurrent().ok() || api_.StreamCreate(&stream) != device::kCudaSuccess) {
-      return nullptr;
-    }
+    if (api_.StreamCreate(&stream) != device::kCudaSuccess) return nullptr;
     std::lock_guard<std::mutex> lock(streams_mu_);
     ++run_streams_;
   }
