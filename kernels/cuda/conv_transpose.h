@@ -1,13 +1,16 @@
-// Conv2DBackpropInput (Keras Conv2DTranspose) as a direct NHWC float32
-// kernel on device pointers (no absl or smrt headers): each dx element sums
-// the dy cells whose windows cover it, times the filter. The per-element
-// function runs on the host too.
+// Conv2DBackpropInput (Keras Conv2DTranspose) as a direct NHWC kernel on
+// device pointers (no absl or smrt headers): each dx element sums the dy
+// cells whose windows cover it, times the filter, in float (float16 and
+// bfloat16 widened, the sum rounded once, as the CPU kernel computes them).
+// The per-element function runs on the host too.
 #ifndef SMRT_KERNELS_CUDA_CONV_TRANSPOSE_H_
 #define SMRT_KERNELS_CUDA_CONV_TRANSPOSE_H_
 
 #include <cuda_runtime.h>
 
 #include <cstdint>
+
+#include "kernels/cuda/half_math.h"
 
 namespace smrt::kernels::cuda {
 
@@ -25,10 +28,11 @@ struct ConvTransposeGeometry {
 // dx element i (row-major NHWC): the sum over the filter taps (kh, kw) whose
 // forward window from dy cell (oy, ox) reads it, i.e. oy * stride_h -
 // pad_top + kh * dil_h == y (and the same for x), of dy[b, oy, ox, :] .
-// filter[kh, kw, c, :], accumulated in float.
-__host__ __device__ inline float ConvTransposeValue(const ConvTransposeGeometry& g,
-                                                    const float* dy, const float* filter,
-                                                    int64_t i) {
+// filter[kh, kw, c, :], accumulated in float (T: float, __half or
+// __nv_bfloat16).
+template <typename T>
+__host__ __device__ inline float ConvTransposeValue(const ConvTransposeGeometry& g, const T* dy,
+                                                    const T* filter, int64_t i) {
   const int64_t c = i % g.in_c;
   int64_t rest = i / g.in_c;
   const int64_t x = rest % g.in_w;
@@ -46,18 +50,20 @@ __host__ __device__ inline float ConvTransposeValue(const ConvTransposeGeometry&
       if (tx < 0 || tx % g.stride_w != 0) continue;
       const int64_t ox = tx / g.stride_w;
       if (ox >= g.out_w) continue;
-      const float* d = dy + ((b * g.out_h + oy) * g.out_w + ox) * g.out_c;
-      const float* f = filter + ((kh * g.k_w + kw) * g.in_c + c) * g.out_c;
-      for (int64_t o = 0; o < g.out_c; ++o) acc += d[o] * f[o];
+      const T* d = dy + ((b * g.out_h + oy) * g.out_w + ox) * g.out_c;
+      const T* f = filter + ((kh * g.k_w + kw) * g.in_c + c) * g.out_c;
+      for (int64_t o = 0; o < g.out_c; ++o) acc += Widen(d[o]) * Widen(f[o]);
     }
   }
   return acc;
 }
 
-// dx[i] = ConvTransposeValue(g, dy, filter, i) for every dx element, one
-// thread each. Returns the launch error, if any.
-cudaError_t LaunchConvTranspose(const ConvTransposeGeometry& g, const float* dy,
-                                const float* filter, float* dx, cudaStream_t stream);
+// dx[i] = ConvTransposeValue(g, dy, filter, i), stored as T, for every dx
+// element, one thread each; T is float, __half or __nv_bfloat16. Returns the
+// launch error, if any.
+template <typename T>
+cudaError_t LaunchConvTranspose(const ConvTransposeGeometry& g, const T* dy, const T* filter,
+                                T* dx, cudaStream_t stream);
 
 }  // namespace smrt::kernels::cuda
 

@@ -45,7 +45,7 @@ std::vector<KernelSpec> ConvKernels();
 // forms: every fixed-size dtype, forwarding device tensors
 // (control_flow_kernels.cc).
 std::vector<KernelSpec> ControlFlowKernels();
-// Conv2DBackpropInput float32 NHWC, a direct kernel (no cuDNN needed),
+// Conv2DBackpropInput float32/float16/bfloat16 NHWC, a direct kernel (no cuDNN needed),
 // input_sizes on the host (conv_transpose_kernels.cc).
 std::vector<KernelSpec> ConvTransposeKernels();
 // MaxPool, AvgPool float32/float16/bfloat16 NHWC, spatial windows

@@ -32,9 +32,9 @@ namespace {
 constexpr char kPass[] = "reduce_precision";
 
 bool IsProduct(const std::string& op) {
-  return op == "Conv2D" || op == "DepthwiseConv2dNative" || op == "MatMul" ||
-         op == "BatchMatMulV2" || op == "Einsum" || op == kernels::kFusedConv2D ||
-         op == kernels::kFusedMatMul;
+  return op == "Conv2D" || op == "DepthwiseConv2dNative" || op == "Conv2DBackpropInput" ||
+         op == "MatMul" || op == "BatchMatMulV2" || op == "Einsum" ||
+         op == kernels::kFusedConv2D || op == kernels::kFusedMatMul;
 }
 
 bool IsFollower(const std::string& op) {

@@ -3,7 +3,8 @@
 // (ConvTransposeValue) evaluated on the host against the CPU kernel for
 // strides, SAME's uneven padding, dilations and explicit padding, and the
 // checks made before any device work. With a GPU: the kernel against the CPU
-// kernel, within 1e-4 (the sums run in another order).
+// kernel, within 1e-4 (the sums run in another order); float16 and bfloat16
+// within two units in their last place.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -25,6 +26,15 @@ using kernels::testing::RandomFloats;
 using kernels::testing::RunOp;
 using testing::FakeDeviceTensor;
 using testing::TypeAttr;
+
+Tensor CastTo(const Tensor& x, DataType t) {
+  AttrMap attrs = TypeAttr(DataType::kFloat, "SrcT");
+  attrs.Set("DstT", t);
+  absl::StatusOr<std::vector<Tensor>> out = RunOp("Cast", attrs, {x});
+  EXPECT_TRUE(out.ok()) << out.status();
+  return (*out)[0];
+}
+Tensor ToHalf(const Tensor& x) { return CastTo(x, DataType::kHalf); }
 
 struct Case {
   const char* what;
@@ -68,6 +78,12 @@ AttrMap Attrs(const Case& c, const std::string& format = "NHWC") {
   return a;
 }
 
+AttrMap HalfAttrs(const Case& c) {
+  AttrMap a = Attrs(c);
+  a.Set("T", DataType::kHalf);
+  return a;
+}
+
 // The case's inputs: input_sizes, filter, dy.
 std::vector<Tensor> Inputs(const Case& c) {
   const int64_t pt = c.explicit_paddings.empty() ? 0 : c.explicit_paddings[2];
@@ -89,6 +105,11 @@ TEST(CudaConvTransposeTest, RegisteredForNhwcWithTheSizesOnTheHost) {
   EXPECT_EQ((*k)->backend, "cuda");
   EXPECT_EQ((*k)->host_memory_inputs, std::vector<int>{0});
   EXPECT_FALSE(r.FindKernel("Conv2DBackpropInput", kCudaDevice, Attrs(Cases()[0], "NCHW")).ok());
+  for (DataType t : {DataType::kHalf, DataType::kBFloat16}) {
+    AttrMap attrs = Attrs(Cases()[0]);
+    attrs.Set("T", t);
+    EXPECT_TRUE(r.FindKernel("Conv2DBackpropInput", kCudaDevice, attrs).ok()) << DataTypeName(t);
+  }
 }
 
 TEST(CudaConvTransposeTest, ThePerElementSumIsTheCpuKernels) {
@@ -125,6 +146,20 @@ TEST(CudaConvTransposeTest, ThePerElementSumIsTheCpuKernels) {
       ASSERT_NEAR(got, want.data<float>()[i], 1e-4 * std::max(1.0f, std::fabs(got)))
           << "element " << i;
     }
+    // float16: the same sum over the widened elements, rounded once; the CPU
+    // kernel widens too, so the two agree within one float16 rounding.
+    const Tensor dy16 = ToHalf(in[2]), filter16 = ToHalf(in[1]);
+    absl::StatusOr<std::vector<Tensor>> cpu16 =
+        RunOp("Conv2DBackpropInput", HalfAttrs(c), {in[0], filter16, dy16});
+    ASSERT_TRUE(cpu16.ok()) << cpu16.status();
+    const auto* want16 = static_cast<const __half*>((*cpu16)[0].raw_data());
+    for (int64_t i = 0; i < want.num_elements(); ++i) {
+      const float got = Widen(Narrow<__half>(
+          ConvTransposeValue(g, static_cast<const __half*>(dy16.raw_data()),
+                             static_cast<const __half*>(filter16.raw_data()), i)));
+      const float w = Widen(want16[i]);
+      ASSERT_NEAR(got, w, 0x1p-10 * std::max(1.0f, std::fabs(w))) << "float16 element " << i;
+    }
   }
 }
 
@@ -157,6 +192,13 @@ TEST_F(CudaGpuConvTransposeTest, MatchesTheCpu) {
   for (const Case& c : Cases()) {
     SCOPED_TRACE(c.what);
     ExpectLikeCpu("Conv2DBackpropInput", Attrs(c), Inputs(c), 1e-4, {0});
+    const std::vector<Tensor> in = Inputs(c);
+    for (DataType t : {DataType::kHalf, DataType::kBFloat16}) {
+      AttrMap attrs = Attrs(c);
+      attrs.Set("T", t);
+      ExpectLikeCpu("Conv2DBackpropInput", attrs, {in[0], CastTo(in[1], t), CastTo(in[2], t)},
+                    t == DataType::kHalf ? 0x1p-9 : 0x1p-6, {0});
+    }
   }
 }
 

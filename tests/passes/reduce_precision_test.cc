@@ -161,6 +161,28 @@ TEST(ReducePrecisionTest, EinsumProjectionsAndAttentionScoresRunInFloat16) {
   EXPECT_GT(diff, 0.0f);
 }
 
+TEST(ReducePrecisionTest, TransposedConvolutionsRunInFloat16) {
+  // Keras' Conv2DTranspose: dx (1, 8, 8, 4) from x (1, 4, 4, 6), stride 2.
+  const std::string g =
+      Placeholder("x") + FloatConst("w", RandomFloats({3, 3, 4, 6}, 9)) +
+      "node { name: \"sizes\" op: \"Const\" attr { key: \"dtype\" value { type: DT_INT32 } } "
+      "attr { key: \"value\" value { tensor { dtype: DT_INT32 tensor_shape { dim { size: 4 } } "
+      "int_val: 1 int_val: 8 int_val: 8 int_val: 4 } } } }" +
+      Op("y", "Conv2DBackpropInput", {"sizes", "w", "x"},
+         "attr { key: \"strides\" value { list { i: 1 i: 2 i: 2 i: 1 } } } "
+         "attr { key: \"padding\" value { s: \"SAME\" } }");
+  const Tensor x = RandomFloats({1, 4, 4, 6}, 10);
+  absl::StatusOr<testing::Both> b =
+      testing::RunBoth(g, Feed({1, 4, 4, 6}), {"y:0"}, {x}, Precision(DataType::kHalf));
+  ASSERT_TRUE(b.ok()) << b.status();
+  const std::string ops = absl::StrJoin(b->fused.ops(), ",");
+  EXPECT_EQ(TypeOf(b->fused, "Conv2DBackpropInput"), DataType::kHalf) << ops;
+  EXPECT_EQ(b->fused.count("Cast"), 2) << ops;  // x in, y out; the sizes stay int32
+  const float diff = MaxAbsDiff(b->fused_out[0], b->plain_out[0]);
+  EXPECT_LT(diff, 1e-2f);
+  EXPECT_GT(diff, 0.0f);
+}
+
 TEST(ReducePrecisionTest, Float32ByDefaultAndWhenDisabled) {
   const Tensor x = RandomFloats({1, 8, 8, 4}, 6);
   absl::StatusOr<testing::Both> off =
