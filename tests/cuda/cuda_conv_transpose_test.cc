@@ -24,17 +24,10 @@ namespace {
 using kernels::testing::MakeTensor;
 using kernels::testing::RandomFloats;
 using kernels::testing::RunOp;
+using testing::CastTo;
 using testing::FakeDeviceTensor;
 using testing::TypeAttr;
 
-Tensor CastTo(const Tensor& x, DataType t) {
-  AttrMap attrs = TypeAttr(DataType::kFloat, "SrcT");
-  attrs.Set("DstT", t);
-  absl::StatusOr<std::vector<Tensor>> out = RunOp("Cast", attrs, {x});
-  EXPECT_TRUE(out.ok()) << out.status();
-  return (*out)[0];
-}
-Tensor ToHalf(const Tensor& x) { return CastTo(x, DataType::kHalf); }
 
 struct Case {
   const char* what;
@@ -148,7 +141,8 @@ TEST(CudaConvTransposeTest, ThePerElementSumIsTheCpuKernels) {
     }
     // float16: the same sum over the widened elements, rounded once; the CPU
     // kernel widens too, so the two agree within one float16 rounding.
-    const Tensor dy16 = ToHalf(in[2]), filter16 = ToHalf(in[1]);
+    const Tensor dy16 = CastTo(in[2], DataType::kHalf);
+    const Tensor filter16 = CastTo(in[1], DataType::kHalf);
     absl::StatusOr<std::vector<Tensor>> cpu16 =
         RunOp("Conv2DBackpropInput", HalfAttrs(c), {in[0], filter16, dy16});
     ASSERT_TRUE(cpu16.ok()) << cpu16.status();

@@ -28,6 +28,7 @@ namespace {
 
 using kernels::testing::RandomFloats;
 using kernels::testing::RunOp;
+using testing::CastTo;
 using testing::TypeAttr;
 
 constexpr DataType kHalfTypes[] = {DataType::kHalf, DataType::kBFloat16};
@@ -421,22 +422,14 @@ TEST(CudaMixedPrecisionTest, CastFormulaMatchesTheCpuForEveryPair) {
 
 class CudaGpuMixedPrecisionTest : public testing::GpuTest {
  protected:
-  // x (float) rounded to t.
-  static Tensor Narrowed(const Tensor& x, DataType t) {
-    AttrMap attrs = TypeAttr(DataType::kFloat, "SrcT");
-    attrs.Set("DstT", t);
-    absl::StatusOr<std::vector<Tensor>> out = RunOp("Cast", attrs, {x});
-    EXPECT_TRUE(out.ok()) << out.status();
-    return (*out)[0];
-  }
   // A few units in the last place of t, relative.
   static double Ulps(DataType t, int n) { return n * (t == DataType::kHalf ? 0x1p-10 : 0x1p-7); }
 };
 
 TEST_F(CudaGpuMixedPrecisionTest, ElementwiseBiasAddAndCastMatchTheCpu) {
   for (DataType t : kHalfTypes) {
-    const Tensor x = Narrowed(RandomFloats({2, 5, 7, 16}, 1, -4, 4), t);
-    const Tensor y = Narrowed(RandomFloats({16}, 2, -4, 4), t);
+    const Tensor x = CastTo(RandomFloats({2, 5, 7, 16}, 1, -4, 4), t);
+    const Tensor y = CastTo(RandomFloats({16}, 2, -4, 4), t);
     for (const char* op : {"AddV2", "Sub", "Mul", "Maximum", "Minimum", "SquaredDifference",
                            "RealDiv", "BiasAdd"}) {
       ExpectSameBytesAsCpu(op, TypeAttr(t), {x, y});
@@ -470,7 +463,7 @@ TEST_F(CudaGpuMixedPrecisionTest, ElementwiseBiasAddAndCastMatchTheCpu) {
 
 TEST_F(CudaGpuMixedPrecisionTest, PoolsMatchTheCpuBitForBit) {
   for (DataType t : kHalfTypes) {
-    const Tensor x = Narrowed(RandomFloats({2, 9, 11, 8}, 5, -3, 3), t);
+    const Tensor x = CastTo(RandomFloats({2, 9, 11, 8}, 5, -3, 3), t);
     for (const char* op : {"MaxPool", "AvgPool"}) {
       for (const char* padding : {"VALID", "SAME"}) {
         AttrMap attrs = TypeAttr(t);
@@ -489,13 +482,13 @@ TEST_F(CudaGpuMixedPrecisionTest, ProductsAndConvolutionsMatchTheCpu) {
   for (DataType t : kHalfTypes) {
     const double tol = Ulps(t, 2);
     ExpectLikeCpu("MatMul", TypeAttr(t),
-                  {Narrowed(RandomFloats({33, 70}, 6), t), Narrowed(RandomFloats({70, 17}, 7), t)},
+                  {CastTo(RandomFloats({33, 70}, 6), t), CastTo(RandomFloats({70, 17}, 7), t)},
                   tol);
     AttrMap bmm = TypeAttr(t);
     bmm.Set("adj_y", true);
     ExpectLikeCpu("BatchMatMulV2", bmm,
-                  {Narrowed(RandomFloats({3, 8, 64}, 8), t),
-                   Narrowed(RandomFloats({3, 8, 64}, 9), t)},
+                  {CastTo(RandomFloats({3, 8, 64}, 8), t),
+                   CastTo(RandomFloats({3, 8, 64}, 9), t)},
                   tol);
     // Keras' EinsumDense projection and attention scores (operands and the
     // result transposed around one batched GEMM).
@@ -506,7 +499,7 @@ TEST_F(CudaGpuMixedPrecisionTest, ProductsAndConvolutionsMatchTheCpu) {
       einsum.Set("equation", std::string(equation));
       einsum.Set("N", int64_t{2});
       ExpectLikeCpu("Einsum", einsum,
-                    {Narrowed(RandomFloats(x_shape, 21), t), Narrowed(RandomFloats(y_shape, 22), t)},
+                    {CastTo(RandomFloats(x_shape, 21), t), CastTo(RandomFloats(y_shape, 22), t)},
                     tol);
     }
     // The fused ops: the GPU rounds the product, then the post-ops; the CPU
@@ -514,30 +507,30 @@ TEST_F(CudaGpuMixedPrecisionTest, ProductsAndConvolutionsMatchTheCpu) {
     AttrMap fused_mm = TypeAttr(t);
     fused_mm.Set("fused_ops", std::vector<std::string>{"BiasAdd", "Relu"});
     ExpectLikeCpu("_SmrtFusedMatMul", fused_mm,
-                  {Narrowed(RandomFloats({5, 40}, 14), t), Narrowed(RandomFloats({40, 24}, 15), t),
-                   Narrowed(RandomFloats({24}, 16), t)},
+                  {CastTo(RandomFloats({5, 40}, 14), t), CastTo(RandomFloats({40, 24}, 15), t),
+                   CastTo(RandomFloats({24}, 16), t)},
                   Ulps(t, 3));
     AttrMap fused_conv = TypeAttr(t);
     fused_conv.Set("strides", std::vector<int64_t>{1, 1, 1, 1});
     fused_conv.Set("padding", std::string("SAME"));
     fused_conv.Set("fused_ops", std::vector<std::string>{"BiasAdd", "Add", "Relu"});
     ExpectLikeCpu("_SmrtFusedConv2D", fused_conv,
-                  {Narrowed(RandomFloats({1, 6, 7, 8}, 17), t),
-                   Narrowed(RandomFloats({3, 3, 8, 16}, 18), t),
-                   Narrowed(RandomFloats({16}, 19), t),
-                   Narrowed(RandomFloats({1, 6, 7, 16}, 20), t)},
+                  {CastTo(RandomFloats({1, 6, 7, 8}, 17), t),
+                   CastTo(RandomFloats({3, 3, 8, 16}, 18), t),
+                   CastTo(RandomFloats({16}, 19), t),
+                   CastTo(RandomFloats({1, 6, 7, 16}, 20), t)},
                   Ulps(t, 3));
     for (const char* padding : {"SAME", "VALID"}) {
       AttrMap conv = TypeAttr(t);
       conv.Set("strides", std::vector<int64_t>{1, 2, 2, 1});
       conv.Set("padding", std::string(padding));
       ExpectLikeCpu("Conv2D", conv,
-                    {Narrowed(RandomFloats({2, 9, 10, 16}, 10), t),
-                     Narrowed(RandomFloats({3, 3, 16, 24}, 11), t)},
+                    {CastTo(RandomFloats({2, 9, 10, 16}, 10), t),
+                     CastTo(RandomFloats({3, 3, 16, 24}, 11), t)},
                     tol);
       ExpectLikeCpu("DepthwiseConv2dNative", conv,
-                    {Narrowed(RandomFloats({2, 9, 10, 16}, 12), t),
-                     Narrowed(RandomFloats({3, 3, 16, 2}, 13), t)},
+                    {CastTo(RandomFloats({2, 9, 10, 16}, 12), t),
+                     CastTo(RandomFloats({3, 3, 16, 2}, 13), t)},
                     tol);
     }
   }

@@ -176,6 +176,16 @@ inline AttrMap TypeAttr(DataType t, const char* name = "T") {
   return a;
 }
 
+// A float32 host tensor converted to `t` by the CPU's Cast (float16 and
+// bfloat16 rounded to nearest even, as Keras mixed precision rounds).
+inline Tensor CastTo(const Tensor& x, DataType t) {
+  AttrMap attrs = TypeAttr(DataType::kFloat, "SrcT");
+  attrs.Set("DstT", t);
+  absl::StatusOr<std::vector<Tensor>> out = kernels::testing::RunOp("Cast", attrs, {x});
+  EXPECT_TRUE(out.ok()) << out.status();
+  return out.ok() ? (*out)[0] : Tensor();
+}
+
 // Host -> device through _SmrtToDevice.
 inline absl::StatusOr<Tensor> Upload(DeviceContext* device, const Tensor& host) {
   absl::StatusOr<std::vector<Tensor>> out =

@@ -25,6 +25,7 @@ using kernels::testing::MakeTensor;
 using kernels::testing::RandomFloats;
 using kernels::testing::RunOp;
 using kernels::testing::Scalar;
+using testing::CastTo;
 using testing::FakeDeviceTensor;
 using testing::TypeAttr;
 
@@ -64,14 +65,6 @@ void ExpectHostTopKIsTheCpus(const Tensor& x, int64_t k) {
   EXPECT_EQ(std::memcmp(indices.data(), (*cpu)[1].raw_data(), indices.size() * sizeof(int32_t)),
             0)
       << DataTypeName(x.dtype()) << " k=" << k;
-}
-
-Tensor CastTo(const Tensor& x, DataType t) {
-  AttrMap attrs = TypeAttr(DataType::kFloat, "SrcT");
-  attrs.Set("DstT", t);
-  absl::StatusOr<std::vector<Tensor>> out = RunOp("Cast", attrs, {x});
-  EXPECT_TRUE(out.ok()) << out.status();
-  return (*out)[0];
 }
 
 // Rows of ties, NaNs, infinities and signed zeros, then random rows with
@@ -186,11 +179,7 @@ TEST_F(CudaGpuTopKTest, ValuesAndIndicesAreTheCpus) {
   std::vector<int64_t> ints;
   for (int64_t i = 0; i < 600; ++i) ints.push_back((i * 7919) % 97 - 48);
   ExpectBothOutputsLikeCpu(MakeTensor<int64_t>({6, 100}, ints), 9, DataType::kInt16);
-  AttrMap to_double = TypeAttr(DataType::kFloat, "SrcT");
-  to_double.Set("DstT", DataType::kDouble);
-  absl::StatusOr<std::vector<Tensor>> d = RunOp("Cast", to_double, {wide});
-  ASSERT_TRUE(d.ok()) << d.status();
-  ExpectBothOutputsLikeCpu((*d)[0], 3, DataType::kInt32);
+  ExpectBothOutputsLikeCpu(CastTo(wide, DataType::kDouble), 3, DataType::kInt32);
   ExpectBothOutputsLikeCpu(MakeTensor<float>({3, 0}, {}), 0, DataType::kInt32);
 }
 
