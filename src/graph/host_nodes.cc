@@ -4,8 +4,8 @@
 
 namespace smrt::graph {
 
-bool KeptOnHost(const Node& n) {
-  if (n.op == "Placeholder" || n.op == "NoOp" || n.op == "VarHandleOp" ||
+bool KeptOnHost(const Graph& g, const Node& n) {
+  if (n.op == "Placeholder" || n.op == "PlaceholderWithDefault" || n.op == "NoOp" || n.op == "VarHandleOp" ||
       n.op == "ReadVariableOp" || n.op == "VariableV2") {
     return true;
   }
@@ -21,6 +21,13 @@ bool KeptOnHost(const Node& n) {
   if (n.op == "ArgMax" || n.op == "ArgMin") return false;
   for (const kernels::ValueInfo& o : n.outputs) {
     if (o.dtype == DataType::kString) return true;  // no device makes strings (StringSplitV2)
+  }
+  // Nor reads them: ParseExample's serialized protos, StringToNumber's text.
+  for (const Endpoint& in : n.inputs) {
+    const std::vector<kernels::ValueInfo>& from = g.node(in.node).outputs;
+    if (in.index < static_cast<int>(from.size()) && from[in.index].dtype == DataType::kString) {
+      return true;
+    }
   }
   // A comparison of int32 values (Less(input_ids, 0) in Keras's embedding
   // bounds check) or of strings gives a bool made on, and read on, the host.

@@ -10,7 +10,7 @@
 namespace smrt::graph {
 
 // True for:
-// - the caller's inputs (Placeholder) and NoOps;
+// - the caller's inputs (Placeholder, PlaceholderWithDefault) and NoOps;
 // - variable handles and reads (VarHandleOp, ReadVariableOp, VariableV2):
 //   loading freezes them into constants, so no device runs them;
 // - LoopCond: a TF1 loop's predicate, which its Switches read on the host;
@@ -19,14 +19,15 @@ namespace smrt::graph {
 //   graphs it is shape arithmetic (Shape -> StridedSlice -> Pack -> Reshape's
 //   shape) read on the host, and on the device each piece would be copied up
 //   and back, every copy back waiting for the stream;
-// - nodes with a string output (StringSplitV2's values), nodes whose
+// - nodes with a string output (StringSplitV2's values) or a string input
+//   (ParseExample's serialized tf.Examples, StringToNumber), nodes whose
 //   outputs are all resources, and the lookup table ops (LookupTable*,
 //   InitializeTable*): as in TensorFlow, tables and strings live in host
 //   memory only;
 // - bool results of ops on int32 or strings (T=int32: comparisons of shapes
 //   or ids; T=string: a vocabulary lookup's Equal), as TensorFlow's GPU
 //   kernels for int32 keep theirs in host memory.
-bool KeptOnHost(const Node& n);
+bool KeptOnHost(const Graph& g, const Node& n);
 
 }  // namespace smrt::graph
 

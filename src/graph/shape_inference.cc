@@ -40,7 +40,8 @@ std::vector<UnsupportedOp> FindUnsupportedOps(const Graph& graph, const std::vec
     } else {
       // Placement keeps some nodes on the host whatever the device has: they
       // need a CPU kernel.
-      const absl::string_view where = KeptOnHost(n) ? absl::string_view(kernels::kCpu) : device;
+      const absl::string_view where =
+          KeptOnHost(graph, n) ? absl::string_view(kernels::kCpu) : device;
       absl::StatusOr<const kernels::KernelSpec*> k = registry.FindKernel(n.op, where, n.attrs);
       // A Const follows its readers: without a device kernel (a string) it
       // stays on the host, and its readers are checked on their own.

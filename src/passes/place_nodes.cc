@@ -55,7 +55,7 @@ absl::Status PlaceNodes(PassContext& ctx, const PlacementOptions& options) {
   absl::flat_hash_set<NodeId> host_merges;  // kept on the host by design, not a fallback
   for (NodeId id : uses->order()) {
     const graph::Node& n = g.node(id);
-    if (graph::KeptOnHost(n) || uses->is_feed(id)) continue;
+    if (graph::KeptOnHost(g, n) || uses->is_feed(id)) continue;
     // The dataflow executor makes a Merge's value_index (output 1) on the
     // host: a Merge whose index is read stays there with it.
     if ((n.op == "Merge" || n.op == "RefMerge") &&
@@ -117,7 +117,7 @@ absl::Status PlaceNodes(PassContext& ctx, const PlacementOptions& options) {
     const kernels::KernelSpec* k = placed == on_device.end() ? nullptr : placed->second;
     graph::Node& n = g.node(id);
     n.assigned_device = k != nullptr ? device : "";
-    const bool fell_back = k == nullptr && !graph::KeptOnHost(n) && !uses->is_feed(id) &&
+    const bool fell_back = k == nullptr && !graph::KeptOnHost(g, n) && !uses->is_feed(id) &&
                            n.op != "Const" && !host_merges.contains(id);
     ctx.placement.push_back({n.name, n.op, k != nullptr ? device : "CPU:0", fell_back});
     if (fell_back) {

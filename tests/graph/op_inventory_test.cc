@@ -193,6 +193,28 @@ TEST(OpInventoryTest, StringsAndInt32ComparisonsStayOnTheHost) {
     node { name: "cond" op: "LoopCond" input: "p" }
   )";
   EXPECT_EQ(Missing(loop_cond, "cond:0", "FAKE")["LoopCond"], "");
+  // A node that reads strings (ParseExample's serialized protos, text parsed
+  // into numbers) runs where strings live, whatever it makes.
+  const char* parse = R"(
+    node { name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } } }
+    node { name: "text" op: "Const" attr { key: "dtype" value { type: DT_STRING } }
+           attr { key: "value" value { tensor { dtype: DT_STRING tensor_shape {} string_val: "2.5" } } } }
+    node { name: "num" op: "StringToNumber" input: "text"
+           attr { key: "out_type" value { type: DT_FLOAT } } }
+    node { name: "y" op: "Relu" input: "num" attr { key: "T" value { type: DT_FLOAT } } }
+  )";
+  std::map<std::string, std::string> parsed = Missing(parse, "y:0", "FAKE");
+  EXPECT_EQ(parsed["StringToNumber"], "");
+  EXPECT_NE(parsed["Relu"], "");  // a float reader of its result is the device's
+  // A caller's input with a default is an input like any other.
+  const char* with_default = R"(
+    node { name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } } }
+    node { name: "d" op: "Const" attr { key: "dtype" value { type: DT_BOOL } }
+           attr { key: "value" value { tensor { dtype: DT_BOOL tensor_shape {} bool_val: false } } } }
+    node { name: "exploring" op: "PlaceholderWithDefault" input: "d"
+           attr { key: "dtype" value { type: DT_BOOL } } attr { key: "shape" value { shape {} } } }
+  )";
+  EXPECT_EQ(Missing(with_default, "exploring:0", "FAKE")["PlaceholderWithDefault"], "");
 }
 
 TEST(OpPackagesTest, KnownPackages) {
