@@ -142,7 +142,7 @@ cudaError_t LaunchCompare(CompareOp op, const T* a, const T* b, bool* out, int64
       return Compare<CompareOp::kNotEqual, T>(a, b, out, n, index, stream);
     default: break;
   }
-  if constexpr (kFloating<T>) {
+  if constexpr (!std::is_same_v<T, bool>) {
     switch (op) {
       case CompareOp::kLess: return Compare<CompareOp::kLess, T>(a, b, out, n, index, stream);
       case CompareOp::kLessEqual:
@@ -226,11 +226,16 @@ SMRT_FLOATING_INSTANCES(float)
 SMRT_FLOATING_INSTANCES(__half)
 SMRT_FLOATING_INSTANCES(__nv_bfloat16)
 #undef SMRT_FLOATING_INSTANCES
-template cudaError_t LaunchBinary<int32_t>(BinaryOp, const int32_t*, const int32_t*, int32_t*,
-                                           int64_t, const BroadcastIndex&, cudaStream_t);
+#define SMRT_INTEGER_INSTANCES(T)                                                          \
+  template cudaError_t LaunchBinary<T>(BinaryOp, const T*, const T*, T*, int64_t,            \
+                                       const BroadcastIndex&, cudaStream_t);                 \
+  template cudaError_t LaunchUnary<T>(UnaryOp, const T*, T*, int64_t, cudaStream_t, float);
+SMRT_INTEGER_INSTANCES(int32_t)
+SMRT_INTEGER_INSTANCES(int64_t)
+#undef SMRT_INTEGER_INSTANCES
+template cudaError_t LaunchCompare<int64_t>(CompareOp, const int64_t*, const int64_t*, bool*,
+                                            int64_t, const BroadcastIndex&, cudaStream_t);
 template cudaError_t LaunchCompare<bool>(CompareOp, const bool*, const bool*, bool*, int64_t,
                                          const BroadcastIndex&, cudaStream_t);
-template cudaError_t LaunchUnary<int32_t>(UnaryOp, const int32_t*, int32_t*, int64_t,
-                                          cudaStream_t, float);
 
 }  // namespace smrt::kernels::cuda

@@ -22,15 +22,15 @@ namespace smrt::kernels::cuda {
 
 enum class BinaryOp { kAdd, kSub, kMul, kDiv, kMaximum, kMinimum, kSquaredDifference };
 
-// Binaries with a bool output. The comparisons take float, float16 and
-// bfloat16 (Equal and NotEqual bool too; an int32 comparison stays on the host, as in
-// TensorFlow); kLogicalAnd and kLogicalOr take bool.
+// Binaries with a bool output. The comparisons take float, float16,
+// bfloat16 and int64 (Equal and NotEqual bool too; an int32 comparison stays
+// on the host, as in TensorFlow); kLogicalAnd and kLogicalOr take bool.
 enum class CompareOp {
   kLess, kLessEqual, kGreater, kGreaterEqual, kEqual, kNotEqual, kLogicalAnd, kLogicalOr
 };
 
-// kRelu, kRelu6, kNeg, kSquare, kAbs: float, float16, bfloat16 and int32;
-// the rest floating point only.
+// kRelu, kRelu6, kNeg, kSquare, kAbs: float, float16, bfloat16, int32 and
+// int64; the rest floating point only.
 enum class UnaryOp {
   kRelu, kRelu6, kNeg, kSquare, kAbs,
   kSigmoid, kTanh, kExp, kSqrt, kRsqrt, kElu, kLog, kLog1p, kErf, kErfc, kFloor, kCeil,
@@ -51,15 +51,15 @@ struct BroadcastIndex {
 };
 
 // out[i] = a[..] op b[..] for the n = product(out_shape) outputs, queued on
-// `stream`. T is float, __half, __nv_bfloat16 or int32_t (kDiv: not
-// int32_t). Returns the launch error, if any (cudaErrorInvalidValue for an op
+// `stream`. T is float, __half, __nv_bfloat16, int32_t or int64_t (kDiv:
+// floating point only). Returns the launch error, if any (cudaErrorInvalidValue for an op
 // T does not have).
 template <typename T>
 cudaError_t LaunchBinary(BinaryOp op, const T* a, const T* b, T* out, int64_t n,
                          const BroadcastIndex& index, cudaStream_t stream);
 
 // out[i] = a[..] op b[..] as bool, broadcast as LaunchBinary. T is float,
-// __half or __nv_bfloat16 (comparisons) or bool (kEqual, kNotEqual,
+// __half, __nv_bfloat16 or int64_t (comparisons) or bool (kEqual, kNotEqual,
 // kLogicalAnd, kLogicalOr); other pairs are cudaErrorInvalidValue.
 template <typename T>
 cudaError_t LaunchCompare(CompareOp op, const T* a, const T* b, bool* out, int64_t n,
@@ -68,9 +68,9 @@ cudaError_t LaunchCompare(CompareOp op, const T* a, const T* b, bool* out, int64
 // out[i] = !in[i] for n bools (LogicalNot).
 cudaError_t LaunchLogicalNot(const bool* in, bool* out, int64_t n, cudaStream_t stream);
 
-// out[i] = op(in[i]) for n elements; T is float, __half, __nv_bfloat16 or
-// int32_t (int32_t only for kRelu, kRelu6, kNeg, kSquare, kAbs, else
-// cudaErrorInvalidValue). `alpha` is kLeakyRelu's slope below zero; the
+// out[i] = op(in[i]) for n elements; T is float, __half, __nv_bfloat16,
+// int32_t or int64_t (the integers only for kRelu, kRelu6, kNeg, kSquare,
+// kAbs, else cudaErrorInvalidValue). `alpha` is kLeakyRelu's slope below zero; the
 // other ops ignore it.
 template <typename T>
 cudaError_t LaunchUnary(UnaryOp op, const T* in, T* out, int64_t n, cudaStream_t stream,

@@ -35,7 +35,7 @@ absl::Status BinaryTyped(KernelContext& ctx, BinaryOp op, cudaStream_t stream) {
                     ctx.op(), ctx.node_name(), "launching the broadcast binary kernel");
 }
 
-absl::Status BinaryCompute(KernelContext& ctx, BinaryOp op, bool has_int32) {
+absl::Status BinaryCompute(KernelContext& ctx, BinaryOp op, bool has_ints) {
   if (absl::Status s = CheckOnDevice(ctx, {0, 1}); !s.ok()) return s;
   const DataType t = ctx.input(0).dtype();
   if (ctx.input(1).dtype() != t) {
@@ -48,7 +48,8 @@ absl::Status BinaryCompute(KernelContext& ctx, BinaryOp op, bool has_int32) {
   if (t == DataType::kFloat) return BinaryTyped<float>(ctx, op, *stream);
   if (t == DataType::kHalf) return BinaryTyped<__half>(ctx, op, *stream);
   if (t == DataType::kBFloat16) return BinaryTyped<__nv_bfloat16>(ctx, op, *stream);
-  if (t == DataType::kInt32 && has_int32) return BinaryTyped<int32_t>(ctx, op, *stream);
+  if (t == DataType::kInt32 && has_ints) return BinaryTyped<int32_t>(ctx, op, *stream);
+  if (t == DataType::kInt64 && has_ints) return BinaryTyped<int64_t>(ctx, op, *stream);
   return AtNode(ctx, absl::UnimplementedError(
                          absl::StrCat("no CUDA kernel for ", DataTypeName(t))));
 }
@@ -63,7 +64,7 @@ absl::Status UnaryTyped(KernelContext& ctx, UnaryOp op, float alpha, cudaStream_
                     ctx.op(), ctx.node_name(), "launching the unary kernel");
 }
 
-absl::Status UnaryCompute(KernelContext& ctx, UnaryOp op, bool has_int32, float alpha = 0.0f) {
+absl::Status UnaryCompute(KernelContext& ctx, UnaryOp op, bool has_ints, float alpha = 0.0f) {
   if (absl::Status s = CheckOnDevice(ctx, {0}); !s.ok()) return s;
   const DataType t = ctx.input(0).dtype();
   absl::StatusOr<cudaStream_t> stream = StreamOf(ctx);
@@ -71,7 +72,8 @@ absl::Status UnaryCompute(KernelContext& ctx, UnaryOp op, bool has_int32, float 
   if (t == DataType::kFloat) return UnaryTyped<float>(ctx, op, alpha, *stream);
   if (t == DataType::kHalf) return UnaryTyped<__half>(ctx, op, alpha, *stream);
   if (t == DataType::kBFloat16) return UnaryTyped<__nv_bfloat16>(ctx, op, alpha, *stream);
-  if (t == DataType::kInt32 && has_int32) return UnaryTyped<int32_t>(ctx, op, alpha, *stream);
+  if (t == DataType::kInt32 && has_ints) return UnaryTyped<int32_t>(ctx, op, alpha, *stream);
+  if (t == DataType::kInt64 && has_ints) return UnaryTyped<int64_t>(ctx, op, alpha, *stream);
   return AtNode(ctx, absl::UnimplementedError(
                          absl::StrCat("no CUDA kernel for ", DataTypeName(t))));
 }
@@ -104,7 +106,7 @@ absl::Status CompareTyped(KernelContext& ctx, CompareOp op, cudaStream_t stream)
                     ctx.op(), ctx.node_name(), "launching the broadcast comparison kernel");
 }
 
-// `types` is what the registration promised: float and/or bool.
+// `types` is what the registration promised: floating, int64 and/or bool.
 absl::Status CompareCompute(KernelContext& ctx, CompareOp op, const std::vector<DataType>& types) {
   if (absl::Status s = CheckOnDevice(ctx, {0, 1}); !s.ok()) return s;
   const DataType t = ctx.input(0).dtype();
@@ -122,6 +124,7 @@ absl::Status CompareCompute(KernelContext& ctx, CompareOp op, const std::vector<
   if (t == DataType::kFloat) return CompareTyped<float>(ctx, op, *stream);
   if (t == DataType::kHalf) return CompareTyped<__half>(ctx, op, *stream);
   if (t == DataType::kBFloat16) return CompareTyped<__nv_bfloat16>(ctx, op, *stream);
+  if (t == DataType::kInt64) return CompareTyped<int64_t>(ctx, op, *stream);
   return CompareTyped<bool>(ctx, op, *stream);
 }
 
@@ -152,13 +155,25 @@ absl::Status LogicalNot(KernelContext& ctx) {
 absl::Status LeakyRelu(KernelContext& ctx) {
   absl::StatusOr<float> alpha = ctx.attrs().GetOr<float>("alpha", 0.2f);
   if (!alpha.ok()) return AtNode(ctx, alpha.status());
-  return UnaryCompute(ctx, UnaryOp::kLeakyRelu, /*has_int32=*/false, *alpha);
+  return UnaryCompute(ctx, UnaryOp::kLeakyRelu, /*has_ints=*/false, *alpha);
 }
 
-// float, float16 and bfloat16 (kFloatingTypes), and int32 where the op has it.
-std::vector<DataType> Types(bool has_int32) {
+// float, float16 and bfloat16 (kFloatingTypes), and int32 and int64 where
+// the op has integers.
+std::vector<DataType> Types(bool has_ints) {
   std::vector<DataType> types(std::begin(kFloatingTypes), std::end(kFloatingTypes));
-  if (has_int32) types.push_back(DataType::kInt32);
+  if (has_ints) {
+    types.push_back(DataType::kInt32);
+    types.push_back(DataType::kInt64);
+  }
+  return types;
+}
+
+// The comparisons: floating and int64 (an int32 comparison stays on the
+// host, graph/host_nodes.h, as in TensorFlow).
+std::vector<DataType> CompareTypes() {
+  std::vector<DataType> types = Types(false);
+  types.push_back(DataType::kInt64);
   return types;
 }
 
@@ -167,57 +182,57 @@ std::vector<DataType> WithBool(std::vector<DataType> types) {
   return types;
 }
 
-KernelSpec BinarySpec(const char* op, BinaryOp kind, bool has_int32) {
-  return CudaKernel(op, "T", Types(has_int32), [kind, has_int32](KernelContext& ctx) {
-    return BinaryCompute(ctx, kind, has_int32);
+KernelSpec BinarySpec(const char* op, BinaryOp kind, bool has_ints) {
+  return CudaKernel(op, "T", Types(has_ints), [kind, has_ints](KernelContext& ctx) {
+    return BinaryCompute(ctx, kind, has_ints);
   });
 }
 
-KernelSpec UnarySpec(const char* op, UnaryOp kind, bool has_int32) {
-  return CudaKernel(op, "T", Types(has_int32), [kind, has_int32](KernelContext& ctx) {
-    return UnaryCompute(ctx, kind, has_int32);
+KernelSpec UnarySpec(const char* op, UnaryOp kind, bool has_ints) {
+  return CudaKernel(op, "T", Types(has_ints), [kind, has_ints](KernelContext& ctx) {
+    return UnaryCompute(ctx, kind, has_ints);
   });
 }
 
 }  // namespace
 
 std::vector<KernelSpec> ElementwiseKernels() {
-  constexpr bool kInt32 = true, kNoInt32 = false;
+  constexpr bool kInts = true, kNoInts = false;
   return {
-      BinarySpec("Add", BinaryOp::kAdd, kInt32),
-      BinarySpec("AddV2", BinaryOp::kAdd, kInt32),
-      BinarySpec("Sub", BinaryOp::kSub, kInt32),
-      BinarySpec("Mul", BinaryOp::kMul, kInt32),
-      BinarySpec("RealDiv", BinaryOp::kDiv, kNoInt32),
-      BinarySpec("Maximum", BinaryOp::kMaximum, kInt32),
-      BinarySpec("Minimum", BinaryOp::kMinimum, kInt32),
-      BinarySpec("SquaredDifference", BinaryOp::kSquaredDifference, kInt32),
-      UnarySpec("Relu", UnaryOp::kRelu, kInt32),
-      UnarySpec("Relu6", UnaryOp::kRelu6, kInt32),
-      UnarySpec("Neg", UnaryOp::kNeg, kInt32),
-      UnarySpec("Square", UnaryOp::kSquare, kInt32),
-      UnarySpec("Sigmoid", UnaryOp::kSigmoid, kNoInt32),
-      UnarySpec("Tanh", UnaryOp::kTanh, kNoInt32),
-      UnarySpec("Exp", UnaryOp::kExp, kNoInt32),
-      UnarySpec("Sqrt", UnaryOp::kSqrt, kNoInt32),
-      UnarySpec("Rsqrt", UnaryOp::kRsqrt, kNoInt32),
-      UnarySpec("Elu", UnaryOp::kElu, kNoInt32),
-      UnarySpec("Abs", UnaryOp::kAbs, kInt32),
-      UnarySpec("Log", UnaryOp::kLog, kNoInt32),
-      UnarySpec("Log1p", UnaryOp::kLog1p, kNoInt32),
-      UnarySpec("Erf", UnaryOp::kErf, kNoInt32),
-      UnarySpec("Erfc", UnaryOp::kErfc, kNoInt32),  // Keras 3's exact gelu
-      UnarySpec("Floor", UnaryOp::kFloor, kNoInt32),
-      UnarySpec("Ceil", UnaryOp::kCeil, kNoInt32),
-      UnarySpec("Reciprocal", UnaryOp::kReciprocal, kNoInt32),
-      UnarySpec("Inv", UnaryOp::kReciprocal, kNoInt32),
-      CudaKernel("LeakyRelu", "T", Types(kNoInt32), LeakyRelu),
-      CompareSpec("Less", CompareOp::kLess, Types(kNoInt32)),
-      CompareSpec("LessEqual", CompareOp::kLessEqual, Types(kNoInt32)),
-      CompareSpec("Greater", CompareOp::kGreater, Types(kNoInt32)),
-      CompareSpec("GreaterEqual", CompareOp::kGreaterEqual, Types(kNoInt32)),
-      CompareSpec("Equal", CompareOp::kEqual, WithBool(Types(kNoInt32))),
-      CompareSpec("NotEqual", CompareOp::kNotEqual, WithBool(Types(kNoInt32))),
+      BinarySpec("Add", BinaryOp::kAdd, kInts),
+      BinarySpec("AddV2", BinaryOp::kAdd, kInts),
+      BinarySpec("Sub", BinaryOp::kSub, kInts),
+      BinarySpec("Mul", BinaryOp::kMul, kInts),
+      BinarySpec("RealDiv", BinaryOp::kDiv, kNoInts),
+      BinarySpec("Maximum", BinaryOp::kMaximum, kInts),
+      BinarySpec("Minimum", BinaryOp::kMinimum, kInts),
+      BinarySpec("SquaredDifference", BinaryOp::kSquaredDifference, kInts),
+      UnarySpec("Relu", UnaryOp::kRelu, kInts),
+      UnarySpec("Relu6", UnaryOp::kRelu6, kInts),
+      UnarySpec("Neg", UnaryOp::kNeg, kInts),
+      UnarySpec("Square", UnaryOp::kSquare, kInts),
+      UnarySpec("Sigmoid", UnaryOp::kSigmoid, kNoInts),
+      UnarySpec("Tanh", UnaryOp::kTanh, kNoInts),
+      UnarySpec("Exp", UnaryOp::kExp, kNoInts),
+      UnarySpec("Sqrt", UnaryOp::kSqrt, kNoInts),
+      UnarySpec("Rsqrt", UnaryOp::kRsqrt, kNoInts),
+      UnarySpec("Elu", UnaryOp::kElu, kNoInts),
+      UnarySpec("Abs", UnaryOp::kAbs, kInts),
+      UnarySpec("Log", UnaryOp::kLog, kNoInts),
+      UnarySpec("Log1p", UnaryOp::kLog1p, kNoInts),
+      UnarySpec("Erf", UnaryOp::kErf, kNoInts),
+      UnarySpec("Erfc", UnaryOp::kErfc, kNoInts),  // Keras 3's exact gelu
+      UnarySpec("Floor", UnaryOp::kFloor, kNoInts),
+      UnarySpec("Ceil", UnaryOp::kCeil, kNoInts),
+      UnarySpec("Reciprocal", UnaryOp::kReciprocal, kNoInts),
+      UnarySpec("Inv", UnaryOp::kReciprocal, kNoInts),
+      CudaKernel("LeakyRelu", "T", Types(kNoInts), LeakyRelu),
+      CompareSpec("Less", CompareOp::kLess, CompareTypes()),
+      CompareSpec("LessEqual", CompareOp::kLessEqual, CompareTypes()),
+      CompareSpec("Greater", CompareOp::kGreater, CompareTypes()),
+      CompareSpec("GreaterEqual", CompareOp::kGreaterEqual, CompareTypes()),
+      CompareSpec("Equal", CompareOp::kEqual, WithBool(CompareTypes())),
+      CompareSpec("NotEqual", CompareOp::kNotEqual, WithBool(CompareTypes())),
       CompareSpec("LogicalAnd", CompareOp::kLogicalAnd, {DataType::kBool}),
       CompareSpec("LogicalOr", CompareOp::kLogicalOr, {DataType::kBool}),
       CudaKernel("LogicalNot", "", {}, LogicalNot),

@@ -19,21 +19,27 @@
 namespace smrt::kernels::cuda {
 
 // Two's-complement wrapping, as the CPU kernels (signed overflow is
-// undefined in C++, so go through uint32_t).
-__host__ __device__ inline int32_t WrapAdd(int32_t a, int32_t b) {
-  return static_cast<int32_t>(static_cast<uint32_t>(a) + static_cast<uint32_t>(b));
+// undefined in C++, so go through the unsigned type). I is int32_t or int64_t.
+template <typename I>
+__host__ __device__ inline I WrapAdd(I a, I b) {
+  using U = std::make_unsigned_t<I>;
+  return static_cast<I>(static_cast<U>(a) + static_cast<U>(b));
 }
-__host__ __device__ inline int32_t WrapSub(int32_t a, int32_t b) {
-  return static_cast<int32_t>(static_cast<uint32_t>(a) - static_cast<uint32_t>(b));
+template <typename I>
+__host__ __device__ inline I WrapSub(I a, I b) {
+  using U = std::make_unsigned_t<I>;
+  return static_cast<I>(static_cast<U>(a) - static_cast<U>(b));
 }
-__host__ __device__ inline int32_t WrapMul(int32_t a, int32_t b) {
-  return static_cast<int32_t>(static_cast<uint32_t>(a) * static_cast<uint32_t>(b));
+template <typename I>
+__host__ __device__ inline I WrapMul(I a, I b) {
+  using U = std::make_unsigned_t<I>;
+  return static_cast<I>(static_cast<U>(a) * static_cast<U>(b));
 }
 
 template <BinaryOp op, typename T>
 __host__ __device__ inline Compute<T> ApplyBinary(Compute<T> a, Compute<T> b) {
   using C = Compute<T>;
-  constexpr bool kInt = std::is_same_v<C, int32_t>;
+  constexpr bool kInt = std::is_integral_v<C>;
   if constexpr (op == BinaryOp::kAdd) {
     if constexpr (kInt) return WrapAdd(a, b); else return a + b;
   } else if constexpr (op == BinaryOp::kSub) {
@@ -57,7 +63,7 @@ __host__ __device__ inline Compute<T> ApplyBinary(Compute<T> a, Compute<T> b) {
     return b < a ? b : a;
   } else {  // kSquaredDifference
     if constexpr (kInt) {
-      const int32_t d = WrapSub(a, b);
+      const C d = WrapSub(a, b);
       return WrapMul(d, d);
     } else {
       const C d = Rounded<T>(a - b);
@@ -83,18 +89,18 @@ __host__ __device__ inline bool ApplyCompare(C a, C b) {
 template <UnaryOp op, typename T>
 __host__ __device__ inline Compute<T> ApplyUnary(Compute<T> x, float alpha) {
   using C = Compute<T>;
-  constexpr bool kInt = std::is_same_v<C, int32_t>;
+  constexpr bool kInt = std::is_integral_v<C>;
   if constexpr (op == UnaryOp::kRelu) {
     return x < C(0) ? C(0) : x;  // NaN < 0 is false: NaN passes through
   } else if constexpr (op == UnaryOp::kRelu6) {
     if (x < C(0)) return C(0);
     return x > C(6) ? C(6) : x;
   } else if constexpr (op == UnaryOp::kNeg) {
-    if constexpr (kInt) return WrapSub(0, x); else return -x;
+    if constexpr (kInt) return WrapSub(C(0), x); else return -x;
   } else if constexpr (op == UnaryOp::kSquare) {
     if constexpr (kInt) return WrapMul(x, x); else return x * x;
   } else if constexpr (op == UnaryOp::kAbs) {
-    if constexpr (kInt) return x < 0 ? WrapSub(0, x) : x; else return fabsf(x);  // INT_MIN stays
+    if constexpr (kInt) return x < 0 ? WrapSub(C(0), x) : x; else return fabsf(x);  // INT_MIN stays
   } else {
     static_assert(!kInt, "transcendental unaries are floating point only");
     if constexpr (op == UnaryOp::kSigmoid) {

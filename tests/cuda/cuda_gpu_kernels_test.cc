@@ -185,6 +185,18 @@ TEST_F(CudaGpuTest, BinariesKeepNaNsAndWrapIntegers) {
   for (const char* op : {"AddV2", "Sub", "Mul", "SquaredDifference", "Maximum"}) {
     ExpectLikeCpu(op, TypeAttr(DataType::kInt32), {ia, ib}, 0);
   }
+  // int64 (token ids plus an offset in text models), wrapping alike.
+  const int64_t big64 = std::numeric_limits<int64_t>::max();
+  const int64_t small64 = std::numeric_limits<int64_t>::min();
+  const Tensor la = MakeTensor<int64_t>({5}, {big64, small64, big64, int64_t{1} << 32, -7});
+  const Tensor lb = MakeTensor<int64_t>({5}, {1, 1, -1, int64_t{1} << 32, 3});
+  for (const char* op : {"AddV2", "Sub", "Mul", "SquaredDifference", "Maximum", "Minimum"}) {
+    ExpectSameBytesAsCpu(op, TypeAttr(DataType::kInt64), {la, lb});
+    ExpectSameBytesAsCpu(op, TypeAttr(DataType::kInt64), {la, MakeTensor<int64_t>({}, {-5})});
+  }
+  for (const char* op : {"Relu", "Relu6", "Neg", "Square", "Abs"}) {
+    ExpectSameBytesAsCpu(op, TypeAttr(DataType::kInt64), {la});
+  }
 }
 
 // Comparisons give bools; NaN compares false (NotEqual true), -0 == 0.
@@ -215,6 +227,14 @@ TEST_F(CudaGpuTest, ComparisonsAndLogicalsMatchTheCpu) {
   for (const char* op : {"LogicalAnd", "LogicalOr"}) ExpectSameBytesAsCpu(op, AttrMap(), {ba, bb});
   for (const char* op : {"Equal", "NotEqual"}) {
     ExpectSameBytesAsCpu(op, TypeAttr(DataType::kBool), {ba, bb});
+  }
+  // int64: Keras's embedding bounds check, Less(ids, 0), on looked-up ids.
+  const Tensor la = MakeTensor<int64_t>({6}, {std::numeric_limits<int64_t>::min(), -1, 0,
+                                              int64_t{1} << 40, 5, 5});
+  const Tensor lb = MakeTensor<int64_t>({6}, {0, 0, 0, int64_t{1} << 40, 4, 6});
+  for (const char* op : {"Less", "LessEqual", "Greater", "GreaterEqual", "Equal", "NotEqual"}) {
+    ExpectSameBytesAsCpu(op, TypeAttr(DataType::kInt64), {la, lb});
+    ExpectSameBytesAsCpu(op, TypeAttr(DataType::kInt64), {la, MakeTensor<int64_t>({}, {0})});
   }
   ExpectSameBytesAsCpu("LogicalNot", AttrMap(), {ba});
   // Shapes that do not broadcast, without incompatible_shape_error: one bool.

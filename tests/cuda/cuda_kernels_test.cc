@@ -35,13 +35,17 @@ using testing::TypeAttr;
 
 const std::vector<DataType> kF32 = {DataType::kFloat};
 const std::vector<DataType> kF32I32 = {DataType::kFloat, DataType::kInt32};
-// float32 and the 16-bit floats of Keras mixed precision (and int32).
+// float32 and the 16-bit floats of Keras mixed precision (and the integers).
 const std::vector<DataType> kFloating = {DataType::kFloat, DataType::kHalf,
                                          DataType::kBFloat16};
-const std::vector<DataType> kFloatingI32 = {DataType::kFloat, DataType::kHalf,
-                                            DataType::kBFloat16, DataType::kInt32};
-const std::vector<DataType> kFloatingBool = {DataType::kFloat, DataType::kHalf,
-                                             DataType::kBFloat16, DataType::kBool};
+const std::vector<DataType> kFloatingInts = {DataType::kFloat, DataType::kHalf,
+                                             DataType::kBFloat16, DataType::kInt32,
+                                             DataType::kInt64};
+const std::vector<DataType> kFloatingI64 = {DataType::kFloat, DataType::kHalf,
+                                            DataType::kBFloat16, DataType::kInt64};
+const std::vector<DataType> kFloatingI64Bool = {DataType::kFloat, DataType::kHalf,
+                                                DataType::kBFloat16, DataType::kInt64,
+                                                DataType::kBool};
 const std::vector<DataType> kAllFixed = {
     DataType::kFloat, DataType::kDouble,   DataType::kInt32,     DataType::kUInt8,
     DataType::kInt16, DataType::kInt8,     DataType::kComplex64, DataType::kInt64,
@@ -64,25 +68,25 @@ TEST(CudaKernelsTest, EveryOpIsRegisteredWithItsDtypesAndHostInputs) {
       {"Reshape", "T", kAllFixed, {1}},
       {"ExpandDims", "T", kAllFixed, {1}},
       {"Squeeze", "T", kAllFixed, {}},
-      {"Add", "T", kFloatingI32, {}},
-      {"AddV2", "T", kFloatingI32, {}},
-      {"Sub", "T", kFloatingI32, {}},
-      {"Mul", "T", kFloatingI32, {}},
+      {"Add", "T", kFloatingInts, {}},
+      {"AddV2", "T", kFloatingInts, {}},
+      {"Sub", "T", kFloatingInts, {}},
+      {"Mul", "T", kFloatingInts, {}},
       {"RealDiv", "T", kFloating, {}},
-      {"Maximum", "T", kFloatingI32, {}},
-      {"Minimum", "T", kFloatingI32, {}},
-      {"SquaredDifference", "T", kFloatingI32, {}},
-      {"Relu", "T", kFloatingI32, {}},
-      {"Relu6", "T", kFloatingI32, {}},
-      {"Neg", "T", kFloatingI32, {}},
-      {"Square", "T", kFloatingI32, {}},
+      {"Maximum", "T", kFloatingInts, {}},
+      {"Minimum", "T", kFloatingInts, {}},
+      {"SquaredDifference", "T", kFloatingInts, {}},
+      {"Relu", "T", kFloatingInts, {}},
+      {"Relu6", "T", kFloatingInts, {}},
+      {"Neg", "T", kFloatingInts, {}},
+      {"Square", "T", kFloatingInts, {}},
       {"Sigmoid", "T", kFloating, {}},
       {"Tanh", "T", kFloating, {}},
       {"Exp", "T", kFloating, {}},
       {"Sqrt", "T", kFloating, {}},
       {"Rsqrt", "T", kFloating, {}},
       {"Elu", "T", kFloating, {}},
-      {"Abs", "T", kFloatingI32, {}},
+      {"Abs", "T", kFloatingInts, {}},
       {"Log", "T", kFloating, {}},
       {"Log1p", "T", kFloating, {}},
       {"Erf", "T", kFloating, {}},
@@ -93,12 +97,12 @@ TEST(CudaKernelsTest, EveryOpIsRegisteredWithItsDtypesAndHostInputs) {
       {"Inv", "T", kFloating, {}},
       {"LeakyRelu", "T", kFloating, {}},
       // int32 comparisons stay on the host (graph/host_nodes.h).
-      {"Less", "T", kFloating, {}},
-      {"LessEqual", "T", kFloating, {}},
-      {"Greater", "T", kFloating, {}},
-      {"GreaterEqual", "T", kFloating, {}},
-      {"Equal", "T", kFloatingBool, {}},
-      {"NotEqual", "T", kFloatingBool, {}},
+      {"Less", "T", kFloatingI64, {}},
+      {"LessEqual", "T", kFloatingI64, {}},
+      {"Greater", "T", kFloatingI64, {}},
+      {"GreaterEqual", "T", kFloatingI64, {}},
+      {"Equal", "T", kFloatingI64Bool, {}},
+      {"NotEqual", "T", kFloatingI64Bool, {}},
       {"BiasAdd", "T", kFloating, {}},
       {"MatMul", "T", kFloating, {}},
       {"BatchMatMulV2", "T", kFloating, {}},
