@@ -1,10 +1,14 @@
 // SelectV2: a bool condition and then/else values of any fixed-size dtype,
-// all on the device, broadcast against each other (select_index.h).
+// all on the device, broadcast against each other (select_index.h). Select
+// (v1, TF1's tf.where and dynamic_rnn's loop) is the same kernel once its
+// condition is shaped to broadcast (select_util.h: a vector picks rows).
 #include <cuda_runtime.h>
 
+#include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "kernels/cpu/reference/select_util.h"
 #include "kernels/cuda/cuda_status.h"
 #include "kernels/cuda/kernel_util.h"
 #include "kernels/cuda/register.h"
@@ -14,7 +18,8 @@
 namespace smrt::kernels::cuda {
 namespace {
 
-absl::Status SelectV2(KernelContext& ctx) {
+// `v1`: Select's rules (select_util.h) instead of broadcasting.
+absl::Status SelectCompute(KernelContext& ctx, bool v1) {
   if (absl::Status s = CheckOnDevice(ctx, {0, 1, 2}); !s.ok()) return s;
   if (absl::Status s = CheckDtype(ctx, 0, DataType::kBool); !s.ok()) return s;
   const Tensor& cond = ctx.input(0);
@@ -25,8 +30,14 @@ absl::Status SelectV2(KernelContext& ctx) {
                            absl::StrCat("'then' is ", DataTypeName(t.dtype()), " but 'else' is ",
                                         DataTypeName(e.dtype()))));
   }
+  Shape cond_shape = cond.shape();
+  if (v1) {
+    absl::StatusOr<Shape> c = SelectConditionShape(cond.shape(), t.shape(), e.shape());
+    if (!c.ok()) return AtNode(ctx, c.status());
+    cond_shape = *std::move(c);
+  }
   Shape out_shape;
-  absl::StatusOr<SelectIndex> index = MakeSelectIndex(cond.shape(), t.shape(), e.shape(),
+  absl::StatusOr<SelectIndex> index = MakeSelectIndex(cond_shape, t.shape(), e.shape(),
                                                       &out_shape);
   if (!index.ok()) return AtNode(ctx, index.status());
   absl::StatusOr<cudaStream_t> stream = StreamOf(ctx);
@@ -42,7 +53,12 @@ absl::Status SelectV2(KernelContext& ctx) {
 }  // namespace
 
 std::vector<KernelSpec> SelectKernels() {
-  return {CudaKernel("SelectV2", "T", FixedSizeTypes(), SelectV2)};
+  return {
+      CudaKernel("Select", "T", FixedSizeTypes(),
+                 [](KernelContext& ctx) { return SelectCompute(ctx, /*v1=*/true); }),
+      CudaKernel("SelectV2", "T", FixedSizeTypes(),
+                 [](KernelContext& ctx) { return SelectCompute(ctx, /*v1=*/false); }),
+  };
 }
 
 }  // namespace smrt::kernels::cuda

@@ -1,4 +1,4 @@
-// Einsum, GatherV2, SelectV2, ConcatV2 and Cast on CUDA: what is registered,
+// Einsum, GatherV2, Select/SelectV2, ConcatV2 and Cast on CUDA: what is registered,
 // which attrs each kernel accepts (the rest stays on the CPU), the host-side
 // plans, and the checks made before any device work. No GPU needed; results
 // against the CPU: cuda_gpu_array_ops_test.cc.
@@ -11,6 +11,7 @@
 #include "absl/strings/match.h"
 #include "cuda_test_util.h"
 #include "gtest/gtest.h"
+#include "kernels/cpu/reference/select_util.h"
 #include "kernels/cuda/einsum_plan.h"
 #include "kernels/cuda/register.h"
 #include "kernels/cuda/select_index.h"
@@ -198,14 +199,67 @@ TEST(CudaArrayOpsTest, GatherV2IsRegisteredForBatchDimsZero) {
   }
 }
 
-TEST(CudaArrayOpsTest, SelectV2IsRegistered) {
+TEST(CudaArrayOpsTest, SelectAndSelectV2AreRegistered) {
   const KernelRegistry& r = KernelRegistry::Default();
-  for (DataType t : kAllFixed) {
-    absl::StatusOr<const KernelSpec*> k = r.FindKernel("SelectV2", kCudaDevice, TypeAttr(t));
-    ASSERT_TRUE(k.ok()) << DataTypeName(t) << ": " << k.status();
-    EXPECT_TRUE((*k)->host_memory_inputs.empty());
+  for (const char* op : {"Select", "SelectV2"}) {
+    for (DataType t : kAllFixed) {
+      absl::StatusOr<const KernelSpec*> k = r.FindKernel(op, kCudaDevice, TypeAttr(t));
+      ASSERT_TRUE(k.ok()) << op << " " << DataTypeName(t) << ": " << k.status();
+      EXPECT_TRUE((*k)->host_memory_inputs.empty());
+    }
+    EXPECT_FALSE(r.FindKernel(op, kCudaDevice, TypeAttr(DataType::kString)).ok());
   }
-  EXPECT_FALSE(r.FindKernel("SelectV2", kCudaDevice, TypeAttr(DataType::kString)).ok());
+}
+
+// Select (v1) runs SelectV2's kernel with its condition reshaped to
+// broadcast: walking the index that plan gives, on the host, picks what the
+// CPU's Select picks, for each form of condition.
+TEST(CudaArrayOpsTest, SelectPlansPickWhatTheCpuPicks) {
+  struct Case {
+    Shape cond, values;
+  };
+  const Case cases[] = {
+      {{}, {2, 3}},          // a scalar: all of one
+      {{2, 3}, {2, 3}},      // elementwise
+      {{4}, {4}},            // a vector condition on vectors: elementwise
+      {{4}, {4, 3}},         // a vector picks rows (dynamic_rnn's copy-through)
+      {{3}, {3, 2, 5}},      // ... of higher-rank values
+      {{0}, {0, 7}},         // no rows
+      {{2, 1, 3}, {2, 1, 3}},
+  };
+  uint32_t seed = 40;
+  for (const Case& c : cases) {
+    SCOPED_TRACE(ShapeToString(c.cond) + " " + ShapeToString(c.values));
+    int64_t n = 1;
+    for (int64_t d : c.cond) n *= d;
+    std::vector<bool> bits;
+    for (int64_t i = 0; i < n; ++i) bits.push_back((i * 7 + seed) % 3 != 0);
+    const Tensor cond = MakeTensor<bool>(c.cond, bits);
+    const Tensor t = RandomFloats(c.values, seed++);
+    const Tensor e = RandomFloats(c.values, seed++);
+    absl::StatusOr<std::vector<Tensor>> cpu = RunOp("Select", TypeAttr(DataType::kFloat),
+                                                    {cond, t, e});
+    ASSERT_TRUE(cpu.ok()) << cpu.status();
+    absl::StatusOr<Shape> cond_shape = SelectConditionShape(c.cond, c.values, c.values);
+    ASSERT_TRUE(cond_shape.ok()) << cond_shape.status();
+    Shape out_shape;
+    absl::StatusOr<SelectIndex> index = MakeSelectIndex(*cond_shape, c.values, c.values,
+                                                        &out_shape);
+    ASSERT_TRUE(index.ok()) << index.status();
+    ASSERT_EQ(out_shape, c.values);
+    const float* want = (*cpu)[0].data<float>();
+    for (int64_t i = 0; i < t.num_elements(); ++i) {
+      int64_t rest = i, off[3] = {0, 0, 0};
+      for (int d = index->rank - 1; d >= 0; --d) {
+        const int64_t coord = rest % index->dims[d];
+        rest /= index->dims[d];
+        for (int k = 0; k < 3; ++k) off[k] += coord * index->strides[k][d];
+      }
+      const float got = cond.data<bool>()[off[0]] ? t.data<float>()[off[1]]
+                                                  : e.data<float>()[off[2]];
+      ASSERT_EQ(got, want[i]) << "element " << i;
+    }
+  }
 }
 
 TEST(CudaArrayOpsTest, ConcatV2ReadsItsAxisInputOnTheHost) {
@@ -292,6 +346,24 @@ TEST(CudaArrayOpsTest, SelectV2ChecksBeforeAnyDeviceWork) {
               {dev(DataType::kBool, {2, 3}), dev(DataType::kFloat, {3}),
                dev(DataType::kFloat, {4})},
               "must be broadcastable");
+}
+
+// Select's rules, not broadcasting: the CPU's messages.
+TEST(CudaArrayOpsTest, SelectChecksBeforeAnyDeviceWork) {
+  const AttrMap f32 = TypeAttr(DataType::kFloat);
+  ExpectError("Select", f32,
+              {dev(DataType::kBool, {2}), dev(DataType::kFloat, {2, 3}),
+               dev(DataType::kFloat, {1, 3})},
+              "'then' and 'else' must have the same shape");
+  ExpectError("Select", f32,
+              {dev(DataType::kBool, {3}), dev(DataType::kFloat, {2, 3}),
+               dev(DataType::kFloat, {2, 3})},
+              "Number of batches of 'then' must match size of 'cond', but saw: 2 vs. 3");
+  // Broadcastable, but not one of Select's three forms.
+  ExpectError("Select", f32,
+              {dev(DataType::kBool, {1, 3}), dev(DataType::kFloat, {2, 3}),
+               dev(DataType::kFloat, {2, 3})},
+              "must be a scalar, a vector matching dim 0 of 'then'");
 }
 
 TEST(CudaArrayOpsTest, ConcatV2ChecksBeforeAnyDeviceWork) {

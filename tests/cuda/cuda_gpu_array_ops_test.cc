@@ -1,4 +1,4 @@
-// Einsum, GatherV2, SelectV2, ConcatV2 and Cast on the GPU against the CPU
+// Einsum, GatherV2, Select/SelectV2, ConcatV2 and Cast on the GPU against the CPU
 // kernels on the same host inputs (fixed seeds): BERT's einsum equations and
 // plain matrix products within 1e-4; gathers along axes 0 and 1 with int32
 // and int64 indices, and an out-of-range index reported as the CPU reports
@@ -140,6 +140,26 @@ TEST_F(CudaGpuArrayOpsTest, SelectV2MatchesTheCpu) {
                  MakeTensor<int64_t>({1, 3}, {-7, -8, -9})});
   ExpectLikeCpu("SelectV2", f32,
                 {MakeTensor<bool>({0, 3}, {}), RandomFloats({1, 3}, 12), RandomFloats({}, 13)});
+}
+
+// Select (v1): TF1's tf.where and dynamic_rnn's copy-through of finished
+// rows (a vector condition over [batch, units]).
+TEST_F(CudaGpuArrayOpsTest, SelectMatchesTheCpu) {
+  const AttrMap f32 = TypeAttr(DataType::kFloat);
+  const Tensor rows = MakeTensor<bool>({4}, {true, false, false, true});
+  ExpectLikeCpu("Select", f32, {rows, RandomFloats({4, 33}, 20), RandomFloats({4, 33}, 21)});
+  ExpectLikeCpu("Select", f32,
+                {MakeTensor<bool>({3}, {false, true, false}), RandomFloats({3, 2, 5}, 22),
+                 RandomFloats({3, 2, 5}, 23)});
+  const Tensor c6 = MakeTensor<bool>({2, 3}, {true, false, false, true, true, false});
+  ExpectLikeCpu("Select", f32, {c6, RandomFloats({2, 3}, 24), RandomFloats({2, 3}, 25)});
+  ExpectLikeCpu("Select", f32,
+                {MakeTensor<bool>({}, {true}), RandomFloats({2, 3}, 26), RandomFloats({2, 3}, 27)});
+  ExpectLikeCpu("Select", TypeAttr(DataType::kInt64),
+                {MakeTensor<bool>({2}, {false, true}), MakeTensor<int64_t>({2, 2}, {1, 2, 3, 4}),
+                 MakeTensor<int64_t>({2, 2}, {-1, -2, -3, -4})});
+  ExpectLikeCpu("Select", f32,
+                {MakeTensor<bool>({0}, {}), RandomFloats({0, 7}, 28), RandomFloats({0, 7}, 29)});
 }
 
 TEST_F(CudaGpuArrayOpsTest, ConcatV2MatchesTheCpu) {

@@ -31,6 +31,7 @@
 #include "kernels/cpu/reference/broadcast.h"
 #include "kernels/cpu/reference/elementwise_util.h"
 #include "kernels/cpu/reference/register.h"
+#include "kernels/cpu/reference/select_util.h"
 #include "kernels/registry.h"
 
 namespace smrt::kernels {
@@ -282,37 +283,17 @@ absl::Status SelectCompute(KernelContext& ctx) {
   const Tensor& cond = ctx.input(0);
   const Tensor& t = ctx.input(1);
   const Tensor& e = ctx.input(2);
-  if (t.shape() != e.shape()) {
-    return AtNode(ctx, absl::InvalidArgumentError(absl::StrCat(
-                           "'then' and 'else' must have the same shape: ", ShapeToString(t.shape()),
-                           " vs ", ShapeToString(e.shape()))));
+  if (absl::StatusOr<Shape> c = SelectConditionShape(cond.shape(), t.shape(), e.shape()); !c.ok()) {
+    return AtNode(ctx, c.status());
   }
   if (cond.rank() == 0) {
     ctx.set_output(0, cond.data<bool>()[0] ? t : e);
     return absl::OkStatus();
   }
-  int64_t inner = 0;  // elements of t per condition element
-  if (cond.shape() == t.shape()) {
-    inner = 1;
-  } else if (cond.rank() == 1) {
-    if (t.rank() == 0) {
-      return AtNode(ctx, absl::InvalidArgumentError(
-                             "'then' must be at least a vector when the condition is a vector, "
-                             "but saw shape: ()"));
-    }
-    if (t.dim(0) != cond.dim(0)) {
-      return AtNode(ctx, absl::InvalidArgumentError(absl::StrCat(
-                             "Number of batches of 'then' must match size of 'cond', but saw: ",
-                             t.dim(0), " vs. ", cond.dim(0))));
-    }
-    inner = t.dim(0) == 0 ? 0 : t.num_elements() / t.dim(0);
-  } else {
-    return AtNode(ctx, absl::InvalidArgumentError(absl::StrCat(
-                           "condition ", ShapeToString(cond.shape()),
-                           " must be a scalar, a "
-                           "vector matching dim 0 of 'then', or have the shape of 'then' ",
-                           ShapeToString(t.shape()))));
-  }
+  // Elements of t per condition element.
+  const int64_t inner = cond.shape() == t.shape() ? 1
+                        : t.dim(0) == 0          ? 0
+                                                 : t.num_elements() / t.dim(0);
   return AtNode(ctx, VisitBySize(t.dtype(), ctx.op(), [&](auto tag) -> absl::Status {
                   using E = typename decltype(tag)::type;
                   absl::StatusOr<Tensor*> out = ctx.allocate_output(0, t.dtype(), t.shape());
@@ -453,6 +434,34 @@ absl::Status InferSelectV2(InferenceContext& ctx) {
 }
 
 }  // namespace
+
+absl::StatusOr<Shape> SelectConditionShape(const Shape& cond, const Shape& then_shape,
+                                           const Shape& else_shape) {
+  if (then_shape != else_shape) {
+    return absl::InvalidArgumentError(absl::StrCat("'then' and 'else' must have the same shape: ",
+                                                   ShapeToString(then_shape), " vs ",
+                                                   ShapeToString(else_shape)));
+  }
+  if (cond.empty() || cond == then_shape) return cond;
+  if (cond.size() == 1) {
+    if (then_shape.empty()) {
+      return absl::InvalidArgumentError(
+          "'then' must be at least a vector when the condition is a vector, but saw shape: ()");
+    }
+    if (then_shape[0] != cond[0]) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "Number of batches of 'then' must match size of 'cond', but saw: ", then_shape[0],
+          " vs. ", cond[0]));
+    }
+    Shape rows(then_shape.size(), 1);
+    rows[0] = cond[0];
+    return rows;
+  }
+  return absl::InvalidArgumentError(absl::StrCat(
+      "condition ", ShapeToString(cond),
+      " must be a scalar, a vector matching dim 0 of 'then', or have the shape of 'then' ",
+      ShapeToString(then_shape)));
+}
 
 void RegisterCastSelectOps(KernelRegistry& r) {
   r.AddOp({"Cast", {{"Truncate", AttrValue(false)}}, InferCast});
