@@ -1,0 +1,80 @@
+// Which committed models run entirely on CUDA: smrt::CheckModel(dir, {},
+// "cuda") loads each on the CPU with the passes a GPU load gets and asks the
+// registry for a CUDA kernel per node (no GPU needed). A model that gains a
+// fallback to the CPU, or an op that loses its kernel, fails here; the ops
+// still without CUDA kernels are listed exactly, so that closing one shows.
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "smrt/check.h"
+#include "testing/paths.h"
+
+namespace smrt {
+namespace {
+
+// Op -> why, for the ops of every signature that CUDA lacks.
+std::map<std::string, std::string> MissingOnCuda(const std::string& dir) {
+  absl::StatusOr<ModelCheck> c = CheckModel(dir, {}, "cuda");
+  EXPECT_TRUE(c.ok()) << dir << ": " << c.status();
+  std::map<std::string, std::string> missing;
+  if (!c.ok()) return missing;
+  EXPECT_EQ(c->device, "CUDA");
+  for (const SignatureCheck& s : c->signatures) {
+    EXPECT_EQ(s.error, "") << dir << " " << s.key;
+    if (s.key != "(init op)") {
+      EXPECT_TRUE(s.after_passes) << dir << " " << s.key;
+    }
+    for (const OpCheck& op : s.ops) {
+      if (!op.supported()) missing[op.op] = op.missing;
+    }
+  }
+  return missing;
+}
+
+std::set<std::string> Keys(const std::map<std::string, std::string>& m) {
+  std::set<std::string> keys;
+  for (const auto& [k, v] : m) keys.insert(k);
+  return keys;
+}
+
+TEST(CudaModelCoverageTest, CommittedModelsRunEntirelyOnCuda) {
+  // tf1_predict_classify parses tf.Examples (ParseExampleV2): that stays on
+  // the host with its strings, as in TensorFlow, and is not a fallback.
+  for (const char* model :
+       {"conv_autoencoder", "mixed_bf16_mlp", "mixed_f16_cnn", "mlp_bn_dropout",
+        "mobilenetv2_035_96", "tf1_cond", "tf1_predict_classify", "tf1_while",
+        "transformer_small", "unet_small"}) {
+    SCOPED_TRACE(model);
+    const std::map<std::string, std::string> missing =
+        MissingOnCuda(testing::TestDataDir() + "/zoo/" + model + "/saved_model");
+    EXPECT_TRUE(missing.empty()) << "first missing: " << missing.begin()->first << ": "
+                                 << missing.begin()->second;
+  }
+}
+
+TEST(CudaModelCoverageTest, WhatStillRunsOnTheCpuIsKnown) {
+  const std::string zoo = testing::TestDataDir() + "/zoo/";
+  // Keras recurrent layers: the While loop's body is a CPU sub-program, and
+  // its TensorLists with it.
+  const std::set<std::string> rnn = {"TensorListFromTensor", "TensorListGetItem",
+                                     "TensorListReserve",    "TensorListSetItem",
+                                     "TensorListStack",      "While"};
+  for (const char* model : {"lstm", "gru", "simplernn", "bilstm"}) {
+    EXPECT_EQ(Keys(MissingOnCuda(zoo + model + "/saved_model")), rnn) << model;
+  }
+  // TF1's dynamic_rnn: its Select has a kernel now; the TensorArrays do not.
+  EXPECT_EQ(Keys(MissingOnCuda(zoo + "tf1_dynamic_rnn/saved_model")),
+            (std::set<std::string>{"TensorArrayGatherV3", "TensorArrayReadV3",
+                                   "TensorArrayScatterV3", "TensorArrayV3",
+                                   "TensorArrayWriteV3"}));
+  // The embedding's int64 ids (AddV2, Less) run on the device; the ragged
+  // batch from the vocabulary lookup does not.
+  EXPECT_EQ(Keys(MissingOnCuda(zoo + "text_vectorization/saved_model")),
+            (std::set<std::string>{"RaggedTensorToTensor"}));
+}
+
+}  // namespace
+}  // namespace smrt
