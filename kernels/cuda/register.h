@@ -86,6 +86,9 @@ std::vector<KernelSpec> ResizeKernels();
 // TopKV2 float32/float64/float16/bfloat16/int32/int64, k on the host, int16/
 // int32/int64 indices; ties and NaNs in the CPU's order (top_k_kernels.cc).
 std::vector<KernelSpec> TopKKernels();
+// OneHot of any fixed-size dtype, uint8/int32/int64 indices, depth on the
+// host (one_hot_kernels.cc).
+std::vector<KernelSpec> OneHotKernels();
 
 inline std::vector<KernelSpec> CudaKernels() {
   std::vector<KernelSpec> all;
@@ -95,7 +98,7 @@ inline std::vector<KernelSpec> CudaKernels() {
                       &EinsumKernels, &GatherKernels, &SelectKernels, &ConcatKernels,
                       &CastKernels, &PadKernels, &SliceKernels, &ResizeKernels,
                       &BatchNormKernels, &ConvTransposeKernels, &ControlFlowKernels,
-                      &TopKKernels}) {
+                      &TopKKernels, &OneHotKernels}) {
     for (KernelSpec& k : family()) all.push_back(std::move(k));
   }
   return all;

@@ -26,6 +26,7 @@
 #include "kernels/cpu/reference/gemm.h"
 #include "kernels/cpu/reference/kernel_util.h"
 #include "kernels/cpu/reference/misc_util.h"
+#include "kernels/cpu/reference/one_hot_util.h"
 #include "kernels/cpu/reference/register.h"
 #include "kernels/registry.h"
 
@@ -141,46 +142,18 @@ absl::Status InferOneHot(InferenceContext& ctx) {
 }
 
 absl::Status ComputeOneHot(KernelContext& ctx) {
+  absl::StatusOr<OneHotPlan> plan = PlanOneHot(ctx);
+  if (!plan.ok()) return plan.status();
   const Tensor& indices = ctx.input(0);
   const Tensor& on = ctx.input(2);
   const Tensor& off = ctx.input(3);
-  absl::StatusOr<int64_t> axis = ctx.attrs().GetOr<int64_t>("axis", -1);
-  if (!axis.ok()) return axis.status();
-  const int rank = indices.rank();
-  if (*axis < -1 || *axis > rank) return OneHotAxisError(*axis, rank);
-  if (ctx.input(1).rank() != 0) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("depth must be a scalar, but got: ", ShapeToString(ctx.input(1).shape())));
-  }
-  absl::StatusOr<int64_t> depth = IntScalar(ctx.input(1), "depth");
-  if (!depth.ok()) return depth.status();
-  if (*depth < 0) {
-    return absl::InvalidArgumentError(absl::StrCat("depth must be non-negative, got: ", *depth));
-  }
-  if (on.rank() != 0) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("on_value must be a scalar, but got: ", ShapeToString(on.shape())));
-  }
-  if (off.rank() != 0) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("off_value must be a scalar, but got: ", ShapeToString(off.shape())));
-  }
-  if (on.dtype() != off.dtype()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "on_value is ", DataTypeName(on.dtype()), " but off_value is ", DataTypeName(off.dtype())));
-  }
-  const int a = *axis == -1 ? rank : static_cast<int>(*axis);
-  Shape dims = indices.shape();
-  dims.insert(dims.begin() + a, *depth);
-  absl::StatusOr<Tensor*> out = ctx.allocate_output(0, on.dtype(), dims);
+  absl::StatusOr<Tensor*> out = ctx.allocate_output(0, on.dtype(), plan->out_shape);
   if (!out.ok()) return out.status();
   Tensor* result = *out;
   if (result->num_elements() == 0) return absl::OkStatus();
   absl::StatusOr<std::vector<int64_t>> idx = IntValues(indices, "indices");
   if (!idx.ok()) return idx.status();
-  const int64_t prefix = DimProduct(indices.shape(), 0, a);
-  const int64_t suffix = DimProduct(indices.shape(), a, rank);
-  const int64_t d = *depth;
+  const int64_t prefix = plan->prefix, suffix = plan->suffix, d = plan->depth;
   return VisitElementType(on.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     T* o = result->data<T>();
@@ -1298,6 +1271,45 @@ absl::Status ComputeConv2DBackpropInput(KernelContext& ctx) {
 std::vector<DataType> Types(std::initializer_list<DataType> t) { return t; }
 
 }  // namespace
+
+absl::StatusOr<OneHotPlan> PlanOneHot(const KernelContext& ctx) {
+  const Tensor& indices = ctx.input(0);
+  const Tensor& on = ctx.input(2);
+  const Tensor& off = ctx.input(3);
+  absl::StatusOr<int64_t> axis = ctx.attrs().GetOr<int64_t>("axis", -1);
+  if (!axis.ok()) return axis.status();
+  const int rank = indices.rank();
+  if (*axis < -1 || *axis > rank) return OneHotAxisError(*axis, rank);
+  if (ctx.input(1).rank() != 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("depth must be a scalar, but got: ", ShapeToString(ctx.input(1).shape())));
+  }
+  absl::StatusOr<int64_t> depth = IntScalar(ctx.input(1), "depth");
+  if (!depth.ok()) return depth.status();
+  if (*depth < 0) {
+    return absl::InvalidArgumentError(absl::StrCat("depth must be non-negative, got: ", *depth));
+  }
+  if (on.rank() != 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("on_value must be a scalar, but got: ", ShapeToString(on.shape())));
+  }
+  if (off.rank() != 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("off_value must be a scalar, but got: ", ShapeToString(off.shape())));
+  }
+  if (on.dtype() != off.dtype()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "on_value is ", DataTypeName(on.dtype()), " but off_value is ", DataTypeName(off.dtype())));
+  }
+  const int a = *axis == -1 ? rank : static_cast<int>(*axis);
+  OneHotPlan plan;
+  plan.out_shape = indices.shape();
+  plan.out_shape.insert(plan.out_shape.begin() + a, *depth);
+  plan.prefix = DimProduct(indices.shape(), 0, a);
+  plan.suffix = DimProduct(indices.shape(), a, rank);
+  plan.depth = *depth;
+  return plan;
+}
 
 void RegisterMiscOps(KernelRegistry& r) {
   const std::vector<DataType>& real = misc::RealTypes();
