@@ -89,6 +89,9 @@ std::vector<KernelSpec> TopKKernels();
 // OneHot of any fixed-size dtype, uint8/int32/int64 indices, depth on the
 // host (one_hot_kernels.cc).
 std::vector<KernelSpec> OneHotKernels();
+// GatherNd of any fixed-size dtype, int32/int64 indices of depth <= 8; bad
+// rows reported as on the CPU, or zero under IGNORE (gather_nd_kernels.cc).
+std::vector<KernelSpec> GatherNdKernels();
 
 inline std::vector<KernelSpec> CudaKernels() {
   std::vector<KernelSpec> all;
@@ -98,7 +101,7 @@ inline std::vector<KernelSpec> CudaKernels() {
                       &EinsumKernels, &GatherKernels, &SelectKernels, &ConcatKernels,
                       &CastKernels, &PadKernels, &SliceKernels, &ResizeKernels,
                       &BatchNormKernels, &ConvTransposeKernels, &ControlFlowKernels,
-                      &TopKKernels, &OneHotKernels}) {
+                      &TopKKernels, &OneHotKernels, &GatherNdKernels}) {
     for (KernelSpec& k : family()) all.push_back(std::move(k));
   }
   return all;

@@ -23,6 +23,7 @@
 #include "absl/strings/str_split.h"
 #include "kernels/cpu/reference/array_util.h"
 #include "kernels/cpu/reference/conv_util.h"
+#include "kernels/cpu/reference/gather_nd_util.h"
 #include "kernels/cpu/reference/gemm.h"
 #include "kernels/cpu/reference/kernel_util.h"
 #include "kernels/cpu/reference/misc_util.h"
@@ -314,49 +315,21 @@ absl::Status InferGatherNd(InferenceContext& ctx) {
 }
 
 absl::Status ComputeGatherNd(KernelContext& ctx) {
+  absl::StatusOr<GatherNdPlan> plan = PlanGatherNd(ctx);
+  if (!plan.ok()) return plan.status();
   const Tensor& params = ctx.input(0);
-  const Tensor& indices = ctx.input(1);
-  absl::StatusOr<std::string> policy = ctx.attrs().GetOr<std::string>("bad_indices_policy", "");
-  if (!policy.ok()) return policy.status();
-  bool ignore_bad = false;
-  if (*policy == "IGNORE") {
-    ignore_bad = true;
-  } else if (!policy->empty() && *policy != "DEFAULT") {
-    return absl::InvalidArgumentError(
-        absl::StrCat("bad_indices_policy must be '', 'DEFAULT' or 'IGNORE', got '", *policy, "'"));
-  }
-  if (params.rank() < 1) return absl::InvalidArgumentError("params must be at least a vector");
-  if (indices.rank() < 1) return absl::InvalidArgumentError("indices must be at least a vector");
-  const int64_t depth = indices.dim(indices.rank() - 1);
-  if (depth > params.rank()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("index innermost dimension length must be <= params rank; saw: ", depth,
-                     " vs. ", params.rank()));
-  }
-  const Shape batch(indices.shape().begin(), indices.shape().end() - 1);
-  Shape dims = batch;
-  dims.insert(dims.end(), params.shape().begin() + depth, params.shape().end());
-  const int64_t n = DimProduct(batch, 0, static_cast<int>(batch.size()));
-  if (n > 0 && params.num_elements() == 0) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("Requested more than 0 entries, but params is empty.  Params shape: ",
-                     ShapeToString(params.shape())));
-  }
-  absl::StatusOr<Tensor*> out = ctx.allocate_output(0, params.dtype(), dims);
+  absl::StatusOr<Tensor*> out = ctx.allocate_output(0, params.dtype(), plan->out_shape);
   if (!out.ok()) return out.status();
   Tensor* result = *out;
   if (result->num_elements() == 0) return absl::OkStatus();
-  absl::StatusOr<std::vector<int64_t>> idx = IntValues(indices, "indices");
+  absl::StatusOr<std::vector<int64_t>> idx = IntValues(ctx.input(1), "indices");
   if (!idx.ok()) return idx.status();
-  const int64_t slice = DimProduct(params.shape(), static_cast<int>(depth), params.rank());
-  // strides[k]: params elements between consecutive values of index coordinate k.
-  std::vector<int64_t> strides(static_cast<size_t>(depth), slice);
-  for (int64_t k = depth - 2; k >= 0; --k) strides[k] = strides[k + 1] * params.dim(k + 1);
+  const int64_t depth = plan->depth, slice = plan->slice;
   return VisitElementType(params.dtype(), [&](auto tag) -> absl::Status {
     using T = typename decltype(tag)::type;
     const T* src = params.data<T>();
     T* dst = result->data<T>();
-    for (int64_t i = 0; i < n; ++i) {
+    for (int64_t i = 0; i < plan->rows; ++i) {
       const int64_t* coord = idx->data() + i * depth;
       int64_t offset = 0;
       bool bad = false;
@@ -365,18 +338,11 @@ absl::Status ComputeGatherNd(KernelContext& ctx) {
           bad = true;
           break;
         }
-        offset += coord[k] * strides[k];
+        offset += coord[k] * plan->strides[k];
       }
       if (bad) {
-        if (ignore_bad) continue;  // the output slice stays zero
-        std::vector<int64_t> where(batch.size());
-        for (int64_t d = static_cast<int64_t>(batch.size()) - 1, rest = i; d >= 0; --d) {
-          where[d] = rest % batch[d];
-          rest /= batch[d];
-        }
-        return absl::InvalidArgumentError(absl::StrCat(
-            "indices", Brackets(where), " = [", absl::StrJoin(coord, coord + depth, ", "),
-            "] does not index into param shape ", Brackets(params.shape())));
+        if (plan->ignore_bad) continue;  // the output slice stays zero
+        return GatherNdBadIndexError(*plan, i, coord, params.shape());
       }
       std::copy_n(src + offset, slice, dst + i * slice);
     }
@@ -1271,6 +1237,57 @@ absl::Status ComputeConv2DBackpropInput(KernelContext& ctx) {
 std::vector<DataType> Types(std::initializer_list<DataType> t) { return t; }
 
 }  // namespace
+
+absl::StatusOr<GatherNdPlan> PlanGatherNd(const KernelContext& ctx) {
+  const Tensor& params = ctx.input(0);
+  const Tensor& indices = ctx.input(1);
+  absl::StatusOr<std::string> policy = ctx.attrs().GetOr<std::string>("bad_indices_policy", "");
+  if (!policy.ok()) return policy.status();
+  GatherNdPlan plan;
+  if (*policy == "IGNORE") {
+    plan.ignore_bad = true;
+  } else if (!policy->empty() && *policy != "DEFAULT") {
+    return absl::InvalidArgumentError(
+        absl::StrCat("bad_indices_policy must be '', 'DEFAULT' or 'IGNORE', got '", *policy, "'"));
+  }
+  if (params.rank() < 1) return absl::InvalidArgumentError("params must be at least a vector");
+  if (indices.rank() < 1) return absl::InvalidArgumentError("indices must be at least a vector");
+  plan.depth = indices.dim(indices.rank() - 1);
+  if (plan.depth > params.rank()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("index innermost dimension length must be <= params rank; saw: ",
+                     plan.depth, " vs. ", params.rank()));
+  }
+  plan.batch.assign(indices.shape().begin(), indices.shape().end() - 1);
+  plan.out_shape = plan.batch;
+  plan.out_shape.insert(plan.out_shape.end(), params.shape().begin() + plan.depth,
+                        params.shape().end());
+  plan.rows = DimProduct(plan.batch, 0, static_cast<int>(plan.batch.size()));
+  if (plan.rows > 0 && params.num_elements() == 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("Requested more than 0 entries, but params is empty.  Params shape: ",
+                     ShapeToString(params.shape())));
+  }
+  plan.slice = DimProduct(params.shape(), static_cast<int>(plan.depth), params.rank());
+  // strides[k]: params elements between consecutive values of coordinate k.
+  plan.strides.assign(static_cast<size_t>(plan.depth), plan.slice);
+  for (int64_t k = plan.depth - 2; k >= 0; --k) {
+    plan.strides[k] = plan.strides[k + 1] * params.dim(static_cast<int>(k + 1));
+  }
+  return plan;
+}
+
+absl::Status GatherNdBadIndexError(const GatherNdPlan& plan, int64_t row, const int64_t* coord,
+                                   const Shape& params_shape) {
+  std::vector<int64_t> where(plan.batch.size());
+  for (int64_t d = static_cast<int64_t>(plan.batch.size()) - 1, rest = row; d >= 0; --d) {
+    where[d] = rest % plan.batch[d];
+    rest /= plan.batch[d];
+  }
+  return absl::InvalidArgumentError(absl::StrCat(
+      "indices", Brackets(where), " = [", absl::StrJoin(coord, coord + plan.depth, ", "),
+      "] does not index into param shape ", Brackets(params_shape)));
+}
 
 absl::StatusOr<OneHotPlan> PlanOneHot(const KernelContext& ctx) {
   const Tensor& indices = ctx.input(0);
