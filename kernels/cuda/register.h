@@ -92,6 +92,9 @@ std::vector<KernelSpec> OneHotKernels();
 // GatherNd of any fixed-size dtype, int32/int64 indices of depth <= 8; bad
 // rows reported as on the CPU, or zero under IGNORE (gather_nd_kernels.cc).
 std::vector<KernelSpec> GatherNdKernels();
+// Cumsum and Cumprod, float32/64, float16, bfloat16, int32, int64, the axis
+// on the host; the CPU's bits (scan_kernels.cc, scan.h).
+std::vector<KernelSpec> ScanKernels();
 
 inline std::vector<KernelSpec> CudaKernels() {
   std::vector<KernelSpec> all;
@@ -101,7 +104,7 @@ inline std::vector<KernelSpec> CudaKernels() {
                       &EinsumKernels, &GatherKernels, &SelectKernels, &ConcatKernels,
                       &CastKernels, &PadKernels, &SliceKernels, &ResizeKernels,
                       &BatchNormKernels, &ConvTransposeKernels, &ControlFlowKernels,
-                      &TopKKernels, &OneHotKernels, &GatherNdKernels}) {
+                      &TopKKernels, &OneHotKernels, &GatherNdKernels, &ScanKernels}) {
     for (KernelSpec& k : family()) all.push_back(std::move(k));
   }
   return all;

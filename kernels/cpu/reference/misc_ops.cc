@@ -29,6 +29,7 @@
 #include "kernels/cpu/reference/misc_util.h"
 #include "kernels/cpu/reference/one_hot_util.h"
 #include "kernels/cpu/reference/register.h"
+#include "kernels/cpu/reference/scan_util.h"
 #include "kernels/registry.h"
 
 namespace smrt::kernels {
@@ -82,30 +83,17 @@ void Scan(const T* in, T* out, int64_t outer, int64_t len, int64_t inner, bool p
 }
 
 absl::Status ComputeScan(KernelContext& ctx, bool prod) {
+  absl::StatusOr<ScanPlan> plan = PlanScan(ctx);
+  if (!plan.ok()) return plan.status();
   const Tensor& x = ctx.input(0);
-  const Tensor& axis_t = ctx.input(1);
-  if (axis_t.rank() != 0) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("ScanOp: axis must be a scalar, not ", ShapeToString(axis_t.shape())));
-  }
-  absl::StatusOr<int64_t> axis = IntScalar(axis_t, "axis");
-  if (!axis.ok()) return axis.status();
-  if (*axis < -x.rank() || *axis >= x.rank()) return ScanAxisError(*axis, x.rank());
-  const int a = static_cast<int>(*axis < 0 ? *axis + x.rank() : *axis);
-  absl::StatusOr<bool> exclusive = ctx.attrs().GetOr<bool>("exclusive", false);
-  if (!exclusive.ok()) return exclusive.status();
-  absl::StatusOr<bool> reverse = ctx.attrs().GetOr<bool>("reverse", false);
-  if (!reverse.ok()) return reverse.status();
   absl::StatusOr<Tensor*> out = ctx.allocate_output(0, x.dtype(), x.shape());
   if (!out.ok()) return out.status();
   if (x.num_elements() == 0) return absl::OkStatus();
-  const int64_t outer = DimProduct(x.shape(), 0, a);
-  const int64_t len = x.dim(a);
-  const int64_t inner = DimProduct(x.shape(), a + 1, x.rank());
   Tensor* result = *out;
   return misc::VisitRealType(x.dtype(), ctx.op(), [&](auto tag) {
     using T = typename decltype(tag)::type;
-    Scan<T>(x.data<T>(), result->data<T>(), outer, len, inner, prod, *exclusive, *reverse);
+    Scan<T>(x.data<T>(), result->data<T>(), plan->outer, plan->len, plan->inner, prod,
+            plan->exclusive, plan->reverse);
     return absl::OkStatus();
   });
 }
@@ -1237,6 +1225,30 @@ absl::Status ComputeConv2DBackpropInput(KernelContext& ctx) {
 std::vector<DataType> Types(std::initializer_list<DataType> t) { return t; }
 
 }  // namespace
+
+absl::StatusOr<ScanPlan> PlanScan(const KernelContext& ctx) {
+  const Tensor& x = ctx.input(0);
+  const Tensor& axis_t = ctx.input(1);
+  if (axis_t.rank() != 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("ScanOp: axis must be a scalar, not ", ShapeToString(axis_t.shape())));
+  }
+  absl::StatusOr<int64_t> axis = IntScalar(axis_t, "axis");
+  if (!axis.ok()) return axis.status();
+  if (*axis < -x.rank() || *axis >= x.rank()) return ScanAxisError(*axis, x.rank());
+  const int a = static_cast<int>(*axis < 0 ? *axis + x.rank() : *axis);
+  ScanPlan plan;
+  absl::StatusOr<bool> exclusive = ctx.attrs().GetOr<bool>("exclusive", false);
+  if (!exclusive.ok()) return exclusive.status();
+  absl::StatusOr<bool> reverse = ctx.attrs().GetOr<bool>("reverse", false);
+  if (!reverse.ok()) return reverse.status();
+  plan.exclusive = *exclusive;
+  plan.reverse = *reverse;
+  plan.outer = DimProduct(x.shape(), 0, a);
+  plan.len = x.dim(a);
+  plan.inner = DimProduct(x.shape(), a + 1, x.rank());
+  return plan;
+}
 
 absl::StatusOr<GatherNdPlan> PlanGatherNd(const KernelContext& ctx) {
   const Tensor& params = ctx.input(0);
