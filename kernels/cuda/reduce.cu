@@ -91,7 +91,36 @@ __global__ void ReduceStridedKernel(ReduceOp op, const float* __restrict__ in,
   }
 }
 
+// One thread per output; stops at the first element that decides it.
+__global__ void BoolReduceKernel(bool any, const bool* __restrict__ in, bool* __restrict__ out,
+                                 int64_t outer, int64_t reduce, int64_t inner) {
+  const int64_t total = outer * inner;
+  for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < total;
+       i += static_cast<int64_t>(gridDim.x) * blockDim.x) {
+    const int64_t o = i / inner, k = i % inner;
+    const bool* p = in + o * reduce * inner + k;
+    bool result = !any;
+    for (int64_t r = 0; r < reduce; ++r) {
+      if (p[r * inner] == any) {
+        result = any;
+        break;
+      }
+    }
+    out[i] = result;
+  }
+}
+
 }  // namespace
+
+cudaError_t LaunchBoolReduce(bool any, const bool* in, bool* out, int64_t outer, int64_t reduce,
+                             int64_t inner, cudaStream_t stream) {
+  if (outer == 0 || inner == 0) return cudaSuccess;
+  const int64_t blocks =
+      std::min<int64_t>((outer * inner + kThreads - 1) / kThreads, kMaxBlocks * 8);
+  BoolReduceKernel<<<static_cast<unsigned>(blocks), kThreads, 0, stream>>>(any, in, out, outer,
+                                                                           reduce, inner);
+  return cudaGetLastError();
+}
 
 template <typename Index>
 cudaError_t LaunchArgReduce(bool is_max, const float* in, Index* out, int64_t outer, int64_t n,

@@ -1,4 +1,5 @@
-// Sum, Mean, Max, Min, ArgMax and ArgMin of float32 over the middle of an
+// Sum, Mean, Max, Min, ArgMax and ArgMin of float32 (Any and All of bool)
+// over the middle of an
 // (outer, reduce, inner) view of a row-major tensor, on device pointers (no
 // absl or smrt headers).
 #ifndef SMRT_KERNELS_CUDA_REDUCE_H_
@@ -18,6 +19,11 @@ enum class ReduceOp { kSum, kMean, kMax, kMin };
 // thread per output. Returns the launch error, if any.
 cudaError_t LaunchReduce(ReduceOp op, const float* in, float* out, int64_t outer,
                          int64_t reduce, int64_t inner, cudaStream_t stream);
+
+// out[o, i] = any (any) or all of in[o, r, i] over r: false and true over no
+// elements. One thread per output, scanning until the answer is known.
+cudaError_t LaunchBoolReduce(bool any, const bool* in, bool* out, int64_t outer, int64_t reduce,
+                             int64_t inner, cudaStream_t stream);
 
 // out[o * inner + i] = the index r of the largest (is_max) or smallest
 // in[o, r, i] over r < n: ties keep the first, a NaN never wins, as the CPU

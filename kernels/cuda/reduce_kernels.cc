@@ -1,5 +1,5 @@
-// Sum, Mean, Max and Min float32 over the axes of input 1 (read on the
-// host), keep_dims attr; ArgMax and ArgMin (planned by the CPU kernel's
+// Sum, Mean, Max and Min float32, Any and All of bool, over the axes of
+// input 1 (read on the host), keep_dims attr; ArgMax and ArgMin (planned by the CPU kernel's
 // PlanArgReduce) at the end. Axes are checked as the CPU kernel checks them. When,
 // after size-1 dims are dropped, the reduced dims form one contiguous block
 // (trailing axes, or the spatial axes 1, 2 of NHWC), reduce.cu computes it
@@ -44,9 +44,16 @@ absl::StatusOr<std::vector<int64_t>> AxisValues(const KernelContext& ctx) {
   return v;
 }
 
-absl::Status Reduce(KernelContext& ctx, ReduceOp op) {
+// A reduction's arithmetic: Sum/Mean/Max/Min of float32, or Any/All of bool.
+struct Reduction {
+  DataType dtype = DataType::kFloat;
+  ReduceOp op = ReduceOp::kSum;          // float32
+  bool any = false;                      // bool: Any, else All
+};
+
+absl::Status Reduce(KernelContext& ctx, const Reduction& r) {
   if (absl::Status s = CheckOnDevice(ctx, {0}); !s.ok()) return s;
-  if (absl::Status s = CheckDtype(ctx, 0, DataType::kFloat); !s.ok()) return s;
+  if (absl::Status s = CheckDtype(ctx, 0, r.dtype); !s.ok()) return s;
   absl::StatusOr<bool> keep_dims = ctx.attrs().GetOr<bool>("keep_dims", false);
   if (!keep_dims.ok()) return AtNode(ctx, keep_dims.status());
   absl::StatusOr<std::vector<int64_t>> axes = AxisValues(ctx);
@@ -91,9 +98,10 @@ absl::Status Reduce(KernelContext& ctx, ReduceOp op) {
   }
   absl::StatusOr<cudaStream_t> stream = StreamOf(ctx);
   if (!stream.ok()) return stream.status();
-  absl::StatusOr<Tensor*> out = ctx.allocate_device_output(0, DataType::kFloat, out_shape);
+  absl::StatusOr<Tensor*> out = ctx.allocate_device_output(0, r.dtype, out_shape);
   if (!out.ok()) return out.status();
-  const float* in = input.data<float>();
+  const void* in = input.raw_data();
+  const size_t elem_size = DataTypeSize(r.dtype);
   Tensor moved;
   if (!contiguous && input.num_elements() > 0) {
     // Kept dims first, reduced dims last (a copy), then reduce the trailing block.
@@ -112,30 +120,45 @@ absl::Status Reduce(KernelContext& ctx, ReduceOp op) {
       if (reduced[d]) perm.push_back(d);
     }
     absl::StatusOr<Tensor> t = ctx.device()->Allocate(
-        DataType::kFloat, {input.num_elements()}, absl::StrCat(ctx.node_name(), "/transposed"));
+        r.dtype, {input.num_elements()}, absl::StrCat(ctx.node_name(), "/transposed"));
     if (!t.ok()) return AtNode(ctx, t.status());
     moved = *std::move(t);
     if (absl::Status s = CudaStatus(
             LaunchTranspose(MakeTransposePlan(input.shape().data(), perm.data(), rank), in,
-                            moved.raw_data(), input.num_elements(), sizeof(float), *stream),
+                            moved.raw_data(), input.num_elements(), static_cast<int>(elem_size),
+                            *stream),
             ctx.op(), ctx.node_name(), "launching the transpose kernel");
         !s.ok()) {
       return s;
     }
-    in = moved.data<float>();
+    in = moved.raw_data();
     outer = 1;
     for (int d = 0; d < rank; ++d) {
       if (!reduced[d]) outer *= input.dim(d);
     }
     inner = 1;
   }
-  return CudaStatus(LaunchReduce(op, in, (*out)->data<float>(), outer, count, inner, *stream),
-                    ctx.op(), ctx.node_name(), "launching the reduction kernel");
+  const cudaError_t e =
+      r.dtype == DataType::kBool
+          ? LaunchBoolReduce(r.any, static_cast<const bool*>(in), (*out)->data<bool>(), outer,
+                             count, inner, *stream)
+          : LaunchReduce(r.op, static_cast<const float*>(in), (*out)->data<float>(), outer, count,
+                         inner, *stream);
+  return CudaStatus(e, ctx.op(), ctx.node_name(), "launching the reduction kernel");
 }
 
 KernelSpec ReduceKernel(const char* op, ReduceOp r) {
+  const Reduction reduction{DataType::kFloat, r, false};
   return CudaKernel(op, "T", {DataType::kFloat},
-                    [r](KernelContext& ctx) { return Reduce(ctx, r); },
+                    [reduction](KernelContext& ctx) { return Reduce(ctx, reduction); },
+                    /*host_memory_inputs=*/{1});
+}
+
+// Any and All have no type attr: their input is bool.
+KernelSpec BoolReduceKernel(const char* op, bool any) {
+  const Reduction reduction{DataType::kBool, ReduceOp::kSum, any};
+  return CudaKernel(op, "", {},
+                    [reduction](KernelContext& ctx) { return Reduce(ctx, reduction); },
                     /*host_memory_inputs=*/{1});
 }
 
@@ -185,6 +208,7 @@ KernelSpec ArgReduceKernel(const char* op, bool is_max) {
 std::vector<KernelSpec> ReduceKernels() {
   return {ReduceKernel("Sum", ReduceOp::kSum), ReduceKernel("Mean", ReduceOp::kMean),
           ReduceKernel("Max", ReduceOp::kMax), ReduceKernel("Min", ReduceOp::kMin),
+          BoolReduceKernel("Any", true),       BoolReduceKernel("All", false),
           ArgReduceKernel("ArgMax", true), ArgReduceKernel("ArgMin", false)};
 }
 

@@ -1,4 +1,4 @@
-// MaxPool, AvgPool, Sum, Mean and Max on the GPU against the CPU kernels on
+// MaxPool, AvgPool, Sum, Mean, Max, Any and All on the GPU against the CPU kernels on
 // the same host inputs (fixed seeds), within 1e-5: SAME windows that hang
 // over the edge (AvgPool divides by the cells inside), VALID, EXPLICIT, and
 // reductions over trailing axes, NHWC's spatial axes, all axes, none, axis
@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <limits>
 #include <memory>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -125,6 +126,38 @@ TEST_F(CudaGpuPoolReduceTest, ReductionsMatchTheCpu) {
   attrs.Set("keep_dims", false);
   for (const char* op : {"Sum", "Mean", "Max", "Min"}) {
     ExpectLikeCpu(op, attrs, {x, MakeTensor<int64_t>({}, {1})}, {1});
+  }
+}
+
+// Any and All of bool masks over the same axis sets (sparse trues, so both
+// answers occur), byte for byte.
+TEST_F(CudaGpuPoolReduceTest, AnyAndAllMatchTheCpu) {
+  const std::vector<ReduceCase> cases = {
+      {{4, 768}, {-1}}, {{3, 5, 7}, {1, 2}}, {{2, 7, 7, 64}, {1, 2}}, {{6, 5}, {0}},
+      {{2, 3, 4}, {0, 1, 2}}, {{2, 3, 4}, {}}, {{0, 4}, {0}}, {{3, 0}, {1}},
+      {{2, 3, 4}, {0, 2}}, {{4, 1, 6, 1, 3}, {0, 4}},
+  };
+  uint32_t seed = 200;
+  for (const ReduceCase& c : cases) {
+    for (int every : {3, 40}) {  // one true in `every`, and all but one in `every`
+      std::mt19937 rng(seed++);
+      int64_t n = 1;
+      for (int64_t d : c.input) n *= d;
+      std::vector<bool> bits(static_cast<size_t>(n));
+      for (size_t i = 0; i < bits.size(); ++i) bits[i] = (rng() % every == 0) != (every == 40);
+      const Tensor x = MakeTensor<bool>(c.input, bits);
+      const Tensor axes = MakeTensor<int32_t>({static_cast<int64_t>(c.axes.size())}, c.axes);
+      for (bool keep : {false, true}) {
+        for (const char* op : {"Any", "All"}) {
+          SCOPED_TRACE(absl::StrCat(op, " ", ShapeToString(c.input), " axes [",
+                                    absl::StrJoin(c.axes, ","), "] keep_dims ", keep));
+          AttrMap attrs;
+          attrs.Set("Tidx", DataType::kInt32);
+          attrs.Set("keep_dims", keep);
+          ExpectSameBytesAsCpu(op, attrs, {x, axes}, {1});
+        }
+      }
+    }
   }
 }
 

@@ -463,6 +463,26 @@ TEST(CudaKernelsTest, TransposeKeepingTheOrderIsAView) {
   EXPECT_TRUE((*out)[0].on_device());
 }
 
+// Any and All take bool (no type attr) with the axes on the host, and
+// check them as the float reductions do.
+TEST(CudaKernelsTest, AnyAndAllAreRegisteredAndCheckTheirAxes) {
+  const KernelRegistry& r = KernelRegistry::Default();
+  for (const char* op : {"Any", "All"}) {
+    absl::StatusOr<const KernelSpec*> k = r.FindKernel(op, kCudaDevice, AttrMap());
+    ASSERT_TRUE(k.ok()) << op << ": " << k.status();
+    EXPECT_EQ((*k)->host_memory_inputs, std::vector<int>{1});
+    FakeDevice device;
+    AttrMap attrs;
+    attrs.Set("Tidx", DataType::kInt32);
+    ExpectError(op, attrs,
+                {FakeDeviceTensor(DataType::kBool, {2, 3}), MakeTensor<int32_t>({1}, {2})},
+                absl::StatusCode::kInvalidArgument, "Invalid reduction dimension 2", &device);
+    ExpectError(op, attrs,
+                {FakeDeviceTensor(DataType::kFloat, {2, 3}), MakeTensor<int32_t>({1}, {1})},
+                absl::StatusCode::kInvalidArgument, "expected DT_BOOL", &device);
+  }
+}
+
 TEST(CudaKernelsTest, NewKernelsCheckBeforeAnyDeviceWork) {
   FakeDevice device;
   const AttrMap f32 = TypeAttr(DataType::kFloat);
