@@ -1,5 +1,6 @@
 #include <algorithm>
 
+#include "kernels/cuda/element_bytes.h"
 #include "kernels/cuda/gather.h"
 
 namespace smrt::kernels::cuda {
@@ -10,11 +11,6 @@ constexpr int kThreads = 256;
 int Blocks(int64_t n) {
   return static_cast<int>(std::min<int64_t>((n + kThreads - 1) / kThreads, 65535 * 8));
 }
-
-template <int kBytes>
-struct alignas(kBytes) Element {
-  unsigned char b[kBytes];
-};
 
 template <typename I>
 __global__ void CheckIndicesKernel(const I* __restrict__ indices, int64_t n, int64_t limit,
@@ -59,18 +55,10 @@ template <typename I>
 cudaError_t LaunchBySize(const void* params, const void* indices, void* out, int64_t outer,
                          int64_t limit, int64_t inner, int64_t num_indices, int elem_size,
                          cudaStream_t stream) {
-  const auto go = [&](auto element) {
+  return BySize(elem_size, [&](auto element) {
     return Launch<decltype(element), I>(params, indices, out, outer, limit, inner, num_indices,
                                         stream);
-  };
-  switch (elem_size) {
-    case 1: return go(Element<1>{});
-    case 2: return go(Element<2>{});
-    case 4: return go(Element<4>{});
-    case 8: return go(Element<8>{});
-    case 16: return go(Element<16>{});
-  }
-  return cudaErrorInvalidValue;
+  });
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "kernels/cuda/element_bytes.h"
 #include "kernels/cuda/gather_nd.h"
 
 namespace smrt::kernels::cuda {
@@ -11,11 +12,6 @@ constexpr int kThreads = 256;
 int Blocks(int64_t n) {
   return static_cast<int>(std::min<int64_t>((n + kThreads - 1) / kThreads, 65535 * 8));
 }
-
-template <int kBytes>
-struct alignas(kBytes) Element {
-  unsigned char b[kBytes];
-};
 
 // One thread per output element.
 template <typename T, typename I>
@@ -39,21 +35,13 @@ template <typename I>
 cudaError_t LaunchBySize(const void* params, const void* indices, void* out, int64_t n,
                          const GatherNdIndex& index, int elem_size,
                          unsigned long long* first_bad, cudaStream_t stream) {
-  const auto go = [&](auto element) {
+  return BySize(elem_size, [&](auto element) {
     using T = decltype(element);
     GatherNdKernel<T, I><<<Blocks(n), kThreads, 0, stream>>>(
         static_cast<const T*>(params), static_cast<const I*>(indices), static_cast<T*>(out), n,
         index, first_bad);
     return cudaGetLastError();
-  };
-  switch (elem_size) {
-    case 1: return go(Element<1>{});
-    case 2: return go(Element<2>{});
-    case 4: return go(Element<4>{});
-    case 8: return go(Element<8>{});
-    case 16: return go(Element<16>{});
-  }
-  return cudaErrorInvalidValue;
+  });
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "kernels/cuda/element_bytes.h"
 #include "kernels/cuda/one_hot.h"
 
 namespace smrt::kernels::cuda {
@@ -8,12 +9,6 @@ namespace {
 
 constexpr int kThreads = 256;
 constexpr int64_t kMaxBlocks = 65535;
-
-// Element types by size: the kernel only copies on_value or off_value.
-template <int kBytes>
-struct alignas(kBytes) Bytes {
-  unsigned char b[kBytes];
-};
 
 template <typename Index, typename E>
 __global__ void OneHotKernel(const Index* __restrict__ indices, const E* __restrict__ on_value,
@@ -34,21 +29,13 @@ cudaError_t Launch(const void* indices, const void* on, const void* off, void* o
                    int elem_size, int64_t n, int64_t depth, int64_t suffix, cudaStream_t stream) {
   const int blocks = static_cast<int>(std::min<int64_t>((n + kThreads - 1) / kThreads, kMaxBlocks));
   const auto* idx = static_cast<const Index*>(indices);
-  switch (elem_size) {
-#define SMRT_ONE_HOT_CASE(k)                                                                 \
-  case k:                                                                                    \
-    OneHotKernel<Index, Bytes<k>><<<blocks, kThreads, 0, stream>>>(                          \
-        idx, static_cast<const Bytes<k>*>(on), static_cast<const Bytes<k>*>(off),            \
-        static_cast<Bytes<k>*>(out), n, depth, suffix);                                      \
+  return BySize(elem_size, [&](auto element) {
+    using E = decltype(element);
+    OneHotKernel<Index, E><<<blocks, kThreads, 0, stream>>>(
+        idx, static_cast<const E*>(on), static_cast<const E*>(off), static_cast<E*>(out), n,
+        depth, suffix);
     return cudaGetLastError();
-    SMRT_ONE_HOT_CASE(1)
-    SMRT_ONE_HOT_CASE(2)
-    SMRT_ONE_HOT_CASE(4)
-    SMRT_ONE_HOT_CASE(8)
-    SMRT_ONE_HOT_CASE(16)
-#undef SMRT_ONE_HOT_CASE
-    default: return cudaErrorInvalidValue;
-  }
+  });
 }
 
 }  // namespace

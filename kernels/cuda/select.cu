@@ -1,16 +1,12 @@
 #include <algorithm>
 
+#include "kernels/cuda/element_bytes.h"
 #include "kernels/cuda/select.h"
 
 namespace smrt::kernels::cuda {
 namespace {
 
 constexpr int kThreads = 256;
-
-template <int kBytes>
-struct alignas(kBytes) Element {
-  unsigned char b[kBytes];
-};
 
 template <typename T>
 __global__ void SelectKernel(const bool* __restrict__ cond, const T* __restrict__ a,
@@ -48,14 +44,9 @@ cudaError_t LaunchSelect(const bool* cond, const void* then_values, const void* 
                          cudaStream_t stream) {
   if (n == 0) return cudaSuccess;
   if (index.rank < 0 || index.rank > kMaxSelectRank) return cudaErrorInvalidValue;
-  switch (elem_size) {
-    case 1: return Launch<Element<1>>(cond, then_values, else_values, out, n, index, stream);
-    case 2: return Launch<Element<2>>(cond, then_values, else_values, out, n, index, stream);
-    case 4: return Launch<Element<4>>(cond, then_values, else_values, out, n, index, stream);
-    case 8: return Launch<Element<8>>(cond, then_values, else_values, out, n, index, stream);
-    case 16: return Launch<Element<16>>(cond, then_values, else_values, out, n, index, stream);
-  }
-  return cudaErrorInvalidValue;
+  return BySize(elem_size, [&](auto element) {
+    return Launch<decltype(element)>(cond, then_values, else_values, out, n, index, stream);
+  });
 }
 
 }  // namespace smrt::kernels::cuda

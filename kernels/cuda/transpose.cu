@@ -1,15 +1,10 @@
 #include <algorithm>
 
+#include "kernels/cuda/element_bytes.h"
 #include "kernels/cuda/transpose.h"
 
 namespace smrt::kernels::cuda {
 namespace {
-
-// An element of `bytes` bytes, copied as a unit.
-template <int kBytes>
-struct alignas(kBytes) Element {
-  unsigned char b[kBytes];
-};
 
 template <typename T>
 __global__ void TransposeKernel(TransposePlan plan, const T* __restrict__ in,
@@ -87,14 +82,9 @@ cudaError_t LaunchTranspose(const TransposePlan& plan, const void* in, void* out
                             int elem_size, cudaStream_t stream) {
   if (n == 0) return cudaSuccess;
   if (plan.rank < 0 || plan.rank > kMaxTransposeRank) return cudaErrorInvalidValue;
-  switch (elem_size) {
-    case 1: return Launch<Element<1>>(plan, in, out, n, stream);
-    case 2: return Launch<Element<2>>(plan, in, out, n, stream);
-    case 4: return Launch<Element<4>>(plan, in, out, n, stream);
-    case 8: return Launch<Element<8>>(plan, in, out, n, stream);
-    case 16: return Launch<Element<16>>(plan, in, out, n, stream);
-  }
-  return cudaErrorInvalidValue;
+  return BySize(elem_size, [&](auto element) {
+    return Launch<decltype(element)>(plan, in, out, n, stream);
+  });
 }
 
 }  // namespace smrt::kernels::cuda
