@@ -13,6 +13,7 @@
 #include "kernels/cpu/reference/gather_nd_util.h"
 #include "kernels/cuda/cuda_status.h"
 #include "kernels/cuda/gather_nd.h"
+#include "kernels/cuda/gather_nd_index.h"
 #include "kernels/cuda/kernel_util.h"
 #include "kernels/cuda/register.h"
 
@@ -35,13 +36,7 @@ absl::Status GatherNd(KernelContext& ctx) {
                            "CUDA GatherNd takes indices of depth <= ", kMaxGatherNdDepth,
                            "; got ", plan->depth)));
   }
-  GatherNdIndex index;
-  index.depth = static_cast<int>(plan->depth);
-  for (int k = 0; k < index.depth; ++k) {
-    index.dims[k] = params.dim(k);
-    index.strides[k] = plan->strides[k];
-  }
-  index.slice = plan->slice;
+  const GatherNdIndex index = MakeGatherNdIndex(*plan, params.shape());
   absl::StatusOr<cudaStream_t> stream = StreamOf(ctx);
   if (!stream.ok()) return stream.status();
   absl::StatusOr<Tensor*> out = ctx.allocate_device_output(0, params.dtype(), plan->out_shape);

@@ -13,6 +13,7 @@
 #include "cuda_test_util.h"
 #include "gtest/gtest.h"
 #include "kernels/cpu/reference/gather_nd_util.h"
+#include "kernels/cuda/gather_nd_index.h"
 #include "kernels/registry.h"
 #include "kernels/testing/op_runner.h"
 
@@ -85,13 +86,7 @@ TEST(CudaGatherNdTest, TheWalkGivesTheCpusOutput) {
     absl::StatusOr<GatherNdPlan> plan = Plan(attrs, params, indices);
     ASSERT_TRUE(plan.ok()) << plan.status();
     ASSERT_EQ(plan->out_shape, (*cpu)[0].shape());
-    GatherNdIndex index;
-    index.depth = static_cast<int>(plan->depth);
-    for (int k = 0; k < index.depth; ++k) {
-      index.dims[k] = params.dim(k);
-      index.strides[k] = plan->strides[k];
-    }
-    index.slice = plan->slice;
+    const GatherNdIndex index = MakeGatherNdIndex(*plan, params.shape());
     const float* want = (*cpu)[0].data<float>();
     for (int64_t o = 0; o < (*cpu)[0].num_elements(); ++o) {
       const int64_t row = o / index.slice, r = o % index.slice;
