@@ -11,6 +11,14 @@ bool KeptOnHost(const Graph& g, const Node& n) {
   }
   // A TF1 loop's predicate: its Switches read it on the host.
   if (n.op == "LoopCond") return true;
+  // A variable that is written is not frozen at load: it is a host resource,
+  // and what writes it (a counter's AssignAdd, a restore's AssignVariableOp)
+  // runs where it is.
+  if (n.op == "Assign" || n.op == "AssignAdd" || n.op == "AssignSub" ||
+      n.op == "AssignVariableOp" || n.op == "AssignAddVariableOp" ||
+      n.op == "AssignSubVariableOp") {
+    return true;
+  }
   // Lookup tables are host objects (TensorFlow has only CPU kernels for them).
   if (absl::StartsWith(n.op, "LookupTable") || absl::StartsWith(n.op, "InitializeTable")) {
     return true;

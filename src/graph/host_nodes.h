@@ -14,6 +14,8 @@ namespace smrt::graph {
 // - variable handles and reads (VarHandleOp, ReadVariableOp, VariableV2):
 //   loading freezes them into constants, so no device runs them;
 // - LoopCond: a TF1 loop's predicate, which its Switches read on the host;
+// - the ops that write a variable (Assign, AssignAdd, AssignSub and their
+//   *VariableOp forms): a variable that is written stays a host resource;
 // - nodes whose outputs are all int32, Consts (a Const follows its readers)
 //   and ArgMax/ArgMin (indices into activations) excepted. TensorFlow keeps int32 in host memory on GPUs too: in Keras
 //   graphs it is shape arithmetic (Shape -> StridedSlice -> Pack -> Reshape's

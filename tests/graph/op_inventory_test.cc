@@ -215,6 +215,21 @@ TEST(OpInventoryTest, StringsAndInt32ComparisonsStayOnTheHost) {
            attr { key: "dtype" value { type: DT_BOOL } } attr { key: "shape" value { shape {} } } }
   )";
   EXPECT_EQ(Missing(with_default, "exploring:0", "FAKE")["PlaceholderWithDefault"], "");
+  // A written variable is a host resource, and so is what writes it (TF
+  // Serving's saved_model_counter); the float read of its value is not.
+  const char* counter = R"(
+    node { name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } } }
+    node { name: "v" op: "VariableV2" attr { key: "dtype" value { type: DT_FLOAT } }
+           attr { key: "shape" value { shape {} } } }
+    node { name: "one" op: "Const" attr { key: "dtype" value { type: DT_FLOAT } }
+           attr { key: "value" value { tensor { dtype: DT_FLOAT tensor_shape {} float_val: 1 } } } }
+    node { name: "incr" op: "AssignAdd" input: "v" input: "one"
+           attr { key: "T" value { type: DT_FLOAT } } }
+    node { name: "y" op: "Relu" input: "incr" attr { key: "T" value { type: DT_FLOAT } } }
+  )";
+  std::map<std::string, std::string> writes = Missing(counter, "y:0", "FAKE");
+  EXPECT_EQ(writes["AssignAdd"], "");
+  EXPECT_NE(writes["Relu"], "");
 }
 
 TEST(OpPackagesTest, KnownPackages) {
