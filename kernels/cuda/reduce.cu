@@ -91,6 +91,20 @@ __global__ void ReduceStridedKernel(ReduceOp op, const float* __restrict__ in,
   }
 }
 
+// One thread per output, a float product in input order as the CPU's Prod.
+__global__ void ProdKernel(const float* __restrict__ in, float* __restrict__ out, int64_t outer,
+                           int64_t reduce, int64_t inner) {
+  const int64_t total = outer * inner;
+  for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < total;
+       i += static_cast<int64_t>(gridDim.x) * blockDim.x) {
+    const int64_t o = i / inner, k = i % inner;
+    const float* p = in + o * reduce * inner + k;
+    float acc = 1.0f;
+    for (int64_t r = 0; r < reduce; ++r) acc *= p[r * inner];
+    out[i] = acc;
+  }
+}
+
 // One thread per output; stops at the first element that decides it.
 __global__ void BoolReduceKernel(bool any, const bool* __restrict__ in, bool* __restrict__ out,
                                  int64_t outer, int64_t reduce, int64_t inner) {
@@ -141,7 +155,12 @@ template cudaError_t LaunchArgReduce<int64_t>(bool, const float*, int64_t*, int6
 cudaError_t LaunchReduce(ReduceOp op, const float* in, float* out, int64_t outer,
                          int64_t reduce, int64_t inner, cudaStream_t stream) {
   if (outer == 0 || inner == 0) return cudaSuccess;
-  if (inner == 1) {
+  if (op == ReduceOp::kProd) {
+    const int64_t blocks = std::min<int64_t>((outer * inner + kThreads - 1) / kThreads,
+                                             kMaxBlocks * 8);
+    ProdKernel<<<static_cast<unsigned>(blocks), kThreads, 0, stream>>>(in, out, outer, reduce,
+                                                                        inner);
+  } else if (inner == 1) {
     const int blocks = static_cast<int>(std::min<int64_t>(outer, kMaxBlocks));
     ReduceRowsKernel<<<blocks, kThreads, 0, stream>>>(op, in, out, outer, reduce);
   } else {

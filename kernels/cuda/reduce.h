@@ -1,4 +1,4 @@
-// Sum, Mean, Max, Min, ArgMax and ArgMin of float32 (Any and All of bool)
+// Sum, Mean, Prod, Max, Min, ArgMax and ArgMin of float32 (Any and All of bool)
 // over the middle of an
 // (outer, reduce, inner) view of a row-major tensor, on device pointers (no
 // absl or smrt headers).
@@ -11,12 +11,14 @@
 
 namespace smrt::kernels::cuda {
 
-enum class ReduceOp { kSum, kMean, kMax, kMin };
+enum class ReduceOp { kSum, kMean, kProd, kMax, kMin };
 
 // out[o, i] = op over r of in[o, r, i], accumulated in double as the CPU
 // kernel does: kSum 0, kMax -inf and kMin +inf over no elements, kMean NaN;
 // kMax and kMin propagate NaN. One block per output when inner is 1, else one
-// thread per output. Returns the launch error, if any.
+// thread per output. kProd is as the CPU's float Prod, bit for bit: one thread
+// per output multiplies in float in input order (1 over no elements).
+// Returns the launch error, if any.
 cudaError_t LaunchReduce(ReduceOp op, const float* in, float* out, int64_t outer,
                          int64_t reduce, int64_t inner, cudaStream_t stream);
 

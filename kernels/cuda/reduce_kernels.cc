@@ -1,4 +1,4 @@
-// Sum, Mean, Max and Min float32, Any and All of bool, over the axes of
+// Sum, Mean, Prod, Max and Min float32, Any and All of bool, over the axes of
 // input 1 (read on the host), keep_dims attr; ArgMax and ArgMin (planned by the CPU kernel's
 // PlanArgReduce) at the end. Axes are checked as the CPU kernel checks them. When,
 // after size-1 dims are dropped, the reduced dims form one contiguous block
@@ -44,7 +44,7 @@ absl::StatusOr<std::vector<int64_t>> AxisValues(const KernelContext& ctx) {
   return v;
 }
 
-// A reduction's arithmetic: Sum/Mean/Max/Min of float32, or Any/All of bool.
+// A reduction's arithmetic: Sum/Mean/Prod/Max/Min of float32, or Any/All of bool.
 struct Reduction {
   DataType dtype = DataType::kFloat;
   ReduceOp op = ReduceOp::kSum;          // float32
@@ -207,6 +207,7 @@ KernelSpec ArgReduceKernel(const char* op, bool is_max) {
 
 std::vector<KernelSpec> ReduceKernels() {
   return {ReduceKernel("Sum", ReduceOp::kSum), ReduceKernel("Mean", ReduceOp::kMean),
+          ReduceKernel("Prod", ReduceOp::kProd),
           ReduceKernel("Max", ReduceOp::kMax), ReduceKernel("Min", ReduceOp::kMin),
           BoolReduceKernel("Any", true),       BoolReduceKernel("All", false),
           ArgReduceKernel("ArgMax", true), ArgReduceKernel("ArgMin", false)};

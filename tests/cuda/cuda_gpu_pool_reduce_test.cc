@@ -1,4 +1,4 @@
-// MaxPool, AvgPool, Sum, Mean, Max, Any and All on the GPU against the CPU kernels on
+// MaxPool, AvgPool, Sum, Mean, Prod, Max, Any and All on the GPU against the CPU kernels on
 // the same host inputs (fixed seeds), within 1e-5: SAME windows that hang
 // over the edge (AvgPool divides by the cells inside), VALID, EXPLICIT, and
 // reductions over trailing axes, NHWC's spatial axes, all axes, none, axis
@@ -108,13 +108,17 @@ TEST_F(CudaGpuPoolReduceTest, ReductionsMatchTheCpu) {
     const Tensor x = RandomFloats(c.input, seed++, -3, 3);
     const Tensor axes = MakeTensor<int32_t>({static_cast<int64_t>(c.axes.size())}, c.axes);
     for (bool keep : {false, true}) {
-      for (const char* op : {"Sum", "Mean", "Max", "Min"}) {
+      for (const char* op : {"Sum", "Mean", "Prod", "Max", "Min"}) {
         SCOPED_TRACE(absl::StrCat(op, " ", ShapeToString(c.input), " axes [",
                                   absl::StrJoin(c.axes, ","), "] keep_dims ", keep));
         AttrMap attrs = TypeAttr(DataType::kFloat);
         attrs.Set("Tidx", DataType::kInt32);
         attrs.Set("keep_dims", keep);
-        ExpectLikeCpu(op, attrs, {x, axes}, {1});
+        if (std::string(op) == "Prod") {  // the CPU's float product, in its order
+          ExpectSameBytesAsCpu(op, attrs, {x, axes}, {1});
+        } else {
+          ExpectLikeCpu(op, attrs, {x, axes}, {1});
+        }
       }
     }
   }
@@ -124,7 +128,7 @@ TEST_F(CudaGpuPoolReduceTest, ReductionsMatchTheCpu) {
   AttrMap attrs = TypeAttr(DataType::kFloat);
   attrs.Set("Tidx", DataType::kInt64);
   attrs.Set("keep_dims", false);
-  for (const char* op : {"Sum", "Mean", "Max", "Min"}) {
+  for (const char* op : {"Sum", "Mean", "Prod", "Max", "Min"}) {
     ExpectLikeCpu(op, attrs, {x, MakeTensor<int64_t>({}, {1})}, {1});
   }
 }

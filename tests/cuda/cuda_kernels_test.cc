@@ -117,6 +117,7 @@ TEST(CudaKernelsTest, EveryOpIsRegisteredWithItsDtypesAndHostInputs) {
       {"AvgPool", "T", kFloating, {}},
       {"Sum", "T", kF32, {1}},
       {"Mean", "T", kF32, {1}},
+      {"Prod", "T", kF32, {1}},
       {"Max", "T", kF32, {1}},
       {"Min", "T", kF32, {1}},
       {"ArgMax", "T", kF32, {1}},
