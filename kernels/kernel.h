@@ -387,12 +387,37 @@ struct KernelSpec {
   // For kernels on a device other than the CPU: the inputs they read on the
   // host (shapes, axes, permutations), as TensorFlow's HostMemory. The
   // placement pass gives them host values; every other input is in device
-  // memory. Outputs are always in device memory, except a kToHostOp's.
+  // memory. Outputs are in device memory, except a kToHostOp's and those
+  // host_memory_by_dtype puts on the host (InHostMemory below).
   std::vector<int> host_memory_inputs;
+  // For device kernels that carry values of any dtype (While, If and the
+  // TensorList ops): their int32, variant, resource and string inputs and
+  // outputs are in host memory, as TensorFlow keeps those dtypes on GPUs.
+  bool host_memory_by_dtype = false;
   // The kernel reads its inputs' dtypes and shapes, never their elements
   // (Shape, Size, Rank): a value may stay on whichever device made it.
   bool reads_only_shapes = false;
 };
+
+// The dtypes a host_memory_by_dtype kernel keeps in host memory.
+inline bool HostMemoryDtype(DataType t) {
+  return t == DataType::kInt32 || t == DataType::kVariant || t == DataType::kResource ||
+         t == DataType::kString;
+}
+
+// Whether the kernel `k` reads its input `index` (or makes its output
+// `index`, when !input), of dtype `dtype`, in host memory: always on the
+// CPU; on a device, per host_memory_inputs, host_memory_by_dtype and
+// kToHostOp. The placement pass, the executor and the memory plan ask it.
+inline bool InHostMemory(const KernelSpec& k, bool input, int index, DataType dtype) {
+  if (k.device == kCpu) return true;
+  if (k.host_memory_by_dtype && HostMemoryDtype(dtype)) return true;
+  if (!input) return k.op == kToHostOp;
+  for (int i : k.host_memory_inputs) {
+    if (i == index) return true;
+  }
+  return false;
+}
 
 }  // namespace smrt::kernels
 

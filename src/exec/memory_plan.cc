@@ -94,8 +94,9 @@ std::vector<SlotValue> ScheduleReader::Slots(const Program& p, const graph::Grap
     if (!step.functions.empty()) continue;
     SlotValue& out = slots[slot];
     // A device step's outputs are in device memory, except what a copy
-    // brings back.
-    out.on_device = step.on_device && n.op != kernels::kToHostOp;
+    // brings back and what its kernel makes on the host.
+    out.on_device = step.on_device &&
+                    !kernels::InHostMemory(*step.kernel, false, endpoint[slot].index, v.dtype);
     if (!IsFixedSize(v.dtype) || !v.shape.IsFullyKnown()) {
       out.kind = SlotValue::kUnknownSize;
       continue;
