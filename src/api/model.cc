@@ -35,6 +35,7 @@
 #include "loader/tensor_proto.h"
 #include "memory/allocator_options.h"
 #include "passes/pipeline.h"
+#include "passes/place_nodes.h"
 
 namespace smrt {
 namespace {
@@ -369,6 +370,28 @@ absl::StatusOr<std::unique_ptr<exec::Program>> Model::Impl::Build(
     }
   }
   spec.device = device_context.get();
+  if (options != nullptr && spec.device != nullptr) {
+    // Bodies of the loops and branches placed on the device, placed there
+    // too; their records join the signature's.
+    spec.place_body = [&registry, options, freeze_variables, report](
+                          absl::string_view function, graph::ImportResult& body,
+                          const std::vector<bool>& device_feeds,
+                          const std::vector<bool>& device_fetches,
+                          const std::vector<kernels::Resource*>& feed_resources) {
+      passes::PlacementOptions placement = options->placement;
+      placement.device_feeds = device_feeds;
+      placement.device_fetches = device_fetches;
+      std::vector<passes::PlacementRecord> records;
+      std::vector<std::string> log;
+      absl::Status s = passes::PlaceBody(registry, placement, function, body, feed_resources,
+                                         freeze_variables, records, log);
+      if (report != nullptr) {
+        for (passes::PlacementRecord& r : records) report->placement.push_back(std::move(r));
+        for (std::string& line : log) report->pass_log.push_back(std::move(line));
+      }
+      return s;
+    };
+  }
   spec.cpu_kernels = cpu_kernels;
   spec.cpu_tuning_cache = cpu_tuning_cache.get();
   spec.import_limits = import_limits;

@@ -62,18 +62,62 @@ absl::Status CheckOutputsFinite(const graph::Node& n, kernels::KernelContext& ct
   return absl::OkStatus();
 }
 
+// Where the body of `fn`, called by `n` (placed on the device, served by
+// `kernel`; its args are the node's inputs from `offset`) has its feeds and
+// fetches, then spec.place_body to place it there.
+absl::Status PrepareDeviceBody(const ProgramSpec& spec, const graph::Node& n,
+                               const kernels::KernelSpec& kernel, const std::string& fn,
+                               size_t offset, const std::vector<kernels::Resource*>& resources,
+                               graph::ImportResult& body) {
+  if (!spec.place_body) {
+    return absl::InternalError("the node is placed on a device, but nothing places its bodies");
+  }
+  const graph::Graph& g = spec.graph;
+  std::vector<bool> device_feeds;
+  std::vector<kernels::Resource*> feed_resources;
+  for (size_t k = 0; k < body.feed_nodes.size(); ++k) {
+    const size_t input = k + offset;
+    bool on_device = false;
+    kernels::Resource* resource = nullptr;
+    if (input < n.inputs.size()) {
+      const graph::Endpoint from = n.inputs[input];
+      on_device = !kernels::InHostMemory(kernel, true, static_cast<int>(input),
+                                         g.node(from.node).outputs[from.index].dtype);
+      if (input < resources.size()) resource = resources[input];
+    }
+    device_feeds.push_back(on_device);
+    feed_resources.push_back(resource);
+  }
+  // A While's condition gives its predicate to the loop, on the host.
+  const absl::StatusOr<FuncAttr> cond = n.attrs.Get<FuncAttr>("cond");
+  const bool predicate = cond.ok() && cond->name == fn;
+  std::vector<bool> device_fetches;
+  for (size_t k = 0; k < body.fetch_endpoints.size(); ++k) {
+    device_fetches.push_back(!predicate && k < n.outputs.size() &&
+                             !kernels::InHostMemory(kernel, false, static_cast<int>(k),
+                                                    n.outputs[k].dtype));
+  }
+  return spec.place_body(fn, body, device_feeds, device_fetches, feed_resources);
+}
+
 }  // namespace
 
+// Calls a step's compiled functions; a step on a device runs them on the
+// run's device (its stream), so that what they queue is ordered with the
+// step's inputs and outputs.
 class Program::StepFunctions : public kernels::FunctionCaller {
  public:
-  explicit StepFunctions(const Step& step) : step_(step) {}
+  StepFunctions(const Step& step, kernels::DeviceContext* device)
+      : step_(step), device_(device) {}
   absl::StatusOr<std::vector<Tensor>> Call(absl::string_view function,
                                            std::vector<Tensor> args) const override {
     auto it = step_.functions.find(std::string(function));
     if (it == step_.functions.end()) {
       return absl::InternalError(absl::StrCat("function ", function, " was not compiled"));
     }
-    absl::StatusOr<std::vector<Tensor>> out = it->second->Run(std::move(args));
+    absl::StatusOr<std::vector<Tensor>> out =
+        device_ != nullptr ? it->second->RunOn(std::move(args), device_)
+                           : it->second->Run(std::move(args));
     if (!out.ok()) {
       return absl::Status(out.status().code(),
                           absl::StrCat("in function ", function, ": ", out.status().message()));
@@ -101,6 +145,7 @@ class Program::StepFunctions : public kernels::FunctionCaller {
 
  private:
   const Step& step_;
+  kernels::DeviceContext* device_;  // null: the functions run as programs of their own
 };
 
 absl::StatusOr<std::unique_ptr<Program>> Program::Create(ProgramSpec spec,
@@ -211,6 +256,16 @@ absl::StatusOr<std::unique_ptr<Program>> Program::Create(ProgramSpec spec,
                                                                  body.status().message()));
         }
         ProgramSpec sub;
+        if (step.on_device) {
+          if (absl::Status s = PrepareDeviceBody(p->spec_, n, *step.kernel, fn, offset,
+                                                 step.input_resources, *body);
+              !s.ok()) {
+            return absl::Status(s.code(), absl::StrCat("function ", fn, " (called by '", n.name,
+                                                       "'): ", s.message()));
+          }
+          sub.device = p->spec_.device;
+          sub.place_body = p->spec_.place_body;
+        }
         sub.graph = std::move(body->graph);
         sub.feeds = std::move(body->feed_nodes);
         sub.fetches = std::move(body->fetch_endpoints);
@@ -328,6 +383,7 @@ absl::StatusOr<std::unique_ptr<Program>> Program::Create(ProgramSpec spec,
     if (!plan.ok()) return plan.status();
     p->dataflow_ = *std::move(plan);
   }
+  p->spec_.place_body = nullptr;  // what it holds need not outlive loading
   return p;
 }
 
@@ -437,7 +493,8 @@ absl::Status Program::RunStep(const Step& step, std::vector<Tensor> inputs,
     arena->BeginStep(step.first_output_slot);
     ctx.set_output_arena(arena);
   }
-  StepFunctions functions(step);
+  StepFunctions functions(step, step.on_device ? (device != nullptr ? device : spec_.device)
+                                                : nullptr);
   if (!step.functions.empty()) ctx.set_functions(&functions);
   StepTrace trace(ctx);  // times the call for a RunObserver (exec/profile.h), if any
   absl::Status status = kernel->compute(ctx);
@@ -460,6 +517,22 @@ absl::Status Program::RunStep(const Step& step, std::vector<Tensor> inputs,
 
 absl::StatusOr<std::vector<Tensor>> Program::Run(std::vector<Tensor> feeds,
                                                  ThreadPool* pool) const {
+  // A device program runs on a stream of its own while concurrent runs use
+  // theirs; the run's device waits for it and frees what it parked when the
+  // run ends, after every tensor of the run (exec/run_device.h).
+  std::unique_ptr<kernels::DeviceContext> run_device =
+      spec_.device != nullptr ? spec_.device->ForRun() : nullptr;
+  return RunWith(std::move(feeds), pool,
+                 run_device != nullptr ? run_device.get() : spec_.device);
+}
+
+absl::StatusOr<std::vector<Tensor>> Program::RunOn(std::vector<Tensor> feeds,
+                                                   kernels::DeviceContext* device) const {
+  return RunWith(std::move(feeds), nullptr, device);
+}
+
+absl::StatusOr<std::vector<Tensor>> Program::RunWith(std::vector<Tensor> feeds, ThreadPool* pool,
+                                                     kernels::DeviceContext* device) const {
   if (feeds.size() != spec_.feeds.size()) {
     return absl::InvalidArgumentError(
         absl::StrCat("expected ", spec_.feeds.size(), " inputs, got ", feeds.size()));
@@ -469,12 +542,6 @@ absl::StatusOr<std::vector<Tensor>> Program::Run(std::vector<Tensor> feeds,
   bool learn = false;
   absl::StatusOr<std::shared_ptr<const ArenaLayout>> layout = CheckShapes(key, &learn);
   if (!layout.ok()) return layout.status();
-  // A device program runs on a stream of its own while concurrent runs use
-  // theirs; the run's device waits for it and frees what it parked when the
-  // run ends, after every tensor of the run (exec/run_device.h).
-  std::unique_ptr<kernels::DeviceContext> run_device =
-      spec_.device != nullptr ? spec_.device->ForRun() : nullptr;
-  kernels::DeviceContext* device = run_device != nullptr ? run_device.get() : spec_.device;
   if (dataflow_ != nullptr) {
     return dataflow_->Run(
         [this, device](int index, std::vector<Tensor> inputs, std::vector<Tensor>& out) {

@@ -51,6 +51,20 @@ struct ProgramSpec {
   // measured choices are kept across processes (may be null).
   std::string cpu_kernels = kMeasureKernels;
   kernels::TuningCache* cpu_tuning_cache = nullptr;
+  // For a program on a device: prepares the body of a function that a node
+  // placed on the device calls (While, If) before it is compiled for that
+  // device, as the placement pass prepares a signature (the api runs
+  // passes::PlaceBody). Each feed arrives, and each fetch must leave, in
+  // device memory where `device_feeds`/`device_fetches` say so: where the
+  // caller's kernel has the matching input and output (kernels::InHostMemory;
+  // a While's condition hands its predicate to the host). `feed_resources`:
+  // the variable each feed refers to, or null. Called only while the Program
+  // is created; without it such a node cannot be compiled.
+  std::function<absl::Status(absl::string_view function, graph::ImportResult& body,
+                             const std::vector<bool>& device_feeds,
+                             const std::vector<bool>& device_fetches,
+                             const std::vector<kernels::Resource*>& feed_resources)>
+      place_body;
 };
 
 class Program {
@@ -69,6 +83,12 @@ class Program {
   // bodies run in order on the calling thread).
   absl::StatusOr<std::vector<Tensor>> Run(std::vector<Tensor> feeds,
                                           ThreadPool* pool = nullptr) const;
+
+  // As Run, in order, on `device`: a run's context for spec().device
+  // (exec/run_device.h) that the caller holds, for a function body run by a
+  // step on that device.
+  absl::StatusOr<std::vector<Tensor>> RunOn(std::vector<Tensor> feeds,
+                                            kernels::DeviceContext* device) const;
 
   const graph::Graph& graph() const { return spec_.graph; }
   const ProgramSpec& spec() const { return spec_; }
@@ -147,6 +167,9 @@ class Program {
   // Replans the arena of these feed shapes with what a run saw shared;
   // returns the block size runs of these shapes now take.
   int64_t Learn(const std::vector<Shape>& key, std::vector<SharedBuffer> shares) const;
+  // Run and RunOn: a device step runs on `device`.
+  absl::StatusOr<std::vector<Tensor>> RunWith(std::vector<Tensor> feeds, ThreadPool* pool,
+                                              kernels::DeviceContext* device) const;
   absl::StatusOr<std::vector<Tensor>> RunInOrder(std::vector<Tensor> values,
                                                  const std::vector<Shape>& key,
                                                  std::shared_ptr<const ArenaLayout> layout,

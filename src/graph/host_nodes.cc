@@ -4,13 +4,30 @@
 
 namespace smrt::graph {
 
-bool KeptOnHost(const Graph& g, const Node& n) {
+namespace {
+
+bool KeptOnHost(const Graph& g, const Node& n, int depth);
+
+// A logical op of bools made on the host (a loop condition's
+// Less(i, n) && Less(t, steps) of int32 counters) stays with them, rather
+// than send them to the device and its answer back.
+bool LogicalOfHostBools(const Graph& g, const Node& n, int depth) {
+  if (n.op != "LogicalAnd" && n.op != "LogicalOr" && n.op != "LogicalNot") return false;
+  if (n.inputs.empty() || depth > 8) return false;
+  for (const Endpoint& in : n.inputs) {
+    if (!KeptOnHost(g, g.node(in.node), depth + 1)) return false;
+  }
+  return true;
+}
+
+bool KeptOnHost(const Graph& g, const Node& n, int depth) {
   if (n.op == "Placeholder" || n.op == "PlaceholderWithDefault" || n.op == "NoOp" || n.op == "VarHandleOp" ||
       n.op == "ReadVariableOp" || n.op == "VariableV2") {
     return true;
   }
   // A TF1 loop's predicate: its Switches read it on the host.
   if (n.op == "LoopCond") return true;
+  if (LogicalOfHostBools(g, n, depth)) return true;
   // A variable that is written is not frozen at load: it is a host resource,
   // and what writes it (a counter's AssignAdd, a restore's AssignVariableOp)
   // runs where it is.
@@ -49,5 +66,9 @@ bool KeptOnHost(const Graph& g, const Node& n) {
   }
   return true;
 }
+
+}  // namespace
+
+bool KeptOnHost(const Graph& g, const Node& n) { return KeptOnHost(g, n, 0); }
 
 }  // namespace smrt::graph

@@ -13,7 +13,9 @@ namespace smrt::graph {
 // - the caller's inputs (Placeholder, PlaceholderWithDefault) and NoOps;
 // - variable handles and reads (VarHandleOp, ReadVariableOp, VariableV2):
 //   loading freezes them into constants, so no device runs them;
-// - LoopCond: a TF1 loop's predicate, which its Switches read on the host;
+// - LoopCond: a TF1 loop's predicate, which its Switches read on the host,
+//   and LogicalAnd/Or/Not of bools made on the host (a TF2 loop condition's
+//   Less(i, n) && Less(t, steps));
 // - the ops that write a variable (Assign, AssignAdd, AssignSub and their
 //   *VariableOp forms): a variable that is written stays a host resource;
 // - nodes whose outputs are all int32, Consts (a Const follows its readers)

@@ -1,5 +1,6 @@
 // Turns ReadVariableOp(VarHandleOp) into a Const of the variable's value when
-// no prepared signature can change it, so that later passes may fold weights
+// no prepared signature can change it (in a function body, a read of the
+// handle its caller passes in), so that later passes may fold weights
 // (batch norm into conv filters...), and ResourceGather(VarHandleOp, ids)
 // into a GatherV2 of that Const. The Const shares the variable's storage.
 #include <algorithm>
@@ -11,6 +12,14 @@
 
 namespace smrt::passes {
 namespace {
+
+// A variable's handle: a VarHandleOp, or in a function body a feed that
+// carries the caller's handle (passes::PlaceBody).
+bool IsHandle(const PassContext& ctx, const graph::Node& n) {
+  if (n.op == "VarHandleOp") return true;
+  return n.outputs.size() == 1 && n.outputs[0].dtype == DataType::kResource &&
+         std::find(ctx.feeds.begin(), ctx.feeds.end(), n.id) != ctx.feeds.end();
+}
 
 class FreezeVariablesPass : public Pass {
  public:
@@ -28,7 +37,7 @@ class FreezeVariablesPass : public Pass {
       const graph::Node& read = ctx.graph.node(id);
       if (read.op != "ReadVariableOp" || read.inputs.size() != 1) continue;
       const graph::Node& handle = ctx.graph.node(read.inputs[0].node);
-      if (handle.op != "VarHandleOp") continue;
+      if (!IsHandle(ctx, handle)) continue;
       std::optional<Tensor> value = ctx.variable_value(handle);
       if (!value.has_value() || !value->valid()) continue;
       absl::StatusOr<DataType> dtype = read.attrs.Get<DataType>("dtype");
@@ -47,7 +56,7 @@ class FreezeVariablesPass : public Pass {
       const graph::Node& gather = ctx.graph.node(id);
       if (gather.op != "ResourceGather" || gather.inputs.size() != 2) continue;
       const graph::Node& handle = ctx.graph.node(gather.inputs[0].node);
-      if (handle.op != "VarHandleOp") continue;
+      if (!IsHandle(ctx, handle)) continue;
       if (gather.attrs.GetOr<int64_t>("batch_dims", 0).value_or(-1) != 0) continue;
       std::optional<Tensor> value = ctx.variable_value(handle);
       if (!value.has_value() || !value->valid() || value->rank() < 1) continue;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -12,6 +13,8 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "graph/host_nodes.h"
+#include "graph/shape_inference.h"
+#include "passes/passes.h"
 #include "passes/rewrite.h"
 
 namespace smrt::passes {
@@ -27,11 +30,6 @@ const kernels::KernelSpec* DeviceKernel(const kernels::KernelRegistry& registry,
                                         const graph::Node& n, const std::string& type) {
   absl::StatusOr<const kernels::KernelSpec*> k = registry.FindKernel(n.op, type, n.attrs);
   return k.ok() ? *k : nullptr;
-}
-
-bool ReadsOnHost(const kernels::KernelSpec* k, int input) {
-  return k != nullptr && std::find(k->host_memory_inputs.begin(), k->host_memory_inputs.end(),
-                                   input) != k->host_memory_inputs.end();
 }
 
 }  // namespace
@@ -80,17 +78,37 @@ absl::Status PlaceNodes(PassContext& ctx, const PlacementOptions& options) {
         " kernel for their dtype: ", absl::StrJoin(lines, "; "),
         ". Use device_policy=prefer to run them on the CPU"));
   }
+  // Feeds arrive, and fetches leave, in host memory, except where a
+  // function body's caller has them on the device.
+  absl::flat_hash_map<NodeId, bool> feed_on_device;
+  for (size_t k = 0; k < ctx.feeds.size(); ++k) {
+    feed_on_device[ctx.feeds[k]] = k < options.device_feeds.size() && options.device_feeds[k];
+  }
+  auto dtype_of = [&](Endpoint e) { return g.node(e.node).outputs.at(e.index).dtype; };
+  // Whether node `consumer`, if placed on the device, reads its input
+  // `input` (the value `from`) there.
+  auto reads_on_device = [&](NodeId consumer, int input, Endpoint from) {
+    auto it = on_device.find(consumer);
+    return it != on_device.end() &&
+           !kernels::InHostMemory(*it->second, true, input, dtype_of(from));
+  };
   // A Const stays on the device only when every reader reads it there.
   for (NodeId id : uses->order()) {
     const graph::Node& n = g.node(id);
     if (n.op != "Const" || !on_device.contains(id)) continue;
     bool all_device = !uses->fetched({id, 0});
     for (const auto& [consumer, input] : uses->consumers({id, 0})) {
-      auto it = on_device.find(consumer);
-      if (it == on_device.end() || ReadsOnHost(it->second, input)) all_device = false;
+      if (!reads_on_device(consumer, input, {id, 0})) all_device = false;
     }
     if (!all_device) on_device.erase(id);
   }
+  // Where a value is once placed.
+  auto value_on_device = [&](Endpoint e) {
+    if (auto f = feed_on_device.find(e.node); f != feed_on_device.end()) return f->second;
+    auto it = on_device.find(e.node);
+    return it != on_device.end() &&
+           !kernels::InHostMemory(*it->second, false, e.index, dtype_of(e));
+  };
 
   // 2. Copies where values cross, one per value and direction.
   std::map<std::pair<std::pair<NodeId, int>, bool>, Endpoint> copies;
@@ -134,17 +152,19 @@ absl::Status PlaceNodes(PassContext& ctx, const PlacementOptions& options) {
                              (*host_kernel)->reads_only_shapes;
     for (size_t i = 0; i < g.node(id).inputs.size(); ++i) {
       const Endpoint from = g.node(id).inputs[i];
-      const bool value_on_device = on_device.contains(from.node);
-      const bool wanted_on_device = k != nullptr && !ReadsOnHost(k, static_cast<int>(i));
-      if (value_on_device == wanted_on_device || (value_on_device && shapes_only)) continue;
-      absl::StatusOr<Endpoint> c = copy_of(from, wanted_on_device);
+      const bool on = value_on_device(from);
+      const bool wanted = reads_on_device(id, static_cast<int>(i), from);
+      if (on == wanted || (on && shapes_only)) continue;
+      absl::StatusOr<Endpoint> c = copy_of(from, wanted);
       if (!c.ok()) return c.status();
       g.node(id).inputs[i] = *c;  // g.node: AddNode may have moved the nodes
     }
   }
-  for (Endpoint& f : ctx.fetches) {
-    if (!on_device.contains(f.node)) continue;
-    absl::StatusOr<Endpoint> c = copy_of(f, false);
+  for (size_t k = 0; k < ctx.fetches.size(); ++k) {
+    Endpoint& f = ctx.fetches[k];
+    const bool wanted = k < options.device_fetches.size() && options.device_fetches[k];
+    if (value_on_device(f) == wanted) continue;
+    absl::StatusOr<Endpoint> c = copy_of(f, wanted);
     if (!c.ok()) return c.status();
     f = *c;
   }
@@ -155,6 +175,42 @@ absl::Status PlaceNodes(PassContext& ctx, const PlacementOptions& options) {
   ctx.Log(kPass, absl::StrCat(on_device.size(), " of ", uses->order().size(), " nodes on ",
                               device, ", ", copies.size(), " copies added"));
   return absl::OkStatus();
+}
+
+absl::Status PlaceBody(const kernels::KernelRegistry& registry, const PlacementOptions& options,
+                       absl::string_view function, graph::ImportResult& body,
+                       const std::vector<kernels::Resource*>& feed_resources, bool freeze,
+                       std::vector<PlacementRecord>& records, std::vector<std::string>& log) {
+  PassContext ctx{body.graph, body.feed_nodes, body.fetch_endpoints, body.effect_nodes, registry};
+  ctx.device_type = options.device.substr(0, options.device.find(':'));
+  // Placement reads the values' dtypes. A body whose ops or shapes do not
+  // work is left as it is: compiling it reports why (as RunPipeline).
+  absl::StatusOr<std::vector<graph::NodeId>> order = LiveOrder(ctx);
+  if (!order.ok() ||
+      !graph::FindUnsupportedOps(body.graph, *order, registry, kernels::kCpu).empty() ||
+      !graph::InferShapes(body.graph, *order, registry).ok()) {
+    return absl::OkStatus();
+  }
+  if (freeze) {
+    ctx.variable_value = [&](const graph::Node& handle) -> std::optional<Tensor> {
+      for (size_t k = 0; k < body.feed_nodes.size() && k < feed_resources.size(); ++k) {
+        if (body.feed_nodes[k] != handle.id) continue;
+        const auto* v = dynamic_cast<const kernels::VariableResource*>(feed_resources[k]);
+        if (v == nullptr) return std::nullopt;
+        return v->Read();
+      }
+      return std::nullopt;
+    };
+    if (absl::Status s = MakeFreezeVariablesPass()->Run(ctx); !s.ok()) return s;
+    if (absl::Status s = RefreshShapes(ctx); !s.ok()) return s;
+  }
+  absl::Status placed = PlaceNodes(ctx, options);
+  for (PlacementRecord& r : ctx.placement) {
+    r.node = absl::StrCat(function, "/", r.node);
+    records.push_back(std::move(r));
+  }
+  for (const std::string& line : ctx.log) log.push_back(absl::StrCat(function, ": ", line));
+  return placed;
 }
 
 }  // namespace smrt::passes

@@ -18,8 +18,10 @@
 #define SMRT_PASSES_PLACE_NODES_H_
 
 #include <string>
+#include <vector>
 
 #include "absl/status/status.h"
+#include "graph/importer.h"
 #include "passes/pass.h"
 
 namespace smrt::passes {
@@ -27,12 +29,30 @@ namespace smrt::passes {
 struct PlacementOptions {
   std::string device;    // "CUDA:0": the requested device, type and index
   bool require = false;  // device_policy "require": no CPU fallback
+  // For a function body (PlaceBody): whether each feed arrives, and each
+  // fetch must leave, in device memory. Empty: all in host memory (a
+  // signature's feeds and fetches).
+  std::vector<bool> device_feeds;
+  std::vector<bool> device_fetches;
 };
 
 // Sets Node::assigned_device on every live node ("" for the CPU) and adds the
 // copies. Records every node in ctx.placement and, in ctx.log, each fallback. InvalidArgument for a malformed device
 // name; FailedPrecondition under `require` when an op has no device kernel.
 absl::Status PlaceNodes(PassContext& ctx, const PlacementOptions& options);
+
+// Prepares the body of a function that a node placed on the device calls
+// (While, If; exec::ProgramSpec::place_body), with options.device_feeds and
+// device_fetches where its caller has them. When `freeze`, the model's
+// variables are constants (no signature writes them): a read of the
+// variable a feed refers to (`feed_resources`) becomes a Const, as
+// freeze_variables does for a signature, so that a loop's weights go to the
+// device once rather than every iteration. Then PlaceNodes. Its records and
+// log lines are appended to `records` and `log`, named "function/node".
+absl::Status PlaceBody(const kernels::KernelRegistry& registry, const PlacementOptions& options,
+                       absl::string_view function, graph::ImportResult& body,
+                       const std::vector<kernels::Resource*>& feed_resources, bool freeze,
+                       std::vector<PlacementRecord>& records, std::vector<std::string>& log);
 
 }  // namespace smrt::passes
 

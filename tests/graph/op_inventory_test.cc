@@ -228,6 +228,22 @@ TEST(OpInventoryTest, StringsAndInt32ComparisonsStayOnTheHost) {
     node { name: "y" op: "Relu" input: "incr" attr { key: "T" value { type: DT_FLOAT } } }
   )";
   std::map<std::string, std::string> writes = Missing(counter, "y:0", "FAKE");
+  // A loop condition's Less(i, n) && Less(t, steps) of int32 counters is
+  // answered on the host; a LogicalAnd of float comparisons is not.
+  const char* condition = R"(
+    node { name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } } }
+    node { name: "i" op: "Const" attr { key: "dtype" value { type: DT_INT32 } }
+           attr { key: "value" value { tensor { dtype: DT_INT32 tensor_shape {} int_val: 1 } } } }
+    node { name: "n" op: "Const" attr { key: "dtype" value { type: DT_INT32 } }
+           attr { key: "value" value { tensor { dtype: DT_INT32 tensor_shape {} int_val: 3 } } } }
+    node { name: "a" op: "Less" input: "i" input: "n" attr { key: "T" value { type: DT_INT32 } } }
+    node { name: "b" op: "Less" input: "n" input: "i" attr { key: "T" value { type: DT_INT32 } } }
+    node { name: "both" op: "LogicalAnd" input: "a" input: "b" }
+    node { name: "f" op: "Less" input: "x" input: "x" attr { key: "T" value { type: DT_FLOAT } } }
+    node { name: "mixed" op: "LogicalAnd" input: "both" input: "f" }
+  )";
+  EXPECT_EQ(Missing(condition, "both:0", "FAKE")["LogicalAnd"], "");
+  EXPECT_NE(Missing(condition, "mixed:0", "FAKE")["LogicalAnd"], "");
   EXPECT_EQ(writes["AssignAdd"], "");
   EXPECT_NE(writes["Relu"], "");
 }

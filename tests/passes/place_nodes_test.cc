@@ -1,8 +1,7 @@
-// The placement pass and the executor's device path, on the CPU: a fake
-// device "FAKE" whose memory is host memory but whose tensors are marked
-// on_device, with kernels that refuse a value on the wrong side. A program
-// placed on it must give the CPU's numbers, upload its Consts once, and never
-// hand a kernel a value where it does not live.
+// The placement pass and the executor's device path, on the CPU, with the
+// fake device of fake_device.h. A program placed on it must give the CPU's
+// numbers, upload its Consts once, and never hand a kernel a value where it
+// does not live.
 #include "passes/place_nodes.h"
 
 #include <array>
@@ -16,6 +15,7 @@
 #include "exec/program.h"
 #include "exec/run_device.h"
 #include "exec/thread_pool.h"
+#include "fake_device.h"
 #include "google/protobuf/text_format.h"
 #include "graph/importer.h"
 #include "gtest/gtest.h"
@@ -30,90 +30,15 @@ using kernels::KernelSpec;
 using kernels::testing::MakeTensor;
 using kernels::testing::Values;
 
-constexpr char kFake[] = "FAKE";
-
-class FakeDevice : public kernels::DeviceContext {
- public:
-  absl::string_view device_type() const override { return kFake; }
-  absl::StatusOr<Tensor> Allocate(DataType dtype, const Shape& shape,
-                                  absl::string_view) override {
-    ++allocations;
-    absl::StatusOr<int64_t> n = NumElements(shape);
-    if (!n.ok()) return n.status();
-    const size_t bytes = static_cast<size_t>(*n) * DataTypeSize(dtype);
-    std::shared_ptr<void> storage(std::malloc(bytes == 0 ? 1 : bytes), std::free);
-    return Tensor::DeviceStorage(dtype, shape, std::move(storage));
-  }
-  void* stream() const override { return nullptr; }
-  std::atomic<int> allocations{0};
-};
+using testing::FakeDevice;
+using testing::Wrapped;
+using testing::kFake;
 
 std::atomic<int> const_uploads{0};
 
-absl::Status WrongSide(const KernelContext& ctx, int i, bool want_device) {
-  return absl::InternalError(absl::StrCat(ctx.op(), " input ", i, " is in ",
-                                          want_device ? "host" : "device", " memory"));
-}
-
-// A host view of a fake-device tensor (its memory is host memory).
-Tensor HostView(const Tensor& t) {
-  return *Tensor::View(t.dtype(), t.shape(), const_cast<void*>(t.raw_data()), t.byte_size());
-}
-
-// The FAKE kernel for `op`: checks where each input lives, runs the CPU
-// kernel on host views and puts the outputs in fake device memory.
-KernelSpec Wrapped(const std::string& op, std::vector<int> host_inputs = {}) {
-  KernelSpec k;
-  k.op = op;
-  k.device = kFake;
-  k.backend = "fake";
-  k.host_memory_inputs = host_inputs;
-  k.compute = [op, host_inputs](KernelContext& ctx) -> absl::Status {
-    std::vector<Tensor> inputs;
-    for (int i = 0; i < ctx.num_inputs(); ++i) {
-      const bool want_device =
-          std::find(host_inputs.begin(), host_inputs.end(), i) == host_inputs.end();
-      if (ctx.input(i).on_device() != want_device) return WrongSide(ctx, i, want_device);
-      inputs.push_back(want_device ? HostView(ctx.input(i)) : ctx.input(i));
-    }
-    absl::StatusOr<const KernelSpec*> cpu =
-        kernels::KernelRegistry::Default().FindKernel(op, kernels::kCpu, ctx.attrs());
-    if (!cpu.ok()) return cpu.status();
-    KernelContext inner(ctx.node_name(), op, ctx.attrs(), std::move(inputs), ctx.num_outputs());
-    if (absl::Status s = (*cpu)->compute(inner); !s.ok()) return s;
-    for (int i = 0; i < ctx.num_outputs(); ++i) {
-      const Tensor& host = inner.output(i);
-      absl::StatusOr<Tensor*> out = ctx.allocate_device_output(i, host.dtype(), host.shape());
-      if (!out.ok()) return out.status();
-      std::memcpy((*out)->raw_data(), host.raw_data(), host.byte_size());
-    }
-    return absl::OkStatus();
-  };
-  return k;
-}
-
 kernels::KernelRegistry FakeRegistry() {
   kernels::KernelRegistry r = kernels::KernelRegistry::Default();
-  KernelSpec to_device{kernels::kToDeviceOp, kFake};
-  to_device.compute = [](KernelContext& ctx) -> absl::Status {
-    if (ctx.input(0).on_device()) return WrongSide(ctx, 0, false);
-    absl::StatusOr<Tensor*> out =
-        ctx.allocate_device_output(0, ctx.input(0).dtype(), ctx.input(0).shape());
-    if (!out.ok()) return out.status();
-    std::memcpy((*out)->raw_data(), ctx.input(0).raw_data(), ctx.input(0).byte_size());
-    return absl::OkStatus();
-  };
-  r.AddKernel(to_device);
-  KernelSpec to_host{kernels::kToHostOp, kFake};
-  to_host.compute = [](KernelContext& ctx) -> absl::Status {
-    if (!ctx.input(0).on_device()) return WrongSide(ctx, 0, true);
-    absl::StatusOr<Tensor*> out =
-        ctx.allocate_output_for_overwrite(0, ctx.input(0).dtype(), ctx.input(0).shape());
-    if (!out.ok()) return out.status();
-    std::memcpy((*out)->raw_data(), ctx.input(0).raw_data(), ctx.input(0).byte_size());
-    return absl::OkStatus();
-  };
-  r.AddKernel(to_host);
+  for (KernelSpec& k : testing::FakeCopyKernels()) r.AddKernel(std::move(k));
   KernelSpec constant = Wrapped("Const");
   auto upload = constant.compute;
   constant.compute = [upload](KernelContext& ctx) {

@@ -1,0 +1,512 @@
+// Control-flow bodies on a device (passes::PlaceBody, exec::ProgramSpec::
+// place_body), with the fake device of fake_device.h: a TF2 loop over
+// TensorLists, as Keras's recurrent layers export, runs its body on the
+// device with its state, lists and weights kept there, and gives the CPU's
+// numbers; a branch runs on the device too, and what a body lacks is a
+// fallback like any other (or an error under require).
+#include <cmath>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "exec/program.h"
+#include "fake_device.h"
+#include "google/protobuf/text_format.h"
+#include "graph/importer.h"
+#include "gtest/gtest.h"
+#include "kernels/function_call_kernels.h"
+#include "kernels/testing/op_runner.h"
+#include "loader/saved_model_bundle.h"
+#include "testing/paths.h"
+#include "passes/pipeline.h"
+#include "passes/place_nodes.h"
+
+namespace smrt::passes {
+namespace {
+
+using kernels::KernelContext;
+using kernels::KernelSpec;
+using kernels::testing::MakeTensor;
+using kernels::testing::Values;
+using testing::FakeDevice;
+using testing::Wrapped;
+
+int const_uploads = 0;
+
+kernels::KernelRegistry FakeRegistry() {
+  kernels::KernelRegistry r = kernels::KernelRegistry::Default();
+  for (KernelSpec& k : testing::FakeCopyKernels()) r.AddKernel(std::move(k));
+  for (KernelSpec& k : kernels::DeviceFunctionCallKernels(testing::kFake)) {
+    r.AddKernel(std::move(k));
+  }
+  for (KernelSpec& k : kernels::DeviceTensorListKernels(testing::kFake, testing::FakeBytes())) {
+    r.AddKernel(std::move(k));
+  }
+  KernelSpec constant = Wrapped("Const");
+  constant.compute = [upload = constant.compute](KernelContext& ctx) {
+    ++const_uploads;
+    return upload(ctx);
+  };
+  r.AddKernel(constant);
+  for (const char* op : {"MatMul", "AddV2", "Tanh", "Identity"}) r.AddKernel(Wrapped(op));
+  return r;
+}
+
+// h_t = tanh(x_t W + h_{t-1} U) over the 3 steps of x [3, 2, 2], as Keras's
+// SimpleRNN exports it: the steps in a TensorList, the outputs in another,
+// W read from a variable inside the body, U passed in.
+const char kLoop[] = R"(
+  node { name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } } }
+  node { name: "w" op: "VarHandleOp" attr { key: "dtype" value { type: DT_FLOAT } }
+         attr { key: "shape" value { shape { dim { size: 2 } dim { size: 2 } } } }
+         attr { key: "shared_name" value { s: "w" } } }
+  node { name: "u" op: "Const" attr { key: "dtype" value { type: DT_FLOAT } }
+         attr { key: "value" value { tensor { dtype: DT_FLOAT
+                tensor_shape { dim { size: 2 } dim { size: 2 } }
+                float_val: 0.5 float_val: -0.25 float_val: 0.125 float_val: 1 } } } }
+  node { name: "h0" op: "Const" attr { key: "dtype" value { type: DT_FLOAT } }
+         attr { key: "value" value { tensor { dtype: DT_FLOAT
+                tensor_shape { dim { size: 2 } dim { size: 2 } } float_val: 0 } } } }
+  node { name: "i0" op: "Const" attr { key: "dtype" value { type: DT_INT32 } }
+         attr { key: "value" value { tensor { dtype: DT_INT32 tensor_shape {} int_val: 0 } } } }
+  node { name: "steps" op: "Const" attr { key: "dtype" value { type: DT_INT32 } }
+         attr { key: "value" value { tensor { dtype: DT_INT32 tensor_shape {} int_val: 3 } } } }
+  node { name: "elem" op: "Const" attr { key: "dtype" value { type: DT_INT32 } }
+         attr { key: "value" value { tensor { dtype: DT_INT32 tensor_shape { dim { size: 2 } }
+                int_val: 2 int_val: 2 } } } }
+  node { name: "xs" op: "TensorListFromTensor" input: "x" input: "elem"
+         attr { key: "element_dtype" value { type: DT_FLOAT } }
+         attr { key: "shape_type" value { type: DT_INT32 } } }
+  node { name: "hs" op: "TensorListReserve" input: "elem" input: "steps"
+         attr { key: "element_dtype" value { type: DT_FLOAT } }
+         attr { key: "shape_type" value { type: DT_INT32 } } }
+  node { name: "loop" op: "While" input: "i0" input: "h0" input: "xs" input: "hs" input: "w"
+         input: "u"
+         attr { key: "T" value { list { type: DT_INT32 type: DT_FLOAT type: DT_VARIANT
+                                        type: DT_VARIANT type: DT_RESOURCE type: DT_FLOAT } } }
+         attr { key: "cond" value { func { name: "cond_fn" } } }
+         attr { key: "body" value { func { name: "body_fn" } } } }
+  node { name: "out" op: "TensorListStack" input: "loop:3" input: "elem"
+         attr { key: "element_dtype" value { type: DT_FLOAT } } }
+  library {
+    function {
+      signature { name: "cond_fn"
+        input_arg { name: "i" type: DT_INT32 } input_arg { name: "h" type: DT_FLOAT }
+        input_arg { name: "xs" type: DT_VARIANT } input_arg { name: "hs" type: DT_VARIANT }
+        input_arg { name: "w" type: DT_RESOURCE } input_arg { name: "u" type: DT_FLOAT }
+        output_arg { name: "go" type: DT_BOOL } }
+      node_def { name: "n" op: "Const" attr { key: "dtype" value { type: DT_INT32 } }
+                 attr { key: "value" value { tensor { dtype: DT_INT32 tensor_shape {}
+                                                      int_val: 3 } } } }
+      node_def { name: "less" op: "Less" input: "i" input: "n:output:0"
+                 attr { key: "T" value { type: DT_INT32 } } }
+      ret { key: "go" value: "less:z:0" }
+    }
+    function {
+      signature { name: "body_fn"
+        input_arg { name: "i" type: DT_INT32 } input_arg { name: "h" type: DT_FLOAT }
+        input_arg { name: "xs" type: DT_VARIANT } input_arg { name: "hs" type: DT_VARIANT }
+        input_arg { name: "w" type: DT_RESOURCE } input_arg { name: "u" type: DT_FLOAT }
+        output_arg { name: "i2" type: DT_INT32 } output_arg { name: "h2" type: DT_FLOAT }
+        output_arg { name: "xs2" type: DT_VARIANT } output_arg { name: "hs2" type: DT_VARIANT }
+        output_arg { name: "w2" type: DT_RESOURCE } output_arg { name: "u2" type: DT_FLOAT } }
+      node_def { name: "shape" op: "Const" attr { key: "dtype" value { type: DT_INT32 } }
+                 attr { key: "value" value { tensor { dtype: DT_INT32
+                                                      tensor_shape { dim { size: 2 } }
+                                                      int_val: 2 int_val: 2 } } } }
+      node_def { name: "x_t" op: "TensorListGetItem" input: "xs" input: "i"
+                 input: "shape:output:0"
+                 attr { key: "element_dtype" value { type: DT_FLOAT } } }
+      node_def { name: "wv" op: "ReadVariableOp" input: "w"
+                 attr { key: "dtype" value { type: DT_FLOAT } } }
+      node_def { name: "xw" op: "MatMul" input: "x_t:item:0" input: "wv:value:0"
+                 attr { key: "T" value { type: DT_FLOAT } } }
+      node_def { name: "hu" op: "MatMul" input: "h" input: "u"
+                 attr { key: "T" value { type: DT_FLOAT } } }
+      node_def { name: "sum" op: "AddV2" input: "xw:product:0" input: "hu:product:0"
+                 attr { key: "T" value { type: DT_FLOAT } } }
+      node_def { name: "tanh" op: "Tanh" input: "sum:z:0"
+                 attr { key: "T" value { type: DT_FLOAT } } }
+      node_def { name: "set" op: "TensorListSetItem" input: "hs" input: "i" input: "tanh:y:0"
+                 attr { key: "element_dtype" value { type: DT_FLOAT } } }
+      node_def { name: "one" op: "Const" attr { key: "dtype" value { type: DT_INT32 } }
+                 attr { key: "value" value { tensor { dtype: DT_INT32 tensor_shape {}
+                                                      int_val: 1 } } } }
+      node_def { name: "next" op: "AddV2" input: "i" input: "one:output:0"
+                 attr { key: "T" value { type: DT_INT32 } } }
+      node_def { name: "xs_out" op: "Identity" input: "xs"
+                 attr { key: "T" value { type: DT_VARIANT } } }
+      ret { key: "i2" value: "next:z:0" }
+      ret { key: "h2" value: "tanh:y:0" }
+      ret { key: "xs2" value: "xs_out:output:0" }
+      ret { key: "hs2" value: "set:output_handle:0" }
+      ret { key: "w2" value: "w" }
+      ret { key: "u2" value: "u" }
+    }
+  }
+)";
+
+const std::vector<float> kW = {1, -0.5f, 0.25f, 2};
+const std::vector<float> kU = {0.5f, -0.25f, 0.125f, 1};
+const std::vector<float> kX = {0.1f, 0.2f, -0.3f, 0.4f,  0.5f, -0.6f,
+                               0.7f, 0.8f, -0.9f, 1.0f,  0.0f, 0.3f};
+
+// The recurrence by hand: every step's h, [3, 2, 2] row-major.
+std::vector<float> Expected() {
+  std::vector<float> h(4, 0.0f), out;
+  for (int t = 0; t < 3; ++t) {
+    std::vector<float> next(4);
+    for (int r = 0; r < 2; ++r) {
+      for (int c = 0; c < 2; ++c) {
+        float s = 0;
+        for (int k = 0; k < 2; ++k) {
+          s += kX[t * 4 + r * 2 + k] * kW[k * 2 + c] + h[r * 2 + k] * kU[k * 2 + c];
+        }
+        next[r * 2 + c] = std::tanh(s);
+      }
+    }
+    h = next;
+    out.insert(out.end(), h.begin(), h.end());
+  }
+  return out;
+}
+
+struct Placed {
+  std::unique_ptr<exec::Program> program;
+  std::vector<PlacementRecord> placement;
+};
+
+struct Options {
+  std::vector<graph::FeedSpec> feeds = {{"x:0", DataType::kFloat, PartialShape::Known({3, 2, 2})}};
+  std::vector<std::string> fetches = {"out:0", "loop:1"};
+  std::string device = "FAKE:0";  // "" for the CPU
+  bool require = false;
+  bool freeze = true;
+};
+
+// `def` (which holds the functions) and what `binder` binds must outlive the
+// program.
+absl::StatusOr<Placed> Compile(const kernels::KernelRegistry& registry, FakeDevice* device,
+                               const tensorflow::GraphDef& def, const Options& options,
+                               const exec::ResourceBinder& binder) {
+  Placed placed;
+  graph::ImportRequest request;
+  request.feeds = options.feeds;
+  request.fetches = options.fetches;
+  absl::StatusOr<graph::ImportResult> imported = graph::ImportGraph(def, request, registry);
+  if (!imported.ok()) return imported.status();
+  exec::ProgramSpec spec{std::move(imported->graph), imported->feed_nodes,
+                         imported->fetch_endpoints, imported->effect_nodes};
+  spec.library = &def;
+  if (!options.device.empty()) {
+    PassContext ctx{spec.graph, spec.feeds, spec.fetches, spec.effects, registry};
+    PipelineOptions pipeline;
+    pipeline.disabled_passes = {"all"};  // keep the graph as written
+    pipeline.placement.device = options.device;
+    pipeline.placement.require = options.require;
+    if (absl::Status s = RunPipeline(ctx, pipeline); !s.ok()) return s;
+    placed.placement = ctx.placement;
+    spec.device = device;
+    spec.place_body = [&registry, &placed, options, placement = pipeline.placement](
+                          absl::string_view function, graph::ImportResult& body,
+                          const std::vector<bool>& device_feeds,
+                          const std::vector<bool>& device_fetches,
+                          const std::vector<kernels::Resource*>& resources) {
+      PlacementOptions o = placement;
+      o.device_feeds = device_feeds;
+      o.device_fetches = device_fetches;
+      std::vector<std::string> log;
+      return PlaceBody(registry, o, function, body, resources, options.freeze, placed.placement,
+                       log);
+    };
+  }
+  absl::StatusOr<std::unique_ptr<exec::Program>> p =
+      exec::Program::Create(std::move(spec), registry, binder);
+  if (!p.ok()) return p.status();
+  placed.program = *std::move(p);
+  return placed;
+}
+
+// A GraphDef from text, and W for kLoop's VarHandleOp.
+struct TextGraph {
+  explicit TextGraph(const char* text) {
+    EXPECT_TRUE(google::protobuf::TextFormat::ParseFromString(text, &def));
+  }
+  tensorflow::GraphDef def;
+  kernels::VariableResource w{MakeTensor<float>({2, 2}, kW)};
+  exec::ResourceBinder binder() {
+    return [this](const graph::Node& n) -> absl::StatusOr<kernels::Resource*> {
+      return n.op == "VarHandleOp" ? &w : nullptr;
+    };
+  }
+};
+
+std::string DeviceOf(const Placed& p, const std::string& node) {
+  for (const PlacementRecord& r : p.placement) {
+    if (r.node == node) return r.device;
+  }
+  return "<missing>";
+}
+
+int Copies(const Placed& p, absl::string_view prefix) {
+  int n = 0;
+  for (const PlacementRecord& r : p.placement) {
+    n += absl::StartsWith(r.node, prefix) &&
+         (r.op == kernels::kToDeviceOp || r.op == kernels::kToHostOp);
+  }
+  return n;
+}
+
+TEST(PlaceBodiesTest, ARecurrentLoopRunsOnTheDeviceWithItsStateAndWeightsThere) {
+  kernels::KernelRegistry registry = FakeRegistry();
+  FakeDevice device;
+  TextGraph loop(kLoop);
+  const int uploads_before = const_uploads;
+  absl::StatusOr<Placed> placed = Compile(registry, &device, loop.def, {}, loop.binder());
+  ASSERT_TRUE(placed.ok()) << placed.status();
+  // The loop, its lists and the body's arithmetic are on the device; its
+  // counter and the condition's test stay with the int32s on the host.
+  for (const char* node : {"loop", "xs", "hs", "out", "body_fn/x_t", "body_fn/xw", "body_fn/hu",
+                           "body_fn/tanh", "body_fn/set", "body_fn/wv/frozen"}) {
+    EXPECT_EQ(DeviceOf(*placed, node), "FAKE:0") << node;
+  }
+  for (const char* node : {"body_fn/next", "cond_fn/less"}) {
+    EXPECT_EQ(DeviceOf(*placed, node), "CPU:0") << node;
+  }
+  for (const PlacementRecord& r : placed->placement) EXPECT_FALSE(r.fell_back) << r.node;
+  // x goes up once, the two results come back; nothing crosses inside the
+  // loop: W's read became a constant, uploaded when the body was compiled.
+  EXPECT_EQ(Copies(*placed, ""), 3);
+  EXPECT_EQ(Copies(*placed, "body_fn/"), 0);
+  EXPECT_EQ(Copies(*placed, "cond_fn/"), 0);
+  EXPECT_EQ(const_uploads - uploads_before, 3);  // h0, u, and W in the body
+
+  const Tensor x = MakeTensor<float>({3, 2, 2}, kX);
+  const std::vector<float> want = Expected();
+  for (int run = 0; run < 2; ++run) {
+    absl::StatusOr<std::vector<Tensor>> y = placed->program->Run({x});
+    ASSERT_TRUE(y.ok()) << y.status();
+    ASSERT_EQ(y->size(), 2u);
+    EXPECT_FALSE((*y)[0].on_device());
+    EXPECT_EQ((*y)[0].shape(), (Shape{3, 2, 2}));
+    std::vector<float> got = Values<float>((*y)[0]);
+    for (size_t i = 0; i < want.size(); ++i) EXPECT_NEAR(got[i], want[i], 1e-6) << i;
+    EXPECT_EQ(Values<float>((*y)[1]), std::vector<float>(got.end() - 4, got.end()));
+  }
+  // The CPU's program gives the same bits.
+  Options cpu;
+  cpu.device = "";
+  absl::StatusOr<Placed> reference = Compile(registry, nullptr, loop.def, cpu, loop.binder());
+  ASSERT_TRUE(reference.ok()) << reference.status();
+  absl::StatusOr<std::vector<Tensor>> on_cpu = reference->program->Run({x});
+  absl::StatusOr<std::vector<Tensor>> on_device = placed->program->Run({x});
+  ASSERT_TRUE(on_cpu.ok() && on_device.ok());
+  EXPECT_EQ(Values<float>((*on_cpu)[0]), Values<float>((*on_device)[0]));
+}
+
+TEST(PlaceBodiesTest, WithoutFreezingTheBodyReadsItsVariableOnTheHostEachIteration) {
+  kernels::KernelRegistry registry = FakeRegistry();
+  FakeDevice device;
+  Options options;
+  options.freeze = false;  // a signature of the model writes variables
+  TextGraph loop(kLoop);
+  absl::StatusOr<Placed> placed = Compile(registry, &device, loop.def, options, loop.binder());
+  ASSERT_TRUE(placed.ok()) << placed.status();
+  EXPECT_EQ(DeviceOf(*placed, "body_fn/wv"), "CPU:0");
+  EXPECT_EQ(Copies(*placed, "body_fn/"), 1);  // W's value, up to the MatMul
+  absl::StatusOr<std::vector<Tensor>> y = placed->program->Run({MakeTensor<float>({3, 2, 2}, kX)});
+  ASSERT_TRUE(y.ok()) << y.status();
+  const std::vector<float> want = Expected();
+  std::vector<float> got = Values<float>((*y)[0]);
+  for (size_t i = 0; i < want.size(); ++i) EXPECT_NEAR(got[i], want[i], 1e-6) << i;
+}
+
+// if p: tanh(x) else: -(x) + 1, Neg having no FAKE kernel.
+const char kBranch[] = R"(
+  node { name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } } }
+  node { name: "p" op: "Placeholder" attr { key: "dtype" value { type: DT_BOOL } } }
+  node { name: "if" op: "StatelessIf" input: "p" input: "x"
+         attr { key: "Tcond" value { type: DT_BOOL } }
+         attr { key: "Tin" value { list { type: DT_FLOAT } } }
+         attr { key: "Tout" value { list { type: DT_FLOAT } } }
+         attr { key: "then_branch" value { func { name: "then_fn" } } }
+         attr { key: "else_branch" value { func { name: "else_fn" } } } }
+  library {
+    function {
+      signature { name: "then_fn" input_arg { name: "a" type: DT_FLOAT }
+                  output_arg { name: "out" type: DT_FLOAT } }
+      node_def { name: "tanh" op: "Tanh" input: "a" attr { key: "T" value { type: DT_FLOAT } } }
+      ret { key: "out" value: "tanh:y:0" }
+    }
+    function {
+      signature { name: "else_fn" input_arg { name: "a" type: DT_FLOAT }
+                  output_arg { name: "out" type: DT_FLOAT } }
+      node_def { name: "one" op: "Const" attr { key: "dtype" value { type: DT_FLOAT } }
+                 attr { key: "value" value { tensor { dtype: DT_FLOAT tensor_shape {}
+                                                      float_val: 1 } } } }
+      node_def { name: "neg" op: "Neg" input: "a" attr { key: "T" value { type: DT_FLOAT } } }
+      node_def { name: "plus" op: "AddV2" input: "neg:y:0" input: "one:output:0"
+                 attr { key: "T" value { type: DT_FLOAT } } }
+      ret { key: "out" value: "plus:z:0" }
+    }
+  }
+)";
+
+absl::StatusOr<Placed> CompileBranch(const kernels::KernelRegistry& registry, FakeDevice* device,
+                                     const TextGraph& branch, bool require) {
+  Options options;
+  options.fetches = {"if:0"};
+  options.require = require;
+  options.feeds.push_back({"p:0", DataType::kBool, PartialShape::Known({})});
+  return Compile(registry, device, branch.def, options, {});
+}
+
+TEST(PlaceBodiesTest, ABranchRunsOnTheDeviceAndWhatItLacksFallsBackVisibly) {
+  kernels::KernelRegistry registry = FakeRegistry();
+  FakeDevice device;
+  TextGraph branch(kBranch);
+  absl::StatusOr<Placed> placed = CompileBranch(registry, &device, branch, false);
+  ASSERT_TRUE(placed.ok()) << placed.status();
+  EXPECT_EQ(DeviceOf(*placed, "if"), "FAKE:0");
+  EXPECT_EQ(DeviceOf(*placed, "then_fn/tanh"), "FAKE:0");
+  EXPECT_EQ(DeviceOf(*placed, "else_fn/plus"), "FAKE:0");
+  EXPECT_EQ(DeviceOf(*placed, "else_fn/neg"), "CPU:0");
+  int fallbacks = 0;
+  for (const PlacementRecord& r : placed->placement) {
+    if (r.fell_back) {
+      ++fallbacks;
+      EXPECT_EQ(r.node, "else_fn/neg");
+    }
+  }
+  EXPECT_EQ(fallbacks, 1);
+
+  const Tensor x = MakeTensor<float>({3, 2, 2}, kX);
+  for (bool p : {true, false}) {
+    absl::StatusOr<std::vector<Tensor>> y =
+        placed->program->Run({x, MakeTensor<bool>({}, {p})});
+    ASSERT_TRUE(y.ok()) << y.status();
+    std::vector<float> got = Values<float>((*y)[0]);
+    for (size_t i = 0; i < kX.size(); ++i) {
+      EXPECT_FLOAT_EQ(got[i], p ? std::tanh(kX[i]) : 1 - kX[i]) << i;
+    }
+  }
+}
+
+TEST(PlaceBodiesTest, RequireRefusesABodyOpTheDeviceLacksNamingTheFunction) {
+  kernels::KernelRegistry registry = FakeRegistry();
+  FakeDevice device;
+  TextGraph branch(kBranch);
+  absl::StatusOr<Placed> placed = CompileBranch(registry, &device, branch, true);
+  ASSERT_FALSE(placed.ok());
+  EXPECT_EQ(placed.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_TRUE(absl::StrContains(placed.status().message(), "function else_fn (called by 'if')"))
+      << placed.status();
+  EXPECT_TRUE(absl::StrContains(placed.status().message(), "Neg (1 node, e.g. 'neg')"))
+      << placed.status();
+}
+
+// Keras's recurrent layers as exported (the zoo's LSTM, GRU, SimpleRNN and
+// bidirectional LSTM): each serving signature, placed on the fake device,
+// gives the CPU's bits for the same weights, with its loops, their
+// TensorLists and their bodies' arithmetic on the device, and no copy in any
+// iteration. (The weights are
+// made up: what is checked is placement, not the model's answers, which
+// the conformance suite checks.)
+TEST(PlaceBodiesTest, KerasRecurrentLayersGiveTheCpusBitsOnTheDevice) {
+  kernels::KernelRegistry registry = FakeRegistry();
+  for (const char* op : {"BiasAdd", "Mul", "Sigmoid", "Sub", "Pack", "Transpose"}) {
+    registry.AddKernel(Wrapped(op));
+  }
+  registry.AddKernel(Wrapped("Split", {0}));
+  registry.AddKernel(Wrapped("StridedSlice", {1, 2, 3}));
+  registry.AddKernel(Wrapped("Fill", {0}));
+  registry.AddKernel(Wrapped("ReverseV2", {1}));
+  registry.AddKernel(Wrapped("Squeeze"));
+  registry.AddKernel(Wrapped("Reshape", {1}));
+  registry.AddKernel(Wrapped("Mean", {1}));
+  registry.AddKernel(Wrapped("ConcatV2", {2}));  // two inputs and the axis
+  for (const char* model : {"lstm", "gru", "simplernn", "bilstm"}) {
+    SCOPED_TRACE(model);
+    absl::StatusOr<std::unique_ptr<loader::SavedModelBundle>> bundle =
+        loader::LoadSavedModelBundle(smrt::testing::TestDataDir() + "/zoo/" + model +
+                                     "/saved_model");
+    ASSERT_TRUE(bundle.ok()) << bundle.status();
+    const tensorflow::GraphDef& def = (*bundle)->meta_graph->graph_def();
+    const tensorflow::SignatureDef& sig =
+        (*bundle)->meta_graph->signature_def().at("serving_default");
+    Options options;
+    options.feeds.clear();
+    std::vector<Tensor> inputs;
+    for (const auto& [key, info] : sig.inputs()) {
+      Shape shape;
+      for (const auto& d : info.tensor_shape().dim()) shape.push_back(d.size() < 0 ? 3 : d.size());
+      const DataType dtype = DataTypeFromProto(info.dtype());
+      options.feeds.push_back({info.name(), dtype, PartialShape::Known(shape)});
+      absl::StatusOr<Tensor> x = Tensor::Create(dtype, shape);
+      ASSERT_TRUE(x.ok() && dtype == DataType::kFloat);
+      for (int64_t i = 0; i < x->num_elements(); ++i) {
+        x->data<float>()[i] = std::sin(0.7f * static_cast<float>(i));
+      }
+      inputs.push_back(*std::move(x));
+    }
+    options.fetches.clear();
+    for (const auto& [key, info] : sig.outputs()) options.fetches.push_back(info.name());
+    // One made-up value per variable, bound alike for both programs.
+    std::map<std::string, std::unique_ptr<kernels::VariableResource>> variables;
+    exec::ResourceBinder binder =
+        [&variables](const graph::Node& n) -> absl::StatusOr<kernels::Resource*> {
+      if (n.op != "VarHandleOp") return nullptr;
+      std::unique_ptr<kernels::VariableResource>& v = variables[n.name];
+      if (v == nullptr) {
+        absl::StatusOr<PartialShape> shape = n.attrs.Get<PartialShape>("shape");
+        if (!shape.ok()) return shape.status();
+        absl::StatusOr<Tensor> value = Tensor::Create(DataType::kFloat, shape->dims);
+        if (!value.ok()) return value.status();
+        for (int64_t i = 0; i < value->num_elements(); ++i) {
+          const float k = static_cast<float>(i + variables.size());
+          value->data<float>()[i] = 0.3f * std::cos(1.3f * k);
+        }
+        v = std::make_unique<kernels::VariableResource>(*std::move(value));
+      }
+      return v.get();
+    };
+    FakeDevice device;
+    absl::StatusOr<Placed> placed = Compile(registry, &device, def, options, binder);
+    ASSERT_TRUE(placed.ok()) << placed.status();
+    int loops = 0, lists = 0, body_products = 0, body_copies = 0;
+    for (const PlacementRecord& r : placed->placement) {
+      EXPECT_FALSE(r.fell_back) << r.node << " (" << r.op << ")";
+      if (r.device != "FAKE:0") continue;
+      loops += r.op == "While" || r.op == "StatelessWhile";
+      lists += absl::StartsWith(r.op, "TensorList");
+      body_products += r.op == "MatMul" && absl::StrContains(r.node, "while_body");
+      body_copies += absl::StrContains(r.node, "_while_") &&
+                     (r.op == kernels::kToDeviceOp || r.op == kernels::kToHostOp);
+    }
+    EXPECT_GE(loops, 1);
+    EXPECT_GE(lists, 4);
+    EXPECT_GE(body_products, 2);
+    // Nothing crosses in a loop: its condition tests int32 counters on the
+    // host, and everything else stays on the device.
+    EXPECT_EQ(body_copies, 0);
+    Options cpu = options;
+    cpu.device = "";
+    absl::StatusOr<Placed> reference = Compile(registry, nullptr, def, cpu, binder);
+    ASSERT_TRUE(reference.ok()) << reference.status();
+    absl::StatusOr<std::vector<Tensor>> want = reference->program->Run(inputs);
+    absl::StatusOr<std::vector<Tensor>> got = placed->program->Run(inputs);
+    ASSERT_TRUE(want.ok()) << want.status();
+    ASSERT_TRUE(got.ok()) << got.status();
+    ASSERT_EQ(got->size(), want->size());
+    for (size_t i = 0; i < got->size(); ++i) {
+      EXPECT_EQ((*got)[i].shape(), (*want)[i].shape());
+      EXPECT_EQ(Values<float>((*got)[i]), Values<float>((*want)[i]));
+    }
+  }
+}
+
+}  // namespace
+}  // namespace smrt::passes
