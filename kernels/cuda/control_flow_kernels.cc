@@ -5,11 +5,20 @@
 // business (src/exec/dataflow.cc). LoopCond stays on the host with the loop
 // counter it tests (graph/host_nodes.h), so a loop's activations stay on the
 // device while its control runs on the host.
+//
+// TF2's functional While, If and Case, and the TensorLists Keras's
+// recurrent loops carry, likewise: the kernels every device shares
+// (kernels/function_call_kernels.h, kernels/tensor_list.h), with element
+// bytes moved on the stream.
+#include <cuda_runtime.h>
+
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "kernels/cuda/kernel_util.h"
 #include "kernels/cuda/register.h"
+#include "kernels/function_call_kernels.h"
+#include "kernels/tensor_list.h"
 
 namespace smrt::kernels::cuda {
 namespace {
@@ -34,6 +43,21 @@ absl::Status Switch(KernelContext& ctx) {
   return absl::OkStatus();
 }
 
+absl::Status CopyDeviceBytes(void* dst, const void* src, size_t bytes, void* stream) {
+  const cudaError_t e = cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice,
+                                        static_cast<cudaStream_t>(stream));
+  if (e == cudaSuccess) return absl::OkStatus();
+  return absl::InternalError(absl::StrCat("copying a TensorList element (", bytes,
+                                          " bytes, device to device): ", cudaGetErrorName(e)));
+}
+
+absl::Status ZeroDeviceBytes(void* dst, size_t bytes, void* stream) {
+  const cudaError_t e = cudaMemsetAsync(dst, 0, bytes, static_cast<cudaStream_t>(stream));
+  if (e == cudaSuccess) return absl::OkStatus();
+  return absl::InternalError(absl::StrCat("zeroing a TensorList element (", bytes,
+                                          " bytes): ", cudaGetErrorName(e)));
+}
+
 absl::Status Merge(KernelContext& ctx) {
   return AtNode(ctx, absl::FailedPreconditionError(
                          "Merge runs only in smrt's dataflow executor, which forwards its first "
@@ -53,6 +77,10 @@ std::vector<KernelSpec> ControlFlowKernels() {
   for (const char* op :
        {"Enter", "RefEnter", "Exit", "RefExit", "NextIteration", "RefNextIteration"}) {
     kernels.push_back(CudaKernel(op, "T", FixedSizeTypes(), Forward));
+  }
+  for (KernelSpec& k : DeviceFunctionCallKernels(kCudaDevice)) kernels.push_back(std::move(k));
+  for (KernelSpec& k : DeviceTensorListKernels(kCudaDevice, {CopyDeviceBytes, ZeroDeviceBytes})) {
+    kernels.push_back(std::move(k));
   }
   return kernels;
 }

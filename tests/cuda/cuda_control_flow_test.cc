@@ -1,6 +1,7 @@
 // TF1 control flow on CUDA: Switch, Merge, Enter, Exit, NextIteration (and
 // the Ref forms) forward device tensors; Switch reads its pred on the host.
 // They launch nothing, so the fake device runs them fully without a GPU.
+// TF2's functional control flow and TensorLists are registered here.
 #include <string>
 #include <vector>
 
@@ -36,6 +37,39 @@ TEST(CudaControlFlowTest, RegisteredForEveryFixedSizeDtype) {
   }
   // The loop predicate stays on the host with its counter.
   EXPECT_FALSE(r.FindKernel("LoopCond", kCudaDevice, AttrMap()).ok());
+}
+
+// TF2's While, If and Case and the TensorList ops: the kernels every device
+// shares (kernels/function_call_kernels.h, kernels/tensor_list.h), their
+// int32, variant and resource values in host memory. They are run on the
+// CPU's fake device by tests/passes/place_bodies_test.cc.
+TEST(CudaControlFlowTest, FunctionCallsAndTensorListsKeepHostDtypesOnTheHost) {
+  const KernelRegistry& r = KernelRegistry::Default();
+  for (const char* op : {"While", "StatelessWhile", "If", "StatelessIf", "Case", "StatelessCase"}) {
+    SCOPED_TRACE(op);
+    absl::StatusOr<const KernelSpec*> k = r.FindKernel(op, kCudaDevice, AttrMap());
+    ASSERT_TRUE(k.ok()) << k.status();
+    EXPECT_TRUE((*k)->host_memory_by_dtype);
+    EXPECT_TRUE(InHostMemory(**k, true, 1, DataType::kInt32));
+    EXPECT_TRUE(InHostMemory(**k, false, 2, DataType::kVariant));
+    EXPECT_FALSE(InHostMemory(**k, true, 1, DataType::kFloat));
+    EXPECT_FALSE(InHostMemory(**k, false, 0, DataType::kHalf));
+    // If's predicate and Case's index are read on the host, whatever their type.
+    EXPECT_EQ(InHostMemory(**k, true, 0, DataType::kFloat), !absl::StrContains(op, "While"));
+  }
+  AttrMap floats;
+  floats.Set("element_dtype", DataType::kFloat);
+  AttrMap strings;
+  strings.Set("element_dtype", DataType::kString);
+  for (const char* op : {"TensorListReserve", "TensorListFromTensor", "TensorListGetItem",
+                         "TensorListSetItem", "TensorListStack", "TensorListPushBack"}) {
+    SCOPED_TRACE(op);
+    absl::StatusOr<const KernelSpec*> k = r.FindKernel(op, kCudaDevice, floats);
+    ASSERT_TRUE(k.ok()) << k.status();
+    EXPECT_TRUE((*k)->host_memory_by_dtype);
+    EXPECT_FALSE(r.FindKernel(op, kCudaDevice, strings).ok());  // strings stay on the host
+  }
+  EXPECT_TRUE(r.FindKernel("Identity", kCudaDevice, TypeAttr(DataType::kVariant)).ok());
 }
 
 TEST(CudaControlFlowTest, SwitchForwardsTheDeviceTensorToTheTakenBranch) {

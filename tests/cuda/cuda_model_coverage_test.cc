@@ -42,11 +42,14 @@ std::set<std::string> Keys(const std::map<std::string, std::string>& m) {
 
 TEST(CudaModelCoverageTest, CommittedModelsRunEntirelyOnCuda) {
   // tf1_predict_classify parses tf.Examples (ParseExampleV2): that stays on
-  // the host with its strings, as in TensorFlow, and is not a fallback.
+  // the host with its strings, as in TensorFlow, and is not a fallback. The
+  // Keras recurrent layers (lstm, gru, simplernn, bilstm) and the op
+  // sampler's loop and branch (tf_module) run their While and If on the
+  // device, with their bodies and TensorLists.
   for (const char* model :
-       {"conv_autoencoder", "mixed_bf16_mlp", "mixed_f16_cnn", "mlp_bn_dropout",
-        "mobilenetv2_035_96", "tf1_cond", "tf1_predict_classify", "tf1_while",
-        "transformer_small", "unet_small"}) {
+       {"bilstm", "conv_autoencoder", "gru", "lstm", "mixed_bf16_mlp", "mixed_f16_cnn",
+        "mlp_bn_dropout", "mobilenetv2_035_96", "simplernn", "tf1_cond", "tf1_predict_classify",
+        "tf1_while", "tf_module", "transformer_small", "unet_small"}) {
     SCOPED_TRACE(model);
     const std::map<std::string, std::string> missing =
         MissingOnCuda(testing::TestDataDir() + "/zoo/" + model + "/saved_model");
@@ -57,14 +60,6 @@ TEST(CudaModelCoverageTest, CommittedModelsRunEntirelyOnCuda) {
 
 TEST(CudaModelCoverageTest, WhatStillRunsOnTheCpuIsKnown) {
   const std::string zoo = testing::TestDataDir() + "/zoo/";
-  // Keras recurrent layers: the While loop's body is a CPU sub-program, and
-  // its TensorLists with it.
-  const std::set<std::string> rnn = {"TensorListFromTensor", "TensorListGetItem",
-                                     "TensorListReserve",    "TensorListSetItem",
-                                     "TensorListStack",      "While"};
-  for (const char* model : {"lstm", "gru", "simplernn", "bilstm"}) {
-    EXPECT_EQ(Keys(MissingOnCuda(zoo + model + "/saved_model")), rnn) << model;
-  }
   // TF1's dynamic_rnn: its Select has a kernel now; the TensorArrays do not.
   EXPECT_EQ(Keys(MissingOnCuda(zoo + "tf1_dynamic_rnn/saved_model")),
             (std::set<std::string>{"TensorArrayGatherV3", "TensorArrayReadV3",
@@ -74,10 +69,6 @@ TEST(CudaModelCoverageTest, WhatStillRunsOnTheCpuIsKnown) {
   // batch from the vocabulary lookup does not.
   EXPECT_EQ(Keys(MissingOnCuda(zoo + "text_vectorization/saved_model")),
             (std::set<std::string>{"RaggedTensorToTensor"}));
-  // The op sampler: its OneHot, GatherNd, Cumsum, Any and Prod have
-  // kernels; control flow functions (If, While) do not.
-  EXPECT_EQ(Keys(MissingOnCuda(zoo + "tf_module/saved_model")),
-            (std::set<std::string>{"If", "While"}));
 }
 
 }  // namespace
