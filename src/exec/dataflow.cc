@@ -27,84 +27,7 @@ Kind KindOf(absl::string_view op) {
   return Kind::kNormal;
 }
 
-std::vector<bool> Reachable(const graph::Graph& g, const std::vector<NodeId>& targets) {
-  std::vector<bool> seen(g.num_nodes(), false);
-  std::vector<NodeId> stack;
-  for (NodeId t : targets) {
-    if (!seen[t]) {
-      seen[t] = true;
-      stack.push_back(t);
-    }
-  }
-  while (!stack.empty()) {
-    const graph::Node& n = g.node(stack.back());
-    stack.pop_back();
-    auto visit = [&](NodeId d) {
-      if (!seen[d]) {
-        seen[d] = true;
-        stack.push_back(d);
-      }
-    };
-    for (const Endpoint& e : n.inputs) visit(e.node);
-    for (NodeId c : n.control_inputs) visit(c);
-  }
-  return seen;
-}
-
-bool IsBackEdge(const graph::Graph& g, NodeId src, NodeId dst) {
-  return KindOf(g.node(src).op) == Kind::kNextIteration && KindOf(g.node(dst).op) == Kind::kMerge;
-}
-
 }  // namespace
-
-bool IsDataflowOp(absl::string_view op) { return KindOf(op) != Kind::kNormal; }
-
-bool NeedsDataflow(const graph::Graph& g, const std::vector<NodeId>& targets) {
-  std::vector<bool> seen = Reachable(g, targets);
-  for (NodeId id = 0; id < g.num_nodes(); ++id) {
-    if (seen[id] && IsDataflowOp(g.node(id).op)) return true;
-  }
-  return false;
-}
-
-absl::StatusOr<std::vector<NodeId>> DataflowOrder(const graph::Graph& g,
-                                                  const std::vector<NodeId>& targets) {
-  std::vector<bool> seen = Reachable(g, targets);
-  std::vector<int> indegree(g.num_nodes(), 0);
-  std::vector<std::vector<NodeId>> consumers(g.num_nodes());
-  for (NodeId id = 0; id < g.num_nodes(); ++id) {
-    if (!seen[id]) continue;
-    const graph::Node& n = g.node(id);
-    auto edge = [&](NodeId src) {
-      if (IsBackEdge(g, src, id)) return;
-      ++indegree[id];
-      consumers[src].push_back(id);
-    };
-    for (const Endpoint& e : n.inputs) edge(e.node);
-    for (NodeId c : n.control_inputs) edge(c);
-  }
-  std::deque<NodeId> ready;
-  for (NodeId id = 0; id < g.num_nodes(); ++id) {
-    if (seen[id] && indegree[id] == 0) ready.push_back(id);
-  }
-  std::vector<NodeId> order;
-  while (!ready.empty()) {
-    NodeId id = ready.front();
-    ready.pop_front();
-    order.push_back(id);
-    for (NodeId c : consumers[id]) {
-      if (--indegree[c] == 0) ready.push_back(c);
-    }
-  }
-  for (NodeId id = 0; id < g.num_nodes(); ++id) {
-    if (seen[id] && indegree[id] > 0) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "the graph has a cycle through node '", g.node(id).name, "' (", g.node(id).op,
-          ") that is not a while loop (a NextIteration -> Merge back edge)"));
-    }
-  }
-  return order;
-}
 
 absl::StatusOr<std::unique_ptr<DataflowPlan>> DataflowPlan::Create(
     const graph::Graph& g, const std::vector<NodeId>& order, const std::vector<NodeId>& feeds,
@@ -148,7 +71,7 @@ absl::StatusOr<std::unique_ptr<DataflowPlan>> DataflowPlan::Create(
     NodeInfo& info = p->nodes_[i];
     std::string first_input;
     auto take = [&](NodeId src) -> absl::Status {
-      if (IsBackEdge(g, src, n.id)) return absl::OkStatus();
+      if (graph::IsLoopBackEdge(g, src, n.id)) return absl::OkStatus();
       const int f = out_frame[index.at(src)];
       if (in_frame[i] < 0) {
         in_frame[i] = f;
@@ -217,7 +140,7 @@ absl::StatusOr<std::unique_ptr<DataflowPlan>> DataflowPlan::Create(
     const graph::Node& n = g.node(order[i]);
     if (p->nodes_[i].kind != Kind::kMerge) continue;
     for (const Endpoint& e : n.inputs) {
-      if (!IsBackEdge(g, e.node, n.id)) continue;
+      if (!graph::IsLoopBackEdge(g, e.node, n.id)) continue;
       const int f = out_frame[index.at(e.node)];
       if (f != in_frame[i]) {
         return absl::InvalidArgumentError(absl::StrCat(

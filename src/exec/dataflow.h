@@ -16,20 +16,10 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "graph/dataflow_order.h"
 #include "graph/graph.h"
 
 namespace smrt::exec {
-
-bool IsDataflowOp(absl::string_view op);
-
-// Whether any node the targets depend on is a TF1 control-flow op.
-bool NeedsDataflow(const graph::Graph& g, const std::vector<graph::NodeId>& targets);
-
-// The nodes the targets depend on (data and control edges), each after its
-// inputs except along NextIteration -> Merge back edges. InvalidArgument,
-// naming a node, for any other cycle.
-absl::StatusOr<std::vector<graph::NodeId>> DataflowOrder(const graph::Graph& g,
-                                                         const std::vector<graph::NodeId>& targets);
 
 struct DataflowLimits {
   // Iterations one while loop instance may run before the run fails with
@@ -39,7 +29,7 @@ struct DataflowLimits {
 
 class DataflowPlan {
  public:
-  // `order` comes from DataflowOrder. Checks statically that every node's
+  // `order` comes from graph::DataflowOrder. Checks statically that every node's
   // inputs come from one frame, that Exit and NextIteration are inside a
   // loop and that fetches are outside every loop (InvalidArgument naming
   // the node otherwise).

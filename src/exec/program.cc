@@ -159,9 +159,8 @@ absl::StatusOr<std::unique_ptr<Program>> Program::Create(ProgramSpec spec,
   std::vector<NodeId> targets;
   for (const Endpoint& e : p->spec_.fetches) targets.push_back(e.node);
   for (NodeId n : p->spec_.effects) targets.push_back(n);
-  const bool dataflow = NeedsDataflow(g, targets);
-  absl::StatusOr<std::vector<NodeId>> order =
-      dataflow ? DataflowOrder(g, targets) : g.TopologicalOrder(targets);
+  const bool dataflow = graph::NeedsDataflow(g, targets);
+  absl::StatusOr<std::vector<NodeId>> order = graph::ExecutionOrder(g, targets);
   if (!order.ok()) return order.status();
 
   // Nodes placed on a device have their kernel there by construction.

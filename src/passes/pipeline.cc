@@ -12,6 +12,7 @@
 #include "absl/strings/strip.h"
 #include "absl/strings/ascii.h"
 #include "core/file.h"
+#include "graph/dataflow_order.h"
 #include "graph/shape_inference.h"
 #include "passes/rewrite.h"
 
@@ -147,12 +148,23 @@ absl::Status RunPipeline(PassContext& ctx, const PipelineOptions& options) {
   }
   if (!graph::InferShapes(ctx.graph, *order, ctx.registry).ok()) return absl::OkStatus();
   if (absl::Status s = Dump(ctx, options, "before"); !s.ok()) return s;
+  // A TF1 while loop's nodes belong to frames that the rewrites do not know
+  // (a folded constant would leave its loop): only freezing variables, whose
+  // reads are outside loops, and placement run.
+  std::vector<graph::NodeId> targets;
+  for (const graph::Endpoint& e : ctx.fetches) targets.push_back(e.node);
+  for (graph::NodeId n : ctx.effects) targets.push_back(n);
+  const bool loops = graph::HasWhileLoop(ctx.graph, targets);
   for (const auto& pass : passes) {
     const bool off = all_off || std::find(options.disabled_passes.begin(),
                                           options.disabled_passes.end(),
                                           pass->name()) != options.disabled_passes.end();
     if (off) {
       ctx.Log(pass->name(), "disabled");
+      continue;
+    }
+    if (loops && pass->name() != "freeze_variables") {
+      ctx.Log(pass->name(), "skipped: the graph has a TF1 while loop");
       continue;
     }
     if (absl::Status s = pass->Run(ctx); !s.ok()) {

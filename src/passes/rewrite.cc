@@ -4,6 +4,7 @@
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
+#include "graph/dataflow_order.h"
 #include "graph/shape_inference.h"
 
 namespace smrt::passes {
@@ -31,7 +32,7 @@ absl::StatusOr<std::vector<NodeId>> LiveOrder(const PassContext& ctx) {
   std::vector<NodeId> targets;
   for (const Endpoint& e : ctx.fetches) targets.push_back(e.node);
   for (NodeId n : ctx.effects) targets.push_back(n);
-  return ctx.graph.TopologicalOrder(targets);
+  return graph::ExecutionOrder(ctx.graph, targets);
 }
 
 absl::StatusOr<Uses> Uses::Build(const PassContext& ctx) {

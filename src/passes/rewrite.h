@@ -12,7 +12,8 @@
 
 namespace smrt::passes {
 
-// The nodes the fetches and effects reach, each after its inputs.
+// The nodes the fetches and effects reach, each after its inputs (but for a
+// TF1 while loop's back edges: graph::ExecutionOrder).
 absl::StatusOr<std::vector<graph::NodeId>> LiveOrder(const PassContext& ctx);
 
 // Uses of every value among the live nodes.
