@@ -1,22 +1,19 @@
-// TensorArrays, the TF1 dynamic arrays tf.compat.v1 while loops and
-// dynamic_rnn carry (TensorArrayV3, Scatter in, Read/Write in the loop,
-// Gather out). The handle output holds the array itself (a variant tensor
-// standing for TensorFlow's resource handle); the float flow tensor only
-// orders the ops, as in TensorFlow. An array lives as long as a run uses
-// its handle; ops on it run in flow order, so it is updated in place.
+#include "kernels/tensor_array.h"
+
 #include <cstring>
 #include <memory>
+#include <optional>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "kernels/cpu/reference/kernel_util.h"
-#include "kernels/cpu/reference/register.h"
 #include "kernels/registry.h"
 
 namespace smrt::kernels {
 namespace {
 
 constexpr int64_t kMaxArraySize = int64_t{1} << 28;
+constexpr char kWhat[] = "TensorArray";
 
 struct TensorArray {
   DataType dtype = DataType::kInvalid;
@@ -115,9 +112,19 @@ absl::StatusOr<int64_t> ScalarIndex(const Tensor& t, const char* what) {
   return (*v)[0];
 }
 
-absl::Status SetFlow(KernelContext& ctx, int output) {
-  absl::StatusOr<Tensor*> flow = ctx.allocate_output(output, DataType::kFloat, {});
-  return flow.status();
+// The flow output, which only orders the ops on an array: on a device, the
+// flow input (`flow_input`, -1 for none) passed on, or a zero made there.
+absl::Status SetFlow(KernelContext& ctx, int output, const DeviceBytes* bytes,
+                     int flow_input = -1) {
+  if (bytes == nullptr) return ctx.allocate_output(output, DataType::kFloat, {}).status();
+  if (flow_input >= 0 && ctx.input(flow_input).on_device()) {
+    ctx.set_output(output, ctx.input(flow_input));
+    return absl::OkStatus();
+  }
+  absl::StatusOr<Tensor> flow = NewElement(ctx, bytes, DataType::kFloat, {}, /*zero=*/true);
+  if (!flow.ok()) return flow.status();
+  ctx.set_output(output, *std::move(flow));
+  return absl::OkStatus();
 }
 
 // Copies `n` elements of `from` starting at element `from_offset` into `to`
@@ -136,7 +143,7 @@ void CopyElements(const Tensor& from, int64_t from_offset, Tensor& to, int64_t t
               static_cast<const char*>(from.raw_data()) + from_offset * size, n * size);
 }
 
-absl::Status Create(KernelContext& ctx) {
+absl::Status Create(KernelContext& ctx, const DeviceBytes* bytes) {
   absl::StatusOr<int64_t> size = ScalarIndex(ctx.input(0), "size");
   if (!size.ok()) return size.status();
   if (*size < 0 || *size > kMaxArraySize) {
@@ -164,19 +171,23 @@ absl::Status Create(KernelContext& ctx) {
   ta->name = name->empty() ? std::string(ctx.node_name()) : *name;
   ta->elements.resize(*size);
   ctx.set_output(0, Tensor::Variant(std::move(ta)));
-  return SetFlow(ctx, 1);
+  return SetFlow(ctx, 1, bytes);
 }
 
-absl::Status Write(KernelContext& ctx) {
+absl::Status Write(KernelContext& ctx, const DeviceBytes* bytes) {
   absl::StatusOr<TensorArray*> ta = ArrayOf(ctx);
   if (!ta.ok()) return ta.status();
   absl::StatusOr<int64_t> index = ScalarIndex(ctx.input(1), "index");
   if (!index.ok()) return index.status();
+  if (absl::Status s = CheckWhere(ctx.input(2), ElementMover(bytes, (*ta)->dtype), kWhat);
+      !s.ok()) {
+    return s;
+  }
   if (absl::Status s = (*ta)->Write(*index, ctx.input(2)); !s.ok()) return s;
-  return SetFlow(ctx, 0);
+  return SetFlow(ctx, 0, bytes, 3);
 }
 
-absl::Status Read(KernelContext& ctx) {
+absl::Status Read(KernelContext& ctx, const DeviceBytes* bytes) {
   absl::StatusOr<TensorArray*> ta = ArrayOf(ctx);
   if (!ta.ok()) return ta.status();
   absl::StatusOr<int64_t> index = ScalarIndex(ctx.input(1), "index");
@@ -190,17 +201,22 @@ absl::Status Read(KernelContext& ctx) {
   }
   absl::StatusOr<Tensor> value = (*ta)->Read(*index);
   if (!value.ok()) return value.status();
+  if (absl::Status s = CheckWhere(*value, ElementMover(bytes, (*ta)->dtype), kWhat); !s.ok()) {
+    return s;
+  }
   ctx.set_output(0, *std::move(value));
   return absl::OkStatus();
 }
 
 // Stacks elements (all of one shape) into [n] + element shape.
-absl::StatusOr<Tensor> Stack(TensorArray& ta, const std::vector<int64_t>& indices,
-                             const PartialShape& requested) {
+absl::StatusOr<Tensor> Stack(KernelContext& ctx, const DeviceBytes* bytes, TensorArray& ta,
+                             const std::vector<int64_t>& indices, const PartialShape& requested) {
+  const DeviceBytes* mover = ElementMover(bytes, ta.dtype);
   std::vector<Tensor> values;
   for (int64_t i : indices) {
     absl::StatusOr<Tensor> v = ta.Read(i);
     if (!v.ok()) return v.status();
+    if (absl::Status s = CheckWhere(*v, mover, kWhat); !s.ok()) return s;
     values.push_back(*std::move(v));
   }
   Shape element;
@@ -225,16 +241,25 @@ absl::StatusOr<Tensor> Stack(TensorArray& ta, const std::vector<int64_t>& indice
   }
   Shape out_shape = {static_cast<int64_t>(indices.size())};
   out_shape.insert(out_shape.end(), element.begin(), element.end());
-  absl::StatusOr<Tensor> out = Tensor::Create(ta.dtype, out_shape);
+  absl::StatusOr<Tensor> out = NewElement(ctx, mover, ta.dtype, out_shape, /*zero=*/false);
   if (!out.ok()) return out.status();
   for (size_t i = 0; i < values.size(); ++i) {
     const int64_t per = values[i].num_elements();
-    CopyElements(values[i], 0, *out, static_cast<int64_t>(i) * per, per);
+    if (mover == nullptr) {
+      CopyElements(values[i], 0, *out, static_cast<int64_t>(i) * per, per);
+      continue;
+    }
+    const size_t n = static_cast<size_t>(per) * DataTypeSize(ta.dtype);
+    if (absl::Status s = CopyBytes(ctx, mover, static_cast<char*>(out->raw_data()) + i * n,
+                                   values[i].raw_data(), n);
+        !s.ok()) {
+      return s;
+    }
   }
   return out;
 }
 
-absl::Status Gather(KernelContext& ctx) {
+absl::Status Gather(KernelContext& ctx, const DeviceBytes* bytes) {
   absl::StatusOr<TensorArray*> ta = ArrayOf(ctx);
   if (!ta.ok()) return ta.status();
   if (ctx.input(1).rank() != 1) return absl::InvalidArgumentError("indices must be a vector");
@@ -243,13 +268,13 @@ absl::Status Gather(KernelContext& ctx) {
   absl::StatusOr<PartialShape> requested =
       ctx.attrs().GetOr<PartialShape>("element_shape", PartialShape::Unknown());
   if (!requested.ok()) return requested.status();
-  absl::StatusOr<Tensor> out = Stack(**ta, *indices, *requested);
+  absl::StatusOr<Tensor> out = Stack(ctx, bytes, **ta, *indices, *requested);
   if (!out.ok()) return out.status();
   ctx.set_output(0, *std::move(out));
   return absl::OkStatus();
 }
 
-absl::Status Scatter(KernelContext& ctx) {
+absl::Status Scatter(KernelContext& ctx, const DeviceBytes* bytes) {
   absl::StatusOr<TensorArray*> ta = ArrayOf(ctx);
   if (!ta.ok()) return ta.status();
   const Tensor& value = ctx.input(2);
@@ -261,15 +286,25 @@ absl::Status Scatter(KernelContext& ctx) {
         "expected value of shape [", indices->size(), ", ...] to scatter, got ",
         ShapeToString(value.shape())));
   }
+  const DeviceBytes* mover = ElementMover(bytes, value.dtype());
+  if (absl::Status s = CheckWhere(value, mover, kWhat); !s.ok()) return s;
   Shape element(value.shape().begin() + 1, value.shape().end());
   const int64_t per = indices->empty() ? 0 : value.num_elements() / value.dim(0);
   for (size_t i = 0; i < indices->size(); ++i) {
-    absl::StatusOr<Tensor> item = Tensor::Create(value.dtype(), element);
+    absl::StatusOr<Tensor> item = NewElement(ctx, mover, value.dtype(), element, /*zero=*/false);
     if (!item.ok()) return item.status();
-    CopyElements(value, static_cast<int64_t>(i) * per, *item, 0, per);
+    if (mover == nullptr) {
+      CopyElements(value, static_cast<int64_t>(i) * per, *item, 0, per);
+    } else if (absl::Status s = CopyBytes(
+                   ctx, mover, item->raw_data(),
+                   static_cast<const char*>(value.raw_data()) + i * item->byte_size(),
+                   item->byte_size());
+               !s.ok()) {
+      return s;
+    }
     if (absl::Status s = (*ta)->Write((*indices)[i], *item); !s.ok()) return s;
   }
-  return SetFlow(ctx, 0);
+  return SetFlow(ctx, 0, bytes, 3);
 }
 
 absl::Status Concat(KernelContext& ctx) {
@@ -357,7 +392,7 @@ absl::Status Split(KernelContext& ctx) {
     row += (*lengths)[i];
     if (absl::Status s = (*ta)->Write(static_cast<int64_t>(i), *item); !s.ok()) return s;
   }
-  return SetFlow(ctx, 0);
+  return SetFlow(ctx, 0, nullptr);
 }
 
 absl::Status Size(KernelContext& ctx) {
@@ -376,90 +411,57 @@ absl::Status Close(KernelContext& ctx) {
   return absl::OkStatus();
 }
 
-absl::Status Output(InferenceContext& ctx, int i, DataType dtype, PartialShape shape) {
-  ctx.set_output(i, ValueInfo{dtype, std::move(shape)});
-  return absl::OkStatus();
-}
-
-absl::Status InferFlow(InferenceContext& ctx) {
-  return Output(ctx, 0, DataType::kFloat, PartialShape::Known({}));
-}
-
-absl::Status InferCreate(InferenceContext& ctx) {
-  if (absl::Status s = Output(ctx, 0, DataType::kResource, PartialShape::Known({})); !s.ok()) {
-    return s;
-  }
-  return Output(ctx, 1, DataType::kFloat, PartialShape::Known({}));
-}
-
-absl::Status InferRead(InferenceContext& ctx) {
-  absl::StatusOr<DataType> dtype = ctx.attrs().Get<DataType>("dtype");
-  if (!dtype.ok()) return dtype.status();
-  return Output(ctx, 0, *dtype, PartialShape::Unknown());
-}
-
-absl::Status InferGather(InferenceContext& ctx) {
-  absl::StatusOr<DataType> dtype = ctx.attrs().Get<DataType>("dtype");
-  if (!dtype.ok()) return dtype.status();
-  absl::StatusOr<PartialShape> element =
-      ctx.attrs().GetOr<PartialShape>("element_shape", PartialShape::Unknown());
-  PartialShape shape = PartialShape::Unknown();
-  if (element.ok() && element->known_rank) {
-    Shape dims = {-1};
-    dims.insert(dims.end(), element->dims.begin(), element->dims.end());
-    shape = PartialShape::Known(dims);
-  }
-  return Output(ctx, 0, *dtype, shape);
-}
-
-absl::Status InferConcat(InferenceContext& ctx) {
-  absl::StatusOr<DataType> dtype = ctx.attrs().Get<DataType>("dtype");
-  if (!dtype.ok()) return dtype.status();
-  if (absl::Status s = Output(ctx, 0, *dtype, PartialShape::Unknown()); !s.ok()) return s;
-  return Output(ctx, 1, DataType::kInt64, PartialShape::Known({-1}));
-}
-
-absl::StatusOr<int> Outputs(const AttrMap&, int, int n) { return n; }
-
 }  // namespace
 
-void RegisterTensorArrayOps(KernelRegistry& r) {
-  auto n = [](int count) {
-    return [count](const AttrMap& a, int i) { return Outputs(a, i, count); };
+const std::vector<std::string>& TensorArrayOps() {
+  static const std::vector<std::string> ops = {
+      "TensorArrayV3",       "TensorArrayWriteV3",  "TensorArrayReadV3",  "TensorArrayGatherV3",
+      "TensorArrayScatterV3", "TensorArrayConcatV3", "TensorArraySplitV3", "TensorArraySizeV3",
+      "TensorArrayCloseV3"};
+  return ops;
+}
+
+ComputeFn TensorArrayCompute(const std::string& op, const DeviceBytes* bytes) {
+  std::optional<DeviceBytes> held;
+  if (bytes != nullptr) held = *bytes;
+  auto with = [held](absl::Status (*f)(KernelContext&, const DeviceBytes*)) -> ComputeFn {
+    return [held, f](KernelContext& ctx) { return f(ctx, held ? &*held : nullptr); };
   };
-  r.AddOp({"TensorArrayV3",
-           {{"element_shape", PartialShape::Unknown()},
-            {"dynamic_size", false},
-            {"clear_after_read", true},
-            {"identical_element_shapes", false},
-            {"tensor_array_name", std::string()}},
-           InferCreate,
-           n(2),
-           true});
-  r.AddKernel({"TensorArrayV3", kCpu, "", {}, Create});
-  r.AddOp({"TensorArrayWriteV3", {}, InferFlow, nullptr, true});
-  r.AddKernel({"TensorArrayWriteV3", kCpu, "", {}, Write});
-  r.AddOp({"TensorArrayReadV3", {}, InferRead, nullptr, true});
-  r.AddKernel({"TensorArrayReadV3", kCpu, "", {}, Read});
-  r.AddOp({"TensorArrayGatherV3", {{"element_shape", PartialShape::Unknown()}}, InferGather,
-           nullptr, true});
-  r.AddKernel({"TensorArrayGatherV3", kCpu, "", {}, Gather});
-  r.AddOp({"TensorArrayScatterV3", {}, InferFlow, nullptr, true});
-  r.AddKernel({"TensorArrayScatterV3", kCpu, "", {}, Scatter});
-  r.AddOp({"TensorArrayConcatV3", {{"element_shape_except0", PartialShape::Unknown()}},
-           InferConcat, n(2), true});
-  r.AddKernel({"TensorArrayConcatV3", kCpu, "", {}, Concat});
-  r.AddOp({"TensorArraySplitV3", {}, InferFlow, nullptr, true});
-  r.AddKernel({"TensorArraySplitV3", kCpu, "", {}, Split});
-  r.AddOp({"TensorArraySizeV3", {},
-           [](InferenceContext& ctx) {
-             return Output(ctx, 0, DataType::kInt32, PartialShape::Known({}));
-           },
-           nullptr, true});
-  r.AddKernel({"TensorArraySizeV3", kCpu, "", {}, Size});
-  r.AddOp({"TensorArrayCloseV3", {}, [](InferenceContext&) { return absl::OkStatus(); }, n(0),
-           true});
-  r.AddKernel({"TensorArrayCloseV3", kCpu, "", {}, Close});
+  if (op == "TensorArrayV3") return with(Create);
+  if (op == "TensorArrayWriteV3") return with(Write);
+  if (op == "TensorArrayReadV3") return with(Read);
+  if (op == "TensorArrayGatherV3") return with(Gather);
+  if (op == "TensorArrayScatterV3") return with(Scatter);
+  if (op == "TensorArraySizeV3") return Size;
+  if (op == "TensorArrayCloseV3") return Close;
+  if (bytes != nullptr) return nullptr;  // Concat and Split run on the CPU only
+  if (op == "TensorArrayConcatV3") return Concat;
+  if (op == "TensorArraySplitV3") return Split;
+  return nullptr;
+}
+
+std::vector<KernelSpec> DeviceTensorArrayKernels(const std::string& device, DeviceBytes bytes) {
+  std::vector<KernelSpec> kernels;
+  for (const std::string& op : TensorArrayOps()) {
+    ComputeFn compute = TensorArrayCompute(op, &bytes);
+    if (compute == nullptr) continue;
+    KernelSpec k;
+    k.op = op;
+    k.device = device;
+    k.compute = std::move(compute);
+    k.backend = "tensor_array";
+    k.host_memory_by_dtype = true;
+    // Elements of a fixed size: strings stay on the CPU.
+    k.supports = [](const AttrMap& attrs) {
+      for (const char* attr : {"dtype", "T"}) {
+        absl::StatusOr<DataType> t = attrs.Get<DataType>(attr);
+        if (t.ok()) return IsFixedSize(*t);
+      }
+      return true;
+    };
+    kernels.push_back(std::move(k));
+  }
+  return kernels;
 }
 
 }  // namespace smrt::kernels

@@ -1,6 +1,5 @@
 #include "kernels/tensor_list.h"
 
-#include <cstring>
 #include <memory>
 #include <optional>
 
@@ -18,51 +17,8 @@ struct TensorList {
   std::vector<Tensor> items;  // invalid Tensor: never set (reads as zeros)
 };
 
-// Where a kernel keeps the elements of a list of `dtype`: the device memory
-// `bytes` moves, or host memory (null).
-const DeviceBytes* ElementMover(const DeviceBytes* bytes, DataType dtype) {
-  return bytes != nullptr && !HostMemoryDtype(dtype) ? bytes : nullptr;
-}
-
-// An element must be where the kernel keeps elements of its list.
-absl::Status CheckWhere(const Tensor& item, const DeviceBytes* mover) {
-  if (!item.valid() || item.on_device() == (mover != nullptr)) return absl::OkStatus();
-  return absl::InternalError(absl::StrCat(
-      "a TensorList element (", item.DebugString(), ") is in ",
-      item.on_device() ? "device" : "host", " memory, where this kernel keeps its elements in ",
-      mover != nullptr ? "device" : "host", " memory: the list was made on another device"));
-}
-
-// A new element: zeros when `zero`, else contents unspecified.
-absl::StatusOr<Tensor> NewElement(KernelContext& ctx, const DeviceBytes* mover, DataType dtype,
-                                  const Shape& shape, bool zero) {
-  if (mover == nullptr) {
-    return zero ? Tensor::Create(dtype, shape) : Tensor::CreateUninitialized(dtype, shape);
-  }
-  if (ctx.device() == nullptr) {
-    return absl::FailedPreconditionError("a device TensorList kernel was run without a device");
-  }
-  absl::StatusOr<Tensor> t = ctx.device()->Allocate(dtype, shape, ctx.node_name());
-  if (!t.ok() || !zero || t->byte_size() == 0) return t;
-  if (absl::Status s = mover->zero(t->raw_data(), t->byte_size(), ctx.device()->stream());
-      !s.ok()) {
-    return s;
-  }
-  return t;
-}
-
-// Copies `n` bytes between elements where `mover` keeps them.
-absl::Status CopyBytes(KernelContext& ctx, const DeviceBytes* mover, void* dst, const void* src,
-                       size_t n) {
-  if (n == 0) return absl::OkStatus();
-  if (mover == nullptr) {
-    std::memcpy(dst, src, n);
-    return absl::OkStatus();
-  }
-  return mover->copy(dst, src, n, ctx.device()->stream());
-}
-
 constexpr int64_t kMaxListLength = int64_t{1} << 28;
+constexpr char kWhat[] = "TensorList";
 
 absl::StatusOr<const TensorList*> ListOf(const Tensor& t) {
   if (t.dtype() != DataType::kVariant || t.variant_object() == nullptr) {
@@ -147,7 +103,7 @@ absl::Status FromTensor(KernelContext& ctx, const DeviceBytes* bytes) {
   absl::StatusOr<PartialShape> merged = Merge(*shape, PartialShape::Known(elem));
   if (!merged.ok()) return merged.status();
   const DeviceBytes* mover = ElementMover(bytes, t.dtype());
-  if (absl::Status s = CheckWhere(t, mover); !s.ok()) return s;
+  if (absl::Status s = CheckWhere(t, mover, kWhat); !s.ok()) return s;
   auto list = std::make_shared<TensorList>();
   list->dtype = t.dtype();
   list->element_shape = *merged;
@@ -193,7 +149,7 @@ absl::Status GetItem(KernelContext& ctx, const DeviceBytes* bytes) {
   const DeviceBytes* mover = ElementMover(bytes, (*list)->dtype);
   const Tensor& item = (*list)->items[*i];
   if (item.valid()) {
-    if (absl::Status s = CheckWhere(item, mover); !s.ok()) return s;
+    if (absl::Status s = CheckWhere(item, mover, kWhat); !s.ok()) return s;
     ctx.set_output(0, item);
     return absl::OkStatus();
   }
@@ -239,7 +195,9 @@ absl::Status SetItem(KernelContext& ctx, const DeviceBytes* bytes) {
                                                    " does not fit a TensorList of element shape ",
                                                    next->element_shape.ToString()));
   }
-  if (absl::Status s = CheckWhere(item, ElementMover(bytes, next->dtype)); !s.ok()) return s;
+  if (absl::Status s = CheckWhere(item, ElementMover(bytes, next->dtype), kWhat); !s.ok()) {
+    return s;
+  }
   next->items[i] = item;
   ctx.set_output(0, Wrap(std::move(next)));
   return absl::OkStatus();
@@ -257,7 +215,8 @@ absl::Status PushBack(KernelContext& ctx, const DeviceBytes* bytes) {
     return absl::InvalidArgumentError(absl::StrCat("cannot push a ", ctx.input(1).DebugString(),
                                                    " onto this TensorList"));
   }
-  if (absl::Status s = CheckWhere(ctx.input(1), ElementMover(bytes, next->dtype)); !s.ok()) {
+  if (absl::Status s = CheckWhere(ctx.input(1), ElementMover(bytes, next->dtype), kWhat);
+      !s.ok()) {
     return s;
   }
   next->items.push_back(ctx.input(1));
@@ -275,7 +234,7 @@ absl::Status Stack(KernelContext& ctx, const DeviceBytes* bytes) {
   const DeviceBytes* mover = ElementMover(bytes, (*list)->dtype);
   for (const Tensor& item : (*list)->items) {
     if (!item.valid()) continue;
-    if (absl::Status s = CheckWhere(item, mover); !s.ok()) return s;
+    if (absl::Status s = CheckWhere(item, mover, kWhat); !s.ok()) return s;
     absl::StatusOr<PartialShape> m = Merge(*shape, PartialShape::Known(item.shape()));
     if (!m.ok()) return m.status();
     shape = m;

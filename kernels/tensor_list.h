@@ -8,21 +8,13 @@
 #ifndef SMRT_KERNELS_TENSOR_LIST_H_
 #define SMRT_KERNELS_TENSOR_LIST_H_
 
-#include <cstddef>
 #include <string>
 #include <vector>
 
-#include "absl/status/status.h"
+#include "kernels/device_bytes.h"
 #include "kernels/kernel.h"
 
 namespace smrt::kernels {
-
-// How a device's TensorList kernels move element bytes in its memory, queued
-// on `stream` (the run's, DeviceContext::stream()).
-struct DeviceBytes {
-  absl::Status (*copy)(void* dst, const void* src, size_t bytes, void* stream) = nullptr;
-  absl::Status (*zero)(void* dst, size_t bytes, void* stream) = nullptr;
-};
 
 // The ops: TensorListReserve, EmptyTensorList, TensorListFromTensor,
 // TensorListGetItem, TensorListSetItem, TensorListPushBack, TensorListStack,

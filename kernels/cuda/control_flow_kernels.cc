@@ -6,10 +6,10 @@
 // counter it tests (graph/host_nodes.h), so a loop's activations stay on the
 // device while its control runs on the host.
 //
-// TF2's functional While, If and Case, and the TensorLists Keras's
-// recurrent loops carry, likewise: the kernels every device shares
-// (kernels/function_call_kernels.h, kernels/tensor_list.h), with element
-// bytes moved on the stream.
+// TF2's functional While, If and Case, the TensorLists Keras's recurrent
+// loops carry and TF1's TensorArrays, likewise: the kernels every device
+// shares (kernels/function_call_kernels.h, kernels/tensor_list.h,
+// kernels/tensor_array.h), with element bytes moved on the stream.
 #include <cuda_runtime.h>
 
 #include <vector>
@@ -18,6 +18,7 @@
 #include "kernels/cuda/kernel_util.h"
 #include "kernels/cuda/register.h"
 #include "kernels/function_call_kernels.h"
+#include "kernels/tensor_array.h"
 #include "kernels/tensor_list.h"
 
 namespace smrt::kernels::cuda {
@@ -47,14 +48,14 @@ absl::Status CopyDeviceBytes(void* dst, const void* src, size_t bytes, void* str
   const cudaError_t e = cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice,
                                         static_cast<cudaStream_t>(stream));
   if (e == cudaSuccess) return absl::OkStatus();
-  return absl::InternalError(absl::StrCat("copying a TensorList element (", bytes,
+  return absl::InternalError(absl::StrCat("copying a TensorList/TensorArray element (", bytes,
                                           " bytes, device to device): ", cudaGetErrorName(e)));
 }
 
 absl::Status ZeroDeviceBytes(void* dst, size_t bytes, void* stream) {
   const cudaError_t e = cudaMemsetAsync(dst, 0, bytes, static_cast<cudaStream_t>(stream));
   if (e == cudaSuccess) return absl::OkStatus();
-  return absl::InternalError(absl::StrCat("zeroing a TensorList element (", bytes,
+  return absl::InternalError(absl::StrCat("zeroing a TensorList/TensorArray element (", bytes,
                                           " bytes): ", cudaGetErrorName(e)));
 }
 
@@ -79,7 +80,9 @@ std::vector<KernelSpec> ControlFlowKernels() {
     kernels.push_back(CudaKernel(op, "T", FixedSizeTypes(), Forward));
   }
   for (KernelSpec& k : DeviceFunctionCallKernels(kCudaDevice)) kernels.push_back(std::move(k));
-  for (KernelSpec& k : DeviceTensorListKernels(kCudaDevice, {CopyDeviceBytes, ZeroDeviceBytes})) {
+  const DeviceBytes bytes{CopyDeviceBytes, ZeroDeviceBytes};
+  for (KernelSpec& k : DeviceTensorListKernels(kCudaDevice, bytes)) kernels.push_back(std::move(k));
+  for (KernelSpec& k : DeviceTensorArrayKernels(kCudaDevice, bytes)) {
     kernels.push_back(std::move(k));
   }
   return kernels;

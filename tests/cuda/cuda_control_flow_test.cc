@@ -39,7 +39,7 @@ TEST(CudaControlFlowTest, RegisteredForEveryFixedSizeDtype) {
   EXPECT_FALSE(r.FindKernel("LoopCond", kCudaDevice, AttrMap()).ok());
 }
 
-// TF2's While, If and Case and the TensorList ops: the kernels every device
+// TF2's While, If and Case, the TensorList and TensorArray ops: the kernels every device
 // shares (kernels/function_call_kernels.h, kernels/tensor_list.h), their
 // int32, variant and resource values in host memory. They are run on the
 // CPU's fake device by tests/passes/place_bodies_test.cc.
@@ -70,6 +70,20 @@ TEST(CudaControlFlowTest, FunctionCallsAndTensorListsKeepHostDtypesOnTheHost) {
     EXPECT_FALSE(r.FindKernel(op, kCudaDevice, strings).ok());  // strings stay on the host
   }
   EXPECT_TRUE(r.FindKernel("Identity", kCudaDevice, TypeAttr(DataType::kVariant)).ok());
+  // TF1's TensorArrays; Concat and Split stay on the CPU.
+  AttrMap dtype;
+  dtype.Set("dtype", DataType::kFloat);
+  for (const char* op : {"TensorArrayV3", "TensorArrayReadV3", "TensorArrayGatherV3",
+                         "TensorArraySizeV3", "TensorArrayCloseV3"}) {
+    absl::StatusOr<const KernelSpec*> k = r.FindKernel(op, kCudaDevice, dtype);
+    ASSERT_TRUE(k.ok()) << op << ": " << k.status();
+    EXPECT_TRUE((*k)->host_memory_by_dtype);
+  }
+  for (const char* op : {"TensorArrayWriteV3", "TensorArrayScatterV3"}) {
+    EXPECT_TRUE(r.FindKernel(op, kCudaDevice, TypeAttr(DataType::kFloat)).ok()) << op;
+    EXPECT_FALSE(r.FindKernel(op, kCudaDevice, TypeAttr(DataType::kString)).ok()) << op;
+  }
+  EXPECT_FALSE(r.FindKernel("TensorArrayConcatV3", kCudaDevice, dtype).ok());
 }
 
 TEST(CudaControlFlowTest, SwitchForwardsTheDeviceTensorToTheTakenBranch) {

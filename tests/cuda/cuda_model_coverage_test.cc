@@ -45,11 +45,12 @@ TEST(CudaModelCoverageTest, CommittedModelsRunEntirelyOnCuda) {
   // the host with its strings, as in TensorFlow, and is not a fallback. The
   // Keras recurrent layers (lstm, gru, simplernn, bilstm) and the op
   // sampler's loop and branch (tf_module) run their While and If on the
-  // device, with their bodies and TensorLists.
+  // device, with their bodies and TensorLists; TF1's dynamic_rnn with its
+  // TensorArrays.
   for (const char* model :
        {"bilstm", "conv_autoencoder", "gru", "lstm", "mixed_bf16_mlp", "mixed_f16_cnn",
-        "mlp_bn_dropout", "mobilenetv2_035_96", "simplernn", "tf1_cond", "tf1_predict_classify",
-        "tf1_while", "tf_module", "transformer_small", "unet_small"}) {
+        "mlp_bn_dropout", "mobilenetv2_035_96", "simplernn", "tf1_cond", "tf1_dynamic_rnn",
+        "tf1_predict_classify", "tf1_while", "tf_module", "transformer_small", "unet_small"}) {
     SCOPED_TRACE(model);
     const std::map<std::string, std::string> missing =
         MissingOnCuda(testing::TestDataDir() + "/zoo/" + model + "/saved_model");
@@ -60,11 +61,6 @@ TEST(CudaModelCoverageTest, CommittedModelsRunEntirelyOnCuda) {
 
 TEST(CudaModelCoverageTest, WhatStillRunsOnTheCpuIsKnown) {
   const std::string zoo = testing::TestDataDir() + "/zoo/";
-  // TF1's dynamic_rnn: its Select has a kernel now; the TensorArrays do not.
-  EXPECT_EQ(Keys(MissingOnCuda(zoo + "tf1_dynamic_rnn/saved_model")),
-            (std::set<std::string>{"TensorArrayGatherV3", "TensorArrayReadV3",
-                                   "TensorArrayScatterV3", "TensorArrayV3",
-                                   "TensorArrayWriteV3"}));
   // The embedding's int64 ids (AddV2, Less) run on the device; the ragged
   // batch from the vocabulary lookup does not.
   EXPECT_EQ(Keys(MissingOnCuda(zoo + "text_vectorization/saved_model")),

@@ -18,6 +18,7 @@
 #include "graph/importer.h"
 #include "gtest/gtest.h"
 #include "kernels/function_call_kernels.h"
+#include "kernels/tensor_array.h"
 #include "kernels/testing/op_runner.h"
 #include "loader/saved_model_bundle.h"
 #include "testing/paths.h"
@@ -408,77 +409,146 @@ TEST(PlaceBodiesTest, RequireRefusesABodyOpTheDeviceLacksNamingTheFunction) {
       << placed.status();
 }
 
-// Keras's recurrent layers as exported (the zoo's LSTM, GRU, SimpleRNN and
-// bidirectional LSTM): each serving signature, placed on the fake device,
-// gives the CPU's bits for the same weights, with its loops, their
-// TensorLists and their bodies' arithmetic on the device, and no copy in any
-// iteration. (The weights are
-// made up: what is checked is placement, not the model's answers, which
-// the conformance suite checks.)
-TEST(PlaceBodiesTest, KerasRecurrentLayersGiveTheCpusBitsOnTheDevice) {
+// FakeRegistry with the other ops the zoo's recurrent models need, TF1's
+// dataflow control flow included (forwarding, as the CUDA kernels do).
+kernels::KernelRegistry RecurrentRegistry() {
   kernels::KernelRegistry registry = FakeRegistry();
-  for (const char* op : {"BiasAdd", "Mul", "Sigmoid", "Sub", "Pack", "Transpose"}) {
+  for (const char* op : {"BiasAdd", "Mul", "Sigmoid", "Sub", "Pack", "Transpose", "Squeeze",
+                         "Select", "Maximum", "Minimum", "ZerosLike", "Cast"}) {
     registry.AddKernel(Wrapped(op));
   }
   registry.AddKernel(Wrapped("Split", {0}));
   registry.AddKernel(Wrapped("StridedSlice", {1, 2, 3}));
   registry.AddKernel(Wrapped("Fill", {0}));
   registry.AddKernel(Wrapped("ReverseV2", {1}));
-  registry.AddKernel(Wrapped("Squeeze"));
   registry.AddKernel(Wrapped("Reshape", {1}));
+  registry.AddKernel(Wrapped("ExpandDims", {1}));
   registry.AddKernel(Wrapped("Mean", {1}));
+  registry.AddKernel(Wrapped("Max", {1}));
   registry.AddKernel(Wrapped("ConcatV2", {2}));  // two inputs and the axis
-  for (const char* model : {"lstm", "gru", "simplernn", "bilstm"}) {
-    SCOPED_TRACE(model);
-    absl::StatusOr<std::unique_ptr<loader::SavedModelBundle>> bundle =
-        loader::LoadSavedModelBundle(smrt::testing::TestDataDir() + "/zoo/" + model +
-                                     "/saved_model");
-    ASSERT_TRUE(bundle.ok()) << bundle.status();
-    const tensorflow::GraphDef& def = (*bundle)->meta_graph->graph_def();
-    const tensorflow::SignatureDef& sig =
-        (*bundle)->meta_graph->signature_def().at("serving_default");
-    Options options;
-    options.feeds.clear();
-    std::vector<Tensor> inputs;
-    for (const auto& [key, info] : sig.inputs()) {
-      Shape shape;
-      for (const auto& d : info.tensor_shape().dim()) shape.push_back(d.size() < 0 ? 3 : d.size());
-      const DataType dtype = DataTypeFromProto(info.dtype());
-      options.feeds.push_back({info.name(), dtype, PartialShape::Known(shape)});
-      absl::StatusOr<Tensor> x = Tensor::Create(dtype, shape);
-      ASSERT_TRUE(x.ok() && dtype == DataType::kFloat);
-      for (int64_t i = 0; i < x->num_elements(); ++i) {
+  for (KernelSpec& k : kernels::DeviceTensorArrayKernels(testing::kFake, testing::FakeBytes())) {
+    registry.AddKernel(std::move(k));
+  }
+  auto forward = [](KernelContext& ctx) -> absl::Status {
+    if (!ctx.input(0).on_device()) return absl::InternalError("a host value in a device frame");
+    ctx.set_output(0, ctx.input(0));
+    return absl::OkStatus();
+  };
+  for (const char* op : {"Enter", "Exit", "NextIteration"}) {
+    KernelSpec k{op, testing::kFake};
+    k.compute = forward;
+    registry.AddKernel(k);
+  }
+  KernelSpec switch_kernel{"Switch", testing::kFake};
+  switch_kernel.host_memory_inputs = {1};
+  switch_kernel.compute = [](KernelContext& ctx) -> absl::Status {
+    if (!ctx.input(0).on_device() || ctx.input(1).on_device()) {
+      return absl::InternalError("Switch's data or predicate is on the wrong side");
+    }
+    ctx.set_output(ctx.input(1).data<bool>()[0] ? 1 : 0, ctx.input(0));
+    return absl::OkStatus();
+  };
+  registry.AddKernel(switch_kernel);
+  KernelSpec merge{"Merge", testing::kFake};
+  merge.compute = [](KernelContext&) -> absl::Status {
+    return absl::InternalError("Merge's kernel is never called");
+  };
+  registry.AddKernel(merge);
+  return registry;
+}
+
+// A zoo model's serving signature compiled for the fake device and for the
+// CPU, with the same made-up weights; both run on made-up inputs (-1 dims
+// 3, int32 inputs 3: sequence lengths) and must give the same bits.
+// Returns the placement.
+std::vector<PlacementRecord> ExpectTheCpusBits(const kernels::KernelRegistry& registry,
+                                               const std::string& model) {
+  absl::StatusOr<std::unique_ptr<loader::SavedModelBundle>> bundle =
+      loader::LoadSavedModelBundle(smrt::testing::TestDataDir() + "/zoo/" + model +
+                                   "/saved_model");
+  EXPECT_TRUE(bundle.ok()) << bundle.status();
+  if (!bundle.ok()) return {};
+  const tensorflow::GraphDef& def = (*bundle)->meta_graph->graph_def();
+  const tensorflow::SignatureDef& sig =
+      (*bundle)->meta_graph->signature_def().at("serving_default");
+  Options options;
+  options.feeds.clear();
+  std::vector<Tensor> inputs;
+  for (const auto& [key, info] : sig.inputs()) {
+    Shape shape;
+    for (const auto& d : info.tensor_shape().dim()) shape.push_back(d.size() < 0 ? 3 : d.size());
+    const DataType dtype = DataTypeFromProto(info.dtype());
+    options.feeds.push_back({info.name(), dtype, PartialShape::Known(shape)});
+    absl::StatusOr<Tensor> x = Tensor::Create(dtype, shape);
+    EXPECT_TRUE(x.ok() && (dtype == DataType::kFloat || dtype == DataType::kInt32)) << key;
+    if (!x.ok()) return {};
+    for (int64_t i = 0; i < x->num_elements(); ++i) {
+      if (dtype == DataType::kInt32) {
+        x->data<int32_t>()[i] = 3;
+      } else {
         x->data<float>()[i] = std::sin(0.7f * static_cast<float>(i));
       }
-      inputs.push_back(*std::move(x));
     }
-    options.fetches.clear();
-    for (const auto& [key, info] : sig.outputs()) options.fetches.push_back(info.name());
-    // One made-up value per variable, bound alike for both programs.
-    std::map<std::string, std::unique_ptr<kernels::VariableResource>> variables;
-    exec::ResourceBinder binder =
-        [&variables](const graph::Node& n) -> absl::StatusOr<kernels::Resource*> {
-      if (n.op != "VarHandleOp") return nullptr;
-      std::unique_ptr<kernels::VariableResource>& v = variables[n.name];
-      if (v == nullptr) {
-        absl::StatusOr<PartialShape> shape = n.attrs.Get<PartialShape>("shape");
-        if (!shape.ok()) return shape.status();
-        absl::StatusOr<Tensor> value = Tensor::Create(DataType::kFloat, shape->dims);
-        if (!value.ok()) return value.status();
-        for (int64_t i = 0; i < value->num_elements(); ++i) {
-          const float k = static_cast<float>(i + variables.size());
-          value->data<float>()[i] = 0.3f * std::cos(1.3f * k);
-        }
-        v = std::make_unique<kernels::VariableResource>(*std::move(value));
+    inputs.push_back(*std::move(x));
+  }
+  options.fetches.clear();
+  for (const auto& [key, info] : sig.outputs()) options.fetches.push_back(info.name());
+  // One made-up value per variable, bound alike for both programs.
+  std::map<std::string, std::unique_ptr<kernels::VariableResource>> variables;
+  exec::ResourceBinder binder =
+      [&variables](const graph::Node& n) -> absl::StatusOr<kernels::Resource*> {
+    if (n.op != "VarHandleOp") return nullptr;
+    std::unique_ptr<kernels::VariableResource>& v = variables[n.name];
+    if (v == nullptr) {
+      absl::StatusOr<PartialShape> shape = n.attrs.Get<PartialShape>("shape");
+      if (!shape.ok()) return shape.status();
+      absl::StatusOr<Tensor> value = Tensor::Create(DataType::kFloat, shape->dims);
+      if (!value.ok()) return value.status();
+      for (int64_t i = 0; i < value->num_elements(); ++i) {
+        const float k = static_cast<float>(i + variables.size());
+        value->data<float>()[i] = 0.3f * std::cos(1.3f * k);
       }
-      return v.get();
-    };
-    FakeDevice device;
-    absl::StatusOr<Placed> placed = Compile(registry, &device, def, options, binder);
-    ASSERT_TRUE(placed.ok()) << placed.status();
+      v = std::make_unique<kernels::VariableResource>(*std::move(value));
+    }
+    return v.get();
+  };
+  FakeDevice device;
+  absl::StatusOr<Placed> placed = Compile(registry, &device, def, options, binder);
+  EXPECT_TRUE(placed.ok()) << placed.status();
+  if (!placed.ok()) return {};
+  for (const PlacementRecord& r : placed->placement) {
+    EXPECT_FALSE(r.fell_back) << r.node << " (" << r.op << ")";
+  }
+  Options cpu = options;
+  cpu.device = "";
+  absl::StatusOr<Placed> reference = Compile(registry, nullptr, def, cpu, binder);
+  EXPECT_TRUE(reference.ok()) << reference.status();
+  if (!reference.ok()) return {};
+  absl::StatusOr<std::vector<Tensor>> want = reference->program->Run(inputs);
+  absl::StatusOr<std::vector<Tensor>> got = placed->program->Run(inputs);
+  EXPECT_TRUE(want.ok()) << want.status();
+  EXPECT_TRUE(got.ok()) << got.status();
+  if (!want.ok() || !got.ok()) return {};
+  EXPECT_EQ(got->size(), want->size());
+  for (size_t i = 0; i < got->size() && i < want->size(); ++i) {
+    EXPECT_EQ((*got)[i].shape(), (*want)[i].shape());
+    EXPECT_EQ(Values<float>((*got)[i]), Values<float>((*want)[i]));
+  }
+  return placed->placement;
+}
+
+// Keras's recurrent layers as exported (the zoo's LSTM, GRU, SimpleRNN and
+// bidirectional LSTM): each serving signature, placed on the fake device,
+// gives the CPU's bits for the same weights, with its loops, their
+// TensorLists and their bodies' arithmetic on the device, and no copy in any
+// iteration. (The weights are made up: what is checked is placement, not
+// the model's answers, which the conformance suite checks.)
+TEST(PlaceBodiesTest, KerasRecurrentLayersGiveTheCpusBitsOnTheDevice) {
+  const kernels::KernelRegistry registry = RecurrentRegistry();
+  for (const char* model : {"lstm", "gru", "simplernn", "bilstm"}) {
+    SCOPED_TRACE(model);
     int loops = 0, lists = 0, body_products = 0, body_copies = 0;
-    for (const PlacementRecord& r : placed->placement) {
-      EXPECT_FALSE(r.fell_back) << r.node << " (" << r.op << ")";
+    for (const PlacementRecord& r : ExpectTheCpusBits(registry, model)) {
       if (r.device != "FAKE:0") continue;
       loops += r.op == "While" || r.op == "StatelessWhile";
       lists += absl::StartsWith(r.op, "TensorList");
@@ -492,20 +562,35 @@ TEST(PlaceBodiesTest, KerasRecurrentLayersGiveTheCpusBitsOnTheDevice) {
     // Nothing crosses in a loop: its condition tests int32 counters on the
     // host, and everything else stays on the device.
     EXPECT_EQ(body_copies, 0);
-    Options cpu = options;
-    cpu.device = "";
-    absl::StatusOr<Placed> reference = Compile(registry, nullptr, def, cpu, binder);
-    ASSERT_TRUE(reference.ok()) << reference.status();
-    absl::StatusOr<std::vector<Tensor>> want = reference->program->Run(inputs);
-    absl::StatusOr<std::vector<Tensor>> got = placed->program->Run(inputs);
-    ASSERT_TRUE(want.ok()) << want.status();
-    ASSERT_TRUE(got.ok()) << got.status();
-    ASSERT_EQ(got->size(), want->size());
-    for (size_t i = 0; i < got->size(); ++i) {
-      EXPECT_EQ((*got)[i].shape(), (*want)[i].shape());
-      EXPECT_EQ(Values<float>((*got)[i]), Values<float>((*want)[i]));
-    }
   }
+}
+
+// TF1's while loops (dataflow frames): dynamic_rnn over TensorArrays, with
+// sequence lengths, and a plain while_loop; arrays, cells and frames run on
+// the device. (Before, the
+// passes gave up on a graph with a TF1 loop, placement included, so such a
+// model ran entirely on the CPU of a GPU load, and said nothing.)
+TEST(PlaceBodiesTest, Tf1LoopsGiveTheCpusBitsWithTheirFramesOnTheDevice) {
+  int arrays = 0, products = 0, loop_copies = 0;
+  for (const PlacementRecord& r : ExpectTheCpusBits(RecurrentRegistry(), "tf1_dynamic_rnn")) {
+    if (r.device != "FAKE:0") continue;
+    arrays += absl::StartsWith(r.op, "TensorArray");
+    products += r.op == "MatMul";
+    // Copies of values made in the loop (Exit's, after it, run once).
+    loop_copies += absl::StartsWith(r.node, "rnn/while/") && !absl::StrContains(r.node, "Exit") &&
+                   (r.op == kernels::kToDeviceOp || r.op == kernels::kToHostOp);
+  }
+  EXPECT_GE(arrays, 5);  // TensorArrayV3 x2, Scatter, Read, Write, Gather
+  EXPECT_GE(products, 1);
+  // One per iteration: the sequence-length mask (GreaterEqual of int32
+  // steps, made on the host) for the device's Select.
+  EXPECT_EQ(loop_copies, 1);
+  // A plain tf.compat.v1.while_loop: its frames run on the device.
+  int frames = 0;
+  for (const PlacementRecord& r : ExpectTheCpusBits(RecurrentRegistry(), "tf1_while")) {
+    frames += r.device == "FAKE:0" && (r.op == "Enter" || r.op == "Merge" || r.op == "Switch");
+  }
+  EXPECT_GE(frames, 3);
 }
 
 }  // namespace

@@ -1,0 +1,42 @@
+// Element storage for the kernels that keep tensors inside host objects
+// (TensorLists, TensorArrays) on the CPU and on any device: where their
+// elements live, how new ones are made, and how their bytes are copied.
+#ifndef SMRT_KERNELS_DEVICE_BYTES_H_
+#define SMRT_KERNELS_DEVICE_BYTES_H_
+
+#include <cstddef>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "kernels/kernel.h"
+
+namespace smrt::kernels {
+
+// How a device's kernels move element bytes in its memory, queued on
+// `stream` (the run's, DeviceContext::stream()).
+struct DeviceBytes {
+  absl::Status (*copy)(void* dst, const void* src, size_t bytes, void* stream) = nullptr;
+  absl::Status (*zero)(void* dst, size_t bytes, void* stream) = nullptr;
+};
+
+// Where a kernel keeps elements of `dtype`: the device memory `bytes` moves,
+// or host memory (null) for the CPU's kernels (`bytes` null) and for the
+// dtypes a device keeps on the host (HostMemoryDtype).
+const DeviceBytes* ElementMover(const DeviceBytes* bytes, DataType dtype);
+
+// Internal when `item` (valid) is not where `mover` keeps elements: the
+// object was made on another device.
+absl::Status CheckWhere(const Tensor& item, const DeviceBytes* mover, absl::string_view what);
+
+// A new element where `mover` keeps them: zeros when `zero`, else contents
+// unspecified.
+absl::StatusOr<Tensor> NewElement(KernelContext& ctx, const DeviceBytes* mover, DataType dtype,
+                                  const Shape& shape, bool zero);
+
+// Copies `n` bytes between elements where `mover` keeps them.
+absl::Status CopyBytes(KernelContext& ctx, const DeviceBytes* mover, void* dst, const void* src,
+                       size_t n);
+
+}  // namespace smrt::kernels
+
+#endif  // SMRT_KERNELS_DEVICE_BYTES_H_
