@@ -1,6 +1,8 @@
 #include "kernels/device_bytes.h"
 
 #include <cstring>
+#include <optional>
+#include <utility>
 
 #include "absl/strings/str_cat.h"
 
@@ -44,6 +46,31 @@ absl::Status CopyBytes(KernelContext& ctx, const DeviceBytes* mover, void* dst, 
     return absl::OkStatus();
   }
   return mover->copy(dst, src, n, ctx.device()->stream());
+}
+
+ComputeFn WithBytes(absl::Status (*f)(KernelContext&, const DeviceBytes*),
+                    const DeviceBytes* bytes) {
+  std::optional<DeviceBytes> held;
+  if (bytes != nullptr) held = *bytes;
+  return [held, f](KernelContext& ctx) { return f(ctx, held ? &*held : nullptr); };
+}
+
+KernelSpec ElementKernel(const std::string& op, const std::string& device, ComputeFn compute,
+                         const std::string& backend, std::vector<std::string> dtype_attrs) {
+  KernelSpec k;
+  k.op = op;
+  k.device = device;
+  k.compute = std::move(compute);
+  k.backend = backend;
+  k.host_memory_by_dtype = true;
+  k.supports = [dtype_attrs = std::move(dtype_attrs)](const AttrMap& attrs) {
+    for (const std::string& attr : dtype_attrs) {
+      absl::StatusOr<DataType> t = attrs.Get<DataType>(attr);
+      if (t.ok()) return IsFixedSize(*t);
+    }
+    return true;
+  };
+  return k;
 }
 
 }  // namespace smrt::kernels

@@ -5,6 +5,8 @@
 #define SMRT_KERNELS_DEVICE_BYTES_H_
 
 #include <cstddef>
+#include <string>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -36,6 +38,17 @@ absl::StatusOr<Tensor> NewElement(KernelContext& ctx, const DeviceBytes* mover, 
 // Copies `n` bytes between elements where `mover` keeps them.
 absl::Status CopyBytes(KernelContext& ctx, const DeviceBytes* mover, void* dst, const void* src,
                        size_t n);
+
+// `f` with `bytes` (copied; null for host memory).
+ComputeFn WithBytes(absl::Status (*f)(KernelContext&, const DeviceBytes*),
+                    const DeviceBytes* bytes);
+
+// The kernel of `op` on `device` running `compute`: its int32, variant,
+// resource and string values in host memory (host_memory_by_dtype); it
+// serves nodes whose element dtype (the first of `dtype_attrs` they have) is
+// of a fixed size: strings stay on the CPU.
+KernelSpec ElementKernel(const std::string& op, const std::string& device, ComputeFn compute,
+                         const std::string& backend, std::vector<std::string> dtype_attrs);
 
 }  // namespace smrt::kernels
 

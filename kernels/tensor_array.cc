@@ -2,7 +2,6 @@
 
 #include <cstring>
 #include <memory>
-#include <optional>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
@@ -422,16 +421,11 @@ const std::vector<std::string>& TensorArrayOps() {
 }
 
 ComputeFn TensorArrayCompute(const std::string& op, const DeviceBytes* bytes) {
-  std::optional<DeviceBytes> held;
-  if (bytes != nullptr) held = *bytes;
-  auto with = [held](absl::Status (*f)(KernelContext&, const DeviceBytes*)) -> ComputeFn {
-    return [held, f](KernelContext& ctx) { return f(ctx, held ? &*held : nullptr); };
-  };
-  if (op == "TensorArrayV3") return with(Create);
-  if (op == "TensorArrayWriteV3") return with(Write);
-  if (op == "TensorArrayReadV3") return with(Read);
-  if (op == "TensorArrayGatherV3") return with(Gather);
-  if (op == "TensorArrayScatterV3") return with(Scatter);
+  if (op == "TensorArrayV3") return WithBytes(Create, bytes);
+  if (op == "TensorArrayWriteV3") return WithBytes(Write, bytes);
+  if (op == "TensorArrayReadV3") return WithBytes(Read, bytes);
+  if (op == "TensorArrayGatherV3") return WithBytes(Gather, bytes);
+  if (op == "TensorArrayScatterV3") return WithBytes(Scatter, bytes);
   if (op == "TensorArraySizeV3") return Size;
   if (op == "TensorArrayCloseV3") return Close;
   if (bytes != nullptr) return nullptr;  // Concat and Split run on the CPU only
@@ -445,21 +439,8 @@ std::vector<KernelSpec> DeviceTensorArrayKernels(const std::string& device, Devi
   for (const std::string& op : TensorArrayOps()) {
     ComputeFn compute = TensorArrayCompute(op, &bytes);
     if (compute == nullptr) continue;
-    KernelSpec k;
-    k.op = op;
-    k.device = device;
-    k.compute = std::move(compute);
-    k.backend = "tensor_array";
-    k.host_memory_by_dtype = true;
-    // Elements of a fixed size: strings stay on the CPU.
-    k.supports = [](const AttrMap& attrs) {
-      for (const char* attr : {"dtype", "T"}) {
-        absl::StatusOr<DataType> t = attrs.Get<DataType>(attr);
-        if (t.ok()) return IsFixedSize(*t);
-      }
-      return true;
-    };
-    kernels.push_back(std::move(k));
+    kernels.push_back(
+        ElementKernel(op, device, std::move(compute), "tensor_array", {"dtype", "T"}));
   }
   return kernels;
 }

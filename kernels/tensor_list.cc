@@ -1,7 +1,6 @@
 #include "kernels/tensor_list.h"
 
 #include <memory>
-#include <optional>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
@@ -323,18 +322,13 @@ const std::vector<std::string>& TensorListOps() {
 }
 
 ComputeFn TensorListCompute(const std::string& op, const DeviceBytes* bytes) {
-  std::optional<DeviceBytes> held;
-  if (bytes != nullptr) held = *bytes;
-  auto with = [held](absl::Status (*f)(KernelContext&, const DeviceBytes*)) -> ComputeFn {
-    return [held, f](KernelContext& ctx) { return f(ctx, held ? &*held : nullptr); };
-  };
   if (op == "TensorListReserve") return Reserve;
   if (op == "EmptyTensorList") return Empty;
-  if (op == "TensorListFromTensor") return with(FromTensor);
-  if (op == "TensorListGetItem") return with(GetItem);
-  if (op == "TensorListSetItem") return with(SetItem);
-  if (op == "TensorListPushBack") return with(PushBack);
-  if (op == "TensorListStack") return with(Stack);
+  if (op == "TensorListFromTensor") return WithBytes(FromTensor, bytes);
+  if (op == "TensorListGetItem") return WithBytes(GetItem, bytes);
+  if (op == "TensorListSetItem") return WithBytes(SetItem, bytes);
+  if (op == "TensorListPushBack") return WithBytes(PushBack, bytes);
+  if (op == "TensorListStack") return WithBytes(Stack, bytes);
   if (op == "TensorListLength") return Length;
   if (op == "TensorListElementShape") return ElementShape;
   return nullptr;
@@ -343,27 +337,12 @@ ComputeFn TensorListCompute(const std::string& op, const DeviceBytes* bytes) {
 std::vector<KernelSpec> DeviceTensorListKernels(const std::string& device, DeviceBytes bytes) {
   std::vector<KernelSpec> kernels;
   for (const std::string& op : TensorListOps()) {
-    KernelSpec k;
-    k.op = op;
-    k.device = device;
-    k.compute = TensorListCompute(op, &bytes);
-    k.backend = "tensor_list";
-    k.host_memory_by_dtype = true;
-    // Elements of a fixed size: strings stay on the CPU.
-    k.supports = [](const AttrMap& attrs) {
-      absl::StatusOr<DataType> t = attrs.Get<DataType>("element_dtype");
-      return !t.ok() || IsFixedSize(*t);
-    };
-    kernels.push_back(std::move(k));
+    kernels.push_back(
+        ElementKernel(op, device, TensorListCompute(op, &bytes), "tensor_list", {"element_dtype"}));
   }
-  KernelSpec identity;
-  identity.op = "Identity";
-  identity.device = device;
+  KernelSpec identity = ElementKernel("Identity", device, IdentityOfList, "tensor_list", {});
   identity.type_attr = "T";
   identity.types = {DataType::kVariant};
-  identity.compute = IdentityOfList;
-  identity.backend = "tensor_list";
-  identity.host_memory_by_dtype = true;
   kernels.push_back(std::move(identity));
   return kernels;
 }
