@@ -1,6 +1,7 @@
 #include "kernels/device_bytes.h"
 
 #include <cstring>
+#include <memory>
 #include <optional>
 #include <utility>
 
@@ -46,6 +47,42 @@ absl::Status CopyBytes(KernelContext& ctx, const DeviceBytes* mover, void* dst, 
     return absl::OkStatus();
   }
   return mover->copy(dst, src, n, ctx.device()->stream());
+}
+
+absl::StatusOr<std::vector<Tensor>> SplitRows(KernelContext& ctx, const DeviceBytes* mover,
+                                              const Tensor& t) {
+  const Shape row(t.shape().begin() + 1, t.shape().end());
+  const int64_t n = t.dim(0);
+  const size_t row_bytes = n == 0 ? 0 : t.byte_size() / static_cast<size_t>(n);
+  std::vector<Tensor> rows;
+  rows.reserve(static_cast<size_t>(n));
+  if (mover == nullptr) {
+    for (int64_t i = 0; i < n; ++i) {
+      absl::StatusOr<Tensor> r = NewElement(ctx, nullptr, t.dtype(), row, /*zero=*/false);
+      if (!r.ok()) return r.status();
+      if (row_bytes > 0) {
+        std::memcpy(r->raw_data(), static_cast<const char*>(t.raw_data()) + i * row_bytes,
+                    row_bytes);
+      }
+      rows.push_back(*std::move(r));
+    }
+    return rows;
+  }
+  absl::StatusOr<Tensor> copy = NewElement(ctx, mover, t.dtype(), t.shape(), /*zero=*/false);
+  if (!copy.ok()) return copy.status();
+  if (absl::Status s = CopyBytes(ctx, mover, copy->raw_data(), t.raw_data(), t.byte_size());
+      !s.ok()) {
+    return s;
+  }
+  auto whole = std::make_shared<Tensor>(*std::move(copy));
+  char* base = static_cast<char*>(whole->raw_data());
+  for (int64_t i = 0; i < n; ++i) {
+    absl::StatusOr<Tensor> r = Tensor::DeviceStorage(
+        t.dtype(), row, std::shared_ptr<void>(whole, base + i * row_bytes));
+    if (!r.ok()) return r.status();
+    rows.push_back(*std::move(r));
+  }
+  return rows;
 }
 
 ComputeFn WithBytes(absl::Status (*f)(KernelContext&, const DeviceBytes*),

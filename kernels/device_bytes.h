@@ -39,6 +39,14 @@ absl::StatusOr<Tensor> NewElement(KernelContext& ctx, const DeviceBytes* mover, 
 absl::Status CopyBytes(KernelContext& ctx, const DeviceBytes* mover, void* dst, const void* src,
                        size_t n);
 
+// The rows t[0], t[1], ... of `t` (rank >= 1, a fixed-size dtype) as new
+// elements where `mover` keeps them. In device memory, one transfer copies
+// all of `t`, and the rows are views into that copy, which the last of them
+// frees (so a row is its buffer's sole owner only when it is the last);
+// in host memory, each row is a copy of its own.
+absl::StatusOr<std::vector<Tensor>> SplitRows(KernelContext& ctx, const DeviceBytes* mover,
+                                              const Tensor& t);
+
 // `f` with `bytes` (copied; null for host memory).
 ComputeFn WithBytes(absl::Status (*f)(KernelContext&, const DeviceBytes*),
                     const DeviceBytes* bytes);

@@ -287,21 +287,23 @@ absl::Status Scatter(KernelContext& ctx, const DeviceBytes* bytes) {
   }
   const DeviceBytes* mover = ElementMover(bytes, value.dtype());
   if (absl::Status s = CheckWhere(value, mover, kWhat); !s.ok()) return s;
-  Shape element(value.shape().begin() + 1, value.shape().end());
-  const int64_t per = indices->empty() ? 0 : value.num_elements() / value.dim(0);
-  for (size_t i = 0; i < indices->size(); ++i) {
-    absl::StatusOr<Tensor> item = NewElement(ctx, mover, value.dtype(), element, /*zero=*/false);
-    if (!item.ok()) return item.status();
-    if (mover == nullptr) {
+  std::vector<Tensor> rows;
+  if (IsFixedSize(value.dtype())) {
+    absl::StatusOr<std::vector<Tensor>> split = SplitRows(ctx, mover, value);
+    if (!split.ok()) return split.status();
+    rows = *std::move(split);
+  } else {
+    Shape element(value.shape().begin() + 1, value.shape().end());
+    const int64_t per = indices->empty() ? 0 : value.num_elements() / value.dim(0);
+    for (size_t i = 0; i < indices->size(); ++i) {
+      absl::StatusOr<Tensor> item = Tensor::Create(value.dtype(), element);
+      if (!item.ok()) return item.status();
       CopyElements(value, static_cast<int64_t>(i) * per, *item, 0, per);
-    } else if (absl::Status s = CopyBytes(
-                   ctx, mover, item->raw_data(),
-                   static_cast<const char*>(value.raw_data()) + i * item->byte_size(),
-                   item->byte_size());
-               !s.ok()) {
-      return s;
+      rows.push_back(*std::move(item));
     }
-    if (absl::Status s = (*ta)->Write((*indices)[i], *item); !s.ok()) return s;
+  }
+  for (size_t i = 0; i < indices->size(); ++i) {
+    if (absl::Status s = (*ta)->Write((*indices)[i], rows[i]); !s.ok()) return s;
   }
   return SetFlow(ctx, 0, bytes, 3);
 }

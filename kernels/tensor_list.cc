@@ -106,23 +106,21 @@ absl::Status FromTensor(KernelContext& ctx, const DeviceBytes* bytes) {
   auto list = std::make_shared<TensorList>();
   list->dtype = t.dtype();
   list->element_shape = *merged;
-  const int64_t n = t.dim(0);
-  const int64_t per = n == 0 ? 0 : t.num_elements() / n;
-  const size_t elem_bytes = IsFixedSize(t.dtype()) ? DataTypeSize(t.dtype()) : 0;
-  for (int64_t i = 0; i < n; ++i) {
-    absl::StatusOr<Tensor> item = NewElement(ctx, mover, t.dtype(), elem, /*zero=*/false);
-    if (!item.ok()) return item.status();
-    if (t.dtype() == DataType::kString) {
-      for (int64_t j = 0; j < per; ++j) {
+  if (IsFixedSize(t.dtype())) {
+    absl::StatusOr<std::vector<Tensor>> rows = SplitRows(ctx, mover, t);
+    if (!rows.ok()) return rows.status();
+    list->items = *std::move(rows);
+  } else {
+    const int64_t n = t.dim(0);
+    const int64_t per = n == 0 ? 0 : t.num_elements() / n;
+    for (int64_t i = 0; i < n; ++i) {
+      absl::StatusOr<Tensor> item = Tensor::Create(t.dtype(), elem);
+      if (!item.ok()) return item.status();
+      for (int64_t j = 0; j < per && t.dtype() == DataType::kString; ++j) {
         item->data<std::string>()[j] = t.data<std::string>()[i * per + j];
       }
-    } else if (absl::Status s = CopyBytes(
-                   ctx, mover, item->raw_data(),
-                   static_cast<const char*>(t.raw_data()) + i * per * elem_bytes, per * elem_bytes);
-               !s.ok()) {
-      return s;
+      list->items.push_back(*std::move(item));
     }
-    list->items.push_back(*std::move(item));
   }
   ctx.set_output(0, Wrap(std::move(list)));
   return absl::OkStatus();

@@ -17,6 +17,7 @@
 #include "google/protobuf/text_format.h"
 #include "graph/importer.h"
 #include "gtest/gtest.h"
+#include "kernels/device_bytes.h"
 #include "kernels/function_call_kernels.h"
 #include "kernels/tensor_array.h"
 #include "kernels/testing/op_runner.h"
@@ -591,6 +592,46 @@ TEST(PlaceBodiesTest, Tf1LoopsGiveTheCpusBitsWithTheirFramesOnTheDevice) {
     frames += r.device == "FAKE:0" && (r.op == "Enter" || r.op == "Merge" || r.op == "Switch");
   }
   EXPECT_GE(frames, 3);
+}
+
+// TensorListFromTensor and TensorArrayScatter on a device: one transfer
+// copies the tensor, its rows are views into that copy, and a row owns its
+// buffer alone (so a kernel may write it in place) only once it is the last.
+TEST(PlaceBodiesTest, RowsOfADeviceTensorShareOneCopyUntilTheLastIsLeft) {
+  FakeDevice device;
+  AttrMap attrs;
+  kernels::KernelContext ctx("rows", "TensorListFromTensor", attrs, {}, 0);
+  ctx.set_device(&device);
+  absl::StatusOr<Tensor> t = device.Allocate(DataType::kFloat, {3, 2}, "t");
+  ASSERT_TRUE(t.ok());
+  for (int i = 0; i < 6; ++i) t->data<float>()[i] = static_cast<float>(i);
+  const kernels::DeviceBytes bytes = testing::FakeBytes();
+  const int allocations = device.allocations;
+  absl::StatusOr<std::vector<Tensor>> rows = kernels::SplitRows(ctx, &bytes, *t);
+  ASSERT_TRUE(rows.ok()) << rows.status();
+  EXPECT_EQ(device.allocations - allocations, 1);
+  ASSERT_EQ(rows->size(), 3u);
+  t->data<float>()[0] = 100;  // the rows are a copy
+  for (int i = 0; i < 3; ++i) {
+    const Tensor& r = (*rows)[i];
+    EXPECT_TRUE(r.on_device());
+    EXPECT_EQ(r.shape(), (Shape{2}));
+    EXPECT_EQ(static_cast<const char*>(r.raw_data()),
+              static_cast<const char*>((*rows)[0].raw_data()) + i * 2 * sizeof(float));
+    EXPECT_EQ(r.data<float>()[0], 2.0f * i);
+    EXPECT_EQ(r.data<float>()[1], 2.0f * i + 1);
+    EXPECT_FALSE(r.sole_owner());
+  }
+  Tensor last = (*rows)[2];
+  rows->clear();
+  EXPECT_TRUE(last.sole_owner());
+  // In host memory, each row is a buffer of its own.
+  absl::StatusOr<std::vector<Tensor>> host =
+      kernels::SplitRows(ctx, nullptr, MakeTensor<float>({2, 2}, {1, 2, 3, 4}));
+  ASSERT_TRUE(host.ok());
+  EXPECT_FALSE((*host)[1].on_device());
+  EXPECT_TRUE((*host)[1].sole_owner());
+  EXPECT_EQ(Values<float>((*host)[1]), (std::vector<float>{3, 4}));
 }
 
 }  // namespace
