@@ -100,6 +100,17 @@ conformance_gpu() {
   fi
   "$build_dir/bin/smrt_conformance" --zoo tests/data/zoo "${community[@]}" --device CUDA:0
 }
+# The committed models that run entirely on CUDA (CudaModelCoverageTest's
+# list), under device_policy require: a load fails if anything would fall
+# back, so passing shows they ran on the GPU alone (recurrent loops
+# included) and matched TensorFlow.
+conformance_gpu_require() {
+  local models=bilstm,conv_autoencoder,gru,lstm,mixed_bf16_mlp,mixed_f16_cnn,mlp_bn_dropout
+  models+=,mobilenetv2_035_96,simplernn,tf1_cond,tf1_dynamic_rnn,tf1_predict_classify,tf1_while
+  models+=,tf_module,transformer_small,unet_small
+  "$build_dir/bin/smrt_conformance" --zoo tests/data/zoo --device CUDA:0 --device_policy require \
+    --only "$models"
+}
 # The committed zoo with LoadOptions::precision float16 on the GPU: within
 # the differences docs/precision.md measured on the CPU (the worst,
 # mobilenetv2_035_96, moves by 7e-2 there).
@@ -150,10 +161,12 @@ tuning_cache() {
   ls -l "$dir"
   [ "$(cat "$dir"/*.smrt-tune 2>/dev/null | wc -l)" -gt 3 ] || { echo "no choices cached"; return 1; }
 }
-export -f conformance_gpu conformance_gpu_float16 bench_modes tuning_cache
+export -f conformance_gpu conformance_gpu_require conformance_gpu_float16 bench_modes tuning_cache
 if [ $built -eq 1 ]; then
   step conformance_on_gpu 300 conformance_gpu
   grep -E "passed, .* failed|^FAIL" "$log_dir/conformance_on_gpu.log" | head -20
+  step conformance_on_gpu_require 150 conformance_gpu_require
+  grep -E "passed, .* failed|^FAIL" "$log_dir/conformance_on_gpu_require.log" | head -20
   step conformance_on_gpu_float16 200 conformance_gpu_float16
   grep -E "passed, .* failed|^FAIL" "$log_dir/conformance_on_gpu_float16.log" | head -20
   step bench_per_allocator_mode 400 bench_modes
