@@ -119,8 +119,14 @@ cudaError_t LaunchBinary(BinaryOp op, const T* a, const T* b, T* out, int64_t n,
     case BinaryOp::kSub: return Binary<BinaryOp::kSub, T>(a, b, out, n, index, stream);
     case BinaryOp::kMul: return Binary<BinaryOp::kMul, T>(a, b, out, n, index, stream);
     case BinaryOp::kDiv:
+    case BinaryOp::kDivNoNan:
+    case BinaryOp::kReluGrad:
       if constexpr (kFloating<T>) {
-        return Binary<BinaryOp::kDiv, T>(a, b, out, n, index, stream);
+        if (op == BinaryOp::kDiv) return Binary<BinaryOp::kDiv, T>(a, b, out, n, index, stream);
+        if (op == BinaryOp::kDivNoNan) {
+          return Binary<BinaryOp::kDivNoNan, T>(a, b, out, n, index, stream);
+        }
+        return Binary<BinaryOp::kReluGrad, T>(a, b, out, n, index, stream);
       } else {
         return cudaErrorInvalidValue;
       }

@@ -20,7 +20,11 @@
 
 namespace smrt::kernels::cuda {
 
-enum class BinaryOp { kAdd, kSub, kMul, kDiv, kMaximum, kMinimum, kSquaredDifference };
+// kDivNoNan is a / b with 0 where b is 0; kReluGrad is a (the gradients)
+// where b (the features) is above 0, else 0.
+enum class BinaryOp {
+  kAdd, kSub, kMul, kDiv, kMaximum, kMinimum, kSquaredDifference, kDivNoNan, kReluGrad
+};
 
 // Binaries with a bool output. The comparisons take float, float16,
 // bfloat16 and int64 (Equal and NotEqual bool too; an int32 comparison stays
@@ -51,9 +55,9 @@ struct BroadcastIndex {
 };
 
 // out[i] = a[..] op b[..] for the n = product(out_shape) outputs, queued on
-// `stream`. T is float, __half, __nv_bfloat16, int32_t or int64_t (kDiv:
-// floating point only). Returns the launch error, if any (cudaErrorInvalidValue for an op
-// T does not have).
+// `stream`. T is float, __half, __nv_bfloat16, int32_t or int64_t (kDiv,
+// kDivNoNan and kReluGrad: floating point only). Returns the launch error, if
+// any (cudaErrorInvalidValue for an op T does not have).
 template <typename T>
 cudaError_t LaunchBinary(BinaryOp op, const T* a, const T* b, T* out, int64_t n,
                          const BroadcastIndex& index, cudaStream_t stream);

@@ -152,6 +152,19 @@ absl::Status LogicalNot(KernelContext& ctx) {
                     ctx.op(), ctx.node_name(), "launching the LogicalNot kernel");
 }
 
+// ReluGrad's gradients and features have one shape (no broadcasting), as on
+// the CPU.
+absl::Status ReluGrad(KernelContext& ctx) {
+  const Shape& g = ctx.input(0).shape();
+  const Shape& f = ctx.input(1).shape();
+  if (g != f) {
+    return AtNode(ctx, absl::InvalidArgumentError(
+                           absl::StrCat("gradients ", ShapeToString(g), " and features ",
+                                        ShapeToString(f), " must have the same shape")));
+  }
+  return BinaryCompute(ctx, BinaryOp::kReluGrad, /*has_ints=*/false);
+}
+
 absl::Status LeakyRelu(KernelContext& ctx) {
   absl::StatusOr<float> alpha = ctx.attrs().GetOr<float>("alpha", 0.2f);
   if (!alpha.ok()) return AtNode(ctx, alpha.status());
@@ -207,6 +220,8 @@ std::vector<KernelSpec> ElementwiseKernels() {
       BinarySpec("Maximum", BinaryOp::kMaximum, kInts),
       BinarySpec("Minimum", BinaryOp::kMinimum, kInts),
       BinarySpec("SquaredDifference", BinaryOp::kSquaredDifference, kInts),
+      BinarySpec("DivNoNan", BinaryOp::kDivNoNan, kNoInts),
+      CudaKernel("ReluGrad", "T", Types(kNoInts), ReluGrad),  // training signatures
       UnarySpec("Relu", UnaryOp::kRelu, kInts),
       UnarySpec("Relu6", UnaryOp::kRelu6, kInts),
       UnarySpec("Neg", UnaryOp::kNeg, kInts),

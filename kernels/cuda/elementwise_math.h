@@ -61,6 +61,12 @@ __host__ __device__ inline Compute<T> ApplyBinary(Compute<T> a, Compute<T> b) {
       if (b != b) return b;
     }
     return b < a ? b : a;
+  } else if constexpr (op == BinaryOp::kDivNoNan) {
+    static_assert(!kInt, "DivNoNan is floating point only");
+    return b == C(0) ? C(0) : a / b;
+  } else if constexpr (op == BinaryOp::kReluGrad) {
+    static_assert(!kInt, "ReluGrad is floating point only");
+    return b > C(0) ? a : C(0);  // a NaN feature gives 0, as on the CPU
   } else {  // kSquaredDifference
     if constexpr (kInt) {
       const C d = WrapSub(a, b);

@@ -105,6 +105,14 @@ __global__ void ProdKernel(const float* __restrict__ in, float* __restrict__ out
   }
 }
 
+__global__ void BiasAddGradKernel(const float* __restrict__ in, float* __restrict__ out,
+                                  int64_t outer, int64_t channels, int64_t inner) {
+  for (int64_t k = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; k < channels;
+       k += static_cast<int64_t>(gridDim.x) * blockDim.x) {
+    out[k] = static_cast<float>(BiasAddGradSum(in, k, outer, channels, inner));
+  }
+}
+
 // One thread per output; stops at the first element that decides it.
 __global__ void BoolReduceKernel(bool any, const bool* __restrict__ in, bool* __restrict__ out,
                                  int64_t outer, int64_t reduce, int64_t inner) {
@@ -169,6 +177,15 @@ cudaError_t LaunchReduce(ReduceOp op, const float* in, float* out, int64_t outer
     ReduceStridedKernel<<<static_cast<unsigned>(blocks), kThreads, 0, stream>>>(
         op, in, out, outer, reduce, inner);
   }
+  return cudaGetLastError();
+}
+
+cudaError_t LaunchBiasAddGrad(const float* in, float* out, int64_t outer, int64_t channels,
+                              int64_t inner, cudaStream_t stream) {
+  if (channels == 0) return cudaSuccess;
+  const int64_t blocks = std::min<int64_t>((channels + kThreads - 1) / kThreads, kMaxBlocks);
+  BiasAddGradKernel<<<static_cast<unsigned>(blocks), kThreads, 0, stream>>>(in, out, outer,
+                                                                             channels, inner);
   return cudaGetLastError();
 }
 

@@ -35,6 +35,24 @@ template <typename Index>
 cudaError_t LaunchArgReduce(bool is_max, const float* in, Index* out, int64_t outer, int64_t n,
                             int64_t inner, cudaStream_t stream);
 
+// BiasAddGrad's sum for channel k of an (outer, channels, inner) view: in
+// double, over outer then inner, the CPU kernel's order, so the float it
+// rounds to is the CPU's bit for bit. On the host and the device alike.
+__host__ __device__ inline double BiasAddGradSum(const float* in, int64_t k, int64_t outer,
+                                                 int64_t channels, int64_t inner) {
+  double sum = 0.0;
+  for (int64_t i = 0; i < outer; ++i) {
+    const float* p = in + (i * channels + k) * inner;
+    for (int64_t j = 0; j < inner; ++j) sum += p[j];
+  }
+  return sum;
+}
+
+// out[k] = BiasAddGradSum(in, k, ...) for every channel: one thread per
+// channel (NHWC has inner 1, NCHW inner = H * W). Returns the launch error.
+cudaError_t LaunchBiasAddGrad(const float* in, float* out, int64_t outer, int64_t channels,
+                              int64_t inner, cudaStream_t stream);
+
 }  // namespace smrt::kernels::cuda
 
 #endif  // SMRT_KERNELS_CUDA_REDUCE_H_

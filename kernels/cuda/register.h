@@ -95,6 +95,13 @@ std::vector<KernelSpec> GatherNdKernels();
 // Cumsum and Cumprod, float32/64, float16, bfloat16, int32, int64, the axis
 // on the host; the CPU's bits (scan_kernels.cc, scan.h).
 std::vector<KernelSpec> ScanKernels();
+// BiasAddGrad and softmax cross-entropy (dense and sparse labels), float32,
+// for training signatures (training_kernels.cc).
+std::vector<KernelSpec> TrainingKernels();
+// RandomUniform (float32), RandomUniformInt and Multinomial (float32 logits)
+// on the CPU kernels' generators: a seeded node draws the CPU's numbers
+// (random_kernels.cc, random.h).
+std::vector<KernelSpec> RandomKernels();
 
 inline std::vector<KernelSpec> CudaKernels() {
   std::vector<KernelSpec> all;
@@ -104,7 +111,8 @@ inline std::vector<KernelSpec> CudaKernels() {
                       &EinsumKernels, &GatherKernels, &SelectKernels, &ConcatKernels,
                       &CastKernels, &PadKernels, &SliceKernels, &ResizeKernels,
                       &BatchNormKernels, &ConvTransposeKernels, &ControlFlowKernels,
-                      &TopKKernels, &OneHotKernels, &GatherNdKernels, &ScanKernels}) {
+                      &TopKKernels, &OneHotKernels, &GatherNdKernels, &ScanKernels,
+                      &TrainingKernels, &RandomKernels}) {
     for (KernelSpec& k : family()) all.push_back(std::move(k));
   }
   return all;

@@ -69,15 +69,104 @@ __global__ void SoftmaxKernel(const float* __restrict__ in, float* __restrict__ 
   }
 }
 
+// The label of class i: a dense row's value, or whether i is the sparse
+// row's class.
+struct DenseLabel {
+  const float* row;
+  __device__ float operator()(int64_t i) const { return row[i]; }
+};
+struct SparseLabel {
+  int64_t label;
+  __device__ float operator()(int64_t i) const { return i == label ? 1.0f : 0.0f; }
+};
+
+// One row of softmax cross-entropy on a block.
+template <typename Label>
+__device__ void XentRow(const float* x, Label label, float* loss, float* backprop, int64_t depth,
+                        float* scratch) {
+  float m = MaxOp::kIdentity;
+  for (int64_t i = threadIdx.x; i < depth; i += blockDim.x) m = fmaxf(m, x[i]);
+  m = BlockReduce<MaxOp>(m, scratch);
+  float s = 0.0f;
+  for (int64_t i = threadIdx.x; i < depth; i += blockDim.x) s += expf(x[i] - m);
+  s = BlockReduce<SumOp>(s, scratch);
+  const float log_sum = logf(s);
+  float l = 0.0f;
+  for (int64_t i = threadIdx.x; i < depth; i += blockDim.x) {
+    const float shifted = x[i] - m;
+    const float y = label(i);
+    l += y * (log_sum - shifted);
+    backprop[i] = expf(shifted) / s - y;
+  }
+  l = BlockReduce<SumOp>(l, scratch);
+  if (threadIdx.x == 0) *loss = l;
+}
+
+__global__ void SoftmaxXentKernel(const float* __restrict__ logits,
+                                  const float* __restrict__ labels, int64_t labels_row_stride,
+                                  float* __restrict__ loss, float* __restrict__ backprop,
+                                  int64_t rows, int64_t depth) {
+  __shared__ float scratch[33];
+  for (int64_t row = blockIdx.x; row < rows; row += gridDim.x) {
+    XentRow(logits + row * depth, DenseLabel{labels + row * labels_row_stride}, loss + row,
+            backprop + row * depth, depth, scratch);
+  }
+}
+
+template <typename Label>
+__global__ void SparseSoftmaxXentKernel(const float* __restrict__ logits,
+                                        const Label* __restrict__ labels,
+                                        float* __restrict__ loss, float* __restrict__ backprop,
+                                        int64_t rows, int64_t depth) {
+  __shared__ float scratch[33];
+  for (int64_t row = blockIdx.x; row < rows; row += gridDim.x) {
+    const int64_t label = static_cast<int64_t>(labels[row]);
+    if (label < 0 || label >= depth) {  // every thread of the block sees the same label
+      for (int64_t i = threadIdx.x; i < depth; i += blockDim.x) {
+        backprop[row * depth + i] = NAN;
+      }
+      if (threadIdx.x == 0) loss[row] = NAN;
+      continue;
+    }
+    XentRow(logits + row * depth, SparseLabel{label}, loss + row, backprop + row * depth, depth,
+            scratch);
+  }
+}
+
+// A warp for short rows, up to 256 threads for long ones.
+int RowThreads(int64_t depth) { return depth <= 32 ? 32 : depth <= 128 ? 128 : 256; }
+int RowBlocks(int64_t rows) { return static_cast<int>(std::min<int64_t>(rows, kMaxBlocks)); }
+
 }  // namespace
+
+cudaError_t LaunchSoftmaxXent(const float* logits, const float* labels,
+                              int64_t labels_row_stride, float* loss, float* backprop,
+                              int64_t rows, int64_t depth, cudaStream_t stream) {
+  if (rows == 0 || depth == 0) return cudaSuccess;
+  SoftmaxXentKernel<<<RowBlocks(rows), RowThreads(depth), 0, stream>>>(
+      logits, labels, labels_row_stride, loss, backprop, rows, depth);
+  return cudaGetLastError();
+}
+
+template <typename Label>
+cudaError_t LaunchSparseSoftmaxXent(const float* logits, const Label* labels, float* loss,
+                                    float* backprop, int64_t rows, int64_t depth,
+                                    cudaStream_t stream) {
+  if (rows == 0 || depth == 0) return cudaSuccess;
+  SparseSoftmaxXentKernel<Label><<<RowBlocks(rows), RowThreads(depth), 0, stream>>>(
+      logits, labels, loss, backprop, rows, depth);
+  return cudaGetLastError();
+}
+
+template cudaError_t LaunchSparseSoftmaxXent<int32_t>(const float*, const int32_t*, float*,
+                                                      float*, int64_t, int64_t, cudaStream_t);
+template cudaError_t LaunchSparseSoftmaxXent<int64_t>(const float*, const int64_t*, float*,
+                                                      float*, int64_t, int64_t, cudaStream_t);
 
 cudaError_t LaunchSoftmax(const float* in, float* out, int64_t rows, int64_t depth,
                           cudaStream_t stream) {
   if (rows == 0 || depth == 0) return cudaSuccess;
-  // A warp for short rows, up to 256 threads for long ones.
-  const int threads = depth <= 32 ? 32 : depth <= 128 ? 128 : 256;
-  const int blocks = static_cast<int>(std::min<int64_t>(rows, kMaxBlocks));
-  SoftmaxKernel<<<blocks, threads, 0, stream>>>(in, out, rows, depth);
+  SoftmaxKernel<<<RowBlocks(rows), RowThreads(depth), 0, stream>>>(in, out, rows, depth);
   return cudaGetLastError();
 }
 

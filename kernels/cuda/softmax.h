@@ -15,6 +15,23 @@ namespace smrt::kernels::cuda {
 cudaError_t LaunchSoftmax(const float* in, float* out, int64_t rows, int64_t depth,
                           cudaStream_t stream);
 
+// Softmax cross-entropy of `rows` rows of `depth` logits, one thread block per
+// row, as TensorFlow's xent kernels: shifted = logits - max, loss[r] =
+// sum(labels * (log(sum(exp(shifted))) - shifted)), backprop = softmax -
+// labels. Dense labels are `rows` rows of `depth` floats, or one row for all
+// when `labels_row_stride` is 0.
+cudaError_t LaunchSoftmaxXent(const float* logits, const float* labels,
+                              int64_t labels_row_stride, float* loss, float* backprop,
+                              int64_t rows, int64_t depth, cudaStream_t stream);
+
+// The same with one class index per row (int32_t or int64_t labels). A label
+// outside [0, depth) makes its row's loss and backprop NaN, as TensorFlow's
+// GPU kernel does (its CPU kernel, and smrt's, refuse the call instead).
+template <typename Label>
+cudaError_t LaunchSparseSoftmaxXent(const float* logits, const Label* labels, float* loss,
+                                    float* backprop, int64_t rows, int64_t depth,
+                                    cudaStream_t stream);
+
 }  // namespace smrt::kernels::cuda
 
 #endif  // SMRT_KERNELS_CUDA_SOFTMAX_H_

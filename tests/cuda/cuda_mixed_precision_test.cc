@@ -246,6 +246,8 @@ float HostBinary(BinaryOp op, float a, float b) {
     case BinaryOp::kMaximum: return ApplyBinary<BinaryOp::kMaximum, T>(a, b);
     case BinaryOp::kMinimum: return ApplyBinary<BinaryOp::kMinimum, T>(a, b);
     case BinaryOp::kSquaredDifference: return ApplyBinary<BinaryOp::kSquaredDifference, T>(a, b);
+    case BinaryOp::kDivNoNan: return ApplyBinary<BinaryOp::kDivNoNan, T>(a, b);
+    case BinaryOp::kReluGrad: return ApplyBinary<BinaryOp::kReluGrad, T>(a, b);
   }
   return 0;
 }
@@ -280,7 +282,8 @@ void ExpectBinariesMatchTheCpu(DataType t) {
   } binaries[] = {{"AddV2", BinaryOp::kAdd},       {"Sub", BinaryOp::kSub},
                   {"Mul", BinaryOp::kMul},         {"RealDiv", BinaryOp::kDiv},
                   {"Maximum", BinaryOp::kMaximum}, {"Minimum", BinaryOp::kMinimum},
-                  {"SquaredDifference", BinaryOp::kSquaredDifference}};
+                  {"SquaredDifference", BinaryOp::kSquaredDifference},
+                  {"DivNoNan", BinaryOp::kDivNoNan}};
   for (const auto& op : binaries) {
     absl::StatusOr<std::vector<Tensor>> cpu = RunOp(op.op, TypeAttr(t), {ta, tb});
     ASSERT_TRUE(cpu.ok()) << op.op << ": " << cpu.status();

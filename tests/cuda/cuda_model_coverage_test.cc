@@ -67,5 +67,29 @@ TEST(CudaModelCoverageTest, WhatStillRunsOnTheCpuIsKnown) {
             (std::set<std::string>{"RaggedTensorToTensor"}));
 }
 
+// Community models whose signatures sample, or compute losses and
+// gradients: rllib's policy (Multinomial, RandomUniformInt, the sparse
+// cross-entropy of its log-probability) and an on-device training signature
+// (BiasAddGrad, ReluGrad, DivNoNan, softmax cross-entropy), loaded with the
+// inference signature it updates (its save and restore signatures write and
+// read checkpoints, which smrt refuses).
+TEST(CudaModelCoverageTest, SamplingAndTrainingSignaturesRunOnCuda) {
+  SMRT_SKIP_IF_NO_SHARED_MODELS();
+  EXPECT_TRUE(MissingOnCuda(testing::SharedModel("community/rllib_mouse_cheese")).empty());
+  LoadOptions infer_and_train;
+  infer_and_train.signatures = {"infer", "train"};
+  absl::StatusOr<ModelCheck> c =
+      CheckModel(testing::SharedModel("community/mobile_train_mnist"), infer_and_train, "cuda");
+  ASSERT_TRUE(c.ok()) << c.status();
+  int checked = 0;
+  for (const SignatureCheck& s : c->signatures) {
+    if (s.key != "infer" && s.key != "train") continue;
+    ++checked;
+    EXPECT_TRUE(s.after_passes) << s.key;
+    for (const OpCheck& op : s.ops) EXPECT_TRUE(op.supported()) << s.key << ": " << op.op;
+  }
+  EXPECT_EQ(checked, 2);
+}
+
 }  // namespace
 }  // namespace smrt

@@ -8,11 +8,20 @@
 //   Philox call (StatelessSeed below);
 // - the V2 stateless ops take the key as one uint64 and the counter as two,
 //   each split low word first.
+// The generator and the word-to-float conversions compile for CUDA devices
+// too (kernels/cuda/random.cu draws the same streams there).
 #ifndef SMRT_KERNELS_CPU_REFERENCE_PHILOX_H_
 #define SMRT_KERNELS_CPU_REFERENCE_PHILOX_H_
 
 #include <array>
 #include <cstdint>
+#include <cstring>
+
+#if defined(__CUDACC__)
+#define SMRT_PHILOX_HD __host__ __device__
+#else
+#define SMRT_PHILOX_HD
+#endif
 
 namespace smrt::kernels::random {
 
@@ -22,17 +31,17 @@ class Philox {
   using Key = std::array<uint32_t, 2>;
 
   Philox() = default;
-  Philox(Block counter, Key key) : counter_(counter), key_(key) {}
+  SMRT_PHILOX_HD Philox(Block counter, Key key) : counter_(counter), key_(key) {}
   // TensorFlow's PhiloxRandom(seed_lo, seed_hi), used by the stateful ops.
-  Philox(uint64_t seed, uint64_t seed2)
+  SMRT_PHILOX_HD Philox(uint64_t seed, uint64_t seed2)
       : counter_{0, 0, static_cast<uint32_t>(seed2), static_cast<uint32_t>(seed2 >> 32)},
         key_{static_cast<uint32_t>(seed), static_cast<uint32_t>(seed >> 32)} {}
 
-  const Block& counter() const { return counter_; }
-  const Key& key() const { return key_; }
+  SMRT_PHILOX_HD const Block& counter() const { return counter_; }
+  SMRT_PHILOX_HD const Key& key() const { return key_; }
 
   // Skips `count` 128-bit blocks (calls of operator()).
-  void Skip(uint64_t count) {
+  SMRT_PHILOX_HD void Skip(uint64_t count) {
     const uint32_t lo = static_cast<uint32_t>(count);
     uint32_t hi = static_cast<uint32_t>(count >> 32);
     counter_[0] += lo;
@@ -44,7 +53,7 @@ class Philox {
   }
 
   // The next four random words.
-  Block operator()() {
+  SMRT_PHILOX_HD Block operator()() {
     Block c = counter_;
     Key k = key_;
     for (int round = 0; round < 10; ++round) {
@@ -70,6 +79,22 @@ class Philox {
   Block counter_{};
   Key key_{};
 };
+
+// [0, 1) from the low 23 bits of x.
+SMRT_PHILOX_HD inline float Uint32ToFloat(uint32_t x) {
+  const uint32_t bits = (127u << 23) | (x & 0x7fffffu);
+  float f;
+  memcpy(&f, &bits, sizeof(f));
+  return f - 1.0f;
+}
+
+// [0, 1) from 52 bits: the low 20 of `hi` above all 32 of `lo`.
+SMRT_PHILOX_HD inline double Uint64ToDouble(uint32_t hi, uint32_t lo) {
+  const uint64_t bits = (uint64_t{1023} << 52) | (static_cast<uint64_t>(hi & 0xfffffu) << 32) | lo;
+  double d;
+  memcpy(&d, &bits, sizeof(d));
+  return d - 1.0;
+}
 
 // One 32-bit word at a time from a Philox stream (TensorFlow's
 // SingleSampleAdapter): a block is drawn when the previous one is used up.

@@ -26,22 +26,6 @@
 
 namespace smrt::kernels::random {
 
-// [0, 1) from the low 23 bits of x.
-inline float Uint32ToFloat(uint32_t x) {
-  const uint32_t bits = (127u << 23) | (x & 0x7fffffu);
-  float f;
-  std::memcpy(&f, &bits, sizeof(f));
-  return f - 1.0f;
-}
-
-// [0, 1) from 52 bits: the low 20 of `hi` above all 32 of `lo`.
-inline double Uint64ToDouble(uint32_t hi, uint32_t lo) {
-  const uint64_t bits = (uint64_t{1023} << 52) | (static_cast<uint64_t>(hi & 0xfffffu) << 32) | lo;
-  double d;
-  std::memcpy(&d, &bits, sizeof(d));
-  return d - 1.0;
-}
-
 // [0, 1) from the low 10 (half) or 7 (bfloat16) bits of a word's low half.
 inline Eigen::half Uint16ToHalf(uint32_t x) {
   const uint16_t bits = static_cast<uint16_t>((15u << 10) | (x & 0x3ffu));

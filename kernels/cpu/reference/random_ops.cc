@@ -75,9 +75,11 @@ absl::StatusOr<std::unique_ptr<PhiloxState>> MakeState(const AttrMap& attrs) {
   return std::make_unique<PhiloxState>(Philox(s, s2));
 }
 
-// The node's generator, advanced past `blocks`. Outside a loaded model (no
-// node resource) each call starts from the node's seeds afresh.
-absl::StatusOr<Philox> Reserve(KernelContext& ctx, uint64_t blocks) {
+}  // namespace
+
+namespace random {
+
+absl::StatusOr<Philox> ReserveBlocks(KernelContext& ctx, uint64_t blocks) {
   if (auto* state = dynamic_cast<PhiloxState*>(ctx.node_resource())) {
     return state->Reserve(blocks);
   }
@@ -85,6 +87,12 @@ absl::StatusOr<Philox> Reserve(KernelContext& ctx, uint64_t blocks) {
   if (!fresh.ok()) return fresh.status();
   return (*fresh)->Reserve(blocks);
 }
+
+}  // namespace random
+
+namespace {
+
+using random::ReserveBlocks;
 
 template <template <typename> class Dist>
 absl::Status ComputeFill(KernelContext& ctx) {
@@ -94,7 +102,7 @@ absl::Status ComputeFill(KernelContext& ctx) {
   if (!dims.ok()) return dims.status();
   absl::StatusOr<Tensor*> out = ctx.allocate_output(0, *dtype, *dims);
   if (!out.ok()) return out.status();
-  absl::StatusOr<Philox> gen = Reserve(
+  absl::StatusOr<Philox> gen = ReserveBlocks(
       ctx, static_cast<uint64_t>((*out)->num_elements()) * random::kReservedBlocksPerOutput);
   if (!gen.ok()) return gen.status();
   return random::FillFloating<Dist>(*gen, **out);
@@ -107,10 +115,12 @@ absl::Status ComputeUniformInt(KernelContext& ctx) {
   if (!dims.ok()) return dims.status();
   absl::StatusOr<Tensor*> out = ctx.allocate_output(0, *dtype, *dims);
   if (!out.ok()) return out.status();
-  if (absl::Status s = random::CheckUniformIntBounds(ctx.input(1), ctx.input(2), **out); !s.ok()) {
+  if (absl::Status s = random::CheckUniformIntBounds(ctx.input(1), ctx.input(2), *dtype,
+                                                     (*out)->num_elements());
+      !s.ok()) {
     return s;
   }
-  absl::StatusOr<Philox> gen = Reserve(
+  absl::StatusOr<Philox> gen = ReserveBlocks(
       ctx, static_cast<uint64_t>((*out)->num_elements()) * random::kReservedBlocksPerOutput);
   if (!gen.ok()) return gen.status();
   random::FillUniformInt(*gen, ctx.input(1), ctx.input(2), **out);
@@ -126,7 +136,7 @@ absl::Status ComputeMultinomial(KernelContext& ctx) {
   absl::StatusOr<Tensor*> out = ctx.allocate_output(0, *dtype, {args->rows, args->num_samples});
   if (!out.ok()) return out.status();
   if ((*out)->num_elements() == 0) return absl::OkStatus();  // TF reserves nothing then
-  absl::StatusOr<Philox> gen = Reserve(ctx, random::MultinomialReservation(*args));
+  absl::StatusOr<Philox> gen = ReserveBlocks(ctx, random::MultinomialReservation(*args));
   if (!gen.ok()) return gen.status();
   return random::FillMultinomial(*gen, ctx.input(0), *args, **out);
 }
@@ -141,7 +151,7 @@ absl::Status ComputeShuffle(KernelContext& ctx) {
   }
   const int64_t rows = in.shape()[0];
   const uint64_t words = static_cast<uint64_t>(rows - 1);
-  absl::StatusOr<Philox> gen = Reserve(ctx, (words + 3) / 4);
+  absl::StatusOr<Philox> gen = ReserveBlocks(ctx, (words + 3) / 4);
   if (!gen.ok()) return gen.status();
   Philox local = *gen;
   random::SingleSample single(&local);

@@ -18,6 +18,13 @@
 
 namespace smrt::kernels::random {
 
+// The node's generator (a Resource of the loaded model, seeded as
+// TensorFlow's GuardedPhiloxRandom) positioned at the start of `blocks`
+// blocks it reserves for this call; outside a loaded model (no node
+// resource) each call starts from the node's seeds afresh. For any device's
+// kernel of a stateful random op (random_ops.cc).
+absl::StatusOr<Philox> ReserveBlocks(KernelContext& ctx, uint64_t blocks);
+
 // The output shape from a shape input: a vector (or scalar) of int32/int64.
 inline absl::StatusOr<std::vector<int64_t>> OutputDims(const Tensor& shape) {
   if (shape.shape().size() > 1) {
@@ -88,19 +95,20 @@ absl::StatusOr<T> ScalarBound(const Tensor& t, const char* name) {
   return t.data<T>()[0];
 }
 
-// Checks minval/maxval for a uniform integer output `out` (int32 or int64):
-// same dtype, scalars, and minval < maxval unless `out` is empty (TensorFlow
-// accepts any bounds for zero outputs). Runs before a stateful op reserves
-// its samples, so a failed call leaves the stream where it was.
+// Checks minval/maxval for a uniform integer output of `dtype` (int32 or
+// int64) and `elements` elements: same dtype, scalars, and minval < maxval
+// unless the output is empty (TensorFlow accepts any bounds for zero
+// outputs). Runs before a stateful op reserves its samples, so a failed call
+// leaves the stream where it was.
 inline absl::Status CheckUniformIntBounds(const Tensor& minval, const Tensor& maxval,
-                                          const Tensor& out) {
-  if (out.dtype() != DataType::kInt32 && out.dtype() != DataType::kInt64) {
+                                          DataType dtype, int64_t elements) {
+  if (dtype != DataType::kInt32 && dtype != DataType::kInt64) {
     return absl::UnimplementedError(
-        absl::StrCat("no uniform integer kernel for dtype ", DataTypeName(out.dtype())));
+        absl::StrCat("no uniform integer kernel for dtype ", DataTypeName(dtype)));
   }
-  if (minval.dtype() != out.dtype() || maxval.dtype() != out.dtype()) {
+  if (minval.dtype() != dtype || maxval.dtype() != dtype) {
     return absl::InvalidArgumentError(
-        absl::StrCat("minval and maxval must be ", DataTypeName(out.dtype()), ", got ",
+        absl::StrCat("minval and maxval must be ", DataTypeName(dtype), ", got ",
                      DataTypeName(minval.dtype()), " and ", DataTypeName(maxval.dtype())));
   }
   auto check = [&](auto tag) -> absl::Status {
@@ -109,13 +117,13 @@ inline absl::Status CheckUniformIntBounds(const Tensor& minval, const Tensor& ma
     if (!lo.ok()) return lo.status();
     absl::StatusOr<T> hi = ScalarBound<T>(maxval, "maxval");
     if (!hi.ok()) return hi.status();
-    if (out.num_elements() > 0 && !(*lo < *hi)) {
+    if (elements > 0 && !(*lo < *hi)) {
       return absl::InvalidArgumentError(
           absl::StrCat("Need minval < maxval, got ", *lo, " >= ", *hi));
     }
     return absl::OkStatus();
   };
-  return out.dtype() == DataType::kInt32 ? check(int32_t{}) : check(int64_t{});
+  return dtype == DataType::kInt32 ? check(int32_t{}) : check(int64_t{});
 }
 
 // Fills `out` uniformly in [minval, maxval); the bounds passed

@@ -119,7 +119,11 @@ absl::Status ComputeUniformInt(KernelContext& ctx) {
   if (!out.ok()) return out.status();
   const Tensor& minval = ctx.input(kV2 ? 4 : 2);
   const Tensor& maxval = ctx.input(kV2 ? 5 : 3);
-  if (absl::Status s = random::CheckUniformIntBounds(minval, maxval, **out); !s.ok()) return s;
+  if (absl::Status s = random::CheckUniformIntBounds(minval, maxval, (*out)->dtype(),
+                                                     (*out)->num_elements());
+      !s.ok()) {
+    return s;
+  }
   random::FillUniformInt(*gen, minval, maxval, **out);
   return absl::OkStatus();
 }
