@@ -102,6 +102,9 @@ std::vector<KernelSpec> TrainingKernels();
 // on the CPU kernels' generators: a seeded node draws the CPU's numbers
 // (random_kernels.cc, random.h).
 std::vector<KernelSpec> RandomKernels();
+// RaggedTensorToTensor of any fixed-size dtype, the shape and row partitions
+// on the host, planned as on the CPU (ragged_kernels.cc, ragged.h).
+std::vector<KernelSpec> RaggedKernels();
 
 inline std::vector<KernelSpec> CudaKernels() {
   std::vector<KernelSpec> all;
@@ -112,7 +115,7 @@ inline std::vector<KernelSpec> CudaKernels() {
                       &CastKernels, &PadKernels, &SliceKernels, &ResizeKernels,
                       &BatchNormKernels, &ConvTransposeKernels, &ControlFlowKernels,
                       &TopKKernels, &OneHotKernels, &GatherNdKernels, &ScanKernels,
-                      &TrainingKernels, &RandomKernels}) {
+                      &TrainingKernels, &RandomKernels, &RaggedKernels}) {
     for (KernelSpec& k : family()) all.push_back(std::move(k));
   }
   return all;

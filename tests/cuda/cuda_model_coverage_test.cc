@@ -1,10 +1,8 @@
 // Which committed models run entirely on CUDA: smrt::CheckModel(dir, {},
 // "cuda") loads each on the CPU with the passes a GPU load gets and asks the
 // registry for a CUDA kernel per node (no GPU needed). A model that gains a
-// fallback to the CPU, or an op that loses its kernel, fails here; the ops
-// still without CUDA kernels are listed exactly, so that closing one shows.
+// fallback to the CPU, or an op that loses its kernel, fails here.
 #include <map>
-#include <set>
 #include <string>
 #include <vector>
 
@@ -34,23 +32,20 @@ std::map<std::string, std::string> MissingOnCuda(const std::string& dir) {
   return missing;
 }
 
-std::set<std::string> Keys(const std::map<std::string, std::string>& m) {
-  std::set<std::string> keys;
-  for (const auto& [k, v] : m) keys.insert(k);
-  return keys;
-}
-
 TEST(CudaModelCoverageTest, CommittedModelsRunEntirelyOnCuda) {
   // tf1_predict_classify parses tf.Examples (ParseExampleV2): that stays on
   // the host with its strings, as in TensorFlow, and is not a fallback. The
   // Keras recurrent layers (lstm, gru, simplernn, bilstm) and the op
   // sampler's loop and branch (tf_module) run their While and If on the
   // device, with their bodies and TensorLists; TF1's dynamic_rnn with its
-  // TensorArrays.
+  // TensorArrays. text_vectorization's tokens are split and looked up on the
+  // host, with strings; its ids and their dense batch (RaggedTensorToTensor)
+  // are on the device.
   for (const char* model :
        {"bilstm", "conv_autoencoder", "gru", "lstm", "mixed_bf16_mlp", "mixed_f16_cnn",
-        "mlp_bn_dropout", "mobilenetv2_035_96", "simplernn", "tf1_cond", "tf1_dynamic_rnn",
-        "tf1_predict_classify", "tf1_while", "tf_module", "transformer_small", "unet_small"}) {
+        "mlp_bn_dropout", "mobilenetv2_035_96", "simplernn", "text_vectorization", "tf1_cond",
+        "tf1_dynamic_rnn", "tf1_predict_classify", "tf1_while", "tf_module",
+        "transformer_small", "unet_small"}) {
     SCOPED_TRACE(model);
     const std::map<std::string, std::string> missing =
         MissingOnCuda(testing::TestDataDir() + "/zoo/" + model + "/saved_model");
@@ -59,16 +54,8 @@ TEST(CudaModelCoverageTest, CommittedModelsRunEntirelyOnCuda) {
   }
 }
 
-TEST(CudaModelCoverageTest, WhatStillRunsOnTheCpuIsKnown) {
-  const std::string zoo = testing::TestDataDir() + "/zoo/";
-  // The embedding's int64 ids (AddV2, Less) run on the device; the ragged
-  // batch from the vocabulary lookup does not.
-  EXPECT_EQ(Keys(MissingOnCuda(zoo + "text_vectorization/saved_model")),
-            (std::set<std::string>{"RaggedTensorToTensor"}));
-}
-
-// Community models whose signatures sample, or compute losses and
-// gradients: rllib's policy (Multinomial, RandomUniformInt, the sparse
+// Community models whose signatures tokenize text (sentiment_bilstm), sample,
+// or compute losses and gradients: rllib's policy (Multinomial, RandomUniformInt, the sparse
 // cross-entropy of its log-probability) and an on-device training signature
 // (BiasAddGrad, ReluGrad, DivNoNan, softmax cross-entropy), loaded with the
 // inference signature it updates (its save and restore signatures write and
@@ -76,6 +63,7 @@ TEST(CudaModelCoverageTest, WhatStillRunsOnTheCpuIsKnown) {
 TEST(CudaModelCoverageTest, SamplingAndTrainingSignaturesRunOnCuda) {
   SMRT_SKIP_IF_NO_SHARED_MODELS();
   EXPECT_TRUE(MissingOnCuda(testing::SharedModel("community/rllib_mouse_cheese")).empty());
+  EXPECT_TRUE(MissingOnCuda(testing::SharedModel("community/sentiment_bilstm")).empty());
   LoadOptions infer_and_train;
   infer_and_train.signatures = {"infer", "train"};
   absl::StatusOr<ModelCheck> c =

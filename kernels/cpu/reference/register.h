@@ -29,6 +29,7 @@ void RegisterRandomOps(KernelRegistry& r);       // random_ops.cc
 void RegisterStatelessRandomOps(KernelRegistry& r);  // stateless_random_ops.cc
 void RegisterLookupTableOps(KernelRegistry& r);  // lookup_table_ops.cc
 void RegisterStringOps(KernelRegistry& r);       // string_ops.cc
+void RegisterRaggedOps(KernelRegistry& r);       // ragged_ops.cc: RaggedTensorToTensor
 void RegisterImageOps(KernelRegistry& r);        // image_ops.cc
 void RegisterMiscOps(KernelRegistry& r);         // misc_ops.cc
 void RegisterControlFlowOps(KernelRegistry& r);  // control_flow_ops.cc
@@ -73,6 +74,7 @@ inline void RegisterReferenceKernels(KernelRegistry& r) {
   RegisterStatelessRandomOps(r);
   RegisterLookupTableOps(r);
   RegisterStringOps(r);
+  RegisterRaggedOps(r);
   RegisterImageOps(r);
   RegisterMiscOps(r);
   RegisterControlFlowOps(r);
