@@ -101,15 +101,27 @@ conformance_gpu() {
   "$build_dir/bin/smrt_conformance" --zoo tests/data/zoo "${community[@]}" --device CUDA:0
 }
 # The committed models that run entirely on CUDA (CudaModelCoverageTest's
-# list), under device_policy require: a load fails if anything would fall
-# back, so passing shows they ran on the GPU alone (recurrent loops
-# included) and matched TensorFlow.
+# list), and the community ones `smrt check --device cuda` finds complete
+# where ../shared holds them, under device_policy require: a load fails if
+# anything would fall back, so passing shows they ran on the GPU alone
+# (recurrent loops, text batches, sampling included) and matched TensorFlow.
 conformance_gpu_require() {
+  local shared=${SMRT_SHARED_DIR:-../shared} community=()
   local models=bilstm,conv_autoencoder,gru,lstm,mixed_bf16_mlp,mixed_f16_cnn,mlp_bn_dropout
-  models+=,mobilenetv2_035_96,simplernn,tf1_cond,tf1_dynamic_rnn,tf1_predict_classify,tf1_while
-  models+=,tf_module,transformer_small,unet_small
-  "$build_dir/bin/smrt_conformance" --zoo tests/data/zoo --device CUDA:0 --device_policy require \
-    --only "$models"
+  models+=,mobilenetv2_035_96,simplernn,text_vectorization,tf1_cond,tf1_dynamic_rnn
+  models+=,tf1_predict_classify,tf1_while,tf_module,transformer_small,unet_small
+  if [ -d "$shared/models/community" ]; then
+    community=(--community)
+    export SMRT_SHARED_DIR=$shared
+    local m
+    for m in gan_mnist_disc iris_keras_tf1 jetson_serving linear_est lstm_cpp_aigle \
+      oc_tf_serving ocr_ctc openmv_mnv2 potato_cnn_flat rllib_mouse_cheese sentiment_bilstm \
+      super_res tcardio_tfx tf1_serving_mnist tfrs_two_tower; do
+      models+=",community/$m"
+    done
+  fi
+  "$build_dir/bin/smrt_conformance" --zoo tests/data/zoo "${community[@]}" --device CUDA:0 \
+    --device_policy require --only "$models"
 }
 # The committed zoo with LoadOptions::precision float16 on the GPU: within
 # the differences docs/precision.md measured on the CPU (the worst,
@@ -165,7 +177,7 @@ export -f conformance_gpu conformance_gpu_require conformance_gpu_float16 bench_
 if [ $built -eq 1 ]; then
   step conformance_on_gpu 300 conformance_gpu
   grep -E "passed, .* failed|^FAIL" "$log_dir/conformance_on_gpu.log" | head -20
-  step conformance_on_gpu_require 150 conformance_gpu_require
+  step conformance_on_gpu_require 240 conformance_gpu_require
   grep -E "passed, .* failed|^FAIL" "$log_dir/conformance_on_gpu_require.log" | head -20
   step conformance_on_gpu_float16 200 conformance_gpu_float16
   grep -E "passed, .* failed|^FAIL" "$log_dir/conformance_on_gpu_float16.log" | head -20
