@@ -49,6 +49,39 @@ absl::Status CopyBytes(KernelContext& ctx, const DeviceBytes* mover, void* dst, 
   return mover->copy(dst, src, n, ctx.device()->stream());
 }
 
+absl::Status CopyAll(KernelContext& ctx, const DeviceBytes* mover,
+                     const std::vector<ByteCopy>& copies) {
+  std::vector<ByteCopy> joined;
+  for (const ByteCopy& c : copies) {
+    if (c.bytes == 0) continue;
+    if (!joined.empty()) {
+      ByteCopy& last = joined.back();
+      if (static_cast<char*>(last.dst) + last.bytes == c.dst &&
+          static_cast<const char*>(last.src) + last.bytes == c.src) {
+        last.bytes += c.bytes;
+        continue;
+      }
+    }
+    joined.push_back(c);
+  }
+  if (mover != nullptr && mover->copy_batch != nullptr && joined.size() > 1) {
+    std::vector<void*> dsts;
+    std::vector<const void*> srcs;
+    std::vector<size_t> sizes;
+    for (const ByteCopy& c : joined) {
+      dsts.push_back(c.dst);
+      srcs.push_back(c.src);
+      sizes.push_back(c.bytes);
+    }
+    return mover->copy_batch(dsts.data(), srcs.data(), sizes.data(), joined.size(),
+                             ctx.device()->stream());
+  }
+  for (const ByteCopy& c : joined) {
+    if (absl::Status s = CopyBytes(ctx, mover, c.dst, c.src, c.bytes); !s.ok()) return s;
+  }
+  return absl::OkStatus();
+}
+
 absl::StatusOr<std::vector<Tensor>> SplitRows(KernelContext& ctx, const DeviceBytes* mover,
                                               const Tensor& t) {
   const Shape row(t.shape().begin() + 1, t.shape().end());

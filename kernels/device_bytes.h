@@ -19,6 +19,17 @@ namespace smrt::kernels {
 struct DeviceBytes {
   absl::Status (*copy)(void* dst, const void* src, size_t bytes, void* stream) = nullptr;
   absl::Status (*zero)(void* dst, size_t bytes, void* stream) = nullptr;
+  // Optional: dsts[i] <- srcs[i] (sizes[i] bytes) for i < count, in one call
+  // (copies that do not overlap); null: one `copy` each.
+  absl::Status (*copy_batch)(void* const* dsts, const void* const* srcs, const size_t* sizes,
+                             size_t count, void* stream) = nullptr;
+};
+
+// One copy: `bytes` bytes from src to dst.
+struct ByteCopy {
+  void* dst;
+  const void* src;
+  size_t bytes;
 };
 
 // Where a kernel keeps elements of `dtype`: the device memory `bytes` moves,
@@ -38,6 +49,14 @@ absl::StatusOr<Tensor> NewElement(KernelContext& ctx, const DeviceBytes* mover, 
 // Copies `n` bytes between elements where `mover` keeps them.
 absl::Status CopyBytes(KernelContext& ctx, const DeviceBytes* mover, void* dst, const void* src,
                        size_t n);
+
+// Every copy of `copies` (none overlapping) where `mover` keeps elements. A
+// copy that continues the one before it in both source and destination
+// joins it (the rows of one SplitRows stacked again are one copy); on a
+// device, the rest go as one batch when the device has copy_batch. Stacking
+// a list of a loop's n outputs is then one call, not n.
+absl::Status CopyAll(KernelContext& ctx, const DeviceBytes* mover,
+                     const std::vector<ByteCopy>& copies);
 
 // The rows t[0], t[1], ... of `t` (rank >= 1, a fixed-size dtype) as new
 // elements where `mover` keeps them. In device memory, one transfer copies

@@ -242,6 +242,7 @@ absl::StatusOr<Tensor> Stack(KernelContext& ctx, const DeviceBytes* bytes, Tenso
   out_shape.insert(out_shape.end(), element.begin(), element.end());
   absl::StatusOr<Tensor> out = NewElement(ctx, mover, ta.dtype, out_shape, /*zero=*/false);
   if (!out.ok()) return out.status();
+  std::vector<ByteCopy> copies;
   for (size_t i = 0; i < values.size(); ++i) {
     const int64_t per = values[i].num_elements();
     if (mover == nullptr) {
@@ -249,12 +250,9 @@ absl::StatusOr<Tensor> Stack(KernelContext& ctx, const DeviceBytes* bytes, Tenso
       continue;
     }
     const size_t n = static_cast<size_t>(per) * DataTypeSize(ta.dtype);
-    if (absl::Status s = CopyBytes(ctx, mover, static_cast<char*>(out->raw_data()) + i * n,
-                                   values[i].raw_data(), n);
-        !s.ok()) {
-      return s;
-    }
+    copies.push_back({static_cast<char*>(out->raw_data()) + i * n, values[i].raw_data(), n});
   }
+  if (absl::Status s = CopyAll(ctx, mover, copies); !s.ok()) return s;
   return out;
 }
 

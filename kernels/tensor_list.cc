@@ -250,6 +250,7 @@ absl::Status Stack(KernelContext& ctx, const DeviceBytes* bytes) {
   if (!per.ok()) return per.status();
   const size_t elem_bytes = DataTypeSize((*list)->dtype);
   char* base = static_cast<char*>((*out)->raw_data());
+  std::vector<ByteCopy> copies;
   for (size_t i = 0; i < (*list)->items.size(); ++i) {
     const Tensor& item = (*list)->items[i];
     if ((*list)->dtype == DataType::kString) {
@@ -268,11 +269,9 @@ absl::Status Stack(KernelContext& ctx, const DeviceBytes* bytes) {
       }
       continue;
     }
-    if (absl::Status s = CopyBytes(ctx, mover, base + i * n, item.raw_data(), n); !s.ok()) {
-      return s;
-    }
+    copies.push_back({base + i * n, item.raw_data(), n});
   }
-  return absl::OkStatus();
+  return CopyAll(ctx, mover, copies);
 }
 
 absl::Status Length(KernelContext& ctx) {

@@ -52,6 +52,24 @@ absl::Status CopyDeviceBytes(void* dst, const void* src, size_t bytes, void* str
                                           " bytes, device to device): ", cudaGetErrorName(e)));
 }
 
+// One cudaMemcpyBatchAsync (CUDA 12.8+) for a stack's elements; where the
+// driver refuses it, the copies one by one.
+absl::Status CopyDeviceBytesBatch(void* const* dsts, const void* const* srcs,
+                                  const size_t* sizes, size_t count, void* stream) {
+  cudaMemcpyAttributes attrs{};
+  attrs.srcAccessOrder = cudaMemcpySrcAccessOrderStream;  // the sources were written earlier
+  size_t first = 0;
+  if (cudaMemcpyBatchAsync(dsts, srcs, sizes, count, &attrs, &first, 1,
+                           static_cast<cudaStream_t>(stream)) == cudaSuccess) {
+    return absl::OkStatus();
+  }
+  (void)cudaGetLastError();  // not sticky: fall back
+  for (size_t i = 0; i < count; ++i) {
+    if (absl::Status s = CopyDeviceBytes(dsts[i], srcs[i], sizes[i], stream); !s.ok()) return s;
+  }
+  return absl::OkStatus();
+}
+
 absl::Status ZeroDeviceBytes(void* dst, size_t bytes, void* stream) {
   const cudaError_t e = cudaMemsetAsync(dst, 0, bytes, static_cast<cudaStream_t>(stream));
   if (e == cudaSuccess) return absl::OkStatus();
@@ -80,7 +98,7 @@ std::vector<KernelSpec> ControlFlowKernels() {
     kernels.push_back(CudaKernel(op, "T", FixedSizeTypes(), Forward));
   }
   for (KernelSpec& k : DeviceFunctionCallKernels(kCudaDevice)) kernels.push_back(std::move(k));
-  const DeviceBytes bytes{CopyDeviceBytes, ZeroDeviceBytes};
+  const DeviceBytes bytes{CopyDeviceBytes, ZeroDeviceBytes, CopyDeviceBytesBatch};
   for (KernelSpec& k : DeviceTensorListKernels(kCudaDevice, bytes)) kernels.push_back(std::move(k));
   for (KernelSpec& k : DeviceTensorArrayKernels(kCudaDevice, bytes)) {
     kernels.push_back(std::move(k));

@@ -87,14 +87,26 @@ std::vector<KernelSpec> FakeCopyKernels() {
   return {to_device, to_host};
 }
 
+FakeByteCalls& FakeBytesCalled() {
+  static FakeByteCalls calls;
+  return calls;
+}
+
 kernels::DeviceBytes FakeBytes() {
   kernels::DeviceBytes bytes;
   bytes.copy = [](void* dst, const void* src, size_t n, void*) {
+    ++FakeBytesCalled().copies;
     std::memcpy(dst, src, n);
     return absl::OkStatus();
   };
   bytes.zero = [](void* dst, size_t n, void*) {
     std::memset(dst, 0, n);
+    return absl::OkStatus();
+  };
+  bytes.copy_batch = [](void* const* dsts, const void* const* srcs, const size_t* sizes,
+                        size_t count, void*) {
+    ++FakeBytesCalled().batches;
+    for (size_t i = 0; i < count; ++i) std::memcpy(dsts[i], srcs[i], sizes[i]);
     return absl::OkStatus();
   };
   return bytes;

@@ -33,8 +33,15 @@ kernels::KernelSpec Wrapped(const std::string& op, std::vector<int> host_inputs 
 // The copies the placement pass adds (_SmrtToDevice, _SmrtToHost).
 std::vector<kernels::KernelSpec> FakeCopyKernels();
 
-// Moves TensorList element bytes in FAKE memory (kernels/tensor_list.h).
+// Moves TensorList element bytes in FAKE memory (kernels/tensor_list.h),
+// counting the calls in FakeBytesCalled().
 kernels::DeviceBytes FakeBytes();
+
+struct FakeByteCalls {
+  std::atomic<int> copies{0};  // DeviceBytes::copy
+  std::atomic<int> batches{0};  // DeviceBytes::copy_batch
+};
+FakeByteCalls& FakeBytesCalled();
 
 }  // namespace smrt::passes::testing
 

@@ -636,3 +636,60 @@ TEST(PlaceBodiesTest, RowsOfADeviceTensorShareOneCopyUntilTheLastIsLeft) {
 
 }  // namespace
 }  // namespace smrt::passes
+
+namespace smrt::passes {
+namespace {
+
+// Stacking n elements on a device is one call: rows of one copy (SplitRows)
+// join into one transfer, separate elements go as one batch
+// (DeviceBytes::copy_batch), or one copy each where a device has no batch.
+TEST(PlaceBodiesTest, AStackOfDeviceElementsIsOneCall) {
+  FakeDevice device;
+  kernels::KernelContext ctx("stack", "TensorListStack", AttrMap(), {}, 0);
+  ctx.set_device(&device);
+  const kernels::DeviceBytes bytes = testing::FakeBytes();
+  testing::FakeByteCalls& calls = testing::FakeBytesCalled();
+  std::vector<Tensor> items;
+  for (int i = 0; i < 3; ++i) {
+    absl::StatusOr<Tensor> t = device.Allocate(DataType::kFloat, {2}, "item");
+    ASSERT_TRUE(t.ok());
+    t->data<float>()[0] = 10.0f * i;
+    t->data<float>()[1] = 10.0f * i + 1;
+    items.push_back(*t);
+  }
+  auto stack = [&](const std::vector<Tensor>& from, const kernels::DeviceBytes* mover) {
+    absl::StatusOr<Tensor> out = device.Allocate(DataType::kFloat, {3, 2}, "out");
+    EXPECT_TRUE(out.ok());
+    std::vector<kernels::ByteCopy> copies;
+    for (size_t i = 0; i < from.size(); ++i) {
+      copies.push_back({out->data<float>() + 2 * i, from[i].raw_data(), 2 * sizeof(float)});
+    }
+    EXPECT_TRUE(kernels::CopyAll(ctx, mover, copies).ok());
+    return Values<float>(*out);
+  };
+  const std::vector<float> want = {0, 1, 10, 11, 20, 21};
+  int copies = calls.copies, batches = calls.batches;
+  EXPECT_EQ(stack(items, &bytes), want);
+  EXPECT_EQ(calls.batches - batches, 1);
+  EXPECT_EQ(calls.copies - copies, 0);
+
+  absl::StatusOr<Tensor> whole = device.Allocate(DataType::kFloat, {3, 2}, "whole");
+  ASSERT_TRUE(whole.ok());
+  for (int i = 0; i < 6; ++i) whole->data<float>()[i] = want[i];
+  absl::StatusOr<std::vector<Tensor>> rows = kernels::SplitRows(ctx, &bytes, *whole);
+  ASSERT_TRUE(rows.ok());
+  copies = calls.copies;
+  batches = calls.batches;
+  EXPECT_EQ(stack(*rows, &bytes), want);
+  EXPECT_EQ(calls.copies - copies, 1);
+  EXPECT_EQ(calls.batches - batches, 0);
+
+  kernels::DeviceBytes no_batch = bytes;
+  no_batch.copy_batch = nullptr;
+  copies = calls.copies;
+  EXPECT_EQ(stack(items, &no_batch), want);
+  EXPECT_EQ(calls.copies - copies, 3);
+}
+
+}  // namespace
+}  // namespace smrt::passes
