@@ -32,6 +32,23 @@ const kernels::KernelSpec* DeviceKernel(const kernels::KernelRegistry& registry,
   return k.ok() ? *k : nullptr;
 }
 
+bool IntegerOrBool(DataType t) {
+  switch (t) {
+    case DataType::kBool:
+    case DataType::kInt8:
+    case DataType::kInt16:
+    case DataType::kInt32:
+    case DataType::kInt64:
+    case DataType::kUInt8:
+    case DataType::kUInt16:
+    case DataType::kUInt32:
+    case DataType::kUInt64:
+      return true;
+    default:
+      return false;
+  }
+}
+
 }  // namespace
 
 absl::Status PlaceNodes(PassContext& ctx, const PlacementOptions& options) {
@@ -84,6 +101,14 @@ absl::Status PlaceNodes(PassContext& ctx, const PlacementOptions& options) {
   for (size_t k = 0; k < ctx.feeds.size(); ++k) {
     feed_on_device[ctx.feeds[k]] = k < options.device_feeds.size() && options.device_feeds[k];
   }
+  auto fetched_on_device = [&](Endpoint e) {
+    for (size_t k = 0; k < ctx.fetches.size(); ++k) {
+      if (ctx.fetches[k] == e && k < options.device_fetches.size() && options.device_fetches[k]) {
+        return true;
+      }
+    }
+    return false;
+  };
   auto dtype_of = [&](Endpoint e) { return g.node(e.node).outputs.at(e.index).dtype; };
   // Whether node `consumer`, if placed on the device, reads its input
   // `input` (the value `from`) there.
@@ -92,6 +117,57 @@ absl::Status PlaceNodes(PassContext& ctx, const PlacementOptions& options) {
     return it != on_device.end() &&
            !kernels::InHostMemory(*it->second, true, input, dtype_of(from));
   };
+  // Where a value is once placed.
+  auto value_on_device = [&](Endpoint e) {
+    if (auto f = feed_on_device.find(e.node); f != feed_on_device.end()) return f->second;
+    auto it = on_device.find(e.node);
+    return it != on_device.end() &&
+           !kernels::InHostMemory(*it->second, false, e.index, dtype_of(e));
+  };
+  // Integers (and bools) that the device would make from host values for
+  // host readers only are made on the host: on the device each input would
+  // be copied up and each result back, every copy back waiting for the
+  // stream. A ragged batch's row ids, sliced from the tokenizer's indices
+  // for RaggedTensorToTensor's partitions, are such a chain. The largest such
+  // set: start from every integer node on the device and drop those with an
+  // input made on the device or a reader there (other than the set's own)
+  // until none is left to drop. A Const input goes where its readers are
+  // (decided below).
+  absl::flat_hash_set<NodeId> host_integers;
+  for (NodeId id : uses->order()) {
+    const graph::Node& n = g.node(id);
+    if (!on_device.contains(id) || n.op == "Const" || n.outputs.empty()) continue;
+    bool integers = true;
+    for (const kernels::ValueInfo& o : n.outputs) integers &= IntegerOrBool(o.dtype);
+    if (integers) host_integers.insert(id);
+  }
+  auto stays_on_host = [&](NodeId id) {
+    const graph::Node& n = g.node(id);
+    for (const Endpoint& from : n.inputs) {
+      if (g.node(from.node).op == "Const" || host_integers.contains(from.node)) continue;
+      if (value_on_device(from)) return false;
+    }
+    for (int out = 0; out < static_cast<int>(n.outputs.size()); ++out) {
+      const Endpoint e{id, out};
+      if (fetched_on_device(e)) return false;
+      for (const auto& [consumer, input] : uses->consumers(e)) {
+        if (!host_integers.contains(consumer) && reads_on_device(consumer, input, e)) {
+          return false;
+        }
+      }
+    }
+    return true;
+  };
+  for (bool dropped = true; dropped;) {
+    dropped = false;
+    for (NodeId id : uses->order()) {
+      if (host_integers.contains(id) && !stays_on_host(id)) {
+        host_integers.erase(id);
+        dropped = true;
+      }
+    }
+  }
+  for (NodeId id : host_integers) on_device.erase(id);
   // A Const stays on the device only when every reader reads it there.
   for (NodeId id : uses->order()) {
     const graph::Node& n = g.node(id);
@@ -102,13 +178,6 @@ absl::Status PlaceNodes(PassContext& ctx, const PlacementOptions& options) {
     }
     if (!all_device) on_device.erase(id);
   }
-  // Where a value is once placed.
-  auto value_on_device = [&](Endpoint e) {
-    if (auto f = feed_on_device.find(e.node); f != feed_on_device.end()) return f->second;
-    auto it = on_device.find(e.node);
-    return it != on_device.end() &&
-           !kernels::InHostMemory(*it->second, false, e.index, dtype_of(e));
-  };
 
   // 2. Copies where values cross, one per value and direction.
   std::map<std::pair<std::pair<NodeId, int>, bool>, Endpoint> copies;
@@ -136,13 +205,18 @@ absl::Status PlaceNodes(PassContext& ctx, const PlacementOptions& options) {
     graph::Node& n = g.node(id);
     n.assigned_device = k != nullptr ? device : "";
     const bool fell_back = k == nullptr && !graph::KeptOnHost(g, n) && !uses->is_feed(id) &&
-                           n.op != "Const" && !host_merges.contains(id);
+                           n.op != "Const" && !host_merges.contains(id) &&
+                           !host_integers.contains(id);
     ctx.placement.push_back({n.name, n.op, k != nullptr ? device : "CPU:0", fell_back});
     if (fell_back) {
       ctx.Log(kPass, absl::StrCat(n.name, " (", n.op, "): no ", type, " kernel, runs on the CPU"));
     } else if (host_merges.contains(id)) {
       ctx.Log(kPass, absl::StrCat(n.name, " (", n.op,
                                   "): runs on the CPU, where its value_index is read"));
+    } else if (host_integers.contains(id)) {
+      ctx.Log(kPass, absl::StrCat(n.name, " (", n.op,
+                                  "): runs on the CPU: integers from host values for host "
+                                  "readers"));
     }
     // A CPU kernel that reads only shapes takes a device value as it is.
     absl::StatusOr<const kernels::KernelSpec*> host_kernel =

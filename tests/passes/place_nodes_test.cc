@@ -54,6 +54,7 @@ kernels::KernelRegistry FakeRegistry() {
   };
   r.AddKernel(merge);
   r.AddKernel(Wrapped("Reshape", {1}));
+  r.AddKernel(Wrapped("Cast"));
   return r;
 }
 
@@ -356,6 +357,79 @@ TEST(PlaceNodesTest, Int32ShapeArithmeticStaysOnTheHost) {
   EXPECT_EQ(Values<float>((*y)[0]), (std::vector<float>{1, 0, 3, 0}));
   // Nothing is missing, so device_policy=require loads it too.
   EXPECT_TRUE(Place(registry, &device, "FAKE:0", /*require=*/true, kInt32Graph).ok());
+}
+
+// y = Reshape(relu(x), (dims + zero) * one) in int64, and ids = Cast(relu(x))
+// + dims: the same kind of int64 arithmetic, once on host values for a host
+// reader, once on a device value.
+const char kInt64Graph[] = R"(
+  node { name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } } }
+  node { name: "relu" op: "Relu" input: "x" attr { key: "T" value { type: DT_FLOAT } } }
+  node { name: "dims" op: "Const" attr { key: "dtype" value { type: DT_INT64 } }
+         attr { key: "value" value { tensor { dtype: DT_INT64 tensor_shape { dim { size: 2 } }
+                                              int64_val: 2 int64_val: 2 } } } }
+  node { name: "zero" op: "Const" attr { key: "dtype" value { type: DT_INT64 } }
+         attr { key: "value" value { tensor { dtype: DT_INT64 tensor_shape { }
+                                              int64_val: 0 } } } }
+  node { name: "one" op: "Const" attr { key: "dtype" value { type: DT_INT64 } }
+         attr { key: "value" value { tensor { dtype: DT_INT64 tensor_shape { }
+                                              int64_val: 1 } } } }
+  node { name: "sum" op: "AddV2" input: "dims" input: "zero"
+         attr { key: "T" value { type: DT_INT64 } } }
+  node { name: "target" op: "Mul" input: "sum" input: "one"
+         attr { key: "T" value { type: DT_INT64 } } }
+  node { name: "y" op: "Reshape" input: "relu" input: "target"
+         attr { key: "T" value { type: DT_FLOAT } } attr { key: "Tshape" value { type: DT_INT64 } } }
+  node { name: "xi" op: "Cast" input: "relu" attr { key: "SrcT" value { type: DT_FLOAT } }
+         attr { key: "DstT" value { type: DT_INT64 } } attr { key: "Truncate" value { b: false } } }
+  node { name: "ids" op: "AddV2" input: "xi" input: "zero"
+         attr { key: "T" value { type: DT_INT64 } } }
+)";
+
+TEST(PlaceNodesTest, IntegersFromHostValuesForAHostReaderAreMadeOnTheHost) {
+  kernels::KernelRegistry registry = FakeRegistry();
+  FakeDevice device;
+  absl::StatusOr<Placed> placed = Place(registry, &device, "FAKE:0", false, kInt64Graph);
+  ASSERT_TRUE(placed.ok()) << placed.status();
+  const exec::Program& p = *placed->program;
+  EXPECT_EQ(DeviceOf(p, "relu"), "FAKE:0");
+  EXPECT_EQ(DeviceOf(p, "y"), "FAKE:0");
+  // FAKE has int64 AddV2 and Mul kernels, but the chain's inputs are
+  // constants and its result a shape Reshape reads on the host.
+  EXPECT_EQ(DeviceOf(p, "sum"), "");
+  EXPECT_EQ(DeviceOf(p, "target"), "");
+  EXPECT_EQ(DeviceOf(p, "dims"), "");
+  int to_device = 0, to_host = 0;
+  for (const graph::Node& n : p.graph().nodes()) {
+    to_device += n.op == kernels::kToDeviceOp;
+    to_host += n.op == kernels::kToHostOp;
+  }
+  EXPECT_EQ(to_device, 1);  // x
+  EXPECT_EQ(to_host, 1);    // y, the fetch
+  for (const PlacementRecord& r : placed->placement) {
+    EXPECT_FALSE(r.fell_back) << r.node << " is not a fallback: no kernel is missing";
+  }
+  bool said_why = false;
+  for (const std::string& line : placed->log) {
+    said_why |= absl::StrContains(
+        line, "target (Mul): runs on the CPU: integers from host values for host readers");
+  }
+  EXPECT_TRUE(said_why);
+  absl::StatusOr<std::vector<Tensor>> y = p.Run({MakeTensor<float>({4}, {1, -2, 3, -4})});
+  ASSERT_TRUE(y.ok()) << y.status();
+  EXPECT_EQ((*y)[0].shape(), (Shape{2, 2}));
+  EXPECT_EQ(Values<float>((*y)[0]), (std::vector<float>{1, 0, 3, 0}));
+  EXPECT_TRUE(Place(registry, &device, "FAKE:0", /*require=*/true, kInt64Graph).ok());
+
+  // Integers made from a device value stay with it, fetched or not.
+  absl::StatusOr<Placed> ids = Place(registry, &device, "FAKE:0", false, kInt64Graph, "ids:0");
+  ASSERT_TRUE(ids.ok()) << ids.status();
+  EXPECT_EQ(DeviceOf(*ids->program, "xi"), "FAKE:0");
+  EXPECT_EQ(DeviceOf(*ids->program, "ids"), "FAKE:0");
+  absl::StatusOr<std::vector<Tensor>> out =
+      ids->program->Run({MakeTensor<float>({4}, {1.5f, -2, 3, -4})});
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_EQ(Values<int64_t>((*out)[0]), (std::vector<int64_t>{1, 0, 3, 0}));
 }
 
 // y = Merge(relu(x), relu(x)): the dataflow executor forwards the first live
