@@ -1,7 +1,12 @@
 // Evaluates nodes whose data inputs are all constants, once, at load, and
-// replaces their outputs by Consts. Stateful ops, control flow, feeds and
-// results over PassContext::max_folded_bytes are left as they are.
+// replaces their outputs by Consts that keep the control inputs which made
+// them alive (AliveWith). Stateful ops, control flow, feeds and results
+// over PassContext::max_folded_bytes are left as they are.
+#include <algorithm>
+#include <vector>
+
 #include "absl/strings/str_cat.h"
+#include "graph/dataflow_order.h"
 #include "passes/passes.h"
 #include "passes/rewrite.h"
 
@@ -11,6 +16,9 @@ namespace {
 bool Foldable(const graph::Node& n, const kernels::OpSpec* spec) {
   if (spec == nullptr || spec->stateful || spec->make_resource) return false;
   if (n.op == "Const" || n.op == "Placeholder" || n.op == "PlaceholderWithDefault") return false;
+  // TF1 control flow: a Switch of constants still kills one branch, an
+  // Enter's constant lives in its loop's frame.
+  if (graph::IsDataflowOp(n.op)) return false;
   if (n.inputs.empty()) return false;
   for (const auto& [k, v] : n.attrs.all()) {
     if (std::holds_alternative<FuncAttr>(v) || std::holds_alternative<std::vector<FuncAttr>>(v)) {
@@ -24,6 +32,22 @@ bool Foldable(const graph::Node& n, const kernels::OpSpec* spec) {
     }
   }
   return true;
+}
+
+// The control inputs a node folded into a Const keeps: its own and its
+// constant inputs' (transitively, as folded Consts carry theirs). In a TF1
+// cond, a branch's Consts hang off its pivot by a control edge, which is
+// what keeps the untaken branch dead; a folded value without it would be
+// alive in both branches, and their Merge would forward either. Inside a
+// TF1 loop the same edges keep the value in its frame.
+std::vector<graph::NodeId> AliveWith(const graph::Graph& g, const graph::Node& n) {
+  std::vector<graph::NodeId> deps = n.control_inputs;
+  for (const graph::Endpoint& e : n.inputs) {
+    for (graph::NodeId c : g.node(e.node).control_inputs) {
+      if (std::find(deps.begin(), deps.end(), c) == deps.end()) deps.push_back(c);
+    }
+  }
+  return deps;
 }
 
 class ConstantFoldingPass : public Pass {
@@ -65,11 +89,12 @@ class ConstantFoldingPass : public Pass {
         continue;
       }
       const std::string base = n.name;
+      const std::vector<graph::NodeId> alive_with = AliveWith(ctx.graph, n);
       for (int i = 0; i < kc.num_outputs(); ++i) {
         absl::StatusOr<graph::Endpoint> c =
             AddConst(ctx.graph, kc.num_outputs() == 1 ? base + "/folded"
                                                       : absl::StrCat(base, "/folded_", i),
-                     kc.output(i));
+                     kc.output(i), alive_with);
         if (!c.ok()) return c.status();
         ReplaceUses(ctx, {id, i}, *c);
       }

@@ -43,7 +43,9 @@ class FreezeVariablesPass : public Pass {
       absl::StatusOr<DataType> dtype = read.attrs.Get<DataType>("dtype");
       if (!dtype.ok() || *dtype != value->dtype()) continue;
       const std::string base = read.name;
-      absl::StatusOr<graph::Endpoint> c = AddConst(ctx.graph, base + "/frozen", *value);
+      // Alive where the read was (its control inputs: a TF1 cond's pivot).
+      absl::StatusOr<graph::Endpoint> c =
+          AddConst(ctx.graph, base + "/frozen", *value, read.control_inputs);
       if (!c.ok()) return c.status();
       ReplaceUses(ctx, {id, 0}, *c);
       frozen_reads.insert(id);

@@ -120,6 +120,11 @@ absl::Status Dump(const PassContext& ctx, const PipelineOptions& options, absl::
   return file::WriteAll(stem + ".dot", GraphDot(ctx));
 }
 
+// The passes that keep every node in its TF1 loop frame.
+bool FrameSafe(absl::string_view pass) {
+  return pass == "freeze_variables" || pass == "constant_folding" || pass == "prune";
+}
+
 }  // namespace
 
 absl::Status RunPipeline(PassContext& ctx, const PipelineOptions& options) {
@@ -148,9 +153,11 @@ absl::Status RunPipeline(PassContext& ctx, const PipelineOptions& options) {
   }
   if (!graph::InferShapes(ctx.graph, *order, ctx.registry).ok()) return absl::OkStatus();
   if (absl::Status s = Dump(ctx, options, "before"); !s.ok()) return s;
-  // A TF1 while loop's nodes belong to frames that the rewrites do not know
-  // (a folded constant would leave its loop): only freezing variables, whose
-  // reads are outside loops, and placement run.
+  // A TF1 while loop's nodes belong to frames that the fusions do not know
+  // (a fused node's new constants would leave their loop): only freezing
+  // variables (whose reads are outside loops), constant folding (a folded
+  // value keeps the control inputs that put its constants in their frame),
+  // pruning and placement run.
   std::vector<graph::NodeId> targets;
   for (const graph::Endpoint& e : ctx.fetches) targets.push_back(e.node);
   for (graph::NodeId n : ctx.effects) targets.push_back(n);
@@ -163,7 +170,7 @@ absl::Status RunPipeline(PassContext& ctx, const PipelineOptions& options) {
       ctx.Log(pass->name(), "disabled");
       continue;
     }
-    if (loops && pass->name() != "freeze_variables") {
+    if (loops && !FrameSafe(pass->name())) {
       ctx.Log(pass->name(), "skipped: the graph has a TF1 while loop");
       continue;
     }

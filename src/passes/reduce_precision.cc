@@ -208,7 +208,7 @@ class Rewriter {
     }
     absl::StatusOr<graph::Endpoint> added =
         AddConst(ctx_.graph, absl::StrCat(ctx_.graph.node(e.node).name, "/", ShortName(to_)),
-                 narrow);
+                 narrow, ctx_.graph.node(e.node).control_inputs);
     if (!added.ok()) return added.status();
     consts_[endpoint] = *added;
     return *added;

@@ -94,10 +94,12 @@ std::string UniqueName(const graph::Graph& g, const std::string& base) {
   }
 }
 
-absl::StatusOr<Endpoint> AddConst(graph::Graph& g, const std::string& base, Tensor value) {
+absl::StatusOr<Endpoint> AddConst(graph::Graph& g, const std::string& base, Tensor value,
+                                  std::vector<NodeId> control_inputs) {
   graph::Node n;
   n.name = UniqueName(g, base);
   n.op = "Const";
+  n.control_inputs = std::move(control_inputs);
   n.attrs.Set("dtype", value.dtype());
   n.outputs.push_back({value.dtype(), PartialShape::Known(value.shape())});
   n.attrs.Set("value", std::move(value));

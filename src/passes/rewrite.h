@@ -46,8 +46,11 @@ const Tensor* ConstValue(const graph::Graph& g, graph::Endpoint e);
 // A node name not yet in the graph, derived from `base`.
 std::string UniqueName(const graph::Graph& g, const std::string& base);
 
-// Adds a Const node holding `value`; returns its output.
-absl::StatusOr<graph::Endpoint> AddConst(graph::Graph& g, const std::string& base, Tensor value);
+// Adds a Const node holding `value`, with `control_inputs` (where the value
+// it stands for was alive: a TF1 cond branch's pivot, a loop's frame);
+// returns its output.
+absl::StatusOr<graph::Endpoint> AddConst(graph::Graph& g, const std::string& base, Tensor value,
+                                         std::vector<graph::NodeId> control_inputs = {});
 
 // Every live use of `from` (inputs and fetches) now reads `to`.
 void ReplaceUses(PassContext& ctx, graph::Endpoint from, graph::Endpoint to);

@@ -57,8 +57,8 @@ TEST(PipelineTest, DisabledPassesAreSkipped) {
   EXPECT_EQ(o->count("Const"), 2);
 }
 
-// A TF1 while loop: x * (2 + 3), three times. The sum outside the loop is
-// foldable, but the rewrites do not know loop frames: they are skipped, and
+// A TF1 while loop: x * (2 + 3), three times. The sum outside the loop
+// folds; the other rewrites do not know loop frames: they are skipped, and
 // say so; the loop still runs (and placement would run).
 const char kTf1Loop[] = R"(
   node { name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } } }
@@ -118,13 +118,15 @@ TEST(PipelineTest, AGraphWithATf1WhileLoopGetsOnlyTheFrameSafePasses) {
   ASSERT_TRUE(b.ok()) << b.status();
   EXPECT_EQ(kernels::testing::Values<float>(b->fused_out[0]),
             (std::vector<float>{125, -250, 62.5f}));
-  EXPECT_EQ(b->fused.count("AddV2"), 2);  // the sum was not folded
-  bool skipped = false;
+  EXPECT_EQ(b->fused.count("AddV2"), 1);  // the sum folded, the counter's step is left
+  bool skipped = false, folded = false;
   for (const std::string& line : b->fused.log) {
-    skipped |= line.find("constant_folding") == 0 &&
+    skipped |= line.find("fuse_matmul") == 0 &&
                line.find("skipped: the graph has a TF1 while loop") != std::string::npos;
+    folded |= line.find("constant_folding") == 0 && line.find("folded 1 nodes") != std::string::npos;
   }
   EXPECT_TRUE(skipped);
+  EXPECT_TRUE(folded);
 }
 
 TEST(PipelineTest, UnknownPassNameIsAnError) {
@@ -196,6 +198,75 @@ TEST(PipelineTest, FoldingRespectsTheSizeCap) {
   bool logged = false;
   for (const std::string& line : o->log) logged |= line.find("size cap") != std::string::npos;
   EXPECT_TRUE(logged);
+}
+
+}  // namespace
+}  // namespace smrt::passes
+
+namespace smrt::passes {
+namespace {
+
+// A TF1 cond whose branches compute on constants: each branch's Consts hang
+// off its pivot by a control edge, so only the taken branch's Mul is alive
+// and the Merge forwards it.
+const char kConstBranches[] = R"(
+  node { name: "p" op: "Placeholder" attr { key: "dtype" value { type: DT_BOOL } } }
+  node { name: "switch" op: "Switch" input: "p" input: "p" attr { key: "T" value { type: DT_BOOL } } }
+  node { name: "t_pivot" op: "Identity" input: "switch:1" attr { key: "T" value { type: DT_BOOL } } }
+  node { name: "f_pivot" op: "Identity" input: "switch" attr { key: "T" value { type: DT_BOOL } } }
+  node { name: "ct" op: "Const" input: "^t_pivot" attr { key: "dtype" value { type: DT_FLOAT } }
+         attr { key: "value" value { tensor { dtype: DT_FLOAT tensor_shape {} float_val: 2 } } } }
+  node { name: "ct2" op: "Const" input: "^t_pivot" attr { key: "dtype" value { type: DT_FLOAT } }
+         attr { key: "value" value { tensor { dtype: DT_FLOAT tensor_shape {} float_val: 3 } } } }
+  node { name: "mt" op: "Mul" input: "ct" input: "ct2" attr { key: "T" value { type: DT_FLOAT } } }
+  node { name: "cf" op: "Const" input: "^f_pivot" attr { key: "dtype" value { type: DT_FLOAT } }
+         attr { key: "value" value { tensor { dtype: DT_FLOAT tensor_shape {} float_val: 4 } } } }
+  node { name: "cf2" op: "Const" input: "^f_pivot" attr { key: "dtype" value { type: DT_FLOAT } }
+         attr { key: "value" value { tensor { dtype: DT_FLOAT tensor_shape {} float_val: 5 } } } }
+  node { name: "mf" op: "Mul" input: "cf" input: "cf2" attr { key: "T" value { type: DT_FLOAT } } }
+  node { name: "y" op: "Merge" input: "mf" input: "mt"
+         attr { key: "T" value { type: DT_FLOAT } } attr { key: "N" value { i: 2 } } }
+)";
+
+// The same cond on a constant predicate: its Switch is not folded (both
+// outputs would be alive), so only the false branch runs.
+const char kConstPredicate[] = R"(
+  node { name: "p" op: "Const" attr { key: "dtype" value { type: DT_BOOL } }
+         attr { key: "value" value { tensor { dtype: DT_BOOL tensor_shape {} bool_val: false } } } }
+  node { name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } } }
+  node { name: "switch" op: "Switch" input: "p" input: "p" attr { key: "T" value { type: DT_BOOL } } }
+  node { name: "t_pivot" op: "Identity" input: "switch:1" attr { key: "T" value { type: DT_BOOL } } }
+  node { name: "f_pivot" op: "Identity" input: "switch" attr { key: "T" value { type: DT_BOOL } } }
+  node { name: "ct" op: "Const" input: "^t_pivot" attr { key: "dtype" value { type: DT_FLOAT } }
+         attr { key: "value" value { tensor { dtype: DT_FLOAT tensor_shape {} float_val: 2 } } } }
+  node { name: "cf" op: "Const" input: "^f_pivot" attr { key: "dtype" value { type: DT_FLOAT } }
+         attr { key: "value" value { tensor { dtype: DT_FLOAT tensor_shape {} float_val: 4 } } } }
+  node { name: "mf" op: "Mul" input: "cf" input: "cf" attr { key: "T" value { type: DT_FLOAT } } }
+  node { name: "y" op: "Merge" input: "mf" input: "ct"
+         attr { key: "T" value { type: DT_FLOAT } } attr { key: "N" value { i: 2 } } }
+  node { name: "z" op: "Mul" input: "x" input: "y" attr { key: "T" value { type: DT_FLOAT } } }
+)";
+
+TEST(PipelineTest, FoldingLeavesASwitchOfConstantsToTheExecutor) {
+  absl::StatusOr<testing::Both> b =
+      RunBoth(kConstPredicate, XFeed(), {"z:0"},
+              {kernels::testing::MakeTensor<float>({3}, {1, 2, 3})});
+  ASSERT_TRUE(b.ok()) << b.status();
+  EXPECT_EQ(kernels::testing::Values<float>(b->plain_out[0]), (std::vector<float>{16, 32, 48}));
+  EXPECT_EQ(kernels::testing::Values<float>(b->fused_out[0]), (std::vector<float>{16, 32, 48}));
+}
+
+TEST(PipelineTest, FoldingKeepsAConstBranchOfATf1CondDead) {
+  for (bool p : {true, false}) {
+    absl::StatusOr<testing::Both> b =
+        RunBoth(kConstBranches, {{"p:0", DataType::kBool, PartialShape::Known({})}}, {"y:0"},
+                {kernels::testing::MakeTensor<bool>({}, {p})});
+    ASSERT_TRUE(b.ok()) << b.status();
+    EXPECT_EQ(kernels::testing::Values<float>(b->plain_out[0]),
+              (std::vector<float>{p ? 6.0f : 20.0f}));
+    EXPECT_EQ(kernels::testing::Values<float>(b->fused_out[0]),
+              (std::vector<float>{p ? 6.0f : 20.0f}));
+  }
 }
 
 }  // namespace
