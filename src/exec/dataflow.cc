@@ -7,6 +7,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "graph/frames.h"
 
 namespace smrt::exec {
 
@@ -59,102 +60,25 @@ absl::StatusOr<std::unique_ptr<DataflowPlan>> DataflowPlan::Create(
     if (it != index.end()) p->nodes_[it->second].feed = static_cast<int>(f);
   }
 
-  // Frames, statically: the frame a node runs in is its inputs' frame; an
-  // Enter's outputs are in its child frame, an Exit's in its parent.
-  p->frames_.push_back({"", -1, 0, 1});
-  std::vector<int> in_frame(order.size(), -1), out_frame(order.size(), -1);
-  auto frame_name = [&](int f) {
-    return f == 0 ? std::string("the root frame") : absl::StrCat("frame '", p->frames_[f].name, "'");
-  };
-  for (size_t i = 0; i < order.size(); ++i) {
-    const graph::Node& n = g.node(order[i]);
-    NodeInfo& info = p->nodes_[i];
-    std::string first_input;
-    auto take = [&](NodeId src) -> absl::Status {
-      if (graph::IsLoopBackEdge(g, src, n.id)) return absl::OkStatus();
-      const int f = out_frame[index.at(src)];
-      if (in_frame[i] < 0) {
-        in_frame[i] = f;
-        first_input = g.node(src).name;
-      } else if (in_frame[i] != f) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            "node '", n.name, "' (", n.op, ") has inputs from different while-loop frames: '",
-            first_input, "' is in ", frame_name(in_frame[i]), ", '", g.node(src).name, "' in ",
-            frame_name(f)));
-      }
-      return absl::OkStatus();
-    };
-    for (const Endpoint& e : n.inputs) {
-      if (absl::Status s = take(e.node); !s.ok()) return s;
-    }
-    for (NodeId c : n.control_inputs) {
-      if (absl::Status s = take(c); !s.ok()) return s;
-    }
-    if (in_frame[i] < 0) {
-      if (info.kind == Kind::kMerge && !n.inputs.empty()) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            "Merge '", n.name, "' has only NextIteration inputs: its loop has no Enter"));
-      }
-      in_frame[i] = 0;
-    }
-    out_frame[i] = in_frame[i];
-    if (info.kind == Kind::kEnter) {
-      absl::StatusOr<std::string> name = n.attrs.Get<std::string>("frame_name");
-      if (!name.ok() || name->empty()) {
-        return absl::InvalidArgumentError(
-            absl::StrCat("Enter '", n.name, "' has no frame_name"));
-      }
-      int child = -1;
-      for (size_t f = 1; f < p->frames_.size(); ++f) {
-        if (p->frames_[f].name != *name) continue;
-        if (p->frames_[f].parent != in_frame[i]) {
-          return absl::InvalidArgumentError(absl::StrCat(
-              "Enter '", n.name, "' enters frame '", *name, "' from ", frame_name(in_frame[i]),
-              ", but other Enters of that frame are in ", frame_name(p->frames_[f].parent)));
-        }
-        child = static_cast<int>(f);
-      }
-      if (child < 0) {
-        absl::StatusOr<int64_t> parallel = n.attrs.GetOr<int64_t>("parallel_iterations", 10);
-        child = static_cast<int>(p->frames_.size());
-        p->frames_.push_back(
-            {*name, in_frame[i], 0, parallel.ok() && *parallel > 0 ? static_cast<int>(*parallel) : 1});
-      }
-      ++p->frames_[child].num_enters;
-      info.child_frame = child;
-      absl::StatusOr<bool> constant = n.attrs.GetOr<bool>("is_constant", false);
-      info.is_constant = constant.ok() && *constant;
-      out_frame[i] = child;
-    } else if (info.kind == Kind::kExit) {
-      if (in_frame[i] == 0) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            "Exit '", n.name, "' is not inside a while loop: no Enter leads to it"));
-      }
-      out_frame[i] = p->frames_[in_frame[i]].parent;
-    } else if (info.kind == Kind::kNextIteration && in_frame[i] == 0) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "NextIteration '", n.name, "' is not inside a while loop: no Enter leads to it"));
-    }
+  // Frames, statically (graph/frames.h).
+  absl::StatusOr<graph::LoopFrames> frames = graph::AssignFrames(g, order);
+  if (!frames.ok()) return frames.status();
+  for (const graph::LoopFrames::Frame& f : frames->frames) {
+    p->frames_.push_back({f.name, f.parent, f.num_enters, f.parallel_iterations});
   }
   for (size_t i = 0; i < order.size(); ++i) {
-    const graph::Node& n = g.node(order[i]);
-    if (p->nodes_[i].kind != Kind::kMerge) continue;
-    for (const Endpoint& e : n.inputs) {
-      if (!graph::IsLoopBackEdge(g, e.node, n.id)) continue;
-      const int f = out_frame[index.at(e.node)];
-      if (f != in_frame[i]) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            "Merge '", n.name, "' is in ", frame_name(in_frame[i]), " but its NextIteration input '",
-            g.node(e.node).name, "' is in ", frame_name(f)));
-      }
-    }
+    NodeInfo& info = p->nodes_[i];
+    if (info.kind != Kind::kEnter) continue;
+    info.child_frame = frames->child_frame[i];
+    absl::StatusOr<bool> constant = g.node(order[i]).attrs.GetOr<bool>("is_constant", false);
+    info.is_constant = constant.ok() && *constant;
   }
   for (const Endpoint& e : fetches) {
     const int i = index.at(e.node);
-    if (out_frame[i] != 0) {
+    if (frames->out_frame[i] != 0) {
       return absl::InvalidArgumentError(absl::StrCat("fetched tensor '", g.node(e.node).name, ":",
                                                      e.index, "' is inside while loop ",
-                                                     frame_name(out_frame[i])));
+                                                     frames->Describe(frames->out_frame[i])));
     }
     p->fetches_.push_back({i, e.index});
   }

@@ -116,7 +116,7 @@ class FuseMatMulPass : public Pass {
         ctx.Declined(kPass, n.name, pattern, "not float32");
         continue;
       }
-      if (ConstValue(ctx.graph, n.inputs[1]) == nullptr) {
+      if (InvariantValue(ctx.graph, n.inputs[1]) == nullptr) {
         ctx.Declined(kPass, n.name, pattern, "weights (input 1) are not constant");
         continue;
       }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
+#include <optional>
 #include <system_error>
 
 #include "absl/strings/str_cat.h"
@@ -13,6 +14,7 @@
 #include "absl/strings/ascii.h"
 #include "core/file.h"
 #include "graph/dataflow_order.h"
+#include "graph/frames.h"
 #include "graph/shape_inference.h"
 #include "passes/rewrite.h"
 
@@ -125,6 +127,33 @@ bool FrameSafe(absl::string_view pass) {
   return pass == "freeze_variables" || pass == "constant_folding" || pass == "prune";
 }
 
+// What a pass changes, to undo it.
+struct Snapshot {
+  graph::Graph graph;
+  std::vector<graph::NodeId> feeds, effects;
+  std::vector<graph::Endpoint> fetches;
+  size_t log = 0, fusions = 0;
+
+  static Snapshot Of(const PassContext& ctx) {
+    return {ctx.graph, ctx.feeds, ctx.effects, ctx.fetches, ctx.log.size(), ctx.fusions.size()};
+  }
+  void Restore(PassContext& ctx) {
+    ctx.graph = std::move(graph);
+    ctx.feeds = std::move(feeds);
+    ctx.effects = std::move(effects);
+    ctx.fetches = std::move(fetches);
+    ctx.log.resize(log);
+    ctx.fusions.resize(fusions);
+  }
+};
+
+// Whether every live node still reads from one TF1 loop frame.
+absl::Status CheckFrames(const PassContext& ctx) {
+  absl::StatusOr<std::vector<graph::NodeId>> order = LiveOrder(ctx);
+  if (!order.ok()) return order.status();
+  return graph::AssignFrames(ctx.graph, *order).status();
+}
+
 }  // namespace
 
 absl::Status RunPipeline(PassContext& ctx, const PipelineOptions& options) {
@@ -153,11 +182,13 @@ absl::Status RunPipeline(PassContext& ctx, const PipelineOptions& options) {
   }
   if (!graph::InferShapes(ctx.graph, *order, ctx.registry).ok()) return absl::OkStatus();
   if (absl::Status s = Dump(ctx, options, "before"); !s.ok()) return s;
-  // A TF1 while loop's nodes belong to frames that the fusions do not know
-  // (a fused node's new constants would leave their loop): only freezing
-  // variables (whose reads are outside loops), constant folding (a folded
-  // value keeps the control inputs that put its constants in their frame),
-  // pruning and placement run.
+  // A TF1 while loop's nodes belong to frames. Freezing variables (whose
+  // reads are outside loops), constant folding (a folded value keeps the
+  // control inputs that put its constants in their frame), pruning and
+  // placement keep every node in its frame; after any other pass, the
+  // frames are checked again (graph::AssignFrames) and a pass that left a
+  // node reading from two frames (a new constant outside its loop) is
+  // undone and says why.
   std::vector<graph::NodeId> targets;
   for (const graph::Endpoint& e : ctx.fetches) targets.push_back(e.node);
   for (graph::NodeId n : ctx.effects) targets.push_back(n);
@@ -170,16 +201,22 @@ absl::Status RunPipeline(PassContext& ctx, const PipelineOptions& options) {
       ctx.Log(pass->name(), "disabled");
       continue;
     }
-    if (loops && !FrameSafe(pass->name())) {
-      ctx.Log(pass->name(), "skipped: the graph has a TF1 while loop");
-      continue;
-    }
+    std::optional<Snapshot> before;
+    if (loops && !FrameSafe(pass->name())) before = Snapshot::Of(ctx);
     if (absl::Status s = pass->Run(ctx); !s.ok()) {
       return absl::Status(s.code(), absl::StrCat("pass ", pass->name(), ": ", s.message()));
     }
     if (absl::Status s = RefreshShapes(ctx); !s.ok()) {
       return absl::InternalError(absl::StrCat("after pass ", pass->name(),
                                               ", shape inference failed: ", s.message()));
+    }
+    if (before.has_value()) {
+      absl::Status frames = CheckFrames(ctx);
+      if (!frames.ok()) {
+        before->Restore(ctx);
+        ctx.Log(pass->name(), absl::StrCat("undone: it broke a TF1 while loop's frames (",
+                                           frames.message(), ")"));
+      }
     }
   }
   if (!options.placement.device.empty()) {

@@ -142,7 +142,7 @@ absl::Status ReplaceWithFused(PassContext& ctx, NodeId anchor, const PostOpChain
   for (const auto& [k, v] : extra_attrs.all()) fused.attrs.Set(k, v);
   fused.attrs.Set("fused_ops", chain.fused_ops);
   fused.attrs.Set("leakyrelu_alpha", chain.leakyrelu_alpha);
-  fused.attrs.Set("weights_constant", ConstValue(g, a.inputs[1]) != nullptr);
+  fused.attrs.Set("weights_constant", InvariantValue(g, a.inputs[1]) != nullptr);
   fused.inputs = {a.inputs[0], a.inputs[1]};
   // What the chain computed; shape inference refreshes it after the pass.
   fused.outputs = {g.node(chain.tail.node).outputs.at(chain.tail.index)};

@@ -86,6 +86,16 @@ const Tensor* ConstValue(const graph::Graph& g, Endpoint e) {
   return v == nullptr ? nullptr : std::get_if<Tensor>(v);
 }
 
+const Tensor* InvariantValue(const graph::Graph& g, Endpoint e) {
+  for (int depth = 0; depth < 64; ++depth) {  // nested loops
+    const graph::Node& n = g.node(e.node);
+    if (n.op != "Enter" || n.inputs.size() != 1) return ConstValue(g, e);
+    if (!n.attrs.GetOr<bool>("is_constant", false).value_or(false)) return nullptr;
+    e = n.inputs[0];
+  }
+  return nullptr;
+}
+
 std::string UniqueName(const graph::Graph& g, const std::string& base) {
   if (!g.Find(base)) return base;
   for (int i = 1;; ++i) {

@@ -43,6 +43,12 @@ class Uses {
 // The value of a Const node's output, or null.
 const Tensor* ConstValue(const graph::Graph& g, graph::Endpoint e);
 
+// The value of a Const, also seen through the Enters (is_constant) that
+// bring it into TF1 loops: the same tensor in every run and iteration (a
+// loop's weights); or null. For a fused op's weights_constant, not for
+// folding (a Const made from it would be outside the loop).
+const Tensor* InvariantValue(const graph::Graph& g, graph::Endpoint e);
+
 // A node name not yet in the graph, derived from `base`.
 std::string UniqueName(const graph::Graph& g, const std::string& base);
 
