@@ -4,18 +4,11 @@
 
 #include "kernels/cuda/elementwise.h"
 #include "kernels/cuda/elementwise_math.h"
+#include "kernels/cuda/grid.h"
 #include "kernels/cuda/half_math.h"
 
 namespace smrt::kernels::cuda {
 namespace {
-
-constexpr int kThreads = 256;
-constexpr int64_t kMaxBlocks = 65535;
-
-// Enough blocks for one element per thread, capped: the kernels grid-stride.
-int Blocks(int64_t n) {
-  return static_cast<int>(std::min<int64_t>((n + kThreads - 1) / kThreads, kMaxBlocks));
-}
 
 // float, float16 and bfloat16: the types with floating-point ops.
 template <typename T>

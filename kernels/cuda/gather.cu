@@ -2,15 +2,13 @@
 
 #include "kernels/cuda/element_bytes.h"
 #include "kernels/cuda/gather.h"
+#include "kernels/cuda/grid.h"
 
 namespace smrt::kernels::cuda {
 namespace {
 
-constexpr int kThreads = 256;
-
-int Blocks(int64_t n) {
-  return static_cast<int>(std::min<int64_t>((n + kThreads - 1) / kThreads, 65535 * 8));
-}
+// Gathers take more blocks before they grid-stride.
+int GatherBlocks(int64_t n) { return Blocks(n, kMaxBlocks * 8); }
 
 template <typename I>
 __global__ void CheckIndicesKernel(const I* __restrict__ indices, int64_t n, int64_t limit,
@@ -45,7 +43,7 @@ template <typename T, typename I>
 cudaError_t Launch(const void* params, const void* indices, void* out, int64_t outer,
                    int64_t limit, int64_t inner, int64_t num_indices, cudaStream_t stream) {
   const int64_t n = outer * num_indices * inner;
-  GatherKernel<T, I><<<Blocks(n), kThreads, 0, stream>>>(
+  GatherKernel<T, I><<<GatherBlocks(n), kThreads, 0, stream>>>(
       static_cast<const T*>(params), static_cast<const I*>(indices), static_cast<T*>(out), limit,
       inner, num_indices, n);
   return cudaGetLastError();
@@ -67,10 +65,10 @@ cudaError_t LaunchCheckIndices(const void* indices, int index_bytes, int64_t num
                                int64_t limit, unsigned long long* first_bad, cudaStream_t stream) {
   if (num_indices == 0) return cudaSuccess;
   if (index_bytes == 4) {
-    CheckIndicesKernel<int32_t><<<Blocks(num_indices), kThreads, 0, stream>>>(
+    CheckIndicesKernel<int32_t><<<GatherBlocks(num_indices), kThreads, 0, stream>>>(
         static_cast<const int32_t*>(indices), num_indices, limit, first_bad);
   } else if (index_bytes == 8) {
-    CheckIndicesKernel<int64_t><<<Blocks(num_indices), kThreads, 0, stream>>>(
+    CheckIndicesKernel<int64_t><<<GatherBlocks(num_indices), kThreads, 0, stream>>>(
         static_cast<const int64_t*>(indices), num_indices, limit, first_bad);
   } else {
     return cudaErrorInvalidValue;

@@ -3,15 +3,13 @@
 
 #include "kernels/cuda/element_bytes.h"
 #include "kernels/cuda/gather_nd.h"
+#include "kernels/cuda/grid.h"
 
 namespace smrt::kernels::cuda {
 namespace {
 
-constexpr int kThreads = 256;
-
-int Blocks(int64_t n) {
-  return static_cast<int>(std::min<int64_t>((n + kThreads - 1) / kThreads, 65535 * 8));
-}
+// Gathers take more blocks before they grid-stride.
+int GatherBlocks(int64_t n) { return Blocks(n, kMaxBlocks * 8); }
 
 // One thread per output element.
 template <typename T, typename I>
@@ -37,7 +35,7 @@ cudaError_t LaunchBySize(const void* params, const void* indices, void* out, int
                          unsigned long long* first_bad, cudaStream_t stream) {
   return BySize(elem_size, [&](auto element) {
     using T = decltype(element);
-    GatherNdKernel<T, I><<<Blocks(n), kThreads, 0, stream>>>(
+    GatherNdKernel<T, I><<<GatherBlocks(n), kThreads, 0, stream>>>(
         static_cast<const T*>(params), static_cast<const I*>(indices), static_cast<T*>(out), n,
         index, first_bad);
     return cudaGetLastError();

@@ -2,17 +2,11 @@
 #include <cstdint>
 
 #include "kernels/cuda/element_bytes.h"
+#include "kernels/cuda/grid.h"
 #include "kernels/cuda/ragged.h"
 
 namespace smrt::kernels::cuda {
 namespace {
-
-constexpr int kThreads = 256;
-constexpr int64_t kMaxBlocks = 65535;
-
-int Blocks(int64_t n) {
-  return static_cast<int>(std::min<int64_t>((n + kThreads - 1) / kThreads, kMaxBlocks));
-}
 
 template <typename E>
 __global__ void FillDefaultKernel(const E* __restrict__ def, const int64_t* __restrict__ source,

@@ -1,17 +1,11 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "kernels/cuda/grid.h"
 #include "kernels/cuda/random.h"
 
 namespace smrt::kernels::cuda {
 namespace {
-
-constexpr int kThreads = 256;
-constexpr int64_t kMaxBlocks = 65535;
-
-int Blocks(int64_t n) {
-  return static_cast<int>(std::min<int64_t>((n + kThreads - 1) / kThreads, kMaxBlocks));
-}
 
 __global__ void UniformKernel(Philox gen, float* __restrict__ out, int64_t n) {
   const int64_t step = static_cast<int64_t>(gridDim.x) * blockDim.x;

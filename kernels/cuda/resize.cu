@@ -1,17 +1,11 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "kernels/cuda/grid.h"
 #include "kernels/cuda/resize.h"
 
 namespace smrt::kernels::cuda {
 namespace {
-
-constexpr int kThreads = 256;
-constexpr int64_t kMaxBlocks = 65535;
-
-int Blocks(int64_t n) {
-  return static_cast<int>(std::min<int64_t>((n + kThreads - 1) / kThreads, kMaxBlocks));
-}
 
 template <typename T>
 __global__ void ResizeBilinearKernel(ResizePlan plan, const T* __restrict__ in,

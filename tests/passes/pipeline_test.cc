@@ -59,79 +59,10 @@ TEST(PipelineTest, DisabledPassesAreSkipped) {
   EXPECT_EQ(o->count("Const"), 2);
 }
 
-// A TF1 while loop: x * (2 + 3), three times. The sum outside the loop
-// folds; the other rewrites do not know loop frames: they are skipped, and
-// say so; the loop still runs (and placement would run).
-const char kTf1Loop[] = R"(
-  node { name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } } }
-  node { name: "i0" op: "Const" attr { key: "dtype" value { type: DT_INT32 } }
-         attr { key: "value" value { tensor { dtype: DT_INT32 tensor_shape {} int_val: 0 } } } }
-  node { name: "n" op: "Const" attr { key: "dtype" value { type: DT_INT32 } }
-         attr { key: "value" value { tensor { dtype: DT_INT32 tensor_shape {} int_val: 3 } } } }
-  node { name: "one" op: "Const" attr { key: "dtype" value { type: DT_INT32 } }
-         attr { key: "value" value { tensor { dtype: DT_INT32 tensor_shape {} int_val: 1 } } } }
-  node { name: "a" op: "Const" attr { key: "dtype" value { type: DT_FLOAT } }
-         attr { key: "value" value { tensor { dtype: DT_FLOAT tensor_shape {} float_val: 2 } } } }
-  node { name: "b" op: "Const" attr { key: "dtype" value { type: DT_FLOAT } }
-         attr { key: "value" value { tensor { dtype: DT_FLOAT tensor_shape {} float_val: 3 } } } }
-  node { name: "sum" op: "AddV2" input: "a" input: "b" attr { key: "T" value { type: DT_FLOAT } } }
-  node { name: "enter_i" op: "Enter" input: "i0" attr { key: "T" value { type: DT_INT32 } }
-         attr { key: "frame_name" value { s: "loop" } } }
-  node { name: "enter_x" op: "Enter" input: "x" attr { key: "T" value { type: DT_FLOAT } }
-         attr { key: "frame_name" value { s: "loop" } } }
-  node { name: "enter_n" op: "Enter" input: "n" attr { key: "T" value { type: DT_INT32 } }
-         attr { key: "frame_name" value { s: "loop" } }
-         attr { key: "is_constant" value { b: true } } }
-  node { name: "enter_one" op: "Enter" input: "one" attr { key: "T" value { type: DT_INT32 } }
-         attr { key: "frame_name" value { s: "loop" } }
-         attr { key: "is_constant" value { b: true } } }
-  node { name: "enter_sum" op: "Enter" input: "sum" attr { key: "T" value { type: DT_FLOAT } }
-         attr { key: "frame_name" value { s: "loop" } }
-         attr { key: "is_constant" value { b: true } } }
-  node { name: "merge_i" op: "Merge" input: "enter_i" input: "next_i"
-         attr { key: "T" value { type: DT_INT32 } } attr { key: "N" value { i: 2 } } }
-  node { name: "merge_x" op: "Merge" input: "enter_x" input: "next_x"
-         attr { key: "T" value { type: DT_FLOAT } } attr { key: "N" value { i: 2 } } }
-  node { name: "less" op: "Less" input: "merge_i" input: "enter_n"
-         attr { key: "T" value { type: DT_INT32 } } }
-  node { name: "cond" op: "LoopCond" input: "less" }
-  node { name: "switch_i" op: "Switch" input: "merge_i" input: "cond"
-         attr { key: "T" value { type: DT_INT32 } } }
-  node { name: "switch_x" op: "Switch" input: "merge_x" input: "cond"
-         attr { key: "T" value { type: DT_FLOAT } } }
-  node { name: "body_i" op: "Identity" input: "switch_i:1"
-         attr { key: "T" value { type: DT_INT32 } } }
-  node { name: "body_x" op: "Identity" input: "switch_x:1"
-         attr { key: "T" value { type: DT_FLOAT } } }
-  node { name: "add_i" op: "AddV2" input: "body_i" input: "enter_one"
-         attr { key: "T" value { type: DT_INT32 } } }
-  node { name: "mul" op: "Mul" input: "body_x" input: "enter_sum"
-         attr { key: "T" value { type: DT_FLOAT } } }
-  node { name: "next_i" op: "NextIteration" input: "add_i"
-         attr { key: "T" value { type: DT_INT32 } } }
-  node { name: "next_x" op: "NextIteration" input: "mul"
-         attr { key: "T" value { type: DT_FLOAT } } }
-  node { name: "y" op: "Exit" input: "switch_x" attr { key: "T" value { type: DT_FLOAT } } }
-)";
-
-TEST(PipelineTest, AGraphWithATf1WhileLoopIsFolded) {
-  Tensor x = kernels::testing::MakeTensor<float>({3}, {1, -2, 0.5f});
-  absl::StatusOr<testing::Both> b = RunBoth(kTf1Loop, XFeed(), {"y:0"}, {x});
-  ASSERT_TRUE(b.ok()) << b.status();
-  EXPECT_EQ(kernels::testing::Values<float>(b->fused_out[0]),
-            (std::vector<float>{125, -250, 62.5f}));
-  EXPECT_EQ(b->fused.count("AddV2"), 1);  // the sum folded, the counter's step is left
-  bool folded = false;
-  for (const std::string& line : b->fused.log) {
-    folded |= line.find("constant_folding") == 0 && line.find("folded 1 nodes") != std::string::npos;
-  }
-  EXPECT_TRUE(folded);
-}
-
-// A TF1 while loop of three steps x = `body`(x), x [2, 2], with loop
-// constants w [2, 2] and b [2] entered from outside; `body` reads body_x,
-// enter_w and enter_b and names its result "step".
-std::string Tf1Loop(const std::string& body) {
+// A TF1 while loop of three steps x = `body`(x), with loop constants w
+// [2, 2] and b [2] entered from outside; `body` reads body_x, enter_w and
+// enter_b (or what `outside` adds) and names its result "step".
+std::string Tf1Loop(const std::string& body, const std::string& outside = "") {
   const Tensor w = kernels::testing::MakeTensor<float>({2, 2}, {0.5f, -1, 2, 0.25f});
   const Tensor b = kernels::testing::MakeTensor<float>({2}, {0.1f, -0.2f});
   auto enter = [](const char* name, const char* in, const char* type, bool constant) {
@@ -175,7 +106,32 @@ std::string Tf1Loop(const std::string& body) {
          attr { key: "T" value { type: DT_FLOAT } } }
   node { name: "y" op: "Exit" input: "switch_x" attr { key: "T" value { type: DT_FLOAT } } }
 )",
-      body);
+      outside, body);
+}
+
+// x * (2 + 3), three times: the sum outside the loop folds.
+TEST(PipelineTest, AGraphWithATf1WhileLoopIsFolded) {
+  Tensor x = kernels::testing::MakeTensor<float>({3}, {1, -2, 0.5f});
+  const std::string graph = Tf1Loop(R"(
+  node { name: "step" op: "Mul" input: "body_x" input: "enter_sum"
+         attr { key: "T" value { type: DT_FLOAT } } }
+)", absl::StrCat(testing::FloatConst("two", kernels::testing::MakeTensor<float>({}, {2})),
+                 testing::FloatConst("three", kernels::testing::MakeTensor<float>({}, {3})), R"(
+  node { name: "sum" op: "AddV2" input: "two" input: "three"
+         attr { key: "T" value { type: DT_FLOAT } } }
+  node { name: "enter_sum" op: "Enter" input: "sum" attr { key: "T" value { type: DT_FLOAT } }
+         attr { key: "frame_name" value { s: "loop" } } attr { key: "is_constant" value { b: true } } }
+)"));
+  absl::StatusOr<testing::Both> b = RunBoth(graph, XFeed(), {"y:0"}, {x});
+  ASSERT_TRUE(b.ok()) << b.status();
+  EXPECT_EQ(kernels::testing::Values<float>(b->fused_out[0]),
+            (std::vector<float>{125, -250, 62.5f}));
+  EXPECT_EQ(b->fused.count("AddV2"), 1);  // the sum folded, the counter's step is left
+  bool folded = false;
+  for (const std::string& line : b->fused.log) {
+    folded |= line.find("constant_folding") == 0 && line.find("folded 1 nodes") != std::string::npos;
+  }
+  EXPECT_TRUE(folded);
 }
 
 std::vector<graph::FeedSpec> X22() { return {{"x:0", DataType::kFloat, PartialShape::Known({2, 2})}}; }

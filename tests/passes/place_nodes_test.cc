@@ -118,6 +118,12 @@ std::string DeviceOf(const exec::Program& p, const std::string& node) {
   return "<missing>";
 }
 
+int Count(const exec::Program& p, absl::string_view op) {
+  int n = 0;
+  for (const graph::Node& node : p.graph().nodes()) n += node.op == op;
+  return n;
+}
+
 TEST(PlaceNodesTest, NodesGoWhereTheirKernelIsWithOneCopyPerCrossing) {
   kernels::KernelRegistry registry = FakeRegistry();
   FakeDevice device;
@@ -133,11 +139,7 @@ TEST(PlaceNodesTest, NodesGoWhereTheirKernelIsWithOneCopyPerCrossing) {
   EXPECT_EQ(DeviceOf(p, "w"), "FAKE:0");  // read only on the device: uploaded once
   EXPECT_EQ(DeviceOf(p, "shape"), "");    // Reshape reads its shape on the host
   // x -> device, relu -> host (for sqrt), sqrt -> device, y -> host (the fetch).
-  int to_device = 0, to_host = 0;
-  for (const graph::Node& n : p.graph().nodes()) {
-    to_device += n.op == kernels::kToDeviceOp;
-    to_host += n.op == kernels::kToHostOp;
-  }
+  const int to_device = Count(p, kernels::kToDeviceOp), to_host = Count(p, kernels::kToHostOp);
   EXPECT_EQ(to_device, 2);
   EXPECT_EQ(to_host, 2);
   const graph::Node& fetched = p.graph().node(p.spec().fetches[0].node);
@@ -338,11 +340,7 @@ TEST(PlaceNodesTest, Int32ShapeArithmeticStaysOnTheHost) {
   // on the host: on the device it would be copied up and back.
   EXPECT_EQ(DeviceOf(p, "target"), "");
   EXPECT_EQ(DeviceOf(p, "minus"), "");
-  int to_device = 0, to_host = 0;
-  for (const graph::Node& n : p.graph().nodes()) {
-    to_device += n.op == kernels::kToDeviceOp;
-    to_host += n.op == kernels::kToHostOp;
-  }
+  const int to_device = Count(p, kernels::kToDeviceOp), to_host = Count(p, kernels::kToHostOp);
   EXPECT_EQ(to_device, 1);  // x
   EXPECT_EQ(to_host, 1);    // y, the fetch
   for (const PlacementRecord& r : placed->placement) {
@@ -399,11 +397,7 @@ TEST(PlaceNodesTest, IntegersFromHostValuesForAHostReaderAreMadeOnTheHost) {
   EXPECT_EQ(DeviceOf(p, "sum"), "");
   EXPECT_EQ(DeviceOf(p, "target"), "");
   EXPECT_EQ(DeviceOf(p, "dims"), "");
-  int to_device = 0, to_host = 0;
-  for (const graph::Node& n : p.graph().nodes()) {
-    to_device += n.op == kernels::kToDeviceOp;
-    to_host += n.op == kernels::kToHostOp;
-  }
+  const int to_device = Count(p, kernels::kToDeviceOp), to_host = Count(p, kernels::kToHostOp);
   EXPECT_EQ(to_device, 1);  // x
   EXPECT_EQ(to_host, 1);    // y, the fetch
   for (const PlacementRecord& r : placed->placement) {
