@@ -15,7 +15,8 @@ bool Is(absl::string_view op, absl::string_view base) {
 }  // namespace
 
 std::string LoopFrames::Describe(int frame) const {
-  return frame == 0 ? std::string("the root frame") : absl::StrCat("frame '", frames[frame].name, "'");
+  if (frame == 0) return "the root frame";
+  return absl::StrCat("frame '", frames[frame].name, "'");
 }
 
 absl::StatusOr<LoopFrames> AssignFrames(const Graph& g, const std::vector<NodeId>& order) {

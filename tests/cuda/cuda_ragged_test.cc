@@ -46,7 +46,8 @@ std::vector<Case> Cases() {
   std::vector<Case> c;
   // TextVectorization's padded batch: row splits, a fixed width that cuts a row.
   c.push_back({"splits_truncated", RaggedAttrs(i64, i64, {"ROW_SPLITS"}),
-               {MakeTensor<int64_t>({2}, {-1, 3}), MakeTensor<int64_t>({7}, {5, 6, 7, 8, 9, 10, 11}),
+               {MakeTensor<int64_t>({2}, {-1, 3}),
+                MakeTensor<int64_t>({7}, {5, 6, 7, 8, 9, 10, 11}),
                 Scalar<int64_t>(0), MakeTensor<int64_t>({4}, {0, 4, 4, 7})}});
   c.push_back({"splits_auto_width", RaggedAttrs(DataType::kFloat, DataType::kInt32, {"ROW_SPLITS"}),
                {any, MakeTensor<float>({5}, {1.5f, 2.5f, 3.5f, 4.5f, 5.5f}), Scalar<float>(-1.0f),

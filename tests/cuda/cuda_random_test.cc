@@ -107,7 +107,8 @@ TEST(CudaRandomTest, MultinomialWalkIsTheCpusSamples) {
       AttrMap attrs = Seeded(TypeAttr(DataType::kFloat), 1234, 5678);
       attrs.Set("output_dtype", out);
       absl::StatusOr<std::vector<Tensor>> cpu =
-          RunOp("Multinomial", attrs, {MakeTensor<float>({4, 5}, logits), Scalar<int32_t>(samples)});
+          RunOp("Multinomial", attrs,
+                {MakeTensor<float>({4, 5}, logits), Scalar<int32_t>(samples)});
       ASSERT_TRUE(cpu.ok()) << cpu.status();
       const Philox gen(1234, 5678);
       for (int64_t s = 0; s < 4 * samples; ++s) {
@@ -149,7 +150,8 @@ TEST_F(CudaGpuRandomTest, SeededNodesDrawTheCpusNumbers) {
   ExpectSameBytesAsCpu("RandomUniform", Seeded(TypeAttr(DataType::kFloat, "dtype"), 3, 4),
                        {MakeTensor<int32_t>({2}, {33, 65})}, {0});
   ExpectSameBytesAsCpu("RandomUniformInt", Seeded(TypeAttr(DataType::kInt32, "Tout"), 8, 9),
-                       {MakeTensor<int32_t>({1}, {1001}), Scalar<int32_t>(-20), Scalar<int32_t>(20)},
+                       {MakeTensor<int32_t>({1}, {1001}), Scalar<int32_t>(-20),
+                        Scalar<int32_t>(20)},
                        {0, 1, 2});
   ExpectSameBytesAsCpu(
       "RandomUniformInt", Seeded(TypeAttr(DataType::kInt64, "Tout"), 8, 9),

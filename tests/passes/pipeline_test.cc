@@ -120,7 +120,8 @@ TEST(PipelineTest, AGraphWithATf1WhileLoopIsFolded) {
   node { name: "sum" op: "AddV2" input: "two" input: "three"
          attr { key: "T" value { type: DT_FLOAT } } }
   node { name: "enter_sum" op: "Enter" input: "sum" attr { key: "T" value { type: DT_FLOAT } }
-         attr { key: "frame_name" value { s: "loop" } } attr { key: "is_constant" value { b: true } } }
+         attr { key: "frame_name" value { s: "loop" } }
+         attr { key: "is_constant" value { b: true } } }
 )"));
   absl::StatusOr<testing::Both> b = RunBoth(graph, XFeed(), {"y:0"}, {x});
   ASSERT_TRUE(b.ok()) << b.status();
@@ -129,12 +130,15 @@ TEST(PipelineTest, AGraphWithATf1WhileLoopIsFolded) {
   EXPECT_EQ(b->fused.count("AddV2"), 1);  // the sum folded, the counter's step is left
   bool folded = false;
   for (const std::string& line : b->fused.log) {
-    folded |= line.find("constant_folding") == 0 && line.find("folded 1 nodes") != std::string::npos;
+    folded |= line.find("constant_folding") == 0 &&
+              line.find("folded 1 nodes") != std::string::npos;
   }
   EXPECT_TRUE(folded);
 }
 
-std::vector<graph::FeedSpec> X22() { return {{"x:0", DataType::kFloat, PartialShape::Known({2, 2})}}; }
+std::vector<graph::FeedSpec> X22() {
+  return {{"x:0", DataType::kFloat, PartialShape::Known({2, 2})}};
+}
 
 // A Dense layer's step in the loop's body: the fusion runs in the frame.
 TEST(PipelineTest, FusionsRunInsideATf1Loop) {
@@ -155,6 +159,33 @@ TEST(PipelineTest, FusionsRunInsideATf1Loop) {
   for (const std::string& line : b->fused.log) {
     EXPECT_EQ(line.find("undone"), std::string::npos) << line;
   }
+}
+
+// Constants made in the body (hanging off body_x, as TensorFlow makes them)
+// fold into one that keeps that control edge, so it stays in the loop's
+// frame (a root-frame constant there fails Program::Create).
+TEST(PipelineTest, ConstantsFoldedInsideATf1LoopStayInItsFrame) {
+  const std::string graph = Tf1Loop(R"(
+  node { name: "c1" op: "Const" input: "^body_x" attr { key: "dtype" value { type: DT_FLOAT } }
+         attr { key: "value" value { tensor { dtype: DT_FLOAT tensor_shape {} float_val: 0.5 } } } }
+  node { name: "c2" op: "Const" input: "^body_x" attr { key: "dtype" value { type: DT_FLOAT } }
+         attr { key: "value" value { tensor { dtype: DT_FLOAT tensor_shape {} float_val: 1.5 } } } }
+  node { name: "k" op: "AddV2" input: "c1" input: "c2" attr { key: "T" value { type: DT_FLOAT } } }
+  node { name: "step" op: "Mul" input: "body_x" input: "k"
+         attr { key: "T" value { type: DT_FLOAT } } }
+)");
+  Tensor x = kernels::testing::MakeTensor<float>({2, 2}, {1, -2, 0.5f, 3});
+  absl::StatusOr<testing::Both> b = RunBoth(graph, X22(), {"y:0"}, {x});
+  ASSERT_TRUE(b.ok()) << b.status();
+  EXPECT_EQ(kernels::testing::Values<float>(b->fused_out[0]),
+            (std::vector<float>{8, -16, 4, 24}));  // x * 2^3
+  EXPECT_EQ(b->fused.count("AddV2"), 1);  // k folded; the counter's step is left
+  bool folded = false;
+  for (const std::string& line : b->fused.log) {
+    folded |= line.find("constant_folding") == 0 &&
+              line.find("folded 1 nodes") != std::string::npos;
+  }
+  EXPECT_TRUE(folded);
 }
 
 // Weights made in the body (Consts hanging off body_x) scaled by a Mul:
@@ -267,8 +298,10 @@ namespace {
 // and the Merge forwards it.
 const char kConstBranches[] = R"(
   node { name: "p" op: "Placeholder" attr { key: "dtype" value { type: DT_BOOL } } }
-  node { name: "switch" op: "Switch" input: "p" input: "p" attr { key: "T" value { type: DT_BOOL } } }
-  node { name: "t_pivot" op: "Identity" input: "switch:1" attr { key: "T" value { type: DT_BOOL } } }
+  node { name: "switch" op: "Switch" input: "p" input: "p"
+         attr { key: "T" value { type: DT_BOOL } } }
+  node { name: "t_pivot" op: "Identity" input: "switch:1"
+         attr { key: "T" value { type: DT_BOOL } } }
   node { name: "f_pivot" op: "Identity" input: "switch" attr { key: "T" value { type: DT_BOOL } } }
   node { name: "ct" op: "Const" input: "^t_pivot" attr { key: "dtype" value { type: DT_FLOAT } }
          attr { key: "value" value { tensor { dtype: DT_FLOAT tensor_shape {} float_val: 2 } } } }
@@ -290,8 +323,10 @@ const char kConstPredicate[] = R"(
   node { name: "p" op: "Const" attr { key: "dtype" value { type: DT_BOOL } }
          attr { key: "value" value { tensor { dtype: DT_BOOL tensor_shape {} bool_val: false } } } }
   node { name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } } }
-  node { name: "switch" op: "Switch" input: "p" input: "p" attr { key: "T" value { type: DT_BOOL } } }
-  node { name: "t_pivot" op: "Identity" input: "switch:1" attr { key: "T" value { type: DT_BOOL } } }
+  node { name: "switch" op: "Switch" input: "p" input: "p"
+         attr { key: "T" value { type: DT_BOOL } } }
+  node { name: "t_pivot" op: "Identity" input: "switch:1"
+         attr { key: "T" value { type: DT_BOOL } } }
   node { name: "f_pivot" op: "Identity" input: "switch" attr { key: "T" value { type: DT_BOOL } } }
   node { name: "ct" op: "Const" input: "^t_pivot" attr { key: "dtype" value { type: DT_FLOAT } }
          attr { key: "value" value { tensor { dtype: DT_FLOAT tensor_shape {} float_val: 2 } } } }

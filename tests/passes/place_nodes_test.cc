@@ -377,7 +377,8 @@ const char kInt64Graph[] = R"(
   node { name: "target" op: "Mul" input: "sum" input: "one"
          attr { key: "T" value { type: DT_INT64 } } }
   node { name: "y" op: "Reshape" input: "relu" input: "target"
-         attr { key: "T" value { type: DT_FLOAT } } attr { key: "Tshape" value { type: DT_INT64 } } }
+         attr { key: "T" value { type: DT_FLOAT } }
+         attr { key: "Tshape" value { type: DT_INT64 } } }
   node { name: "xi" op: "Cast" input: "relu" attr { key: "SrcT" value { type: DT_FLOAT } }
          attr { key: "DstT" value { type: DT_INT64 } } attr { key: "Truncate" value { b: false } } }
   node { name: "ids" op: "AddV2" input: "xi" input: "zero"

@@ -151,7 +151,8 @@ absl::StatusOr<RaggedToTensorPlan> PlanRaggedToTensor(const KernelContext& ctx) 
     return absl::InvalidArgumentError("values must have rank >= 1");
   }
   if (fallback.dtype() != values.dtype()) {
-    return absl::InvalidArgumentError(absl::StrCat("default_value is ", DataTypeName(fallback.dtype()),
+    return absl::InvalidArgumentError(absl::StrCat("default_value is ",
+                                                   DataTypeName(fallback.dtype()),
                                                    ", values are ", DataTypeName(values.dtype())));
   }
   if (absl::Status s = CheckDefaultShape(fallback.shape(), values.shape()); !s.ok()) return s;
