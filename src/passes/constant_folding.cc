@@ -41,13 +41,7 @@ bool Foldable(const graph::Node& n, const kernels::OpSpec* spec) {
 // alive in both branches, and their Merge would forward either. Inside a
 // TF1 loop the same edges keep the value in its frame.
 std::vector<graph::NodeId> AliveWith(const graph::Graph& g, const graph::Node& n) {
-  std::vector<graph::NodeId> deps = n.control_inputs;
-  for (const graph::Endpoint& e : n.inputs) {
-    for (graph::NodeId c : g.node(e.node).control_inputs) {
-      if (std::find(deps.begin(), deps.end(), c) == deps.end()) deps.push_back(c);
-    }
-  }
-  return deps;
+  return ControlInputsOf(g, n.inputs, n.control_inputs);
 }
 
 class ConstantFoldingPass : public Pass {

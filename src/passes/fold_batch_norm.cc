@@ -61,6 +61,9 @@ struct Folding {
   std::vector<float> scale;   // per output channel
   std::vector<float> shift;   // added after scaling
   Endpoint result;            // the value the folded form replaces
+  // The constants scale and shift come from: the folded Consts keep their
+  // control inputs (a TF1 loop body's weights hang off its frame).
+  std::vector<Endpoint> sources;
   std::string pattern;
 };
 
@@ -140,6 +143,7 @@ class FoldBatchNormPass : public Pass {
         const Tensor* t = ConstValue(g, n.inputs[i + 1]);
         if (t == nullptr) return decline("scale, offset, mean or variance is not constant");
         params[i] = PerChannel(*t, cm->channels);
+        f.sources.push_back(n.inputs[i + 1]);
         if (params[i].empty() || t->num_elements() != cm->channels) {
           return decline("scale, offset, mean or variance does not match the channels");
         }
@@ -176,6 +180,7 @@ class FoldBatchNormPass : public Pass {
     if (!cm) return decline("weights of an unexpected rank");
     f.scale = PerChannel(*ConstValue(g, n.inputs[const_side]), cm->channels);
     if (f.scale.empty()) return decline("the multiplier is not per output channel");
+    f.sources.push_back(n.inputs[const_side]);
     f.shift.assign(cm->channels, 0.0f);
     f.pattern = pattern;
     // A following Add of a per-channel constant becomes part of the shift.
@@ -189,6 +194,7 @@ class FoldBatchNormPass : public Pass {
         std::vector<float> shift = a ? PerChannel(*a, cm->channels) : std::vector<float>{};
         if (!shift.empty()) {
           f.shift = shift;
+          f.sources.push_back(add.inputs[1 - next[0].second]);
           f.result = {add.id, 0};
           f.pattern += "+" + add.op;
         }
@@ -252,6 +258,10 @@ class FoldBatchNormPass : public Pass {
 
   static absl::Status Apply(PassContext& ctx, const Folding& f) {
     graph::Graph& g = ctx.graph;
+    std::vector<Endpoint> sources = f.sources;
+    sources.push_back(g.node(f.linear).inputs[1]);
+    if (f.bias_add >= 0) sources.push_back(g.node(f.bias_add).inputs[1]);
+    const std::vector<NodeId> alive_with = ControlInputsOf(g, sources);
     const Tensor* w = ConstValue(g, g.node(f.linear).inputs[1]);
     std::optional<ChannelMap> cm = ChannelsOf(g.node(f.linear), *w);
     absl::StatusOr<Tensor> nw = ScaledWeights(ctx, g.node(f.linear), *w, *cm, f.scale);
@@ -270,7 +280,8 @@ class FoldBatchNormPass : public Pass {
       any_shift |= f.shift[c] != 0.0f;
     }
     const std::string linear_name = g.node(f.linear).name;
-    absl::StatusOr<Endpoint> filter = AddConst(g, linear_name + "/folded_weights", *std::move(nw));
+    absl::StatusOr<Endpoint> filter =
+        AddConst(g, linear_name + "/folded_weights", *std::move(nw), alive_with);
     if (!filter.ok()) return filter.status();
     g.node(f.linear).inputs[1] = *filter;
     Endpoint out{f.linear, 0};
@@ -278,7 +289,8 @@ class FoldBatchNormPass : public Pass {
       absl::StatusOr<Tensor> bt = Tensor::Create(DataType::kFloat, {cm->channels});
       if (!bt.ok()) return bt.status();
       std::copy(bias.begin(), bias.end(), bt->data<float>());
-      absl::StatusOr<Endpoint> b = AddConst(g, linear_name + "/folded_bias", *std::move(bt));
+      absl::StatusOr<Endpoint> b =
+          AddConst(g, linear_name + "/folded_bias", *std::move(bt), alive_with);
       if (!b.ok()) return b.status();
       if (f.bias_add >= 0) {
         g.node(f.bias_add).inputs[1] = *b;

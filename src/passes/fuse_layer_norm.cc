@@ -263,16 +263,19 @@ std::string WhyNot(const PassContext& ctx, const Uses& uses, NodeId out, const C
   return "";
 }
 
-// `e`'s constant as a 1-D tensor, or `fill` as [1] when e is kNone.
+// `e`'s constant as a 1-D tensor, or `fill` as [1] when e is kNone; alive
+// with `alive_with` (the chain's constants' control inputs: in a TF1 loop
+// body they keep it in the loop's frame).
 absl::StatusOr<Endpoint> VectorConst(graph::Graph& g, Endpoint e, float fill,
-                                     const std::string& name) {
+                                     const std::string& name,
+                                     const std::vector<NodeId>& alive_with) {
   const Tensor* t = e.node >= 0 ? ConstValue(g, e) : nullptr;
   const int64_t n = t != nullptr ? t->num_elements() : 1;
   absl::StatusOr<Tensor> v = Tensor::Create(DataType::kFloat, {n});
   if (!v.ok()) return v.status();
   float* dst = v->data<float>();
   for (int64_t i = 0; i < n; ++i) dst[i] = t != nullptr ? t->data<float>()[i] : fill;
-  return AddConst(g, name, *std::move(v));
+  return AddConst(g, name, *std::move(v), alive_with);
 }
 
 absl::Status Apply(PassContext& ctx, NodeId out, const Chain& c) {
@@ -280,9 +283,16 @@ absl::Status Apply(PassContext& ctx, NodeId out, const Chain& c) {
   const std::string at = g.node(out).name;
   const std::string scope = at.substr(0, at.rfind('/') == std::string::npos ? 0 : at.rfind('/'));
   const std::string base = scope.empty() ? at : scope;
-  absl::StatusOr<Endpoint> gamma = VectorConst(g, c.gamma, 1.0f, base + "/layer_norm_gamma");
+  std::vector<Endpoint> constants = {c.eps};
+  for (Endpoint e : {c.gamma, c.beta}) {
+    if (e.node >= 0) constants.push_back(e);
+  }
+  const std::vector<NodeId> alive_with = ControlInputsOf(g, constants);
+  absl::StatusOr<Endpoint> gamma =
+      VectorConst(g, c.gamma, 1.0f, base + "/layer_norm_gamma", alive_with);
   if (!gamma.ok()) return gamma.status();
-  absl::StatusOr<Endpoint> beta = VectorConst(g, c.beta, 0.0f, base + "/layer_norm_beta");
+  absl::StatusOr<Endpoint> beta =
+      VectorConst(g, c.beta, 0.0f, base + "/layer_norm_beta", alive_with);
   if (!beta.ok()) return beta.status();
   graph::Node ln;
   ln.name = UniqueName(g, base + "/layer_norm");

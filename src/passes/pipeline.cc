@@ -20,12 +20,6 @@
 
 namespace smrt::passes {
 
-std::vector<std::string> PassNames() {
-  std::vector<std::string> names;
-  for (const auto& p : DefaultPasses()) names.emplace_back(p->name());
-  return names;
-}
-
 PipelineOptions WithEnvironment(PipelineOptions options) {
   if (const char* d = std::getenv("SMRT_DISABLE_PASSES"); d != nullptr) {
     for (absl::string_view name : absl::StrSplit(d, ',', absl::SkipWhitespace())) {
@@ -157,7 +151,11 @@ absl::Status CheckFrames(const PassContext& ctx) {
 }  // namespace
 
 absl::Status RunPipeline(PassContext& ctx, const PipelineOptions& options) {
-  std::vector<std::unique_ptr<Pass>> passes = DefaultPasses();
+  return RunPasses(ctx, options, DefaultPasses());
+}
+
+absl::Status RunPasses(PassContext& ctx, const PipelineOptions& options,
+                       std::vector<std::unique_ptr<Pass>> passes) {
   bool all_off = false;
   for (const std::string& name : options.disabled_passes) {
     if (name == "all") {
@@ -167,9 +165,11 @@ absl::Status RunPipeline(PassContext& ctx, const PipelineOptions& options) {
     bool known = std::any_of(passes.begin(), passes.end(),
                              [&](const auto& p) { return p->name() == name; });
     if (!known) {
+      std::vector<std::string> names;
+      for (const auto& p : passes) names.emplace_back(p->name());
       return absl::InvalidArgumentError(absl::StrCat("unknown pass '", name,
                                                      "' in disabled passes; the passes are: ",
-                                                     absl::StrJoin(PassNames(), ", "), ", all"));
+                                                     absl::StrJoin(names, ", "), ", all"));
     }
   }
   ctx.max_folded_bytes = options.max_folded_bytes;

@@ -32,7 +32,6 @@ struct PipelineOptions {
 
 // The passes in the order they run (default_passes.cc).
 std::vector<std::unique_ptr<Pass>> DefaultPasses();
-std::vector<std::string> PassNames();
 
 // Adds SMRT_DISABLE_PASSES=a,b (names; "all" for every pass) to the disabled
 // passes and SMRT_DUMP_GRAPH=DIR as the dump dir when options has none.
@@ -42,6 +41,10 @@ PipelineOptions WithEnvironment(PipelineOptions options);
 // A graph smrt cannot run (unknown ops, shapes that fail) is left as it is,
 // so that Program::Create reports the problem in its usual words.
 absl::Status RunPipeline(PassContext& ctx, const PipelineOptions& options);
+
+// RunPipeline with `passes` in place of DefaultPasses() (a test's own pass).
+absl::Status RunPasses(PassContext& ctx, const PipelineOptions& options,
+                       std::vector<std::unique_ptr<Pass>> passes);
 
 // The live graph as "name = Op(inputs) {attrs} -> outputs" lines, and as
 // Graphviz dot.

@@ -104,6 +104,16 @@ std::string UniqueName(const graph::Graph& g, const std::string& base) {
   }
 }
 
+std::vector<NodeId> ControlInputsOf(const graph::Graph& g, const std::vector<Endpoint>& values,
+                                    std::vector<NodeId> deps) {
+  for (const Endpoint& e : values) {
+    for (NodeId c : g.node(e.node).control_inputs) {
+      if (std::find(deps.begin(), deps.end(), c) == deps.end()) deps.push_back(c);
+    }
+  }
+  return deps;
+}
+
 absl::StatusOr<Endpoint> AddConst(graph::Graph& g, const std::string& base, Tensor value,
                                   std::vector<NodeId> control_inputs) {
   graph::Node n;

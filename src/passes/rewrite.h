@@ -52,6 +52,12 @@ const Tensor* InvariantValue(const graph::Graph& g, graph::Endpoint e);
 // A node name not yet in the graph, derived from `base`.
 std::string UniqueName(const graph::Graph& g, const std::string& base);
 
+// `deps` and the control inputs of the nodes behind `values`, each once:
+// what a Const computed from those values keeps (see AddConst).
+std::vector<graph::NodeId> ControlInputsOf(const graph::Graph& g,
+                                           const std::vector<graph::Endpoint>& values,
+                                           std::vector<graph::NodeId> deps = {});
+
 // Adds a Const node holding `value`, with `control_inputs` (where the value
 // it stands for was alive: a TF1 cond branch's pivot, a loop's frame);
 // returns its output.

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <limits>
 
 #include "absl/strings/str_cat.h"
@@ -21,10 +22,13 @@ int Optimized::count(const std::string& op) const {
   return static_cast<int>(std::count(all.begin(), all.end(), op));
 }
 
-absl::StatusOr<Optimized> Build(const std::string& graph_text,
-                                const std::vector<graph::FeedSpec>& feeds,
-                                const std::vector<std::string>& fetches,
-                                const PipelineOptions* options) {
+namespace {
+
+// The graph imported, `optimize`d (when set) and made a Program.
+absl::StatusOr<Optimized> BuildAnd(const std::string& graph_text,
+                                   const std::vector<graph::FeedSpec>& feeds,
+                                   const std::vector<std::string>& fetches,
+                                   const std::function<absl::Status(PassContext&)>& optimize) {
   tensorflow::GraphDef def;
   if (!google::protobuf::TextFormat::ParseFromString(graph_text, &def)) {
     return absl::InvalidArgumentError("bad GraphDef text");
@@ -38,9 +42,9 @@ absl::StatusOr<Optimized> Build(const std::string& graph_text,
   exec::ProgramSpec spec{std::move(imported->graph), imported->feed_nodes,
                          imported->fetch_endpoints, imported->effect_nodes};
   Optimized out;
-  if (options != nullptr) {
+  if (optimize) {
     PassContext ctx{spec.graph, spec.feeds, spec.fetches, spec.effects, registry};
-    if (absl::Status s = RunPipeline(ctx, *options); !s.ok()) return s;
+    if (absl::Status s = optimize(ctx); !s.ok()) return s;
     out.log = ctx.log;
     out.fusions = ctx.fusions;
   }
@@ -49,6 +53,26 @@ absl::StatusOr<Optimized> Build(const std::string& graph_text,
   if (!p.ok()) return p.status();
   out.program = *std::move(p);
   return out;
+}
+
+}  // namespace
+
+absl::StatusOr<Optimized> Build(const std::string& graph_text,
+                                const std::vector<graph::FeedSpec>& feeds,
+                                const std::vector<std::string>& fetches,
+                                const PipelineOptions* options) {
+  if (options == nullptr) return BuildAnd(graph_text, feeds, fetches, nullptr);
+  return BuildAnd(graph_text, feeds, fetches,
+                  [options](PassContext& ctx) { return RunPipeline(ctx, *options); });
+}
+
+absl::StatusOr<Optimized> BuildWithPasses(const std::string& graph_text,
+                                          const std::vector<graph::FeedSpec>& feeds,
+                                          const std::vector<std::string>& fetches,
+                                          std::vector<std::unique_ptr<Pass>> passes) {
+  return BuildAnd(graph_text, feeds, fetches, [&passes](PassContext& ctx) {
+    return RunPasses(ctx, PipelineOptions{}, std::move(passes));
+  });
 }
 
 absl::StatusOr<Both> RunBoth(const std::string& graph_text,

@@ -31,6 +31,12 @@ absl::StatusOr<Optimized> Build(const std::string& graph_text,
                                 const std::vector<std::string>& fetches,
                                 const PipelineOptions* options);
 
+// Build with `passes` in place of the default ones.
+absl::StatusOr<Optimized> BuildWithPasses(const std::string& graph_text,
+                                          const std::vector<graph::FeedSpec>& feeds,
+                                          const std::vector<std::string>& fetches,
+                                          std::vector<std::unique_ptr<Pass>> passes);
+
 // The outputs of the graph with every pass on and with none, on `inputs`.
 struct Both {
   Optimized fused, plain;
