@@ -634,12 +634,6 @@ TEST(PlaceBodiesTest, RowsOfADeviceTensorShareOneCopyUntilTheLastIsLeft) {
   EXPECT_EQ(Values<float>((*host)[1]), (std::vector<float>{3, 4}));
 }
 
-}  // namespace
-}  // namespace smrt::passes
-
-namespace smrt::passes {
-namespace {
-
 // Stacking n elements on a device is one call: rows of one copy (SplitRows)
 // join into one transfer, separate elements go as one batch
 // (DeviceBytes::copy_batch), or one copy each where a device has no batch.
