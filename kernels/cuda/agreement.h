@@ -41,7 +41,8 @@ class Verdicts {
 
 // A node's call that the library path `library` may compute instead of the
 // tested path `tested` (both write `out`; `library` writes the buffer it is
-// given). With a verdict for `key`, runs the path it chose. Without one, runs
+// given). With a verdict for `key`, runs the path it chose (the tested one
+// when the library fails that call). Without one, runs
 // `tested` into `out` and `library` into a scratch buffer, compares them on
 // the host (|x - y| <= tol * max(1, |y|), NaN where NaN; tol 1e-3 for
 // float32, 1e-2 for float16, 5e-2 for bfloat16: a wrong layout or epilogue

@@ -37,6 +37,13 @@ std::optional<CudnnFusionPlan> PlanCudnnFusion(const FusedOps& ops) {
   return std::nullopt;
 }
 
+uint32_t LtAlignment(const void* p) {
+  const uintptr_t address = reinterpret_cast<uintptr_t>(p);
+  uint32_t alignment = 256;
+  while (alignment > 1 && address % alignment != 0) alignment /= 2;
+  return alignment;
+}
+
 LtLayouts PlanLtLayouts(const Gemm& g) {
   LtLayouts l;
   // cuBLASLt's A is our b: stored k x n row-major (n x k column-major, ld n),

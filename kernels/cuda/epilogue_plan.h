@@ -47,6 +47,12 @@ struct LtLayouts {
 // The layouts of g's product (batch 1).
 LtLayouts PlanLtLayouts(const Gemm& g);
 
+// The alignment to tell cuBLASLt a buffer at `p` has (its
+// MIN_ALIGNMENT_*_BYTES preferences): the largest power of two dividing the
+// address, at most 256. Left at their default of 256, the heuristic may pick
+// an algorithm that fails on the executor arena's 64-byte-aligned tensors.
+uint32_t LtAlignment(const void* p);
+
 // cudnnConvolutionBiasActivationForward: y = relu(conv + z + bias), the
 // post-ops BiasAdd, Relu or BiasAdd, Add, Relu (its IDENTITY activation
 // takes one algorithm only, and it has no other activation of TensorFlow's).

@@ -181,11 +181,24 @@ absl::Status RunLtMatmul(const KernelContext& ctx, const Gemm& g, DataType dtype
     return s;
   }
   const uint64_t max_ws = kMaxWorkspaceBytes;
-  if (absl::Status s = CublasStatus(api.pref_set(desc.pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES,
-                                                 &max_ws, sizeof(max_ws)),
-                                    op, node, "cublasLtMatmulPreferenceSetAttribute");
-      !s.ok()) {
-    return s;
+  // The buffers' real alignments (A is our b, B our a, C = D = d), so that
+  // the heuristic picks an algorithm these pointers can run.
+  const uint32_t align_a = LtAlignment(b), align_b = LtAlignment(a), align_d = LtAlignment(d);
+  const struct {
+    cublasLtMatmulPreferenceAttributes_t attr;
+    const void* value;
+    size_t size;
+  } prefs[] = {{CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &max_ws, sizeof(max_ws)},
+               {CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES, &align_a, sizeof(align_a)},
+               {CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES, &align_b, sizeof(align_b)},
+               {CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, &align_d, sizeof(align_d)},
+               {CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES, &align_d, sizeof(align_d)}};
+  for (const auto& pref : prefs) {
+    if (absl::Status s = CublasStatus(api.pref_set(desc.pref, pref.attr, pref.value, pref.size),
+                                      op, node, "cublasLtMatmulPreferenceSetAttribute");
+        !s.ok()) {
+      return s;
+    }
   }
   cublasLtMatmulHeuristicResult_t found{};
   int returned = 0;

@@ -14,6 +14,7 @@
 
 #include "cuda_test_util.h"
 #include "gtest/gtest.h"
+#include "kernels/cuda/agreement.h"
 #include "kernels/cuda/epilogue_plan.h"
 #include "kernels/registry.h"
 #include "kernels/testing/op_runner.h"
@@ -111,6 +112,50 @@ TEST(CudaLibraryEpilogueTest, LayoutsMakeCuBlasLtComputeTheRowMajorProduct) {
       }
     }
   }
+}
+
+// The preferences a buffer's address gives cuBLASLt: an arena tensor 64
+// bytes in is aligned to 64, not to the default 256.
+TEST(CudaLibraryEpilogueTest, AlignmentsAreTheAddresses) {
+  alignas(256) static char buffer[1024];
+  EXPECT_EQ(LtAlignment(buffer), 256u);
+  EXPECT_EQ(LtAlignment(buffer + 512), 256u);
+  EXPECT_EQ(LtAlignment(buffer + 64), 64u);
+  EXPECT_EQ(LtAlignment(buffer + 192), 64u);
+  EXPECT_EQ(LtAlignment(buffer + 4), 4u);
+  EXPECT_EQ(LtAlignment(buffer + 6), 2u);
+  EXPECT_EQ(LtAlignment(buffer + 7), 1u);
+}
+
+// A node whose library path agreed once still computes a call the library
+// declines (no algorithm for these buffers, no workspace): the tested path
+// runs it. Where both fail, the library's error is the one reported.
+TEST(CudaLibraryEpilogueTest, AnAgreedLibraryThatDeclinesACallFallsBack) {
+  KernelContext ctx("mm", kFusedMatMul, AttrMap(), {}, 1);
+  Tensor out = RandomFloats({2, 2}, 1);
+  Verdicts verdicts;
+  verdicts.Set("float32 2x2", true);
+  int tested = 0, library = 0;
+  absl::Status tested_result = absl::OkStatus();
+  auto run_tested = [&]() {
+    ++tested;
+    return tested_result;
+  };
+  auto run_library = [&](void*) {
+    ++library;
+    return absl::UnimplementedError("cuBLASLt has no algorithm for this product");
+  };
+  EXPECT_TRUE(RunChecked(ctx, verdicts, "float32 2x2", out, nullptr, run_tested, run_library,
+                         "cuBLASLt", "cuBLAS")
+                  .ok());
+  EXPECT_EQ(library, 1);
+  EXPECT_EQ(tested, 1);
+  tested_result = absl::InternalError("an illegal memory access was encountered");
+  absl::Status both = RunChecked(ctx, verdicts, "float32 2x2", out, nullptr, run_tested,
+                                 run_library, "cuBLASLt", "cuBLAS");
+  EXPECT_EQ(both.code(), absl::StatusCode::kUnimplemented) << both;
+  // The verdict stays: the next call tries the library again.
+  EXPECT_EQ(verdicts.Find("float32 2x2"), std::optional<bool>(true));
 }
 
 TEST(CudaLibraryEpilogueTest, ConvolutionsFuseBiasResidualAndReluOnly) {
