@@ -23,6 +23,7 @@ namespace {
 
 using kernels::testing::MakeTensor;
 using kernels::testing::RunOp;
+using kernels::testing::Values;
 using testing::ExpectFakeDeviceError;
 using testing::FakeDeviceTensor;
 using testing::TypeAttr;
@@ -241,6 +242,24 @@ TEST_F(CudaGpuTrainingTest, AnOutOfRangeSparseLabelGivesANanRow) {
       EXPECT_NEAR(gpu[0].data<float>()[r], (*good)[0].data<float>()[r], 1e-5);
     }
   }
+}
+
+// No classes: each row's loss is still written, 0 (the CPU's and
+// TensorFlow's) for dense labels, NaN for sparse ones (every label is out of
+// range); backprop is empty.
+TEST_F(CudaGpuTrainingTest, NoClassesStillGiveEachRowALoss) {
+  const Tensor logits = MakeTensor<float>({3, 0}, {});
+  std::vector<Tensor> dense = RunTwo("SoftmaxCrossEntropyWithLogits", TypeAttr(DataType::kFloat),
+                                     {logits, MakeTensor<float>({3, 0}, {})});
+  ASSERT_EQ(dense.size(), 2u);
+  EXPECT_EQ(Values<float>(dense[0]), (std::vector<float>{0, 0, 0}));
+  EXPECT_EQ(dense[1].shape(), (Shape{3, 0}));
+  AttrMap sparse = TypeAttr(DataType::kFloat);
+  sparse.Set("Tlabels", DataType::kInt32);
+  std::vector<Tensor> nan = RunTwo("SparseSoftmaxCrossEntropyWithLogits", sparse,
+                                   {logits, MakeTensor<int32_t>({3}, {0, 0, 0})});
+  ASSERT_EQ(nan.size(), 2u);
+  for (int64_t r = 0; r < 3; ++r) EXPECT_TRUE(std::isnan(nan[0].data<float>()[r])) << r;
 }
 
 }  // namespace
