@@ -317,12 +317,20 @@ absl::StatusOr<Tensor> Scratch(const KernelContext& ctx, int64_t bytes, const ch
                                 absl::StrCat(ctx.node_name(), "/", what));
 }
 
+// What a search found: the algorithm, and whether it is worth keeping for
+// other processes (not when the arena had no room for a workspace and only
+// the algorithms that need none were tried).
+struct Found {
+  int algo = kDirect;
+  bool full_search = true;
+};
+
 // The fastest algorithm that succeeds within the workspace cuDNN is offered,
 // measured on this call's buffers (for float32, fp32 FMA ones only, no
 // tensor ops); kDirect when none does.
-absl::StatusOr<int> FindAlgorithm(const KernelContext& ctx, const CudnnApi& api,
-                                  cudnnHandle_t handle, const Descriptors& d, bool tensor_ops,
-                                  const void* x, const void* w, void* y) {
+absl::StatusOr<Found> FindAlgorithm(const KernelContext& ctx, const CudnnApi& api,
+                                    cudnnHandle_t handle, const Descriptors& d, bool tensor_ops,
+                                    const void* x, const void* w, void* y) {
   int64_t ws_bytes = kMaxWorkspaceBytes;
   absl::StatusOr<Tensor> ws = Scratch(ctx, ws_bytes, "cudnn_find_workspace");
   if (!ws.ok()) {  // a small arena: search among the algorithms that need none
@@ -334,8 +342,8 @@ absl::StatusOr<int> FindAlgorithm(const KernelContext& ctx, const CudnnApi& api,
   const cudnnStatus_t found = api.find_forward_ex(
       handle, d.x, x, d.w, w, d.conv, d.y, y, CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &returned, perf,
       ws_bytes > 0 ? ws->raw_data() : nullptr, static_cast<size_t>(ws_bytes));
-  // CUDNN_STATUS_NOT_SUPPORTED and its refinements (3000..3999): no algorithm.
-  if (found >= CUDNN_STATUS_NOT_SUPPORTED && found < CUDNN_STATUS_INTERNAL_ERROR) return kDirect;
+  const bool full_search = ws_bytes > 0;
+  if (NoAlgorithmForCase(found)) return Found{kDirect, full_search};
   if (absl::Status s = CudnnStatus(found, ctx.op(), ctx.node_name(),
                                    "cudnnFindConvolutionForwardAlgorithmEx");
       !s.ok()) {
@@ -349,9 +357,9 @@ absl::StatusOr<int> FindAlgorithm(const KernelContext& ctx, const CudnnApi& api,
       continue;
     }
     if (static_cast<int64_t>(p.memory) > ws_bytes) continue;
-    return static_cast<int>(p.algo);
+    return Found{static_cast<int>(p.algo), full_search};
   }
-  return kDirect;
+  return Found{kDirect, full_search};
 }
 
 // Whether cuDNN takes `algo` for these descriptors (a tuning cache written by
@@ -387,11 +395,11 @@ absl::StatusOr<int> ChooseAlgorithm(const KernelContext& ctx, const CudnnApi& ap
     }
   }
   if (!algo.has_value()) {
-    absl::StatusOr<int> found =
+    absl::StatusOr<Found> found =
         FindAlgorithm(ctx, api, handle, d, cv.dtype != CUDNN_DATA_FLOAT, x, w, y);
     if (!found.ok()) return found.status();
-    algo = *found;
-    if (cache != nullptr) cache->Store(key, absl::StrCat(*algo));
+    algo = found->algo;
+    if (cache != nullptr && found->full_search) cache->Store(key, absl::StrCat(*algo));
   }
   if (state != nullptr) {
     std::lock_guard<std::mutex> lock(state->mu);
@@ -485,8 +493,7 @@ absl::Status BiasActivationForward(const KernelContext& ctx, const CudnnApi& api
   const cudnnStatus_t done = api.bias_activation_forward(
       handle, &alpha1, d.x, x, d.w, w, d.conv, algo, ws, ws_bytes, &alpha2, d.y, z, owned.bias,
       ctx.input(plan.bias_arg).raw_data(), owned.relu, d.y, dst);
-  // CUDNN_STATUS_NOT_SUPPORTED and its refinements: not for this algorithm.
-  if (done >= CUDNN_STATUS_NOT_SUPPORTED && done < CUDNN_STATUS_INTERNAL_ERROR) {
+  if (NoAlgorithmForCase(done)) {
     return NodeError(ctx, absl::UnimplementedError(
                               "cudnnConvolutionBiasActivationForward does not take this case"));
   }

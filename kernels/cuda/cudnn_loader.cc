@@ -67,6 +67,28 @@ absl::StatusOr<const CudnnApi*> Cudnn() {
   return &**api;
 }
 
+namespace {
+
+bool InstallationLacks(cudnnStatus_t status) {
+  switch (status) {
+    case CUDNN_STATUS_NOT_SUPPORTED_INCOMPATIBLE_CUDA_DRIVER:
+    case CUDNN_STATUS_NOT_SUPPORTED_INCOMPATIBLE_CUDART:
+    case CUDNN_STATUS_NOT_SUPPORTED_ARCH_MISMATCH:
+    case CUDNN_STATUS_NOT_SUPPORTED_RUNTIME_PREREQUISITE_MISSING:
+    case CUDNN_STATUS_NOT_SUPPORTED_SUBLIBRARY_UNAVAILABLE:
+      return true;
+    default:
+      return false;
+  }
+}
+
+}  // namespace
+
+bool NoAlgorithmForCase(cudnnStatus_t status) {
+  return status >= CUDNN_STATUS_NOT_SUPPORTED && status < CUDNN_STATUS_INTERNAL_ERROR &&
+         !InstallationLacks(status);
+}
+
 absl::Status CudnnStatus(cudnnStatus_t status, absl::string_view op, absl::string_view node,
                          absl::string_view call) {
   if (status == CUDNN_STATUS_SUCCESS) return absl::OkStatus();
@@ -78,6 +100,11 @@ absl::Status CudnnStatus(cudnnStatus_t status, absl::string_view op, absl::strin
   if (status == CUDNN_STATUS_INTERNAL_ERROR_HOST_ALLOCATION_FAILED ||
       status == CUDNN_STATUS_INTERNAL_ERROR_DEVICE_ALLOCATION_FAILED) {
     return absl::ResourceExhaustedError(text);
+  }
+  if (InstallationLacks(status)) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        text, "; the CUDA/cuDNN installation does not fit this GPU or driver (`smrt devices` "
+              "says which libraries and versions were found)"));
   }
   return absl::InternalError(text);
 }

@@ -58,8 +58,17 @@ absl::StatusOr<const CudnnApi*> Cudnn();
 absl::StatusOr<cudnnHandle_t> CudnnHandleOn(cudaStream_t stream, absl::string_view op,
                                             absl::string_view node);
 
+// Whether `status` says cuDNN has no algorithm for the case it was given
+// (CUDNN_STATUS_NOT_SUPPORTED and its shape, data type, layout, padding...
+// refinements): a reason to take another path. Not when it says what the
+// installation lacks (a CUDA driver or runtime it needs, kernels for this
+// GPU's architecture, a prerequisite or sub-library: 3005..3009): that is an
+// error to report, not a slow path to take silently.
+bool NoAlgorithmForCase(cudnnStatus_t status);
+
 // Internal status naming the cuDNN call, op and node (ResourceExhausted for
-// a failed host or device allocation); OK for CUDNN_STATUS_SUCCESS.
+// a failed host or device allocation, FailedPrecondition for what the
+// installation lacks); OK for CUDNN_STATUS_SUCCESS.
 absl::Status CudnnStatus(cudnnStatus_t status, absl::string_view op, absl::string_view node,
                          absl::string_view call);
 

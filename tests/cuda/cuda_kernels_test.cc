@@ -374,6 +374,32 @@ TEST(CudaKernelsTest, ConvolutionsServeNhwcOnly) {
   }
 }
 
+// cuDNN's NOT_SUPPORTED family: a case it has no algorithm for sends a
+// convolution another way; a missing driver, runtime, sub-library or
+// architecture is an error that says so, not a silent slow path.
+TEST(CudaKernelsTest, CudnnSaysNoAlgorithmOrWhatTheInstallationLacks) {
+  for (cudnnStatus_t s : {CUDNN_STATUS_NOT_SUPPORTED, CUDNN_STATUS_NOT_SUPPORTED_SHAPE,
+                          CUDNN_STATUS_NOT_SUPPORTED_LAYOUT, CUDNN_STATUS_NOT_SUPPORTED_PADDING}) {
+    EXPECT_TRUE(NoAlgorithmForCase(s)) << s;
+  }
+  for (cudnnStatus_t s : {CUDNN_STATUS_SUCCESS, CUDNN_STATUS_BAD_PARAM,
+                          CUDNN_STATUS_INTERNAL_ERROR,
+                          CUDNN_STATUS_NOT_SUPPORTED_INCOMPATIBLE_CUDA_DRIVER,
+                          CUDNN_STATUS_NOT_SUPPORTED_ARCH_MISMATCH,
+                          CUDNN_STATUS_NOT_SUPPORTED_SUBLIBRARY_UNAVAILABLE}) {
+    EXPECT_FALSE(NoAlgorithmForCase(s)) << s;
+  }
+  const absl::Status lacks =
+      CudnnStatus(CUDNN_STATUS_NOT_SUPPORTED_SUBLIBRARY_UNAVAILABLE, "Conv2D", "conv1",
+                  "cudnnFindConvolutionForwardAlgorithmEx");
+  EXPECT_EQ(lacks.code(), absl::StatusCode::kFailedPrecondition) << lacks;
+  EXPECT_NE(lacks.message().find("node 'conv1'"), std::string::npos) << lacks;
+  EXPECT_NE(lacks.message().find("(3009)"), std::string::npos) << lacks;
+  EXPECT_NE(lacks.message().find("smrt devices"), std::string::npos) << lacks;
+  EXPECT_EQ(CudnnStatus(CUDNN_STATUS_BAD_PARAM, "Conv2D", "conv1", "x").code(),
+            absl::StatusCode::kInternal);
+}
+
 TEST(CudaKernelsTest, PoolsServeNhwcSpatialWindowsOnly) {
   const KernelRegistry& r = KernelRegistry::Default();
   for (const char* op : {"MaxPool", "AvgPool"}) {
