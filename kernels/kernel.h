@@ -3,6 +3,7 @@
 #ifndef SMRT_KERNELS_KERNEL_H_
 #define SMRT_KERNELS_KERNEL_H_
 
+#include <algorithm>
 #include <functional>
 #include <initializer_list>
 #include <memory>
@@ -387,9 +388,13 @@ struct KernelSpec {
   // For kernels on a device other than the CPU: the inputs they read on the
   // host (shapes, axes, permutations), as TensorFlow's HostMemory. The
   // placement pass gives them host values; every other input is in device
-  // memory. Outputs are in device memory, except a kToHostOp's and those
-  // host_memory_by_dtype puts on the host (InHostMemory below).
+  // memory. Outputs are in device memory, except a kToHostOp's, the
+  // host_memory_outputs and those host_memory_by_dtype puts on the host
+  // (InHostMemory below).
   std::vector<int> host_memory_inputs;
+  // For kernels on a device: the outputs they make in host memory, as
+  // TensorFlow's HostMemory (TensorArrayConcatV3's lengths).
+  std::vector<int> host_memory_outputs;
   // For device kernels that carry values of any dtype (While, If and the
   // TensorList ops): their int32, variant, resource and string inputs and
   // outputs are in host memory, as TensorFlow keeps those dtypes on GPUs.
@@ -407,16 +412,14 @@ inline bool HostMemoryDtype(DataType t) {
 
 // Whether the kernel `k` reads its input `index` (or makes its output
 // `index`, when !input), of dtype `dtype`, in host memory: always on the
-// CPU; on a device, per host_memory_inputs, host_memory_by_dtype and
+// CPU; on a device, per host_memory_inputs/outputs, host_memory_by_dtype and
 // kToHostOp. The placement pass, the executor and the memory plan ask it.
 inline bool InHostMemory(const KernelSpec& k, bool input, int index, DataType dtype) {
   if (k.device == kCpu) return true;
   if (k.host_memory_by_dtype && HostMemoryDtype(dtype)) return true;
-  if (!input) return k.op == kToHostOp;
-  for (int i : k.host_memory_inputs) {
-    if (i == index) return true;
-  }
-  return false;
+  const std::vector<int>& host = input ? k.host_memory_inputs : k.host_memory_outputs;
+  if (!input && k.op == kToHostOp) return true;
+  return std::find(host.begin(), host.end(), index) != host.end();
 }
 
 }  // namespace smrt::kernels

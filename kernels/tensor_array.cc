@@ -306,13 +306,17 @@ absl::Status Scatter(KernelContext& ctx, const DeviceBytes* bytes) {
   return SetFlow(ctx, 0, bytes, 3);
 }
 
-absl::Status Concat(KernelContext& ctx) {
+// The elements 0..n-1 joined along their first dims (which may differ),
+// and those dims as host int64 `lengths`.
+absl::Status Concat(KernelContext& ctx, const DeviceBytes* bytes) {
   absl::StatusOr<TensorArray*> ta = ArrayOf(ctx);
   if (!ta.ok()) return ta.status();
+  const DeviceBytes* mover = ElementMover(bytes, (*ta)->dtype);
   std::vector<Tensor> values;
   for (size_t i = 0; i < (*ta)->elements.size(); ++i) {
     absl::StatusOr<Tensor> v = (*ta)->Read(static_cast<int64_t>(i));
     if (!v.ok()) return v.status();
+    if (absl::Status s = CheckWhere(*v, mover, kWhat); !s.ok()) return s;
     if (v->rank() < 1) {
       return absl::InvalidArgumentError(absl::StrCat((*ta)->Where(), ": cannot concat element ", i,
                                                      ", a scalar"));
@@ -349,17 +353,29 @@ absl::Status Concat(KernelContext& ctx) {
   }
   Shape out_shape = {total};
   out_shape.insert(out_shape.end(), rest.begin(), rest.end());
-  absl::StatusOr<Tensor*> out = ctx.allocate_output(0, (*ta)->dtype, out_shape);
+  absl::StatusOr<Tensor> out = NewElement(ctx, mover, (*ta)->dtype, out_shape, /*zero=*/false);
   if (!out.ok()) return out.status();
+  std::vector<ByteCopy> copies;
   int64_t offset = 0;
   for (const Tensor& v : values) {
-    CopyElements(v, 0, **out, offset, v.num_elements());
+    if (mover == nullptr) {
+      CopyElements(v, 0, *out, offset, v.num_elements());
+    } else {
+      const size_t size = DataTypeSize(v.dtype());
+      copies.push_back({static_cast<char*>(out->raw_data()) + offset * size, v.raw_data(),
+                        static_cast<size_t>(v.num_elements()) * size});
+    }
     offset += v.num_elements();
   }
+  if (absl::Status s = CopyAll(ctx, mover, copies); !s.ok()) return s;
+  ctx.set_output(0, *std::move(out));
   return absl::OkStatus();
 }
 
-absl::Status Split(KernelContext& ctx) {
+// `value` cut along its first dim into pieces of the host int64 `lengths`,
+// written as elements 0..n-1. On a device, one copy of the value holds the
+// pieces (views into it, as SplitRows's rows).
+absl::Status Split(KernelContext& ctx, const DeviceBytes* bytes) {
   absl::StatusOr<TensorArray*> ta = ArrayOf(ctx);
   if (!ta.ok()) return ta.status();
   const Tensor& value = ctx.input(1);
@@ -380,18 +396,40 @@ absl::Status Split(KernelContext& ctx) {
                                                    (*ta)->elements.size(), " but split into ",
                                                    lengths->size(), " pieces"));
   }
+  const DeviceBytes* mover = ElementMover(bytes, value.dtype());
+  if (absl::Status s = CheckWhere(value, mover, kWhat); !s.ok()) return s;
   const int64_t per_row = value.dim(0) == 0 ? 0 : value.num_elements() / value.dim(0);
+  std::shared_ptr<Tensor> whole;
+  if (mover != nullptr) {
+    absl::StatusOr<Tensor> copy =
+        NewElement(ctx, mover, value.dtype(), value.shape(), /*zero=*/false);
+    if (!copy.ok()) return copy.status();
+    if (absl::Status s =
+            CopyBytes(ctx, mover, copy->raw_data(), value.raw_data(), value.byte_size());
+        !s.ok()) {
+      return s;
+    }
+    whole = std::make_shared<Tensor>(*std::move(copy));
+  }
+  const size_t row_bytes = static_cast<size_t>(per_row) * DataTypeSize(value.dtype());
   int64_t row = 0;
   for (size_t i = 0; i < lengths->size(); ++i) {
     Shape shape = value.shape();
     shape[0] = (*lengths)[i];
-    absl::StatusOr<Tensor> item = Tensor::Create(value.dtype(), shape);
+    absl::StatusOr<Tensor> item;
+    if (whole == nullptr) {
+      item = Tensor::Create(value.dtype(), shape);
+      if (item.ok()) CopyElements(value, row * per_row, *item, 0, (*lengths)[i] * per_row);
+    } else {
+      item = Tensor::DeviceStorage(
+          value.dtype(), shape,
+          std::shared_ptr<void>(whole, static_cast<char*>(whole->raw_data()) + row * row_bytes));
+    }
     if (!item.ok()) return item.status();
-    CopyElements(value, row * per_row, *item, 0, (*lengths)[i] * per_row);
     row += (*lengths)[i];
     if (absl::Status s = (*ta)->Write(static_cast<int64_t>(i), *item); !s.ok()) return s;
   }
-  return SetFlow(ctx, 0, nullptr);
+  return SetFlow(ctx, 0, bytes, 3);
 }
 
 absl::Status Size(KernelContext& ctx) {
@@ -428,9 +466,8 @@ ComputeFn TensorArrayCompute(const std::string& op, const DeviceBytes* bytes) {
   if (op == "TensorArrayScatterV3") return WithBytes(Scatter, bytes);
   if (op == "TensorArraySizeV3") return Size;
   if (op == "TensorArrayCloseV3") return Close;
-  if (bytes != nullptr) return nullptr;  // Concat and Split run on the CPU only
-  if (op == "TensorArrayConcatV3") return Concat;
-  if (op == "TensorArraySplitV3") return Split;
+  if (op == "TensorArrayConcatV3") return WithBytes(Concat, bytes);
+  if (op == "TensorArraySplitV3") return WithBytes(Split, bytes);
   return nullptr;
 }
 
@@ -439,8 +476,11 @@ std::vector<KernelSpec> DeviceTensorArrayKernels(const std::string& device, Devi
   for (const std::string& op : TensorArrayOps()) {
     ComputeFn compute = TensorArrayCompute(op, &bytes);
     if (compute == nullptr) continue;
-    kernels.push_back(
-        ElementKernel(op, device, std::move(compute), "tensor_array", {"dtype", "T"}));
+    KernelSpec k = ElementKernel(op, device, std::move(compute), "tensor_array", {"dtype", "T"});
+    // Their int64 lengths are host values, as TensorFlow's HostMemory.
+    if (op == "TensorArrayConcatV3") k.host_memory_outputs = {1};
+    if (op == "TensorArraySplitV3") k.host_memory_inputs = {2};
+    kernels.push_back(std::move(k));
   }
   return kernels;
 }

@@ -52,10 +52,12 @@ absl::Status CopyDeviceBytes(void* dst, const void* src, size_t bytes, void* str
                                           " bytes, device to device): ", cudaGetErrorName(e)));
 }
 
-// One cudaMemcpyBatchAsync (CUDA 12.8+) for a stack's elements; where the
-// driver refuses it, the copies one by one.
+// One cudaMemcpyBatchAsync for a stack's elements, in its CUDA 13 form
+// (CUDA 12.8 and 12.9 declare it with another parameter list: there, and
+// where the driver refuses it, the copies go one by one).
 absl::Status CopyDeviceBytesBatch(void* const* dsts, const void* const* srcs,
                                   const size_t* sizes, size_t count, void* stream) {
+#if CUDART_VERSION >= 13000
   cudaMemcpyAttributes attrs{};
   attrs.srcAccessOrder = cudaMemcpySrcAccessOrderStream;  // the sources were written earlier
   size_t first = 0;
@@ -64,6 +66,7 @@ absl::Status CopyDeviceBytesBatch(void* const* dsts, const void* const* srcs,
     return absl::OkStatus();
   }
   (void)cudaGetLastError();  // not sticky: fall back
+#endif
   for (size_t i = 0; i < count; ++i) {
     if (absl::Status s = CopyDeviceBytes(dsts[i], srcs[i], sizes[i], stream); !s.ok()) return s;
   }

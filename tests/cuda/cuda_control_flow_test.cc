@@ -70,20 +70,30 @@ TEST(CudaControlFlowTest, FunctionCallsAndTensorListsKeepHostDtypesOnTheHost) {
     EXPECT_FALSE(r.FindKernel(op, kCudaDevice, strings).ok());  // strings stay on the host
   }
   EXPECT_TRUE(r.FindKernel("Identity", kCudaDevice, TypeAttr(DataType::kVariant)).ok());
-  // TF1's TensorArrays; Concat and Split stay on the CPU.
+  // TF1's TensorArrays; Concat's lengths are made on the host and Split's
+  // read there.
   AttrMap dtype;
   dtype.Set("dtype", DataType::kFloat);
   for (const char* op : {"TensorArrayV3", "TensorArrayReadV3", "TensorArrayGatherV3",
-                         "TensorArraySizeV3", "TensorArrayCloseV3"}) {
+                         "TensorArraySizeV3", "TensorArrayCloseV3", "TensorArrayConcatV3"}) {
     absl::StatusOr<const KernelSpec*> k = r.FindKernel(op, kCudaDevice, dtype);
     ASSERT_TRUE(k.ok()) << op << ": " << k.status();
     EXPECT_TRUE((*k)->host_memory_by_dtype);
   }
-  for (const char* op : {"TensorArrayWriteV3", "TensorArrayScatterV3"}) {
+  for (const char* op : {"TensorArrayWriteV3", "TensorArrayScatterV3", "TensorArraySplitV3"}) {
     EXPECT_TRUE(r.FindKernel(op, kCudaDevice, TypeAttr(DataType::kFloat)).ok()) << op;
     EXPECT_FALSE(r.FindKernel(op, kCudaDevice, TypeAttr(DataType::kString)).ok()) << op;
   }
-  EXPECT_FALSE(r.FindKernel("TensorArrayConcatV3", kCudaDevice, dtype).ok());
+  absl::StatusOr<const KernelSpec*> concat =
+      r.FindKernel("TensorArrayConcatV3", kCudaDevice, dtype);
+  ASSERT_TRUE(concat.ok()) << concat.status();
+  EXPECT_TRUE(InHostMemory(**concat, /*input=*/false, 1, DataType::kInt64));
+  EXPECT_FALSE(InHostMemory(**concat, /*input=*/false, 0, DataType::kFloat));
+  absl::StatusOr<const KernelSpec*> split =
+      r.FindKernel("TensorArraySplitV3", kCudaDevice, TypeAttr(DataType::kFloat));
+  ASSERT_TRUE(split.ok()) << split.status();
+  EXPECT_TRUE(InHostMemory(**split, /*input=*/true, 2, DataType::kInt64));
+  EXPECT_FALSE(InHostMemory(**split, /*input=*/true, 1, DataType::kFloat));
 }
 
 TEST(CudaControlFlowTest, SwitchForwardsTheDeviceTensorToTheTakenBranch) {

@@ -685,5 +685,56 @@ TEST(PlaceBodiesTest, AStackOfDeviceElementsIsOneCall) {
   EXPECT_EQ(calls.copies - copies, 3);
 }
 
+
+// TF1's TensorArraySplit and Concat on a device: pieces of unequal length
+// (one empty) go in as views of one copy of the value and come out joined,
+// their lengths on the host. Before, the two ran on the CPU beside a device
+// array, whose elements the CPU's Concat would have copied with memcpy.
+const char kSplitConcat[] = R"(
+  node { name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } } }
+  node { name: "size" op: "Const" attr { key: "dtype" value { type: DT_INT32 } }
+         attr { key: "value" value { tensor { dtype: DT_INT32 tensor_shape {} int_val: 3 } } } }
+  node { name: "lengths" op: "Const" attr { key: "dtype" value { type: DT_INT64 } }
+         attr { key: "value" value { tensor { dtype: DT_INT64 tensor_shape { dim { size: 3 } }
+                int64_val: 1 int64_val: 0 int64_val: 2 } } } }
+  node { name: "ta" op: "TensorArrayV3" input: "size"
+         attr { key: "dtype" value { type: DT_FLOAT } } }
+  node { name: "split" op: "TensorArraySplitV3" input: "ta" input: "x" input: "lengths"
+         input: "ta:1" attr { key: "T" value { type: DT_FLOAT } } }
+  node { name: "cat" op: "TensorArrayConcatV3" input: "ta" input: "split"
+         attr { key: "dtype" value { type: DT_FLOAT } } }
+  node { name: "y" op: "Tanh" input: "cat" attr { key: "T" value { type: DT_FLOAT } } }
+)";
+
+TEST(PlaceBodiesTest, TensorArraySplitAndConcatRunOnTheDevice) {
+  TextGraph g(kSplitConcat);
+  Options options;
+  options.feeds = {{"x:0", DataType::kFloat, PartialShape::Known({3, 2})}};
+  options.fetches = {"y:0", "cat:1"};
+  const Tensor x = MakeTensor<float>({3, 2}, {0.5f, -1, 2, 0.25f, -3, 1.5f});
+  const kernels::KernelRegistry registry = RecurrentRegistry();  // the programs keep it
+  std::vector<std::vector<Tensor>> outs;
+  for (const char* device : {"", "FAKE:0"}) {
+    options.device = device;
+    FakeDevice fake;
+    absl::StatusOr<Placed> placed = Compile(registry, &fake, g.def, options, g.binder());
+    ASSERT_TRUE(placed.ok()) << placed.status();
+    if (!options.device.empty()) {
+      for (const char* node : {"ta", "split", "cat", "y"}) {
+        EXPECT_EQ(DeviceOf(*placed, node), "FAKE:0") << node;
+      }
+      EXPECT_EQ(Copies(*placed, "cat"), 0);  // the lengths are made on the host
+    }
+    absl::StatusOr<std::vector<Tensor>> out = placed->program->Run({x});
+    ASSERT_TRUE(out.ok()) << out.status();
+    outs.push_back(*std::move(out));
+  }
+  EXPECT_EQ(Values<int64_t>(outs[1][1]), (std::vector<int64_t>{1, 0, 2}));
+  EXPECT_FALSE(outs[1][1].on_device());
+  EXPECT_EQ(outs[1][0].shape(), (Shape{3, 2}));
+  EXPECT_EQ(Values<float>(outs[1][0]), Values<float>(outs[0][0]));
+  EXPECT_NEAR(outs[1][0].data<float>()[1], std::tanh(-1.0f), 1e-6);
+}
+
 }  // namespace
 }  // namespace smrt::passes
