@@ -61,6 +61,11 @@ CudaDeviceContext::~CudaDeviceContext() {
 
 absl::StatusOr<Tensor> CudaDeviceContext::Allocate(DataType dtype, const Shape& shape,
                                                    absl::string_view name) {
+  return AllocateOn(stream_, dtype, shape, name);
+}
+
+absl::StatusOr<Tensor> CudaDeviceContext::AllocateOn(void* stream, DataType dtype,
+                                                     const Shape& shape, absl::string_view name) {
   absl::StatusOr<int64_t> n = NumElements(shape);
   if (!n.ok()) return n.status();
   if (!IsFixedSize(dtype)) {
@@ -68,7 +73,10 @@ absl::StatusOr<Tensor> CudaDeviceContext::Allocate(DataType dtype, const Shape& 
         "'", name, "': a ", DataTypeName(dtype), " tensor cannot live in device memory"));
   }
   const size_t bytes = static_cast<size_t>(*n) * DataTypeSize(dtype);
-  absl::StatusOr<void*> ptr = allocator_->Allocate(bytes, name);
+  auto* ordered = dynamic_cast<memory::StreamOrderedAllocator*>(allocator_.get());
+  absl::StatusOr<void*> ptr = ordered != nullptr && stream != stream_
+                                  ? ordered->AllocateOnStream(bytes, name, stream)
+                                  : allocator_->Allocate(bytes, name);
   if (!ptr.ok()) return ptr.status();
   std::shared_ptr<memory::Allocator> allocator = allocator_;
   std::shared_ptr<void> storage(*ptr, [allocator](void* p) { allocator->Deallocate(p); });
@@ -76,30 +84,43 @@ absl::StatusOr<Tensor> CudaDeviceContext::Allocate(DataType dtype, const Shape& 
 }
 
 std::unique_ptr<kernels::DeviceContext> CudaDeviceContext::ForRun() {
-  // A stream belongs to the device current when it is made.
-  if (!MakeCurrent().ok()) return nullptr;
-  // Constants uploaded and filters transformed at load are on the model's
-  // stream; a run's stream must not read them before they are there.
-  if (api_.StreamSynchronize(stream_) != device::kCudaSuccess) return nullptr;
+  const device::CudaRuntimeApi* api = &api_;
+  auto synchronize = [api](void* s) { (void)api->StreamSynchronize(s); };
   void* stream = nullptr;
-  {
-    std::lock_guard<std::mutex> lock(streams_mu_);
-    if (!idle_streams_.empty()) {
-      stream = idle_streams_.back();
-      idle_streams_.pop_back();
+  // A stream belongs to the device current when it is made. Constants
+  // uploaded and filters transformed at load are on the model's stream; a
+  // run's stream must not read them before they are there.
+  if (MakeCurrent().ok() && api_.StreamSynchronize(stream_) == device::kCudaSuccess) {
+    {
+      std::lock_guard<std::mutex> lock(streams_mu_);
+      if (!idle_streams_.empty()) {
+        stream = idle_streams_.back();
+        idle_streams_.pop_back();
+      }
+    }
+    void* made = nullptr;
+    if (stream == nullptr && api_.StreamCreate(&made) == device::kCudaSuccess) {
+      stream = made;
+      std::lock_guard<std::mutex> lock(streams_mu_);
+      ++run_streams_;
     }
   }
   if (stream == nullptr) {
-    if (api_.StreamCreate(&stream) != device::kCudaSuccess) return nullptr;
-    std::lock_guard<std::mutex> lock(streams_mu_);
-    ++run_streams_;
+    // No stream of its own (the device fails, or has no more streams): the
+    // run queues on the model's stream, shared with any other such run, and
+    // still parks what it frees until it has waited for that stream, so a
+    // run on a stream of its own is never handed a buffer this one's queued
+    // work still reads.
+    return std::make_unique<RunDevice>(*this, stream_, synchronize, [](void*) {});
   }
-  const device::CudaRuntimeApi* api = &api_;
   return std::make_unique<RunDevice>(
-      *this, stream, [api](void* s) { (void)api->StreamSynchronize(s); },
+      *this, stream, synchronize,
       [this](void* s) {
         std::lock_guard<std::mutex> lock(streams_mu_);
         idle_streams_.push_back(s);
+      },
+      [this, stream](DataType dtype, const Shape& shape, absl::string_view name) {
+        return AllocateOn(stream, dtype, shape, name);
       });
 }
 

@@ -1,8 +1,8 @@
 // The DeviceContext of a CUDA GPU: the model's stream (what loading queues:
 // constants uploaded, filters transformed), a pool of streams for runs, and
 // one arena from src/memory (the BFC arena over cudaMalloc, or
-// cuda_malloc_async on the model's stream) that device tensors are carved
-// from. Everything goes through the dlopen'd libcudart, so this builds and
+// cuda_malloc_async, ordered on the stream of the run that asks) that device
+// tensors are carved from. Everything goes through the dlopen'd libcudart, so this builds and
 // links without CUDA.
 //
 // Any GPU of the machine can hold a model (LoadOptions::device "CUDA:1"):
@@ -55,11 +55,18 @@ class CudaDeviceContext final : public kernels::DeviceContext {
   absl::string_view device_type() const override { return "CUDA"; }
   absl::StatusOr<Tensor> Allocate(DataType dtype, const Shape& shape,
                                   absl::string_view name) override;
+  // As Allocate, ordered on `stream` when the arena is stream-ordered
+  // (cuda_malloc_async): by the pool's contract, memory allocated on the
+  // model's stream is usable on another only once that stream got there.
+  // Freed on the model's stream (what a run gives back it has waited for).
+  absl::StatusOr<Tensor> AllocateOn(void* stream, DataType dtype, const Shape& shape,
+                                    absl::string_view name);
   void* stream() const override { return stream_; }
   kernels::TuningCache* tuning_cache() const override { return tuning_cache_.get(); }
   // A RunDevice on a stream of the pool (made when none is idle), after the
-  // model's stream has finished what loading queued. Null when no stream can
-  // be made: the run then uses the model's stream.
+  // model's stream has finished what loading queued. When no stream can be
+  // had, a RunDevice on the model's stream (parking what the run frees all
+  // the same); never null.
   std::unique_ptr<kernels::DeviceContext> ForRun() override;
   // cudaSetDevice(device()) on the calling thread; FailedPrecondition naming
   // the device when it fails.

@@ -3,6 +3,8 @@
 #include <utility>
 #include <vector>
 
+#include "absl/status/status.h"
+
 namespace smrt::exec {
 namespace {
 
@@ -15,11 +17,13 @@ absl::StatusOr<int64_t> Bytes(DataType dtype, const Shape& shape) {
 }  // namespace
 
 RunDevice::RunDevice(kernels::DeviceContext& base, void* stream,
-                     std::function<void(void*)> synchronize, std::function<void(void*)> give_back)
+                     std::function<void(void*)> synchronize, std::function<void(void*)> give_back,
+                     AllocateFn allocate)
     : base_(base),
       stream_(stream),
       synchronize_(std::move(synchronize)),
-      give_back_(std::move(give_back)) {}
+      give_back_(std::move(give_back)),
+      allocate_(std::move(allocate)) {}
 
 RunDevice::~RunDevice() {
   synchronize_(stream_);  // nothing queued by this run reads its buffers any more
@@ -49,7 +53,10 @@ absl::StatusOr<Tensor> RunDevice::Allocate(DataType dtype, const Shape& shape,
     }
   }
   if (!buffer.valid()) {
-    absl::StatusOr<Tensor> fresh = base_.Allocate(DataType::kUInt8, {*bytes}, name);
+    absl::StatusOr<Tensor> fresh = Fresh(*bytes, name);
+    if (!fresh.ok() && absl::IsResourceExhausted(fresh.status()) && GiveBackParked()) {
+      fresh = Fresh(*bytes, name);
+    }
     if (!fresh.ok()) return fresh.status();
     buffer = *std::move(fresh);
   }
@@ -69,6 +76,23 @@ absl::StatusOr<Tensor> RunDevice::Allocate(DataType dtype, const Shape& shape,
     buffer = Tensor();  // freed here, outside the lock
   });
   return Tensor::DeviceStorage(dtype, shape, std::move(storage));
+}
+
+absl::StatusOr<Tensor> RunDevice::Fresh(int64_t bytes, absl::string_view name) {
+  if (allocate_) return allocate_(DataType::kUInt8, {bytes}, name);
+  return base_.Allocate(DataType::kUInt8, {bytes}, name);
+}
+
+bool RunDevice::GiveBackParked() {
+  std::multimap<int64_t, Tensor> parked;
+  {
+    std::lock_guard<std::mutex> lock(parking_->mu);
+    parked.swap(parking_->buffers);
+  }
+  if (parked.empty()) return false;
+  synchronize_(stream_);  // what the run queued no longer reads them
+  parked.clear();
+  return true;
 }
 
 int RunDevice::parked() const {

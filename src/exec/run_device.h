@@ -9,7 +9,10 @@
 // run could be handed the buffer and write it while this run's queued work
 // still reads it. So what a run frees is parked, not given back: the run
 // reuses its parked buffers itself (its own stream orders that), and gives
-// them back to the device only when it ends, after waiting for its stream.
+// them back to the device when it ends, after waiting for its stream (or
+// earlier, after a wait too, when the device has no room for what the run
+// asks and its parked buffers do not fit the request: a loop whose buffers
+// grow each step).
 // Tensors that outlive the run (a kernel's cached filter) go straight back
 // when they are freed.
 #ifndef SMRT_EXEC_RUN_DEVICE_H_
@@ -29,17 +32,22 @@ namespace smrt::exec {
 class RunDevice final : public kernels::DeviceContext {
  public:
   // Runs on `stream` over `base`'s memory. `synchronize(stream)` waits for
-  // the stream's work; `give_back(stream)` returns it to its owner. Both are
-  // called once, when the run ends.
+  // the stream's work (when the run ends, and before parked buffers go back
+  // early); `give_back(stream)` returns it to its owner when the run ends.
+  // `allocate`, when set, takes the place of base.Allocate (a
+  // stream-ordered arena allocating on the run's stream).
+  using AllocateFn =
+      std::function<absl::StatusOr<Tensor>(DataType, const Shape&, absl::string_view)>;
   RunDevice(kernels::DeviceContext& base, void* stream, std::function<void(void*)> synchronize,
-            std::function<void(void*)> give_back);
+            std::function<void(void*)> give_back, AllocateFn allocate = nullptr);
   // Waits for the stream, gives the parked buffers back to the device, then
   // the stream to its owner.
   ~RunDevice() override;
 
   absl::string_view device_type() const override { return base_.device_type(); }
   // A parked buffer of this run that fits (at most twice the bytes), else
-  // one from the device.
+  // one from the device; when the device is full, the run waits for its
+  // stream, gives its parked buffers back and asks once more.
   absl::StatusOr<Tensor> Allocate(DataType dtype, const Shape& shape,
                                   absl::string_view name) override;
   void* stream() const override { return stream_; }
@@ -60,10 +68,17 @@ class RunDevice final : public kernels::DeviceContext {
     int64_t reused = 0;
   };
 
+  // Waits for the stream and gives every parked buffer back; false when
+  // none was parked.
+  bool GiveBackParked();
+  // A new buffer of `bytes` bytes from the device.
+  absl::StatusOr<Tensor> Fresh(int64_t bytes, absl::string_view name);
+
   kernels::DeviceContext& base_;
   void* stream_;
   std::function<void(void*)> synchronize_;
   std::function<void(void*)> give_back_;
+  AllocateFn allocate_;
   std::shared_ptr<Parking> parking_ = std::make_shared<Parking>();
 };
 

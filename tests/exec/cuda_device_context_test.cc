@@ -28,6 +28,7 @@ struct FakeMachine {
   std::mutex mu;
   std::map<void*, int> streams;  // stream -> device it was made on
   std::map<void*, int> memory;   // cudaMalloc'd -> device
+  std::map<void*, void*> pool_allocated_on, pool_freed_on;  // pointer -> stream
   int next = 1;
   int destroyed = 0;
 };
@@ -75,8 +76,25 @@ CudaRuntimeApi FakeApi() {
     machine->memory.erase(p);
     return 0;
   };
-  api.DeviceGetAttribute = [](int* v, int, int) {
-    *v = 0;
+  api.DeviceGetAttribute = [](int* v, int attr, int) {
+    *v = attr == device::kCudaDevAttrMemoryPoolsSupported ? 1 : 0;
+    return 0;
+  };
+  static int pool = 0;
+  api.DeviceGetDefaultMemPool = [](void** p, int) {
+    *p = &pool;
+    return 0;
+  };
+  api.MemPoolSetAttribute = [](void*, int, void*) { return 0; };
+  api.MallocFromPoolAsync = [](void** p, size_t, void*, void* stream) {
+    std::lock_guard<std::mutex> lock(machine->mu);
+    *p = Next();
+    machine->pool_allocated_on[*p] = stream;
+    return 0;
+  };
+  api.FreeAsync = [](void* p, void* stream) {
+    std::lock_guard<std::mutex> lock(machine->mu);
+    machine->pool_freed_on[p] = stream;
     return 0;
   };
   return api;
@@ -129,6 +147,31 @@ TEST_F(CudaDeviceContextTest, ASecondGpuGetsItsStreamsAndMemoryWhateverTheThread
   EXPECT_EQ(fake_.destroyed, 2);
 }
 
+// cuda_malloc_async: what a run allocates is ordered on the run's stream
+// (memory allocated on the model's stream is usable on another only once
+// that stream got there); it is freed on the model's stream after the run
+// waited for its own.
+TEST_F(CudaDeviceContextTest, AsyncArenaAllocatesOnTheRunsStream) {
+  options_.kind = memory::GpuAllocatorKind::kCudaMallocAsync;
+  absl::StatusOr<std::unique_ptr<CudaDeviceContext>> context =
+      CudaDeviceContext::Create(api_, 0, options_);
+  ASSERT_TRUE(context.ok()) << context.status();
+  void* const model_stream = (*context)->stream();
+  absl::StatusOr<Tensor> weights = (*context)->Allocate(DataType::kFloat, Shape{8}, "weights");
+  ASSERT_TRUE(weights.ok()) << weights.status();
+  EXPECT_EQ(fake_.pool_allocated_on.at(weights->raw_data()), model_stream);
+  std::unique_ptr<kernels::DeviceContext> run = (*context)->ForRun();
+  ASSERT_NE(run, nullptr);
+  ASSERT_NE(run->stream(), model_stream);
+  absl::StatusOr<Tensor> t = run->Allocate(DataType::kFloat, Shape{256}, "t");
+  ASSERT_TRUE(t.ok()) << t.status();
+  void* const p = t->raw_data();
+  EXPECT_EQ(fake_.pool_allocated_on.at(p), run->stream());
+  t = Tensor();
+  run.reset();
+  EXPECT_EQ(fake_.pool_freed_on.at(p), model_stream);
+}
+
 TEST_F(CudaDeviceContextTest, AGpuThatIsNotThereIsNamedWithTheCount) {
   absl::StatusOr<std::unique_ptr<CudaDeviceContext>> context =
       CudaDeviceContext::Create(api_, 2, options_);
@@ -148,7 +191,33 @@ TEST_F(CudaDeviceContextTest, MakeCurrentSaysWhichDeviceCouldNotBeSet) {
   absl::Status s = (*context)->MakeCurrent();
   EXPECT_EQ(s.code(), absl::StatusCode::kFailedPrecondition);
   EXPECT_TRUE(absl::StrContains(s.message(), "CUDA:1: cudaSetDevice failed")) << s;
-  EXPECT_EQ((*context)->ForRun(), nullptr);  // no stream made on the wrong device
+  // No stream made on the wrong device: the run queues on the model's.
+  std::unique_ptr<kernels::DeviceContext> run = (*context)->ForRun();
+  ASSERT_NE(run, nullptr);
+  EXPECT_EQ(run->stream(), (*context)->stream());
+  EXPECT_EQ((*context)->run_streams(), 0);
+  api_ = FakeApi();
+}
+
+// Out of streams: the run shares the model's stream, and what it frees still
+// waits (parked) until the run has waited for that stream, so a concurrent
+// run on a stream of its own is never handed a buffer this one still reads.
+TEST_F(CudaDeviceContextTest, ARunWithoutAStreamOfItsOwnStillParksWhatItFrees) {
+  absl::StatusOr<std::unique_ptr<CudaDeviceContext>> context =
+      CudaDeviceContext::Create(api_, 0, options_);
+  ASSERT_TRUE(context.ok()) << context.status();
+  api_.StreamCreate = [](void**) { return 2; };  // cudaErrorMemoryAllocation
+  std::unique_ptr<kernels::DeviceContext> run = (*context)->ForRun();
+  ASSERT_NE(run, nullptr);
+  EXPECT_EQ(run->stream(), (*context)->stream());
+  absl::StatusOr<Tensor> t = run->Allocate(DataType::kFloat, Shape{256}, "t");
+  ASSERT_TRUE(t.ok()) << t.status();
+  const int64_t in_use = (*context)->allocator().GetStats().bytes_in_use;
+  EXPECT_GT(in_use, 0);
+  t = Tensor();  // parked: the model's stream may still be reading it
+  EXPECT_EQ((*context)->allocator().GetStats().bytes_in_use, in_use);
+  run.reset();
+  EXPECT_EQ((*context)->allocator().GetStats().bytes_in_use, 0);
   api_ = FakeApi();
 }
 

@@ -27,27 +27,36 @@ class FakeDevice : public kernels::DeviceContext {
     int64_t n = 1;
     for (int64_t d : shape) n *= d;
     const size_t bytes = static_cast<size_t>(n) * DataTypeSize(dtype);
+    if (capacity >= 0 && in_use_ + static_cast<int64_t>(bytes) > capacity) {
+      return absl::ResourceExhaustedError("the fake device is full");
+    }
+    in_use_ += static_cast<int64_t>(bytes);
     ++allocations_;
     std::atomic<int>* frees = &frees_;
+    std::atomic<int64_t>* in_use = &in_use_;
     std::vector<std::string>* events = events_;
     std::mutex* mu = &mu_;
-    std::shared_ptr<void> storage(new char[bytes == 0 ? 1 : bytes], [frees, events, mu](void* p) {
-      delete[] static_cast<char*>(p);
-      ++*frees;
-      std::lock_guard<std::mutex> lock(*mu);
-      events->push_back("free");
-    });
+    std::shared_ptr<void> storage(
+        new char[bytes == 0 ? 1 : bytes], [frees, in_use, bytes, events, mu](void* p) {
+          delete[] static_cast<char*>(p);
+          ++*frees;
+          *in_use -= static_cast<int64_t>(bytes);
+          std::lock_guard<std::mutex> lock(*mu);
+          events->push_back("free");
+        });
     return Tensor::DeviceStorage(dtype, shape, std::move(storage));
   }
   void* stream() const override { return nullptr; }
   int allocations() const { return allocations_; }
   int frees() const { return frees_; }
   std::mutex mu_;
+  int64_t capacity = -1;  // bytes; -1: no limit
 
  private:
   std::vector<std::string>* events_;
   std::atomic<int> allocations_{0};
   std::atomic<int> frees_{0};
+  std::atomic<int64_t> in_use_{0};
 };
 
 struct Fixture {
@@ -95,6 +104,26 @@ TEST(RunDeviceTest, WhatARunFreesParksAndTheRunReusesIt) {
   ASSERT_TRUE(c.ok());
   EXPECT_NE(c->raw_data(), where);
   EXPECT_EQ(f.base.allocations(), 2);
+}
+
+// A loop whose buffers grow each step cannot reuse what it parked: when the
+// device is full, the run waits for its stream, gives its parked buffers
+// back and gets the memory (before, the run failed with most of the device
+// parked).
+TEST(RunDeviceTest, AFullDeviceTakesBackWhatTheRunParkedAfterAWait) {
+  Fixture f;
+  f.base.capacity = 1000;
+  std::unique_ptr<RunDevice> run = f.Run();
+  for (int64_t step = 1; step <= 4; ++step) {
+    absl::StatusOr<Tensor> t = run->Allocate(DataType::kUInt8, {step * 150}, "grows");
+    ASSERT_TRUE(t.ok()) << "step " << step << ": " << t.status();
+  }  // 150 + 300 + 450 parked; 600 more does not fit beside them
+  EXPECT_EQ(f.events, (std::vector<std::string>{"sync", "free", "free", "free"}));
+  EXPECT_EQ(run->parked(), 1);
+  // Over what the device holds at all: the error, after giving back again.
+  absl::StatusOr<Tensor> too_big = run->Allocate(DataType::kUInt8, {1001}, "too_big");
+  EXPECT_EQ(too_big.status().code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_EQ(run->parked(), 0);
 }
 
 TEST(RunDeviceTest, TheRunWaitsForItsStreamBeforeGivingBuffersBack) {
