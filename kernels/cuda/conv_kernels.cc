@@ -620,6 +620,31 @@ absl::Status Convolve(KernelContext& ctx, bool depthwise, const FusedOps* fused)
   const void* w = filter->raw_data();
   absl::StatusOr<int> chosen = ChooseAlgorithm(ctx, **api, *handle, d, cv, state, x, w, y);
   if (!chosen.ok()) return chosen.status();
+  size_t ws_bytes = 0;
+  Tensor workspace;
+  if (*chosen != kDirect) {
+    if (absl::Status s = CudnnStatus(
+            (*api)->get_workspace_size(*handle, d.x, d.w, d.conv, d.y,
+                                       static_cast<cudnnConvolutionFwdAlgo_t>(*chosen),
+                                       &ws_bytes),
+            ctx.op(), ctx.node_name(), "cudnnGetConvolutionForwardWorkspaceSize");
+        !s.ok()) {
+      return s;
+    }
+    if (ws_bytes > 0) {
+      absl::StatusOr<Tensor> ws = Scratch(ctx, static_cast<int64_t>(ws_bytes), "cudnn_workspace");
+      // The algorithm was measured (maybe by another process) with room for
+      // its workspace that this call lacks: the direct kernel computes it.
+      if (absl::IsResourceExhausted(ws.status())) {
+        chosen = kDirect;
+        ws_bytes = 0;
+      } else if (!ws.ok()) {
+        return NodeError(ctx, ws.status());
+      } else {
+        workspace = *std::move(ws);
+      }
+    }
+  }
   if (*chosen == kDirect) {
     DirectConvGeometry dg;
     dg.batch = g.batch;
@@ -648,19 +673,6 @@ absl::Status Convolve(KernelContext& ctx, bool depthwise, const FusedOps* fused)
     return RunPostOps(ctx, epilogue, **out, *stream);
   }
   const auto algo = static_cast<cudnnConvolutionFwdAlgo_t>(*chosen);
-  size_t ws_bytes = 0;
-  if (absl::Status s = CudnnStatus(
-          (*api)->get_workspace_size(*handle, d.x, d.w, d.conv, d.y, algo, &ws_bytes), ctx.op(),
-          ctx.node_name(), "cudnnGetConvolutionForwardWorkspaceSize");
-      !s.ok()) {
-    return s;
-  }
-  Tensor workspace;
-  if (ws_bytes > 0) {
-    absl::StatusOr<Tensor> ws = Scratch(ctx, static_cast<int64_t>(ws_bytes), "cudnn_workspace");
-    if (!ws.ok()) return NodeError(ctx, ws.status());
-    workspace = *std::move(ws);
-  }
   void* ws = ws_bytes > 0 ? workspace.raw_data() : nullptr;
   // The convolution, then the post-ops kernel.
   auto plain = [&]() -> absl::Status {
