@@ -1,5 +1,6 @@
 #include "kernels/tensor_list.h"
 
+#include <map>
 #include <memory>
 
 #include "absl/status/status.h"
@@ -332,10 +333,20 @@ ComputeFn TensorListCompute(const std::string& op, const DeviceBytes* bytes) {
 }
 
 std::vector<KernelSpec> DeviceTensorListKernels(const std::string& device, DeviceBytes bytes) {
+  // The shapes, sizes and indices the kernels read on the host, and
+  // ElementShape's output, whatever their integer type (an int64 shape_type
+  // too), as TensorFlow's HostMemory.
+  const std::map<std::string, std::vector<int>> host_inputs = {
+      {"TensorListReserve", {0, 1}}, {"EmptyTensorList", {0, 1}},
+      {"TensorListFromTensor", {1}}, {"TensorListGetItem", {1, 2}},
+      {"TensorListSetItem", {1}},    {"TensorListStack", {1}}};
   std::vector<KernelSpec> kernels;
   for (const std::string& op : TensorListOps()) {
-    kernels.push_back(
-        ElementKernel(op, device, TensorListCompute(op, &bytes), "tensor_list", {"element_dtype"}));
+    KernelSpec k =
+        ElementKernel(op, device, TensorListCompute(op, &bytes), "tensor_list", {"element_dtype"});
+    if (auto it = host_inputs.find(op); it != host_inputs.end()) k.host_memory_inputs = it->second;
+    if (op == "TensorListElementShape") k.host_memory_outputs = {0};
+    kernels.push_back(std::move(k));
   }
   KernelSpec identity = ElementKernel("Identity", device, IdentityOfList, "tensor_list", {});
   identity.type_attr = "T";

@@ -132,11 +132,19 @@ absl::Status PlaceNodes(PassContext& ctx, const PlacementOptions& options) {
   // set: start from every integer node on the device and drop those with an
   // input made on the device or a reader there (other than the set's own)
   // until none is left to drop. A Const input goes where its readers are
-  // (decided below).
+  // (decided below). A node that reads a variant or resource (a TensorList,
+  // a TensorArray, a variable) stays where the placement put it: the object
+  // is a host value, but its elements live where it was made.
   absl::flat_hash_set<NodeId> host_integers;
   for (NodeId id : uses->order()) {
     const graph::Node& n = g.node(id);
     if (!on_device.contains(id) || n.op == "Const" || n.outputs.empty()) continue;
+    bool reads_object = false;
+    for (const Endpoint& from : n.inputs) {
+      const DataType t = dtype_of(from);
+      reads_object |= t == DataType::kVariant || t == DataType::kResource;
+    }
+    if (reads_object) continue;
     bool integers = true;
     for (const kernels::ValueInfo& o : n.outputs) integers &= IntegerOrBool(o.dtype);
     if (integers) host_integers.insert(id);

@@ -69,6 +69,16 @@ TEST(CudaControlFlowTest, FunctionCallsAndTensorListsKeepHostDtypesOnTheHost) {
     EXPECT_TRUE((*k)->host_memory_by_dtype);
     EXPECT_FALSE(r.FindKernel(op, kCudaDevice, strings).ok());  // strings stay on the host
   }
+  // Shapes, sizes and indices are read on the host whatever their integer
+  // type, and an element shape is made there.
+  absl::StatusOr<const KernelSpec*> reserve =
+      r.FindKernel("TensorListReserve", kCudaDevice, floats);
+  ASSERT_TRUE(reserve.ok()) << reserve.status();
+  EXPECT_TRUE(InHostMemory(**reserve, /*input=*/true, 0, DataType::kInt64));
+  absl::StatusOr<const KernelSpec*> shape =
+      r.FindKernel("TensorListElementShape", kCudaDevice, floats);
+  ASSERT_TRUE(shape.ok()) << shape.status();
+  EXPECT_TRUE(InHostMemory(**shape, /*input=*/false, 0, DataType::kInt64));
   EXPECT_TRUE(r.FindKernel("Identity", kCudaDevice, TypeAttr(DataType::kVariant)).ok());
   // TF1's TensorArrays; Concat's lengths are made on the host and Split's
   // read there.

@@ -736,5 +736,52 @@ TEST(PlaceBodiesTest, TensorArraySplitAndConcatRunOnTheDevice) {
   EXPECT_NEAR(outs[1][0].data<float>()[1], std::tanh(-1.0f), 1e-6);
 }
 
+
+// A TensorList of int64 made on the device (with an int64 element shape,
+// read on the host) and stacked for a fetch: the
+// stack reads only a host object (the list) and a Const, and makes integers
+// for a host reader, but the list's elements are in device memory, so it
+// stays on the device (the rule that makes such integers on the host once
+// put it on the CPU, whose kernel refused the device elements).
+const char kInt64List[] = R"(
+  node { name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } } }
+  node { name: "twice" op: "AddV2" input: "x" input: "x"
+         attr { key: "T" value { type: DT_FLOAT } } }
+  node { name: "ids" op: "Cast" input: "twice" attr { key: "SrcT" value { type: DT_FLOAT } }
+         attr { key: "DstT" value { type: DT_INT64 } } attr { key: "Truncate" value { b: false } } }
+  node { name: "elem" op: "Const" attr { key: "dtype" value { type: DT_INT32 } }
+         attr { key: "value" value { tensor { dtype: DT_INT32 tensor_shape { dim { size: 1 } }
+                int_val: 2 } } } }
+  node { name: "elem64" op: "Const" attr { key: "dtype" value { type: DT_INT64 } }
+         attr { key: "value" value { tensor { dtype: DT_INT64 tensor_shape { dim { size: 1 } }
+                int64_val: 2 } } } }
+  node { name: "list" op: "TensorListFromTensor" input: "ids" input: "elem64"
+         attr { key: "element_dtype" value { type: DT_INT64 } }
+         attr { key: "shape_type" value { type: DT_INT64 } } }
+  node { name: "out" op: "TensorListStack" input: "list" input: "elem"
+         attr { key: "element_dtype" value { type: DT_INT64 } } }
+)";
+
+TEST(PlaceBodiesTest, AStackOfDeviceIntegersStaysWithItsList) {
+  TextGraph g(kInt64List);
+  Options options;
+  options.feeds = {{"x:0", DataType::kFloat, PartialShape::Known({3, 2})}};
+  options.fetches = {"out:0"};
+  const kernels::KernelRegistry registry = RecurrentRegistry();  // the program keeps it
+  FakeDevice fake;
+  absl::StatusOr<Placed> placed = Compile(registry, &fake, g.def, options, g.binder());
+  ASSERT_TRUE(placed.ok()) << placed.status();
+  EXPECT_EQ(DeviceOf(*placed, "ids"), "FAKE:0");
+  EXPECT_EQ(DeviceOf(*placed, "list"), "FAKE:0");
+  EXPECT_EQ(DeviceOf(*placed, "out"), "FAKE:0");
+  // An int64 element shape is read on the host, as an int32 one is.
+  EXPECT_EQ(DeviceOf(*placed, "elem64"), "CPU:0");
+  EXPECT_EQ(Copies(*placed, "elem64"), 0);
+  absl::StatusOr<std::vector<Tensor>> out =
+      placed->program->Run({MakeTensor<float>({3, 2}, {0.5f, 1, 1.5f, -2, 3, 0.25f})});
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_EQ(Values<int64_t>((*out)[0]), (std::vector<int64_t>{1, 2, 3, -4, 6, 0}));
+}
+
 }  // namespace
 }  // namespace smrt::passes
