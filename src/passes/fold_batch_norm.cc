@@ -215,7 +215,7 @@ class FoldBatchNormPass : public Pass {
       // The channel map too: a square MatMul filter folds along rows or
       // columns depending on transpose_b.
       key = absl::StrCat(linear.op, "@", reinterpret_cast<uintptr_t>(w.raw_data()), "/",
-                         w.num_elements(), "/", cm.channels, "x", cm.inner, "*",
+                         ShapeToString(w.shape()), "/", cm.channels, "x", cm.inner, "*",
                          absl::string_view(reinterpret_cast<const char*>(scale.data()),
                                            scale.size() * sizeof(float)));
       auto it = ctx.fold_cache->entries.find(key);

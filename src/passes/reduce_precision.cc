@@ -184,9 +184,10 @@ class Rewriter {
   absl::StatusOr<graph::Endpoint> ConvertedConst(graph::Endpoint e, const Tensor& value) {
     const std::string endpoint = absl::StrCat(e.node, ":", e.index);
     if (auto it = consts_.find(endpoint); it != consts_.end()) return it->second;
+    // The shape too: a folded Reshape of a weight shares its bytes.
     const std::string key = absl::StrCat(kPass, "/", DataTypeName(to_), "@",
-                                   reinterpret_cast<uintptr_t>(value.raw_data()), "/",
-                                   value.num_elements());
+                                         reinterpret_cast<uintptr_t>(value.raw_data()), "/",
+                                         ShapeToString(value.shape()));
     Tensor narrow;
     if (ctx_.fold_cache != nullptr) {
       if (auto it = ctx_.fold_cache->entries.find(key); it != ctx_.fold_cache->entries.end()) {
@@ -229,6 +230,19 @@ class ReducePrecisionPass : public Pass {
     if (ctx.precision != DataType::kHalf && ctx.precision != DataType::kBFloat16) {
       return absl::InvalidArgumentError(absl::StrCat(
           "precision must be float32, float16 or bfloat16, got ", DataTypeName(ctx.precision)));
+    }
+    // A mixed-precision export chose which layers stay float32 (Keras keeps
+    // a model's head and its softmax there): it runs as exported.
+    absl::StatusOr<std::vector<graph::NodeId>> order = LiveOrder(ctx);
+    if (!order.ok()) return order.status();
+    for (graph::NodeId id : *order) {
+      const DataType t = TypeAttr(ctx.graph.node(id));
+      if (t == DataType::kHalf || t == DataType::kBFloat16) {
+        ctx.Log(kPass, absl::StrCat("the graph already computes in ", ShortName(t), " ('",
+                                    ctx.graph.node(id).name,
+                                    "'): a mixed-precision export runs as exported"));
+        return absl::OkStatus();
+      }
     }
     return Rewriter(ctx, ctx.precision).Run();
   }

@@ -1,6 +1,7 @@
 // The pipeline as a Model runs it: variables are frozen only when no
 // prepared signature writes them, options and ModelInternals report it.
 #include <algorithm>
+#include <cstring>
 #include <filesystem>
 
 #include "absl/strings/match.h"
@@ -220,6 +221,48 @@ TEST(ModelPassesTest, PrecisionOptionKeepsTheZooWithinItsStatedTolerance) {
     }
   }
   EXPECT_EQ(checked, 9);
+}
+
+// A mixed-precision export (Keras mixed_float16 / mixed_bfloat16, whose
+// head stays float32 on purpose) runs as exported under every precision:
+// the same bits as without the option, and the log says why.
+TEST(ModelPassesTest, MixedPrecisionExportsRunAsExportedUnderThePrecisionOption) {
+  absl::StatusOr<std::vector<testing::ConformanceModel>> models =
+      testing::ListZooModels(testing::TestDataDir() + "/zoo");
+  ASSERT_TRUE(models.ok()) << models.status();
+  int checked = 0;
+  for (const testing::ConformanceModel& m : *models) {
+    if (m.name != "mixed_f16_cnn" && m.name != "mixed_bf16_mlp") continue;
+    const testing::ConformanceCase& c = m.cases.at(0);
+    absl::StatusOr<NamedTensors> in = testing::ReadInputs(c);
+    ASSERT_TRUE(in.ok()) << in.status();
+    absl::StatusOr<std::unique_ptr<Model>> plain = Model::Load(m.dir);
+    ASSERT_TRUE(plain.ok()) << plain.status();
+    absl::StatusOr<NamedTensors> want = (*plain)->Run(c.signature, *in);
+    ASSERT_TRUE(want.ok()) << want.status();
+    for (const char* precision : {"float16", "bfloat16"}) {
+      SCOPED_TRACE(absl::StrCat(m.name, " ", precision));
+      LoadOptions options;
+      options.precision = precision;
+      absl::StatusOr<std::unique_ptr<Model>> model = Model::Load(m.dir, options);
+      ASSERT_TRUE(model.ok()) << model.status();
+      absl::StatusOr<NamedTensors> got = (*model)->Run(c.signature, *in);
+      ASSERT_TRUE(got.ok()) << got.status();
+      ASSERT_EQ(got->size(), want->size());
+      for (const auto& [name, t] : *want) {
+        const Tensor& g = got->at(name);
+        ASSERT_EQ(g.byte_size(), t.byte_size()) << name;
+        EXPECT_EQ(std::memcmp(g.raw_data(), t.raw_data(), t.byte_size()), 0) << name;
+      }
+      absl::StatusOr<ModelInternals::PassReport> report =
+          ModelInternals::Passes(**model, c.signature);
+      ASSERT_TRUE(report.ok()) << report.status();
+      EXPECT_TRUE(HasLine(*report->log, "a mixed-precision export runs as exported"));
+      EXPECT_FALSE(HasLine(*report->log, "nodes compute in"));
+      ++checked;
+    }
+  }
+  EXPECT_EQ(checked, 4);
 }
 
 TEST(ModelPassesTest, AnUnknownPrecisionIsRefusedByName) {
