@@ -122,6 +122,17 @@ class Rewriter {
       g.node(id).attrs.Set("T", to_);
     }
     for (const Reader& r : readers) {
+      // A reader of dims alone (Shape, Size, Rank of a Dense layer's 3-D
+      // output) reads the 16-bit value itself: a Cast back would convert
+      // every element for nothing.
+      graph::Node& reader = g.node(r.node);
+      absl::StatusOr<const kernels::KernelSpec*> k =
+          ctx_.registry.FindKernel(reader.op, kernels::kCpu, reader.attrs);
+      if (reader.inputs.size() == 1 && k.ok() && (*k)->reads_only_shapes &&
+          TypeAttr(reader) == DataType::kFloat) {
+        reader.attrs.Set("T", to_);
+        continue;
+      }
       absl::StatusOr<graph::Endpoint> back = CastOf(r.value, to_, DataType::kFloat);
       if (!back.ok()) return back.status();
       g.node(r.node).inputs[r.input] = *back;

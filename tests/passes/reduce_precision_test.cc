@@ -9,6 +9,7 @@
 #include "absl/strings/str_join.h"
 #include "gtest/gtest.h"
 #include "kernels/fused_ops.h"
+#include "kernels/testing/op_runner.h"
 #include "passes/pass_test_util.h"
 
 namespace smrt::passes {
@@ -99,6 +100,22 @@ TEST(ReducePrecisionTest, ConvChainRunsInFloat16WithCastsAtItsEdges) {
   EXPECT_LT(diff, 2e-2f);
   EXPECT_GT(diff, 0.0f);  // it did compute in float16
   EXPECT_LT(MaxAbsDiff(b->fused_out[1], b->plain_out[1]), 5e-3f);
+}
+
+// A reader of dims alone (Shape, as Keras's Tensordot reads a Dense
+// layer's 3-D output) takes the 16-bit value itself: no Cast back for it.
+TEST(ReducePrecisionTest, AShapeReadsTheConvertedValueWithoutACastBack) {
+  const std::string graph = ConvNet() + Op("dims", "Shape", {"y"},
+                                           "attr { key: \"out_type\" value { type: DT_INT32 } }");
+  const Tensor x = RandomFloats({2, 8, 8, 4}, 3, -2, 2);
+  absl::StatusOr<testing::Both> b = testing::RunBoth(graph, Feed({-1, 8, 8, 4}), {"dims:0"}, {x},
+                                                     Precision(DataType::kHalf));
+  ASSERT_TRUE(b.ok()) << b.status();
+  const std::string ops = absl::StrJoin(b->fused.ops(), ",");
+  EXPECT_EQ(TypeOf(b->fused, "Shape"), DataType::kHalf) << ops;
+  EXPECT_EQ(b->fused.count("Cast"), 1) << ops;  // x in; nothing back
+  EXPECT_EQ(kernels::testing::Values<int32_t>(b->fused_out[0]),
+            (std::vector<int32_t>{2, 4, 4, 8}));
 }
 
 TEST(ReducePrecisionTest, BFloat16MovesTheNumbersByItsCoarserRounding) {
