@@ -125,7 +125,10 @@ CudaReport ProbeCuda() {
   } else {
     r.problems.push_back(NotFound(r.runtime) + ": install the CUDA toolkit or set CUDA_HOME");
   }
-  if (r.driver_version > 0 && r.runtime_version > r.driver_version) {
+  // Within a major version, CUDA's minor-version compatibility lets an
+  // older driver run a newer runtime (12.8 on a 12.4 driver); a newer major
+  // needs a newer driver.
+  if (r.driver_version > 0 && r.runtime_version / 1000 > r.driver_version / 1000) {
     r.problems.push_back(absl::StrCat(
         "the driver supports CUDA ", CudaVersionString(r.driver_version), " but libcudart is ",
         CudaVersionString(r.runtime_version), ": update the NVIDIA driver"));

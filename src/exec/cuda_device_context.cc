@@ -16,7 +16,27 @@ absl::StatusOr<std::unique_ptr<CudaDeviceContext>> CudaDeviceContext::Create(
     return absl::FailedPreconditionError(
         absl::StrCat("CUDA:", device, " is not usable: ", api.status().message()));
   }
+  if (absl::Status s = CheckKernelsRun(kernels::ThisCudaBuild(),
+                                       device::DeviceRegistry::Get().discovery(), device);
+      !s.ok()) {
+    return s;
+  }
   return Create(**api, device, options);
+}
+
+absl::Status CudaDeviceContext::CheckKernelsRun(const kernels::CudaBuild& build,
+                                                const device::DeviceDiscovery& discovery,
+                                                int device) {
+  for (const device::DeviceInfo& info : discovery.devices) {
+    if (info.kind != device::DeviceKind::kCuda || info.index != device) continue;
+    const std::string why = kernels::WhyCudaBuildCannotRun(build, discovery.cuda.driver_version,
+                                                           info.cc_major, info.cc_minor);
+    if (why.empty()) return absl::OkStatus();
+    return absl::FailedPreconditionError(absl::StrCat("CUDA:", device, " (", info.description,
+                                                      ") cannot run smrt's CUDA kernels: ", why,
+                                                      " (`smrt devices` says more)"));
+  }
+  return absl::OkStatus();
 }
 
 absl::StatusOr<std::unique_ptr<CudaDeviceContext>> CudaDeviceContext::Create(

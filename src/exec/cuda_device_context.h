@@ -31,6 +31,8 @@
 
 #include "absl/status/statusor.h"
 #include "device/cuda_runtime.h"
+#include "device/device_registry.h"
+#include "kernels/cuda_build.h"
 #include "kernels/kernel.h"
 #include "memory/allocator.h"
 #include "memory/allocator_options.h"
@@ -44,6 +46,13 @@ class CudaDeviceContext final : public kernels::DeviceContext {
   // libcudart, no driver, fewer devices); the allocator's errors otherwise.
   static absl::StatusOr<std::unique_ptr<CudaDeviceContext>> Create(
       int device, const memory::GpuAllocatorOptions& options);
+  // OK when this build's CUDA kernels can run on GPU `device` as
+  // `discovery` found it (its driver's CUDA version, its compute
+  // capability: kernels/cuda_build.h); else FailedPrecondition saying why
+  // and what to do, instead of an error at the first kernel. OK when
+  // `discovery` does not know the GPU.
+  static absl::Status CheckKernelsRun(const kernels::CudaBuild& build,
+                                      const device::DeviceDiscovery& discovery, int device);
   // The same over `api` (a fake runtime in tests), which must outlive the
   // context.
   static absl::StatusOr<std::unique_ptr<CudaDeviceContext>> Create(

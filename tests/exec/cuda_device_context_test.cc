@@ -172,6 +172,30 @@ TEST_F(CudaDeviceContextTest, AsyncArenaAllocatesOnTheRunsStream) {
   EXPECT_EQ(fake_.pool_freed_on.at(p), model_stream);
 }
 
+// A GPU this build's kernels hold no code for fails the load saying so,
+// not the first kernel with cudaErrorNoKernelImageForDevice.
+TEST_F(CudaDeviceContextTest, AGpuTheKernelsCannotRunOnFailsTheLoadSayingWhy) {
+  device::DeviceDiscovery found;
+  found.cuda.driver_version = 13000;
+  device::DeviceInfo a100;
+  a100.kind = device::DeviceKind::kCuda;
+  a100.index = 1;
+  a100.description = "NVIDIA A100";
+  a100.cc_major = 8;
+  found.devices.push_back(a100);
+  kernels::CudaBuild build;
+  build.runtime_version = 13000;
+  build.architectures = "90";
+  absl::Status s = CudaDeviceContext::CheckKernelsRun(build, found, 1);
+  EXPECT_EQ(s.code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_TRUE(absl::StrContains(s.message(), "CUDA:1 (NVIDIA A100) cannot run smrt's CUDA "
+                                             "kernels: smrt's CUDA kernels hold code for sm_90"))
+      << s;
+  EXPECT_TRUE(CudaDeviceContext::CheckKernelsRun(build, found, 0).ok());  // not known here
+  found.devices[0].cc_major = 9;
+  EXPECT_TRUE(CudaDeviceContext::CheckKernelsRun(build, found, 1).ok());
+}
+
 TEST_F(CudaDeviceContextTest, AGpuThatIsNotThereIsNamedWithTheCount) {
   absl::StatusOr<std::unique_ptr<CudaDeviceContext>> context =
       CudaDeviceContext::Create(api_, 2, options_);

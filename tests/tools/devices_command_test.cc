@@ -64,9 +64,17 @@ DeviceDiscovery OneGpu() {
   return d;
 }
 
+// Kernels built with the CUDA 13.0 toolkit for sm_90 (with its PTX).
+kernels::CudaBuild Cuda13For90() {
+  kernels::CudaBuild b;
+  b.runtime_version = 13000;
+  b.architectures = "90";
+  return b;
+}
+
 TEST(DevicesCommandTest, WithoutAGpuSaysWhatItLookedForAndWhy) {
   std::ostringstream out;
-  PrintDevices(CpuOnly(), 0, /*json=*/false, out);
+  PrintDevices(CpuOnly(), 0, kernels::CudaBuild(), /*json=*/false, out);
   const std::string text = out.str();
   EXPECT_TRUE(absl::StrContains(text, "CPU:0  Test CPU, 4 logical cores")) << text;
   EXPECT_TRUE(absl::StrContains(text, "no CUDA device. Why:")) << text;
@@ -89,7 +97,7 @@ TEST(DevicesCommandTest, WithoutAGpuSaysWhatItLookedForAndWhy) {
 
 TEST(DevicesCommandTest, PerGpuPropertiesAndVersions) {
   std::ostringstream out;
-  PrintDevices(OneGpu(), 3, /*json=*/false, out);
+  PrintDevices(OneGpu(), 3, Cuda13For90(), /*json=*/false, out);
   const std::string text = out.str();
   EXPECT_TRUE(absl::StrContains(
       text, "CUDA:0 NVIDIA H200: compute capability 9.0, 150.00 GiB, 132 SMs; driver supports "
@@ -97,12 +105,42 @@ TEST(DevicesCommandTest, PerGpuPropertiesAndVersions) {
       << text;
   EXPECT_FALSE(absl::StrContains(text, "no CUDA device")) << text;
   EXPECT_TRUE(absl::StrContains(text, "cudaGetDeviceCount: 1 device(s)")) << text;
-  EXPECT_TRUE(absl::StrContains(text, "smrt CUDA kernels in this build: 3 ops\n")) << text;
+  EXPECT_TRUE(absl::StrContains(text, "smrt CUDA kernels in this build: 3 ops, with the CUDA "
+                                      "13.0 runtime linked in (the driver must support CUDA 13), "
+                                      "code for architectures 90\n"))
+      << text;
+  EXPECT_FALSE(absl::StrContains(text, "cannot run")) << text;
+}
+
+// A GPU the build has no code for, and a driver too old for the runtime the
+// kernels link: each said on the GPU's line, with what to do. (The libcudart
+// smrt loads to count GPUs may be another version than the kernels'.)
+TEST(DevicesCommandTest, SaysWhenAGpuCannotRunThisBuildsKernels) {
+  DeviceDiscovery d = OneGpu();
+  d.devices[1].description = "NVIDIA A100";
+  d.devices[1].cc_major = 8;
+  std::ostringstream out;
+  PrintDevices(d, 3, Cuda13For90(), /*json=*/false, out);
+  EXPECT_TRUE(absl::StrContains(
+      out.str(), "    cannot run smrt's CUDA kernels: smrt's CUDA kernels hold code for sm_90, "
+                 "not for this GPU's compute capability 8.0: build with "
+                 "-DSMRT_CUDA_ARCHITECTURES=80 (or add it)\n"))
+      << out.str();
+  d = OneGpu();
+  d.cuda.driver_version = 12040;
+  d.cuda.runtime_version = 12040;  // a CUDA 12 libcudart found beside the driver
+  std::ostringstream old_driver;
+  PrintDevices(d, 3, Cuda13For90(), /*json=*/false, old_driver);
+  EXPECT_TRUE(absl::StrContains(
+      old_driver.str(), "cannot run smrt's CUDA kernels: smrt's CUDA kernels use the CUDA 13.0 "
+                        "runtime, and the driver supports CUDA 12.4: install an NVIDIA driver for "
+                        "CUDA 13 or build smrt with the CUDA 12 toolkit"))
+      << old_driver.str();
 }
 
 TEST(DevicesCommandTest, JsonHasDevicesLibrariesAndReasons) {
   std::ostringstream out;
-  PrintDevices(OneGpu(), 3, /*json=*/true, out);
+  PrintDevices(OneGpu(), 3, Cuda13For90(), /*json=*/true, out);
   google::protobuf::Struct root;
   ASSERT_TRUE(google::protobuf::util::JsonStringToMessage(out.str(), &root).ok()) << out.str();
   const auto& devices = root.fields().at("devices").list_value().values();
@@ -113,6 +151,9 @@ TEST(DevicesCommandTest, JsonHasDevicesLibrariesAndReasons) {
   EXPECT_EQ(gpu.at("cudnn_version").string_value(), "9.13.0");
   EXPECT_EQ(gpu.at("driver_cuda_version").string_value(), "13.0");
   EXPECT_EQ(gpu.at("multiprocessors").number_value(), 132);
+  EXPECT_EQ(gpu.at("why_not_smrt_kernels").string_value(), "");
+  EXPECT_EQ(root.fields().at("cuda_kernels_runtime_version").string_value(), "13.0");
+  EXPECT_EQ(root.fields().at("cuda_kernels_architectures").string_value(), "90");
   EXPECT_EQ(root.fields().at("no_gpu_reasons").list_value().values_size(), 0);
 }
 

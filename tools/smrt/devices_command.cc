@@ -33,7 +33,14 @@ std::vector<const LibraryProbe*> Libraries(const DeviceDiscovery& d) {
   return {&d.cuda.driver, &d.cuda.runtime, &d.cuda.cublas, &d.cuda.cublaslt, &d.cuda.cudnn};
 }
 
-void PrintJson(const DeviceDiscovery& d, int cuda_kernel_ops, std::ostream& out) {
+// Why GPU `dev` cannot run `build`'s kernels, or "".
+std::string WhyNotRunnable(const DeviceDiscovery& d, const DeviceInfo& dev,
+                           const kernels::CudaBuild& build) {
+  return kernels::WhyCudaBuildCannotRun(build, d.cuda.driver_version, dev.cc_major, dev.cc_minor);
+}
+
+void PrintJson(const DeviceDiscovery& d, int cuda_kernel_ops, const kernels::CudaBuild& build,
+               std::ostream& out) {
   Struct root;
   auto& f = *root.mutable_fields();
   f["devices"].mutable_list_value();
@@ -50,6 +57,7 @@ void PrintJson(const DeviceDiscovery& d, int cuda_kernel_ops, std::ostream& out)
       df["driver_cuda_version"] = Str(Version(d.cuda.driver_version));
       df["runtime_cuda_version"] = Str(Version(d.cuda.runtime_version));
       df["cudnn_version"] = Str(d.cuda.cudnn.version);
+      df["why_not_smrt_kernels"] = Str(WhyNotRunnable(d, dev, build));
     }
     *f["devices"].mutable_list_value()->add_values() = v;
   }
@@ -62,6 +70,8 @@ void PrintJson(const DeviceDiscovery& d, int cuda_kernel_ops, std::ostream& out)
   f["runtime_error"] = Str(d.runtime_error);
   f["no_gpu_reasons"] = List(d.NoGpuReasons());
   f["cuda_kernel_ops"] = Num(cuda_kernel_ops);
+  f["cuda_kernels_runtime_version"] = Str(Version(build.runtime_version));
+  f["cuda_kernels_architectures"] = Str(build.architectures);
   std::string text;
   google::protobuf::util::JsonPrintOptions options;
   options.add_whitespace = true;
@@ -71,9 +81,10 @@ void PrintJson(const DeviceDiscovery& d, int cuda_kernel_ops, std::ostream& out)
 
 }  // namespace
 
-void PrintDevices(const DeviceDiscovery& d, int cuda_kernel_ops, bool json, std::ostream& out) {
+void PrintDevices(const DeviceDiscovery& d, int cuda_kernel_ops, const kernels::CudaBuild& build,
+                  bool json, std::ostream& out) {
   if (json) {
-    PrintJson(d, cuda_kernel_ops, out);
+    PrintJson(d, cuda_kernel_ops, build, out);
     return;
   }
   out << "Devices:\n";
@@ -89,6 +100,9 @@ void PrintDevices(const DeviceDiscovery& d, int cuda_kernel_ops, bool json, std:
         << OrUnknown(Version(d.cuda.driver_version)) << ", CUDA runtime "
         << OrUnknown(Version(d.cuda.runtime_version)) << ", cuDNN "
         << (d.cuda.cudnn.found() ? OrUnknown(d.cuda.cudnn.version) : "not found") << "\n";
+    if (const std::string why = WhyNotRunnable(d, dev, build); !why.empty()) {
+      out << "    cannot run smrt's CUDA kernels: " << why << "\n";
+    }
   }
   if (d.cuda_devices() == 0) {
     out << "  no CUDA device. Why:\n";
@@ -113,9 +127,14 @@ void PrintDevices(const DeviceDiscovery& d, int cuda_kernel_ops, bool json, std:
   if (d.runtime_loaded && d.runtime_error.empty()) {  // its failure is listed above
     out << "  cudaGetDeviceCount: " << d.runtime_device_count << " device(s)\n";
   }
-  out << "smrt CUDA kernels in this build: " << cuda_kernel_ops << " ops"
-      << (cuda_kernel_ops == 0 ? " (configure with -DSMRT_WITH_CUDA=ON to build them)" : "")
-      << "\n";
+  out << "smrt CUDA kernels in this build: " << cuda_kernel_ops << " ops";
+  if (cuda_kernel_ops == 0) out << " (configure with -DSMRT_WITH_CUDA=ON to build them)";
+  if (build.runtime_version > 0) {
+    out << ", with the CUDA " << Version(build.runtime_version)
+        << " runtime linked in (the driver must support CUDA " << build.runtime_version / 1000
+        << "), code for architectures " << build.architectures;
+  }
+  out << "\n";
 }
 
 absl::Status RunDevices(const std::vector<std::string>& args, std::ostream& out) {
@@ -133,10 +152,21 @@ absl::Status RunDevices(const std::vector<std::string>& args, std::ostream& out)
       }
     }
   }
-  PrintDevices(d, cuda_ops, flags->Switch("json"), out);
-  if (flags->Switch("require_gpu") && d.cuda_devices() == 0) {
-    return absl::FailedPreconditionError(
-        absl::StrCat("no usable CUDA device: ", absl::StrJoin(d.NoGpuReasons(), "; ")));
+  const kernels::CudaBuild& build = kernels::ThisCudaBuild();
+  PrintDevices(d, cuda_ops, build, flags->Switch("json"), out);
+  if (flags->Switch("require_gpu")) {
+    std::vector<std::string> why = d.NoGpuReasons();
+    int runnable = 0;
+    for (const DeviceInfo& dev : d.devices) {
+      if (dev.kind != DeviceKind::kCuda) continue;
+      const std::string not_here = WhyNotRunnable(d, dev, build);
+      if (not_here.empty()) ++runnable;
+      if (!not_here.empty()) why.push_back(absl::StrCat(dev.name, ": ", not_here));
+    }
+    if (runnable == 0) {
+      return absl::FailedPreconditionError(
+          absl::StrCat("no usable CUDA device: ", absl::StrJoin(why, "; ")));
+    }
   }
   return absl::OkStatus();
 }

@@ -1,5 +1,7 @@
 // `smrt devices`: the devices smrt can run on here. Per GPU: name, compute
-// capability, memory, driver and runtime CUDA versions, cuDNN version. With
+// capability, memory, driver and runtime CUDA versions, cuDNN version, and
+// whether it can run this build's CUDA kernels (their runtime and
+// architectures, kernels/cuda_build.h). With
 // no usable GPU it says exactly why: each CUDA library it looked for, the
 // paths it tried, the versions that loaded, and what the driver and
 // cudaGetDeviceCount reported.
@@ -12,6 +14,7 @@
 
 #include "absl/status/status.h"
 #include "device/device_registry.h"
+#include "kernels/cuda_build.h"
 
 namespace smrt::cli {
 
@@ -25,9 +28,10 @@ inline constexpr char kDevicesUsage[] =
 
 absl::Status RunDevices(const std::vector<std::string>& args, std::ostream& out);
 
-// The report for a discovery result (RunDevices probes the machine); for tests.
-void PrintDevices(const device::DeviceDiscovery& d, int cuda_kernel_ops, bool json,
-                  std::ostream& out);
+// The report for a discovery result and a build's CUDA kernels (RunDevices
+// probes the machine and gives kernels::ThisCudaBuild()); for tests.
+void PrintDevices(const device::DeviceDiscovery& d, int cuda_kernel_ops,
+                  const kernels::CudaBuild& build, bool json, std::ostream& out);
 
 }  // namespace smrt::cli
 

@@ -1,5 +1,6 @@
 #include "smrt/doctor_command.h"
 
+#include <algorithm>
 #include <map>
 #include <memory>
 #include <optional>
@@ -13,6 +14,7 @@
 #include "device/cuda_libraries.h"
 #include "google/protobuf/struct.pb.h"
 #include "google/protobuf/util/json_util.h"
+#include "kernels/cuda_build.h"
 #include "smrt/check.h"
 #include "smrt/flags.h"
 #include "smrt/json_values.h"
@@ -87,6 +89,15 @@ absl::Status RunDoctor(const std::vector<std::string>& args, std::ostream& out) 
 
   const device::CpuInfo cpu = device::ProbeCpu();
   const device::CudaReport cuda = device::ProbeCuda();
+  // What stops GPU use, whether this build's kernels run on each GPU
+  // included (kernels/cuda_build.h).
+  std::vector<std::string> gpu_problems = cuda.problems;
+  for (const device::GpuInfo& gpu : cuda.gpus) {
+    const std::string why = kernels::WhyCudaBuildCannotRun(
+        kernels::ThisCudaBuild(), cuda.driver_version, gpu.cc_major, gpu.cc_minor);
+    if (!why.empty()) gpu_problems.push_back(absl::StrCat("GPU ", gpu.index, ": ", why));
+  }
+  const bool gpu_usable = gpu_problems.empty() && !cuda.gpus.empty();
   std::optional<ModelCheck> cpu_check, cuda_check;
   std::optional<std::string> dir = flags->Get("dir");
   if (dir) {
@@ -166,8 +177,8 @@ absl::Status RunDoctor(const std::vector<std::string>& args, std::ostream& out) 
       df["memory_bytes"] = Num(static_cast<double>(gpu.memory_bytes));
       *gf["gpus"].mutable_list_value()->add_values() = d;
     }
-    gf["problems"] = List(cuda.problems);
-    gf["usable"] = Str(cuda.usable() ? "yes" : "no");
+    gf["problems"] = List(gpu_problems);
+    gf["usable"] = Str(gpu_usable ? "yes" : "no");
     f["cuda"] = g;
     if (cpu_check) {
       Value m;
@@ -214,14 +225,15 @@ absl::Status RunDoctor(const std::vector<std::string>& args, std::ostream& out) 
     }
     int cuda_ops = 0;
     for (const SupportedOp& op : SupportedOps()) {
-      for (const OpKernels& k : op.kernels) cuda_ops += k.device == "CUDA";
+      cuda_ops += std::any_of(op.kernels.begin(), op.kernels.end(),
+                              [](const OpKernels& k) { return k.device == "CUDA"; });
     }
     out << "  smrt CUDA kernels in this build: " << cuda_ops << " ops\n";
-    if (cuda.usable()) {
+    if (gpu_usable) {
       out << "  GPU use: possible\n";
     } else {
       out << "  GPU use: not possible:\n";
-      for (const std::string& p : cuda.problems) out << "    - " << p << "\n";
+      for (const std::string& p : gpu_problems) out << "    - " << p << "\n";
     }
     if (cpu_check) {
       out << "Model " << *dir << ":\n  weights (variables): " << Bytes(cpu_check->variable_bytes)
