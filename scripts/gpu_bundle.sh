@@ -51,3 +51,15 @@ fi
 mkdir -p "$(dirname "$out")"
 tar -C "$stage" -cf - "${parts[@]}" | xz -T0 -6 >"$out"
 echo "wrote $out ($(du -h "$out" | cut -f1)): ${binaries[*]} and $(ls "$stage/lib" | wc -l) libraries"
+# A lent machine takes 64 MiB of working tree in all, the checkout included.
+tree=$(git ls-files -z | du -cb --files0-from=- 2>/dev/null | tail -n 1 | cut -f1)
+total=$((tree + $(stat -c %s "$out")))
+if [ "$total" -gt $((60 << 20)) ]; then
+  echo "the checkout ($((tree >> 20)) MiB) and this bundle come to $((total >> 20)) MiB:" \
+    "over what a lent machine takes (64 MiB); bundle fewer or smaller models" >&2
+  exit 1
+fi
+case " ${GPU_BUNDLE_MODELS:-} " in
+  *resnet*) ;;
+  *) echo "note: no ResNet among GPU_BUNDLE_MODELS: gpu_check's tuning_cache step will fail" ;;
+esac
