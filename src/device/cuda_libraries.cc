@@ -6,19 +6,17 @@
 #include <algorithm>
 #include <cstdlib>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "core/cuda_library_dirs.h"
 
 namespace smrt::device {
 namespace {
 
 // Opens the first of `names` that loads, trying each bare name (the loader's
-// search) and then under the CUDA install directories.
+// search) and then under the CUDA install directories (CudaLibraryDirs).
 void* Open(const std::vector<std::string>& names, LibraryProbe& probe) {
-  std::vector<std::string> dirs;
-  if (const char* home = std::getenv("CUDA_HOME"); home != nullptr && *home) {
-    dirs.push_back(std::string(home) + "/lib64");
-  }
-  dirs.push_back("/usr/local/cuda/lib64");
+  const std::vector<std::string> dirs = CudaLibraryDirs();
   std::vector<std::string> candidates;
   for (const std::string& n : names) candidates.push_back(n);
   for (const std::string& d : dirs) {
@@ -47,8 +45,12 @@ Fn Symbol(void* handle, const char* name) {
 }
 
 std::string NotFound(const LibraryProbe& p) {
+  const bool driver = absl::StartsWith(p.role, "NVIDIA driver");  // not a toolkit library
   return absl::StrCat(p.role, " not found (tried ", p.tried.front(), " and ", p.tried.size() - 1,
-                      " other paths; last error: ", p.error, ")");
+                      " other paths; last error: ", p.error,
+                      driver ? "" : "; SMRT_CUDA_LIBRARY_PATH names more directories, e.g. a "
+                                    "pip wheel's .../site-packages/nvidia/<library>/lib",
+                      ")");
 }
 
 }  // namespace

@@ -40,7 +40,7 @@ struct CudaReport {
 
 // Probes once per call; never aborts, whatever is installed. Libraries are
 // looked up by the loader's normal search (LD_LIBRARY_PATH, ld.so.cache),
-// then in $CUDA_HOME/lib64 and /usr/local/cuda/lib64.
+// then in core/cuda_library_dirs.h's directories.
 CudaReport ProbeCuda();
 
 // "13.0" from 13000.

@@ -9,6 +9,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "core/cuda_library_dirs.h"
 
 namespace smrt::device {
 namespace {
@@ -23,12 +24,7 @@ bool Resolve(void* handle, const char* symbol, Fn& fn, std::string& missing) {
 absl::StatusOr<CudaRuntimeApi> Load() {
   std::vector<std::string> names = {"libcudart.so.13", "libcudart.so.12", "libcudart.so"};
   std::vector<std::string> candidates = names;
-  std::vector<std::string> dirs;
-  if (const char* home = std::getenv("CUDA_HOME"); home != nullptr && *home) {
-    dirs.push_back(std::string(home) + "/lib64");
-  }
-  dirs.push_back("/usr/local/cuda/lib64");
-  for (const std::string& d : dirs) {
+  for (const std::string& d : CudaLibraryDirs()) {
     for (const std::string& n : names) candidates.push_back(d + "/" + n);
   }
   void* handle = nullptr;

@@ -57,8 +57,8 @@ struct CudaRuntimeApi {
   std::string ErrorText(Error error) const;
 };
 
-// Loads libcudart once per process (libcudart.so.13, .so.12, .so; then
-// $CUDA_HOME/lib64 and /usr/local/cuda/lib64) and resolves every entry point
+// Loads libcudart once per process (libcudart.so.13, .so.12, .so; then under
+// core/cuda_library_dirs.h's directories) and resolves every entry point
 // above. NotFound naming the files tried when it is absent; Internal naming
 // the symbol when one is missing. Thread-safe; the table lives forever.
 absl::StatusOr<const CudaRuntimeApi*> LoadCudaRuntime();

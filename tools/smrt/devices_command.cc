@@ -3,6 +3,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "core/cuda_library_dirs.h"
 #include "google/protobuf/struct.pb.h"
 #include "google/protobuf/util/json_util.h"
 #include "smrt/check.h"
@@ -108,8 +109,8 @@ void PrintDevices(const DeviceDiscovery& d, int cuda_kernel_ops, const kernels::
     out << "  no CUDA device. Why:\n";
     for (const std::string& r : d.NoGpuReasons()) out << "    - " << r << "\n";
   }
-  out << "CUDA libraries (the loader's search path first, then $CUDA_HOME/lib64 and "
-         "/usr/local/cuda/lib64):\n";
+  out << "CUDA libraries (the loader's search path first, then "
+      << absl::StrJoin(CudaLibraryDirs(), ", ") << "; SMRT_CUDA_LIBRARY_PATH adds more):\n";
   for (const LibraryProbe* p : Libraries(d)) {
     out << "  " << p->role << ": ";
     if (p->found()) {
