@@ -55,6 +55,50 @@ std::string NotFound(const LibraryProbe& p) {
 
 }  // namespace
 
+std::string DescribeCuInitFailure(int result) {
+  const char* what = "";
+  switch (result) {
+    case 100:
+      what = " (CUDA_ERROR_NO_DEVICE: no NVIDIA GPU is visible; check nvidia-smi and "
+             "CUDA_VISIBLE_DEVICES)";
+      break;
+    case 34:
+      what = " (CUDA_ERROR_STUB_LIBRARY: the libcuda.so.1 loaded is the CUDA toolkit's link "
+             "stub, not the driver's; take .../stubs out of LD_LIBRARY_PATH)";
+      break;
+    case 35:
+      what = " (CUDA_ERROR_INSUFFICIENT_DRIVER: the driver is older than the CUDA it is asked "
+             "for; update the NVIDIA driver)";
+      break;
+    case 303:
+      what = " (CUDA_ERROR_SHARED_OBJECT_INIT_FAILED: the driver library failed to start; "
+             "reinstall the NVIDIA driver)";
+      break;
+    case 803:
+      what = " (CUDA_ERROR_SYSTEM_DRIVER_MISMATCH: the libcuda.so.1 loaded does not match the "
+             "loaded kernel module; reboot, or reload the nvidia module)";
+      break;
+    case 804:
+      what = " (CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE: a forward-compatibility libcuda is "
+             "loaded on a GPU that does not support it; use the system driver's)";
+      break;
+    case 999:
+      what = " (CUDA_ERROR_UNKNOWN: the driver cannot talk to a GPU; is the kernel module "
+             "loaded? see dmesg)";
+      break;
+    default:
+      break;
+  }
+  return absl::StrCat("cuInit failed with CUresult ", result, what);
+}
+
+std::string CudnnVersionString(size_t version) {
+  if (version >= 10000) {  // cuDNN 9 on: major*10000 + minor*100 + patch
+    return absl::StrCat(version / 10000, ".", (version / 100) % 100, ".", version % 100);
+  }
+  return absl::StrCat(version / 1000, ".", (version / 100) % 10, ".", version % 100);
+}
+
 std::string CudaVersionString(int version) {
   return absl::StrCat(version / 1000, ".", (version % 1000) / 10);
 }
@@ -68,7 +112,9 @@ CudaReport ProbeCuda() {
   r.cudnn.role = "cuDNN (libcudnn)";
 
   // Driver API: version and devices.
-  if (void* cuda = Open({"libcuda.so.1", "libcuda.so"}, r.driver)) {
+  // Only the versioned name: an unversioned libcuda.so on the search path is
+  // usually the toolkit's link stub (lib64/stubs), which fails cuInit.
+  if (void* cuda = Open({"libcuda.so.1"}, r.driver)) {
     using InitFn = int (*)(unsigned);
     using IntFn = int (*)(int*);
     using DeviceGetFn = int (*)(int*, int);
@@ -82,13 +128,7 @@ CudaReport ProbeCuda() {
     }
     const int init_result = init != nullptr ? init(0) : -1;
     if (init_result != 0) {
-      r.problems.push_back(absl::StrCat(
-          "cuInit failed with CUresult ", init_result,
-          init_result == 100 ? " (CUDA_ERROR_NO_DEVICE: no NVIDIA GPU is visible; check "
-                               "nvidia-smi and CUDA_VISIBLE_DEVICES)"
-          : init_result == 999 || init_result == 303
-              ? " (the driver cannot talk to a GPU: is the kernel module loaded?)"
-              : ""));
+      r.problems.push_back(DescribeCuInitFailure(init_result));
     } else {
       auto count_fn = Symbol<IntFn>(cuda, "cuDeviceGetCount");
       auto get = Symbol<DeviceGetFn>(cuda, "cuDeviceGet");
@@ -158,9 +198,9 @@ CudaReport ProbeCuda() {
   if (void* dnn = Open({"libcudnn.so.9", "libcudnn.so"}, r.cudnn)) {
     auto version = Symbol<size_t (*)()>(dnn, "cudnnGetVersion");
     if (version != nullptr) {
-      const size_t v = version();  // cuDNN 9: major*10000 + minor*100 + patch
-      r.cudnn.version = absl::StrCat(v / 10000, ".", (v / 100) % 100, ".", v % 100);
-      if (v / 10000 != 9) {
+      const size_t v = version();
+      r.cudnn.version = CudnnVersionString(v);
+      if ((v >= 10000 ? v / 10000 : v / 1000) != 9) {
         r.problems.push_back(absl::StrCat("cuDNN ", r.cudnn.version, " at ", r.cudnn.path,
                                           ": smrt needs cuDNN 9"));
       }

@@ -6,6 +6,7 @@
 #ifndef SMRT_DEVICE_CUDA_LIBRARIES_H_
 #define SMRT_DEVICE_CUDA_LIBRARIES_H_
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -42,6 +43,12 @@ struct CudaReport {
 // looked up by the loader's normal search (LD_LIBRARY_PATH, ld.so.cache),
 // then in core/cuda_library_dirs.h's directories.
 CudaReport ProbeCuda();
+
+// "cuInit failed with CUresult N (NAME: what it means and what to do)".
+std::string DescribeCuInitFailure(int result);
+
+// "9.19.0" from cudnnGetVersion()'s 91900, "8.9.7" from cuDNN 8's 8907.
+std::string CudnnVersionString(size_t version);
 
 // "13.0" from 13000.
 std::string CudaVersionString(int version);

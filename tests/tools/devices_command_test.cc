@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "absl/strings/match.h"
+#include "device/cuda_libraries.h"
 #include "device/device_registry.h"
 #include "google/protobuf/struct.pb.h"
 #include "google/protobuf/util/json_util.h"
@@ -126,6 +127,13 @@ TEST(DevicesCommandTest, SaysWhenAGpuCannotRunThisBuildsKernels) {
                  "not for this GPU's compute capability 8.0: build with "
                  "-DSMRT_CUDA_ARCHITECTURES=80 (or add it)\n"))
       << out.str();
+  // A GPU, but no cuDNN: said, not only when there is no GPU.
+  d = OneGpu();
+  d.cuda.problems = {"cuDNN (libcudnn) not found (tried libcudnn.so.9 ...)"};
+  std::ostringstream no_cudnn;
+  PrintDevices(d, 3, Cuda13For90(), /*json=*/false, no_cudnn);
+  EXPECT_TRUE(absl::StrContains(no_cudnn.str(), "  problems:\n    - cuDNN (libcudnn) not found"))
+      << no_cudnn.str();
   d = OneGpu();
   d.cuda.driver_version = 12040;
   d.cuda.runtime_version = 12040;  // a CUDA 12 libcudart found beside the driver
@@ -155,6 +163,23 @@ TEST(DevicesCommandTest, JsonHasDevicesLibrariesAndReasons) {
   EXPECT_EQ(root.fields().at("cuda_kernels_runtime_version").string_value(), "13.0");
   EXPECT_EQ(root.fields().at("cuda_kernels_architectures").string_value(), "90");
   EXPECT_EQ(root.fields().at("no_gpu_reasons").list_value().values_size(), 0);
+}
+
+// What cuInit's failures mean, said where the driver loaded but failed.
+TEST(DevicesCommandTest, CuInitFailuresSayWhatToDo) {
+  EXPECT_TRUE(absl::StrContains(device::DescribeCuInitFailure(34),
+                                "CUDA_ERROR_STUB_LIBRARY: the libcuda.so.1 loaded is the CUDA "
+                                "toolkit's link stub"));
+  EXPECT_TRUE(absl::StrContains(device::DescribeCuInitFailure(803),
+                                "reboot, or reload the nvidia module"));
+  EXPECT_TRUE(absl::StrContains(device::DescribeCuInitFailure(100), "CUDA_VISIBLE_DEVICES"));
+  EXPECT_EQ(device::DescribeCuInitFailure(7), "cuInit failed with CUresult 7");
+}
+
+TEST(DevicesCommandTest, CudnnVersionsOfEitherEncoding) {
+  EXPECT_EQ(device::CudnnVersionString(91900), "9.19.0");
+  EXPECT_EQ(device::CudnnVersionString(90100), "9.1.0");
+  EXPECT_EQ(device::CudnnVersionString(8907), "8.9.7");  // an unversioned libcudnn.so of cuDNN 8
 }
 
 // The real machine: whatever is installed, the report is consistent.

@@ -108,6 +108,9 @@ void PrintDevices(const DeviceDiscovery& d, int cuda_kernel_ops, const kernels::
   if (d.cuda_devices() == 0) {
     out << "  no CUDA device. Why:\n";
     for (const std::string& r : d.NoGpuReasons()) out << "    - " << r << "\n";
+  } else if (!d.cuda.problems.empty()) {  // a GPU, but a library missing or mismatched
+    out << "  problems:\n";
+    for (const std::string& p : d.cuda.problems) out << "    - " << p << "\n";
   }
   out << "CUDA libraries (the loader's search path first, then "
       << absl::StrJoin(CudaLibraryDirs(), ", ") << "; SMRT_CUDA_LIBRARY_PATH adds more):\n";
