@@ -47,6 +47,17 @@ TEST(TensorTextTest, FormatsLikeNumPy) {
   EXPECT_EQ(FormatTensor(*t), "[[2.5]\n [3]]");
 }
 
+// A tf_keras mixed_float16 model answers in float16; 0.1 is not exact in
+// either 16-bit type.
+TEST(TensorTextTest, SixteenBitFloatsReadAndPrintAsNumbers) {
+  absl::StatusOr<Tensor> half = ParseTensorLiteral("[[0.1, -2.5]]", DataType::kHalf);
+  ASSERT_TRUE(half.ok()) << half.status();
+  EXPECT_EQ(FormatTensor(*half), "[[0.0999756 -2.5]]");
+  absl::StatusOr<Tensor> bf16 = ParseTensorLiteral("[0.1, 65536]", DataType::kBFloat16);
+  ASSERT_TRUE(bf16.ok()) << bf16.status();
+  EXPECT_EQ(FormatTensor(*bf16), "[0.100098 65536]");
+}
+
 TEST(RunCommandTest, LiteralsAndNpyFiles) {
   SMRT_SKIP_IF_NO_SHARED_MODELS();
   const std::string dir = SharedModel("tf-serving/saved_model_half_plus_two_cpu/00000123");

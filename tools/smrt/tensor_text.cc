@@ -5,6 +5,7 @@
 #include <cstring>
 #include <vector>
 
+#include "Eigen/Core"
 #include "absl/status/status.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -135,7 +136,8 @@ absl::Status Fill(const std::vector<const Literal*>& leaves, Tensor& t) {
       } else {
         return absl::InvalidArgumentError(absl::StrCat("'", s, "' is not a bool"));
       }
-    } else if constexpr (std::is_floating_point_v<T>) {
+    } else if constexpr (std::is_floating_point_v<T> || std::is_same_v<T, Eigen::half> ||
+                         std::is_same_v<T, Eigen::bfloat16>) {
       double d;
       if (!absl::SimpleAtod(s, &d)) {
         return absl::InvalidArgumentError(absl::StrCat("'", s, "' is not a number"));
@@ -160,6 +162,9 @@ std::string Element(const Tensor& t, int64_t i) {
   switch (t.dtype()) {
     case DataType::kFloat: return absl::StrCat(t.data<float>()[i]);
     case DataType::kDouble: return absl::StrCat(t.data<double>()[i]);
+    case DataType::kHalf: return absl::StrCat(static_cast<float>(t.data<Eigen::half>()[i]));
+    case DataType::kBFloat16:
+      return absl::StrCat(static_cast<float>(t.data<Eigen::bfloat16>()[i]));
     case DataType::kInt32: return absl::StrCat(t.data<int32_t>()[i]);
     case DataType::kInt64: return absl::StrCat(t.data<int64_t>()[i]);
     case DataType::kInt8: return absl::StrCat(t.data<int8_t>()[i]);
@@ -214,6 +219,8 @@ absl::StatusOr<Tensor> ParseTensorLiteral(const std::string& text, DataType dtyp
   switch (dtype) {
     case DataType::kFloat: s = Fill<float>(leaves, *t); break;
     case DataType::kDouble: s = Fill<double>(leaves, *t); break;
+    case DataType::kHalf: s = Fill<Eigen::half>(leaves, *t); break;
+    case DataType::kBFloat16: s = Fill<Eigen::bfloat16>(leaves, *t); break;
     case DataType::kInt32: s = Fill<int32_t>(leaves, *t); break;
     case DataType::kInt64: s = Fill<int64_t>(leaves, *t); break;
     case DataType::kInt8: s = Fill<int8_t>(leaves, *t); break;
