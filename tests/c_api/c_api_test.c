@@ -96,7 +96,7 @@ static char* path_join(const char* a, const char* b) {
   return p;
 }
 
-/* A .npy v1 file of little-endian float32, int32, int64 or bool: its data
+/* A .npy v1 file of little-endian float32, float16, int32, int64 or bool: its data
  * (malloc'd) and shape. Only what the committed goldens use. */
 typedef struct {
   SmrtDataType dtype;
@@ -122,6 +122,7 @@ static Array read_npy(const char* path) {
   memcpy(header, b.data + 10, header_len);
   header[header_len] = '\0';
   a.dtype = strstr(header, "'<f4'")   ? SMRT_FLOAT
+            : strstr(header, "'<f2'") ? SMRT_HALF
             : strstr(header, "'<i8'") ? SMRT_INT64
             : strstr(header, "'<i4'") ? SMRT_INT32
             : strstr(header, "'|b1'") ? SMRT_BOOL
@@ -405,6 +406,7 @@ static int json_string(const char* obj, const char* end, const char* key, char* 
 
 static SmrtDataType dtype_from_name(const char* name) {
   if (strcmp(name, "DT_FLOAT") == 0) return SMRT_FLOAT;
+  if (strcmp(name, "DT_HALF") == 0) return SMRT_HALF;
   if (strcmp(name, "DT_INT32") == 0) return SMRT_INT32;
   if (strcmp(name, "DT_INT64") == 0) return SMRT_INT64;
   if (strcmp(name, "DT_BOOL") == 0) return SMRT_BOOL;
@@ -514,6 +516,23 @@ static SmrtTensor* case_tensor(const char* dir, const CaseTensor* spec) {
   return t;
 }
 
+/* An IEEE float16 value from its bits. */
+static double half_value(uint16_t h) {
+  const int e = (h >> 10) & 0x1f, m = h & 0x3ff;
+  const double v = e == 0    ? ldexp(m, -24)
+                   : e == 31 ? (m ? NAN : INFINITY)
+                             : ldexp(m + 1024, e - 25);
+  return (h & 0x8000) ? -v : v;
+}
+
+/* Element i of a float32 or float16 tensor. */
+static double float_element(const SmrtTensor* t, int64_t i) {
+  if (SmrtTensorDataType(t) == SMRT_HALF) {
+    return half_value(((const uint16_t*)SmrtTensorConstData(t))[i]);
+  }
+  return ((const float*)SmrtTensorConstData(t))[i];
+}
+
 /* Same dtype, shape and values; floats within |got - want| <= tolerance *
  * max(1, |want|), the conformance suite's rule. */
 static void expect_tensor_near(const SmrtTensor* got, const SmrtTensor* want, double tolerance,
@@ -541,16 +560,17 @@ static void expect_tensor_near(const SmrtTensor* got, const SmrtTensor* want, do
       CHECK_OK(SmrtTensorGetString(got, i, &g, &gn));
       CHECK_OK(SmrtTensorGetString(want, i, &w, &wn));
       bad += gn != wn || memcmp(g, w, gn) != 0;
-    } else if (SmrtTensorDataType(want) == SMRT_FLOAT) {
-      double g = ((const float*)SmrtTensorConstData(got))[i];
-      double w = ((const float*)SmrtTensorConstData(want))[i];
+    } else if (SmrtTensorDataType(want) == SMRT_FLOAT || SmrtTensorDataType(want) == SMRT_HALF) {
+      double g = float_element(got, i);
+      double w = float_element(want, i);
       if (!(fabs(g - w) <= tolerance * fmax(1.0, fabs(w)))) {
         if (bad++ < 3) fprintf(stderr, "%s: element %lld is %g, TensorFlow says %g\n", what,
                                (long long)i, g, w);
       }
     }
   }
-  if (SmrtTensorDataType(want) != SMRT_STRING && SmrtTensorDataType(want) != SMRT_FLOAT) {
+  if (SmrtTensorDataType(want) != SMRT_STRING && SmrtTensorDataType(want) != SMRT_FLOAT &&
+      SmrtTensorDataType(want) != SMRT_HALF) {
     bad += memcmp(SmrtTensorConstData(got), SmrtTensorConstData(want), SmrtTensorByteSize(want)) != 0;
   }
   if (bad > 0) {

@@ -232,7 +232,10 @@ TEST(ModelPassesTest, MixedPrecisionExportsRunAsExportedUnderThePrecisionOption)
   ASSERT_TRUE(models.ok()) << models.status();
   int checked = 0;
   for (const testing::ConformanceModel& m : *models) {
-    if (m.name != "mixed_f16_cnn" && m.name != "mixed_bf16_mlp") continue;
+    if (m.name != "mixed_f16_cnn" && m.name != "mixed_bf16_mlp" &&
+        m.name != "mixed_f16_tfkeras") {
+      continue;
+    }
     const testing::ConformanceCase& c = m.cases.at(0);
     absl::StatusOr<NamedTensors> in = testing::ReadInputs(c);
     ASSERT_TRUE(in.ok()) << in.status();
@@ -262,7 +265,7 @@ TEST(ModelPassesTest, MixedPrecisionExportsRunAsExportedUnderThePrecisionOption)
       ++checked;
     }
   }
-  EXPECT_EQ(checked, 4);
+  EXPECT_EQ(checked, 6);
 }
 
 TEST(ModelPassesTest, AnUnknownPrecisionIsRefusedByName) {
