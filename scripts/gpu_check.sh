@@ -170,9 +170,9 @@ conformance_gpu() {
 # (recurrent loops, text batches, sampling included) and matched TensorFlow.
 conformance_gpu_require() {
   local shared=${SMRT_SHARED_DIR:-../shared} community=()
-  local models=bilstm,conv_autoencoder,gru,lstm,mixed_bf16_mlp,mixed_f16_cnn,mlp_bn_dropout
-  models+=,mobilenetv2_035_96,simplernn,text_vectorization,tf1_cond,tf1_dynamic_rnn
-  models+=,tf1_predict_classify,tf1_while,tf_module,transformer_small,unet_small
+  local models=bilstm,conv_autoencoder,gru,lstm,mixed_bf16_mlp,mixed_f16_cnn,mixed_f16_tfkeras
+  models+=,mlp_bn_dropout,mobilenetv2_035_96,simplernn,text_vectorization,tf1_cond
+  models+=,tf1_dynamic_rnn,tf1_predict_classify,tf1_while,tf_module,transformer_small,unet_small
   if [ -d "$shared/models/community" ]; then
     community=(--community)
     export SMRT_SHARED_DIR=$shared

@@ -1,10 +1,15 @@
-// FusedBatchNorm, V2 and V3 in inference mode (is_training=false, what Keras
-// exports) on device tensors: y by batch_norm.cu; batch_mean/batch_variance
-// and reserve_space_1/2 are the mean and variance inputs themselves (NaN for
-// an empty x), as on the CPU. Training mode has no CUDA kernel: such a node
-// stays on the CPU.
+// FusedBatchNorm, V2 and V3 on device tensors, x float32, float16 or
+// bfloat16 (the statistics float32), as the CPU kernel computes them.
+// Inference mode (is_training=false, what Keras exports for
+// BatchNormalization): y by batch_norm.cu, and batch_mean/batch_variance and
+// reserve_space_1/2 are the mean and variance inputs themselves. Training
+// mode (how tf_keras exports LayerNormalization): the batch's statistics
+// first, then y from them. An empty x gives NaN statistics, as on the CPU.
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
+#include <iterator>
 #include <limits>
 #include <vector>
 
@@ -18,22 +23,75 @@
 namespace smrt::kernels::cuda {
 namespace {
 
-bool InferenceMode(const AttrMap& attrs) {
-  absl::StatusOr<BatchNormAttrs> a = ReadBatchNormAttrs(attrs);
-  return a.ok() && !a->is_training;
+// Outputs 1 to 4 filled with NaN (an empty x).
+absl::Status NanStatistics(KernelContext& ctx, int64_t channels, cudaStream_t stream) {
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  for (int i = 1; i <= 4; ++i) {
+    absl::StatusOr<Tensor*> s = ctx.allocate_device_output(i, DataType::kFloat, {channels});
+    if (!s.ok()) return s.status();
+    if (absl::Status f = CudaStatus(LaunchFill((*s)->raw_data(), channels, sizeof(float), &nan,
+                                               stream),
+                                    ctx.op(), ctx.node_name(), "filling the statistics");
+        !f.ok()) {
+      return f;
+    }
+  }
+  return absl::OkStatus();
+}
+
+template <typename T>
+absl::Status RunTyped(KernelContext& ctx, const BatchNormLayout& layout, Tensor& y,
+                     cudaStream_t stream) {
+  BatchNormPlan plan;
+  plan.outer = layout.outer;
+  plan.channels = layout.channels;
+  plan.inner = layout.inner;
+  plan.epsilon = layout.attrs.epsilon;
+  const Tensor& x = ctx.input(0);
+  const float* mean = ctx.input(3).data<float>();
+  const float* variance = ctx.input(4).data<float>();
+  if (layout.attrs.is_training) {
+    BatchNormStatistics stats;
+    stats.estimated_mean = mean;
+    stats.estimated_variance = variance;
+    stats.factor = layout.attrs.exponential_avg_factor;
+    std::vector<float*> out(4);
+    for (int i = 1; i <= 4; ++i) {
+      absl::StatusOr<Tensor*> s =
+          ctx.allocate_device_output(i, DataType::kFloat, {layout.channels});
+      if (!s.ok()) return s.status();
+      out[i - 1] = (*s)->data<float>();
+    }
+    stats.running_mean = out[0];
+    stats.running_variance = out[1];
+    stats.mean = out[2];
+    stats.variance = out[3];
+    if (absl::Status s =
+            CudaStatus(LaunchBatchNormStatistics(plan, x.data<T>(), stats, stream), ctx.op(),
+                       ctx.node_name(), "launching the batch statistics kernel");
+        !s.ok()) {
+      return s;
+    }
+    mean = stats.mean;
+    variance = stats.variance;
+  } else {
+    for (int i = 1; i <= 4; ++i) ctx.set_output(i, ctx.input(i % 2 == 1 ? 3 : 4));
+  }
+  return CudaStatus(
+      LaunchBatchNormInference(plan, x.data<T>(), ctx.input(1).data<float>(),
+                               ctx.input(2).data<float>(), mean, variance, y.data<T>(),
+                               x.num_elements(), stream),
+      ctx.op(), ctx.node_name(), "launching the batch norm kernel");
 }
 
 absl::Status BatchNorm(KernelContext& ctx) {
   if (absl::Status s = CheckOnDevice(ctx, {0, 1, 2, 3, 4}); !s.ok()) return s;
-  absl::StatusOr<BatchNormLayout> layout = PlanBatchNorm(ctx);
+  absl::StatusOr<BatchNormLayout> layout = PlanBatchNorm(ctx, /*x_16bit=*/true);
   if (!layout.ok()) return AtNode(ctx, layout.status());
-  if (layout->attrs.is_training) {  // `supports` keeps these off the GPU
-    return AtNode(ctx, absl::UnimplementedError("is_training=true has no CUDA kernel"));
-  }
   absl::StatusOr<cudaStream_t> stream = StreamOf(ctx);
   if (!stream.ok()) return stream.status();
   const Tensor& x = ctx.input(0);
-  absl::StatusOr<Tensor*> y = ctx.allocate_device_output(0, DataType::kFloat, x.shape());
+  absl::StatusOr<Tensor*> y = ctx.allocate_device_output(0, x.dtype(), x.shape());
   if (!y.ok()) return y.status();
   if (ctx.num_outputs() == 6) {
     if (absl::StatusOr<Tensor*> r = ctx.allocate_device_output(5, DataType::kFloat, {0});
@@ -41,32 +99,12 @@ absl::Status BatchNorm(KernelContext& ctx) {
       return r.status();
     }
   }
-  if (x.num_elements() == 0) {  // NaN statistics, as TensorFlow and the CPU kernel
-    const float nan = std::numeric_limits<float>::quiet_NaN();
-    for (int i = 1; i <= 4; ++i) {
-      absl::StatusOr<Tensor*> s =
-          ctx.allocate_device_output(i, DataType::kFloat, {layout->channels});
-      if (!s.ok()) return s.status();
-      if (absl::Status f = CudaStatus(LaunchFill((*s)->raw_data(), layout->channels,
-                                                 sizeof(float), &nan, *stream),
-                                      ctx.op(), ctx.node_name(), "filling the statistics");
-          !f.ok()) {
-        return f;
-      }
-    }
-    return absl::OkStatus();
+  if (x.num_elements() == 0) return NanStatistics(ctx, layout->channels, *stream);
+  switch (x.dtype()) {
+    case DataType::kHalf: return RunTyped<__half>(ctx, *layout, **y, *stream);
+    case DataType::kBFloat16: return RunTyped<__nv_bfloat16>(ctx, *layout, **y, *stream);
+    default: return RunTyped<float>(ctx, *layout, **y, *stream);
   }
-  for (int i = 1; i <= 4; ++i) ctx.set_output(i, ctx.input(i % 2 == 1 ? 3 : 4));
-  BatchNormPlan plan;
-  plan.channels = layout->channels;
-  plan.inner = layout->inner;
-  plan.epsilon = layout->attrs.epsilon;
-  return CudaStatus(
-      LaunchBatchNormInference(plan, x.data<float>(), ctx.input(1).data<float>(),
-                               ctx.input(2).data<float>(), ctx.input(3).data<float>(),
-                               ctx.input(4).data<float>(), (*y)->data<float>(), x.num_elements(),
-                               *stream),
-      ctx.op(), ctx.node_name(), "launching the batch norm kernel");
 }
 
 }  // namespace
@@ -74,9 +112,8 @@ absl::Status BatchNorm(KernelContext& ctx) {
 std::vector<KernelSpec> BatchNormKernels() {
   std::vector<KernelSpec> kernels;
   for (const char* op : {"FusedBatchNorm", "FusedBatchNormV2", "FusedBatchNormV3"}) {
-    KernelSpec k = CudaKernel(op, "T", {DataType::kFloat}, BatchNorm);
-    k.supports = InferenceMode;
-    kernels.push_back(std::move(k));
+    kernels.push_back(CudaKernel(op, "T", {std::begin(kFloatingTypes), std::end(kFloatingTypes)},
+                                 BatchNorm));
   }
   return kernels;
 }

@@ -1,5 +1,6 @@
 #include <algorithm>
 
+#include "kernels/cuda/block_reduce.h"
 #include "kernels/cuda/layer_norm.h"
 
 namespace smrt::kernels::cuda {
@@ -7,23 +8,6 @@ namespace {
 
 constexpr int kThreads = 256;
 constexpr int64_t kMaxBlocks = 65535;  // rows beyond this are grid-strided
-
-// The block's sum of v, returned to every thread (blockDim.x == kThreads).
-__device__ double BlockSum(double v, double* scratch) {
-  for (int offset = 16; offset > 0; offset /= 2) v += __shfl_xor_sync(0xffffffffu, v, offset);
-  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
-  if (lane == 0) scratch[warp] = v;
-  __syncthreads();
-  if (warp == 0) {
-    v = lane < kThreads / 32 ? scratch[lane] : 0.0;
-    for (int offset = 16; offset > 0; offset /= 2) v += __shfl_xor_sync(0xffffffffu, v, offset);
-    if (lane == 0) scratch[32] = v;
-  }
-  __syncthreads();
-  const double result = scratch[32];
-  __syncthreads();
-  return result;
-}
 
 __global__ void LayerNormKernel(const float* __restrict__ x, const float* __restrict__ gamma,
                                 int64_t gamma_count, const float* __restrict__ beta,
@@ -35,13 +19,13 @@ __global__ void LayerNormKernel(const float* __restrict__ x, const float* __rest
     float* yr = y + row * depth;
     double s = 0.0;
     for (int64_t i = threadIdx.x; i < depth; i += blockDim.x) s += xr[i];
-    const double mean = BlockSum(s, scratch) / static_cast<double>(depth);
+    const double mean = BlockReduce<SumOp<double>>(s, scratch) / static_cast<double>(depth);
     double q = 0.0;
     for (int64_t i = threadIdx.x; i < depth; i += blockDim.x) {
       const double d = xr[i] - mean;
       q += d * d;
     }
-    const double var = BlockSum(q, scratch) / static_cast<double>(depth);
+    const double var = BlockReduce<SumOp<double>>(q, scratch) / static_cast<double>(depth);
     const double inv = 1.0 / sqrt(var + epsilon);
     for (int64_t i = threadIdx.x; i < depth; i += blockDim.x) {
       const float g = gamma[gamma_count == 1 ? 0 : i];

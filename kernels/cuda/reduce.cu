@@ -2,7 +2,9 @@
 #include <cfloat>
 #include <cmath>
 #include <cstdint>
+#include <type_traits>
 
+#include "kernels/cuda/half_math.h"
 #include "kernels/cuda/reduce.h"
 
 namespace smrt::kernels::cuda {
@@ -53,13 +55,16 @@ __device__ float Finish(ReduceOp op, double acc, int64_t count) {
 }
 
 // inner == 1: one block per output row of `reduce` contiguous values.
-__global__ void ReduceRowsKernel(ReduceOp op, const float* __restrict__ in,
-                                 float* __restrict__ out, int64_t outer, int64_t reduce) {
+template <typename T>
+__global__ void ReduceRowsKernel(ReduceOp op, const T* __restrict__ in, T* __restrict__ out,
+                                 int64_t outer, int64_t reduce) {
   __shared__ double scratch[kThreads / 32];
   for (int64_t o = blockIdx.x; o < outer; o += gridDim.x) {
-    const float* row = in + o * reduce;
+    const T* row = in + o * reduce;
     double acc = Identity(op);
-    for (int64_t r = threadIdx.x; r < reduce; r += blockDim.x) acc = Combine(op, acc, row[r]);
+    for (int64_t r = threadIdx.x; r < reduce; r += blockDim.x) {
+      acc = Combine(op, acc, Widen(row[r]));
+    }
     for (int offset = 16; offset > 0; offset /= 2) {
       acc = Combine(op, acc, __shfl_xor_sync(0xffffffffu, acc, offset));
     }
@@ -69,7 +74,7 @@ __global__ void ReduceRowsKernel(ReduceOp op, const float* __restrict__ in,
     if (threadIdx.x == 0) {
       double total = scratch[0];
       for (int wi = 1; wi < kThreads / 32; ++wi) total = Combine(op, total, scratch[wi]);
-      out[o] = Finish(op, total, reduce);
+      out[o] = Narrow<T>(Finish(op, total, reduce));
     }
     __syncthreads();
   }
@@ -77,17 +82,17 @@ __global__ void ReduceRowsKernel(ReduceOp op, const float* __restrict__ in,
 
 // inner > 1: one thread per output, reading along `reduce` with stride inner
 // (neighbouring threads read neighbouring addresses).
-__global__ void ReduceStridedKernel(ReduceOp op, const float* __restrict__ in,
-                                    float* __restrict__ out, int64_t outer, int64_t reduce,
-                                    int64_t inner) {
+template <typename T>
+__global__ void ReduceStridedKernel(ReduceOp op, const T* __restrict__ in, T* __restrict__ out,
+                                    int64_t outer, int64_t reduce, int64_t inner) {
   const int64_t total = outer * inner;
   for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < total;
        i += static_cast<int64_t>(gridDim.x) * blockDim.x) {
     const int64_t o = i / inner, k = i % inner;
-    const float* p = in + o * reduce * inner + k;
+    const T* p = in + o * reduce * inner + k;
     double acc = Identity(op);
-    for (int64_t r = 0; r < reduce; ++r) acc = Combine(op, acc, p[r * inner]);
-    out[i] = Finish(op, acc, reduce);
+    for (int64_t r = 0; r < reduce; ++r) acc = Combine(op, acc, Widen(p[r * inner]));
+    out[i] = Narrow<T>(Finish(op, acc, reduce));
   }
 }
 
@@ -160,25 +165,35 @@ template cudaError_t LaunchArgReduce<int32_t>(bool, const float*, int32_t*, int6
 template cudaError_t LaunchArgReduce<int64_t>(bool, const float*, int64_t*, int64_t, int64_t,
                                               int64_t, cudaStream_t);
 
-cudaError_t LaunchReduce(ReduceOp op, const float* in, float* out, int64_t outer,
-                         int64_t reduce, int64_t inner, cudaStream_t stream) {
+template <typename T>
+cudaError_t LaunchReduce(ReduceOp op, const T* in, T* out, int64_t outer, int64_t reduce,
+                         int64_t inner, cudaStream_t stream) {
   if (outer == 0 || inner == 0) return cudaSuccess;
   if (op == ReduceOp::kProd) {
+    if constexpr (!std::is_same_v<T, float>) return cudaErrorInvalidValue;
     const int64_t blocks = std::min<int64_t>((outer * inner + kThreads - 1) / kThreads,
                                              kMaxBlocks * 8);
-    ProdKernel<<<static_cast<unsigned>(blocks), kThreads, 0, stream>>>(in, out, outer, reduce,
-                                                                        inner);
+    ProdKernel<<<static_cast<unsigned>(blocks), kThreads, 0, stream>>>(
+        reinterpret_cast<const float*>(in), reinterpret_cast<float*>(out), outer, reduce, inner);
   } else if (inner == 1) {
     const int blocks = static_cast<int>(std::min<int64_t>(outer, kMaxBlocks));
-    ReduceRowsKernel<<<blocks, kThreads, 0, stream>>>(op, in, out, outer, reduce);
+    ReduceRowsKernel<T><<<blocks, kThreads, 0, stream>>>(op, in, out, outer, reduce);
   } else {
     const int64_t blocks = std::min<int64_t>((outer * inner + kThreads - 1) / kThreads,
                                              kMaxBlocks * 8);
-    ReduceStridedKernel<<<static_cast<unsigned>(blocks), kThreads, 0, stream>>>(
+    ReduceStridedKernel<T><<<static_cast<unsigned>(blocks), kThreads, 0, stream>>>(
         op, in, out, outer, reduce, inner);
   }
   return cudaGetLastError();
 }
+
+template cudaError_t LaunchReduce<float>(ReduceOp, const float*, float*, int64_t, int64_t,
+                                         int64_t, cudaStream_t);
+template cudaError_t LaunchReduce<__half>(ReduceOp, const __half*, __half*, int64_t, int64_t,
+                                          int64_t, cudaStream_t);
+template cudaError_t LaunchReduce<__nv_bfloat16>(ReduceOp, const __nv_bfloat16*,
+                                                 __nv_bfloat16*, int64_t, int64_t, int64_t,
+                                                 cudaStream_t);
 
 cudaError_t LaunchBiasAddGrad(const float* in, float* out, int64_t outer, int64_t channels,
                               int64_t inner, cudaStream_t stream) {

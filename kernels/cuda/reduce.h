@@ -1,7 +1,7 @@
-// Sum, Mean, Prod, Max, Min, ArgMax and ArgMin of float32 (Any and All of bool)
-// over the middle of an
-// (outer, reduce, inner) view of a row-major tensor, on device pointers (no
-// absl or smrt headers).
+// Sum, Mean, Max and Min of float32, float16 and bfloat16, Prod, ArgMax and
+// ArgMin of float32, Any and All of bool, over the middle of an (outer,
+// reduce, inner) view of a row-major tensor, on device pointers (no absl or
+// smrt headers).
 #ifndef SMRT_KERNELS_CUDA_REDUCE_H_
 #define SMRT_KERNELS_CUDA_REDUCE_H_
 
@@ -14,13 +14,16 @@ namespace smrt::kernels::cuda {
 enum class ReduceOp { kSum, kMean, kProd, kMax, kMin };
 
 // out[o, i] = op over r of in[o, r, i], accumulated in double as the CPU
-// kernel does: kSum 0, kMax -inf and kMin +inf over no elements, kMean NaN;
+// kernel does (its 16-bit kernels accumulate in float; both round the result
+// to T once): kSum 0, kMax -inf and kMin +inf over no elements, kMean NaN;
 // kMax and kMin propagate NaN. One block per output when inner is 1, else one
-// thread per output. kProd is as the CPU's float Prod, bit for bit: one thread
-// per output multiplies in float in input order (1 over no elements).
+// thread per output. T is float, __half or __nv_bfloat16. kProd (float only,
+// else cudaErrorInvalidValue) is as the CPU's float Prod, bit for bit: one
+// thread per output multiplies in float in input order (1 over no elements).
 // Returns the launch error, if any.
-cudaError_t LaunchReduce(ReduceOp op, const float* in, float* out, int64_t outer,
-                         int64_t reduce, int64_t inner, cudaStream_t stream);
+template <typename T>
+cudaError_t LaunchReduce(ReduceOp op, const T* in, T* out, int64_t outer, int64_t reduce,
+                         int64_t inner, cudaStream_t stream);
 
 // out[o, i] = any (any) or all of in[o, r, i] over r: false and true over no
 // elements. One thread per output, scanning until the answer is known.

@@ -1,13 +1,18 @@
-// Sum, Mean, Prod, Max and Min float32, Any and All of bool, over the axes of
-// input 1 (read on the host), keep_dims attr; ArgMax and ArgMin (planned by the CPU kernel's
+// Sum, Mean, Max and Min of float32, float16 and bfloat16, Prod of float32,
+// Any and All of bool, over the axes of input 1 (read on the host), keep_dims
+// attr; ArgMax and ArgMin (planned by the CPU kernel's
 // PlanArgReduce) at the end. Axes are checked as the CPU kernel checks them. When,
 // after size-1 dims are dropped, the reduced dims form one contiguous block
 // (trailing axes, or the spatial axes 1, 2 of NHWC), reduce.cu computes it
 // in place as (outer, reduce, inner); other axis sets are first transposed
 // (reduced dims last) into a copy, up to rank 8.
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
 #include <cstdint>
+#include <iterator>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -44,16 +49,34 @@ absl::StatusOr<std::vector<int64_t>> AxisValues(const KernelContext& ctx) {
   return v;
 }
 
-// A reduction's arithmetic: Sum/Mean/Prod/Max/Min of float32, or Any/All of bool.
+// A reduction's arithmetic: Sum/Mean/Prod/Max/Min of floats, or Any/All of bool.
 struct Reduction {
-  DataType dtype = DataType::kFloat;
-  ReduceOp op = ReduceOp::kSum;          // float32
+  bool boolean = false;
+  ReduceOp op = ReduceOp::kSum;          // floats
   bool any = false;                      // bool: Any, else All
 };
 
+// The input's dtype when the reduction takes it: bool for Any/All, float32
+// for Prod, kFloatingTypes for the others; else InvalidArgument.
+absl::StatusOr<DataType> ReducedType(const KernelContext& ctx, const Reduction& r) {
+  if (r.boolean || r.op == ReduceOp::kProd) {
+    const DataType want = r.boolean ? DataType::kBool : DataType::kFloat;
+    if (absl::Status s = CheckDtype(ctx, 0, want); !s.ok()) return s;
+    return want;
+  }
+  return CommonFloatingType(ctx, 1);
+}
+
+template <typename T>
+cudaError_t LaunchTyped(ReduceOp op, const void* in, Tensor& out, int64_t outer, int64_t count,
+                        int64_t inner, cudaStream_t stream) {
+  return LaunchReduce(op, static_cast<const T*>(in), out.data<T>(), outer, count, inner, stream);
+}
+
 absl::Status Reduce(KernelContext& ctx, const Reduction& r) {
   if (absl::Status s = CheckOnDevice(ctx, {0}); !s.ok()) return s;
-  if (absl::Status s = CheckDtype(ctx, 0, r.dtype); !s.ok()) return s;
+  absl::StatusOr<DataType> dtype = ReducedType(ctx, r);
+  if (!dtype.ok()) return dtype.status();
   absl::StatusOr<bool> keep_dims = ctx.attrs().GetOr<bool>("keep_dims", false);
   if (!keep_dims.ok()) return AtNode(ctx, keep_dims.status());
   absl::StatusOr<std::vector<int64_t>> axes = AxisValues(ctx);
@@ -98,10 +121,10 @@ absl::Status Reduce(KernelContext& ctx, const Reduction& r) {
   }
   absl::StatusOr<cudaStream_t> stream = StreamOf(ctx);
   if (!stream.ok()) return stream.status();
-  absl::StatusOr<Tensor*> out = ctx.allocate_device_output(0, r.dtype, out_shape);
+  absl::StatusOr<Tensor*> out = ctx.allocate_device_output(0, *dtype, out_shape);
   if (!out.ok()) return out.status();
   const void* in = input.raw_data();
-  const size_t elem_size = DataTypeSize(r.dtype);
+  const size_t elem_size = DataTypeSize(*dtype);
   Tensor moved;
   if (!contiguous && input.num_elements() > 0) {
     // Kept dims first, reduced dims last (a copy), then reduce the trailing block.
@@ -120,7 +143,7 @@ absl::Status Reduce(KernelContext& ctx, const Reduction& r) {
       if (reduced[d]) perm.push_back(d);
     }
     absl::StatusOr<Tensor> t = ctx.device()->Allocate(
-        r.dtype, {input.num_elements()}, absl::StrCat(ctx.node_name(), "/transposed"));
+        *dtype, {input.num_elements()}, absl::StrCat(ctx.node_name(), "/transposed"));
     if (!t.ok()) return AtNode(ctx, t.status());
     moved = *std::move(t);
     if (absl::Status s = CudaStatus(
@@ -138,25 +161,35 @@ absl::Status Reduce(KernelContext& ctx, const Reduction& r) {
     }
     inner = 1;
   }
-  const cudaError_t e =
-      r.dtype == DataType::kBool
-          ? LaunchBoolReduce(r.any, static_cast<const bool*>(in), (*out)->data<bool>(), outer,
-                             count, inner, *stream)
-          : LaunchReduce(r.op, static_cast<const float*>(in), (*out)->data<float>(), outer, count,
-                         inner, *stream);
+  cudaError_t e = cudaErrorInvalidValue;
+  switch (*dtype) {
+    case DataType::kBool:
+      e = LaunchBoolReduce(r.any, static_cast<const bool*>(in), (*out)->data<bool>(), outer,
+                           count, inner, *stream);
+      break;
+    case DataType::kHalf:
+      e = LaunchTyped<__half>(r.op, in, **out, outer, count, inner, *stream);
+      break;
+    case DataType::kBFloat16:
+      e = LaunchTyped<__nv_bfloat16>(r.op, in, **out, outer, count, inner, *stream);
+      break;
+    default: e = LaunchTyped<float>(r.op, in, **out, outer, count, inner, *stream); break;
+  }
   return CudaStatus(e, ctx.op(), ctx.node_name(), "launching the reduction kernel");
 }
 
 KernelSpec ReduceKernel(const char* op, ReduceOp r) {
-  const Reduction reduction{DataType::kFloat, r, false};
-  return CudaKernel(op, "T", {DataType::kFloat},
+  const Reduction reduction{false, r, false};
+  std::vector<DataType> types = {DataType::kFloat};
+  if (r != ReduceOp::kProd) types.assign(std::begin(kFloatingTypes), std::end(kFloatingTypes));
+  return CudaKernel(op, "T", std::move(types),
                     [reduction](KernelContext& ctx) { return Reduce(ctx, reduction); },
                     /*host_memory_inputs=*/{1});
 }
 
 // Any and All have no type attr: their input is bool.
 KernelSpec BoolReduceKernel(const char* op, bool any) {
-  const Reduction reduction{DataType::kBool, ReduceOp::kSum, any};
+  const Reduction reduction{true, ReduceOp::kSum, any};
   return CudaKernel(op, "", {},
                     [reduction](KernelContext& ctx) { return Reduce(ctx, reduction); },
                     /*host_memory_inputs=*/{1});

@@ -1,6 +1,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "kernels/cuda/block_reduce.h"
+#include "kernels/cuda/half_math.h"
 #include "kernels/cuda/softmax.h"
 
 namespace smrt::kernels::cuda {
@@ -8,64 +10,35 @@ namespace {
 
 constexpr int64_t kMaxBlocks = 65535;  // rows beyond this are grid-strided
 
-struct MaxOp {
-  __device__ float operator()(float a, float b) const { return fmaxf(a, b); }
-  static constexpr float kIdentity = -INFINITY;
-};
-struct SumOp {
-  __device__ float operator()(float a, float b) const { return a + b; }
-  static constexpr float kIdentity = 0.0f;
-};
-
-template <typename Op>
-__device__ float WarpReduce(float v) {
-  for (int offset = 16; offset > 0; offset /= 2) {
-    v = Op()(v, __shfl_xor_sync(0xffffffffu, v, offset));
-  }
-  return v;
-}
-
-// The block's reduction of v, returned to every thread. blockDim.x is a
-// multiple of 32 (every lane of every warp takes part). `scratch` holds 33
-// floats; the trailing __syncthreads lets the caller reduce again at once.
-template <typename Op>
-__device__ float BlockReduce(float v, float* scratch) {
-  const int lane = threadIdx.x % 32;
-  const int warp = threadIdx.x / 32;
-  const int warps = blockDim.x / 32;
-  v = WarpReduce<Op>(v);
-  if (lane == 0) scratch[warp] = v;
-  __syncthreads();
-  if (warp == 0) {
-    v = lane < warps ? scratch[lane] : Op::kIdentity;
-    v = WarpReduce<Op>(v);
-    if (lane == 0) scratch[32] = v;
-  }
-  __syncthreads();
-  const float result = scratch[32];
-  __syncthreads();
-  return result;
-}
-
 // One block per row. fmaxf skips NaNs, but a NaN still reaches the sum, and
-// an infinity gives inf - inf: either way the row is NaN, as on the CPU.
-__global__ void SoftmaxKernel(const float* __restrict__ in, float* __restrict__ out,
-                              int64_t rows, int64_t depth) {
+// an infinity gives inf - inf: either way the row is NaN, as on the CPU. A
+// float row keeps each exp in `out` and divides it there; a 16-bit row
+// recomputes it, so that each value is rounded to T once, from the float
+// softmax.
+template <typename T>
+__global__ void SoftmaxKernel(const T* __restrict__ in, T* __restrict__ out, int64_t rows,
+                              int64_t depth) {
   __shared__ float scratch[33];
   for (int64_t row = blockIdx.x; row < rows; row += gridDim.x) {
-    const float* x = in + row * depth;
-    float* y = out + row * depth;
+    const T* x = in + row * depth;
+    T* y = out + row * depth;
     float m = MaxOp::kIdentity;
-    for (int64_t i = threadIdx.x; i < depth; i += blockDim.x) m = fmaxf(m, x[i]);
+    for (int64_t i = threadIdx.x; i < depth; i += blockDim.x) m = fmaxf(m, Widen(x[i]));
     m = BlockReduce<MaxOp>(m, scratch);
     float s = 0.0f;
     for (int64_t i = threadIdx.x; i < depth; i += blockDim.x) {
-      const float e = expf(x[i] - m);
-      y[i] = e;  // each thread divides its own elements below
+      const float e = expf(Widen(x[i]) - m);
+      if constexpr (!kIsHalfLike<T>) y[i] = e;  // each thread divides its own elements below
       s += e;
     }
-    s = BlockReduce<SumOp>(s, scratch);
-    for (int64_t i = threadIdx.x; i < depth; i += blockDim.x) y[i] = y[i] / s;
+    s = BlockReduce<SumOp<float>>(s, scratch);
+    for (int64_t i = threadIdx.x; i < depth; i += blockDim.x) {
+      if constexpr (kIsHalfLike<T>) {
+        y[i] = Narrow<T>(expf(Widen(x[i]) - m) / s);
+      } else {
+        y[i] = y[i] / s;
+      }
+    }
   }
 }
 
@@ -89,7 +62,7 @@ __device__ void XentRow(const float* x, Label label, float* loss, float* backpro
   m = BlockReduce<MaxOp>(m, scratch);
   float s = 0.0f;
   for (int64_t i = threadIdx.x; i < depth; i += blockDim.x) s += expf(x[i] - m);
-  s = BlockReduce<SumOp>(s, scratch);
+  s = BlockReduce<SumOp<float>>(s, scratch);
   const float log_sum = logf(s);
   float l = 0.0f;
   for (int64_t i = threadIdx.x; i < depth; i += blockDim.x) {
@@ -98,7 +71,7 @@ __device__ void XentRow(const float* x, Label label, float* loss, float* backpro
     l += y * (log_sum - shifted);
     backprop[i] = expf(shifted) / s - y;
   }
-  l = BlockReduce<SumOp>(l, scratch);
+  l = BlockReduce<SumOp<float>>(l, scratch);
   if (threadIdx.x == 0) *loss = l;
 }
 
@@ -163,11 +136,17 @@ template cudaError_t LaunchSparseSoftmaxXent<int32_t>(const float*, const int32_
 template cudaError_t LaunchSparseSoftmaxXent<int64_t>(const float*, const int64_t*, float*,
                                                       float*, int64_t, int64_t, cudaStream_t);
 
-cudaError_t LaunchSoftmax(const float* in, float* out, int64_t rows, int64_t depth,
-                          cudaStream_t stream) {
+template <typename T>
+cudaError_t LaunchSoftmax(const T* in, T* out, int64_t rows, int64_t depth, cudaStream_t stream) {
   if (rows == 0 || depth == 0) return cudaSuccess;
-  SoftmaxKernel<<<RowBlocks(rows), RowThreads(depth), 0, stream>>>(in, out, rows, depth);
+  SoftmaxKernel<T><<<RowBlocks(rows), RowThreads(depth), 0, stream>>>(in, out, rows, depth);
   return cudaGetLastError();
 }
+
+template cudaError_t LaunchSoftmax<float>(const float*, float*, int64_t, int64_t, cudaStream_t);
+template cudaError_t LaunchSoftmax<__half>(const __half*, __half*, int64_t, int64_t,
+                                           cudaStream_t);
+template cudaError_t LaunchSoftmax<__nv_bfloat16>(const __nv_bfloat16*, __nv_bfloat16*, int64_t,
+                                                  int64_t, cudaStream_t);
 
 }  // namespace smrt::kernels::cuda

@@ -9,11 +9,13 @@
 namespace smrt::kernels::cuda {
 
 // out[r, :] = exp(in[r, :] - max) / sum(exp(in[r, :] - max)) for `rows` rows
-// of `depth` floats (row-major), one thread block per row; a NaN anywhere in
-// a row, or an infinity, makes the row NaN as on the CPU. `out` must not
-// overlap `in`. Returns the launch error, if any.
-cudaError_t LaunchSoftmax(const float* in, float* out, int64_t rows, int64_t depth,
-                          cudaStream_t stream);
+// of `depth` values (row-major), one thread block per row; a NaN anywhere in
+// a row, or an infinity, makes the row NaN as on the CPU. T is float, __half
+// or __nv_bfloat16: a 16-bit row is computed in float and each value rounded
+// once, as the CPU's 16-bit kernel does. `out` must not overlap `in`.
+// Returns the launch error, if any.
+template <typename T>
+cudaError_t LaunchSoftmax(const T* in, T* out, int64_t rows, int64_t depth, cudaStream_t stream);
 
 // Softmax cross-entropy of `rows` rows of `depth` logits, one thread block per
 // row, as TensorFlow's xent kernels: shifted = logits - max, loss[r] =

@@ -1,7 +1,11 @@
-// Softmax float32 over the last axis of a device tensor (softmax.cu).
+// Softmax over the last axis of a float32, float16 or bfloat16 device tensor
+// (softmax.cu).
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
 #include <cstdint>
+#include <iterator>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -13,9 +17,15 @@
 namespace smrt::kernels::cuda {
 namespace {
 
+template <typename T>
+cudaError_t Launch(const Tensor& in, Tensor& out, int64_t depth, cudaStream_t stream) {
+  return LaunchSoftmax(in.data<T>(), out.data<T>(), in.num_elements() / depth, depth, stream);
+}
+
 absl::Status Softmax(KernelContext& ctx) {
   if (absl::Status s = CheckOnDevice(ctx, {0}); !s.ok()) return s;
-  if (absl::Status s = CheckDtype(ctx, 0, DataType::kFloat); !s.ok()) return s;
+  absl::StatusOr<DataType> dtype = CommonFloatingType(ctx, 1);
+  if (!dtype.ok()) return dtype.status();
   const Tensor& in = ctx.input(0);
   if (in.rank() < 1) {
     return AtNode(ctx, absl::InvalidArgumentError(
@@ -28,15 +38,18 @@ absl::Status Softmax(KernelContext& ctx) {
   if (!out.ok()) return out.status();
   if (in.num_elements() == 0) return absl::OkStatus();
   const int64_t depth = in.dim(in.rank() - 1);
-  return CudaStatus(LaunchSoftmax(in.data<float>(), (*out)->data<float>(),
-                                  in.num_elements() / depth, depth, *stream),
-                    ctx.op(), ctx.node_name(), "launching the softmax kernel");
+  const cudaError_t e = *dtype == DataType::kHalf ? Launch<__half>(in, **out, depth, *stream)
+                        : *dtype == DataType::kBFloat16
+                            ? Launch<__nv_bfloat16>(in, **out, depth, *stream)
+                            : Launch<float>(in, **out, depth, *stream);
+  return CudaStatus(e, ctx.op(), ctx.node_name(), "launching the softmax kernel");
 }
 
 }  // namespace
 
 std::vector<KernelSpec> SoftmaxKernels() {
-  return {CudaKernel("Softmax", "T", {DataType::kFloat}, Softmax)};
+  return {CudaKernel("Softmax", "T", {std::begin(kFloatingTypes), std::end(kFloatingTypes)},
+                     Softmax)};
 }
 
 }  // namespace smrt::kernels::cuda

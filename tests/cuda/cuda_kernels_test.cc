@@ -106,7 +106,7 @@ TEST(CudaKernelsTest, EveryOpIsRegisteredWithItsDtypesAndHostInputs) {
       {"BiasAdd", "T", kFloating, {}},
       {"MatMul", "T", kFloating, {}},
       {"BatchMatMulV2", "T", kFloating, {}},
-      {"Softmax", "T", kF32, {}},
+      {"Softmax", "T", kFloating, {}},
       {"_SmrtFusedMatMul", "T", kFloating, {}},
       {"_SmrtLayerNorm", "T", kF32, {}},
       {"Transpose", "T", kAllFixed, {1}},
@@ -115,13 +115,14 @@ TEST(CudaKernelsTest, EveryOpIsRegisteredWithItsDtypesAndHostInputs) {
       {"_SmrtFusedConv2D", "T", kFloating, {}},
       {"MaxPool", "T", kFloating, {}},
       {"AvgPool", "T", kFloating, {}},
-      {"Sum", "T", kF32, {1}},
-      {"Mean", "T", kF32, {1}},
+      {"Sum", "T", kFloating, {1}},
+      {"Mean", "T", kFloating, {1}},
       {"Prod", "T", kF32, {1}},
-      {"Max", "T", kF32, {1}},
-      {"Min", "T", kF32, {1}},
+      {"Max", "T", kFloating, {1}},
+      {"Min", "T", kFloating, {1}},
       {"ArgMax", "T", kF32, {1}},
       {"ArgMin", "T", kF32, {1}},
+      {"FusedBatchNormV3", "T", kFloating, {}},
   };
   const KernelRegistry& r = KernelRegistry::Default();
   const bool cudnn = Cudnn().ok();  // convolutions are served only with cuDNN

@@ -539,5 +539,39 @@ TEST_F(CudaGpuMixedPrecisionTest, ProductsAndConvolutionsMatchTheCpu) {
   }
 }
 
+// Softmax computes in float and rounds each value once, as the CPU's 16-bit
+// kernel; the GPU's expf may differ from glibc's in the last float bit.
+// Max and Min are exact; Sum and Mean accumulate in double on the GPU and in
+// float on the CPU before the one rounding to 16 bits.
+TEST_F(CudaGpuMixedPrecisionTest, SoftmaxAndReductionsMatchTheCpu) {
+  for (DataType t : kHalfTypes) {
+    SCOPED_TRACE(DataTypeName(t));
+    for (const Shape& shape : {Shape{6, 10}, Shape{2, 3, 5, 300}, Shape{4, 1}}) {
+      ExpectLikeCpu("Softmax", TypeAttr(t), {CastTo(RandomFloats(shape, 23, -8, 8), t)},
+                    Ulps(t, 1));
+    }
+    const Tensor x = CastTo(RandomFloats({2, 7, 9, 16}, 24, -3, 3), t);
+    // GlobalAveragePooling2D's axes, the last axis, every axis, and a set
+    // that is not one block (transposed first).
+    for (const std::vector<int32_t>& axes : std::vector<std::vector<int32_t>>{
+             {1, 2}, {-1}, {0, 1, 2, 3}, {0, 2}}) {
+      SCOPED_TRACE(::testing::PrintToString(axes));
+      const Tensor axis_tensor =
+          kernels::testing::MakeTensor<int32_t>({static_cast<int64_t>(axes.size())}, axes);
+      for (bool keep_dims : {false, true}) {
+        AttrMap attrs = TypeAttr(t);
+        attrs.Set("Tidx", DataType::kInt32);
+        attrs.Set("keep_dims", keep_dims);
+        for (const char* op : {"Max", "Min"}) {
+          ExpectSameBytesAsCpu(op, attrs, {x, axis_tensor}, /*host_inputs=*/{1});
+        }
+        for (const char* op : {"Sum", "Mean"}) {
+          ExpectLikeCpu(op, attrs, {x, axis_tensor}, Ulps(t, 1), /*host_inputs=*/{1});
+        }
+      }
+    }
+  }
+}
+
 }  // namespace
 }  // namespace smrt::kernels::cuda

@@ -40,12 +40,14 @@ TEST(CudaModelCoverageTest, CommittedModelsRunEntirelyOnCuda) {
   // device, with their bodies and TensorLists; TF1's dynamic_rnn with its
   // TensorArrays. text_vectorization's tokens are split and looked up on the
   // host, with strings; its ids and their dense batch (RaggedTensorToTensor)
-  // are on the device.
+  // are on the device. mixed_f16_tfkeras (tf_keras mixed_float16) has
+  // float16 batch norms, in training mode for its LayerNormalization, a
+  // float16 Mean and float16 Softmax.
   for (const char* model :
        {"bilstm", "conv_autoencoder", "gru", "lstm", "mixed_bf16_mlp", "mixed_f16_cnn",
-        "mlp_bn_dropout", "mobilenetv2_035_96", "simplernn", "text_vectorization", "tf1_cond",
-        "tf1_dynamic_rnn", "tf1_predict_classify", "tf1_while", "tf_module",
-        "transformer_small", "unet_small"}) {
+        "mixed_f16_tfkeras", "mlp_bn_dropout", "mobilenetv2_035_96", "simplernn",
+        "text_vectorization", "tf1_cond", "tf1_dynamic_rnn", "tf1_predict_classify", "tf1_while",
+        "tf_module", "transformer_small", "unet_small"}) {
     SCOPED_TRACE(model);
     const std::map<std::string, std::string> missing =
         MissingOnCuda(testing::TestDataDir() + "/zoo/" + model + "/saved_model");

@@ -201,17 +201,19 @@ absl::StatusOr<BatchNormAttrs> ReadBatchNormAttrs(const AttrMap& attrs) {
   return a;
 }
 
-absl::StatusOr<BatchNormLayout> PlanBatchNorm(const KernelContext& ctx) {
+absl::StatusOr<BatchNormLayout> PlanBatchNorm(const KernelContext& ctx, bool x_16bit) {
   BatchNormLayout layout;
   absl::StatusOr<BatchNormAttrs> a = ReadBatchNormAttrs(ctx.attrs());
   if (!a.ok()) return a.status();
   layout.attrs = *a;
   const Tensor& x = ctx.input(0);
   for (int i = 0; i < 5; ++i) {
-    if (ctx.input(i).dtype() != DataType::kFloat) {
+    const DataType t = ctx.input(i).dtype();
+    if (t != DataType::kFloat && !(i == 0 && x_16bit && (t == DataType::kHalf ||
+                                                          t == DataType::kBFloat16))) {
       return absl::UnimplementedError(absl::StrCat(
-          ctx.op(), " supports float32 only, input ", i, " is ",
-          DataTypeName(ctx.input(i).dtype())));
+          ctx.op(), " supports float32 ", i == 0 && x_16bit ? "(or 16-bit x) " : "",
+          "only, input ", i, " is ", DataTypeName(t)));
     }
   }
   if (x.rank() != 4 && x.rank() != 5) {

@@ -28,10 +28,11 @@ struct BatchNormLayout {
   int64_t channels = 0, outer = 1, inner = 1;
 };
 
-// For a FusedBatchNorm{,V2,V3} node: float32 inputs (else Unimplemented), x
-// of rank 4 or 5, and 1-D scale/offset (and mean/variance where used) with
+// For a FusedBatchNorm{,V2,V3} node: float32 inputs (else Unimplemented; x
+// may be float16 or bfloat16 where `x_16bit`, for a kernel that reads them),
+// x of rank 4 or 5, and 1-D scale/offset (and mean/variance where used) with
 // one value per channel (else InvalidArgument, TensorFlow's message).
-absl::StatusOr<BatchNormLayout> PlanBatchNorm(const KernelContext& ctx);
+absl::StatusOr<BatchNormLayout> PlanBatchNorm(const KernelContext& ctx, bool x_16bit = false);
 
 }  // namespace smrt::kernels
 
