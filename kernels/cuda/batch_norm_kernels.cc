@@ -13,6 +13,7 @@
 #include <limits>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "kernels/cpu/reference/batch_norm_util.h"
 #include "kernels/cuda/batch_norm.h"
 #include "kernels/cuda/cuda_status.h"
@@ -85,6 +86,10 @@ absl::Status RunTyped(KernelContext& ctx, const BatchNormLayout& layout, Tensor&
 }
 
 absl::Status BatchNorm(KernelContext& ctx) {
+  if (ctx.num_outputs() < 5) {  // the statistics are written whether read or not
+    return AtNode(ctx, absl::InvalidArgumentError(absl::StrCat(
+                           "has 5 or 6 outputs, the kernel was given ", ctx.num_outputs())));
+  }
   if (absl::Status s = CheckOnDevice(ctx, {0, 1, 2, 3, 4}); !s.ok()) return s;
   absl::StatusOr<BatchNormLayout> layout = PlanBatchNorm(ctx, /*x_16bit=*/true);
   if (!layout.ok()) return AtNode(ctx, layout.status());

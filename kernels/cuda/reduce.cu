@@ -170,11 +170,14 @@ cudaError_t LaunchReduce(ReduceOp op, const T* in, T* out, int64_t outer, int64_
                          int64_t inner, cudaStream_t stream) {
   if (outer == 0 || inner == 0) return cudaSuccess;
   if (op == ReduceOp::kProd) {
-    if constexpr (!std::is_same_v<T, float>) return cudaErrorInvalidValue;
-    const int64_t blocks = std::min<int64_t>((outer * inner + kThreads - 1) / kThreads,
-                                             kMaxBlocks * 8);
-    ProdKernel<<<static_cast<unsigned>(blocks), kThreads, 0, stream>>>(
-        reinterpret_cast<const float*>(in), reinterpret_cast<float*>(out), outer, reduce, inner);
+    if constexpr (std::is_same_v<T, float>) {
+      const int64_t blocks = std::min<int64_t>((outer * inner + kThreads - 1) / kThreads,
+                                               kMaxBlocks * 8);
+      ProdKernel<<<static_cast<unsigned>(blocks), kThreads, 0, stream>>>(in, out, outer, reduce,
+                                                                          inner);
+    } else {
+      return cudaErrorInvalidValue;
+    }
   } else if (inner == 1) {
     const int blocks = static_cast<int>(std::min<int64_t>(outer, kMaxBlocks));
     ReduceRowsKernel<T><<<blocks, kThreads, 0, stream>>>(op, in, out, outer, reduce);
