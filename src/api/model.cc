@@ -20,6 +20,7 @@
 #include "core/file.h"
 #include "core/memory_files.h"
 #include "core/run_limits.h"
+#include "device/cuda_runtime.h"
 #include "device/device_registry.h"
 #include "exec/cuda_device_context.h"
 #include "exec/memory_plan.h"
@@ -112,13 +113,16 @@ bool GraphWritesVariables(const graph::Graph& g, const tensorflow::GraphDef& lib
 
 constexpr char kSmrtVersion[] = SMRT_VERSION_STRING;
 
+// Whether LoadOptions::device names the CPU ("" is the default, the CPU).
+bool NamesCpu(const std::string& name) {
+  return name.empty() || absl::AsciiStrToUpper(name) == "CPU" ||
+         absl::AsciiStrToUpper(name) == "CPU:0";
+}
+
 // The context for LoadOptions::device: null for the CPU.
 absl::StatusOr<std::unique_ptr<exec::CudaDeviceContext>> MakeDeviceContext(
     const std::string& name) {
-  if (name.empty() || absl::AsciiStrToUpper(name) == "CPU" ||
-      absl::AsciiStrToUpper(name) == "CPU:0") {
-    return nullptr;
-  }
+  if (NamesCpu(name)) return nullptr;
   absl::StatusOr<const device::DeviceInfo*> info = device::DeviceRegistry::Get().Find(name);
   if (!info.ok()) {
     return absl::Status(info.status().code(),
@@ -632,6 +636,10 @@ absl::StatusOr<std::unique_ptr<Model>> Model::Load(const std::string& dir,
     impl->cpu_kernels = env;
   }
   if (absl::Status s = exec::CheckCpuKernelMode(impl->cpu_kernels); !s.ok()) return s;
+  // A GPU load makes the device current on this thread (its streams, the
+  // uploads, tuning); the caller's own current context comes back after.
+  device::CallerContextGuard keep_callers(
+      NamesCpu(options.device) ? nullptr : device::LoadCudaRuntime().value_or(nullptr));
   if (absl::StatusOr<std::unique_ptr<exec::CudaDeviceContext>> device =
           MakeDeviceContext(options.device);
       device.ok()) {
@@ -847,6 +855,9 @@ absl::Status Model::Run(absl::string_view signature_key, const NamedTensors& inp
 
   RunLimitsScope limits_scope(&impl_->run_limits);
   kernels::IntraOpThreadsScope threads_scope(impl_->intra_op_threads);
+  // Steps on a GPU make it current on this thread; the caller's comes back.
+  device::CallerContextGuard keep_callers(
+      impl_->device_context != nullptr ? &impl_->device_context->api() : nullptr);
   exec::ThreadPool* pool = impl_->inter_op_pool.get();
   absl::StatusOr<std::vector<Tensor>> results;
   if (options.profile != nullptr) {

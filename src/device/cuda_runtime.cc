@@ -69,6 +69,17 @@ absl::StatusOr<CudaRuntimeApi> Load() {
     return absl::InternalError(absl::StrCat("CUDA runtime ", api.path, " lacks ", missing,
                                             ": smrt needs CUDA 12 or newer"));
   }
+  // The driver libcudart itself opens (the bare libcuda.so could be the
+  // toolkit's link stub); without it the context calls stay null.
+  if (void* driver = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL); driver != nullptr) {
+    std::string absent;
+    Resolve(driver, "cuCtxGetCurrent", api.CtxGetCurrent, absent);
+    Resolve(driver, "cuCtxSetCurrent", api.CtxSetCurrent, absent);
+    if (!absent.empty()) {
+      api.CtxGetCurrent = nullptr;
+      api.CtxSetCurrent = nullptr;
+    }
+  }
   return api;
 }
 
@@ -79,6 +90,18 @@ std::string CudaRuntimeApi::ErrorText(Error error) const {
   const char* text = GetErrorString != nullptr ? GetErrorString(error) : nullptr;
   return absl::StrCat(name != nullptr ? name : "cudaError", " (", error, ")",
                       text != nullptr ? absl::StrCat(": ", text) : "");
+}
+
+CallerContextGuard::CallerContextGuard(const CudaRuntimeApi* api) {
+  if (api == nullptr || api->CtxGetCurrent == nullptr || api->CtxSetCurrent == nullptr) return;
+  if (api->CtxGetCurrent(&saved_) == kCudaSuccess) api_ = api;
+}
+
+CallerContextGuard::~CallerContextGuard() {
+  if (api_ == nullptr) return;
+  void* now = nullptr;
+  if (api_->CtxGetCurrent(&now) == kCudaSuccess && now == saved_) return;
+  (void)api_->CtxSetCurrent(saved_);
 }
 
 absl::StatusOr<const CudaRuntimeApi*> LoadCudaRuntime() {

@@ -50,11 +50,36 @@ struct CudaRuntimeApi {
   Error (*RuntimeGetVersion)(int* version) = nullptr;
   const char* (*GetErrorName)(Error error) = nullptr;
   const char* (*GetErrorString)(Error error) = nullptr;
+  // From the driver (libcuda.so.1), which this runtime and the one the
+  // kernels link both act through: the calling thread's current context (a
+  // CUcontext, null when the thread has none; cudaSetDevice makes the
+  // device's primary context current) and setting it. CUresult codes. Null
+  // when the driver cannot be opened.
+  int (*CtxGetCurrent)(void** context) = nullptr;
+  int (*CtxSetCurrent)(void* context) = nullptr;
 
   std::string path;  // the libcudart that was loaded
 
   // "cudaErrorNoDevice (100): no CUDA-capable device is detected".
   std::string ErrorText(Error error) const;
+};
+
+// Keeps the calling thread's current CUDA context across a scope: saved when
+// made, set back when destroyed if a call in between changed it. A thread
+// that had none is left with none (setting device 0 back would create a
+// context there), so an application's own CUDA work on a thread that loaded
+// or ran a model on CUDA:1 stays on the device it chose. Does nothing for a
+// null `api` or one without the driver's context calls.
+class CallerContextGuard {
+ public:
+  explicit CallerContextGuard(const CudaRuntimeApi* api);
+  ~CallerContextGuard();
+  CallerContextGuard(const CallerContextGuard&) = delete;
+  CallerContextGuard& operator=(const CallerContextGuard&) = delete;
+
+ private:
+  const CudaRuntimeApi* api_ = nullptr;  // null: nothing to restore
+  void* saved_ = nullptr;
 };
 
 // Loads libcudart once per process (libcudart.so.13, .so.12, .so; then under

@@ -69,6 +69,7 @@ absl::StatusOr<std::unique_ptr<CudaDeviceContext>> CudaDeviceContext::Create(
 }
 
 CudaDeviceContext::~CudaDeviceContext() {
+  device::CallerContextGuard keep_callers(&api_);
   (void)MakeCurrent();
   for (void* s : idle_streams_) (void)api_.StreamDestroy(s);  // runs have ended
   (void)api_.StreamSynchronize(stream_);

@@ -14,6 +14,8 @@
 // libcudart they are linked with and not the dlopen'd one used here: every
 // runtime call acts on the driver context current to the calling thread,
 // which cudaSetDevice sets to the device's primary context, shared by both.
+// The other way round, the application's thread gets its own context back
+// after a load, a run or a model's end (device::CallerContextGuard).
 //
 // Each Run takes a stream of the pool for its kernels and copies (ForRun,
 // exec/run_device.h), so concurrent runs overlap on the GPU. The arena's
@@ -58,7 +60,8 @@ class CudaDeviceContext final : public kernels::DeviceContext {
   static absl::StatusOr<std::unique_ptr<CudaDeviceContext>> Create(
       const device::CudaRuntimeApi& api, int device, const memory::GpuAllocatorOptions& options);
   // Waits for the stream's work, then frees the stream. Device tensors may
-  // outlive the context: the arena stays until the last one is freed.
+  // outlive the context: the arena stays until the last one is freed. The
+  // calling thread's current context is as before (CallerContextGuard).
   ~CudaDeviceContext() override;
 
   absl::string_view device_type() const override { return "CUDA"; }
@@ -93,6 +96,7 @@ class CudaDeviceContext final : public kernels::DeviceContext {
   const memory::Allocator& allocator() const { return *allocator_; }
   memory::Allocator& allocator() { return *allocator_; }
   int device() const { return device_; }
+  const device::CudaRuntimeApi& api() const { return api_; }
 
  private:
   CudaDeviceContext(const device::CudaRuntimeApi& api, int device, void* stream)

@@ -3,12 +3,14 @@
 // to another before the run has waited for its stream. Threads running one
 // model at once must get the answers of runs one at a time. Skips without a
 // GPU.
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "cuda_test_util.h"
+#include "device/cuda_runtime.h"
 #include "gtest/gtest.h"
 #include "kernels/testing/op_runner.h"
 #include "smrt/model.h"
@@ -17,6 +19,44 @@
 
 namespace smrt {
 namespace {
+
+// A thread that never used CUDA loads, runs and frees a model on the GPU: it
+// is left with no current context, as it started, so an application's own
+// CUDA calls on it pick their device as they would have (Model::Load and
+// Model::Run hold a device::CallerContextGuard).
+TEST(CudaConcurrentRunsTest, TheCallingThreadsCurrentContextIsLeftAsItWas) {
+  SMRT_SKIP_WITHOUT_GPU();
+  absl::StatusOr<const device::CudaRuntimeApi*> api = device::LoadCudaRuntime();
+  ASSERT_TRUE(api.ok()) << api.status();
+  ASSERT_NE((*api)->CtxGetCurrent, nullptr) << "cuCtxGetCurrent from libcuda.so.1";
+  auto current = [&] {
+    void* c = reinterpret_cast<void*>(uintptr_t{1});
+    EXPECT_EQ((*api)->CtxGetCurrent(&c), 0);
+    return c;
+  };
+  std::thread fresh([&] {
+    ASSERT_EQ(current(), nullptr);
+    absl::StatusOr<std::vector<testing::ConformanceModel>> models =
+        testing::ListZooModels(testing::TestDataDir() + "/zoo");
+    ASSERT_TRUE(models.ok()) << models.status();
+    for (const testing::ConformanceModel& m : *models) {
+      if (m.name != "mlp_bn_dropout") continue;
+      LoadOptions options;
+      options.device = "CUDA:0";
+      absl::StatusOr<std::unique_ptr<Model>> model = Model::Load(m.dir, options);
+      ASSERT_TRUE(model.ok()) << model.status();
+      EXPECT_EQ(current(), nullptr) << "after the load";
+      absl::StatusOr<NamedTensors> in = testing::ReadInputs(m.cases.at(0));
+      ASSERT_TRUE(in.ok()) << in.status();
+      absl::StatusOr<NamedTensors> out = (*model)->Run(m.cases.at(0).signature, *in);
+      ASSERT_TRUE(out.ok()) << out.status();
+      EXPECT_EQ(current(), nullptr) << "after the run";
+      model->reset();
+      EXPECT_EQ(current(), nullptr) << "after the model was freed";
+    }
+  });
+  fresh.join();
+}
 
 TEST(CudaConcurrentRunsTest, ThreadsRunningOneModelGetTheAnswersOfSequentialRuns) {
   SMRT_SKIP_WITHOUT_GPU();

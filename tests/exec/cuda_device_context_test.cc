@@ -23,6 +23,11 @@ constexpr int kDevices = 2;
 constexpr int kInvalidDevice = 101;  // cudaErrorInvalidDevice
 
 thread_local int current = 0;  // the thread's current device, as cudaSetDevice keeps it
+// The driver's view: the thread's current context (null: none), which
+// cudaSetDevice sets to the device's primary context.
+int primary[kDevices];
+thread_local void* current_context = nullptr;
+int context_sets = 0;  // cuCtxSetCurrent calls
 
 struct FakeMachine {
   std::mutex mu;
@@ -45,6 +50,19 @@ CudaRuntimeApi FakeApi() {
   api.SetDevice = [](int d) {
     if (d < 0 || d >= kDevices) return kInvalidDevice;
     current = d;
+    current_context = &primary[d];
+    return 0;
+  };
+  api.CtxGetCurrent = [](void** c) {
+    *c = current_context;
+    return 0;
+  };
+  api.CtxSetCurrent = [](void* c) {
+    ++context_sets;
+    current_context = c;
+    for (int d = 0; d < kDevices; ++d) {
+      if (c == &primary[d]) current = d;
+    }
     return 0;
   };
   api.StreamCreate = [](void** s) {
@@ -145,6 +163,51 @@ TEST_F(CudaDeviceContextTest, ASecondGpuGetsItsStreamsAndMemoryWhateverTheThread
   context->reset();
   EXPECT_TRUE(fake_.streams.empty());  // the model's stream and the run's, destroyed
   EXPECT_EQ(fake_.destroyed, 2);
+}
+
+// Loading, running or destroying a model on CUDA:1 makes it current on the
+// calling thread (Model::Load and Model::Run hold a CallerContextGuard, the
+// destructor its own); the thread's own context comes back after. A thread
+// that had none is left with none: setting device 0 back would create a
+// context there.
+TEST_F(CudaDeviceContextTest, TheCallersCurrentContextComesBack) {
+  std::thread caller([&] {
+    std::unique_ptr<CudaDeviceContext> context;
+    {
+      device::CallerContextGuard keep(&api_);
+      absl::StatusOr<std::unique_ptr<CudaDeviceContext>> made =
+          CudaDeviceContext::Create(api_, 1, options_);
+      ASSERT_TRUE(made.ok()) << made.status();
+      context = *std::move(made);
+      EXPECT_EQ(current_context, &primary[1]);
+    }
+    EXPECT_EQ(current_context, nullptr);
+    ASSERT_EQ(api_.SetDevice(0), 0);  // the application's own CUDA work
+    {
+      device::CallerContextGuard keep(&api_);
+      ASSERT_TRUE(context->MakeCurrent().ok());
+      EXPECT_EQ(current_context, &primary[1]);
+    }
+    EXPECT_EQ(current_context, &primary[0]);
+    EXPECT_EQ(current, 0);
+    const int sets = context_sets;
+    {
+      device::CallerContextGuard keep(&api_);  // nothing changed: nothing set
+    }
+    EXPECT_EQ(context_sets, sets);
+    context.reset();  // frees its streams with CUDA:1 current
+    EXPECT_EQ(current_context, &primary[0]);
+  });
+  caller.join();
+  // Without the driver's context calls (no libcuda.so.1), nothing is kept.
+  api_.CtxGetCurrent = nullptr;
+  current_context = nullptr;
+  {
+    device::CallerContextGuard keep(&api_);
+    ASSERT_EQ(api_.SetDevice(1), 0);
+  }
+  EXPECT_EQ(current_context, &primary[1]);
+  device::CallerContextGuard none(nullptr);
 }
 
 // cuda_malloc_async: what a run allocates is ordered on the run's stream
