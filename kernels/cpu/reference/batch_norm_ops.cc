@@ -19,6 +19,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "kernels/cpu/parallel_for.h"
 #include "kernels/cpu/reference/batch_norm_util.h"
 #include "kernels/cpu/reference/kernel_util.h"
 #include "kernels/cpu/reference/register.h"
@@ -157,14 +158,30 @@ absl::Status ComputeBatchNorm(KernelContext& ctx) {
     mul[c] = scale[c] / std::sqrt(var[c] + a->epsilon);
   }
   float* ys = (*y)->data<float>();
-  for (int64_t o = 0; o < outer; ++o) {
-    for (int64_t c = 0; c < channels; ++c) {
-      const int64_t base = (o * channels + c) * inner;
-      for (int64_t i = 0; i < inner; ++i) {
-        ys[base + i] = (xs[base + i] - mean[c]) * mul[c] + offset[c];
-      }
-    }
-  }
+  const float* m = mean.data();
+  const float* k = mul.data();
+  // Rows of channels * inner values, split across the intra-op threads; the
+  // loop over the contiguous dim (channels for NHWC, inner for NCHW)
+  // vectorizes.
+  ParallelFor(outer, std::max<int64_t>(1, kMinShardElements / (channels * inner)), 1,
+              [&](int64_t begin, int64_t end) {
+                for (int64_t o = begin; o < end; ++o) {
+                  const float* xo = xs + o * channels * inner;
+                  float* yo = ys + o * channels * inner;
+                  if (inner == 1) {
+                    for (int64_t c = 0; c < channels; ++c) {
+                      yo[c] = (xo[c] - m[c]) * k[c] + offset[c];
+                    }
+                    continue;
+                  }
+                  for (int64_t c = 0; c < channels; ++c) {
+                    const float mc = m[c], kc = k[c], oc = offset[c];
+                    for (int64_t i = 0; i < inner; ++i) {
+                      yo[c * inner + i] = (xo[c * inner + i] - mc) * kc + oc;
+                    }
+                  }
+                }
+              });
   return absl::OkStatus();
 }
 
