@@ -24,6 +24,11 @@
 //       probability becomes probs_fill after the softmax); "add" (float mask
 //       added to the scores). The mask broadcasts against [B, N, T, S].
 //       out[b, :, n] = softmax(scores) v[b, :, n]
+//
+//   _SmrtRoundTo(x)                            float32 in and out; attr
+//       `dtype` (float16 or bfloat16): each value rounded to the nearest
+//       value of that type (ties to even, overflow to infinity, a NaN kept
+//       as the quiet NaN Eigen's conversion makes), as a Cast there and back
 #ifndef SMRT_KERNELS_FUSED_OPS_H_
 #define SMRT_KERNELS_FUSED_OPS_H_
 
@@ -42,6 +47,7 @@ inline constexpr char kFusedConv2D[] = "_SmrtFusedConv2D";
 inline constexpr char kFusedMatMul[] = "_SmrtFusedMatMul";
 inline constexpr char kLayerNorm[] = "_SmrtLayerNorm";
 inline constexpr char kAttention[] = "_SmrtAttention";
+inline constexpr char kRoundTo[] = "_SmrtRoundTo";
 
 enum class Activation {
   kRelu, kRelu6, kElu, kLeakyRelu, kSigmoid, kTanh, kSwish, kHardSwish, kGeluErf, kGeluTanh

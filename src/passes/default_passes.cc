@@ -8,6 +8,7 @@ std::vector<std::unique_ptr<Pass>> DefaultPasses() {
   std::vector<std::unique_ptr<Pass>> p;
   p.push_back(MakeFreezeVariablesPass());
   p.push_back(MakeConstantFoldingPass());
+  p.push_back(MakeWiden16BitPass());  // before the fusions, which then see float32 nodes
   p.push_back(MakeFoldBatchNormPass());
   p.push_back(MakeFuseLayerNormPass());
   p.push_back(MakeFuseAttentionPass());

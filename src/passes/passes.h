@@ -10,6 +10,7 @@ namespace smrt::passes {
 
 std::unique_ptr<Pass> MakeFreezeVariablesPass();    // freeze_variables.cc
 std::unique_ptr<Pass> MakeConstantFoldingPass();    // constant_folding.cc
+std::unique_ptr<Pass> MakeWiden16BitPass();         // widen_16bit.cc
 std::unique_ptr<Pass> MakeFoldBatchNormPass();      // fold_batch_norm.cc
 std::unique_ptr<Pass> MakeFuseLayerNormPass();      // fuse_layer_norm.cc
 std::unique_ptr<Pass> MakeFuseAttentionPass();      // fuse_attention.cc

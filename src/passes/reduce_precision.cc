@@ -247,8 +247,9 @@ class ReducePrecisionPass : public Pass {
     absl::StatusOr<std::vector<graph::NodeId>> order = LiveOrder(ctx);
     if (!order.ok()) return order.status();
     for (graph::NodeId id : *order) {
-      const DataType t = TypeAttr(ctx.graph.node(id));
-      if (t == DataType::kHalf || t == DataType::kBFloat16) {
+      const graph::Node& n = ctx.graph.node(id);
+      const DataType t = n.op == kernels::kRoundTo ? *n.attrs.Get<DataType>("dtype") : TypeAttr(n);
+      if (t == DataType::kHalf || t == DataType::kBFloat16) {  // as exported, or widen_16bit's
         ctx.Log(kPass, absl::StrCat("the graph already computes in ", ShortName(t), " ('",
                                     ctx.graph.node(id).name,
                                     "'): a mixed-precision export runs as exported"));

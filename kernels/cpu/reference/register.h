@@ -48,6 +48,7 @@ void RegisterScatterOps(KernelRegistry& r);      // scatter_ops.cc: ScatterNd, T
 void RegisterFusedLinearOps(KernelRegistry& r);  // fused_linear_ops.cc: what passes fuse
 void RegisterLayerNormOps(KernelRegistry& r);    // layer_norm_ops.cc: _SmrtLayerNorm
 void RegisterAttentionOps(KernelRegistry& r);    // attention_ops.cc: _SmrtAttention
+void RegisterRoundOps(KernelRegistry& r);        // round_ops.cc: _SmrtRoundTo
 // half_precision_ops.cc: float16/bfloat16 over the float32 kernels; must come last.
 void RegisterHalfPrecisionOps(KernelRegistry& r);
 
@@ -93,6 +94,7 @@ inline void RegisterReferenceKernels(KernelRegistry& r) {
   RegisterFusedLinearOps(r);
   RegisterLayerNormOps(r);
   RegisterAttentionOps(r);
+  RegisterRoundOps(r);
   RegisterHalfPrecisionOps(r);
 }
 
