@@ -92,6 +92,7 @@ void CheckAfterPasses(const std::string& dir, const LoadOptions& options,
   if (!registry.FindKernel(kernels::kAttention, result.device, float32).ok()) {
     cpu.disabled_passes.push_back("fuse_attention");
   }
+  cpu.disabled_passes.push_back("widen_16bit");  // a GPU runs 16-bit ops as exported
   absl::StatusOr<std::unique_ptr<Model>> model = Model::Load(dir, cpu);
   if (!model.ok()) return;
   for (SignatureCheck& s : result.signatures) {
