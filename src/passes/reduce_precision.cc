@@ -169,25 +169,8 @@ class Rewriter {
     return absl::OkStatus();
   }
 
-  // A Cast node of `e` (from -> to), one per value and direction.
   absl::StatusOr<graph::Endpoint> CastOf(graph::Endpoint e, DataType from, DataType to) {
-    const std::string key = absl::StrCat(e.node, ":", e.index, ">", ShortName(to));
-    if (auto it = casts_.find(key); it != casts_.end()) return it->second;
-    graph::Graph& g = ctx_.graph;
-    graph::Node cast;
-    cast.name = UniqueName(g, absl::StrCat(g.node(e.node).name, "/to_", ShortName(to)));
-    cast.op = "Cast";
-    cast.attrs.Set("SrcT", from);
-    cast.attrs.Set("DstT", to);
-    cast.attrs.Set("Truncate", false);
-    cast.inputs = {e};
-    kernels::ValueInfo out = g.node(e.node).outputs.at(e.index);  // the shape; refreshed
-    out.dtype = to;
-    cast.outputs = {out};
-    absl::StatusOr<graph::NodeId> id = g.AddNode(std::move(cast));
-    if (!id.ok()) return id.status();
-    casts_[key] = graph::Endpoint{*id, 0};
-    return graph::Endpoint{*id, 0};
+    return casts_.Get(ctx_.graph, e, from, to);
   }
 
   // A Const of `value` converted by the CPU Cast kernel (the same rounding
@@ -195,32 +178,11 @@ class Rewriter {
   absl::StatusOr<graph::Endpoint> ConvertedConst(graph::Endpoint e, const Tensor& value) {
     const std::string endpoint = absl::StrCat(e.node, ":", e.index);
     if (auto it = consts_.find(endpoint); it != consts_.end()) return it->second;
-    // The shape too: a folded Reshape of a weight shares its bytes.
-    const std::string key = absl::StrCat(kPass, "/", DataTypeName(to_), "@",
-                                         reinterpret_cast<uintptr_t>(value.raw_data()), "/",
-                                         ShapeToString(value.shape()));
-    Tensor narrow;
-    if (ctx_.fold_cache != nullptr) {
-      if (auto it = ctx_.fold_cache->entries.find(key); it != ctx_.fold_cache->entries.end()) {
-        narrow = it->second.folded;
-      }
-    }
-    if (!narrow.valid()) {
-      AttrMap attrs;
-      attrs.Set("SrcT", DataType::kFloat);
-      attrs.Set("DstT", to_);
-      attrs.Set("Truncate", false);
-      absl::StatusOr<const kernels::KernelSpec*> k =
-          ctx_.registry.FindKernel("Cast", kernels::kCpu, attrs);
-      if (!k.ok()) return k.status();
-      kernels::KernelContext kc(ctx_.graph.node(e.node).name, "Cast", attrs, {value}, 1);
-      if (absl::Status s = (*k)->compute(kc); !s.ok()) return s;
-      narrow = kc.output(0);
-      if (ctx_.fold_cache != nullptr) ctx_.fold_cache->entries[key] = {value, narrow};
-    }
+    absl::StatusOr<Tensor> narrow = CastConstant(ctx_, ctx_.graph.node(e.node).name, value, to_);
+    if (!narrow.ok()) return narrow.status();
     absl::StatusOr<graph::Endpoint> added =
         AddConst(ctx_.graph, absl::StrCat(ctx_.graph.node(e.node).name, "/", ShortName(to_)),
-                 narrow, ctx_.graph.node(e.node).control_inputs);
+                 *std::move(narrow), ctx_.graph.node(e.node).control_inputs);
     if (!added.ok()) return added.status();
     consts_[endpoint] = *added;
     return *added;
@@ -229,7 +191,7 @@ class Rewriter {
   PassContext& ctx_;
   const DataType to_;
   absl::flat_hash_set<graph::NodeId> converted_;
-  absl::flat_hash_map<std::string, graph::Endpoint> casts_;   // by value and direction
+  CastCache casts_;
   absl::flat_hash_map<std::string, graph::Endpoint> consts_;  // by source endpoint
 };
 

@@ -128,6 +128,55 @@ absl::StatusOr<Endpoint> AddConst(graph::Graph& g, const std::string& base, Tens
   return Endpoint{*id, 0};
 }
 
+absl::StatusOr<Endpoint> AddCast(graph::Graph& g, Endpoint e, DataType from, DataType to) {
+  graph::Node cast;
+  cast.name = UniqueName(g, absl::StrCat(g.node(e.node).name, "/to_", DataTypeShortName(to)));
+  cast.op = "Cast";
+  cast.attrs.Set("SrcT", from);
+  cast.attrs.Set("DstT", to);
+  cast.attrs.Set("Truncate", false);
+  cast.inputs = {e};
+  kernels::ValueInfo out = g.node(e.node).outputs.at(e.index);  // the shape; refreshed
+  out.dtype = to;
+  cast.outputs = {out};
+  absl::StatusOr<NodeId> id = g.AddNode(std::move(cast));
+  if (!id.ok()) return id.status();
+  return Endpoint{*id, 0};
+}
+
+absl::StatusOr<Endpoint> CastCache::Get(graph::Graph& g, Endpoint e, DataType from,
+                                        DataType to) {
+  const std::string key = absl::StrCat(e.node, ":", e.index, ">", DataTypeName(to));
+  if (auto it = casts_.find(key); it != casts_.end()) return it->second;
+  absl::StatusOr<Endpoint> cast = AddCast(g, e, from, to);
+  if (cast.ok()) casts_[key] = *cast;
+  return cast;
+}
+
+absl::StatusOr<Tensor> CastConstant(PassContext& ctx, const std::string& node,
+                                    const Tensor& value, DataType to) {
+  const std::string key =
+      absl::StrCat("cast/", DataTypeName(value.dtype()), ">", DataTypeName(to), "@",
+                   reinterpret_cast<uintptr_t>(value.raw_data()), "/", ShapeToString(value.shape()));
+  if (ctx.fold_cache != nullptr) {
+    if (auto it = ctx.fold_cache->entries.find(key); it != ctx.fold_cache->entries.end()) {
+      return it->second.folded;
+    }
+  }
+  AttrMap attrs;
+  attrs.Set("SrcT", value.dtype());
+  attrs.Set("DstT", to);
+  attrs.Set("Truncate", false);
+  absl::StatusOr<const kernels::KernelSpec*> k =
+      ctx.registry.FindKernel("Cast", kernels::kCpu, attrs);
+  if (!k.ok()) return k.status();
+  kernels::KernelContext kc(node, "Cast", attrs, {value}, 1);
+  if (absl::Status s = (*k)->compute(kc); !s.ok()) return s;
+  Tensor cast = kc.output(0);
+  if (ctx.fold_cache != nullptr) ctx.fold_cache->entries[key] = {value, cast};
+  return cast;
+}
+
 void ReplaceUses(PassContext& ctx, Endpoint from, Endpoint to) {
   for (int id = 0; id < ctx.graph.num_nodes(); ++id) {
     if (id == to.node) continue;

@@ -64,6 +64,28 @@ std::vector<graph::NodeId> ControlInputsOf(const graph::Graph& g,
 absl::StatusOr<graph::Endpoint> AddConst(graph::Graph& g, const std::string& base, Tensor value,
                                          std::vector<graph::NodeId> control_inputs = {});
 
+// A Cast node of `e` (`from` -> `to`, e's shape), named "<e's node>/to_<to>".
+absl::StatusOr<graph::Endpoint> AddCast(graph::Graph& g, graph::Endpoint e, DataType from,
+                                        DataType to);
+
+// Casts added by a pass, one per value and target type.
+class CastCache {
+ public:
+  absl::StatusOr<graph::Endpoint> Get(graph::Graph& g, graph::Endpoint e, DataType from,
+                                      DataType to);
+  size_t size() const { return casts_.size(); }
+
+ private:
+  absl::flat_hash_map<std::string, graph::Endpoint> casts_;
+};
+
+// `value` cast to `to` by the CPU Cast kernel (the rounding a Cast node
+// would do), for a constant of node `node`; shared through ctx.fold_cache
+// with the model's other signatures (keyed by the bytes and the shape: a
+// folded Reshape of a weight shares its bytes).
+absl::StatusOr<Tensor> CastConstant(PassContext& ctx, const std::string& node,
+                                    const Tensor& value, DataType to);
+
 // Every live use of `from` (inputs and fetches) now reads `to`.
 void ReplaceUses(PassContext& ctx, graph::Endpoint from, graph::Endpoint to);
 

@@ -236,7 +236,7 @@ class Widener {
     if (n.op == "Const") {
       absl::StatusOr<Tensor> value = n.attrs.Get<Tensor>("value");
       if (!value.ok()) return value.status();
-      absl::StatusOr<Tensor> wide = WideConst(n.name, *value);
+      absl::StatusOr<Tensor> wide = CastConstant(ctx_, n.name, *value, DataType::kFloat);
       if (!wide.ok()) return wide.status();
       attrs.Set("value", *std::move(wide));
       n.attrs = std::move(attrs);
@@ -294,56 +294,14 @@ class Widener {
     return absl::OkStatus();
   }
 
-  // A Cast node of `e` (from -> to), one per value and direction.
   absl::StatusOr<graph::Endpoint> CastOf(graph::Endpoint e, DataType from, DataType to) {
-    const std::string key = absl::StrCat(e.node, ":", e.index, ">", DataTypeName(to));
-    if (auto it = casts_.find(key); it != casts_.end()) return it->second;
-    graph::Graph& g = ctx_.graph;
-    graph::Node cast;
-    cast.name = UniqueName(g, absl::StrCat(g.node(e.node).name, "/to_", DataTypeShortName(to)));
-    cast.op = "Cast";
-    cast.attrs.Set("SrcT", from);
-    cast.attrs.Set("DstT", to);
-    cast.attrs.Set("Truncate", false);
-    cast.inputs = {e};
-    kernels::ValueInfo out = g.node(e.node).outputs.at(e.index);
-    out.dtype = to;
-    cast.outputs = {out};
-    absl::StatusOr<graph::NodeId> id = g.AddNode(std::move(cast));
-    if (!id.ok()) return id.status();
-    casts_[key] = graph::Endpoint{*id, 0};
-    return graph::Endpoint{*id, 0};
-  }
-
-  // `value` as float32 by the CPU Cast kernel, shared with the model's other
-  // signatures through the fold cache.
-  absl::StatusOr<Tensor> WideConst(const std::string& node, const Tensor& value) {
-    const std::string key = absl::StrCat(kPass, "@", reinterpret_cast<uintptr_t>(value.raw_data()),
-                                         "/", DataTypeName(value.dtype()), "/",
-                                         ShapeToString(value.shape()));
-    if (ctx_.fold_cache != nullptr) {
-      if (auto it = ctx_.fold_cache->entries.find(key); it != ctx_.fold_cache->entries.end()) {
-        return it->second.folded;
-      }
-    }
-    AttrMap attrs;
-    attrs.Set("SrcT", value.dtype());
-    attrs.Set("DstT", DataType::kFloat);
-    attrs.Set("Truncate", false);
-    absl::StatusOr<const kernels::KernelSpec*> k =
-        ctx_.registry.FindKernel("Cast", kernels::kCpu, attrs);
-    if (!k.ok()) return k.status();
-    kernels::KernelContext kc(node, "Cast", attrs, {value}, 1);
-    if (absl::Status s = (*k)->compute(kc); !s.ok()) return s;
-    Tensor wide = kc.output(0);
-    if (ctx_.fold_cache != nullptr) ctx_.fold_cache->entries[key] = {value, wide};
-    return wide;
+    return casts_.Get(ctx_.graph, e, from, to);
   }
 
   PassContext& ctx_;
   int rounds_ = 0;
   int constants_ = 0;
-  absl::flat_hash_map<std::string, graph::Endpoint> casts_;  // by value and direction
+  CastCache casts_;
 };
 
 class Widen16BitPass : public Pass {

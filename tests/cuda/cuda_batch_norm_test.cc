@@ -186,7 +186,20 @@ TEST(CudaBatchNormTest, ChecksComeBeforeAnyDeviceWork) {
                                  absl::StatusCode::kInvalidArgument, "has 5 or 6 outputs", 1);
 }
 
-class CudaGpuBatchNormTest : public testing::GpuTest {};
+class CudaGpuBatchNormTest : public testing::GpuTest {
+ protected:
+  // FusedBatchNormV3 on the GPU over `host` uploaded, with all 6 outputs.
+  absl::StatusOr<std::vector<Tensor>> RunOnGpu(const AttrMap& attrs,
+                                               const std::vector<Tensor>& host) {
+    std::vector<Tensor> args;
+    for (const Tensor& t : host) {
+      absl::StatusOr<Tensor> d = testing::Upload(device_.get(), t);
+      if (!d.ok()) return d.status();
+      args.push_back(*d);
+    }
+    return RunCudaKernel(device_.get(), "FusedBatchNormV3", attrs, args, 6);
+  }
+};
 
 TEST_F(CudaGpuBatchNormTest, InferenceMatchesTheCpuBitForBit) {
   for (const auto& [shape, format] : std::vector<std::pair<Shape, std::string>>{
@@ -199,14 +212,7 @@ TEST_F(CudaGpuBatchNormTest, InferenceMatchesTheCpuBitForBit) {
     absl::StatusOr<std::vector<Tensor>> cpu =
         RunOp("FusedBatchNormV3", BatchNormAttrs(false, format), host);
     ASSERT_TRUE(cpu.ok()) << cpu.status();
-    std::vector<Tensor> args;
-    for (const Tensor& t : host) {
-      absl::StatusOr<Tensor> d = testing::Upload(device_.get(), t);
-      ASSERT_TRUE(d.ok()) << d.status();
-      args.push_back(*d);
-    }
-    absl::StatusOr<std::vector<Tensor>> gpu = RunCudaKernel(
-        device_.get(), "FusedBatchNormV3", BatchNormAttrs(false, format), args, 6);
+    absl::StatusOr<std::vector<Tensor>> gpu = RunOnGpu(BatchNormAttrs(false, format), host);
     ASSERT_TRUE(gpu.ok()) << gpu.status();
     ASSERT_EQ(gpu->size(), 6u);
     // y, then batch_mean, batch_variance, reserve_space_1/2 as on the CPU.
@@ -237,14 +243,7 @@ TEST_F(CudaGpuBatchNormTest, SixteenBitInferenceMatchesTheCpuBitForBit) {
                                         in.variance};
       absl::StatusOr<std::vector<Tensor>> cpu = RunOp("FusedBatchNormV3", attrs, host);
       ASSERT_TRUE(cpu.ok()) << cpu.status();
-      std::vector<Tensor> args;
-      for (const Tensor& h : host) {
-        absl::StatusOr<Tensor> d = testing::Upload(device_.get(), h);
-        ASSERT_TRUE(d.ok()) << d.status();
-        args.push_back(*d);
-      }
-      absl::StatusOr<std::vector<Tensor>> gpu =
-          RunCudaKernel(device_.get(), "FusedBatchNormV3", attrs, args, 6);
+      absl::StatusOr<std::vector<Tensor>> gpu = RunOnGpu(attrs, host);
       ASSERT_TRUE(gpu.ok()) << gpu.status();
       absl::StatusOr<Tensor> got = testing::Download(device_.get(), (*gpu)[0]);
       ASSERT_TRUE(got.ok()) << got.status();
@@ -285,14 +284,7 @@ TEST_F(CudaGpuBatchNormTest, TrainingModeMatchesTheCpu) {
                                       in.variance};
     absl::StatusOr<std::vector<Tensor>> cpu = RunOp("FusedBatchNormV3", attrs, host);
     ASSERT_TRUE(cpu.ok()) << cpu.status();
-    std::vector<Tensor> args;
-    for (const Tensor& t : host) {
-      absl::StatusOr<Tensor> d = testing::Upload(device_.get(), t);
-      ASSERT_TRUE(d.ok()) << d.status();
-      args.push_back(*d);
-    }
-    absl::StatusOr<std::vector<Tensor>> gpu =
-        RunCudaKernel(device_.get(), "FusedBatchNormV3", attrs, args, 6);
+    absl::StatusOr<std::vector<Tensor>> gpu = RunOnGpu(attrs, host);
     ASSERT_TRUE(gpu.ok()) << gpu.status();
     for (int i = 0; i < 5; ++i) {
       SCOPED_TRACE("output " + std::to_string(i));
