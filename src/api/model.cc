@@ -119,6 +119,12 @@ bool NamesCpu(const std::string& name) {
          absl::AsciiStrToUpper(name) == "CPU:0";
 }
 
+// What a CallerContextGuard needs around calls that may make the model's GPU
+// current on the calling thread (none for a CPU model).
+const device::CudaRuntimeApi* CallerApi(const exec::CudaDeviceContext* device) {
+  return device != nullptr ? &device->api() : nullptr;
+}
+
 // The context for LoadOptions::device: null for the CPU.
 absl::StatusOr<std::unique_ptr<exec::CudaDeviceContext>> MakeDeviceContext(
     const std::string& name) {
@@ -582,6 +588,9 @@ absl::Status Model::Impl::Prepare(ImportedSignature sig, const passes::PipelineO
 Model::Model(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 // Blocks the model's runs left for reuse go back to the system with it.
 Model::~Model() {
+  // Freeing device tensors (cudaFreeAsync, the arena's cudaFree) acts on the GPU.
+  device::CallerContextGuard keep_callers(
+      impl_ != nullptr ? CallerApi(impl_->device_context.get()) : nullptr);
   impl_.reset();
   TrimBufferCache();
 }
@@ -856,8 +865,7 @@ absl::Status Model::Run(absl::string_view signature_key, const NamedTensors& inp
   RunLimitsScope limits_scope(&impl_->run_limits);
   kernels::IntraOpThreadsScope threads_scope(impl_->intra_op_threads);
   // Steps on a GPU make it current on this thread; the caller's comes back.
-  device::CallerContextGuard keep_callers(
-      impl_->device_context != nullptr ? &impl_->device_context->api() : nullptr);
+  device::CallerContextGuard keep_callers(CallerApi(impl_->device_context.get()));
   exec::ThreadPool* pool = impl_->inter_op_pool.get();
   absl::StatusOr<std::vector<Tensor>> results;
   if (options.profile != nullptr) {
@@ -900,6 +908,7 @@ absl::Status Model::Run(absl::string_view signature_key, const NamedTensors& inp
 }
 
 MemoryStats Model::GetMemoryStats() const {
+  device::CallerContextGuard keep_callers(CallerApi(impl_->device_context.get()));
   const MemoryCounters& memory = *impl_->run_limits.memory;
   MemoryStats stats;
   stats.bytes_in_use = memory.live_bytes.load();
@@ -921,6 +930,7 @@ void Model::ResetPeakMemoryStats() const {
 }
 
 int64_t Model::TrimMemory() const {
+  device::CallerContextGuard keep_callers(CallerApi(impl_->device_context.get()));
   return impl_->device_context == nullptr ? 0 : impl_->device_context->allocator().TrimMemory();
 }
 

@@ -94,13 +94,19 @@ std::string CudaRuntimeApi::ErrorText(Error error) const {
 
 CallerContextGuard::CallerContextGuard(const CudaRuntimeApi* api) {
   if (api == nullptr || api->CtxGetCurrent == nullptr || api->CtxSetCurrent == nullptr) return;
-  if (api->CtxGetCurrent(&saved_) == kCudaSuccess) api_ = api;
+  const int got = api->CtxGetCurrent(&saved_);
+  if (got == kCudaSuccess) {
+    api_ = api;
+  } else if (got == kCuErrorNotInitialized) {  // before the process's first cuInit: none
+    saved_ = nullptr;
+    api_ = api;
+  }
 }
 
 CallerContextGuard::~CallerContextGuard() {
   if (api_ == nullptr) return;
   void* now = nullptr;
-  if (api_->CtxGetCurrent(&now) == kCudaSuccess && now == saved_) return;
+  if (api_->CtxGetCurrent(&now) != kCudaSuccess || now == saved_) return;
   (void)api_->CtxSetCurrent(saved_);
 }
 

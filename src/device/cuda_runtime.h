@@ -25,6 +25,7 @@ inline constexpr int kCudaMemPoolAttrUsedMemCurrent = 0x7;
 inline constexpr int kCudaErrorMemoryAllocation = 2;
 inline constexpr int kCudaMemcpyHostToDevice = 1;
 inline constexpr int kCudaMemcpyDeviceToHost = 2;
+inline constexpr int kCuErrorNotInitialized = 3;  // CUresult: cuInit not called yet
 
 struct CudaRuntimeApi {
   using Error = int;
@@ -68,8 +69,10 @@ struct CudaRuntimeApi {
 // made, set back when destroyed if a call in between changed it. A thread
 // that had none is left with none (setting device 0 back would create a
 // context there), so an application's own CUDA work on a thread that loaded
-// or ran a model on CUDA:1 stays on the device it chose. Does nothing for a
-// null `api` or one without the driver's context calls.
+// or ran a model on CUDA:1 stays on the device it chose (a thread left with
+// no context still has libcudart's own per-thread device, which cudaSetDevice
+// set: only the driver's context is restored). Does nothing for a null `api`
+// or one without the driver's context calls.
 class CallerContextGuard {
  public:
   explicit CallerContextGuard(const CudaRuntimeApi* api);

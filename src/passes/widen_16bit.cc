@@ -54,7 +54,9 @@ bool KeepsValues(const std::string& op) {
 
 // Ops whose 16-bit CPU kernels compute in float32 and round the result once
 // (kernels/cpu/reference/half_precision_ops.cc's, single-operation
-// elementwise ones, reductions), which float32 and one rounding reproduce.
+// elementwise ones, reductions), which float32 and one rounding reproduce
+// (the float32 kernels may sum in another order, and Sum and Mean in double
+// where the 16-bit ones sum in float: a 16-bit unit apart at most, rarely).
 // Others (Sigmoid, Elu, LeakyRelu... whose 16-bit kernels round steps of
 // their formula, as Eigen does) stay 16-bit, with Casts around them.
 bool RoundsOnce(const std::string& op) {
@@ -68,6 +70,21 @@ bool RoundsOnce(const std::string& op) {
       "Log1p",   "Square",   "Sum",      "Mean",     "Prod",
       "Shape",   "ShapeN",   "Size",     "Rank"};  // the last read dims alone
   return ops->contains(op) || KeepsValues(op);
+}
+
+// A Cast to a 16-bit type that float32 then _SmrtRoundTo would not
+// reproduce: Truncate (the low bits dropped, not rounded), or from a type
+// whose conversion to float32 rounds (double, 64- and 32-bit integers), which
+// would round twice.
+bool CastRoundsTwice(const graph::Node& n) {
+  if (n.op != "Cast" || !Is16Bit(n.attrs.GetOr<DataType>("DstT", DataType::kInvalid).value_or(
+                                     DataType::kInvalid))) {
+    return false;
+  }
+  const DataType from = n.attrs.GetOr<DataType>("SrcT", DataType::kInvalid).value_or(
+      DataType::kInvalid);
+  return n.attrs.GetOr<bool>("Truncate", false).value_or(true) ||
+         !(from == DataType::kFloat || Is16Bit(from));
 }
 
 DataType OutputType(const graph::Graph& g, graph::Endpoint e) {
@@ -146,8 +163,9 @@ class Widener {
         consts.push_back(id);
         continue;
       }
-      std::optional<AttrMap> attrs =
-          RoundsOnce(n.op) ? WidenedAttrs(ctx_, n) : std::optional<AttrMap>();
+      std::optional<AttrMap> attrs = RoundsOnce(n.op) && !CastRoundsTwice(n)
+                                         ? WidenedAttrs(ctx_, n)
+                                         : std::optional<AttrMap>();
       if (!attrs.has_value()) {
         kept.insert(n.op);
         continue;

@@ -27,7 +27,8 @@ thread_local int current = 0;  // the thread's current device, as cudaSetDevice 
 // cudaSetDevice sets to the device's primary context.
 int primary[kDevices];
 thread_local void* current_context = nullptr;
-int context_sets = 0;  // cuCtxSetCurrent calls
+int context_sets = 0;             // cuCtxSetCurrent calls
+bool driver_initialized = true;   // false: cuCtxGetCurrent says CUDA_ERROR_NOT_INITIALIZED
 
 struct FakeMachine {
   std::mutex mu;
@@ -51,9 +52,11 @@ CudaRuntimeApi FakeApi() {
     if (d < 0 || d >= kDevices) return kInvalidDevice;
     current = d;
     current_context = &primary[d];
+    driver_initialized = true;  // the runtime calls cuInit
     return 0;
   };
   api.CtxGetCurrent = [](void** c) {
+    if (!driver_initialized) return device::kCuErrorNotInitialized;
     *c = current_context;
     return 0;
   };
@@ -199,6 +202,21 @@ TEST_F(CudaDeviceContextTest, TheCallersCurrentContextComesBack) {
     EXPECT_EQ(current_context, &primary[0]);
   });
   caller.join();
+  // The process's first GPU load comes before any cuInit: the thread had no
+  // context, and has none after.
+  std::thread first([&] {
+    driver_initialized = false;
+    {
+      device::CallerContextGuard keep(&api_);
+      absl::StatusOr<std::unique_ptr<CudaDeviceContext>> made =
+          CudaDeviceContext::Create(api_, 1, options_);
+      ASSERT_TRUE(made.ok()) << made.status();
+      EXPECT_EQ(current_context, &primary[1]);
+      made->reset();
+    }
+    EXPECT_EQ(current_context, nullptr);
+  });
+  first.join();
   // Without the driver's context calls (no libcuda.so.1), nothing is kept.
   api_.CtxGetCurrent = nullptr;
   current_context = nullptr;

@@ -166,5 +166,32 @@ TEST(Widen16BitTest, ANodeThatStays16BitSitsBetweenExactCasts) {
   EXPECT_TRUE(SameBytes(b->fused_out[0], b->plain_out[0]));
 }
 
+// A Cast with Truncate drops the low bits instead of rounding: it stays a
+// Cast, and so does one from float64 (two roundings in a row can differ from
+// one).
+TEST(Widen16BitTest, TruncatingAndFloat64CastsStayCasts) {
+  const std::string graph =
+      Placeholder("x") + Placeholder("d", "DT_DOUBLE") +
+      "node { name: \"t\" op: \"Cast\" input: \"x\" attr { key: \"SrcT\" value { type: "
+      "DT_FLOAT } } attr { key: \"DstT\" value { type: DT_BFLOAT16 } } attr { key: "
+      "\"Truncate\" value { b: true } } }\n" +
+      "node { name: \"h\" op: \"Cast\" input: \"d\" attr { key: \"SrcT\" value { type: "
+      "DT_DOUBLE } } attr { key: \"DstT\" value { type: DT_HALF } } }\n" +
+      Op("y", "Mul", {"t", "t"}, "", "DT_BFLOAT16") + Op("z", "Mul", {"h", "h"}, "", "DT_HALF");
+  const Tensor x = RandomFloats({64}, 10, -3, 3);
+  const Tensor d = CastTo(RandomFloats({64}, 11, -3, 3), DataType::kDouble);
+  absl::StatusOr<testing::Both> b =
+      testing::RunBoth(graph,
+                       {{"x:0", DataType::kFloat, PartialShape::Known({64})},
+                        {"d:0", DataType::kDouble, PartialShape::Known({64})}},
+                       {"y:0", "z:0"}, {x, d});
+  ASSERT_TRUE(b.ok()) << b.status();
+  const std::string ops = absl::StrJoin(b->fused.ops(), ",");
+  EXPECT_EQ(absl::StrJoin(SixteenBitNodes(b->fused), ","), "") << ops;
+  EXPECT_EQ(b->fused.count(kernels::kRoundTo), 2) << ops;  // after the two Muls
+  EXPECT_TRUE(SameBytes(b->fused_out[0], b->plain_out[0]));
+  EXPECT_TRUE(SameBytes(b->fused_out[1], b->plain_out[1]));
+}
+
 }  // namespace
 }  // namespace smrt::passes
