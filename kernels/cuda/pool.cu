@@ -1,5 +1,6 @@
 #include <algorithm>
 #include <cfloat>
+#include <type_traits>
 
 #include "kernels/cuda/half_math.h"
 #include "kernels/cuda/pool.h"
@@ -25,7 +26,9 @@ __global__ void PoolKernel(const T* __restrict__ in, T* __restrict__ out, PoolWi
     const int64_t y1 = y_start + w.k_h < w.in_h ? y_start + w.k_h : w.in_h;
     const int64_t x1 = x_start + w.k_w < w.in_w ? x_start + w.k_w : w.in_w;
     if (kMax) {
-      float best = -FLT_MAX;
+      // float16 starts from its lowest (-65504), as TensorFlow's float16
+      // MaxPool does: a window of -inf and NaN alone gives it, not -inf.
+      float best = std::is_same_v<T, __half> ? -65504.0f : -FLT_MAX;
       for (int64_t y = y0; y < y1; ++y) {
         for (int64_t x = x0; x < x1; ++x) {
           const float v = Widen(in[((b * w.in_h + y) * w.in_w + x) * w.depth + c]);

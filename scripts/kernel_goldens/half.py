@@ -42,6 +42,16 @@ y = tf.raw_ops.FusedBatchNormV3(x=x, scale=scale, offset=offset, mean=mean, vari
 save('bn', y[0])
 save('avgpool', tf.raw_ops.AvgPool(value=x, ksize=[1, 3, 3, 1], strides=[1, 2, 2, 1],
                                    padding='VALID'))
-save('maxpool', tf.raw_ops.MaxPool(input=x, ksize=[1, 2, 2, 1], strides=[1, 2, 2, 1],
+# A NumPy input would make raw_ops.MaxPool run its default T, float32.
+save('maxpool', tf.raw_ops.MaxPool(input=tf.constant(x), ksize=[1, 2, 2, 1], strides=[1, 2, 2, 1],
                                    padding='SAME'))
 save('softmax', tf.raw_ops.Softmax(logits=a))
+# Windows of -inf and NaN alone: TensorFlow's float16 MaxPool gives -65504 (its start), not -inf.
+inf, nan = np.inf, np.nan
+x_masked = np.array([[-inf, -inf, nan, nan],
+                     [-inf, -inf, nan, nan],
+                     [-inf, nan, -inf, 3.5],
+                     [nan, -inf, nan, -inf]], np.float16).reshape(1, 4, 4, 1)
+save('x_masked', x_masked)
+save('maxpool_masked', tf.raw_ops.MaxPool(input=tf.constant(x_masked), ksize=[1, 2, 2, 1],
+                                          strides=[1, 2, 2, 1], padding='VALID'))

@@ -221,6 +221,10 @@ class Widener {
     }
     for (const Value& v : results) {
       const graph::Node& n = g.node(v.e.node);
+      if (v.type == DataType::kHalf && n.op == "MaxPool") {
+        if (absl::Status s = FloorAtHalfLowest(v.e); !s.ok()) return s;
+        continue;
+      }
       if (n.op == kernels::kRoundTo || n.op == "Const" || KeepsValues(n.op)) continue;
       if (absl::Status s = RoundAfter(v.e, v.type); !s.ok()) return s;
     }
@@ -309,6 +313,30 @@ class Widener {
     if (!id.ok()) return id.status();
     ReplaceUses(ctx_, e, graph::Endpoint{*id, 0});
     ++rounds_;
+    return absl::OkStatus();
+  }
+
+  // A float32 MaxPool window with no value above -inf (all -inf or NaN)
+  // gives float32's lowest, which float16 rounds to -inf; TensorFlow's
+  // float16 MaxPool gives float16's lowest (-65504) there. Every use of `e`
+  // reads Maximum(e, -65504), a float16 value wherever e is.
+  absl::Status FloorAtHalfLowest(graph::Endpoint e) {
+    graph::Graph& g = ctx_.graph;
+    absl::StatusOr<Tensor> lowest = Tensor::Create(DataType::kFloat, {});
+    if (!lowest.ok()) return lowest.status();
+    lowest->data<float>()[0] = -65504.0f;  // float16's lowest
+    const std::string base = g.node(e.node).name;
+    absl::StatusOr<graph::Endpoint> floor = AddConst(g, base + "/half_lowest", *lowest);
+    if (!floor.ok()) return floor.status();
+    graph::Node max;
+    max.name = UniqueName(g, base + "/floor_at_half_lowest");
+    max.op = "Maximum";
+    max.attrs.Set("T", DataType::kFloat);
+    max.inputs = {e, *floor};
+    max.outputs = {g.node(e.node).outputs.at(e.index)};
+    absl::StatusOr<graph::NodeId> id = g.AddNode(std::move(max));
+    if (!id.ok()) return id.status();
+    ReplaceUses(ctx_, e, graph::Endpoint{*id, 0});
     return absl::OkStatus();
   }
 

@@ -1,5 +1,7 @@
 // float16/bfloat16 kernels (half_precision_ops.cc) against TensorFlow's CPU
 // kernels on the same 16-bit inputs (scripts/kernel_goldens/half.py).
+#include <limits>
+
 #include "Eigen/Core"
 #include "gtest/gtest.h"
 #include "kernels/testing/op_runner.h"
@@ -106,6 +108,27 @@ TEST(HalfPrecisionOpsTest, PoolingAndSoftmaxMatchTensorFlow) {
   AttrMap sm;
   sm.Set("T", DataType::kHalf);
   ExpectMatches(RunOp("Softmax", sm, {Golden("a")}), "softmax", DataType::kHalf, kHalfUlp);
+}
+
+// Windows of -inf and NaN alone give float16's lowest (-65504), where
+// TensorFlow's float16 MaxPool starts; a bfloat16 one gives -inf, as
+// TensorFlow's (oneDNN's) does.
+TEST(HalfPrecisionOpsTest, MaxPoolOfMaskedWindowsStartsFromTheLowest) {
+  AttrMap max;
+  max.Set("T", DataType::kHalf);
+  max.Set("ksize", std::vector<int64_t>{1, 2, 2, 1});
+  max.Set("strides", std::vector<int64_t>{1, 2, 2, 1});
+  max.Set("padding", std::string("VALID"));
+  const absl::StatusOr<std::vector<Tensor>> half = RunOp("MaxPool", max, {Golden("x_masked")});
+  ExpectMatches(half, "maxpool_masked", DataType::kHalf, 0);
+  EXPECT_EQ(static_cast<float>((*half)[0].data<Eigen::half>()[0]), -65504.0f);
+  max.Set("T", DataType::kBFloat16);
+  const absl::StatusOr<std::vector<Tensor>> bf16 =
+      RunOp("MaxPool", max, {ToBFloat16(ToFloat(Golden("x_masked")))});
+  ASSERT_TRUE(bf16.ok()) << bf16.status();
+  const Tensor y = ToFloat((*bf16)[0]);
+  EXPECT_EQ(y.data<float>()[0], -std::numeric_limits<float>::infinity());
+  EXPECT_EQ(y.data<float>()[3], 3.5f);
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 // the bits of the graph run as exported (16-bit kernels that widen, compute
 // in float32 and round once), through the real executor.
 #include <cstring>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -112,6 +113,37 @@ TEST(Widen16BitTest, AFloat16ConvNetGivesTheBitsOfItsFloat16Kernels) {
   ASSERT_EQ(b->fused_out[1].dtype(), DataType::kFloat);
   EXPECT_TRUE(SameBytes(b->fused_out[0], b->plain_out[0]));
   EXPECT_TRUE(SameBytes(b->fused_out[1], b->plain_out[1]));
+}
+
+// A float16 MaxPool's windows of -inf and NaN alone give float16's lowest
+// (-65504), where TensorFlow's float16 MaxPool starts, not float32's lowest
+// rounded to -inf: the widened pool is floored at it.
+TEST(Widen16BitTest, AFloat16MaxPoolOfMaskedWindowsGivesFloat16sLowest) {
+  const std::string graph =
+      Placeholder("x", "DT_HALF") + Op("pool", "MaxPool", {"x"}, Window(2), "DT_HALF") +
+      Op("y", "Relu", {"pool"}, "", "DT_HALF") +
+      "node { name: \"z\" op: \"Cast\" input: \"pool\" attr { key: \"SrcT\" value { type: "
+      "DT_HALF } } attr { key: \"DstT\" value { type: DT_FLOAT } } }\n";
+  const float inf = std::numeric_limits<float>::infinity();
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  Tensor x32 = *Tensor::Create(DataType::kFloat, {1, 4, 4, 1});
+  const float values[16] = {-inf, -inf, nan, nan,  -inf, -inf, nan,  nan,
+                            -inf, nan,  -inf, 3.5f, nan, -inf, nan, -inf};
+  std::memcpy(x32.data<float>(), values, sizeof(values));
+  const Tensor x = CastTo(x32, DataType::kHalf);
+  absl::StatusOr<testing::Both> b = testing::RunBoth(
+      graph, {{"x:0", DataType::kHalf, PartialShape::Known({1, 4, 4, 1})}}, {"y:0", "z:0"}, {x});
+  ASSERT_TRUE(b.ok()) << b.status();
+  const std::string ops = absl::StrJoin(b->fused.ops(), ",");
+  EXPECT_EQ(absl::StrJoin(SixteenBitNodes(b->fused), ","), "") << ops;
+  EXPECT_EQ(b->fused.count("Maximum"), 1) << ops;
+  EXPECT_TRUE(SameBytes(b->fused_out[0], b->plain_out[0]));
+  EXPECT_TRUE(SameBytes(b->fused_out[1], b->plain_out[1]));
+  const float* z = b->fused_out[1].data<float>();
+  EXPECT_EQ(z[0], -65504.0f);
+  EXPECT_EQ(z[1], -65504.0f);
+  EXPECT_EQ(z[2], -65504.0f);
+  EXPECT_EQ(z[3], 3.5f);
 }
 
 // tf_keras' bfloat16 batch norm (T=bfloat16, U=float32) after a float32 input

@@ -31,15 +31,19 @@ absl::StatusOr<Tensor> Widen(const Tensor& t) {
   return out;
 }
 
+// `floor`: values below T's lowest become it (NaN stays NaN).
 template <typename T>
-absl::StatusOr<Tensor> Narrow(const Tensor& t) {
+absl::StatusOr<Tensor> Narrow(const Tensor& t, bool floor = false) {
   constexpr DataType kType =
       std::is_same_v<T, Eigen::half> ? DataType::kHalf : DataType::kBFloat16;
   absl::StatusOr<Tensor> out = Tensor::Create(kType, t.shape());
   if (!out.ok()) return out.status();
   const float* src = t.data<float>();
   T* dst = out->data<T>();
-  for (int64_t i = 0; i < t.num_elements(); ++i) dst[i] = static_cast<T>(src[i]);
+  const float lowest = static_cast<float>(Eigen::NumTraits<T>::lowest());
+  for (int64_t i = 0; i < t.num_elements(); ++i) {
+    dst[i] = static_cast<T>(floor && src[i] < lowest ? lowest : src[i]);
+  }
   return out;
 }
 
@@ -50,6 +54,10 @@ struct HalfOp {
   // Outputs of the 16-bit type; the others (e.g. FusedBatchNormV3's float
   // statistics) pass through. Empty: every float output.
   std::vector<int> narrowed_outputs;
+  // float16 results below float16's lowest value become it rather than
+  // -inf: TensorFlow's float16 MaxPool starts each window from -65504, where
+  // float32's start (its lowest) would round to -inf.
+  bool half_floor_at_lowest = false;
 };
 
 template <typename T>
@@ -91,8 +99,10 @@ ComputeFn Wrap(const HalfOp& spec, ComputeFn float_kernel, DataType half_type) {
         ctx.set_output(i, std::move(out));
         continue;
       }
-      absl::StatusOr<Tensor> n = half_type == DataType::kHalf ? Narrow<Eigen::half>(out)
-                                                               : Narrow<Eigen::bfloat16>(out);
+      absl::StatusOr<Tensor> n =
+          half_type == DataType::kHalf
+              ? Narrow<Eigen::half>(out, spec.half_floor_at_lowest)
+              : Narrow<Eigen::bfloat16>(out);
       if (!n.ok()) return n.status();
       ctx.set_output(i, *std::move(n));
     }
@@ -116,8 +126,8 @@ void RegisterHalfPrecisionOps(KernelRegistry& r) {
       {"FusedBatchNormV2", {"T"}, {0}},
       {"FusedBatchNormV3", {"T"}, {0}},
       {"AvgPool", {"T"}, {}},
-      {"MaxPool", {"T"}, {}},
-      {"MaxPoolV2", {"T"}, {}},
+      {"MaxPool", {"T"}, {}, /*half_floor_at_lowest=*/true},
+      {"MaxPoolV2", {"T"}, {}, /*half_floor_at_lowest=*/true},
       {"Softmax", {"T"}, {}},
       {"LogSoftmax", {"T"}, {}},
       // What the precision load option converts after the fusions.
