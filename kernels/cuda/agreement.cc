@@ -21,12 +21,7 @@ bool SameValues(const std::vector<uint8_t>& x, const std::vector<uint8_t>& y, do
   const auto* a = reinterpret_cast<const T*>(x.data());
   const auto* b = reinterpret_cast<const T*>(y.data());
   for (size_t i = 0; i < n; ++i) {
-    const double u = Widen(a[i]), v = Widen(b[i]);
-    if (std::isnan(u) || std::isnan(v)) {
-      if (std::isnan(u) != std::isnan(v)) return false;
-      continue;
-    }
-    if (std::fabs(u - v) > tol * std::max(1.0, std::fabs(v))) return false;
+    if (!Agree(Widen(a[i]), Widen(b[i]), tol)) return false;
   }
   return true;
 }
@@ -57,6 +52,12 @@ absl::StatusOr<bool> SameOnHost(const KernelContext& ctx, const Tensor& x, const
 }
 
 }  // namespace
+
+bool Agree(double u, double v, double tol) {
+  if (std::isnan(u) || std::isnan(v)) return std::isnan(u) == std::isnan(v);
+  if (std::isinf(u) || std::isinf(v)) return u == v;
+  return std::fabs(u - v) <= tol * std::max(1.0, std::fabs(v));
+}
 
 absl::Status RunChecked(KernelContext& ctx, Verdicts& verdicts, const std::string& key,
                         Tensor& out, cudaStream_t stream,

@@ -39,14 +39,18 @@ class Verdicts {
   std::map<std::string, bool> verdicts_;
 };
 
+// Whether a library's value u agrees with the tested path's v: both NaN,
+// the same infinity, or |u - v| <= tol * max(1, |v|).
+bool Agree(double u, double v, double tol);
+
 // A node's call that the library path `library` may compute instead of the
 // tested path `tested` (both write `out`; `library` writes the buffer it is
 // given). With a verdict for `key`, runs the path it chose (the tested one
-// when the library fails that call). Without one, runs
-// `tested` into `out` and `library` into a scratch buffer, compares them on
-// the host (|x - y| <= tol * max(1, |y|), NaN where NaN; tol 1e-3 for
-// float32, 1e-2 for float16, 5e-2 for bfloat16: a wrong layout or epilogue
-// is off by far more; waits for the stream) and records whether they agreed.
+// when the library fails that call). Without one, runs `tested` into `out`
+// and `library` into a scratch buffer, compares them on the host (Agree, tol
+// 1e-3 for float32, 1e-2 for float16, 5e-2 for bfloat16: a wrong layout or
+// epilogue is off by far more; waits for the stream) and records whether
+// they agreed.
 // `library` failing Unimplemented (a case it does not take) is a silent
 // "no"; a disagreement or another error is one stderr line: "smrt: <op> node
 // '<node>': <what> <why> for <key>; this node keeps <kept> there".

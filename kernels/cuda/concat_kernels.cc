@@ -20,9 +20,13 @@
 namespace smrt::kernels::cuda {
 namespace {
 
+// The largest pitch a 2D copy takes (cudaDevAttrMaxPitch on current GPUs).
+constexpr size_t kMaxPitch = (size_t{1} << 31) - 1;
+
 // Output row o (of `outer`) = row o of input 0, then of input 1, ...: input
 // i's rows hold rows[i] elements. One strided copy per input
-// (cudaMemcpy2DAsync, a row per outer index), queued on `stream`.
+// (cudaMemcpy2DAsync, a row per outer index; rows of over 2 GiB, a copy
+// each), queued on `stream`.
 absl::Status CopyIntoRows(const KernelContext& ctx, int n, int64_t outer,
                           const std::vector<int64_t>& rows, Tensor& out, cudaStream_t stream) {
   const size_t elem = DataTypeSize(out.dtype());
@@ -34,12 +38,19 @@ absl::Status CopyIntoRows(const KernelContext& ctx, int n, int64_t outer,
     const size_t row = static_cast<size_t>(rows[i]) * elem;
     if (row == 0) continue;
     const Tensor& t = ctx.input(i);
-    const cudaError_t err =
-        outer == 1 ? cudaMemcpyAsync(dst + offset, t.raw_data(), row, cudaMemcpyDeviceToDevice,
-                                     stream)
-                   : cudaMemcpy2DAsync(dst + offset, out_row, t.raw_data(), row, row,
-                                       static_cast<size_t>(outer), cudaMemcpyDeviceToDevice,
-                                       stream);
+    cudaError_t err = cudaSuccess;
+    if (outer == 1) {
+      err = cudaMemcpyAsync(dst + offset, t.raw_data(), row, cudaMemcpyDeviceToDevice, stream);
+    } else if (out_row <= kMaxPitch) {
+      err = cudaMemcpy2DAsync(dst + offset, out_row, t.raw_data(), row, row,
+                              static_cast<size_t>(outer), cudaMemcpyDeviceToDevice, stream);
+    } else {  // rows past a 2D copy's pitch: one copy per row
+      const char* src = static_cast<const char*>(t.raw_data());
+      for (int64_t o = 0; o < outer && err == cudaSuccess; ++o) {
+        err = cudaMemcpyAsync(dst + offset + o * out_row, src + o * row, row,
+                              cudaMemcpyDeviceToDevice, stream);
+      }
+    }
     if (absl::Status s = CudaStatus(err, ctx.op(), ctx.node_name(),
                                     absl::StrCat("copying input ", i));
         !s.ok()) {

@@ -128,10 +128,12 @@ absl::Status GatherV2(KernelContext& ctx) {
   const char* at = static_cast<const char*>(indices.raw_data()) + bad * index_bytes;
   if (itype == DataType::kInt32) {
     int32_t v = 0;
-    cudaMemcpy(&v, at, sizeof(v), cudaMemcpyDeviceToHost);
+    if (cudaMemcpy(&v, at, sizeof(v), cudaMemcpyDeviceToHost) != cudaSuccess) {
+      (void)cudaGetLastError();  // not left for the next launch to report
+    }
     value = v;
-  } else {
-    cudaMemcpy(&value, at, sizeof(value), cudaMemcpyDeviceToHost);
+  } else if (cudaMemcpy(&value, at, sizeof(value), cudaMemcpyDeviceToHost) != cudaSuccess) {
+    (void)cudaGetLastError();
   }
   return AtNode(ctx, absl::InvalidArgumentError(absl::StrCat(
                          "indices", MultiIndex(static_cast<int64_t>(bad), indices.shape()), " = ",

@@ -81,10 +81,14 @@ absl::Status GatherNd(KernelContext& ctx) {
   const char* at = static_cast<const char*>(indices.raw_data()) + bad * plan->depth * index_bytes;
   if (itype == DataType::kInt32) {
     std::vector<int32_t> narrow(coord.size(), 0);
-    cudaMemcpy(narrow.data(), at, narrow.size() * sizeof(int32_t), cudaMemcpyDeviceToHost);
+    if (cudaMemcpy(narrow.data(), at, narrow.size() * sizeof(int32_t),
+                   cudaMemcpyDeviceToHost) != cudaSuccess) {
+      (void)cudaGetLastError();  // not left for the next launch to report
+    }
     for (size_t k = 0; k < coord.size(); ++k) coord[k] = narrow[k];
-  } else {
-    cudaMemcpy(coord.data(), at, coord.size() * sizeof(int64_t), cudaMemcpyDeviceToHost);
+  } else if (cudaMemcpy(coord.data(), at, coord.size() * sizeof(int64_t),
+                        cudaMemcpyDeviceToHost) != cudaSuccess) {
+    (void)cudaGetLastError();
   }
   return AtNode(ctx, GatherNdBadIndexError(*plan, static_cast<int64_t>(bad), coord.data(),
                                            params.shape()));

@@ -19,10 +19,12 @@ __device__ double Identity(ReduceOp op) {
   return 0.0;
 }
 
-// NaN-propagating max and min; plain sum.
+// NaN-propagating max and min (the NaN itself, its sign kept, as the CPU's);
+// plain sum.
 __device__ double Combine(ReduceOp op, double a, double b) {
   if (op != ReduceOp::kMax && op != ReduceOp::kMin) return a + b;
-  if (isnan(a) || isnan(b)) return NAN;
+  if (isnan(a)) return a;
+  if (isnan(b)) return b;
   if (op == ReduceOp::kMax) return a > b ? a : b;
   return a < b ? a : b;
 }

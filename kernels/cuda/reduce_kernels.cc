@@ -98,6 +98,10 @@ absl::Status Reduce(KernelContext& ctx, const Reduction& r) {
     }
     reduced[d] = true;
   }
+  if (axes->empty()) {  // the input itself, as on the CPU (-0 and NaN bits kept)
+    ctx.set_output(0, input);
+    return absl::OkStatus();
+  }
   Shape out_shape;
   int64_t outer = 1, count = 1, inner = 1;
   int phase = 0;  // 0: before the reduced block, 1: in it, 2: after it
@@ -127,14 +131,8 @@ absl::Status Reduce(KernelContext& ctx, const Reduction& r) {
   const size_t elem_size = DataTypeSize(*dtype);
   Tensor moved;
   if (!contiguous && input.num_elements() > 0) {
-    // Kept dims first, reduced dims last (a copy), then reduce the trailing block.
-    if (rank > kMaxTransposeRank) {
-      return AtNode(ctx, absl::UnimplementedError(absl::StrCat(
-                             "CUDA reductions over axes that are not one contiguous block take "
-                             "rank <= ",
-                             kMaxTransposeRank, "; got axes [", absl::StrJoin(*axes, ", "),
-                             "] of shape ", ShapeToString(input.shape()))));
-    }
+    // Kept dims first, reduced dims last (a copy), then reduce the trailing
+    // block. Size-1 dims dropped and neighbours merged, as Transpose does.
     std::vector<int> perm;
     for (int d = 0; d < rank; ++d) {
       if (!reduced[d]) perm.push_back(d);
@@ -142,12 +140,25 @@ absl::Status Reduce(KernelContext& ctx, const Reduction& r) {
     for (int d = 0; d < rank; ++d) {
       if (reduced[d]) perm.push_back(d);
     }
+    Shape merged_dims;
+    std::vector<int> merged_perm;
+    SimplifyTranspose(input.shape(), perm, merged_dims, merged_perm);
+    if (static_cast<int>(merged_dims.size()) > kMaxTransposeRank) {
+      return AtNode(ctx, absl::UnimplementedError(absl::StrCat(
+                             "CUDA reductions over axes that are not one contiguous block move "
+                             "at most ",
+                             kMaxTransposeRank, " runs of dims; got axes [",
+                             absl::StrJoin(*axes, ", "), "] of shape ",
+                             ShapeToString(input.shape()))));
+    }
     absl::StatusOr<Tensor> t = ctx.device()->Allocate(
         *dtype, {input.num_elements()}, absl::StrCat(ctx.node_name(), "/transposed"));
     if (!t.ok()) return AtNode(ctx, t.status());
     moved = *std::move(t);
     if (absl::Status s = CudaStatus(
-            LaunchTranspose(MakeTransposePlan(input.shape().data(), perm.data(), rank), in,
+            LaunchTranspose(MakeTransposePlan(merged_dims.data(), merged_perm.data(),
+                                              static_cast<int>(merged_dims.size())),
+                            in,
                             moved.raw_data(), input.num_elements(), static_cast<int>(elem_size),
                             *stream),
             ctx.op(), ctx.node_name(), "launching the transpose kernel");

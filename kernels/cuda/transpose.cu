@@ -50,10 +50,16 @@ void SimplifyTranspose(const std::vector<int64_t>& in_dims, const std::vector<in
   for (int p : perm) {
     if (in_dims[p] != 1) order.push_back(p);
   }
-  // Runs of consecutive input dims, in output order.
+  // Runs of input dims consecutive but for size-1 dims between them (which
+  // leave them contiguous), in output order.
+  std::vector<int> kept_index(in_dims.size(), -1);
+  int kept = 0;
+  for (size_t d = 0; d < in_dims.size(); ++d) {
+    if (in_dims[d] != 1) kept_index[d] = kept++;
+  }
   std::vector<std::vector<int>> runs;
   for (int p : order) {
-    if (!runs.empty() && runs.back().back() + 1 == p) {
+    if (!runs.empty() && kept_index[runs.back().back()] + 1 == kept_index[p]) {
       runs.back().push_back(p);
     } else {
       runs.push_back({p});

@@ -102,6 +102,7 @@ TEST_F(CudaGpuPoolReduceTest, ReductionsMatchTheCpu) {
       {{2, 3, 4, 5}, {1, 3}},
       {{4, 1, 6, 1, 3}, {0, 4}},
       {{0, 3, 2}, {0, 2}},              // empty and not contiguous
+      {{1, 1, 1, 1, 1, 2, 3, 4, 5}, {5, 7}},  // rank 9, four dims once size 1 is dropped
   };
   uint32_t seed = 100;
   for (const ReduceCase& c : cases) {
@@ -130,6 +131,16 @@ TEST_F(CudaGpuPoolReduceTest, ReductionsMatchTheCpu) {
   attrs.Set("keep_dims", false);
   for (const char* op : {"Sum", "Mean", "Prod", "Max", "Min"}) {
     ExpectLikeCpu(op, attrs, {x, MakeTensor<int64_t>({}, {1})}, {1});
+  }
+  // Max and Min give the NaN itself (a negative one here); no axes give the
+  // input's bits (-0 stays -0).
+  x.data<float>()[7] = -std::numeric_limits<float>::quiet_NaN();
+  x.data<float>()[8] = -0.0f;
+  for (const char* op : {"Max", "Min"}) {
+    ExpectSameBytesAsCpu(op, attrs, {x, MakeTensor<int64_t>({}, {1})}, {1});
+  }
+  for (const char* op : {"Sum", "Mean", "Max", "Min"}) {
+    ExpectSameBytesAsCpu(op, attrs, {x, MakeTensor<int64_t>({0}, {})}, {1});
   }
 }
 

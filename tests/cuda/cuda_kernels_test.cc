@@ -478,6 +478,28 @@ TEST(CudaKernelsTest, TransposePlansMatchTheCpuKernel) {
   }
 }
 
+TEST(CudaKernelsTest, TransposeMergesDimsWithSizeOneDimsBetweenThem) {
+  Shape merged;
+  std::vector<int> merged_perm;
+  // Input dims 0 and 2 stay neighbours in the output: one run, a copy.
+  SimplifyTranspose({2, 1, 3}, {0, 2, 1}, merged, merged_perm);
+  EXPECT_EQ(merged, (Shape{6}));
+  EXPECT_EQ(merged_perm, (std::vector<int>{0}));
+  // Rank 17, nine dims of 2 between size-1 dims, the last two swapped:
+  // three runs (within the limit of 8), not nine.
+  Shape dims;
+  for (int i = 0; i < 9; ++i) {
+    if (i > 0) dims.push_back(1);
+    dims.push_back(2);
+  }
+  std::vector<int> perm(dims.size());
+  std::iota(perm.begin(), perm.end(), 0);
+  std::swap(perm[14], perm[16]);
+  SimplifyTranspose(dims, perm, merged, merged_perm);
+  EXPECT_EQ(merged, (Shape{128, 2, 2}));
+  EXPECT_EQ(merged_perm, (std::vector<int>{0, 2, 1}));
+}
+
 TEST(CudaKernelsTest, TransposeKeepingTheOrderIsAView) {
   FakeDevice device;
   const Tensor dev = FakeDeviceTensor(DataType::kHalf, {1, 4, 1, 3});

@@ -6,7 +6,9 @@
 // a GPU: the second call of a node (the one that takes the library's path
 // once the first agreed) against the CPU kernel, with no disagreement
 // reported.
+#include <cmath>
 #include <cstdint>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <string>
@@ -130,6 +132,26 @@ TEST(CudaLibraryEpilogueTest, AlignmentsAreTheAddresses) {
 // A node whose library path agreed once still computes a call the library
 // declines (no algorithm for these buffers, no workspace): the tested path
 // runs it. Where both fail, the library's error is the one reported.
+TEST(CudaLibraryEpilogueTest, AgreementIsRelativeAndExactForNaNAndInfinities) {
+  EXPECT_TRUE(Agree(100.05, 100.0, 1e-3));
+  EXPECT_FALSE(Agree(100.2, 100.0, 1e-3));
+  EXPECT_TRUE(Agree(1e-4, 0.0, 1e-3));  // absolute below 1
+  EXPECT_FALSE(Agree(2e-3, 0.0, 1e-3));
+  const double inf = std::numeric_limits<double>::infinity();
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  EXPECT_TRUE(Agree(nan, nan, 1e-3));
+  EXPECT_FALSE(Agree(0.0, nan, 1e-3));
+  EXPECT_FALSE(Agree(nan, 0.0, 1e-3));
+  EXPECT_TRUE(Agree(inf, inf, 1e-3));
+  EXPECT_TRUE(Agree(-inf, -inf, 1e-3));
+  // A tested infinity does not accept any library value (its relative
+  // bound would be infinite).
+  EXPECT_FALSE(Agree(3.0, inf, 1e-3));
+  EXPECT_FALSE(Agree(-inf, inf, 1e-3));
+  EXPECT_FALSE(Agree(65504.0, inf, 1e-2));
+  EXPECT_FALSE(Agree(inf, 3.0, 1e-3));
+}
+
 TEST(CudaLibraryEpilogueTest, AnAgreedLibraryThatDeclinesACallFallsBack) {
   KernelContext ctx("mm", kFusedMatMul, AttrMap(), {}, 1);
   Tensor out = RandomFloats({2, 2}, 1);
@@ -252,6 +274,46 @@ TEST_F(CudaGpuLibraryEpilogueTest, FusedConvolutionsSecondCallsMatchTheCpu) {
     }
     const std::string err = ::testing::internal::GetCapturedStderr();
     EXPECT_EQ(err.find("cudnnConvolutionBiasActivationForward"), std::string::npos) << err;
+  }
+}
+
+// After a first call that agreed, a NaN reaching the library's ReLU comes
+// out NaN, as TensorFlow's CPU Relu gives (an epilogue computing fmaxf(x, 0)
+// would give 0).
+TEST_F(CudaGpuLibraryEpilogueTest, NaNsPassTheLibrariesReluEpilogues) {
+  const Tensor bias = RandomFloats({40}, 5);
+  Tensor a = RandomFloats({24, 64}, 3);
+  Tensor a_nan = *a.Clone();
+  a_nan.data<float>()[0] = std::numeric_limits<float>::quiet_NaN();  // row 0 of the product
+  AttrMap matmul = TypeAttr(DataType::kFloat);
+  matmul.Set("fused_ops", std::vector<std::string>{"BiasAdd", "Relu"});
+  AttrMap conv = matmul;
+  conv.Set("strides", std::vector<int64_t>{1, 1, 1, 1});
+  conv.Set("padding", std::string("VALID"));
+  const Tensor x = RandomFloats({1, 4, 4, 8}, 6);
+  Tensor x_nan = *x.Clone();
+  x_nan.data<float>()[0] = std::numeric_limits<float>::quiet_NaN();  // output pixel (0, 0)
+  struct Case {
+    const char* op;
+    AttrMap attrs;
+    std::vector<Tensor> first, second;
+  };
+  const Tensor w = RandomFloats({64, 40}, 4), f = RandomFloats({1, 1, 8, 40}, 7);
+  for (const Case& c : {Case{kFusedMatMul, matmul, {a, w, bias}, {a_nan, w, bias}},
+                        Case{kFusedConv2D, conv, {x, f, bias}, {x_nan, f, bias}}}) {
+    const auto kernel = KernelRegistry::Default().FindKernel(c.op, kCudaDevice,
+                                                            TypeAttr(DataType::kFloat));
+    ASSERT_TRUE(kernel.ok()) << kernel.status();
+    absl::StatusOr<std::vector<Tensor>> cpu = RunOp(c.op, c.attrs, c.second);
+    ASSERT_TRUE(cpu.ok()) << cpu.status();
+    ASSERT_TRUE(std::isnan((*cpu)[0].data<float>()[0]));
+    std::unique_ptr<KernelState> state = (*kernel)->make_state();
+    ASSERT_TRUE(testing::RunOnGpu(device_.get(), c.op, c.attrs, c.first, {}, state.get()).ok());
+    absl::StatusOr<Tensor> gpu =
+        testing::RunOnGpu(device_.get(), c.op, c.attrs, c.second, {}, state.get());
+    ASSERT_TRUE(gpu.ok()) << gpu.status();
+    EXPECT_TRUE(TensorsNear(*gpu, (*cpu)[0], 1e-4, 1e-4)) << c.op;
+    EXPECT_TRUE(std::isnan(gpu->data<float>()[0])) << c.op;
   }
 }
 
