@@ -48,6 +48,10 @@ inline constexpr char kFusedMatMul[] = "_SmrtFusedMatMul";
 inline constexpr char kLayerNorm[] = "_SmrtLayerNorm";
 inline constexpr char kAttention[] = "_SmrtAttention";
 inline constexpr char kRoundTo[] = "_SmrtRoundTo";
+// A bool attr on float32 convolutions, matmuls and einsums: a GPU kernel may
+// compute them with TF32 tensor cores (the precision load option "tf32",
+// passes/allow_tf32.cc; kernels/cuda/tf32.h). The CPU computes in float32.
+inline constexpr char kAllowTf32Attr[] = "_smrt_allow_tf32";
 
 enum class Activation {
   kRelu, kRelu6, kElu, kLeakyRelu, kSigmoid, kTanh, kSwish, kHardSwish, kGeluErf, kGeluTanh

@@ -190,10 +190,15 @@ conformance_gpu_require() {
 }
 # The committed zoo with LoadOptions::precision float16 on the GPU: within
 # the differences docs/precision.md measured on the CPU (the worst,
-# mobilenetv2_035_96, moves by 7e-2 there).
-conformance_gpu_float16() {
+# mobilenetv2_035_96, moves by 7e-2 there); then with tf32 (TF32 tensor
+# cores for the float32 products alone: operands rounded as float16's are,
+# activations float32), whose max rel per model is the measurement
+# docs/precision.md waits for.
+conformance_gpu_precision() {
   line_buffered "$build_dir/bin/smrt_conformance" --zoo tests/data/zoo --device CUDA:0 \
-    --precision float16 --tolerance 0.1
+    --precision float16 --tolerance 0.1 || return 1
+  line_buffered "$build_dir/bin/smrt_conformance" --zoo tests/data/zoo --device CUDA:0 \
+    --precision tf32 --tolerance 0.1
 }
 # `smrt bench` per allocator mode on the models under $build_dir/models (a
 # bundle's; scripts/pattern_weights.py copies of ResNet50 and BERT-base) or
@@ -201,7 +206,7 @@ conformance_gpu_float16() {
 bench_modes() {
   local models=${BENCH_MODELS:-$(ls -d "$build_dir"/models/*/ 2>/dev/null)}
   [ -n "$models" ] || { echo "no models to bench"; return 1; }
-  local m mode batch shapes
+  local m mode batch shapes precision
   for m in $models; do
     for batch in 1 16; do
       shapes=""  # BERT-style inputs: sequences of 128
@@ -216,9 +221,11 @@ bench_modes() {
           sed "s|^{|{\"allocator\": \"${mode%%:*}\", \"allow_growth\": ${mode##*:}, |" ||
           return 1
       done
-      "$build_dir/bin/smrt" bench --dir "$m" --device CUDA:0 --precision float16 --batch $batch \
-        --shapes "$shapes" --warmup 3 --iters 20 --json |
-        sed 's|^{|{"allocator": "bfc", "precision": "float16", |' || return 1
+      for precision in float16 tf32; do
+        "$build_dir/bin/smrt" bench --dir "$m" --device CUDA:0 --precision $precision \
+          --batch $batch --shapes "$shapes" --warmup 3 --iters 20 --json |
+          sed "s|^{|{\"allocator\": \"bfc\", \"precision\": \"$precision\", |" || return 1
+      done
       "$build_dir/bin/smrt" bench --dir "$m" --batch $batch --shapes "$shapes" --warmup 1 \
         --iters 5 --json | sed 's|^{|{"allocator": "cpu", |' || return 1
     done
@@ -240,7 +247,7 @@ tuning_cache() {
   [ "$(cat "$dir"/*.smrt-tune 2>/dev/null | wc -l)" -gt 3 ] ||
     { echo "no choices cached"; return 1; }
 }
-export -f conformance_gpu conformance_gpu_require conformance_gpu_float16 bench_modes tuning_cache
+export -f conformance_gpu conformance_gpu_require conformance_gpu_precision bench_modes tuning_cache
 if [ $built -eq 1 ]; then
   step conformance_on_gpu 240 conformance_gpu
   grep -E "passed, .* failed|^FAIL|absent" "$log_dir/conformance_on_gpu.log" | head -20
@@ -251,8 +258,8 @@ if [ $built -eq 1 ]; then
   cat "$log_dir/tuning_cache.log"
   step conformance_on_gpu_require 200 conformance_gpu_require
   grep -E "passed, .* failed|^FAIL|absent" "$log_dir/conformance_on_gpu_require.log" | head -20
-  step conformance_on_gpu_float16 200 conformance_gpu_float16
-  grep -E "passed, .* failed|^FAIL" "$log_dir/conformance_on_gpu_float16.log" | head -20
+  step conformance_on_gpu_precision 240 conformance_gpu_precision
+  grep -E "passed, .* failed|^FAIL" "$log_dir/conformance_on_gpu_precision.log" | head -20
 fi
 
 printf '%s\n' "== gpu_check summary ==" "${summary[@]}"

@@ -114,7 +114,10 @@ struct LoadOptions {
   // What a float32 model's products (convolutions, matmuls, einsums and
   // what the passes fused into them, with the bias, activation and pooling
   // chains around them) compute in: "float32" (the default) as exported;
-  // "float16" or "bfloat16" converts them, as TensorFlow's
+  // "tf32" lets a GPU compute the products alone on TF32 tensor cores
+  // (operands rounded to 10 mantissa bits, fp32 accumulation; TensorFlow's
+  // and ONNX Runtime's default on Ampere and later GPUs; the CPU computes in
+  // float32); "float16" or "bfloat16" converts them, as TensorFlow's
   // auto_mixed_precision does, for GPUs' tensor cores. Softmax, reductions,
   // layer norm and the rest stay float32; inputs and outputs keep their
   // dtypes. Results move by about one 16-bit rounding of each layer:

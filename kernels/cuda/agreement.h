@@ -48,9 +48,9 @@ bool Agree(double u, double v, double tol);
 // given). With a verdict for `key`, runs the path it chose (the tested one
 // when the library fails that call). Without one, runs `tested` into `out`
 // and `library` into a scratch buffer, compares them on the host (Agree, tol
-// 1e-3 for float32, 1e-2 for float16, 5e-2 for bfloat16: a wrong layout or
-// epilogue is off by far more; waits for the stream) and records whether
-// they agreed.
+// 1e-3 for float32, 1e-2 for float16 and for float32 where the node allows
+// TF32, 5e-2 for bfloat16: a wrong layout or epilogue is off by far more;
+// waits for the stream) and records whether they agreed.
 // `library` failing Unimplemented (a case it does not take) is a silent
 // "no"; a disagreement or another error is one stderr line: "smrt: <op> node
 // '<node>': <what> <why> for <key>; this node keeps <kept> there".

@@ -1,6 +1,8 @@
 // Conv2D, DepthwiseConv2dNative and _SmrtFusedConv2D float32, NHWC, through
 // cuDNN's legacy API (cudnn_loader.h) in fp32 arithmetic (CUDNN_FMA_MATH:
-// no TF32, so results match the CPU kernels). Served only where cuDNN loads.
+// no TF32, so results match the CPU kernels; TF32 tensor cores where the
+// precision option "tf32" marked the node, tf32.h). Served only where cuDNN
+// loads.
 // Each also takes float16 and bfloat16 (Keras mixed precision, or the
 // precision load option): cuDNN's pseudo-half configurations, fp32 accumulation,
 // tensor cores allowed (their products of 16-bit values are exact in fp32).
@@ -47,6 +49,7 @@
 #include "kernels/cuda/pad.h"
 #include "kernels/cuda/post_ops.h"
 #include "kernels/cuda/register.h"
+#include "kernels/cuda/tf32.h"
 #include "kernels/cuda/transpose.h"
 #include "kernels/fused_ops.h"
 
@@ -223,7 +226,9 @@ class Descriptors {
 // The convolution cuDNN runs: on the (maybe padded) input, symmetric pads.
 struct CudnnConv {
   const char* DtypeTag() const {
-    return dtype == CUDNN_DATA_HALF ? "f16" : (dtype == CUDNN_DATA_BFLOAT16 ? "bf16" : "f32");
+    if (dtype == CUDNN_DATA_HALF) return "f16";
+    if (dtype == CUDNN_DATA_BFLOAT16) return "bf16";
+    return tf32 ? "tf32" : "f32";
   }
 
   int n = 0, h = 0, w = 0, c = 0;  // input cuDNN reads
@@ -231,6 +236,7 @@ struct CudnnConv {
   int pad_h = 0, pad_w = 0, stride_h = 1, stride_w = 1, dil_h = 1, dil_w = 1, groups = 1;
   int out_h = 0, out_w = 0;
   cudnnDataType_t dtype = CUDNN_DATA_FLOAT;  // x, w and y; the arithmetic is fp32
+  bool tf32 = false;  // float32 operands may be rounded to TF32 (tf32.h)
 
   std::string Key() const {
     return absl::StrCat("cudnn_conv_fwd/", DtypeTag(), "/", n, ",", h, ",", w, ",", c, "/", k,
@@ -286,11 +292,10 @@ absl::Status SetDescriptors(const KernelContext& ctx, const CudnnApi& api, const
       !s.ok()) {
     return s;
   }
-  const bool fp32 = cv.dtype == CUDNN_DATA_FLOAT;
-  if (absl::Status s = CudnnStatus(
-          api.set_math_type(d.conv, fp32 ? CUDNN_FMA_MATH : CUDNN_TENSOR_OP_MATH), op, node,
-          fp32 ? "cudnnSetConvolutionMathType(CUDNN_FMA_MATH)"
-               : "cudnnSetConvolutionMathType(CUDNN_TENSOR_OP_MATH)");
+  const cudnnMathType_t math = ConvMathType(cv.dtype, cv.tf32);
+  if (absl::Status s =
+          CudnnStatus(api.set_math_type(d.conv, math), op, node,
+                      absl::StrCat("cudnnSetConvolutionMathType(", static_cast<int>(math), ")"));
       !s.ok()) {
     return s;
   }
@@ -326,11 +331,11 @@ struct Found {
 };
 
 // The fastest algorithm that succeeds within the workspace cuDNN is offered,
-// measured on this call's buffers (for float32, fp32 FMA ones only, no
-// tensor ops); kDirect when none does.
+// measured on this call's buffers, of a math type cv allows (float32: fp32
+// FMA ones only, or TF32 too; ConvMathAllowed); kDirect when none does.
 absl::StatusOr<Found> FindAlgorithm(const KernelContext& ctx, const CudnnApi& api,
-                                    cudnnHandle_t handle, const Descriptors& d, bool tensor_ops,
-                                    const void* x, const void* w, void* y) {
+                                    cudnnHandle_t handle, const Descriptors& d,
+                                    const CudnnConv& cv, const void* x, const void* w, void* y) {
   int64_t ws_bytes = kMaxWorkspaceBytes;
   absl::StatusOr<Tensor> ws = Scratch(ctx, ws_bytes, "cudnn_find_workspace");
   if (!ws.ok()) {  // a small arena: search among the algorithms that need none
@@ -352,10 +357,7 @@ absl::StatusOr<Found> FindAlgorithm(const KernelContext& ctx, const CudnnApi& ap
   for (int i = 0; i < returned; ++i) {  // sorted fastest first
     const cudnnConvolutionFwdAlgoPerf_t& p = perf[i];
     if (p.status != CUDNN_STATUS_SUCCESS) continue;
-    if (!tensor_ops && (p.mathType == CUDNN_TENSOR_OP_MATH ||
-                        p.mathType == CUDNN_TENSOR_OP_MATH_ALLOW_CONVERSION)) {
-      continue;
-    }
+    if (!ConvMathAllowed(p.mathType, cv.dtype, cv.tf32)) continue;
     if (static_cast<int64_t>(p.memory) > ws_bytes) continue;
     return Found{static_cast<int>(p.algo), full_search};
   }
@@ -396,7 +398,7 @@ absl::StatusOr<int> ChooseAlgorithm(const KernelContext& ctx, const CudnnApi& ap
   }
   if (!algo.has_value()) {
     absl::StatusOr<Found> found =
-        FindAlgorithm(ctx, api, handle, d, cv.dtype != CUDNN_DATA_FLOAT, x, w, y);
+        FindAlgorithm(ctx, api, handle, d, cv, x, w, y);
     if (!found.ok()) return found.status();
     algo = found->algo;
     if (cache != nullptr && found->full_search) cache->Store(key, absl::StrCat(*algo));
@@ -610,6 +612,7 @@ absl::Status Convolve(KernelContext& ctx, bool depthwise, const FusedOps* fused)
   cv.dtype = *dtype == DataType::kHalf
                  ? CUDNN_DATA_HALF
                  : (*dtype == DataType::kBFloat16 ? CUDNN_DATA_BFLOAT16 : CUDNN_DATA_FLOAT);
+  cv.tf32 = cv.dtype == CUDNN_DATA_FLOAT && AllowsTf32(ctx);
 
   absl::StatusOr<cudnnHandle_t> handle = CudnnHandleOn(*stream, ctx.op(), ctx.node_name());
   if (!handle.ok()) return handle.status();

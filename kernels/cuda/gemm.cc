@@ -8,6 +8,7 @@
 #include "kernels/cuda/cublas_loader.h"
 #include "kernels/cuda/cuda_status.h"
 #include "kernels/cuda/kernel_util.h"
+#include "kernels/cuda/tf32.h"
 
 namespace smrt::kernels::cuda {
 
@@ -44,7 +45,8 @@ absl::Status RunGemm(const KernelContext& ctx, const Gemm& g, DataType dtype, co
   const cublasOperation_t op_b = g.trans_b ? CUBLAS_OP_T : CUBLAS_OP_N;
   const int m = static_cast<int>(g.m), n = static_cast<int>(g.n), k = static_cast<int>(g.k);
   const int lda = static_cast<int>(g.lda), ldb = static_cast<int>(g.ldb);
-  if (dtype == DataType::kFloat) {
+  const bool tf32 = dtype == DataType::kFloat && AllowsTf32(ctx);
+  if (dtype == DataType::kFloat && !tf32) {  // cublasSgemm: fp32, never TF32
     const auto* fa = static_cast<const float*>(a);
     const auto* fb = static_cast<const float*>(b);
     auto* fc = static_cast<float*>(c);
@@ -59,17 +61,19 @@ absl::Status RunGemm(const KernelContext& ctx, const Gemm& g, DataType dtype, co
                                       static_cast<int>(g.batch)),
         ctx.op(), ctx.node_name(), "cublasSgemmStridedBatched");
   }
-  const cudaDataType_t t = dtype == DataType::kHalf ? CUDA_R_16F : CUDA_R_16BF;
+  const cudaDataType_t t = dtype == DataType::kHalf       ? CUDA_R_16F
+                          : dtype == DataType::kBFloat16 ? CUDA_R_16BF
+                                                         : CUDA_R_32F;
+  const cublasComputeType_t compute = GemmComputeType(dtype, tf32);
   if (g.batch == 1) {
     return CublasStatus((*api)->gemm_ex(*h, op_b, op_a, n, m, k, &alpha, b, t, ldb, a, t, lda,
-                                        &beta, c, t, n, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT),
+                                        &beta, c, t, n, compute, CUBLAS_GEMM_DEFAULT),
                         ctx.op(), ctx.node_name(), "cublasGemmEx");
   }
   return CublasStatus(
       (*api)->gemm_strided_batched_ex(*h, op_b, op_a, n, m, k, &alpha, b, t, ldb, g.stride_b, a,
                                       t, lda, g.stride_a, &beta, c, t, n, g.m * g.n,
-                                      static_cast<int>(g.batch), CUBLAS_COMPUTE_32F,
-                                      CUBLAS_GEMM_DEFAULT),
+                                      static_cast<int>(g.batch), compute, CUBLAS_GEMM_DEFAULT),
       ctx.op(), ctx.node_name(), "cublasGemmStridedBatchedEx");
 }
 

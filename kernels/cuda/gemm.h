@@ -27,7 +27,8 @@ struct Gemm {
 };
 
 // c = op(a) op(b) (batch x m x n, row-major), queued on `stream`; fp32
-// arithmetic (no TF32). Zeros when k is 0. Errors name ctx's op and node.
+// arithmetic (no TF32 unless ctx's node allows it: tf32.h). Zeros when k is
+// 0. Errors name ctx's op and node.
 absl::Status RunGemm(const KernelContext& ctx, const Gemm& g, const float* a, const float* b,
                      float* c, cudaStream_t stream);
 

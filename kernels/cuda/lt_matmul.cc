@@ -11,6 +11,7 @@
 #include "kernels/cuda/cublas_loader.h"
 #include "kernels/cuda/dynamic_library.h"
 #include "kernels/cuda/kernel_util.h"
+#include "kernels/cuda/tf32.h"
 #include "kernels/cuda/thread_handles.h"
 
 namespace smrt::kernels::cuda {
@@ -137,9 +138,10 @@ absl::Status RunLtMatmul(const KernelContext& ctx, const Gemm& g, DataType dtype
                                                              : CUDA_R_32F;
   const LtLayouts l = PlanLtLayouts(g);
   Descriptors desc(api);
-  // CUBLAS_COMPUTE_32F: fp32 accumulation, and no TF32 for float32 operands.
-  if (absl::Status s = CublasStatus(api.desc_create(&desc.op, CUBLAS_COMPUTE_32F, CUDA_R_32F), op,
-                                    node, "cublasLtMatmulDescCreate");
+  // fp32 accumulation; TF32 for float32 operands only where the node allows it.
+  if (absl::Status s = CublasStatus(
+          api.desc_create(&desc.op, GemmComputeType(dtype, AllowsTf32(ctx)), CUDA_R_32F), op,
+          node, "cublasLtMatmulDescCreate");
       !s.ok()) {
     return s;
   }

@@ -18,7 +18,8 @@ namespace smrt::kernels::cuda {
 absl::Status CublasLtAvailable();
 
 // d = epilogue(op(a) op(b) [+ bias]) for g (batch 1) of `dtype` (float32:
-// fp32 arithmetic, no TF32; float16/bfloat16: fp32 accumulation), queued on
+// fp32 arithmetic, TF32 only where ctx's node allows it (tf32.h);
+// float16/bfloat16: fp32 accumulation), queued on
 // `stream`; `bias` is read when the epilogue has one. Unimplemented when
 // cuBLASLt offers no algorithm; errors name ctx's op and node.
 absl::Status RunLtMatmul(const KernelContext& ctx, const Gemm& g, DataType dtype, const void* a,

@@ -1,5 +1,6 @@
 // MatMul, BatchMatMulV2 and _SmrtFusedMatMul float32 through cuBLAS (fp32
-// arithmetic, no TF32; gemm.h); the fused op's post-ops run as one epilogue
+// arithmetic, no TF32 unless the precision option "tf32" marked the node;
+// gemm.h); the fused op's post-ops run as one epilogue
 // kernel after the product (post_ops.h), or, where cuBLASLt's epilogue
 // computes them (bias, relu, tanh gelu: epilogue_plan.h), in the product's own
 // kernel. cuBLASLt's path is taken for a shape only after its first call

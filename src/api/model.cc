@@ -635,9 +635,10 @@ absl::StatusOr<std::unique_ptr<Model>> Model::Load(const std::string& dir,
     precision = DataType::kHalf;
   } else if (options.precision == "bfloat16") {
     precision = DataType::kBFloat16;
-  } else if (options.precision != "float32") {
+  } else if (options.precision != "float32" && options.precision != "tf32") {
     return absl::InvalidArgumentError(absl::StrCat(
-        "LoadOptions::precision must be \"float32\", \"float16\" or \"bfloat16\", got \"",
+        "LoadOptions::precision must be \"float32\", \"tf32\", \"float16\" or \"bfloat16\", "
+        "got \"",
         options.precision, "\""));
   }
   impl->cpu_kernels = options.cpu_kernels;
@@ -738,6 +739,7 @@ absl::StatusOr<std::unique_ptr<Model>> Model::Load(const std::string& dir,
   pass_options.disabled_passes = options.disabled_passes;
   pass_options.dump_dir = options.dump_graph_dir;
   pass_options.precision = precision;
+  pass_options.tf32 = options.precision == "tf32";
   pass_options = passes::WithEnvironment(std::move(pass_options));
   if (impl->device_context != nullptr) {
     pass_options.placement.device = absl::StrCat("CUDA:", impl->device_context->device());

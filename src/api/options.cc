@@ -88,7 +88,7 @@ constexpr Key kKeys[] = {
     {"log_placement", "true: print every node's device to stderr at load",
      Set<&LoadOptions::log_placement>},
     {"precision", "what a float32 model's convolutions and matmuls compute in: float32, "
-     "float16 or bfloat16 (default float32)",
+     "tf32 (a GPU's TF32 tensor cores), float16 or bfloat16 (default float32)",
      Set<&LoadOptions::precision>},
     {"cpu_kernels", "CPU nodes with several kernels: measure (per shape, the faster), "
      "preferred (oneDNN's), onednn or reference (default measure)",

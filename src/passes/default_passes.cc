@@ -18,6 +18,7 @@ std::vector<std::unique_ptr<Pass>> DefaultPasses() {
   p.push_back(MakeFuseConvPass());
   p.push_back(MakeFuseMatMulPass());
   p.push_back(MakeReducePrecisionPass());  // after the fusions: it converts the fused ops
+  p.push_back(MakeAllowTf32Pass());        // after the fusions: it marks the fused ops
   p.push_back(MakePrunePass());
   return p;
 }

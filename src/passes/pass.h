@@ -74,6 +74,8 @@ struct PassContext {
   // What the products compute in: kFloat leaves the graph's types as they
   // are; kHalf or kBFloat16 converts them (reduce_precision.cc).
   DataType precision = DataType::kFloat;
+  // Whether float32 products on a GPU may use TF32 (allow_tf32.cc).
+  bool tf32 = false;
 
   std::vector<std::string> log;
   std::vector<FusionRecord> fusions;

@@ -22,8 +22,9 @@ struct PipelineOptions {
   std::string dump_name = "graph";
   // Constant folding keeps results over this many bytes as computations.
   int64_t max_folded_bytes = int64_t{64} << 20;
-  // PassContext::precision.
+  // PassContext::precision and ::tf32.
   DataType precision = DataType::kFloat;
+  bool tf32 = false;
   // When placement.device is set, nodes are placed on it after the passes
   // (passes/place_nodes.h); the placement is not a pass and cannot be
   // disabled.

@@ -21,7 +21,7 @@ namespace {
 constexpr char kUsage[] =
     "usage: smrt_conformance [--zoo DIR]... [--community] [--only NAME,...] [--markdown]\n"
     "                        [--device CUDA:0] [--device_policy prefer|require]\n"
-    "                        [--precision float32|float16|bfloat16] [--tolerance T]\n"
+    "                        [--precision float32|tf32|float16|bfloat16] [--tolerance T]\n"
     "  --zoo DIR     a folder written by scripts/make_zoo.py (repeatable)\n"
     "  --community   also run the community corpus goldens (tests/data/goldens)\n"
     "  --only        model names to run (default: all)\n"

@@ -268,6 +268,42 @@ TEST(ModelPassesTest, MixedPrecisionExportsRunAsExportedUnderThePrecisionOption)
   EXPECT_EQ(checked, 6);
 }
 
+// The CPU has no TF32: precision "tf32" gives float32's bits there, and the
+// log says so.
+TEST(ModelPassesTest, Tf32OnTheCpuIsFloat32) {
+  absl::StatusOr<std::vector<testing::ConformanceModel>> models =
+      testing::ListZooModels(testing::TestDataDir() + "/zoo");
+  ASSERT_TRUE(models.ok()) << models.status();
+  int checked = 0;
+  for (const testing::ConformanceModel& m : *models) {
+    if (m.name != "conv_autoencoder" && m.name != "transformer_small") continue;
+    const testing::ConformanceCase& c = m.cases.at(0);
+    absl::StatusOr<NamedTensors> in = testing::ReadInputs(c);
+    ASSERT_TRUE(in.ok()) << in.status();
+    absl::StatusOr<std::unique_ptr<Model>> plain = Model::Load(m.dir);
+    ASSERT_TRUE(plain.ok()) << plain.status();
+    absl::StatusOr<NamedTensors> want = (*plain)->Run(c.signature, *in);
+    ASSERT_TRUE(want.ok()) << want.status();
+    LoadOptions options;
+    ASSERT_TRUE(SetLoadOption(&options, "precision", "tf32").ok());
+    absl::StatusOr<std::unique_ptr<Model>> model = Model::Load(m.dir, options);
+    ASSERT_TRUE(model.ok()) << model.status();
+    absl::StatusOr<NamedTensors> got = (*model)->Run(c.signature, *in);
+    ASSERT_TRUE(got.ok()) << got.status();
+    for (const auto& [name, t] : *want) {
+      const Tensor& g = got->at(name);
+      ASSERT_EQ(g.byte_size(), t.byte_size()) << name;
+      EXPECT_EQ(std::memcmp(g.raw_data(), t.raw_data(), t.byte_size()), 0) << m.name << name;
+    }
+    absl::StatusOr<ModelInternals::PassReport> report =
+        ModelInternals::Passes(**model, c.signature);
+    ASSERT_TRUE(report.ok()) << report.status();
+    EXPECT_TRUE(HasLine(*report->log, "allow_tf32: the CPU has no TF32"));
+    ++checked;
+  }
+  EXPECT_EQ(checked, 2);
+}
+
 TEST(ModelPassesTest, AnUnknownPrecisionIsRefusedByName) {
   absl::StatusOr<std::vector<testing::ConformanceModel>> models =
       testing::ListZooModels(testing::TestDataDir() + "/zoo");
@@ -280,8 +316,8 @@ TEST(ModelPassesTest, AnUnknownPrecisionIsRefusedByName) {
   ASSERT_FALSE(model.ok());
   EXPECT_EQ(model.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_TRUE(absl::StrContains(model.status().message(),
-                                "precision must be \"float32\", \"float16\" or \"bfloat16\", got "
-                                "\"fp8\""))
+                                "precision must be \"float32\", \"tf32\", \"float16\" or "
+                                "\"bfloat16\", got \"fp8\""))
       << model.status();
 }
 
