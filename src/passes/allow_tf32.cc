@@ -21,12 +21,6 @@ namespace {
 
 constexpr char kPass[] = "allow_tf32";
 
-bool IsProduct(const std::string& op) {
-  return op == "Conv2D" || op == "DepthwiseConv2dNative" || op == "MatMul" ||
-         op == "BatchMatMul" || op == "BatchMatMulV2" || op == "Einsum" ||
-         op == kernels::kFusedConv2D || op == kernels::kFusedMatMul;
-}
-
 class AllowTf32Pass : public Pass {
  public:
   absl::string_view name() const override { return kPass; }
@@ -41,7 +35,7 @@ class AllowTf32Pass : public Pass {
     int marked = 0;
     for (graph::NodeId id : *order) {
       graph::Node& n = ctx.graph.node(id);
-      if (!IsProduct(n.op) || TypeAttr(n) != DataType::kFloat) continue;
+      if (!IsProductOp(n.op) || TypeAttr(n) != DataType::kFloat) continue;
       n.attrs.Set(kernels::kAllowTf32Attr, true);
       ++marked;
     }

@@ -31,12 +31,6 @@ namespace {
 
 constexpr char kPass[] = "reduce_precision";
 
-bool IsProduct(const std::string& op) {
-  return op == "Conv2D" || op == "DepthwiseConv2dNative" || op == "Conv2DBackpropInput" ||
-         op == "MatMul" || op == "BatchMatMulV2" || op == "Einsum" ||
-         op == kernels::kFusedConv2D || op == kernels::kFusedMatMul;
-}
-
 bool IsFollower(const std::string& op) {
   static const auto* ops = new absl::flat_hash_set<std::string>{
       "BiasAdd", "Relu",     "Relu6",   "Elu",     "LeakyRelu", "Sigmoid",    "Tanh",
@@ -89,7 +83,7 @@ class Rewriter {
     for (graph::NodeId id : uses->order()) {  // inputs first: followers see their producers
       const graph::Node& n = g.node(id);
       if (uses->is_feed(id) || !FloatThroughT(n)) continue;
-      bool convert = IsProduct(n.op);
+      bool convert = IsProductOp(n.op);
       if (!convert && IsFollower(n.op)) {
         for (const graph::Endpoint& in : n.inputs) convert |= converted_.contains(in.node);
       }

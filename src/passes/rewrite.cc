@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "graph/dataflow_order.h"
 #include "graph/shape_inference.h"
+#include "kernels/fused_ops.h"
 
 namespace smrt::passes {
 
@@ -198,6 +199,12 @@ absl::Status RefreshShapes(PassContext& ctx) {
 DataType TypeAttr(const graph::Node& n) {
   absl::StatusOr<DataType> t = n.attrs.Get<DataType>("T");
   return t.ok() ? *t : DataType::kInvalid;
+}
+
+bool IsProductOp(const std::string& op) {
+  return op == "Conv2D" || op == "DepthwiseConv2dNative" || op == "Conv2DBackpropInput" ||
+         op == "MatMul" || op == "BatchMatMul" || op == "BatchMatMulV2" || op == "Einsum" ||
+         op == kernels::kFusedConv2D || op == kernels::kFusedMatMul;
 }
 
 std::string WhyNotPrivateChain(const graph::Graph& g, const Uses& uses, graph::NodeId out,

@@ -95,6 +95,11 @@ absl::Status RefreshShapes(PassContext& ctx);
 // The dtype attr "T" of a node, or kInvalid.
 DataType TypeAttr(const graph::Node& n);
 
+// Ops whose work is sums of products of their operands (convolutions,
+// matmuls, einsums and the fused ops that carry them): what the precision
+// option changes (reduce_precision.cc, allow_tf32.cc).
+bool IsProductOp(const std::string& op);
+
 // Why the chain of nodes `inner` ending at `out` cannot become one float32
 // op, or "": a node that is not float32, or an inner value that is fetched,
 // is a control input, or is read outside the chain.

@@ -223,6 +223,41 @@ TEST(ModelPassesTest, PrecisionOptionKeepsTheZooWithinItsStatedTolerance) {
   EXPECT_EQ(checked, 9);
 }
 
+// Loads m with `precision`, runs its first case and expects the bits of a
+// load without the option; the pass log of that load (empty on a failure).
+std::vector<std::string> ExpectTheBitsOfAPlainLoad(const testing::ConformanceModel& m,
+                                                   const std::string& precision) {
+  SCOPED_TRACE(absl::StrCat(m.name, " ", precision));
+  const testing::ConformanceCase& c = m.cases.at(0);
+  absl::StatusOr<NamedTensors> in = testing::ReadInputs(c);
+  absl::StatusOr<std::unique_ptr<Model>> plain =
+      in.ok() ? Model::Load(m.dir) : absl::StatusOr<std::unique_ptr<Model>>(in.status());
+  LoadOptions options;
+  if (absl::Status s = SetLoadOption(&options, "precision", precision); !s.ok()) plain = s;
+  absl::StatusOr<std::unique_ptr<Model>> model =
+      plain.ok() ? Model::Load(m.dir, options) : plain.status();
+  if (!model.ok()) {
+    ADD_FAILURE() << model.status();
+    return {};
+  }
+  absl::StatusOr<NamedTensors> want = (*plain)->Run(c.signature, *in);
+  absl::StatusOr<NamedTensors> got = (*model)->Run(c.signature, *in);
+  absl::StatusOr<ModelInternals::PassReport> report = ModelInternals::Passes(**model, c.signature);
+  if (!want.ok() || !got.ok() || !report.ok()) {
+    ADD_FAILURE() << want.status() << " " << got.status() << " " << report.status();
+    return {};
+  }
+  EXPECT_EQ(got->size(), want->size());
+  for (const auto& [name, t] : *want) {
+    const Tensor& g = got->at(name);
+    EXPECT_EQ(g.byte_size(), t.byte_size()) << name;
+    if (g.byte_size() == t.byte_size()) {
+      EXPECT_EQ(std::memcmp(g.raw_data(), t.raw_data(), t.byte_size()), 0) << name;
+    }
+  }
+  return *report->log;
+}
+
 // A mixed-precision export (Keras mixed_float16 / mixed_bfloat16, whose
 // head stays float32 on purpose) runs as exported under every precision:
 // the same bits as without the option, and the log says why.
@@ -236,32 +271,10 @@ TEST(ModelPassesTest, MixedPrecisionExportsRunAsExportedUnderThePrecisionOption)
         m.name != "mixed_f16_tfkeras") {
       continue;
     }
-    const testing::ConformanceCase& c = m.cases.at(0);
-    absl::StatusOr<NamedTensors> in = testing::ReadInputs(c);
-    ASSERT_TRUE(in.ok()) << in.status();
-    absl::StatusOr<std::unique_ptr<Model>> plain = Model::Load(m.dir);
-    ASSERT_TRUE(plain.ok()) << plain.status();
-    absl::StatusOr<NamedTensors> want = (*plain)->Run(c.signature, *in);
-    ASSERT_TRUE(want.ok()) << want.status();
     for (const char* precision : {"float16", "bfloat16"}) {
-      SCOPED_TRACE(absl::StrCat(m.name, " ", precision));
-      LoadOptions options;
-      options.precision = precision;
-      absl::StatusOr<std::unique_ptr<Model>> model = Model::Load(m.dir, options);
-      ASSERT_TRUE(model.ok()) << model.status();
-      absl::StatusOr<NamedTensors> got = (*model)->Run(c.signature, *in);
-      ASSERT_TRUE(got.ok()) << got.status();
-      ASSERT_EQ(got->size(), want->size());
-      for (const auto& [name, t] : *want) {
-        const Tensor& g = got->at(name);
-        ASSERT_EQ(g.byte_size(), t.byte_size()) << name;
-        EXPECT_EQ(std::memcmp(g.raw_data(), t.raw_data(), t.byte_size()), 0) << name;
-      }
-      absl::StatusOr<ModelInternals::PassReport> report =
-          ModelInternals::Passes(**model, c.signature);
-      ASSERT_TRUE(report.ok()) << report.status();
-      EXPECT_TRUE(HasLine(*report->log, "a mixed-precision export runs as exported"));
-      EXPECT_FALSE(HasLine(*report->log, "nodes compute in"));
+      const std::vector<std::string> log = ExpectTheBitsOfAPlainLoad(m, precision);
+      EXPECT_TRUE(HasLine(log, "a mixed-precision export runs as exported")) << m.name;
+      EXPECT_FALSE(HasLine(log, "nodes compute in")) << m.name;
       ++checked;
     }
   }
@@ -277,28 +290,8 @@ TEST(ModelPassesTest, Tf32OnTheCpuIsFloat32) {
   int checked = 0;
   for (const testing::ConformanceModel& m : *models) {
     if (m.name != "conv_autoencoder" && m.name != "transformer_small") continue;
-    const testing::ConformanceCase& c = m.cases.at(0);
-    absl::StatusOr<NamedTensors> in = testing::ReadInputs(c);
-    ASSERT_TRUE(in.ok()) << in.status();
-    absl::StatusOr<std::unique_ptr<Model>> plain = Model::Load(m.dir);
-    ASSERT_TRUE(plain.ok()) << plain.status();
-    absl::StatusOr<NamedTensors> want = (*plain)->Run(c.signature, *in);
-    ASSERT_TRUE(want.ok()) << want.status();
-    LoadOptions options;
-    ASSERT_TRUE(SetLoadOption(&options, "precision", "tf32").ok());
-    absl::StatusOr<std::unique_ptr<Model>> model = Model::Load(m.dir, options);
-    ASSERT_TRUE(model.ok()) << model.status();
-    absl::StatusOr<NamedTensors> got = (*model)->Run(c.signature, *in);
-    ASSERT_TRUE(got.ok()) << got.status();
-    for (const auto& [name, t] : *want) {
-      const Tensor& g = got->at(name);
-      ASSERT_EQ(g.byte_size(), t.byte_size()) << name;
-      EXPECT_EQ(std::memcmp(g.raw_data(), t.raw_data(), t.byte_size()), 0) << m.name << name;
-    }
-    absl::StatusOr<ModelInternals::PassReport> report =
-        ModelInternals::Passes(**model, c.signature);
-    ASSERT_TRUE(report.ok()) << report.status();
-    EXPECT_TRUE(HasLine(*report->log, "allow_tf32: the CPU has no TF32"));
+    const std::vector<std::string> log = ExpectTheBitsOfAPlainLoad(m, "tf32");
+    EXPECT_TRUE(HasLine(log, "allow_tf32: the CPU has no TF32")) << m.name;
     ++checked;
   }
   EXPECT_EQ(checked, 2);
