@@ -1,3 +1,5 @@
+#include <cub/device/device_segmented_radix_sort.cuh>
+
 #include <algorithm>
 
 #include "kernels/cuda/top_k.h"
@@ -7,6 +9,14 @@ namespace {
 
 constexpr int kThreads = 256;
 constexpr int64_t kMaxBlocks = 65535;
+constexpr size_t kAlign = 256;
+
+int Blocks(int64_t n) {
+  return static_cast<int>(
+      std::max<int64_t>(1, std::min(kMaxBlocks, (n + kThreads - 1) / kThreads)));
+}
+
+size_t Aligned(size_t bytes) { return (bytes + kAlign - 1) / kAlign * kAlign; }
 
 // One block per row (striding over rows); each thread ranks elements of it.
 template <typename T, typename I>
@@ -24,9 +34,107 @@ __global__ void TopKKernel(const T* __restrict__ in, int64_t rows, int64_t n, in
   }
 }
 
+// The sort's inputs: each element's key and index in its row, and the rows'
+// offsets (rows + 1 of them).
+template <typename T>
+__global__ void SortInputsKernel(const T* __restrict__ in, int64_t rows, int64_t n,
+                                 TopKKeyType<T>* __restrict__ keys, int* __restrict__ index,
+                                 int* __restrict__ offsets) {
+  const int64_t total = rows * n;
+  for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < total;
+       i += static_cast<int64_t>(gridDim.x) * blockDim.x) {
+    keys[i] = TopKKey(in[i]);
+    index[i] = static_cast<int>(i % n);
+    if (i <= rows) offsets[i] = static_cast<int>(i * n);
+  }
+}
+
+// The first k of each sorted row: its indices, and the values they name.
+template <typename T, typename I>
+__global__ void TakeSortedKernel(const T* __restrict__ in, const int* __restrict__ sorted,
+                                 int64_t rows, int64_t n, int64_t k, T* __restrict__ values,
+                                 I* __restrict__ indices) {
+  const int64_t total = rows * k;
+  for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < total;
+       i += static_cast<int64_t>(gridDim.x) * blockDim.x) {
+    const int64_t r = i / k;
+    const int j = sorted[r * n + i % k];
+    values[i] = in[r * n + j];
+    indices[i] = static_cast<I>(j);
+  }
+}
+
+// Where each part of the scratch starts.
+template <typename T>
+struct SortScratch {
+  SortScratch(int64_t rows, int64_t n) {
+    const size_t items = static_cast<size_t>(rows * n);
+    keys_bytes = Aligned(items * sizeof(TopKKeyType<T>));
+    index_bytes = Aligned(items * sizeof(int));
+    offsets_bytes = Aligned(static_cast<size_t>(rows + 1) * sizeof(int));
+    fixed = 2 * keys_bytes + 2 * index_bytes + offsets_bytes;
+  }
+  size_t keys_bytes, index_bytes, offsets_bytes, fixed;
+};
+
+template <typename T>
+cudaError_t RadixSortBytes(int64_t rows, int64_t n, size_t* bytes, cudaStream_t stream) {
+  using K = TopKKeyType<T>;
+  return cub::DeviceSegmentedRadixSort::SortPairsDescending(
+      nullptr, *bytes, static_cast<const K*>(nullptr), static_cast<K*>(nullptr),
+      static_cast<const int*>(nullptr), static_cast<int*>(nullptr), static_cast<int>(rows * n),
+      static_cast<int>(rows), static_cast<const int*>(nullptr), static_cast<const int*>(nullptr),
+      0, static_cast<int>(8 * sizeof(K)), stream);
+}
+
+template <typename T>
+cudaError_t ScratchBytes(int64_t rows, int64_t n, size_t* bytes) {
+  size_t sort = 0;
+  if (cudaError_t e = RadixSortBytes<T>(rows, n, &sort, nullptr); e != cudaSuccess) return e;
+  *bytes = SortScratch<T>(rows, n).fixed + sort;
+  return cudaSuccess;
+}
+
+template <typename T, typename I>
+cudaError_t Sorted(const T* in, int64_t rows, int64_t n, int64_t k, T* values, I* indices,
+                   void* scratch, size_t scratch_bytes, cudaStream_t stream) {
+  using K = TopKKeyType<T>;
+  const SortScratch<T> s(rows, n);
+  size_t sort_bytes = 0;
+  if (cudaError_t e = RadixSortBytes<T>(rows, n, &sort_bytes, stream); e != cudaSuccess) return e;
+  if (scratch == nullptr || scratch_bytes < s.fixed + sort_bytes) return cudaErrorInvalidValue;
+  char* p = static_cast<char*>(scratch);
+  K* keys_in = reinterpret_cast<K*>(p);
+  K* keys_out = reinterpret_cast<K*>(p + s.keys_bytes);
+  p += 2 * s.keys_bytes;
+  int* index_in = reinterpret_cast<int*>(p);
+  int* index_out = reinterpret_cast<int*>(p + s.index_bytes);
+  p += 2 * s.index_bytes;
+  int* offsets = reinterpret_cast<int*>(p);
+  p += s.offsets_bytes;
+  const int64_t items = rows * n;
+  SortInputsKernel<T><<<Blocks(std::max(items, rows + 1)), kThreads, 0, stream>>>(
+      in, rows, n, keys_in, index_in, offsets);
+  if (cudaError_t e = cudaGetLastError(); e != cudaSuccess) return e;
+  if (cudaError_t e = cub::DeviceSegmentedRadixSort::SortPairsDescending(
+          p, sort_bytes, keys_in, keys_out, index_in, index_out, static_cast<int>(items),
+          static_cast<int>(rows), offsets, offsets + 1, 0, static_cast<int>(8 * sizeof(K)),
+          stream);
+      e != cudaSuccess) {
+    return e;
+  }
+  TakeSortedKernel<T, I><<<Blocks(rows * k), kThreads, 0, stream>>>(in, index_out, rows, n, k,
+                                                                    values, indices);
+  return cudaGetLastError();
+}
+
 template <typename T, typename I>
 cudaError_t Launch(const void* in, int64_t rows, int64_t n, int64_t k, void* values,
-                   void* indices, cudaStream_t stream) {
+                   void* indices, void* scratch, size_t scratch_bytes, cudaStream_t stream) {
+  if (TopKSorts(rows, n)) {
+    return Sorted(static_cast<const T*>(in), rows, n, k, static_cast<T*>(values),
+                  static_cast<I*>(indices), scratch, scratch_bytes, stream);
+  }
   const int blocks = static_cast<int>(std::min(rows, kMaxBlocks));
   TopKKernel<T, I><<<blocks, kThreads, 0, stream>>>(static_cast<const T*>(in), rows, n, k,
                                                     static_cast<T*>(values),
@@ -36,35 +144,51 @@ cudaError_t Launch(const void* in, int64_t rows, int64_t n, int64_t k, void* val
 
 template <typename T>
 cudaError_t LaunchFor(const void* in, int64_t rows, int64_t n, int64_t k, void* values,
-                      void* indices, int index_bytes, cudaStream_t stream) {
+                      void* indices, int index_bytes, void* scratch, size_t scratch_bytes,
+                      cudaStream_t stream) {
   switch (index_bytes) {
-    case 2: return Launch<T, int16_t>(in, rows, n, k, values, indices, stream);
-    case 4: return Launch<T, int32_t>(in, rows, n, k, values, indices, stream);
-    case 8: return Launch<T, int64_t>(in, rows, n, k, values, indices, stream);
+    case 2:
+      return Launch<T, int16_t>(in, rows, n, k, values, indices, scratch, scratch_bytes, stream);
+    case 4:
+      return Launch<T, int32_t>(in, rows, n, k, values, indices, scratch, scratch_bytes, stream);
+    case 8:
+      return Launch<T, int64_t>(in, rows, n, k, values, indices, scratch, scratch_bytes, stream);
+  }
+  return cudaErrorInvalidValue;
+}
+
+// f called with a value of the element type of `type`.
+template <typename F>
+cudaError_t ByType(TopKType type, F&& f) {
+  switch (type) {
+    case TopKType::kFloat: return f(float{});
+    case TopKType::kDouble: return f(double{});
+    case TopKType::kHalf: return f(__half{});
+    case TopKType::kBFloat16: return f(__nv_bfloat16{});
+    case TopKType::kInt32: return f(int32_t{});
+    case TopKType::kInt64: return f(int64_t{});
   }
   return cudaErrorInvalidValue;
 }
 
 }  // namespace
 
+cudaError_t TopKScratchBytes(TopKType type, int64_t rows, int64_t n, size_t* bytes) {
+  *bytes = 0;
+  if (!TopKSorts(rows, n)) return cudaSuccess;
+  return ByType(type, [&](auto element) {
+    return ScratchBytes<decltype(element)>(rows, n, bytes);
+  });
+}
+
 cudaError_t LaunchTopK(TopKType type, const void* in, int64_t rows, int64_t n, int64_t k,
-                       void* values, void* indices, int index_bytes, cudaStream_t stream) {
+                       void* values, void* indices, int index_bytes, void* scratch,
+                       size_t scratch_bytes, cudaStream_t stream) {
   if (rows == 0 || k == 0) return cudaSuccess;
-  switch (type) {
-    case TopKType::kFloat:
-      return LaunchFor<float>(in, rows, n, k, values, indices, index_bytes, stream);
-    case TopKType::kDouble:
-      return LaunchFor<double>(in, rows, n, k, values, indices, index_bytes, stream);
-    case TopKType::kHalf:
-      return LaunchFor<__half>(in, rows, n, k, values, indices, index_bytes, stream);
-    case TopKType::kBFloat16:
-      return LaunchFor<__nv_bfloat16>(in, rows, n, k, values, indices, index_bytes, stream);
-    case TopKType::kInt32:
-      return LaunchFor<int32_t>(in, rows, n, k, values, indices, index_bytes, stream);
-    case TopKType::kInt64:
-      return LaunchFor<int64_t>(in, rows, n, k, values, indices, index_bytes, stream);
-  }
-  return cudaErrorInvalidValue;
+  return ByType(type, [&](auto element) {
+    return LaunchFor<decltype(element)>(in, rows, n, k, values, indices, index_bytes, scratch,
+                                        scratch_bytes, stream);
+  });
 }
 
 }  // namespace smrt::kernels::cuda

@@ -1,16 +1,18 @@
-// TopKV2 on device pointers. Each element's rank in its row is counted: how
-// many elements come before it in TensorFlow's order (the greater first, NaN
+// TopKV2 on device pointers, in TensorFlow's order (the greater first, NaN
 // above every number, equal values by lower index). That order is strict,
-// so the ranks of a row are a permutation and the elements of rank < k,
-// written at their rank, are the CPU kernel's values and indices, ties and
-// NaNs included. The order and the rank are defined here for the host and
-// the device alike, so tests check them on a machine without a GPU.
+// so the elements of a row have ranks 0..n-1, and those of rank < k, written
+// at their rank, are the CPU kernel's values and indices, ties and NaNs
+// included. Short rows count each element's rank (TopKRank); long ones are
+// sorted (TopKSorts): a stable descending radix sort of TopKKey keys, which
+// is the same order. The order, the rank and the keys are defined here for
+// the host and the device alike, so tests check them without a GPU.
 #ifndef SMRT_KERNELS_CUDA_TOP_K_H_
 #define SMRT_KERNELS_CUDA_TOP_K_H_
 
 #include <cuda_runtime.h>
 
 #include <cstdint>
+#include <cstring>
 #include <type_traits>
 
 #include "kernels/cuda/half_math.h"
@@ -40,13 +42,50 @@ __host__ __device__ inline int64_t TopKRank(const T* row, int64_t n, int64_t i, 
   return rank;
 }
 
+// TopKBefore's order as unsigned keys: a comes before b exactly when
+// TopKKey(a) > TopKKey(b), or the keys are equal and a's index is lower, so
+// a stable descending sort of the keys with their indices is the order.
+// Floats: -0 has +0's key and every NaN the largest; integers: offset binary.
+template <typename T>
+using TopKKeyType = std::conditional_t<sizeof(Compute<T>) == 8, uint64_t, uint32_t>;
+
+template <typename T>
+__host__ __device__ inline TopKKeyType<T> TopKKey(T v) {
+  using K = TopKKeyType<T>;
+  constexpr K kSign = K{1} << (8 * sizeof(K) - 1);
+  const Compute<T> x = Widen(v);
+  if constexpr (std::is_floating_point_v<Compute<T>>) {
+    if (x != x) return ~K{0};
+    const Compute<T> y = x == 0 ? Compute<T>(0) : x;
+    K bits;
+    memcpy(&bits, &y, sizeof(bits));
+    return (bits & kSign) != 0 ? ~bits : (bits | kSign);
+  } else {
+    return static_cast<K>(x) ^ kSign;
+  }
+}
+
 enum class TopKType { kFloat, kDouble, kHalf, kBFloat16, kInt32, kInt64 };
+
+// Whether LaunchTopK sorts these rows (long ones: counting ranks costs up
+// to n^2 per row, a sorted row's worst case) rather than ranking each
+// element; it then needs TopKScratchBytes of scratch.
+inline bool TopKSorts(int64_t rows, int64_t n) {
+  return n > 1024 && rows * n + rows < (int64_t{1} << 31);
+}
+
+// The scratch bytes a sort of `rows` rows of `n` elements needs (keys,
+// indices and row offsets twice over, and the radix sort's own), into *bytes.
+cudaError_t TopKScratchBytes(TopKType type, int64_t rows, int64_t n, size_t* bytes);
 
 // `rows` rows of `n` elements in `in`; the first k of each row, in order,
 // into values (rows x k, the input's type) and indices (rows x k, of
-// index_bytes 2, 4 or 8). cudaErrorInvalidValue for another index size.
+// index_bytes 2, 4 or 8). Where TopKSorts, `scratch` holds scratch_bytes
+// (at least TopKScratchBytes'). cudaErrorInvalidValue for another index
+// size or too little scratch.
 cudaError_t LaunchTopK(TopKType type, const void* in, int64_t rows, int64_t n, int64_t k,
-                       void* values, void* indices, int index_bytes, cudaStream_t stream);
+                       void* values, void* indices, int index_bytes, void* scratch,
+                       size_t scratch_bytes, cudaStream_t stream);
 
 }  // namespace smrt::kernels::cuda
 

@@ -1,6 +1,7 @@
 // TopKV2: the k largest of each row (the last dimension) of a device tensor,
 // sorted, with their indices; k on the host. Ties and NaNs come out in the
-// CPU kernel's order (top_k.h).
+// CPU kernel's order (top_k.h); rows over 1024 elements (tf.sort's, whole
+// vocabularies) are radix-sorted in scratch rather than ranked.
 #include <cuda_runtime.h>
 
 #include <cstdint>
@@ -96,9 +97,26 @@ absl::Status TopKV2(KernelContext& ctx) {
   if (!indices.ok()) return indices.status();
   if ((*values)->num_elements() == 0) return absl::OkStatus();
   const int64_t rows = input.num_elements() / n;
+  // Long rows are sorted, in scratch; freed once the run has waited for the stream.
+  size_t scratch_bytes = 0;
+  if (absl::Status s = CudaStatus(TopKScratchBytes(*type, rows, n, &scratch_bytes), ctx.op(),
+                                  ctx.node_name(), "sizing the top-k sort");
+      !s.ok()) {
+    return s;
+  }
+  Tensor scratch;
+  if (scratch_bytes > 0) {
+    absl::StatusOr<Tensor> t =
+        ctx.device()->Allocate(DataType::kUInt8, {static_cast<int64_t>(scratch_bytes)},
+                               absl::StrCat(ctx.node_name(), "/sort_scratch"));
+    if (!t.ok()) return AtNode(ctx, t.status());
+    scratch = *std::move(t);
+  }
   return CudaStatus(LaunchTopK(*type, input.raw_data(), rows, n, *k, (*values)->raw_data(),
                                (*indices)->raw_data(),
-                               static_cast<int>(DataTypeSize(*index_type)), *stream),
+                               static_cast<int>(DataTypeSize(*index_type)),
+                               scratch_bytes > 0 ? scratch.raw_data() : nullptr, scratch_bytes,
+                               *stream),
                     ctx.op(), ctx.node_name(), "launching the top-k kernel");
 }
 

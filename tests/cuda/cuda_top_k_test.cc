@@ -5,6 +5,7 @@
 // for byte, both outputs.
 #include "kernels/cuda/top_k.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -100,6 +101,68 @@ TEST(CudaTopKTest, TheRankOrderGivesTheCpusValuesAndIndices) {
   ExpectHostTopKIsTheCpus<float>(MakeTensor<float>({3, 0}, {}), 0);
 }
 
+// The sort path's keys: a stable descending sort of (TopKKey, index) is the
+// rank order, pair by pair and as the CPU kernel's whole-row answer.
+template <typename T>
+void ExpectKeysSortLikeTheCpu(const Tensor& x) {
+  const T* v = static_cast<const T*>(x.raw_data());
+  const int64_t n = x.dim(x.rank() - 1), rows = x.num_elements() / n;
+  for (int64_t r = 0; r < rows; ++r) {
+    const T* row = v + r * n;
+    for (int64_t i = 0; i < n; ++i) {
+      for (int64_t j = 0; j < n; ++j) {
+        if (i == j) continue;
+        const auto ki = TopKKey(row[i]), kj = TopKKey(row[j]);
+        ASSERT_EQ(TopKBefore(row[i], i, row[j], j), ki > kj || (ki == kj && i < j))
+            << DataTypeName(x.dtype()) << " row " << r << " elements " << i << ", " << j;
+      }
+    }
+  }
+  absl::StatusOr<std::vector<Tensor>> cpu =
+      RunOp("TopKV2", TypeAttr(x.dtype()), {x, Scalar<int32_t>(static_cast<int32_t>(n))});
+  ASSERT_TRUE(cpu.ok()) << cpu.status();
+  for (int64_t r = 0; r < rows; ++r) {
+    std::vector<int32_t> order(static_cast<size_t>(n));
+    for (int64_t i = 0; i < n; ++i) order[i] = static_cast<int32_t>(i);
+    std::stable_sort(order.begin(), order.end(), [&](int32_t a, int32_t b) {
+      return TopKKey(v[r * n + a]) > TopKKey(v[r * n + b]);
+    });
+    EXPECT_EQ(std::memcmp(order.data(), (*cpu)[1].data<int32_t>() + r * n, n * sizeof(int32_t)),
+              0)
+        << DataTypeName(x.dtype()) << " row " << r;
+  }
+}
+
+TEST(CudaTopKTest, SortingByKeyIsTheRankOrder) {
+  const Tensor x = HardRows();
+  ExpectKeysSortLikeTheCpu<float>(x);
+  ExpectKeysSortLikeTheCpu<__half>(CastTo(x, DataType::kHalf));
+  ExpectKeysSortLikeTheCpu<__nv_bfloat16>(CastTo(x, DataType::kBFloat16));
+  ExpectKeysSortLikeTheCpu<double>(CastTo(x, DataType::kDouble));
+  std::vector<int64_t> ints;
+  for (int64_t i = 0; i < 60; ++i) ints.push_back((i * 7919) % 13 - 6);
+  ints[5] = std::numeric_limits<int64_t>::min();
+  ints[6] = std::numeric_limits<int64_t>::max();
+  ExpectKeysSortLikeTheCpu<int64_t>(MakeTensor<int64_t>({5, 12}, ints));
+  std::vector<int32_t> ints32(ints.begin(), ints.end());
+  ints32[5] = std::numeric_limits<int32_t>::min();
+  ints32[6] = std::numeric_limits<int32_t>::max();
+  ExpectKeysSortLikeTheCpu<int32_t>(MakeTensor<int32_t>({4, 15}, ints32));
+  // A negative NaN is a NaN: above +inf, like a positive one.
+  const Tensor nans = MakeTensor<float>({1, 4}, {kInf, -kNan, 1, kNan});
+  ExpectKeysSortLikeTheCpu<float>(nans);
+}
+
+TEST(CudaTopKTest, LongRowsAreSortedShortOnesRanked) {
+  EXPECT_FALSE(TopKSorts(1000, 1024));
+  EXPECT_TRUE(TopKSorts(1, 1025));
+  EXPECT_TRUE(TopKSorts(64, 30522));          // a batch of vocabulary rows
+  EXPECT_FALSE(TopKSorts(1, int64_t{1} << 31));  // past the sort's int items
+  size_t bytes = 1;
+  EXPECT_EQ(TopKScratchBytes(TopKType::kFloat, 8, 100, &bytes), cudaSuccess);
+  EXPECT_EQ(bytes, 0u);  // ranked: no scratch
+}
+
 TEST(CudaTopKTest, RegisteredForFloatsAndIntegersWithKOnTheHost) {
   const KernelRegistry& r = KernelRegistry::Default();
   for (DataType t : {DataType::kFloat, DataType::kDouble, DataType::kHalf, DataType::kBFloat16,
@@ -181,6 +244,32 @@ TEST_F(CudaGpuTopKTest, ValuesAndIndicesAreTheCpus) {
   ExpectBothOutputsLikeCpu(MakeTensor<int64_t>({6, 100}, ints), 9, DataType::kInt16);
   ExpectBothOutputsLikeCpu(CastTo(wide, DataType::kDouble), 3, DataType::kInt32);
   ExpectBothOutputsLikeCpu(MakeTensor<float>({3, 0}, {}), 0, DataType::kInt32);
+}
+
+// Rows over 1024 elements take the radix sort: ascending and descending
+// rows (the rank count's worst case), ties, NaNs and signed zeros, every
+// type, k from 1 to the whole row.
+TEST_F(CudaGpuTopKTest, LongRowsSortedMatchTheCpu) {
+  const int64_t n = 3000;
+  std::vector<float> v;
+  for (int64_t i = 0; i < n; ++i) v.push_back(static_cast<float>(i));         // ascending
+  for (int64_t i = 0; i < n; ++i) v.push_back(static_cast<float>(n - i));     // descending
+  for (int64_t i = 0; i < n; ++i) v.push_back(static_cast<float>(i % 7) - 3);  // ties
+  for (int64_t i = 0; i < n; ++i) {
+    v.push_back(i % 11 == 0 ? kNan : (i % 13 == 0 ? -0.0f : (i % 17 == 0 ? 0.0f : -kInf)));
+  }
+  const Tensor x = MakeTensor<float>({4, n}, v);
+  for (DataType t : {DataType::kFloat, DataType::kHalf, DataType::kBFloat16, DataType::kDouble}) {
+    const Tensor xt = t == DataType::kFloat ? x : CastTo(x, t);
+    for (int64_t k : {int64_t{1}, int64_t{5}, int64_t{100}, n}) {
+      ExpectBothOutputsLikeCpu(xt, k, DataType::kInt32);
+    }
+  }
+  std::vector<int64_t> ints;
+  for (int64_t i = 0; i < 2 * n; ++i) ints.push_back((i * 7919) % 97 - 48);
+  ExpectBothOutputsLikeCpu(MakeTensor<int64_t>({2, n}, ints), 50, DataType::kInt64);
+  std::vector<int32_t> ints32(ints.begin(), ints.end());
+  ExpectBothOutputsLikeCpu(MakeTensor<int32_t>({2, n}, ints32), n, DataType::kInt16);
 }
 
 }  // namespace
