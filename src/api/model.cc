@@ -394,7 +394,7 @@ absl::StatusOr<std::unique_ptr<exec::Program>> Model::Impl::Build(
       std::vector<passes::PlacementRecord> records;
       std::vector<std::string> log;
       absl::Status s = passes::PlaceBody(registry, placement, function, body, feed_resources,
-                                         freeze_variables, records, log);
+                                         freeze_variables, options->tf32, records, log);
       if (report != nullptr) {
         for (passes::PlacementRecord& r : records) report->placement.push_back(std::move(r));
         for (std::string& line : log) report->pass_log.push_back(std::move(line));

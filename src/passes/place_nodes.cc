@@ -262,7 +262,8 @@ absl::Status PlaceNodes(PassContext& ctx, const PlacementOptions& options) {
 absl::Status PlaceBody(const kernels::KernelRegistry& registry, const PlacementOptions& options,
                        absl::string_view function, graph::ImportResult& body,
                        const std::vector<kernels::Resource*>& feed_resources, bool freeze,
-                       std::vector<PlacementRecord>& records, std::vector<std::string>& log) {
+                       bool tf32, std::vector<PlacementRecord>& records,
+                       std::vector<std::string>& log) {
   PassContext ctx{body.graph, body.feed_nodes, body.fetch_endpoints, body.effect_nodes, registry};
   ctx.device_type = options.device.substr(0, options.device.find(':'));
   // Placement reads the values' dtypes. A body whose ops or shapes do not
@@ -286,6 +287,8 @@ absl::Status PlaceBody(const kernels::KernelRegistry& registry, const PlacementO
     if (absl::Status s = MakeFreezeVariablesPass()->Run(ctx); !s.ok()) return s;
     if (absl::Status s = RefreshShapes(ctx); !s.ok()) return s;
   }
+  ctx.tf32 = tf32;
+  if (absl::Status s = MakeAllowTf32Pass()->Run(ctx); !s.ok()) return s;
   absl::Status placed = PlaceNodes(ctx, options);
   for (PlacementRecord& r : ctx.placement) {
     r.node = absl::StrCat(function, "/", r.node);

@@ -47,12 +47,15 @@ absl::Status PlaceNodes(PassContext& ctx, const PlacementOptions& options);
 // variables are constants (no signature writes them): a read of the
 // variable a feed refers to (`feed_resources`) becomes a Const, as
 // freeze_variables does for a signature, so that a loop's weights go to the
-// device once rather than every iteration. Then PlaceNodes. Its records and
+// device once rather than every iteration. When `tf32` (the precision option
+// "tf32"), its float32 products are marked as allow_tf32 does for a
+// signature. Then PlaceNodes. Its records and
 // log lines are appended to `records` and `log`, named "function/node".
 absl::Status PlaceBody(const kernels::KernelRegistry& registry, const PlacementOptions& options,
                        absl::string_view function, graph::ImportResult& body,
                        const std::vector<kernels::Resource*>& feed_resources, bool freeze,
-                       std::vector<PlacementRecord>& records, std::vector<std::string>& log);
+                       bool tf32, std::vector<PlacementRecord>& records,
+                       std::vector<std::string>& log);
 
 }  // namespace smrt::passes
 

@@ -326,7 +326,9 @@ class Widener {
     if (!lowest.ok()) return lowest.status();
     lowest->data<float>()[0] = -65504.0f;  // float16's lowest
     const std::string base = g.node(e.node).name;
-    absl::StatusOr<graph::Endpoint> floor = AddConst(g, base + "/half_lowest", *lowest);
+    // In the pool's frame (a TF1 loop body's pool reads its own constant).
+    absl::StatusOr<graph::Endpoint> floor =
+        AddConst(g, base + "/half_lowest", *lowest, {e.node});
     if (!floor.ok()) return floor.status();
     graph::Node max;
     max.name = UniqueName(g, base + "/floor_at_half_lowest");

@@ -12,6 +12,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "exec/program.h"
 #include "fake_device.h"
 #include "google/protobuf/text_format.h"
@@ -179,6 +180,7 @@ std::vector<float> Expected() {
 struct Placed {
   std::unique_ptr<exec::Program> program;
   std::vector<PlacementRecord> placement;
+  std::vector<std::string> body_log;  // PlaceBody's lines
 };
 
 struct Options {
@@ -187,6 +189,7 @@ struct Options {
   std::string device = "FAKE:0";  // "" for the CPU
   bool require = false;
   bool freeze = true;
+  bool tf32 = false;
 };
 
 // `def` (which holds the functions) and what `binder` binds must outlive the
@@ -220,9 +223,8 @@ absl::StatusOr<Placed> Compile(const kernels::KernelRegistry& registry, FakeDevi
       PlacementOptions o = placement;
       o.device_feeds = device_feeds;
       o.device_fetches = device_fetches;
-      std::vector<std::string> log;
-      return PlaceBody(registry, o, function, body, resources, options.freeze, placed.placement,
-                       log);
+      return PlaceBody(registry, o, function, body, resources, options.freeze, options.tf32,
+                       placed.placement, placed.body_log);
     };
   }
   absl::StatusOr<std::unique_ptr<exec::Program>> p =
@@ -307,6 +309,25 @@ TEST(PlaceBodiesTest, ARecurrentLoopRunsOnTheDeviceWithItsStateAndWeightsThere) 
   absl::StatusOr<std::vector<Tensor>> on_device = placed->program->Run({x});
   ASSERT_TRUE(on_cpu.ok() && on_device.ok());
   EXPECT_EQ(Values<float>((*on_cpu)[0]), Values<float>((*on_device)[0]));
+}
+
+// precision=tf32 reaches the products of a loop body placed on the device
+// (the body's two MatMuls), not only the signature's.
+TEST(PlaceBodiesTest, TheProductsOfABodyAreMarkedForTf32) {
+  kernels::KernelRegistry registry = FakeRegistry();
+  FakeDevice device;
+  TextGraph loop(kLoop);
+  for (bool tf32 : {false, true}) {
+    Options options;
+    options.tf32 = tf32;
+    absl::StatusOr<Placed> placed = Compile(registry, &device, loop.def, options, loop.binder());
+    ASSERT_TRUE(placed.ok()) << placed.status();
+    bool marked = false;
+    for (const std::string& line : placed->body_log) {
+      marked |= line == "body_fn: allow_tf32: 2 float32 products may use TF32 tensor cores";
+    }
+    EXPECT_EQ(marked, tf32) << absl::StrJoin(placed->body_log, "\n");
+  }
 }
 
 TEST(PlaceBodiesTest, WithoutFreezingTheBodyReadsItsVariableOnTheHostEachIteration) {
