@@ -7,23 +7,43 @@
 
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <cstdint>
 
 namespace smrt::kernels::cuda {
 
 enum class ReduceOp { kSum, kMean, kProd, kMax, kMin };
 
+// How many chunks LaunchReduce splits each output's `reduce` values into
+// (1: none), so that few outputs over many values (a global average pool's
+// channels, a sum of everything) still keep a GPU busy: with inner 1, a
+// block per (output, chunk) of at least 4096 values, up to 256 blocks; else
+// a thread per (output, chunk, inner index) of at least 32 rows, up to 32768
+// threads. Never kProd (whose float product keeps the CPU's order). A split
+// needs outer * chunks * inner doubles of partials.
+inline int64_t ReduceChunks(ReduceOp op, int64_t outer, int64_t reduce, int64_t inner) {
+  if (op == ReduceOp::kProd || outer == 0 || inner == 0) return 1;
+  const int64_t min_chunk = inner == 1 ? 4096 : 32;
+  const int64_t target = inner == 1 ? 256 : 32768;
+  const int64_t outputs = outer * inner;
+  if (outputs >= target) return 1;
+  const int64_t chunks = std::min(reduce / min_chunk, (target + outputs - 1) / outputs);
+  return std::max<int64_t>(1, std::min<int64_t>(chunks, 1024));
+}
+
 // out[o, i] = op over r of in[o, r, i], accumulated in double as the CPU
 // kernel does (its 16-bit kernels accumulate in float; both round the result
 // to T once): kSum 0, kMax -inf and kMin +inf over no elements, kMean NaN;
 // kMax and kMin propagate NaN. One block per output when inner is 1, else one
-// thread per output. T is float, __half or __nv_bfloat16. kProd (float only,
-// else cudaErrorInvalidValue) is as the CPU's float Prod, bit for bit: one
-// thread per output multiplies in float in input order (1 over no elements).
-// Returns the launch error, if any.
+// thread per output; where ReduceChunks splits the values, partial results
+// go to `partials` (that many doubles; else it may be null) and a second
+// kernel combines them. T is float, __half or __nv_bfloat16. kProd (float
+// only, else cudaErrorInvalidValue) is as the CPU's float Prod, bit for bit:
+// one thread per output multiplies in float in input order (1 over no
+// elements). Returns the launch error, if any.
 template <typename T>
 cudaError_t LaunchReduce(ReduceOp op, const T* in, T* out, int64_t outer, int64_t reduce,
-                         int64_t inner, cudaStream_t stream);
+                         int64_t inner, double* partials, cudaStream_t stream);
 
 // out[o, i] = any (any) or all of in[o, r, i] over r: false and true over no
 // elements. One thread per output, scanning until the answer is known.

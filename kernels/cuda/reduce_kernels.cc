@@ -69,8 +69,9 @@ absl::StatusOr<DataType> ReducedType(const KernelContext& ctx, const Reduction& 
 
 template <typename T>
 cudaError_t LaunchTyped(ReduceOp op, const void* in, Tensor& out, int64_t outer, int64_t count,
-                        int64_t inner, cudaStream_t stream) {
-  return LaunchReduce(op, static_cast<const T*>(in), out.data<T>(), outer, count, inner, stream);
+                        int64_t inner, double* partials, cudaStream_t stream) {
+  return LaunchReduce(op, static_cast<const T*>(in), out.data<T>(), outer, count, inner,
+                      partials, stream);
 }
 
 absl::Status Reduce(KernelContext& ctx, const Reduction& r) {
@@ -172,6 +173,18 @@ absl::Status Reduce(KernelContext& ctx, const Reduction& r) {
     }
     inner = 1;
   }
+  // Few outputs over many values: partial results first (reduce.h).
+  Tensor partials;
+  if (!r.boolean) {
+    const int64_t chunks = ReduceChunks(r.op, outer, count, inner);
+    if (chunks > 1) {
+      absl::StatusOr<Tensor> t = ctx.device()->Allocate(
+          DataType::kDouble, {outer * chunks * inner}, absl::StrCat(ctx.node_name(), "/partials"));
+      if (!t.ok()) return AtNode(ctx, t.status());
+      partials = *std::move(t);
+    }
+  }
+  double* partial = partials.valid() ? partials.data<double>() : nullptr;
   cudaError_t e = cudaErrorInvalidValue;
   switch (*dtype) {
     case DataType::kBool:
@@ -179,12 +192,14 @@ absl::Status Reduce(KernelContext& ctx, const Reduction& r) {
                            count, inner, *stream);
       break;
     case DataType::kHalf:
-      e = LaunchTyped<__half>(r.op, in, **out, outer, count, inner, *stream);
+      e = LaunchTyped<__half>(r.op, in, **out, outer, count, inner, partial, *stream);
       break;
     case DataType::kBFloat16:
-      e = LaunchTyped<__nv_bfloat16>(r.op, in, **out, outer, count, inner, *stream);
+      e = LaunchTyped<__nv_bfloat16>(r.op, in, **out, outer, count, inner, partial, *stream);
       break;
-    default: e = LaunchTyped<float>(r.op, in, **out, outer, count, inner, *stream); break;
+    default:
+      e = LaunchTyped<float>(r.op, in, **out, outer, count, inner, partial, *stream);
+      break;
   }
   return CudaStatus(e, ctx.op(), ctx.node_name(), "launching the reduction kernel");
 }

@@ -103,6 +103,12 @@ TEST_F(CudaGpuPoolReduceTest, ReductionsMatchTheCpu) {
       {{4, 1, 6, 1, 3}, {0, 4}},
       {{0, 3, 2}, {0, 2}},              // empty and not contiguous
       {{1, 1, 1, 1, 1, 2, 3, 4, 5}, {5, 7}},  // rank 9, four dims once size 1 is dropped
+      // Split into chunks (ReduceChunks): a global average pool's channels,
+      // everything of a long tensor, a few long rows, a column.
+      {{1, 56, 56, 144}, {1, 2}},
+      {{1 << 20}, {0}},
+      {{3, 200003}, {1}},
+      {{70001, 3}, {0}},
   };
   uint32_t seed = 100;
   for (const ReduceCase& c : cases) {

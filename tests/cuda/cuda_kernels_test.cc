@@ -18,6 +18,7 @@
 #include "kernels/cuda/broadcast_index.h"
 #include "kernels/cuda/cudnn_loader.h"
 #include "kernels/cuda/elementwise.h"
+#include "kernels/cuda/reduce.h"
 #include "kernels/cuda/register.h"
 #include "kernels/cuda/transpose.h"
 #include "kernels/registry.h"
@@ -476,6 +477,24 @@ TEST(CudaKernelsTest, TransposePlansMatchTheCpuKernel) {
       ASSERT_EQ(values[TransposeSourceOffset(plan, i)], want[i]) << "element " << i;
     }
   }
+}
+
+TEST(CudaKernelsTest, FewOutputsOverManyValuesAreSplitIntoChunks) {
+  // Enough outputs, short rows, Prod: one pass.
+  EXPECT_EQ(ReduceChunks(ReduceOp::kSum, 1000, 1 << 20, 1), 1);
+  EXPECT_EQ(ReduceChunks(ReduceOp::kMean, 4, 768, 1), 1);
+  EXPECT_EQ(ReduceChunks(ReduceOp::kSum, 1, 1000, 40000), 1);
+  EXPECT_EQ(ReduceChunks(ReduceOp::kProd, 1, 1 << 20, 1), 1);
+  EXPECT_EQ(ReduceChunks(ReduceOp::kSum, 1, 0, 1), 1);
+  // A global average pool over 56 x 56 of 144 channels: chunks of 32 rows.
+  EXPECT_EQ(ReduceChunks(ReduceOp::kMean, 1, 3136, 144), 98);
+  // Everything of 2^20 values: 256 blocks of 4096.
+  EXPECT_EQ(ReduceChunks(ReduceOp::kMax, 1, 1 << 20, 1), 256);
+  // Three long rows: up to 256 blocks in all.
+  EXPECT_EQ(ReduceChunks(ReduceOp::kSum, 3, 200003, 1), 48);
+  // Never more than 1024 chunks.
+  EXPECT_EQ(ReduceChunks(ReduceOp::kSum, 1, int64_t{1} << 40, 1), 256);
+  EXPECT_EQ(ReduceChunks(ReduceOp::kSum, 1, int64_t{1} << 40, 2), 1024);
 }
 
 TEST(CudaKernelsTest, TransposeMergesDimsWithSizeOneDimsBetweenThem) {
