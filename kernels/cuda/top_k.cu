@@ -40,11 +40,13 @@ template <typename T>
 __global__ void SortInputsKernel(const T* __restrict__ in, int64_t rows, int64_t n,
                                  TopKKeyType<T>* __restrict__ keys, int* __restrict__ index,
                                  int* __restrict__ offsets) {
-  const int64_t total = rows * n;
+  const int64_t items = rows * n, total = items > rows ? items : rows + 1;
   for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < total;
        i += static_cast<int64_t>(gridDim.x) * blockDim.x) {
-    keys[i] = TopKKey(in[i]);
-    index[i] = static_cast<int>(i % n);
+    if (i < items) {
+      keys[i] = TopKKey(in[i]);
+      index[i] = static_cast<int>(i % n);
+    }
     if (i <= rows) offsets[i] = static_cast<int>(i * n);
   }
 }
@@ -77,14 +79,23 @@ struct SortScratch {
   size_t keys_bytes, index_bytes, offsets_bytes, fixed;
 };
 
+// The stable descending sort of each row's (key, index) pairs, on double
+// buffers (the sorted ones are keys.Current() and index.Current() after);
+// with temp null, only its bytes.
+template <typename T>
+cudaError_t RadixSort(void* temp, size_t& temp_bytes, cub::DoubleBuffer<TopKKeyType<T>>& keys,
+                      cub::DoubleBuffer<int>& index, int64_t rows, int64_t n,
+                      const int* offsets, cudaStream_t stream) {
+  return cub::DeviceSegmentedRadixSort::SortPairsDescending(
+      temp, temp_bytes, keys, index, static_cast<int>(rows * n), static_cast<int>(rows), offsets,
+      offsets + 1, 0, static_cast<int>(8 * sizeof(TopKKeyType<T>)), stream);
+}
+
 template <typename T>
 cudaError_t RadixSortBytes(int64_t rows, int64_t n, size_t* bytes, cudaStream_t stream) {
-  using K = TopKKeyType<T>;
-  return cub::DeviceSegmentedRadixSort::SortPairsDescending(
-      nullptr, *bytes, static_cast<const K*>(nullptr), static_cast<K*>(nullptr),
-      static_cast<const int*>(nullptr), static_cast<int*>(nullptr), static_cast<int>(rows * n),
-      static_cast<int>(rows), static_cast<const int*>(nullptr), static_cast<const int*>(nullptr),
-      0, static_cast<int>(8 * sizeof(K)), stream);
+  cub::DoubleBuffer<TopKKeyType<T>> keys(nullptr, nullptr);
+  cub::DoubleBuffer<int> index(nullptr, nullptr);
+  return RadixSort<T>(nullptr, *bytes, keys, index, rows, n, nullptr, stream);
 }
 
 template <typename T>
@@ -112,19 +123,17 @@ cudaError_t Sorted(const T* in, int64_t rows, int64_t n, int64_t k, T* values, I
   p += 2 * s.index_bytes;
   int* offsets = reinterpret_cast<int*>(p);
   p += s.offsets_bytes;
-  const int64_t items = rows * n;
-  SortInputsKernel<T><<<Blocks(std::max(items, rows + 1)), kThreads, 0, stream>>>(
+  SortInputsKernel<T><<<Blocks(std::max(rows * n, rows + 1)), kThreads, 0, stream>>>(
       in, rows, n, keys_in, index_in, offsets);
   if (cudaError_t e = cudaGetLastError(); e != cudaSuccess) return e;
-  if (cudaError_t e = cub::DeviceSegmentedRadixSort::SortPairsDescending(
-          p, sort_bytes, keys_in, keys_out, index_in, index_out, static_cast<int>(items),
-          static_cast<int>(rows), offsets, offsets + 1, 0, static_cast<int>(8 * sizeof(K)),
-          stream);
+  cub::DoubleBuffer<K> keys(keys_in, keys_out);
+  cub::DoubleBuffer<int> index(index_in, index_out);
+  if (cudaError_t e = RadixSort<T>(p, sort_bytes, keys, index, rows, n, offsets, stream);
       e != cudaSuccess) {
     return e;
   }
-  TakeSortedKernel<T, I><<<Blocks(rows * k), kThreads, 0, stream>>>(in, index_out, rows, n, k,
-                                                                    values, indices);
+  TakeSortedKernel<T, I><<<Blocks(rows * k), kThreads, 0, stream>>>(in, index.Current(), rows,
+                                                                    n, k, values, indices);
   return cudaGetLastError();
 }
 

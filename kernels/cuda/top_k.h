@@ -74,8 +74,9 @@ inline bool TopKSorts(int64_t rows, int64_t n) {
   return n > 1024 && rows * n + rows < (int64_t{1} << 31);
 }
 
-// The scratch bytes a sort of `rows` rows of `n` elements needs (keys,
-// indices and row offsets twice over, and the radix sort's own), into *bytes.
+// The scratch bytes a sort of `rows` rows of `n` elements needs (keys and
+// indices twice over as the sort's double buffers, the row offsets, and the
+// radix sort's own), into *bytes.
 cudaError_t TopKScratchBytes(TopKType type, int64_t rows, int64_t n, size_t* bytes);
 
 // `rows` rows of `n` elements in `in`; the first k of each row, in order,
