@@ -1,3 +1,4 @@
+#include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_segmented_radix_sort.cuh>
 
 #include <algorithm>
@@ -81,28 +82,49 @@ struct SortScratch {
 
 // The stable descending sort of each row's (key, index) pairs, on double
 // buffers (the sorted ones are keys.Current() and index.Current() after);
-// with temp null, only its bytes.
-template <typename T>
-cudaError_t RadixSort(void* temp, size_t& temp_bytes, cub::DoubleBuffer<TopKKeyType<T>>& keys,
+// with temp null, only its bytes. One row is sorted by the whole device
+// (DeviceRadixSort); several by the segmented sort, a block per row.
+template <typename K>
+cudaError_t RadixSort(void* temp, size_t& temp_bytes, cub::DoubleBuffer<K>& keys,
                       cub::DoubleBuffer<int>& index, int64_t rows, int64_t n,
                       const int* offsets, cudaStream_t stream) {
+  constexpr int kBits = static_cast<int>(8 * sizeof(K));
+  if (rows == 1) {
+    return cub::DeviceRadixSort::SortPairsDescending(temp, temp_bytes, keys, index,
+                                                     static_cast<int>(n), 0, kBits, stream);
+  }
   return cub::DeviceSegmentedRadixSort::SortPairsDescending(
       temp, temp_bytes, keys, index, static_cast<int>(rows * n), static_cast<int>(rows), offsets,
-      offsets + 1, 0, static_cast<int>(8 * sizeof(TopKKeyType<T>)), stream);
+      offsets + 1, 0, kBits, stream);
 }
 
+// The radix sort's own bytes for one sort of `rows` rows.
 template <typename T>
-cudaError_t RadixSortBytes(int64_t rows, int64_t n, size_t* bytes, cudaStream_t stream) {
+cudaError_t SortBytesFor(int64_t rows, int64_t n, size_t* bytes) {
   cub::DoubleBuffer<TopKKeyType<T>> keys(nullptr, nullptr);
   cub::DoubleBuffer<int> index(nullptr, nullptr);
-  return RadixSort<T>(nullptr, *bytes, keys, index, rows, n, nullptr, stream);
+  return RadixSort(nullptr, *bytes, keys, index, rows, n, nullptr, nullptr);
+}
+
+// The radix sort's own bytes for every batch of `rows` rows: the largest of
+// a full batch's and the last, shorter one's.
+template <typename T>
+cudaError_t RadixSortBytes(int64_t rows, int64_t n, size_t* bytes) {
+  const int64_t batch = TopKSortBatchRows(rows, n);
+  size_t full = 0, last = 0;
+  if (cudaError_t e = SortBytesFor<T>(batch, n, &full); e != cudaSuccess) return e;
+  if (rows % batch != 0) {
+    if (cudaError_t e = SortBytesFor<T>(rows % batch, n, &last); e != cudaSuccess) return e;
+  }
+  *bytes = std::max(full, last);
+  return cudaSuccess;
 }
 
 template <typename T>
 cudaError_t ScratchBytes(int64_t rows, int64_t n, size_t* bytes) {
   size_t sort = 0;
-  if (cudaError_t e = RadixSortBytes<T>(rows, n, &sort, nullptr); e != cudaSuccess) return e;
-  *bytes = SortScratch<T>(rows, n).fixed + sort;
+  if (cudaError_t e = RadixSortBytes<T>(rows, n, &sort); e != cudaSuccess) return e;
+  *bytes = SortScratch<T>(TopKSortBatchRows(rows, n), n).fixed + sort;
   return cudaSuccess;
 }
 
@@ -110,9 +132,10 @@ template <typename T, typename I>
 cudaError_t Sorted(const T* in, int64_t rows, int64_t n, int64_t k, T* values, I* indices,
                    void* scratch, size_t scratch_bytes, cudaStream_t stream) {
   using K = TopKKeyType<T>;
-  const SortScratch<T> s(rows, n);
+  const int64_t batch = TopKSortBatchRows(rows, n);
+  const SortScratch<T> s(batch, n);
   size_t sort_bytes = 0;
-  if (cudaError_t e = RadixSortBytes<T>(rows, n, &sort_bytes, stream); e != cudaSuccess) return e;
+  if (cudaError_t e = RadixSortBytes<T>(rows, n, &sort_bytes); e != cudaSuccess) return e;
   if (scratch == nullptr || scratch_bytes < s.fixed + sort_bytes) return cudaErrorInvalidValue;
   char* p = static_cast<char*>(scratch);
   K* keys_in = reinterpret_cast<K*>(p);
@@ -123,18 +146,24 @@ cudaError_t Sorted(const T* in, int64_t rows, int64_t n, int64_t k, T* values, I
   p += 2 * s.index_bytes;
   int* offsets = reinterpret_cast<int*>(p);
   p += s.offsets_bytes;
-  SortInputsKernel<T><<<Blocks(std::max(rows * n, rows + 1)), kThreads, 0, stream>>>(
-      in, rows, n, keys_in, index_in, offsets);
-  if (cudaError_t e = cudaGetLastError(); e != cudaSuccess) return e;
-  cub::DoubleBuffer<K> keys(keys_in, keys_out);
-  cub::DoubleBuffer<int> index(index_in, index_out);
-  if (cudaError_t e = RadixSort<T>(p, sort_bytes, keys, index, rows, n, offsets, stream);
-      e != cudaSuccess) {
-    return e;
+  // Batches in turn on the stream, each reusing the scratch.
+  for (int64_t r0 = 0; r0 < rows; r0 += batch) {
+    const int64_t br = std::min(batch, rows - r0);
+    SortInputsKernel<T><<<Blocks(std::max(br * n, br + 1)), kThreads, 0, stream>>>(
+        in + r0 * n, br, n, keys_in, index_in, offsets);
+    if (cudaError_t e = cudaGetLastError(); e != cudaSuccess) return e;
+    cub::DoubleBuffer<K> keys(keys_in, keys_out);
+    cub::DoubleBuffer<int> index(index_in, index_out);
+    size_t bytes = sort_bytes;
+    if (cudaError_t e = RadixSort(p, bytes, keys, index, br, n, offsets, stream);
+        e != cudaSuccess) {
+      return e;
+    }
+    TakeSortedKernel<T, I><<<Blocks(br * k), kThreads, 0, stream>>>(
+        in + r0 * n, index.Current(), br, n, k, values + r0 * k, indices + r0 * k);
+    if (cudaError_t e = cudaGetLastError(); e != cudaSuccess) return e;
   }
-  TakeSortedKernel<T, I><<<Blocks(rows * k), kThreads, 0, stream>>>(in, index.Current(), rows,
-                                                                    n, k, values, indices);
-  return cudaGetLastError();
+  return cudaSuccess;
 }
 
 template <typename T, typename I>

@@ -11,6 +11,7 @@
 
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <type_traits>
@@ -69,9 +70,17 @@ enum class TopKType { kFloat, kDouble, kHalf, kBFloat16, kInt32, kInt64 };
 
 // Whether LaunchTopK sorts these rows (long ones: counting ranks costs up
 // to n^2 per row, a sorted row's worst case) rather than ranking each
-// element; it then needs TopKScratchBytes of scratch.
+// element; it then needs TopKScratchBytes of scratch. A row must fit the
+// sort's int count.
 inline bool TopKSorts(int64_t rows, int64_t n) {
-  return n > 1024 && rows * n + rows < (int64_t{1} << 31);
+  return rows > 0 && n > 1024 && n < (int64_t{1} << 31) - 1;
+}
+
+// Rows sorted at once: all of them, or as many as keep a sort's items and
+// row offsets within int (batches run in turn, on one scratch).
+inline int64_t TopKSortBatchRows(int64_t rows, int64_t n) {
+  const int64_t fit = ((int64_t{1} << 31) - 1) / (n + 1);
+  return std::max<int64_t>(1, std::min(rows, fit));
 }
 
 // The scratch bytes a sort of `rows` rows of `n` elements needs (keys and

@@ -157,7 +157,16 @@ TEST(CudaTopKTest, LongRowsAreSortedShortOnesRanked) {
   EXPECT_FALSE(TopKSorts(1000, 1024));
   EXPECT_TRUE(TopKSorts(1, 1025));
   EXPECT_TRUE(TopKSorts(64, 30522));          // a batch of vocabulary rows
-  EXPECT_FALSE(TopKSorts(1, int64_t{1} << 31));  // past the sort's int items
+  EXPECT_FALSE(TopKSorts(1, int64_t{1} << 31));  // a row past the sort's int count
+  // Batches whose items and offsets fit an int, sorted in turn.
+  EXPECT_TRUE(TopKSorts(40000, 60000));
+  EXPECT_EQ(TopKSortBatchRows(40000, 60000), 35790);
+  EXPECT_EQ(TopKSortBatchRows(64, 30522), 64);
+  EXPECT_EQ(TopKSortBatchRows(3, int64_t{1} << 30), 1);
+  for (int64_t n : {int64_t{1025}, int64_t{60000}, int64_t{1} << 30}) {
+    const int64_t b = TopKSortBatchRows(int64_t{1} << 20, n);
+    EXPECT_LT(b * n + b, int64_t{1} << 31) << n;
+  }
   size_t bytes = 1;
   EXPECT_EQ(TopKScratchBytes(TopKType::kFloat, 8, 100, &bytes), cudaSuccess);
   EXPECT_EQ(bytes, 0u);  // ranked: no scratch
@@ -248,7 +257,7 @@ TEST_F(CudaGpuTopKTest, ValuesAndIndicesAreTheCpus) {
 
 // Rows over 1024 elements take the radix sort: ascending and descending
 // rows (the rank count's worst case), ties, NaNs and signed zeros, every
-// type, k from 1 to the whole row.
+// type, k from 1 to the whole row; a single row alone.
 TEST_F(CudaGpuTopKTest, LongRowsSortedMatchTheCpu) {
   const int64_t n = 3000;
   std::vector<float> v;
@@ -259,6 +268,14 @@ TEST_F(CudaGpuTopKTest, LongRowsSortedMatchTheCpu) {
     v.push_back(i % 11 == 0 ? kNan : (i % 13 == 0 ? -0.0f : (i % 17 == 0 ? 0.0f : -kInf)));
   }
   const Tensor x = MakeTensor<float>({4, n}, v);
+  // One row: the whole device's sort rather than the segmented one.
+  for (int row = 0; row < 4; ++row) {
+    const Tensor one = MakeTensor<float>(
+        {1, n}, std::vector<float>(v.begin() + row * n, v.begin() + (row + 1) * n));
+    for (int64_t k : {int64_t{1}, int64_t{100}, n}) {
+      ExpectBothOutputsLikeCpu(one, k, DataType::kInt32);
+    }
+  }
   for (DataType t : {DataType::kFloat, DataType::kHalf, DataType::kBFloat16, DataType::kDouble}) {
     const Tensor xt = t == DataType::kFloat ? x : CastTo(x, t);
     for (int64_t k : {int64_t{1}, int64_t{5}, int64_t{100}, n}) {

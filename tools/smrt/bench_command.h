@@ -17,7 +17,7 @@ inline constexpr char kBenchUsage[] =
     "                  [--int_max K] [--warmup W] [--iters I] [--threads T] [--json]\n"
     "                  [--profile trace.json] [--op_stats] [--profile_runs R]\n"
     "                  [--device CUDA:0] [--device_policy prefer|require] [--log_placement]\n"
-    "                  [--precision float32|float16|bfloat16]\n"
+    "                  [--precision float32|tf32|float16|bfloat16]\n"
     "  loads the model (timed), runs once (first run, timed), then W warm-up and I timed\n"
     "  calls, and prints load ms, first-run ms, p50/p90/p99/mean ms, throughput (items/s\n"
     "  at the batch size) and the process's peak RSS. Inputs are .npy files or generated:\n"
@@ -34,7 +34,8 @@ inline constexpr char kBenchUsage[] =
     "  fixes them; docs/options.md, cpu_kernels).\n"
     "  --device runs on a GPU (LoadOptions::device, device_policy, log_placement) and\n"
     "  adds the GPU arena's peak bytes in use and bytes reserved. --precision runs a\n"
-    "  float32 model's convolutions and matmuls in 16 bits (LoadOptions::precision).\n";
+    "  float32 model's convolutions and matmuls in 16 bits, or on a GPU's TF32 tensor\n"
+    "  cores (LoadOptions::precision).\n";
 
 absl::Status RunBench(const std::vector<std::string>& args, std::ostream& out);
 

@@ -36,7 +36,7 @@ class Flags {
 };
 
 // The device flags of commands that load a model: --device (CPU, CUDA:0),
-// --device_policy (prefer, require), --precision (float32, float16,
+// --device_policy (prefer, require), --precision (float32, tf32, float16,
 // bfloat16) and the switch --log_placement.
 void AddDeviceFlags(FlagSpec& spec);
 void ApplyDeviceFlags(const Flags& flags, LoadOptions& options);

@@ -16,7 +16,7 @@ inline constexpr char kRunUsage[] =
     "                [--inputs 'x=file.npy;y=other.npy'] [--input_exprs 'x=[[1],[2]]']\n"
     "                [--outdir DIR] [--overwrite]\n"
     "                [--device CUDA:0] [--device_policy prefer|require] [--log_placement]\n"
-    "                [--precision float32|float16|bfloat16]\n"
+    "                [--precision float32|tf32|float16|bfloat16]\n"
     "  --inputs        inputs from NumPy .npy files\n"
     "  --input_exprs   inputs as literals: numbers, nested lists, quoted strings\n"
     "  --outdir        also write each output to DIR/<output key>.npy\n"

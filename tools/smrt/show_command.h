@@ -14,7 +14,7 @@ namespace smrt::cli {
 inline constexpr char kShowUsage[] =
     "usage: smrt show --dir DIR [--tag_set TAGS] [--signature_def KEY] [--all]\n"
     "                 [--variables] [--assets] [--fusions] [--memory [--batch N]]\n"
-    "                 [--precision float32|float16|bfloat16]\n"
+    "                 [--precision float32|tf32|float16|bfloat16]\n"
     "  no options        the tag sets of the SavedModel\n"
     "  --tag_set TAGS    the SignatureDef keys of that MetaGraphDef (e.g. serve)\n"
     "  --signature_def   inputs, outputs and method of one SignatureDef\n"
