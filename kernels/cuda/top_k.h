@@ -77,9 +77,10 @@ inline bool TopKSorts(int64_t rows, int64_t n) {
 }
 
 // Rows sorted at once: all of them, or as many as keep a sort's items and
-// row offsets within int (batches run in turn, on one scratch).
+// row offsets within int and its items within 2^28 (the scratch, 16 to 24
+// bytes an item, within 4 to 6 GiB), in batches run in turn on one scratch.
 inline int64_t TopKSortBatchRows(int64_t rows, int64_t n) {
-  const int64_t fit = ((int64_t{1} << 31) - 1) / (n + 1);
+  const int64_t fit = std::min(((int64_t{1} << 31) - 1) / (n + 1), (int64_t{1} << 28) / n);
   return std::max<int64_t>(1, std::min(rows, fit));
 }
 

@@ -158,14 +158,15 @@ TEST(CudaTopKTest, LongRowsAreSortedShortOnesRanked) {
   EXPECT_TRUE(TopKSorts(1, 1025));
   EXPECT_TRUE(TopKSorts(64, 30522));          // a batch of vocabulary rows
   EXPECT_FALSE(TopKSorts(1, int64_t{1} << 31));  // a row past the sort's int count
-  // Batches whose items and offsets fit an int, sorted in turn.
+  // Batches whose items and offsets fit an int, and items 2^28, sorted in turn.
   EXPECT_TRUE(TopKSorts(40000, 60000));
-  EXPECT_EQ(TopKSortBatchRows(40000, 60000), 35790);
+  EXPECT_EQ(TopKSortBatchRows(40000, 60000), 4473);
   EXPECT_EQ(TopKSortBatchRows(64, 30522), 64);
   EXPECT_EQ(TopKSortBatchRows(3, int64_t{1} << 30), 1);
   for (int64_t n : {int64_t{1025}, int64_t{60000}, int64_t{1} << 30}) {
     const int64_t b = TopKSortBatchRows(int64_t{1} << 20, n);
     EXPECT_LT(b * n + b, int64_t{1} << 31) << n;
+    EXPECT_TRUE(b == 1 || b * n <= int64_t{1} << 28) << n;
   }
   size_t bytes = 1;
   EXPECT_EQ(TopKScratchBytes(TopKType::kFloat, 8, 100, &bytes), cudaSuccess);
