@@ -86,6 +86,15 @@ __global__ void ReduceRowsKernel(ReduceOp op, const T* __restrict__ in, T* __res
   }
 }
 
+// The op over rows [begin, end) of column p (stride inner), in order.
+template <typename T>
+__device__ double ColumnTotal(ReduceOp op, const T* p, int64_t begin, int64_t end,
+                              int64_t inner) {
+  double acc = Identity(op);
+  for (int64_t r = begin; r < end; ++r) acc = Combine(op, acc, Widen(p[r * inner]));
+  return acc;
+}
+
 // inner > 1: one thread per output, reading along `reduce` with stride inner
 // (neighbouring threads read neighbouring addresses).
 template <typename T>
@@ -95,9 +104,7 @@ __global__ void ReduceStridedKernel(ReduceOp op, const T* __restrict__ in, T* __
   for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < total;
        i += static_cast<int64_t>(gridDim.x) * blockDim.x) {
     const int64_t o = i / inner, k = i % inner;
-    const T* p = in + o * reduce * inner + k;
-    double acc = Identity(op);
-    for (int64_t r = 0; r < reduce; ++r) acc = Combine(op, acc, Widen(p[r * inner]));
+    const double acc = ColumnTotal(op, in + o * reduce * inner + k, 0, reduce, inner);
     out[i] = Narrow<T>(Finish(op, acc, reduce));
   }
 }
@@ -130,10 +137,7 @@ __global__ void PartialStridedKernel(ReduceOp op, const T* __restrict__ in,
        i += static_cast<int64_t>(gridDim.x) * blockDim.x) {
     const int64_t o = i / (chunks * inner), c = i / inner % chunks, k = i % inner;
     const int64_t begin = c * chunk, end = begin + chunk < reduce ? begin + chunk : reduce;
-    const T* p = in + o * reduce * inner + k;
-    double acc = Identity(op);
-    for (int64_t r = begin; r < end; ++r) acc = Combine(op, acc, Widen(p[r * inner]));
-    partial[i] = acc;
+    partial[i] = ColumnTotal(op, in + o * reduce * inner + k, begin, end, inner);
   }
 }
 

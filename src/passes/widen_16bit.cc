@@ -298,20 +298,34 @@ class Widener {
     return absl::OkStatus();
   }
 
-  // Every use of `e` (a 16-bit result, now float32) reads it rounded.
-  absl::Status RoundAfter(graph::Endpoint e, DataType type) {
+  // Every use of `e` now reads a new float32 node "<e's node>/<suffix>" of
+  // `op` with `attrs`, reading e and then `more`.
+  absl::Status InsertAfter(graph::Endpoint e, const std::string& suffix, const char* op,
+                           AttrMap attrs, std::vector<graph::Endpoint> more = {}) {
     graph::Graph& g = ctx_.graph;
-    graph::Node round;
-    round.name = UniqueName(g, absl::StrCat(g.node(e.node).name, "/round_to_",
-                                            DataTypeShortName(type)));
-    round.op = kernels::kRoundTo;
-    round.attrs.Set("T", DataType::kFloat);
-    round.attrs.Set("dtype", type);
-    round.inputs = {e};
-    round.outputs = {g.node(e.node).outputs.at(e.index)};
-    absl::StatusOr<graph::NodeId> id = g.AddNode(std::move(round));
+    graph::Node n;
+    n.name = UniqueName(g, absl::StrCat(g.node(e.node).name, "/", suffix));
+    n.op = op;
+    n.attrs = std::move(attrs);
+    n.attrs.Set("T", DataType::kFloat);
+    n.inputs = {e};
+    n.inputs.insert(n.inputs.end(), more.begin(), more.end());
+    n.outputs = {g.node(e.node).outputs.at(e.index)};
+    absl::StatusOr<graph::NodeId> id = g.AddNode(std::move(n));
     if (!id.ok()) return id.status();
     ReplaceUses(ctx_, e, graph::Endpoint{*id, 0});
+    return absl::OkStatus();
+  }
+
+  // Every use of `e` (a 16-bit result, now float32) reads it rounded.
+  absl::Status RoundAfter(graph::Endpoint e, DataType type) {
+    AttrMap attrs;
+    attrs.Set("dtype", type);
+    if (absl::Status s = InsertAfter(e, absl::StrCat("round_to_", DataTypeShortName(type)),
+                                     kernels::kRoundTo, std::move(attrs));
+        !s.ok()) {
+      return s;
+    }
     ++rounds_;
     return absl::OkStatus();
   }
@@ -330,16 +344,7 @@ class Widener {
     absl::StatusOr<graph::Endpoint> floor =
         AddConst(g, base + "/half_lowest", *lowest, {e.node});
     if (!floor.ok()) return floor.status();
-    graph::Node max;
-    max.name = UniqueName(g, base + "/floor_at_half_lowest");
-    max.op = "Maximum";
-    max.attrs.Set("T", DataType::kFloat);
-    max.inputs = {e, *floor};
-    max.outputs = {g.node(e.node).outputs.at(e.index)};
-    absl::StatusOr<graph::NodeId> id = g.AddNode(std::move(max));
-    if (!id.ok()) return id.status();
-    ReplaceUses(ctx_, e, graph::Endpoint{*id, 0});
-    return absl::OkStatus();
+    return InsertAfter(e, "floor_at_half_lowest", "Maximum", AttrMap(), {*floor});
   }
 
   absl::StatusOr<graph::Endpoint> CastOf(graph::Endpoint e, DataType from, DataType to) {

@@ -33,12 +33,14 @@ std::vector<uint32_t> Patterns() {
   return p;
 }
 
-TEST(RoundToTest, FloatSixteenIsEigensConversionThereAndBack) {
+// round(f) against Eigen's conversion to T and back, over Patterns().
+template <typename T>
+void ExpectEigensConversionThereAndBack(float (*round)(float)) {
   int bad = 0;
   for (uint32_t u : Patterns()) {
     const float f = FloatOfBits(u);
-    const uint32_t want = BitsOfFloat(static_cast<float>(Eigen::half(f)));
-    const uint32_t got = BitsOfFloat(RoundToHalf(f));
+    const uint32_t want = BitsOfFloat(static_cast<float>(T(f)));
+    const uint32_t got = BitsOfFloat(round(f));
     if (got != want && ++bad <= 5) {
       ADD_FAILURE() << std::hex << "float 0x" << u << ": got 0x" << got << ", Eigen 0x" << want;
     }
@@ -46,17 +48,12 @@ TEST(RoundToTest, FloatSixteenIsEigensConversionThereAndBack) {
   EXPECT_EQ(bad, 0);
 }
 
+TEST(RoundToTest, FloatSixteenIsEigensConversionThereAndBack) {
+  ExpectEigensConversionThereAndBack<Eigen::half>(RoundToHalf);
+}
+
 TEST(RoundToTest, BFloat16IsEigensConversionThereAndBack) {
-  int bad = 0;
-  for (uint32_t u : Patterns()) {
-    const float f = FloatOfBits(u);
-    const uint32_t want = BitsOfFloat(static_cast<float>(Eigen::bfloat16(f)));
-    const uint32_t got = BitsOfFloat(RoundToBFloat16(f));
-    if (got != want && ++bad <= 5) {
-      ADD_FAILURE() << std::hex << "float 0x" << u << ": got 0x" << got << ", Eigen 0x" << want;
-    }
-  }
-  EXPECT_EQ(bad, 0);
+  ExpectEigensConversionThereAndBack<Eigen::bfloat16>(RoundToBFloat16);
 }
 
 TEST(RoundToTest, TheOpRoundsEachElementAsACastThereAndBack) {
