@@ -179,6 +179,13 @@ def softmax_cases():
     save("softmax_3d_f64", x=x, softmax=R.Softmax(logits=x), log_softmax=R.LogSoftmax(logits=x))
     x = np.array([1000.0, 1001.0, -1000.0], np.float32)
     save("softmax_large", x=x, softmax=R.Softmax(logits=x), log_softmax=R.LogSoftmax(logits=x))
+    # One dominant logit per row: log_softmax near 0 is log(1 + tiny), where an
+    # approximate log is off by more than the value; a row of one logit is exactly 0.
+    x = rand(8, 5, scale=2.0)
+    x[np.arange(8), rng.integers(0, 5, size=8)] += np.linspace(8.0, 18.0, 8, dtype=np.float32)
+    save("softmax_peaked", x=x, softmax=R.Softmax(logits=x), log_softmax=R.LogSoftmax(logits=x))
+    x = rand(4, 1, scale=5.0)
+    save("softmax_single", x=x, softmax=R.Softmax(logits=x), log_softmax=R.LogSoftmax(logits=x))
 
 
 def main():

@@ -66,7 +66,10 @@ absl::Status ComputeSoftmax(KernelContext& ctx, bool log) {
     return absl::InvalidArgumentError(absl::StrCat(
         ctx.op(), ": logits must have >= 1 dimension, got ", ShapeToString(in.shape())));
   }
-  absl::StatusOr<Tensor*> out = ctx.allocate_output(0, in.dtype(), in.shape());
+  // In place when the input is handed over: a row is read whole (its max)
+  // before its first write.
+  absl::StatusOr<Tensor*> out =
+      ctx.forward_input_or_allocate_output({0}, 0, in.dtype(), in.shape());
   if (!out.ok()) return out.status();
   const int64_t depth = in.dim(in.rank() - 1);
   if (in.num_elements() == 0) return absl::OkStatus();
