@@ -251,6 +251,14 @@ TEST(BinaryOpsTest, ZeroSizeTensors) {
   ASSERT_TRUE(out.ok()) << out.status();
   EXPECT_EQ((*out)[0].shape(), (Shape{0}));
   EXPECT_EQ((*out)[0].dtype(), DataType::kBool);
+  // An empty last dim against a broadcast one ([1, 1, 0] + [5, 2, 0]): the
+  // per-channel path once divided by it (SIGFPE; found by scripts/op_fuzz.py).
+  for (DataType t : {DataType::kFloat, DataType::kInt64}) {
+    out = RunOp("AddV2", TypeAttr(t),
+                {*Tensor::Create(t, {1, 1, 0}), *Tensor::Create(t, {5, 2, 0})});
+    ASSERT_TRUE(out.ok()) << out.status();
+    EXPECT_EQ((*out)[0].shape(), (Shape{5, 2, 0}));
+  }
   // 0 against 3 does not broadcast.
   out = RunOp("Add", f, {MakeTensor<float>({2, 0}, {}), MakeTensor<float>({3}, {1, 2, 3})});
   EXPECT_EQ(out.status().code(), absl::StatusCode::kInvalidArgument);

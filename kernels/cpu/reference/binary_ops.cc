@@ -333,6 +333,7 @@ absl::Status BroadcastBinary(KernelContext& ctx, const Fn& fn) {
           ? ctx.forward_input_or_allocate_output({0, 1}, 0, DataTypeFor<Out>::value, plan->out_shape)
           : ctx.allocate_output_for_overwrite(0, DataTypeFor<Out>::value, plan->out_shape);
   if (!out.ok()) return out.status();
+  if (plan->out_size == 0) return absl::OkStatus();  // (an empty dim may be the last)
   const T* a = x.data<T>();
   const T* b = y.data<T>();
   Out* o = (*out)->template data<Out>();
