@@ -13,8 +13,19 @@
 # BUILD_DIR, default build-cuda; SMRT_CUDA_ARCHITECTURES, default 90;
 # GPU_BUNDLE_MODELS: SavedModel dirs to add under models/ for gpu_check's
 # benchmarks, e.g. copies made by scripts/pattern_weights.py, which compress
-# to almost nothing)
+# to almost nothing; GPU_BUNDLE_CORPUS: a conformance zoo written by
+# `scripts/op_fuzz.py --save DIR`, added as fuzz/ for gpu_check's
+# conformance_on_gpu_fuzz step)
 # Then, on the GPU machine: GPU_CHECK_BUNDLE=OUT.tar.xz scripts/gpu_check.sh
+#
+# The whole bundle gpu_check.sh expects (about 25 MiB; the peers' venv has
+# TensorFlow, ~/.cache/smrt/zoo the zoo's large models):
+#   for m in resnet50 bert_base; do .venv-peers/bin/python scripts/pattern_weights.py \
+#     ~/.cache/smrt/zoo/$m/saved_model .gpu/models/$m; done
+#   PYTHONPATH=build/python .venv-peers/bin/python scripts/op_fuzz.py --cases 1000 \
+#     --save .gpu/fuzz
+#   GPU_BUNDLE_MODELS=".gpu/models/resnet50 .gpu/models/bert_base" \
+#     GPU_BUNDLE_CORPUS=.gpu/fuzz scripts/gpu_bundle.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -47,6 +58,10 @@ if [ -n "${GPU_BUNDLE_MODELS:-}" ]; then
   mkdir -p "$stage/models"
   for m in $GPU_BUNDLE_MODELS; do cp -r "$m" "$stage/models/$(basename "$m")"; done
   parts+=(models)
+fi
+if [ -n "${GPU_BUNDLE_CORPUS:-}" ]; then
+  cp -r "$GPU_BUNDLE_CORPUS" "$stage/fuzz"
+  parts+=(fuzz)
 fi
 mkdir -p "$(dirname "$out")"
 tar -C "$stage" -cf - "${parts[@]}" | xz -T0 -6 >"$out"

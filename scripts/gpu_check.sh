@@ -3,8 +3,9 @@
 # with the CUDA backend, checks a device is visible, runs the GPU tests (a
 # skipped GPU test is a failure here: a GPU is expected; the tests that need a
 # second GPU or the shared community models are left out, and said so, where
-# the machine has neither) and the allocator suite, the conformance subset
-# and the benchmarks, and prints one summary. Usage: scripts/gpu_check.sh
+# the machine has neither) and the allocator suite, the conformance subset,
+# the random op graphs of scripts/op_fuzz.py (a bundle's fuzz/) and the
+# benchmarks, and prints one summary. Usage: scripts/gpu_check.sh
 # (BUILD_DIR, default build-gpu; SMRT_CUDA_ARCHITECTURES, default 90;
 # GPU_CHECK_CONFIGURE_ONLY=1 to stop after building, for machines without a
 # GPU; GPU_CHECK_BUNDLE=FILE.tar.xz to run binaries that scripts/gpu_bundle.sh
@@ -120,7 +121,8 @@ export -f configure build gpu_tests line_buffered
 # A bundle: unpack, and use its libraries; its libstdc++/libgcc_s/libgomp only
 # when this machine's do not satisfy the binaries.
 unpack() {
-  rm -rf "${build_dir:?}/bin" "${build_dir:?}/lib" "${build_dir:?}/lib-fallback"
+  rm -rf "${build_dir:?}/bin" "${build_dir:?}/lib" "${build_dir:?}/lib-fallback" \
+    "${build_dir:?}/fuzz"
   tar -C "$build_dir" -xJf "$GPU_CHECK_BUNDLE"
 }
 if [ -n "${GPU_CHECK_BUNDLE:-}" ]; then
@@ -200,6 +202,14 @@ conformance_gpu_precision() {
   line_buffered "$build_dir/bin/smrt_conformance" --zoo tests/data/zoo --device CUDA:0 \
     --precision tf32 --tolerance 0.1
 }
+# Random op graphs (scripts/op_fuzz.py --save, bundled as fuzz/ or named by
+# FUZZ_CORPUS) on the GPU against TensorFlow's outputs: each case agreed with
+# the CPU kernels where it was made, so a failure here is a CUDA kernel's.
+conformance_gpu_fuzz() {
+  local corpus=${FUZZ_CORPUS:-$build_dir/fuzz}
+  [ -d "$corpus" ] || { echo "no fuzz corpus ($corpus)"; return 1; }
+  line_buffered "$build_dir/bin/smrt_conformance" --zoo "$corpus" --device CUDA:0
+}
 # `smrt bench` per allocator mode on the models under $build_dir/models (a
 # bundle's; scripts/pattern_weights.py copies of ResNet50 and BERT-base) or
 # BENCH_MODELS (directories, space-separated).
@@ -247,10 +257,13 @@ tuning_cache() {
   [ "$(cat "$dir"/*.smrt-tune 2>/dev/null | wc -l)" -gt 3 ] ||
     { echo "no choices cached"; return 1; }
 }
-export -f conformance_gpu conformance_gpu_require conformance_gpu_precision bench_modes tuning_cache
+export -f conformance_gpu conformance_gpu_require conformance_gpu_precision \
+  conformance_gpu_fuzz bench_modes tuning_cache
 if [ $built -eq 1 ]; then
   step conformance_on_gpu 240 conformance_gpu
   grep -E "passed, .* failed|^FAIL|absent" "$log_dir/conformance_on_gpu.log" | head -20
+  step conformance_on_gpu_fuzz 150 conformance_gpu_fuzz
+  grep -E "passed, .* failed|^FAIL|no fuzz" "$log_dir/conformance_on_gpu_fuzz.log" | head -20
   step bench_per_allocator_mode 300 bench_modes
   grep '^{' "$log_dir/bench_per_allocator_mode.log" >"$report_dir/bench.jsonl"
   cat "$log_dir/bench_per_allocator_mode.log"

@@ -7,13 +7,20 @@ Python module; it is a script of its own, not part of scripts/test.sh.
 
   PYTHONPATH=build/python .venv-peers/bin/python scripts/op_fuzz.py \
       [--cases 500] [--seed 1] [--only Conv2D,Pad] [--keep DIR] [--device CUDA:0]
+      [--save DIR]
 
 Prints one line per disagreement (op, attributes, shapes, what differs) and a
 count per op. With --keep, the SavedModel and the inputs of each disagreeing
-case stay in DIR to reproduce it (`smrt run`). Exits 1 on any disagreement.
+case stay in DIR to reproduce it (`smrt run`). With --save, the cases that
+agree are written to DIR as a conformance zoo (<batch>/{saved_model,
+model.json, cases/}, TensorFlow's outputs as the goldens), for
+`smrt_conformance --zoo DIR` where TensorFlow is not (a GPU machine:
+scripts/gpu_bundle.sh takes it as GPU_BUNDLE_CORPUS). Exits 1 on any
+disagreement.
 """
 import argparse
 import collections
+import json
 import os
 import pickle
 import shutil
@@ -861,7 +868,43 @@ def compare(got, want, rtol, atol):
     return f"{int(bad.sum())} of {want.size} differ; at {i}: smrt {got[i]!r}, TF {want[i]!r}"
 
 
-def run_batch(cases, tmp, device, report):
+NPY_DTYPES = {"float32": "DT_FLOAT", "float64": "DT_DOUBLE", "float16": "DT_HALF",
+              "int8": "DT_INT8", "int16": "DT_INT16", "int32": "DT_INT32", "int64": "DT_INT64",
+              "uint8": "DT_UINT8", "bool": "DT_BOOL"}
+
+
+def save_zoo_model(root, batch, path, agreed):
+    """The batch's SavedModel and its agreeing cases as a conformance zoo model.
+    Its tolerance (|smrt - tf| <= T * max(1, |tf|)) is what its loosest case
+    allows, and at least 1e-3: a GPU may pick other algorithms (cuDNN's
+    Winograd and FFT convolutions among them)."""
+    if not agreed:
+        return
+    d = os.path.join(root, f"fuzz_{batch:04d}")
+    shutil.copytree(path, os.path.join(d, "saved_model"))
+    tolerance, names = 1e-3, []
+    for key, case, feeds, outs in agreed:
+        tolerance = max(tolerance, case.rtol or 0.0, case.atol)
+        manifest = {"signature": key, "inputs": [], "outputs": []}
+        name_dir = f"{key}_{case.op}"  # a failure's line names the op
+        for side, tensors in (("inputs", feeds), ("outputs", outs)):
+            os.makedirs(os.path.join(d, "cases", name_dir, side))
+            for name, x in tensors.items():
+                np.save(os.path.join(d, "cases", name_dir, side, f"{name}.npy"), x)
+                manifest[side].append({"name": name, "file": f"{name}.npy",
+                                       "dtype": NPY_DTYPES.get(x.dtype.name, x.dtype.name),
+                                       "shape": list(x.shape)})
+        with open(os.path.join(d, "cases", name_dir, "manifest.json"), "w") as f:
+            json.dump(manifest, f, indent=1)
+        names.append(name_dir)
+    ops = sorted({case.op for _, case, _, _ in agreed})
+    with open(os.path.join(d, "model.json"), "w") as f:
+        json.dump({"name": f"fuzz_{batch:04d}", "family": "op_fuzz", "tolerance": tolerance,
+                   "note": "scripts/op_fuzz.py: " + ",".join(ops), "cases": names}, f,
+                  indent=1)
+
+
+def run_batch(cases, tmp, device, report, save=None):
     module = tf.Module()
     sigs, wants = {}, {}
     for j, c in enumerate(cases):
@@ -900,6 +943,7 @@ def run_batch(cases, tmp, device, report):
         tail = (worker.stderr or "").strip().splitlines()[-3:]
         results = {key: f"smrt process died (exit {worker.returncode}): {' | '.join(tail)}"
                    for key in sigs}
+    agreed = []
     for key, got in results.items():
         j = int(key[4:])
         c = cases[j]
@@ -911,6 +955,10 @@ def run_batch(cases, tmp, device, report):
                     what = f"{name}: {what}"
                     break
         report(c, what, path, key, jobs[key])
+        if what is None:
+            agreed.append((key, c, jobs[key], wants[j]))
+    if save:
+        save[1](save[0], agreed, path)
 
 
 def main():
@@ -921,6 +969,8 @@ def main():
     p.add_argument("--only", default="", help="comma-separated op names")
     p.add_argument("--keep", default="", help="directory for disagreeing cases")
     p.add_argument("--device", default="", help="e.g. CUDA:0 (default: smrt's default)")
+    p.add_argument("--save", default="", help="directory for a conformance zoo of the "
+                   "cases that agree")
     args = p.parse_args()
     rng = np.random.default_rng(args.seed)
     only = set(filter(None, args.only.split(",")))
@@ -942,7 +992,9 @@ def main():
             with open(os.path.join(d, "signature.txt"), "w") as f:
                 f.write(key + "\n")
 
-    made = 0
+    made, batch = 0, 0
+    if args.save:
+        os.makedirs(args.save, exist_ok=True)
     try:
         while made < args.cases:
             cases = []
@@ -952,7 +1004,11 @@ def main():
                     continue
                 cases.append(c)
                 made += 1
-            run_batch(cases, tmp, args.device, report)
+            save = None
+            if args.save:
+                save = (batch, lambda b, agreed, path: save_zoo_model(args.save, b, path, agreed))
+            run_batch(cases, tmp, args.device, report, save)
+            batch += 1
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     total = sum(counts.values())
