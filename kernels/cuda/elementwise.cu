@@ -91,6 +91,15 @@ cudaError_t Unary(const T* in, T* out, int64_t n, cudaStream_t stream, float alp
   return cudaGetLastError();
 }
 
+template <ClassifyOp op, typename T>
+__global__ void ClassifyKernel(const T* __restrict__ in, bool* __restrict__ out, int64_t n) {
+  const int64_t step = static_cast<int64_t>(gridDim.x) * blockDim.x;
+  for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
+       i += step) {
+    out[i] = ApplyClassify<op>(Widen(in[i]));
+  }
+}
+
 template <typename T>
 __global__ void BiasAddKernel(const T* __restrict__ value, const T* __restrict__ bias,
                               T* __restrict__ out, int64_t n, int64_t channels, int64_t inner) {
@@ -199,10 +208,30 @@ cudaError_t LaunchUnary(UnaryOp op, const T* in, T* out, int64_t n, cudaStream_t
       case UnaryOp::kReciprocal: return Unary<UnaryOp::kReciprocal, T>(in, out, n, stream);
       case UnaryOp::kLeakyRelu:
         return Unary<UnaryOp::kLeakyRelu, T>(in, out, n, stream, alpha);
+      case UnaryOp::kSoftplus: return Unary<UnaryOp::kSoftplus, T>(in, out, n, stream, alpha);
+      case UnaryOp::kSoftsign: return Unary<UnaryOp::kSoftsign, T>(in, out, n, stream);
+      case UnaryOp::kSelu: return Unary<UnaryOp::kSelu, T>(in, out, n, stream);
+      case UnaryOp::kSign: return Unary<UnaryOp::kSign, T>(in, out, n, stream);
+      case UnaryOp::kRound: return Unary<UnaryOp::kRound, T>(in, out, n, stream);
+      case UnaryOp::kSin: return Unary<UnaryOp::kSin, T>(in, out, n, stream);
+      case UnaryOp::kCos: return Unary<UnaryOp::kCos, T>(in, out, n, stream);
+      case UnaryOp::kExpm1: return Unary<UnaryOp::kExpm1, T>(in, out, n, stream);
       default: break;
     }
   }
   return cudaErrorInvalidValue;
+}
+
+template <typename T>
+cudaError_t LaunchClassify(ClassifyOp op, const T* in, bool* out, int64_t n,
+                           cudaStream_t stream) {
+  if (n == 0) return cudaSuccess;
+  if (op == ClassifyOp::kIsNan) {
+    ClassifyKernel<ClassifyOp::kIsNan, T><<<Blocks(n), kThreads, 0, stream>>>(in, out, n);
+  } else {
+    ClassifyKernel<ClassifyOp::kIsFinite, T><<<Blocks(n), kThreads, 0, stream>>>(in, out, n);
+  }
+  return cudaGetLastError();
 }
 
 template <typename T>
@@ -219,6 +248,7 @@ cudaError_t LaunchBiasAdd(const T* value, const T* bias, T* out, int64_t n, int6
   template cudaError_t LaunchCompare<T>(CompareOp, const T*, const T*, bool*, int64_t,       \
                                         const BroadcastIndex&, cudaStream_t);                \
   template cudaError_t LaunchUnary<T>(UnaryOp, const T*, T*, int64_t, cudaStream_t, float); \
+  template cudaError_t LaunchClassify<T>(ClassifyOp, const T*, bool*, int64_t, cudaStream_t);  \
   template cudaError_t LaunchBiasAdd<T>(const T*, const T*, T*, int64_t, int64_t, int64_t,   \
                                         cudaStream_t);
 SMRT_FLOATING_INSTANCES(float)

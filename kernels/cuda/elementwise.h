@@ -38,8 +38,11 @@ enum class CompareOp {
 enum class UnaryOp {
   kRelu, kRelu6, kNeg, kSquare, kAbs,
   kSigmoid, kTanh, kExp, kSqrt, kRsqrt, kElu, kLog, kLog1p, kErf, kErfc, kFloor, kCeil,
-  kReciprocal, kLeakyRelu,
+  kReciprocal, kLeakyRelu, kSoftplus, kSoftsign, kSelu, kSign, kRound, kSin, kCos, kExpm1,
 };
+
+// Bool results of one floating-point operand.
+enum class ClassifyOp { kIsNan, kIsFinite };
 
 inline constexpr int kMaxBroadcastRank = 8;
 
@@ -74,11 +77,17 @@ cudaError_t LaunchLogicalNot(const bool* in, bool* out, int64_t n, cudaStream_t 
 
 // out[i] = op(in[i]) for n elements; T is float, __half, __nv_bfloat16,
 // int32_t or int64_t (the integers only for kRelu, kRelu6, kNeg, kSquare,
-// kAbs, else cudaErrorInvalidValue). `alpha` is kLeakyRelu's slope below zero; the
-// other ops ignore it.
+// kAbs, else cudaErrorInvalidValue). `alpha` is kLeakyRelu's slope below zero
+// and kSoftplus's threshold (SoftplusThreshold); the other ops ignore it.
 template <typename T>
 cudaError_t LaunchUnary(UnaryOp op, const T* in, T* out, int64_t n, cudaStream_t stream,
                         float alpha = 0.0f);
+
+// out[i] = op(in[i]) as bool for n elements; T is float, __half or
+// __nv_bfloat16.
+template <typename T>
+cudaError_t LaunchClassify(ClassifyOp op, const T* in, bool* out, int64_t n,
+                           cudaStream_t stream);
 
 // out[i] = value[i] + bias[(i / inner) % channels] for n elements: the bias
 // runs along the dim whose inner stride is `inner` (1 for NHWC, H*W for NCHW).

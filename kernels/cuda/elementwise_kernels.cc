@@ -14,6 +14,7 @@
 #include "kernels/cuda/broadcast_index.h"
 #include "kernels/cuda/cuda_status.h"
 #include "kernels/cuda/elementwise.h"
+#include "kernels/cuda/elementwise_math.h"
 #include "kernels/cuda/kernel_util.h"
 #include "kernels/cuda/register.h"
 
@@ -136,6 +137,38 @@ KernelSpec CompareSpec(const char* op, CompareOp kind, std::vector<DataType> typ
                     [kind, types](KernelContext& ctx) { return CompareCompute(ctx, kind, types); });
 }
 
+// Softplus's threshold depends on the element type (Eigen's epsilon).
+absl::Status Softplus(KernelContext& ctx) {
+  const DataType t = ctx.input(0).dtype();
+  const float threshold = t == DataType::kHalf       ? SoftplusThreshold<__half>()
+                          : t == DataType::kBFloat16 ? SoftplusThreshold<__nv_bfloat16>()
+                                                     : SoftplusThreshold<float>();
+  return UnaryCompute(ctx, UnaryOp::kSoftplus, /*has_ints=*/false, threshold);
+}
+
+template <typename T>
+absl::Status ClassifyTyped(KernelContext& ctx, ClassifyOp op, cudaStream_t stream) {
+  const Tensor& in = ctx.input(0);
+  absl::StatusOr<Tensor*> out = ctx.allocate_device_output(0, DataType::kBool, in.shape());
+  if (!out.ok()) return out.status();
+  return CudaStatus(LaunchClassify<T>(op, in.data<T>(), (*out)->data<bool>(),
+                                      in.num_elements(), stream),
+                    ctx.op(), ctx.node_name(), "launching the IsNan/IsFinite kernel");
+}
+
+// IsNan, IsFinite: floating point in, bool out.
+absl::Status Classify(KernelContext& ctx, ClassifyOp op) {
+  if (absl::Status s = CheckOnDevice(ctx, {0}); !s.ok()) return s;
+  const DataType t = ctx.input(0).dtype();
+  absl::StatusOr<cudaStream_t> stream = StreamOf(ctx);
+  if (!stream.ok()) return stream.status();
+  if (t == DataType::kFloat) return ClassifyTyped<float>(ctx, op, *stream);
+  if (t == DataType::kHalf) return ClassifyTyped<__half>(ctx, op, *stream);
+  if (t == DataType::kBFloat16) return ClassifyTyped<__nv_bfloat16>(ctx, op, *stream);
+  return AtNode(ctx, absl::UnimplementedError(
+                         absl::StrCat("no CUDA kernel for ", DataTypeName(t))));
+}
+
 absl::Status LogicalNot(KernelContext& ctx) {
   if (absl::Status s = CheckOnDevice(ctx, {0}); !s.ok()) return s;
   const Tensor& in = ctx.input(0);
@@ -242,6 +275,18 @@ std::vector<KernelSpec> ElementwiseKernels() {
       UnarySpec("Reciprocal", UnaryOp::kReciprocal, kNoInts),
       UnarySpec("Inv", UnaryOp::kReciprocal, kNoInts),
       CudaKernel("LeakyRelu", "T", Types(kNoInts), LeakyRelu),
+      CudaKernel("Softplus", "T", Types(kNoInts), Softplus),
+      UnarySpec("Softsign", UnaryOp::kSoftsign, kNoInts),
+      UnarySpec("Selu", UnaryOp::kSelu, kNoInts),
+      UnarySpec("Sign", UnaryOp::kSign, kNoInts),
+      UnarySpec("Round", UnaryOp::kRound, kNoInts),
+      UnarySpec("Sin", UnaryOp::kSin, kNoInts),
+      UnarySpec("Cos", UnaryOp::kCos, kNoInts),
+      UnarySpec("Expm1", UnaryOp::kExpm1, kNoInts),
+      CudaKernel("IsNan", "T", Types(kNoInts),
+                 [](KernelContext& ctx) { return Classify(ctx, ClassifyOp::kIsNan); }),
+      CudaKernel("IsFinite", "T", Types(kNoInts),
+                 [](KernelContext& ctx) { return Classify(ctx, ClassifyOp::kIsFinite); }),
       CompareSpec("Less", CompareOp::kLess, CompareTypes()),
       CompareSpec("LessEqual", CompareOp::kLessEqual, CompareTypes()),
       CompareSpec("Greater", CompareOp::kGreater, CompareTypes()),

@@ -91,7 +91,21 @@ __host__ __device__ inline bool ApplyCompare(C a, C b) {
   else return a || b;  // kLogicalOr
 }
 
-// `alpha` is kLeakyRelu's slope below zero, rounded to T as the CPU rounds it.
+// Softplus's threshold for T, as Eigen's (and the CPU kernel's): log of T's
+// epsilon, plus 2, each step rounded to T. Computed on the host (the C
+// library's log) and passed to the kernel as `alpha`.
+template <typename T>
+inline float SoftplusThreshold() {
+  // Eigen's epsilons: float's, 2^-13 for float16 (not float16's 2^-10), 2^-7
+  // for bfloat16.
+  const float eps = std::is_same_v<T, float> ? FLT_EPSILON
+                    : std::is_same_v<T, __half> ? 0.0001220703125f
+                                                : 0.0078125f;
+  return Rounded<T>(Rounded<T>(std::log(eps)) + 2.0f);
+}
+
+// `alpha` is kLeakyRelu's slope below zero, rounded to T as the CPU rounds it,
+// or kSoftplus's threshold (SoftplusThreshold<T>()).
 template <UnaryOp op, typename T>
 __host__ __device__ inline Compute<T> ApplyUnary(Compute<T> x, float alpha) {
   using C = Compute<T>;
@@ -138,10 +152,43 @@ __host__ __device__ inline Compute<T> ApplyUnary(Compute<T> x, float alpha) {
       return ceilf(x);
     } else if constexpr (op == UnaryOp::kLeakyRelu) {
       return x > 0.0f ? x : x * Rounded<T>(alpha);  // as the CPU: NaN * alpha stays NaN
+    } else if constexpr (op == UnaryOp::kSoftplus) {
+      // Eigen's: x above -threshold, exp(x) below threshold, else log1p(exp(x)).
+      if (x > -alpha) return x;
+      if (x < alpha) return expf(x);
+      return log1pf(Rounded<T>(expf(x)));
+    } else if constexpr (op == UnaryOp::kSoftsign) {
+      return x / Rounded<T>(1.0f + fabsf(x));
+    } else if constexpr (op == UnaryOp::kSelu) {
+      // TensorFlow's constants, rounded to T (Eigen converts through float).
+      const float scale = Rounded<T>(1.0507009873554804934193349852946f);
+      const float scale_alpha = Rounded<T>(1.7580993408473768599402175208123f);
+      return x < 0.0f ? scale_alpha * Rounded<T>(Rounded<T>(expf(x)) - 1.0f) : scale * x;
+    } else if constexpr (op == UnaryOp::kSign) {
+      if (x != x) return x;  // NaN
+      return static_cast<float>((0.0f < x) - (x < 0.0f));  // -0 gives +0, as the CPU
+    } else if constexpr (op == UnaryOp::kRound) {
+      // Half to even by Eigen's steps (so -0.3 gives +0, where rintf gives -0).
+      float r = floorf(x);
+      const float diff = x - r;
+      if (diff > 0.5f || (diff == 0.5f && fmodf(r, 2.0f) != 0.0f)) r += 1.0f;
+      return r;
+    } else if constexpr (op == UnaryOp::kSin) {
+      return sinf(x);
+    } else if constexpr (op == UnaryOp::kCos) {
+      return cosf(x);
+    } else if constexpr (op == UnaryOp::kExpm1) {
+      return expm1f(x);
     } else {  // kReciprocal
       return 1.0f / x;
     }
   }
+}
+
+template <ClassifyOp op>
+__host__ __device__ inline bool ApplyClassify(float x) {
+  if constexpr (op == ClassifyOp::kIsNan) return x != x;
+  else return x - x == 0.0f;  // kIsFinite: inf - inf and NaN - NaN are NaN
 }
 
 }  // namespace smrt::kernels::cuda

@@ -21,8 +21,8 @@ std::vector<KernelSpec> CopyKernels();
 // fixed-size dtype; the shape ops share their input's storage (shape_kernels.cc).
 std::vector<KernelSpec> ShapeKernels();
 // Broadcasting binaries and unaries, float32/float16/bfloat16 and int32
-// where meaningful; comparisons and logical ops with bool outputs
-// (elementwise_kernels.cc).
+// where meaningful; comparisons, logical ops and IsNan/IsFinite with bool
+// outputs (elementwise_kernels.cc).
 std::vector<KernelSpec> ElementwiseKernels();
 // BiasAdd float32/float16/bfloat16, NHWC and NCHW (bias_add_kernels.cc).
 std::vector<KernelSpec> BiasAddKernels();
@@ -30,7 +30,8 @@ std::vector<KernelSpec> BiasAddKernels();
 // cuBLAS, the fused post-ops in one epilogue kernel (matmul_kernels.cc,
 // post_ops.h) or in cuBLASLt's (bias, relu, tanh gelu; lt_matmul.h).
 std::vector<KernelSpec> MatMulKernels();
-// Softmax float32 over the last axis (softmax_kernels.cc).
+// Softmax, LogSoftmax float32/float16/bfloat16 over the last axis
+// (softmax_kernels.cc).
 std::vector<KernelSpec> SoftmaxKernels();
 // _SmrtLayerNorm float32 over the last axis (layer_norm_kernels.cc).
 std::vector<KernelSpec> LayerNormKernels();
@@ -105,6 +106,9 @@ std::vector<KernelSpec> RandomKernels();
 // RaggedTensorToTensor of any fixed-size dtype, the shape and row partitions
 // on the host, planned as on the CPU (ragged_kernels.cc, ragged.h).
 std::vector<KernelSpec> RaggedKernels();
+// SpaceToDepth, DepthToSpace: every fixed-size dtype, NHWC, as one transpose
+// (depth_space_kernels.cc).
+std::vector<KernelSpec> DepthSpaceKernels();
 
 inline std::vector<KernelSpec> CudaKernels() {
   std::vector<KernelSpec> all;
@@ -115,7 +119,7 @@ inline std::vector<KernelSpec> CudaKernels() {
                       &CastKernels, &PadKernels, &SliceKernels, &ResizeKernels,
                       &BatchNormKernels, &ConvTransposeKernels, &ControlFlowKernels,
                       &TopKKernels, &OneHotKernels, &GatherNdKernels, &ScanKernels,
-                      &TrainingKernels, &RandomKernels, &RaggedKernels}) {
+                      &TrainingKernels, &RandomKernels, &RaggedKernels, &DepthSpaceKernels}) {
     for (KernelSpec& k : family()) all.push_back(std::move(k));
   }
   return all;

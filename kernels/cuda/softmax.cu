@@ -14,8 +14,8 @@ constexpr int64_t kMaxBlocks = 65535;  // rows beyond this are grid-strided
 // an infinity gives inf - inf: either way the row is NaN, as on the CPU. A
 // float row keeps each exp in `out` and divides it there; a 16-bit row
 // recomputes it, so that each value is rounded to T once, from the float
-// softmax.
-template <typename T>
+// softmax. LogSoftmax (kLog) is (x - max) - log(sum), as the CPU's.
+template <typename T, bool kLog>
 __global__ void SoftmaxKernel(const T* __restrict__ in, T* __restrict__ out, int64_t rows,
                               int64_t depth) {
   __shared__ float scratch[33];
@@ -28,12 +28,15 @@ __global__ void SoftmaxKernel(const T* __restrict__ in, T* __restrict__ out, int
     float s = 0.0f;
     for (int64_t i = threadIdx.x; i < depth; i += blockDim.x) {
       const float e = expf(Widen(x[i]) - m);
-      if constexpr (!kIsHalfLike<T>) y[i] = e;  // each thread divides its own elements below
+      if constexpr (!kIsHalfLike<T> && !kLog) y[i] = e;  // each thread divides its own below
       s += e;
     }
     s = BlockReduce<SumOp<float>>(s, scratch);
+    const float log_sum = kLog ? logf(s) : 0.0f;
     for (int64_t i = threadIdx.x; i < depth; i += blockDim.x) {
-      if constexpr (kIsHalfLike<T>) {
+      if constexpr (kLog) {
+        y[i] = Narrow<T>((Widen(x[i]) - m) - log_sum);
+      } else if constexpr (kIsHalfLike<T>) {
         y[i] = Narrow<T>(expf(Widen(x[i]) - m) / s);
       } else {
         y[i] = y[i] / s;
@@ -137,16 +140,24 @@ template cudaError_t LaunchSparseSoftmaxXent<int64_t>(const float*, const int64_
                                                       float*, int64_t, int64_t, cudaStream_t);
 
 template <typename T>
-cudaError_t LaunchSoftmax(const T* in, T* out, int64_t rows, int64_t depth, cudaStream_t stream) {
+cudaError_t LaunchSoftmax(const T* in, T* out, int64_t rows, int64_t depth, bool log,
+                          cudaStream_t stream) {
   if (rows == 0 || depth == 0) return cudaSuccess;
-  SoftmaxKernel<T><<<RowBlocks(rows), RowThreads(depth), 0, stream>>>(in, out, rows, depth);
+  if (log) {
+    SoftmaxKernel<T, true><<<RowBlocks(rows), RowThreads(depth), 0, stream>>>(in, out, rows,
+                                                                              depth);
+  } else {
+    SoftmaxKernel<T, false><<<RowBlocks(rows), RowThreads(depth), 0, stream>>>(in, out, rows,
+                                                                               depth);
+  }
   return cudaGetLastError();
 }
 
-template cudaError_t LaunchSoftmax<float>(const float*, float*, int64_t, int64_t, cudaStream_t);
-template cudaError_t LaunchSoftmax<__half>(const __half*, __half*, int64_t, int64_t,
+template cudaError_t LaunchSoftmax<float>(const float*, float*, int64_t, int64_t, bool,
+                                          cudaStream_t);
+template cudaError_t LaunchSoftmax<__half>(const __half*, __half*, int64_t, int64_t, bool,
                                            cudaStream_t);
 template cudaError_t LaunchSoftmax<__nv_bfloat16>(const __nv_bfloat16*, __nv_bfloat16*, int64_t,
-                                                  int64_t, cudaStream_t);
+                                                  int64_t, bool, cudaStream_t);
 
 }  // namespace smrt::kernels::cuda

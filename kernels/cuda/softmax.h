@@ -1,4 +1,5 @@
-// Softmax over the last axis on device pointers (no absl or smrt headers).
+// Softmax and LogSoftmax over the last axis on device pointers (no absl or smrt
+// headers).
 #ifndef SMRT_KERNELS_CUDA_SOFTMAX_H_
 #define SMRT_KERNELS_CUDA_SOFTMAX_H_
 
@@ -12,10 +13,12 @@ namespace smrt::kernels::cuda {
 // of `depth` values (row-major), one thread block per row; a NaN anywhere in
 // a row, or an infinity, makes the row NaN as on the CPU. T is float, __half
 // or __nv_bfloat16: a 16-bit row is computed in float and each value rounded
-// once, as the CPU's 16-bit kernel does. `out` must not overlap `in`.
+// once, as the CPU's 16-bit kernel does. With `log`, LogSoftmax instead:
+// out = (in - max) - log(sum(exp(in - max))). `out` must not overlap `in`.
 // Returns the launch error, if any.
 template <typename T>
-cudaError_t LaunchSoftmax(const T* in, T* out, int64_t rows, int64_t depth, cudaStream_t stream);
+cudaError_t LaunchSoftmax(const T* in, T* out, int64_t rows, int64_t depth, bool log,
+                          cudaStream_t stream);
 
 // Softmax cross-entropy of `rows` rows of `depth` logits, one thread block per
 // row, as TensorFlow's xent kernels: shifted = logits - max, loss[r] =

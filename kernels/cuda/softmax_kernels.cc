@@ -1,5 +1,5 @@
-// Softmax over the last axis of a float32, float16 or bfloat16 device tensor
-// (softmax.cu).
+// Softmax and LogSoftmax over the last axis of a float32, float16 or bfloat16
+// device tensor (softmax.cu).
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
@@ -18,11 +18,12 @@ namespace smrt::kernels::cuda {
 namespace {
 
 template <typename T>
-cudaError_t Launch(const Tensor& in, Tensor& out, int64_t depth, cudaStream_t stream) {
-  return LaunchSoftmax(in.data<T>(), out.data<T>(), in.num_elements() / depth, depth, stream);
+cudaError_t Launch(const Tensor& in, Tensor& out, int64_t depth, bool log, cudaStream_t stream) {
+  return LaunchSoftmax(in.data<T>(), out.data<T>(), in.num_elements() / depth, depth, log,
+                       stream);
 }
 
-absl::Status Softmax(KernelContext& ctx) {
+absl::Status Softmax(KernelContext& ctx, bool log) {
   if (absl::Status s = CheckOnDevice(ctx, {0}); !s.ok()) return s;
   absl::StatusOr<DataType> dtype = CommonFloatingType(ctx, 1);
   if (!dtype.ok()) return dtype.status();
@@ -38,18 +39,21 @@ absl::Status Softmax(KernelContext& ctx) {
   if (!out.ok()) return out.status();
   if (in.num_elements() == 0) return absl::OkStatus();
   const int64_t depth = in.dim(in.rank() - 1);
-  const cudaError_t e = *dtype == DataType::kHalf ? Launch<__half>(in, **out, depth, *stream)
+  const cudaError_t e = *dtype == DataType::kHalf ? Launch<__half>(in, **out, depth, log, *stream)
                         : *dtype == DataType::kBFloat16
-                            ? Launch<__nv_bfloat16>(in, **out, depth, *stream)
-                            : Launch<float>(in, **out, depth, *stream);
+                            ? Launch<__nv_bfloat16>(in, **out, depth, log, *stream)
+                            : Launch<float>(in, **out, depth, log, *stream);
   return CudaStatus(e, ctx.op(), ctx.node_name(), "launching the softmax kernel");
 }
 
 }  // namespace
 
 std::vector<KernelSpec> SoftmaxKernels() {
-  return {CudaKernel("Softmax", "T", {std::begin(kFloatingTypes), std::end(kFloatingTypes)},
-                     Softmax)};
+  const std::vector<DataType> types(std::begin(kFloatingTypes), std::end(kFloatingTypes));
+  return {CudaKernel("Softmax", "T", types,
+                     [](KernelContext& ctx) { return Softmax(ctx, /*log=*/false); }),
+          CudaKernel("LogSoftmax", "T", types,
+                     [](KernelContext& ctx) { return Softmax(ctx, /*log=*/true); })};
 }
 
 }  // namespace smrt::kernels::cuda

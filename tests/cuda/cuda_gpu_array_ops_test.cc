@@ -69,6 +69,23 @@ TEST_F(CudaGpuArrayOpsTest, EinsumMatchesTheCpu) {
   }
 }
 
+TEST_F(CudaGpuArrayOpsTest, DepthToSpaceAndSpaceToDepthMatchTheCpu) {
+  for (int64_t b : {2, 3}) {
+    AttrMap attrs = TypeAttr(DataType::kFloat);
+    attrs.Set("block_size", b);
+    SCOPED_TRACE(b);
+    ExpectSameBytesAsCpu("SpaceToDepth", attrs, {RandomFloats({2, 2 * b, 3 * b, 5}, 1)});
+    ExpectSameBytesAsCpu("DepthToSpace", attrs, {RandomFloats({2, 2, 3, 5 * b * b}, 2)});
+    ExpectSameBytesAsCpu("DepthToSpace", attrs, {RandomFloats({1, 1, 1, b * b}, 3)});
+    ExpectSameBytesAsCpu("SpaceToDepth", attrs, {RandomFloats({0, b, b, 2}, 4)});
+  }
+  AttrMap attrs = TypeAttr(DataType::kInt32);
+  attrs.Set("block_size", int64_t{2});
+  ExpectSameBytesAsCpu("DepthToSpace", attrs,
+                       {MakeTensor<int32_t>({1, 1, 2, 8}, {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11,
+                                                            12, 13, 14, 15})});
+}
+
 TEST_F(CudaGpuArrayOpsTest, GatherMatchesTheCpu) {
   const Tensor table = RandomFloats({10, 16}, 3);
   for (DataType itype : {DataType::kInt32, DataType::kInt64}) {

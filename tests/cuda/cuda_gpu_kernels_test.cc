@@ -275,11 +275,16 @@ TEST_F(CudaGpuTest, UnariesMatchTheCpu) {
   const Tensor empty = MakeTensor<float>({0, 3}, {});
   for (const char* op :
        {"Relu", "Relu6", "Neg", "Square", "Abs", "Sigmoid", "Tanh", "Exp", "Sqrt", "Rsqrt", "Elu",
-        "Log", "Log1p", "Erf", "Erfc", "Floor", "Ceil", "Reciprocal", "Inv"}) {
+        "Log", "Log1p", "Erf", "Erfc", "Floor", "Ceil", "Reciprocal", "Inv", "Softplus",
+        "Softsign", "Selu", "Sign", "Round", "Sin", "Cos", "Expm1", "IsNan", "IsFinite"}) {
     SCOPED_TRACE(op);
     ExpectLikeCpu(op, TypeAttr(DataType::kFloat), {f}, 1e-5);
     ExpectLikeCpu(op, TypeAttr(DataType::kFloat), {empty}, 0);
   }
+  // Round's halves go to even, and -0.3 to +0 (Eigen's steps), bit for bit.
+  ExpectSameBytesAsCpu("Round", TypeAttr(DataType::kFloat),
+                       {MakeTensor<float>({8}, {0.5f, 1.5f, 2.5f, -0.5f, -1.5f, -0.3f, 2.7f,
+                                                -2.7f})});
   Tensor ints = RandomInts({3, 333}, 8);
   ints.data<int32_t>()[0] = std::numeric_limits<int32_t>::min();  // Neg and Square wrap
   ints.data<int32_t>()[1] = 70000;
@@ -374,6 +379,30 @@ TEST_F(CudaGpuTest, SoftmaxMatchesTheCpu) {
   ExpectLikeCpu("Softmax", TypeAttr(DataType::kFloat),
                 {MakeTensor<float>({4, 3}, {1, nan, 2, nan, 1, 2, inf, 0, 1, 1000, 1000, 1000})},
                 1e-6);
+}
+
+TEST_F(CudaGpuTest, LogSoftmaxMatchesTheCpu) {
+  uint32_t seed = 450;
+  for (const Shape& shape : {Shape{4, 1}, Shape{3, 7}, Shape{5, 1000}, Shape{2, 2049},
+                             Shape{70000, 3}, Shape{2, 0}}) {
+    SCOPED_TRACE(ShapeToString(shape));
+    ExpectLikeCpu("LogSoftmax", TypeAttr(DataType::kFloat),
+                  {RandomFloats(shape, seed++, 990, 1010)}, 1e-5);
+    // One dominant logit: log_softmax near 0, where an approximate log shows.
+    Tensor peaked = RandomFloats(shape, seed++, -5, 5);
+    const int64_t depth = shape.back();
+    for (int64_t r = 0; depth > 0 && r < peaked.num_elements() / depth; ++r) {
+      peaked.data<float>()[r * depth + r % depth] += 20.0f;
+    }
+    ExpectLikeCpu("LogSoftmax", TypeAttr(DataType::kFloat), {peaked}, 1e-6);
+  }
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const float inf = std::numeric_limits<float>::infinity();
+  // A NaN or +inf makes the row NaN; -inf gives -inf; a row of one logit is 0.
+  ExpectLikeCpu("LogSoftmax", TypeAttr(DataType::kFloat),
+                {MakeTensor<float>({4, 3}, {1, nan, 2, inf, 1, 2, -inf, 0, 1, 5, 5, 5})}, 1e-6);
+  ExpectLikeCpu("LogSoftmax", TypeAttr(DataType::kFloat), {MakeTensor<float>({3, 1}, {1, -4, 9})},
+                0);
 }
 
 }  // namespace

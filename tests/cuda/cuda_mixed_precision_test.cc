@@ -188,6 +188,14 @@ float HostUnary(UnaryOp op, float x, float alpha) {
     SMRT_UNARY_CASE(kCeil)
     SMRT_UNARY_CASE(kReciprocal)
     SMRT_UNARY_CASE(kLeakyRelu)
+    SMRT_UNARY_CASE(kSoftplus)
+    SMRT_UNARY_CASE(kSoftsign)
+    SMRT_UNARY_CASE(kSelu)
+    SMRT_UNARY_CASE(kSign)
+    SMRT_UNARY_CASE(kRound)
+    SMRT_UNARY_CASE(kSin)
+    SMRT_UNARY_CASE(kCos)
+    SMRT_UNARY_CASE(kExpm1)
 #undef SMRT_UNARY_CASE
   }
   return 0;
@@ -204,7 +212,11 @@ const NamedUnary kUnaries[] = {
     {"Rsqrt", UnaryOp::kRsqrt},   {"Elu", UnaryOp::kElu},      {"Log", UnaryOp::kLog},
     {"Log1p", UnaryOp::kLog1p},   {"Erf", UnaryOp::kErf},      {"Erfc", UnaryOp::kErfc},
     {"Floor", UnaryOp::kFloor},   {"Ceil", UnaryOp::kCeil},    {"Reciprocal", UnaryOp::kReciprocal},
-    {"LeakyRelu", UnaryOp::kLeakyRelu}};
+    {"LeakyRelu", UnaryOp::kLeakyRelu}, {"Softplus", UnaryOp::kSoftplus},
+    {"Softsign", UnaryOp::kSoftsign},   {"Selu", UnaryOp::kSelu},
+    {"Sign", UnaryOp::kSign},           {"Round", UnaryOp::kRound},
+    {"Sin", UnaryOp::kSin},             {"Cos", UnaryOp::kCos},
+    {"Expm1", UnaryOp::kExpm1}};
 
 template <typename T>
 void ExpectUnariesMatchTheCpu(DataType t) {
@@ -218,9 +230,11 @@ void ExpectUnariesMatchTheCpu(DataType t) {
     ASSERT_TRUE(cpu.ok()) << u.op << ": " << cpu.status();
     const auto* want = static_cast<const uint16_t*>((*cpu)[0].raw_data());
     int bad = 0;
+    // Softplus takes its threshold where LeakyRelu takes its slope.
+    const float a = u.kind == UnaryOp::kSoftplus ? SoftplusThreshold<T>() : alpha;
     for (size_t i = 0; i < patterns.size(); ++i) {
       const uint16_t got =
-          BitsOf(Narrow<T>(HostUnary<T>(u.kind, Widen(FromBits<T>(patterns[i])), alpha)));
+          BitsOf(Narrow<T>(HostUnary<T>(u.kind, Widen(FromBits<T>(patterns[i])), a)));
       const bool same = got == want[i] || (IsNanBits(t, got) && IsNanBits(t, want[i]));
       if (!same && ++bad <= 3) {
         ADD_FAILURE() << u.op << " " << DataTypeName(t) << " of 0x" << std::hex << patterns[i]
@@ -234,6 +248,32 @@ void ExpectUnariesMatchTheCpu(DataType t) {
 TEST(CudaMixedPrecisionTest, UnaryFormulasMatchTheCpuForEveryPattern) {
   ExpectUnariesMatchTheCpu<__half>(DataType::kHalf);
   ExpectUnariesMatchTheCpu<__nv_bfloat16>(DataType::kBFloat16);
+}
+
+template <typename T>
+void ExpectClassifiesMatchTheCpu(DataType t) {
+  const std::vector<uint16_t> patterns = AllPatterns();
+  const Tensor x = FromPatterns(t, patterns);
+  for (const auto& [op, kind] : {std::pair{"IsNan", ClassifyOp::kIsNan},
+                                 std::pair{"IsFinite", ClassifyOp::kIsFinite}}) {
+    absl::StatusOr<std::vector<Tensor>> cpu = RunOp(op, TypeAttr(t), {x});
+    ASSERT_TRUE(cpu.ok()) << op << ": " << cpu.status();
+    int bad = 0;
+    for (size_t i = 0; i < patterns.size(); ++i) {
+      const float v = Widen(FromBits<T>(patterns[i]));
+      const bool got = kind == ClassifyOp::kIsNan ? ApplyClassify<ClassifyOp::kIsNan>(v)
+                                                  : ApplyClassify<ClassifyOp::kIsFinite>(v);
+      if (got != (*cpu)[0].data<bool>()[i] && ++bad <= 3) {
+        ADD_FAILURE() << op << " " << DataTypeName(t) << " of 0x" << std::hex << patterns[i];
+      }
+    }
+    EXPECT_EQ(bad, 0) << op << " " << DataTypeName(t);
+  }
+}
+
+TEST(CudaMixedPrecisionTest, IsNanAndIsFiniteMatchTheCpuForEveryPattern) {
+  ExpectClassifiesMatchTheCpu<__half>(DataType::kHalf);
+  ExpectClassifiesMatchTheCpu<__nv_bfloat16>(DataType::kBFloat16);
 }
 
 template <typename T>
