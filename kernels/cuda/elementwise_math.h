@@ -168,11 +168,7 @@ __host__ __device__ inline Compute<T> ApplyUnary(Compute<T> x, float alpha) {
       if (x != x) return x;  // NaN
       return static_cast<float>((0.0f < x) - (x < 0.0f));  // -0 gives +0, as the CPU
     } else if constexpr (op == UnaryOp::kRound) {
-      // Half to even by Eigen's steps (so -0.3 gives +0, where rintf gives -0).
-      float r = floorf(x);
-      const float diff = x - r;
-      if (diff > 0.5f || (diff == 0.5f && fmodf(r, 2.0f) != 0.0f)) r += 1.0f;
-      return r;
+      return rintf(x);  // half to even, -0.3 to -0, as the CPU (and TensorFlow)
     } else if constexpr (op == UnaryOp::kSin) {
       return sinf(x);
     } else if constexpr (op == UnaryOp::kCos) {

@@ -75,9 +75,9 @@ std::vector<KernelSpec> CastKernels();
 // Pad, PadV2 (constant), MirrorPad: any dtype of up to 8 bytes, paddings
 // on the host. Fill: the same, dims and value on the host (pad_kernels.cc).
 std::vector<KernelSpec> PadKernels();
-// Slice, StridedSlice, ReverseV2, Split, SplitV, Tile: every fixed-size
-// dtype, begin/size/end/strides/axes/split sizes/multiples on the host
-// (slice_kernels.cc, slice_plan.h).
+// Slice, StridedSlice, ReverseV2, Split, SplitV, Tile, BroadcastTo: every
+// fixed-size dtype, begin/size/end/strides/axes/split sizes/multiples/shape
+// on the host (slice_kernels.cc, slice_plan.h).
 std::vector<KernelSpec> SliceKernels();
 // FusedBatchNorm, V2, V3 in inference mode, float32 (batch_norm_kernels.cc).
 std::vector<KernelSpec> BatchNormKernels();

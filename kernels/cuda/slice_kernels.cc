@@ -1,6 +1,6 @@
-// Slice, StridedSlice (all five masks), ReverseV2, Split, SplitV and Tile on
-// device tensors of every fixed-size dtype; begin, size, end, strides, axes,
-// split sizes and multiples are read on the host. Each is planned by the
+// Slice, StridedSlice (all five masks), ReverseV2, Split, SplitV, Tile and
+// BroadcastTo on device tensors of every fixed-size dtype; begin, size, end,
+// strides, axes, split sizes, multiples and shapes are read on the host. Each is planned by the
 // CPU kernels' own code (strided_slice_util.h, split_util.h, array_util.h),
 // so shapes and errors are the CPU's, and copied by the transpose kernel's
 // gather (slice_plan.h).
@@ -143,6 +143,22 @@ absl::Status Tile(KernelContext& ctx) {
   return CopyGather(ctx, input, PlanTileGather(input.shape(), tile->multiples), 0, tile->dims);
 }
 
+absl::Status BroadcastTo(KernelContext& ctx) {
+  if (absl::Status s = CheckOnDevice(ctx, {0}); !s.ok()) return s;
+  absl::StatusOr<const Tensor*> shape = HostInput(ctx, 1, "shape");
+  if (!shape.ok()) return shape.status();
+  if ((*shape)->rank() != 1) {
+    return AtNode(ctx, absl::InvalidArgumentError(absl::StrCat(
+                           "BroadcastTo: shape must be a vector, got ",
+                           ShapeToString((*shape)->shape()))));
+  }
+  absl::StatusOr<std::vector<int64_t>> target = IntValues(**shape, "shape");
+  if (!target.ok()) return AtNode(ctx, target.status());
+  const Tensor& input = ctx.input(0);
+  if (absl::Status s = CheckBroadcastTo(input.shape(), *target); !s.ok()) return AtNode(ctx, s);
+  return CopyGather(ctx, input, PlanBroadcastToGather(input.shape(), *target), 0, *target);
+}
+
 }  // namespace
 
 std::vector<KernelSpec> SliceKernels() {
@@ -152,7 +168,9 @@ std::vector<KernelSpec> SliceKernels() {
           CudaKernel("ReverseV2", "T", FixedSizeTypes(), ReverseV2, /*host_memory_inputs=*/{1}),
           CudaKernel("Split", "T", FixedSizeTypes(), Split, /*host_memory_inputs=*/{0}),
           CudaKernel("SplitV", "T", FixedSizeTypes(), Split, /*host_memory_inputs=*/{1, 2}),
-          CudaKernel("Tile", "T", FixedSizeTypes(), Tile, /*host_memory_inputs=*/{1})};
+          CudaKernel("Tile", "T", FixedSizeTypes(), Tile, /*host_memory_inputs=*/{1}),
+          CudaKernel("BroadcastTo", "T", FixedSizeTypes(), BroadcastTo,
+                     /*host_memory_inputs=*/{1})};
 }
 
 }  // namespace smrt::kernels::cuda

@@ -73,6 +73,18 @@ absl::StatusOr<SliceGather> PlanTileGather(const Shape& in_dims,
   return GatherOf(walk, 0);
 }
 
+absl::StatusOr<SliceGather> PlanBroadcastToGather(const Shape& in_dims, const Shape& target) {
+  const int lead = static_cast<int>(target.size() - in_dims.size());
+  std::vector<std::pair<int64_t, int64_t>> walk;
+  int64_t in_stride = 1;
+  for (int d = static_cast<int>(target.size()) - 1; d >= 0; --d) {
+    const bool stretched = d < lead || in_dims[d - lead] == 1;
+    walk.emplace_back(target[d], stretched ? 0 : in_stride);
+    if (!stretched) in_stride *= in_dims[d - lead];
+  }
+  return GatherOf(walk, 0);
+}
+
 absl::StatusOr<SliceGather> PlanReverseGather(const Shape& dims, const std::vector<bool>& flip) {
   std::vector<int64_t> begin(dims.size(), 0), strides(dims.size(), 1);
   for (size_t d = 0; d < dims.size(); ++d) {

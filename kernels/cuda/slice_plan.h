@@ -46,6 +46,10 @@ absl::StatusOr<SliceGather> PlanSplitPieceGather(const Shape& dims, int axis, in
 absl::StatusOr<SliceGather> PlanTileGather(const Shape& in_dims,
                                            const std::vector<int64_t>& multiples);
 
+// BroadcastTo: `in_dims` (which CheckBroadcastTo accepts) stretched to
+// `target`, its stretched dims read with step 0.
+absl::StatusOr<SliceGather> PlanBroadcastToGather(const Shape& in_dims, const Shape& target);
+
 }  // namespace smrt::kernels::cuda
 
 #endif  // SMRT_KERNELS_CUDA_SLICE_PLAN_H_

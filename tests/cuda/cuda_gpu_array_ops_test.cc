@@ -86,6 +86,20 @@ TEST_F(CudaGpuArrayOpsTest, DepthToSpaceAndSpaceToDepthMatchTheCpu) {
                                                             12, 13, 14, 15})});
 }
 
+TEST_F(CudaGpuArrayOpsTest, BroadcastToMatchesTheCpu) {
+  AttrMap attrs = TypeAttr(DataType::kFloat);
+  attrs.Set("Tidx", DataType::kInt32);
+  ExpectSameBytesAsCpu("BroadcastTo", attrs,
+                       {RandomFloats({2, 1, 3}, 5), MakeTensor<int32_t>({4}, {4, 2, 7, 3})},
+                       /*host_inputs=*/{1});
+  ExpectSameBytesAsCpu("BroadcastTo", attrs,
+                       {RandomFloats({1}, 6), MakeTensor<int32_t>({2}, {0, 5})}, {1});
+  // An attention mask stretched over [batch, heads, query, key].
+  ExpectSameBytesAsCpu(
+      "BroadcastTo", attrs,
+      {RandomFloats({16, 1, 1, 128}, 7), MakeTensor<int32_t>({4}, {16, 12, 128, 128})}, {1});
+}
+
 TEST_F(CudaGpuArrayOpsTest, GatherMatchesTheCpu) {
   const Tensor table = RandomFloats({10, 16}, 3);
   for (DataType itype : {DataType::kInt32, DataType::kInt64}) {

@@ -112,7 +112,8 @@ TEST(CudaMixedPrecisionTest, KernelsAreRegisteredForFloat16AndBFloat16) {
           "Relu", "Relu6", "Neg", "Square", "Abs", "Sigmoid", "Tanh", "Exp", "Sqrt", "Rsqrt", "Elu",
           "Log", "Log1p", "Erf", "Erfc", "Floor", "Ceil", "Reciprocal", "LeakyRelu", "Less",
           "Equal", "BiasAdd", "MatMul", "BatchMatMulV2", "_SmrtFusedMatMul", "MaxPool",
-          "AvgPool"}) {
+          "AvgPool", "Softplus", "Softsign", "Selu", "Sign", "Round", "Sin", "Cos", "Expm1",
+          "IsNan", "IsFinite", "LogSoftmax"}) {
       EXPECT_TRUE(r.FindKernel(op, kCudaDevice, TypeAttr(t)).ok()) << op << " " << DataTypeName(t);
     }
     AttrMap einsum = TypeAttr(t);
@@ -478,14 +479,19 @@ TEST_F(CudaGpuMixedPrecisionTest, ElementwiseBiasAddAndCastMatchTheCpu) {
       ExpectSameBytesAsCpu(op, TypeAttr(t), {x, y});
     }
     for (const char* op : {"Relu", "Relu6", "Neg", "Square", "Abs", "Floor", "Ceil", "Sqrt",
-                           "Rsqrt", "Reciprocal"}) {
+                           "Rsqrt", "Reciprocal", "Sign", "Round", "IsNan", "IsFinite"}) {
       ExpectSameBytesAsCpu(op, TypeAttr(t), {x});
     }
     // The GPU's exp, tanh, erf... are not glibc's: the float results may
     // differ in their last bit, which rounding to 16 bits almost always hides.
-    for (const char* op : {"Sigmoid", "Tanh", "Exp", "Elu", "Log1p", "Erf", "Erfc"}) {
+    // (Softplus also checks the threshold each 16-bit type gets.)
+    for (const char* op : {"Sigmoid", "Tanh", "Exp", "Elu", "Log1p", "Erf", "Erfc", "Softplus",
+                           "Softsign", "Selu", "Sin", "Cos", "Expm1"}) {
       ExpectLikeCpu(op, TypeAttr(t), {x}, Ulps(t, 1));
     }
+    // Around Softplus's thresholds: float16's -7.0078125, bfloat16's -2.84375.
+    ExpectLikeCpu("Softplus", TypeAttr(t), {CastTo(RandomFloats({4000}, 9, -9, 9), t)},
+                  Ulps(t, 1));
     AttrMap leaky = TypeAttr(t);
     leaky.Set("alpha", 0.3f);
     ExpectSameBytesAsCpu("LeakyRelu", leaky, {x});
@@ -588,6 +594,8 @@ TEST_F(CudaGpuMixedPrecisionTest, SoftmaxAndReductionsMatchTheCpu) {
     SCOPED_TRACE(DataTypeName(t));
     for (const Shape& shape : {Shape{6, 10}, Shape{2, 3, 5, 300}, Shape{4, 1}}) {
       ExpectLikeCpu("Softmax", TypeAttr(t), {CastTo(RandomFloats(shape, 23, -8, 8), t)},
+                    Ulps(t, 1));
+      ExpectLikeCpu("LogSoftmax", TypeAttr(t), {CastTo(RandomFloats(shape, 25, -8, 8), t)},
                     Ulps(t, 1));
     }
     const Tensor x = CastTo(RandomFloats({2, 7, 9, 16}, 24, -3, 3), t);

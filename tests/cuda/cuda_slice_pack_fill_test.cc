@@ -48,7 +48,8 @@ TEST(CudaSlicePackFillTest, RegisteredWithTheirHostInputs) {
                                                      {"ReverseV2", {1}},
                                                      {"Split", {0}},
                                                      {"SplitV", {1, 2}},
-                                                     {"Tile", {1}}}) {
+                                                     {"Tile", {1}},
+                                                     {"BroadcastTo", {1}}}) {
     SCOPED_TRACE(e.op);
     for (DataType t : {DataType::kFloat, DataType::kHalf, DataType::kInt32, DataType::kInt64,
                        DataType::kInt8, DataType::kBool}) {
@@ -282,6 +283,35 @@ TEST(CudaSlicePackFillTest, TileGatherIsTheCpuKernels) {
   }
 }
 
+// BroadcastTo's gather reads stretched dims with step 0; on the host against
+// the CPU kernel: leading dims, inner and outer stretches, a scalar, an empty
+// target, the same shape.
+TEST(CudaSlicePackFillTest, BroadcastToGatherIsTheCpuKernels) {
+  for (const auto& [shape, target] : std::vector<std::pair<Shape, std::vector<int32_t>>>{
+           {{3}, {2, 3}}, {{2, 1}, {2, 5}}, {{1, 3}, {4, 2, 3}}, {{}, {2, 2}},
+           {{2, 1, 3, 1}, {3, 2, 4, 3, 2}}, {{2, 3}, {2, 3}}, {{1}, {0, 3}}, {{1, 1}, {1, 1}}}) {
+    SCOPED_TRACE(ShapeToString(shape));
+    const Tensor x = RandomFloats(shape, 17);
+    const Tensor t = MakeTensor<int32_t>({static_cast<int64_t>(target.size())}, target);
+    AttrMap attrs = TypeAttr(DataType::kFloat);
+    attrs.Set("Tidx", DataType::kInt32);
+    absl::StatusOr<std::vector<Tensor>> cpu = RunOp("BroadcastTo", attrs, {x, t});
+    ASSERT_TRUE(cpu.ok()) << cpu.status();
+    const Shape dims(target.begin(), target.end());
+    ASSERT_TRUE(CheckBroadcastTo(shape, dims).ok());
+    absl::StatusOr<SliceGather> g = PlanBroadcastToGather(shape, dims);
+    ASSERT_TRUE(g.ok()) << g.status();
+    const Tensor& want = (*cpu)[0];
+    ASSERT_EQ(want.shape(), dims);
+    const std::vector<float> got = GatherOnHost(x, *g, want.num_elements());
+    for (int64_t i = 0; i < want.num_elements(); ++i) {
+      ASSERT_EQ(got[i], want.data<float>()[i]) << "element " << i;
+    }
+  }
+  EXPECT_EQ(CheckBroadcastTo({2, 3}, {4, 3}).code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(CheckBroadcastTo({2, 3}, {3}).code(), absl::StatusCode::kInvalidArgument);
+}
+
 TEST(CudaSlicePackFillTest, BoxesOfMoreThanEightUnmergedDimsAreUnimplemented) {
   const Shape dims(9, 3);
   absl::StatusOr<SliceGather> g =
@@ -380,6 +410,29 @@ TEST(CudaSlicePackFillTest, ChecksComeBeforeAnyDeviceWork) {
   pack.Set("axis", int64_t{3});
   ExpectFakeDeviceError("Pack", pack, {x, x}, absl::StatusCode::kInvalidArgument, "axis = 3 not in [-3, 3)");
 
+  AttrMap broadcast = TypeAttr(DataType::kFloat);
+  broadcast.Set("Tidx", DataType::kInt32);
+  ExpectFakeDeviceError("BroadcastTo", broadcast, {x, MakeTensor<int32_t>({2}, {4, 3})},
+                        absl::StatusCode::kInvalidArgument, "Incompatible shapes");
+  ExpectFakeDeviceError("BroadcastTo", broadcast, {x, MakeTensor<int32_t>({1, 2}, {2, 3})},
+                        absl::StatusCode::kInvalidArgument, "shape must be a vector");
+  AttrMap depth = TypeAttr(DataType::kFloat);
+  depth.Set("block_size", int64_t{2});
+  const Tensor image = FakeDeviceTensor(DataType::kFloat, {1, 3, 4, 8});
+  ExpectFakeDeviceError("SpaceToDepth", depth, {image}, absl::StatusCode::kInvalidArgument,
+                        "should be divisible by block_size");
+  ExpectFakeDeviceError("DepthToSpace", depth, {FakeDeviceTensor(DataType::kFloat, {1, 3, 4, 6})},
+                        absl::StatusCode::kInvalidArgument, "should be divisible by: 4");
+  ExpectFakeDeviceError("DepthToSpace", depth, {FakeDeviceTensor(DataType::kFloat, {3, 4, 8})},
+                        absl::StatusCode::kInvalidArgument, "must be 4-dimensional");
+  AttrMap one = depth;
+  one.Set("block_size", int64_t{1});
+  ExpectFakeDeviceError("DepthToSpace", one, {image}, absl::StatusCode::kInvalidArgument,
+                        "block_size should be > 1");
+  AttrMap nchw = depth;
+  nchw.Set("data_format", std::string("NCHW"));
+  ExpectFakeDeviceError("SpaceToDepth", nchw, {image}, absl::StatusCode::kUnimplemented,
+                        "only data_format NHWC");
   ExpectFakeDeviceError("Tile", TileAttrs(), {x, MakeTensor<int32_t>({1}, {2})},
               absl::StatusCode::kInvalidArgument, "expected multiples to be a vector of length 2");
   ExpectFakeDeviceError("Tile", TileAttrs(), {x, MakeTensor<int32_t>({2}, {1, -2})},

@@ -133,6 +133,12 @@ TEST(UnaryOpsTest, RoundsHalfToEven) {
       {MakeTensor<float>({8}, {0.5f, 1.5f, 2.5f, -0.5f, -1.5f, -2.5f, 2.4999998f, 8388609.0f})});
   ASSERT_TRUE(out.ok()) << out.status();
   EXPECT_EQ(Values<float>((*out)[0]), (std::vector<float>{0, 2, 2, -0.0f, -2, -2, 2, 8388609.0f}));
+  // A zero result keeps the sign (TF 2.21: Round(-0.3) is -0; found by scripts/op_fuzz.py).
+  out = RunOp("Round", TypeAttr(DataType::kFloat), {MakeTensor<float>({4}, {-0.3f, -0.5f, -0.0f,
+                                                                           0.3f})});
+  ASSERT_TRUE(out.ok()) << out.status();
+  for (int i = 0; i < 3; ++i) EXPECT_TRUE(std::signbit(Values<float>((*out)[0])[i])) << i;
+  EXPECT_FALSE(std::signbit(Values<float>((*out)[0])[3]));
   // Integers round to themselves (TF 2.21's CPU kernel returns 0 here, a bug).
   out = RunOp("Round", TypeAttr(DataType::kInt32), {MakeTensor<int32_t>({2}, {5, -3})});
   ASSERT_TRUE(out.ok()) << out.status();

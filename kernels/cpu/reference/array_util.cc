@@ -238,4 +238,26 @@ absl::StatusOr<Shape> FillShape(const Tensor& dims, const Tensor& value) {
   return Shape(*std::move(values));
 }
 
+absl::Status IncompatibleShapes(const Shape& a, const Shape& b) {
+  return absl::InvalidArgumentError(absl::StrCat("Incompatible shapes: [", absl::StrJoin(a, ","),
+                                                 "] vs. [", absl::StrJoin(b, ","), "]"));
+}
+
+absl::Status CheckBroadcastTo(const Shape& in, const Shape& target) {
+  for (int64_t d : target) {
+    if (d < 0) return absl::InvalidArgumentError(absl::StrCat("Dimension ", d, " must be >= 0"));
+  }
+  if (in.size() > target.size()) {
+    return absl::InvalidArgumentError(absl::StrCat("Rank of input (", in.size(),
+                                                   ") must be no greater than rank of output "
+                                                   "shape (",
+                                                   target.size(), ")."));
+  }
+  const size_t lead = target.size() - in.size();
+  for (size_t i = 0; i < in.size(); ++i) {
+    if (in[i] != 1 && in[i] != target[lead + i]) return IncompatibleShapes(in, target);
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace smrt::kernels

@@ -97,6 +97,13 @@ int64_t KnownVectorLength(const InferenceContext& ctx, int i);
 // known and differ. `what` describes where they come from.
 absl::StatusOr<int64_t> MergeDim(int64_t a, int64_t b, absl::string_view what);
 
+// "Incompatible shapes: [a] vs. [b]", as TensorFlow says it.
+absl::Status IncompatibleShapes(const Shape& a, const Shape& b);
+
+// OK when `in` broadcasts to exactly `target` (right-aligned; a dim of 1
+// stretches): BroadcastTo's check, with TensorFlow's messages.
+absl::Status CheckBroadcastTo(const Shape& in, const Shape& target);
+
 // InvalidArgument unless attr N (when set) is n, the node's value inputs.
 absl::Status CheckN(absl::string_view op, const AttrMap& attrs, int n);
 

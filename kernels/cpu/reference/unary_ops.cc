@@ -220,10 +220,9 @@ struct RoundFn {
     if constexpr (kIsInteger<C>) {
       return x;
     } else {
-      C r = std::floor(x);
-      const C diff = x - r;
-      if (diff > C(0.5) || (diff == C(0.5) && std::fmod(r, C(2)) != C(0))) r += C(1);
-      return r;
+      // Half to even, keeping the sign of a zero result (-0.3 gives -0), as
+      // TensorFlow's (Eigen's rint) does.
+      return std::nearbyint(x);
     }
   }
 };
