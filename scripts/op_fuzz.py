@@ -486,16 +486,17 @@ def gen_fused_bn(rng):
 
 
 def gen_space_depth(rng):
-    b = int(rng.integers(1, 4))
-    c = int(rng.integers(1, 3))
+    b = int(rng.integers(2, 5))
+    n, c = int(rng.integers(1, 3)), int(rng.integers(1, 5))
+    dtype = rng.choice([np.float32, np.float32, np.int32, np.float16])
+    h, w = int(rng.integers(1, 4)), int(rng.integers(1, 4))
     if rng.random() < 0.5:
-        x = values(rng, [1, b * int(rng.integers(1, 3)), b * int(rng.integers(1, 3)), c],
-                   np.float32, special=0)
+        x = values(rng, [n, b * h, b * w, c], dtype, special=0)
         return Case("SpaceToDepth", lambda x: R.SpaceToDepth(input=x, block_size=b), [x],
-                    {"b": b, "x": x.shape}) if b > 1 else gen_transpose(rng)
-    x = values(rng, [1, 2, 3, c * b * b], np.float32, special=0)
+                    {"b": b, "x": x.shape, "dtype": x.dtype.name})
+    x = values(rng, [n, h, w, c * b * b], dtype, special=0)
     return Case("DepthToSpace", lambda x: R.DepthToSpace(input=x, block_size=b), [x],
-                {"b": b, "x": x.shape}) if b > 1 else gen_transpose(rng)
+                {"b": b, "x": x.shape, "dtype": x.dtype.name})
 
 
 def gen_onehot_select(rng):
