@@ -94,6 +94,11 @@ TEST_F(CudaGpuArrayOpsTest, BroadcastToMatchesTheCpu) {
                        /*host_inputs=*/{1});
   ExpectSameBytesAsCpu("BroadcastTo", attrs,
                        {RandomFloats({1}, 6), MakeTensor<int32_t>({2}, {0, 5})}, {1});
+  AttrMap int8 = TypeAttr(DataType::kInt8);
+  int8.Set("Tidx", DataType::kInt64);
+  ExpectSameBytesAsCpu("BroadcastTo", int8,
+                       {MakeTensor<int8_t>({3, 1}, {1, -2, 3}), MakeTensor<int64_t>({2}, {3, 4})},
+                       {1});
   // An attention mask stretched over [batch, heads, query, key].
   ExpectSameBytesAsCpu(
       "BroadcastTo", attrs,

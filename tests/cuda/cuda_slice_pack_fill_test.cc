@@ -310,6 +310,18 @@ TEST(CudaSlicePackFillTest, BroadcastToGatherIsTheCpuKernels) {
   }
   EXPECT_EQ(CheckBroadcastTo({2, 3}, {4, 3}).code(), absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(CheckBroadcastTo({2, 3}, {3}).code(), absl::StatusCode::kInvalidArgument);
+  // A scalar to a scalar; rank 10 that merges into the gather's 8 dims; 9
+  // runs that do not merge are Unimplemented (an error, not a launch).
+  absl::StatusOr<SliceGather> scalar = PlanBroadcastToGather({}, {});
+  ASSERT_TRUE(scalar.ok()) << scalar.status();
+  EXPECT_EQ(scalar->plan.rank, 1);
+  Shape ten(10, 2);
+  ten.back() = 3;
+  EXPECT_TRUE(PlanBroadcastToGather({3}, ten).ok());
+  absl::StatusOr<SliceGather> nine =
+      PlanBroadcastToGather({2, 1, 2, 1, 2, 1, 2, 1, 2}, {2, 3, 2, 3, 2, 3, 2, 3, 2});
+  ASSERT_FALSE(nine.ok());
+  EXPECT_EQ(nine.status().code(), absl::StatusCode::kUnimplemented) << nine.status();
 }
 
 TEST(CudaSlicePackFillTest, BoxesOfMoreThanEightUnmergedDimsAreUnimplemented) {

@@ -220,9 +220,12 @@ struct RoundFn {
     if constexpr (kIsInteger<C>) {
       return x;
     } else {
-      // Half to even, keeping the sign of a zero result (-0.3 gives -0), as
-      // TensorFlow's (Eigen's rint) does.
-      return std::nearbyint(x);
+      C r = std::floor(x);
+      const C diff = x - r;
+      if (diff > C(0.5) || (diff == C(0.5) && std::fmod(r, C(2)) != C(0))) r += C(1);
+      // A zero result keeps x's sign (-0.3 gives -0), as TensorFlow's (Eigen's
+      // rint) does; rint itself would follow the caller's rounding mode.
+      return std::copysign(r, x);
     }
   }
 };
