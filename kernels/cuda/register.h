@@ -36,7 +36,8 @@ std::vector<KernelSpec> SoftmaxKernels();
 // _SmrtLayerNorm float32 over the last axis (layer_norm_kernels.cc).
 std::vector<KernelSpec> LayerNormKernels();
 // Transpose: every fixed-size dtype, up to 8 runs of dims that move
-// together, perm on the host (transpose_kernels.cc).
+// together, perm on the host; SpaceToDepth, DepthToSpace (NHWC) as one
+// transpose each (transpose_kernels.cc).
 std::vector<KernelSpec> TransposeKernels();
 // Conv2D, DepthwiseConv2dNative, _SmrtFusedConv2D float32/float16/bfloat16,
 // NHWC, through cuDNN (conv_kernels.cc); NCHW nodes are not served, nor any
@@ -106,9 +107,6 @@ std::vector<KernelSpec> RandomKernels();
 // RaggedTensorToTensor of any fixed-size dtype, the shape and row partitions
 // on the host, planned as on the CPU (ragged_kernels.cc, ragged.h).
 std::vector<KernelSpec> RaggedKernels();
-// SpaceToDepth, DepthToSpace: every fixed-size dtype, NHWC, as one transpose
-// (depth_space_kernels.cc).
-std::vector<KernelSpec> DepthSpaceKernels();
 
 inline std::vector<KernelSpec> CudaKernels() {
   std::vector<KernelSpec> all;
@@ -119,7 +117,7 @@ inline std::vector<KernelSpec> CudaKernels() {
                       &CastKernels, &PadKernels, &SliceKernels, &ResizeKernels,
                       &BatchNormKernels, &ConvTransposeKernels, &ControlFlowKernels,
                       &TopKKernels, &OneHotKernels, &GatherNdKernels, &ScanKernels,
-                      &TrainingKernels, &RandomKernels, &RaggedKernels, &DepthSpaceKernels}) {
+                      &TrainingKernels, &RandomKernels, &RaggedKernels}) {
     for (KernelSpec& k : family()) all.push_back(std::move(k));
   }
   return all;

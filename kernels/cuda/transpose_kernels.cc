@@ -1,7 +1,13 @@
 // Transpose on device tensors of any fixed-size dtype; perm (int32 or int64)
-// is read on the host. Up to 8 runs of dims that move together (any rank). Checks and messages as the CPU kernel's;
-// when the dims larger than 1 keep their order the output shares the input's
-// storage, as on the CPU.
+// is read on the host. Up to 8 runs of dims that move together (any rank).
+// Checks and messages as the CPU kernel's; when the dims larger than 1 keep
+// their order the output shares the input's storage, as on the CPU.
+//
+// SpaceToDepth and DepthToSpace (NHWC) are one transpose each: with b the
+// block size, the space side [n, h*b, w*b, c] seen as [n, h, b, w, b, c] and
+// the depth side [n, h, w, b*b*c] seen as [n, h, w, b, b, c] are one
+// permutation apart, dims 2 and 3 swapped, in either direction (as the CPU
+// kernel lays out depth: (by * b + bx) * c + ci).
 #include <cuda_runtime.h>
 
 #include <cstdint>
@@ -9,6 +15,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "kernels/cpu/reference/depth_space_util.h"
 #include "kernels/cuda/cuda_status.h"
 #include "kernels/cuda/kernel_util.h"
 #include "kernels/cuda/register.h"
@@ -74,6 +81,18 @@ absl::StatusOr<std::vector<int>> ValidatePerm(const KernelContext& ctx,
   return out;
 }
 
+// out = input's dims (as `merged_dims`, SimplifyTranspose's) permuted by
+// `merged_perm`, queued on `stream`.
+absl::Status LaunchPermuted(const KernelContext& ctx, const Tensor& input, Tensor& out,
+                            const Shape& merged_dims, const std::vector<int>& merged_perm,
+                            cudaStream_t stream) {
+  const TransposePlan plan = MakeTransposePlan(merged_dims.data(), merged_perm.data(),
+                                               static_cast<int>(merged_dims.size()));
+  return CudaStatus(LaunchTranspose(plan, input.raw_data(), out.raw_data(), input.num_elements(),
+                                    static_cast<int>(DataTypeSize(input.dtype())), stream),
+                    ctx.op(), ctx.node_name(), "launching the transpose kernel");
+}
+
 absl::Status Transpose(KernelContext& ctx) {
   if (absl::Status s = CheckOnDevice(ctx, {0}); !s.ok()) return s;
   absl::StatusOr<std::vector<int64_t>> values = PermValues(ctx);
@@ -112,18 +131,38 @@ absl::Status Transpose(KernelContext& ctx) {
   absl::StatusOr<Tensor*> out = ctx.allocate_device_output(0, input.dtype(), dims);
   if (!out.ok()) return out.status();
   if (input.num_elements() == 0) return absl::OkStatus();
-  const TransposePlan plan = MakeTransposePlan(merged_dims.data(), merged_perm.data(),
-                                               static_cast<int>(merged_dims.size()));
-  return CudaStatus(LaunchTranspose(plan, input.raw_data(), (*out)->raw_data(),
-                                    input.num_elements(),
-                                    static_cast<int>(DataTypeSize(input.dtype())), *stream),
-                    ctx.op(), ctx.node_name(), "launching the transpose kernel");
+  return LaunchPermuted(ctx, input, **out, merged_dims, merged_perm, *stream);
+}
+
+absl::Status DepthSpace(KernelContext& ctx, bool to_depth) {
+  if (absl::Status s = CheckOnDevice(ctx, {0}); !s.ok()) return s;
+  absl::StatusOr<int64_t> b = ReadBlockSize(ctx.attrs(), ctx.op());
+  if (!b.ok()) return AtNode(ctx, b.status());
+  const Tensor& input = ctx.input(0);
+  absl::StatusOr<Shape> dims = DepthOutputShape(ctx.op(), input.shape(), *b, to_depth);
+  if (!dims.ok()) return AtNode(ctx, dims.status());
+  absl::StatusOr<cudaStream_t> stream = StreamOf(ctx);
+  if (!stream.ok()) return stream.status();
+  absl::StatusOr<Tensor*> out = ctx.allocate_device_output(0, input.dtype(), *dims);
+  if (!out.ok()) return out.status();
+  if (input.num_elements() == 0) return absl::OkStatus();
+  const Shape& space = to_depth ? input.shape() : *dims;
+  const int64_t n = space[0], h = space[1] / *b, w = space[2] / *b, c = space[3];
+  const Shape view = to_depth ? Shape{n, h, *b, w, *b, c} : Shape{n, h, w, *b, *b, c};
+  Shape merged_dims;
+  std::vector<int> merged_perm;
+  SimplifyTranspose(view, {0, 1, 3, 2, 4, 5}, merged_dims, merged_perm);  // at most 6 dims
+  return LaunchPermuted(ctx, input, **out, merged_dims, merged_perm, *stream);
 }
 
 }  // namespace
 
 std::vector<KernelSpec> TransposeKernels() {
-  return {CudaKernel("Transpose", "T", FixedSizeTypes(), Transpose, /*host_memory_inputs=*/{1})};
+  return {CudaKernel("Transpose", "T", FixedSizeTypes(), Transpose, /*host_memory_inputs=*/{1}),
+          CudaKernel("SpaceToDepth", "T", FixedSizeTypes(),
+                     [](KernelContext& ctx) { return DepthSpace(ctx, /*to_depth=*/true); }),
+          CudaKernel("DepthToSpace", "T", FixedSizeTypes(),
+                     [](KernelContext& ctx) { return DepthSpace(ctx, /*to_depth=*/false); })};
 }
 
 }  // namespace smrt::kernels::cuda
