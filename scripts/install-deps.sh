@@ -5,6 +5,8 @@ set -euo pipefail
 
 packages=(
   build-essential cmake ninja-build pkg-config
+  # Rebuilds of unchanged sources come from its cache (CMakeLists.txt uses it when found).
+  ccache
   libprotobuf-dev protobuf-compiler
   libabsl-dev
   libeigen3-dev
