@@ -146,6 +146,10 @@ function(smrt_add_library)
   target_include_directories(smrt_static PUBLIC ${public_includes})
   target_link_libraries(smrt_static PUBLIC ${public_deps} PRIVATE ${link_deps})
   set_target_properties(smrt_static PROPERTIES OUTPUT_NAME smrt EXPORT_NAME smrt_static)
+  # The OpenMP entry points oneDNN binds to (kernels/cpu/openmp_entry_points.cc)
+  # are called by nothing in the archive: a static link must ask for them.
+  target_link_options(smrt_static INTERFACE "LINKER:--undefined=GOMP_parallel")
+  list(APPEND pc_libs "-Wl,--undefined=GOMP_parallel")
 
   add_library(smrt::smrt ALIAS smrt_shared)
   add_library(smrt::smrt_static ALIAS smrt_static)

@@ -82,10 +82,12 @@ struct LoadOptions {
   // SMRT_CHECK_NUMERICS=1 turns it on too. Costs one pass over each output.
   bool check_numerics = false;
 
-  // Threads one op may use (oneDNN's convolutions and matmuls): 0 keeps
-  // OpenMP's default (every core, or OMP_NUM_THREADS). Set per Run on the
-  // calling thread, so concurrent callers x threads should not exceed the
-  // cores.
+  // Threads one op may use (oneDNN's convolutions and matmuls, smrt's own
+  // kernels), on teams smrt owns. 0: the CPUs this process may use (its
+  // affinity mask and cgroup CPU quota; OMP_NUM_THREADS when set), shared
+  // between the Runs in flight: a Run that starts while k - 1 others run
+  // takes 1/k of them (at least one thread), so many callers do not ask for
+  // every core each. N > 0: N threads for every Run, whatever else runs.
   int intra_op_threads = 0;
   // Threads that run independent ops of one call at once (Inception's
   // branches, attention's Q/K/V projections): 1 runs ops in order on the

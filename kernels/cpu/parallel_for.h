@@ -1,7 +1,7 @@
 // Intra-op parallelism for the reference kernels: splits a loop over [0, n)
-// into contiguous shards run by the calling thread and the OpenMP team that
-// oneDNN's kernels run on (one set of threads for both, so they never compete
-// for the cores). The shard count follows IntraOpThreads() (intra_op_threads of
+// into contiguous shards run by the calling thread and its team
+// (thread_team.h), the one oneDNN's kernels run on too (one set of threads
+// for both, so they never compete for the cores). The shard count follows IntraOpThreads() (intra_op_threads of
 // the Run, else every core). Each index is handled exactly once and shards
 // never overlap, so a kernel whose iterations are independent gives the same
 // bits at any thread count; `align` keeps shard boundaries on multiples of a

@@ -865,7 +865,7 @@ absl::Status Model::Run(absl::string_view signature_key, const NamedTensors& inp
   for (const ConstantFeed& f : impl_->constant_feeds) feeds.push_back(f.value);
 
   RunLimitsScope limits_scope(&impl_->run_limits);
-  kernels::IntraOpThreadsScope threads_scope(impl_->intra_op_threads);
+  kernels::RunThreadsScope threads_scope(impl_->intra_op_threads);
   // Steps on a GPU make it current on this thread; the caller's comes back.
   device::CallerContextGuard keep_callers(CallerApi(impl_->device_context.get()));
   exec::ThreadPool* pool = impl_->inter_op_pool.get();

@@ -75,7 +75,9 @@ constexpr Key kKeys[] = {
      Set<&LoadOptions::allowed_ops>},
     {"check_numerics", "true: the first NaN/Inf an op produces fails the run",
      Set<&LoadOptions::check_numerics>},
-    {"intra_op_threads", "threads one op may use; 0: every core or OMP_NUM_THREADS (default 0)",
+    {"intra_op_threads",
+     "threads one op may use; 0: the CPUs the process may use (affinity, cgroup quota, "
+     "OMP_NUM_THREADS), shared by concurrent Runs (default 0)",
      Set<&LoadOptions::intra_op_threads>},
     {"inter_op_threads", "threads running independent ops of one call at once; 1: in order "
      "(default 1)",
