@@ -1,6 +1,7 @@
 #include "smrt/doctor_command.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <map>
 #include <memory>
 #include <optional>
@@ -10,6 +11,8 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "core/cpu_budget.h"
+#include "kernels/cpu/openmp_binding.h"
 #include "device/cpu_info.h"
 #include "device/cuda_libraries.h"
 #include "google/protobuf/struct.pb.h"
@@ -72,6 +75,25 @@ Value MemoryJson(const SignatureMemory& m) {
   return v;
 }
 
+// Where the default intra_op_threads stands among what overrides it.
+constexpr char kThreadsPrecedence[] =
+    "the default intra_op_threads; OMP_NUM_THREADS, when set, wins over it, and an explicit "
+    "--threads / LoadOptions::intra_op_threads over both";
+
+Value CpuBudgetJson(const CpuBudget& b, const char* omp_num_threads) {
+  Value v;
+  auto& f = *v.mutable_struct_value()->mutable_fields();
+  f["threads"] = Num(b.threads);
+  f["online_cpus"] = Num(b.online_cpus);
+  f["affinity_cpus"] = Num(b.affinity_cpus);
+  f["quota_cpus"] = Num(b.quota_cpus);
+  f["quota_source"] = Str(b.quota_source);
+  f["explain"] = Str(b.Explain());
+  f["omp_num_threads"] = Str(omp_num_threads ? omp_num_threads : "");
+  f["precedence"] = Str(kThreadsPrecedence);
+  return v;
+}
+
 }  // namespace
 
 absl::Status RunDoctor(const std::vector<std::string>& args, std::ostream& out) {
@@ -88,6 +110,8 @@ absl::Status RunDoctor(const std::vector<std::string>& args, std::ostream& out) 
   }
 
   const device::CpuInfo cpu = device::ProbeCpu();
+  const CpuBudget budget = DetectCpuBudget();
+  const char* omp_num_threads = std::getenv("OMP_NUM_THREADS");
   const device::CudaReport cuda = device::ProbeCuda();
   // What stops GPU use, whether this build's kernels run on each GPU
   // included (kernels/cuda_build.h).
@@ -158,6 +182,8 @@ absl::Status RunDoctor(const std::vector<std::string>& args, std::ostream& out) 
     cf["isa"] = List(cpu.isa);
     cf["onednn_version"] = Str(cpu.onednn_version);
     cf["onednn_isa"] = Str(cpu.onednn_isa);
+    cf["budget"] = CpuBudgetJson(budget, omp_num_threads);
+    cf["onednn_threads"] = Str(kernels::OneDnnUsesSmrtTeams() ? "smrt" : "libgomp");
     f["cpu"] = c;
     Value g;
     auto& gf = *g.mutable_struct_value()->mutable_fields();
@@ -212,7 +238,21 @@ absl::Status RunDoctor(const std::vector<std::string>& args, std::ostream& out) 
   } else {
     out << "CPU: " << cpu.model << ", " << cpu.logical_cores << " logical cores\n"
         << "  ISA: " << absl::StrJoin(cpu.isa, " ") << "\n"
-        << "  oneDNN " << cpu.onednn_version << " dispatches to: " << cpu.onednn_isa << "\n";
+        << "  oneDNN " << cpu.onednn_version << " dispatches to: " << cpu.onednn_isa << "\n"
+        << "  budget: " << budget.Explain() << "\n"
+        << "    (" << kThreadsPrecedence << ")\n"
+        << (kernels::OneDnnUsesSmrtTeams()
+                ? "  oneDNN runs on smrt's own thread teams (no spinning joins on a busy CPU)\n"
+                : "  oneDNN runs on libgomp's threads, not smrt's: an OpenMP runtime loaded "
+                  "ahead of libsmrt (LD_PRELOAD, or a program linking libgomp first) took its "
+                  "entry points; on a busy CPU its spinning joins can slow every op\n");
+    if (omp_num_threads != nullptr) {
+      // Read as libgomp reads it: the first number of a list ("4,2").
+      const bool used = std::strtol(omp_num_threads, nullptr, 10) > 0;
+      out << "  OMP_NUM_THREADS=" << omp_num_threads
+          << (used ? " is set: it replaces the budget above as the default\n"
+                   : " is set but is not a thread count: ignored\n");
+    }
     out << "CUDA:\n";
     for (const device::LibraryProbe* p :
          {&cuda.driver, &cuda.runtime, &cuda.cublas, &cuda.cublaslt, &cuda.cudnn}) {

@@ -15,7 +15,9 @@ namespace smrt::cli {
 
 inline constexpr char kDoctorUsage[] =
     "usage: smrt doctor [--dir DIR] [--tag_set serve] [--batch N] [--json]\n"
-    "  the machine: CPU model and ISA, the ISA oneDNN dispatches to, CUDA driver,\n"
+    "  the machine: CPU model and ISA, the ISA oneDNN dispatches to, the threads an\n"
+    "  op uses by default (affinity mask, cgroup CPU quota, OMP_NUM_THREADS) and\n"
+    "  whether oneDNN runs on smrt's thread teams, CUDA driver,\n"
     "  runtime, cuBLAS(Lt) and cuDNN (where they were looked for and found), GPUs.\n"
     "  --dir   also check a SavedModel: per signature, ops missing on CPU and CUDA,\n"
     "          weight and constant bytes, and the predicted memory (weights + planned\n"
