@@ -1,11 +1,16 @@
 #include "smrt/bench_command.h"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
+#include <cmath>
+#include <condition_variable>
 #include <cstdio>
 #include <fstream>
 #include <map>
+#include <mutex>
 #include <random>
+#include <thread>
 
 #include "absl/status/status.h"
 #include "absl/strings/numbers.h"
@@ -16,9 +21,11 @@
 #include "absl/strings/strip.h"
 #include "core/npy.h"
 #include "smrt/flags.h"
+#include "smrt/json_writer.h"
 #include "smrt/memory_report.h"
 #include "smrt/model.h"
 #include "smrt/profile.h"
+#include "smrt/progress_line.h"
 
 namespace smrt::cli {
 namespace {
@@ -148,20 +155,42 @@ void PrintStatTable(const char* title, const std::vector<OpStat>& stats, bool by
 
 // TensorFlow-profiler-style tables: self time per op type and per node,
 // averaged over the profiled runs, sorted descending.
-void PrintOpStats(const std::vector<RunProfile>& profiles, std::ostream& out) {
-  const double runs = static_cast<double>(std::max<size_t>(profiles.size(), 1));
+struct OpStatsReport {
+  double runs = 1;  // profiled runs, at least 1 (divisor)
+  size_t profiled_runs = 0;
+  double op_ms_per_run = 0;
+  double run_ms_per_run = 0;
+  const RunProfile* last = nullptr;  // its arena figures; null without profiles
+  std::vector<OpStat> by_type, by_node;
+};
+
+OpStatsReport SummarizeOpStats(const std::vector<RunProfile>& profiles) {
+  OpStatsReport r;
+  r.runs = static_cast<double>(std::max<size_t>(profiles.size(), 1));
+  r.profiled_runs = profiles.size();
   int64_t run_ns = 0;
   for (const RunProfile& p : profiles) run_ns += p.duration_ns;
-  std::vector<OpStat> by_type = OpStatsByType(profiles);
+  r.by_type = OpStatsByType(profiles);
+  r.by_node = OpStatsByNode(profiles);
   int64_t op_ns = 0;
-  for (const OpStat& s : by_type) op_ns += s.total_ns;
+  for (const OpStat& s : r.by_type) op_ns += s.total_ns;
+  r.op_ms_per_run = static_cast<double>(op_ns) / 1e6 / r.runs;
+  r.run_ms_per_run = static_cast<double>(run_ns) / 1e6 / r.runs;
+  if (!profiles.empty()) r.last = &profiles.back();
+  return r;
+}
+
+bool HasArena(const OpStatsReport& r) {
+  return r.last != nullptr && r.last->arena_bytes + r.last->arena_device_bytes > 0;
+}
+
+void PrintOpStats(const OpStatsReport& r, std::ostream& out) {
   out << absl::StrFormat(
       "\nop stats     %d profiled runs, %.4f ms/run in ops of %.4f ms/run in Run (self time; "
       "control-flow bodies counted in their steps)\n",
-      profiles.size(), static_cast<double>(op_ns) / 1e6 / runs,
-      static_cast<double>(run_ns) / 1e6 / runs);
-  if (!profiles.empty() && profiles.back().arena_bytes + profiles.back().arena_device_bytes > 0) {
-    const RunProfile& p = profiles.back();
+      r.profiled_runs, r.op_ms_per_run, r.run_ms_per_run);
+  if (HasArena(r)) {
+    const RunProfile& p = *r.last;
     out << absl::StrFormat(
         "arena        %.2f MiB per call%s, %d tensors at their planned offsets, %d planned "
         "ones in buffers of their own\n",
@@ -172,8 +201,187 @@ void PrintOpStats(const std::vector<RunProfile>& profiles, std::ostream& out) {
             : std::string(),
         p.arena_tensors, p.arena_misses);
   }
-  PrintStatTable("by op type", by_type, false, runs, out);
-  PrintStatTable("by node", OpStatsByNode(profiles), true, runs, out);
+  PrintStatTable("by op type", r.by_type, false, r.runs, out);
+  PrintStatTable("by node", r.by_node, true, r.runs, out);
+}
+
+void OpStatRowsJson(const std::vector<OpStat>& stats, bool by_node, double runs, JsonWriter& w) {
+  w.BeginArray();
+  for (const OpStat& s : stats) {
+    w.BeginObject();
+    if (by_node) w.Key("node").String(s.name);
+    w.Key("op").String(s.op.empty() ? s.name : s.op).Key("kernels").String(s.kernels);
+    w.Key("ms_per_run").Number(static_cast<double>(s.total_ns) / 1e6 / runs);
+    w.Key("percent").Number(s.percent, 2);
+    w.Key("calls_per_run").Number(static_cast<double>(s.count) / runs, 2);
+    w.EndObject();
+  }
+  w.EndArray();
+}
+
+// The same figures as PrintOpStats, as one JSON object.
+void OpStatsJson(const OpStatsReport& r, JsonWriter& w) {
+  w.BeginObject();
+  w.Key("profiled_runs").Int(static_cast<int64_t>(r.profiled_runs));
+  w.Key("op_ms_per_run").Number(r.op_ms_per_run);
+  w.Key("run_ms_per_run").Number(r.run_ms_per_run);
+  if (HasArena(r)) {
+    w.Key("arena_mib_per_call").Number(static_cast<double>(r.last->arena_bytes) / (1 << 20));
+    w.Key("arena_device_mib_per_call")
+        .Number(static_cast<double>(r.last->arena_device_bytes) / (1 << 20));
+    w.Key("arena_tensors").Int(r.last->arena_tensors);
+    w.Key("arena_misses").Int(r.last->arena_misses);
+  }
+  w.Key("by_op_type");
+  OpStatRowsJson(r.by_type, false, r.runs, w);
+  w.Key("by_node");
+  OpStatRowsJson(r.by_node, true, r.runs, w);
+  w.EndObject();
+}
+
+// How the timed calls are made: `concurrency` callers on one Model, each
+// first making `warmup` calls of its own (each caller thread has its own
+// OpenMP team to start), then together either `iters` calls in all or calls
+// for `seconds`.
+struct CallPlan {
+  int concurrency = 1;
+  int64_t warmup = 0;
+  int64_t iters = 0;
+  double seconds = 0;  // > 0: run for this long instead of iters
+};
+
+struct Timing {
+  std::vector<double> ms;  // every timed call, all callers
+  double wall_s = 0;       // from all callers done warming up to the last call's end
+};
+
+// Releases every caller at once, when the last one arrives, and stamps that
+// moment as the start of the timed calls.
+class StartLine {
+ public:
+  explicit StartLine(int callers) : waiting_(callers) {}
+  Clock::time_point Arrive() {
+    std::unique_lock<std::mutex> lock(mu_);
+    if (--waiting_ == 0) {
+      start_ = Clock::now();
+      all_here_.notify_all();
+    } else {
+      all_here_.wait(lock, [this] { return waiting_ == 0; });
+    }
+    return start_;
+  }
+
+ private:
+  std::mutex mu_;
+  std::condition_variable all_here_;
+  int waiting_;  // guarded by mu_
+  Clock::time_point start_;
+};
+
+// The caller thread 0 is the calling thread itself, so that --concurrency 1
+// times calls exactly as an application's single thread would make them.
+absl::StatusOr<Timing> TimeCalls(Model& model, const std::string& key, const NamedTensors& inputs,
+                                 const CallPlan& plan) {
+  const int n = plan.concurrency;
+  std::vector<std::vector<double>> ms(static_cast<size_t>(n));
+  std::atomic<int64_t> claimed{0}, done{0}, warm{0};
+  std::atomic<bool> failed{false};
+  std::mutex error_mu;
+  absl::Status error;
+  StartLine start_line(n);
+  Clock::time_point start;
+  const auto fail = [&](const absl::Status& s) {
+    std::lock_guard<std::mutex> lock(error_mu);
+    if (error.ok()) error = s;
+    failed = true;
+  };
+  const auto caller = [&](int index) {
+    for (int64_t i = 0; i < plan.warmup && !failed; ++i) {
+      if (absl::StatusOr<NamedTensors> r = model.Run(key, inputs); !r.ok()) fail(r.status());
+      ++warm;
+    }
+    // Every caller arrives, failed or not, so that none waits forever.
+    const Clock::time_point t_start = start_line.Arrive();
+    if (index == 0) start = t_start;
+    const Clock::time_point deadline =
+        t_start + std::chrono::duration_cast<Clock::duration>(
+                      std::chrono::duration<double>(plan.seconds));
+    std::vector<double>& mine = ms[static_cast<size_t>(index)];
+    while (!failed) {
+      if (plan.seconds > 0 ? Clock::now() >= deadline : claimed.fetch_add(1) >= plan.iters) break;
+      const Clock::time_point t0 = Clock::now();
+      absl::StatusOr<NamedTensors> r = model.Run(key, inputs);
+      if (!r.ok()) {
+        fail(r.status());
+        break;
+      }
+      mine.push_back(MsSince(t0));
+      ++done;
+    }
+  };
+
+  const Clock::time_point began = Clock::now();
+  ProgressLine progress([&] {
+    const int64_t calls = done.load();
+    if (calls == 0 && warm.load() < plan.warmup * n) {
+      return absl::StrFormat("smrt bench: warming up, %d/%d calls", warm.load(),
+                             plan.warmup * n);
+    }
+    const double s = std::chrono::duration<double>(Clock::now() - began).count();
+    return plan.seconds > 0
+               ? absl::StrFormat("smrt bench: %d calls, %.1f s of %.1f s", calls, s, plan.seconds)
+               : absl::StrFormat("smrt bench: %d/%d calls, %.1f s", calls, plan.iters, s);
+  });
+  std::vector<std::thread> others;
+  for (int i = 1; i < n; ++i) others.emplace_back(caller, i);
+  caller(0);
+  for (std::thread& t : others) t.join();
+  if (!error.ok()) return error;
+
+  Timing timing;
+  timing.wall_s = std::chrono::duration<double>(Clock::now() - start).count();
+  for (const std::vector<double>& v : ms) timing.ms.insert(timing.ms.end(), v.begin(), v.end());
+  return timing;
+}
+
+struct LatencyStats {
+  double min = 0, max = 0, mean = 0, std = 0, p50 = 0, p90 = 0, p99 = 0;
+};
+
+// std is the sample standard deviation (0 for one call).
+LatencyStats Summarize(std::vector<double> ms) {
+  LatencyStats s;
+  if (ms.empty()) return s;
+  std::sort(ms.begin(), ms.end());
+  const double n = static_cast<double>(ms.size());
+  for (double v : ms) s.mean += v;
+  s.mean /= n;
+  double squares = 0;
+  for (double v : ms) squares += (v - s.mean) * (v - s.mean);
+  s.std = ms.size() > 1 ? std::sqrt(squares / (n - 1)) : 0;
+  s.min = ms.front();
+  s.max = ms.back();
+  s.p50 = Percentile(ms, 0.5);
+  s.p90 = Percentile(ms, 0.9);
+  s.p99 = Percentile(ms, 0.99);
+  return s;
+}
+
+// "1.234 s", or "0.482 ms" for runs of tiny models.
+std::string Duration(double seconds) {
+  return seconds >= 1 ? absl::StrFormat("%.3f s", seconds)
+                      : absl::StrFormat("%.3f ms", seconds * 1000);
+}
+
+absl::StatusOr<double> SecondsFlag(const Flags& flags, const std::string& name) {
+  std::optional<std::string> v = flags.Get(name);
+  if (!v) return 0.0;
+  double d = 0;
+  if (!absl::SimpleAtod(*v, &d) || !(d > 0) || !std::isfinite(d)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--", name, " expects a number of seconds > 0, got '", *v, "'"));
+  }
+  return d;
 }
 
 }  // namespace
@@ -182,7 +390,7 @@ absl::Status RunBench(const std::vector<std::string>& args, std::ostream& out) {
   FlagSpec spec;
   spec.valued = {"dir",    "signature_def", "tag_set", "batch",   "shapes",
                  "inputs", "int_max",       "warmup",  "iters",   "threads",
-                 "profile", "profile_runs"};
+                 "profile", "profile_runs", "concurrency", "time"};
   spec.switches = {"json", "op_stats"};
   AddDeviceFlags(spec);
   absl::StatusOr<Flags> flags = Flags::Parse(args, spec);
@@ -196,8 +404,19 @@ absl::Status RunBench(const std::vector<std::string>& args, std::ostream& out) {
   absl::StatusOr<int64_t> int_max = IntFlag(*flags, "int_max", 1, 1);
   absl::StatusOr<int64_t> threads = IntFlag(*flags, "threads", 0, 0);
   absl::StatusOr<int64_t> profile_runs = IntFlag(*flags, "profile_runs", 10, 1);
-  for (const auto* s : {&batch, &warmup, &iters, &int_max, &threads, &profile_runs}) {
+  absl::StatusOr<int64_t> concurrency = IntFlag(*flags, "concurrency", 1, 1);
+  for (const auto* s :
+       {&batch, &warmup, &iters, &int_max, &threads, &profile_runs, &concurrency}) {
     if (!s->ok()) return s->status();
+  }
+  absl::StatusOr<double> seconds = SecondsFlag(*flags, "time");
+  if (!seconds.ok()) return seconds.status();
+  if (*seconds > 0 && flags->Get("iters")) {
+    return absl::InvalidArgumentError("give --iters or --time, not both");
+  }
+  if (*concurrency > 1024) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--concurrency ", *concurrency, " is over the limit of 1024 threads"));
   }
   absl::StatusOr<std::map<std::string, Shape>> shapes =
       ParseShapes(flags->Get("shapes").value_or(""));
@@ -238,27 +457,22 @@ absl::Status RunBench(const std::vector<std::string>& args, std::ostream& out) {
   absl::StatusOr<NamedTensors> first = (*model)->Run(key, inputs);
   if (!first.ok()) return first.status();
   const double first_ms = MsSince(t0);
-  for (int64_t i = 0; i < *warmup; ++i) {
-    if (absl::StatusOr<NamedTensors> r = (*model)->Run(key, inputs); !r.ok()) return r.status();
-  }
-  std::vector<double> ms;
-  ms.reserve(*iters);
-  for (int64_t i = 0; i < *iters; ++i) {
-    t0 = Clock::now();
-    absl::StatusOr<NamedTensors> r = (*model)->Run(key, inputs);
-    if (!r.ok()) return r.status();
-    ms.push_back(MsSince(t0));
-  }
-  double mean = 0;
-  for (double v : ms) mean += v;
-  mean /= static_cast<double>(ms.size());
-  std::sort(ms.begin(), ms.end());
-  const double p50 = Percentile(ms, 0.5), p90 = Percentile(ms, 0.9), p99 = Percentile(ms, 0.99);
-  const double throughput = static_cast<double>(*batch) * 1000.0 / mean;
-  const double rss_mb = static_cast<double>(PeakRssBytes()) / (1024.0 * 1024.0);
+  CallPlan plan;
+  plan.concurrency = static_cast<int>(*concurrency);
+  plan.warmup = *warmup;
+  plan.iters = *iters;
+  plan.seconds = *seconds;
+  absl::StatusOr<Timing> timing = TimeCalls(**model, key, inputs, plan);
+  if (!timing.ok()) return timing.status();
+  const LatencyStats latency = Summarize(timing->ms);
+  const int64_t calls = static_cast<int64_t>(timing->ms.size());
+  // Items over wall time, so that concurrent callers add up.
+  const double throughput =
+      timing->wall_s > 0 ? static_cast<double>(*batch * calls) / timing->wall_s : 0;
+  const double rss_mib = static_cast<double>(PeakRssBytes()) / (1024.0 * 1024.0);
   const MemoryStats memory = (*model)->GetMemoryStats();
-  const double device_peak_mb = static_cast<double>(memory.device_peak_bytes_in_use) / (1 << 20);
-  const double device_reserved_mb = static_cast<double>(memory.device_bytes_reserved) / (1 << 20);
+  const double device_peak_mib = static_cast<double>(memory.device_peak_bytes_in_use) / (1 << 20);
+  const double device_reserved_mib = static_cast<double>(memory.device_bytes_reserved) / (1 << 20);
   const bool on_device = !options.device.empty() && absl::AsciiStrToUpper(options.device) != "CPU";
 
   // Profiled runs come after the timed ones, so the latencies above carry no
@@ -282,30 +496,47 @@ absl::Status RunBench(const std::vector<std::string>& args, std::ostream& out) {
       return absl::InvalidArgumentError(absl::StrCat("--profile: cannot write ", *trace_path));
     }
   }
+  const OpStatsReport stats = SummarizeOpStats(profiles);
   if (flags->Switch("json")) {
-    out << absl::StrFormat(
-        "{\"model\": \"%s\", \"signature\": \"%s\", \"batch\": %d, \"iters\": %d, "
-        "\"load_ms\": %.4f, \"first_run_ms\": %.4f, \"p50_ms\": %.4f, \"p90_ms\": %.4f, "
-        "\"p99_ms\": %.4f, \"mean_ms\": %.4f, \"throughput_per_s\": %.4f, \"peak_rss_mb\": %.1f, "
-        "\"device\": \"%s\", \"device_peak_mb\": %.1f, \"device_reserved_mb\": %.1f}\n",
-        *dir, key, *batch, *iters, load_ms, first_ms, p50, p90, p99, mean, throughput, rss_mb,
-        options.device, device_peak_mb, device_reserved_mb);
-    if (op_stats) PrintOpStats(profiles, out);
+    JsonWriter w;
+    w.BeginObject();
+    w.Key("model").String(*dir).Key("signature").String(key);
+    w.Key("batch").Int(*batch).Key("concurrency").Int(*concurrency);
+    w.Key("threads").Int(*threads).Key("warmup").Int(*warmup);
+    w.Key("calls").Int(calls).Key("duration_s").Number(timing->wall_s, 6);
+    w.Key("load_ms").Number(load_ms).Key("first_run_ms").Number(first_ms);
+    w.Key("min_ms").Number(latency.min).Key("max_ms").Number(latency.max);
+    w.Key("mean_ms").Number(latency.mean).Key("std_ms").Number(latency.std);
+    w.Key("p50_ms").Number(latency.p50).Key("p90_ms").Number(latency.p90);
+    w.Key("p99_ms").Number(latency.p99);
+    w.Key("throughput_per_s").Number(throughput);
+    w.Key("peak_rss_mib").Number(rss_mib, 1);
+    w.Key("device").String(options.device);
+    w.Key("device_peak_mib").Number(device_peak_mib, 1);
+    w.Key("device_reserved_mib").Number(device_reserved_mib, 1);
+    if (trace_path) w.Key("profile").String(*trace_path);
+    if (op_stats) OpStatsJson(stats, w.Key("op_stats"));
+    w.EndObject();
+    out << w.text() << "\n";
     return absl::OkStatus();
   }
   out << absl::StrFormat("model        %s\nsignature    %s\nbatch        %d\n", *dir, key, *batch)
       << absl::StrFormat("load         %.1f ms\nfirst run    %.2f ms\n", load_ms, first_ms)
-      << absl::StrFormat("latency      p50 %.3f ms  p90 %.3f ms  p99 %.3f ms  mean %.3f ms (%d calls)\n",
-                         p50, p90, p99, mean, *iters)
-      << absl::StrFormat("throughput   %.1f items/s\npeak RSS     %.1f MiB\n", throughput, rss_mb);
+      << absl::StrFormat("calls        %d in %s, %d caller%s\n", calls, Duration(timing->wall_s),
+                         *concurrency, *concurrency == 1 ? "" : "s at once")
+      << absl::StrFormat("latency      p50 %.3f ms  p90 %.3f ms  p99 %.3f ms\n", latency.p50,
+                         latency.p90, latency.p99)
+      << absl::StrFormat("             min %.3f ms  max %.3f ms  mean %.3f ms  std %.3f ms\n",
+                         latency.min, latency.max, latency.mean, latency.std)
+      << absl::StrFormat("throughput   %.1f items/s\npeak RSS     %.1f MiB\n", throughput, rss_mib);
   if (on_device) {
     out << absl::StrFormat("device       %s: peak %.1f MiB in use, %.1f MiB reserved\n",
-                           options.device, device_peak_mb, device_reserved_mb);
+                           options.device, device_peak_mib, device_reserved_mib);
   }
   if (trace_path) {
     out << absl::StrFormat("profile      %s (%d runs)\n", *trace_path, profiles.size());
   }
-  if (op_stats) PrintOpStats(profiles, out);
+  if (op_stats) PrintOpStats(stats, out);
   return absl::OkStatus();
 }
 
