@@ -3,67 +3,211 @@
 
     .venv-peers/bin/python scripts/bench_peers.py [--models resnet50,mobilenetv2,...]
         [--batches 1,16] [--threads 2] [--rounds 3] [--warmup 5] [--iters 30]
-        [--zoo ~/.cache/smrt/zoo] [--markdown]
+        [--neighbours K] [--concurrency N] [--ov_precision default|f32|both]
+        [--ov_requests max|callers|optimal] [--zoo ~/.cache/smrt/zoo] [--markdown]
 
 Needs a venv with the peers (kept out of git):
     python3 -m venv .venv-peers && .venv-peers/bin/pip install tensorflow-cpu onnxruntime openvino tf2onnx
-and the zoo (scripts/make_zoo.py) and a build (scripts/build.sh smrt).
+and the zoo (scripts/make_zoo.py) and a build (scripts/build.sh smrt):
+    .venv-peers/bin/python -P scripts/make_zoo.py --out ~/.cache/smrt/zoo \
+        --only resnet50,mobilenetv2,efficientnetb0,bert_base
 
 Every measurement runs in a fresh process, so load time and peak RSS are each runtime's own:
 load + first run is from process start of the runtime's work (after `import`, which is
 reported apart for the Python peers), peak RSS is the process's VmHWM. The runtimes alternate
-within each round (smrt, tf, ort, ov, smrt, ...) so that machine noise hits them alike; the table
-shows medians over rounds and smrt/peer ratios. Same inputs (the zoo's TensorFlow-golden inputs, tiled
-to the batch size), same thread count (intra-op threads; inter-op 1) for all.
+within each round (smrt, tf, ort, ov, ov-f32, smrt, ...) so that machine noise hits them alike;
+the table shows medians over rounds and smrt/peer ratios. Same inputs (the zoo's TensorFlow-golden
+inputs, tiled to the batch size), same thread count (intra-op threads; inter-op 1) for all.
 ONNX models come from tf2onnx (opset 17), converted once and cached beside the SavedModel
 (TensorFlow's Erfc, which tf2onnx leaves unconverted, rewritten as 1 - Erf); conversion time
 is not counted. OpenVINO reads the SavedModel directly.
+
+OpenVINO runs twice by default (--ov_precision both): "ov" at its own defaults (bfloat16 on CPUs
+with AMX / AVX512_BF16) and "ov-f32" with INFERENCE_PRECISION_HINT=f32; each row says the
+precision OpenVINO reports it compiled for. smrt, TensorFlow and ONNX Runtime run float32.
+
+--neighbours K starts K single-threaded busy-loop processes (`python -c 'while True: pass'`)
+after the preparation (ONNX conversion, inputs) and before the first measurement, and kills them
+after the last one (also on Ctrl-C, SIGTERM or an exception; they get SIGKILL from the kernel if
+this script dies without cleaning up). Every runtime is measured with the same neighbours running.
+
+--concurrency N (N > 1): N threads in the worker process call the one loaded model at batch
+--batches (use 1), each thread with its own copy of the inputs, pulling calls from a shared count
+of N * iters timed calls (after N * warmup untimed ones). Reported: items/s over the timed
+wall-clock span, p50/p99 over all calls. smrt: `smrt bench --concurrency N`; TensorFlow: N Python
+threads on one concrete function; ONNX Runtime: one InferenceSession shared by N Python threads;
+OpenVINO: PERFORMANCE_HINT=THROUGHPUT and an AsyncInferQueue with max(N, the compiled model's
+OPTIMAL_NUMBER_OF_INFER_REQUESTS) requests (--ov_requests max, the default; `callers`: N,
+`optimal`: OpenVINO's number), latency per request from start_async to its callback.
 """
 
 import argparse
 import json
 import os
+import shlex
+import signal
 import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 RUNTIMES = ("smrt", "tf", "ort", "ov")
+PR_SET_PDEATHSIG = 1
+_KEEP = []  # OpenVINO objects that must not be destroyed before the worker's os._exit
 
 
-def worker(runtime, model_dir, onnx_path, inputs_npz, threads, warmup, iters):
-    """Runs in a child process: loads, runs once, then times `iters` calls. Prints JSON."""
+def pct(sorted_ms, q):
+    return sorted_ms[min(len(sorted_ms) - 1, int(q * len(sorted_ms)))]
+
+
+def time_calls(make_call, concurrency, warmup, iters):
+    """Runs `warmup` then `iters` timed calls per caller; returns (sorted ms, wall seconds).
+    make_call() gives one caller's call (each caller its own inputs)."""
+    if concurrency <= 1:
+        call = make_call()
+        for _ in range(warmup):
+            call()
+        ms = []
+        w0 = time.perf_counter()
+        for _ in range(iters):
+            t = time.perf_counter()
+            call()
+            ms.append((time.perf_counter() - t) * 1000)
+        return sorted(ms), time.perf_counter() - w0
+    calls = [make_call() for _ in range(concurrency)]
+    total = concurrency * iters
+    lock = threading.Lock()
+    state = {"next": 0, "t0": 0.0, "t1": 0.0}
+    ms, errors = [], []
+    warm = threading.Barrier(concurrency + 1)
+    go = threading.Barrier(concurrency + 1)
+
+    def caller(call):
+        try:
+            for _ in range(warmup):
+                call()
+        except BaseException as e:  # noqa: BLE001 - reported by the main thread
+            errors.append(repr(e))
+        warm.wait()
+        go.wait()
+        while not errors:
+            with lock:
+                ticket = state["next"]
+                state["next"] += 1
+            if ticket >= total:
+                break
+            t = time.perf_counter()
+            try:
+                call()
+            except BaseException as e:  # noqa: BLE001
+                errors.append(repr(e))
+                break
+            done = time.perf_counter()
+            ms.append((done - t) * 1000)
+            with lock:
+                state["t1"] = max(state["t1"], done)
+
+    threads = [threading.Thread(target=caller, args=(c,), daemon=True) for c in calls]
+    for t in threads:
+        t.start()
+    warm.wait()
+    state["t0"] = time.perf_counter()
+    go.wait()
+    for t in threads:
+        t.join()
+    if errors:
+        raise SystemExit(f"a caller failed: {errors[0]}")
+    return sorted(ms), state["t1"] - state["t0"]
+
+
+def ov_async_calls(compiled, feeds, requests, warmup, iters, concurrency):
+    """OpenVINO's own way to keep several requests in flight: an AsyncInferQueue."""
+    import openvino as ov
+    queue = ov.AsyncInferQueue(compiled, requests)
+    ms = []
+    timing = {"on": False, "t1": 0.0}
+
+    def done(request, started):
+        now = time.perf_counter()
+        if timing["on"]:
+            ms.append((now - started) * 1000)
+            timing["t1"] = max(timing["t1"], now)
+
+    queue.set_callback(done)
+    _KEEP.append(queue)
+    for _ in range(warmup * concurrency):
+        queue.start_async(feeds, time.perf_counter())
+    queue.wait_all()
+    timing["on"] = True
+    t0 = time.perf_counter()
+    for _ in range(iters * concurrency):
+        queue.start_async(feeds, time.perf_counter())
+    queue.wait_all()
+    return sorted(ms), timing["t1"] - t0
+
+
+def ov_prop(compiled, name):
+    try:
+        v = compiled.get_property(name)
+    except Exception:  # noqa: BLE001 - a property this version does not have
+        return None
+    for attr in ("get_type_name", "to_string"):
+        if hasattr(v, attr):
+            return getattr(v, attr)()
+    return str(v).split(".")[-1]
+
+
+def worker(runtime, model_dir, onnx_path, inputs_npz, threads, warmup, iters, concurrency,
+           ov_requests):
+    """Runs in a child process: loads, runs once, then times calls. Prints JSON."""
     t_import = time.perf_counter()
     import numpy as np
     data = dict(np.load(inputs_npz))
+    batch = next(iter(data.values())).shape[0] if data else 1
+    # threads 0: each runtime's own default thread settings.
+    precision, ov_async = "f32", None
+    settings = f"intra={threads} inter=1" if threads > 0 else "default threads"
     if runtime == "tf":
         os.environ["TF_CPP_MIN_LOG_LEVEL"] = "3"
         import tensorflow as tf
-        tf.config.threading.set_intra_op_parallelism_threads(threads)
-        tf.config.threading.set_inter_op_parallelism_threads(1)
+        if threads > 0:
+            tf.config.threading.set_intra_op_parallelism_threads(threads)
+            tf.config.threading.set_inter_op_parallelism_threads(1)
         import_s = time.perf_counter() - t_import
         t0 = time.perf_counter()
         fn = tf.saved_model.load(model_dir).signatures["serving_default"]
-        feeds = {k: tf.constant(v) for k, v in data.items()}
-        call = lambda: fn(**feeds)  # noqa: E731
+        settings += " oneDNN=" + os.environ.get("TF_ENABLE_ONEDNN_OPTS", "default")
+        if concurrency > 1:
+            settings += f" function shared by {concurrency} threads"
+
+        def make_call():
+            feeds = {k: tf.constant(np.copy(v)) for k, v in data.items()}
+            return lambda: fn(**feeds)
     elif runtime == "ort":
         import onnxruntime as ort
         import_s = time.perf_counter() - t_import
         t0 = time.perf_counter()
         so = ort.SessionOptions()
-        so.intra_op_num_threads = threads
-        so.inter_op_num_threads = 1
+        if threads > 0:
+            so.intra_op_num_threads = threads
+            so.inter_op_num_threads = 1
         sess = ort.InferenceSession(onnx_path, so, providers=["CPUExecutionProvider"])
         names = {i.name: i.name for i in sess.get_inputs()}
-        feeds = {}
-        for k, v in data.items():
+        feed_names = {}
+        for k in data:
             match = [n for n in names if n == k or n.startswith(k + ":") or n.endswith(k)]
-            feeds[match[0] if match else k] = v
-        call = lambda: sess.run(None, feeds)  # noqa: E731
-    elif runtime == "ov":
+            feed_names[k] = match[0] if match else k
+        if concurrency > 1:
+            settings += f" session shared by {concurrency} threads"
+
+        def make_call():
+            feeds = {feed_names[k]: np.copy(v) for k, v in data.items()}
+            return lambda: sess.run(None, feeds)
+    elif runtime in ("ov", "ov-f32"):
         import openvino as ov
         import_s = time.perf_counter() - t_import
         t0 = time.perf_counter()
@@ -74,30 +218,55 @@ def worker(runtime, model_dir, onnx_path, inputs_npz, threads, warmup, iters):
             if key is not None:
                 inp.get_node().set_partial_shape(ov.PartialShape(list(data[key].shape)))
         model.validate_nodes_and_infer_types()
-        compiled = core.compile_model(model, "CPU", {"INFERENCE_NUM_THREADS": threads,
-                                                     "INFERENCE_PRECISION_HINT": "f32"})
-        request = compiled.create_infer_request()
+        config = {"INFERENCE_NUM_THREADS": threads} if threads > 0 else {}
+        if runtime == "ov-f32":
+            config["INFERENCE_PRECISION_HINT"] = "f32"
+        if concurrency > 1:
+            config["PERFORMANCE_HINT"] = "THROUGHPUT"
+        compiled = core.compile_model(model, "CPU", config)
+        precision = ov_prop(compiled, "INFERENCE_PRECISION_HINT") or "?"
+        precision = {"bfloat16": "bf16", "f32": "f32", "float32": "f32", "f16": "f16"}.get(
+            precision, precision)
+        settings = (f"threads={ov_prop(compiled, 'INFERENCE_NUM_THREADS')} "
+                    f"hint={ov_prop(compiled, 'PERFORMANCE_HINT')} "
+                    f"streams={ov_prop(compiled, 'NUM_STREAMS')}")
         feeds = {}
         for inp in compiled.inputs:
             key = next((k for k in data if k in inp.get_names()), None)
             feeds[inp] = data[key if key is not None else list(data)[0]]
-        call = lambda: request.infer(feeds)  # noqa: E731
+        if concurrency > 1:
+            optimal = int(ov_prop(compiled, "OPTIMAL_NUMBER_OF_INFER_REQUESTS") or concurrency)
+            requests = {"callers": concurrency, "optimal": optimal,
+                        "max": max(concurrency, optimal)}[ov_requests]
+            settings += f" requests={requests} ({ov_requests}: N={concurrency}, optimal={optimal})"
+            ov_async = requests
+
+        def make_call():
+            request = compiled.create_infer_request()
+            own = {k: np.copy(v) for k, v in feeds.items()}
+            return lambda: request.infer(own)
     else:
         raise SystemExit(f"unknown runtime {runtime}")
-    call()
+    make_call()()
     load_first_ms = (time.perf_counter() - t0) * 1000
-    for _ in range(warmup):
-        call()
-    ms = []
-    for _ in range(iters):
-        t = time.perf_counter()
-        call()
-        ms.append((time.perf_counter() - t) * 1000)
-    rss_mb = peak_rss_mb()
-    ms.sort()
+    version = {"tf": lambda: sys.modules["tensorflow"].__version__,
+               "ort": lambda: sys.modules["onnxruntime"].__version__}.get(
+        runtime, lambda: sys.modules["openvino"].get_version().split("-")[0])()
+    if ov_async:
+        ms, wall = ov_async_calls(compiled, feeds, ov_async, warmup, iters, concurrency)
+    else:
+        ms, wall = time_calls(make_call, concurrency, warmup, iters)
     print(json.dumps({"import_s": import_s, "load_first_ms": load_first_ms,
-                      "p50_ms": statistics.median(ms), "p99_ms": ms[min(len(ms) - 1, int(0.99 * len(ms)))],
-                      "mean_ms": sum(ms) / len(ms), "peak_rss_mb": rss_mb}))
+                      "p50_ms": statistics.median(ms), "p99_ms": pct(ms, 0.99),
+                      "mean_ms": sum(ms) / len(ms), "items_per_s": batch * len(ms) / wall,
+                      "calls": len(ms), "peak_rss_mb": peak_rss_mb(),
+                      "precision": precision, "settings": settings,
+                      "version": version}))
+    # No interpreter teardown: destroying an OpenVINO CompiledModel whose stream threads still
+    # want the GIL (AsyncInferQueue callbacks) can deadlock at exit.
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(0)
 
 
 def peak_rss_mb():
@@ -110,29 +279,148 @@ def peak_rss_mb():
     raise SystemExit("no VmHWM in /proc/self/status")
 
 
-def run_smrt(model_dir, input_files, threads, warmup, iters, batch):
+def die_with_parent(parent_pid):
+    """A preexec_fn: the child gets SIGKILL when this process dies, however it dies."""
+    def preexec():
+        try:
+            import ctypes
+            libc = ctypes.CDLL(None, use_errno=True)
+            libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+        except Exception:  # noqa: BLE001 - not Linux: the finally clauses still kill it
+            pass
+        if os.getppid() != parent_pid:  # the parent died before prctl took effect
+            os._exit(1)
+    return preexec
+
+
+TIMEOUT_S = 1200.0  # per measurement (--timeout)
+
+
+def run_child(cmd, env):
+    """subprocess.run that kills the child on an exception (Ctrl-C), after TIMEOUT_S, and if
+    this process dies. A timeout comes back as returncode None."""
+    try:
+        return subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=TIMEOUT_S,
+                              preexec_fn=die_with_parent(os.getpid()))
+    except subprocess.TimeoutExpired as e:
+        err = e.stderr.decode(errors="replace") if isinstance(e.stderr, bytes) else e.stderr
+        return subprocess.CompletedProcess(cmd, None, "", f"{err or ''}\n"
+                                           f"killed after the {TIMEOUT_S:.0f} s timeout")
+
+
+def error_text(stderr, returncode):
+    lines = [line.strip() for line in (stderr or "").strip().splitlines() if line.strip()]
+    if not lines:
+        if returncode is not None and returncode < 0:
+            lines = [f"killed by {signal.Signals(-returncode).name}"]
+        else:
+            lines = [f"exit status {returncode}, no message"]
+    return " / ".join(lines[-3:])[-300:]
+
+
+def first_json(text):
+    """The first JSON object in `text` (smrt bench may print more after it)."""
+    start = text.find("{")
+    if start < 0:
+        raise ValueError(f"no JSON in {text[:200]!r}")
+    return json.JSONDecoder().raw_decode(text[start:])[0]
+
+
+def run_smrt(model_dir, input_files, threads, warmup, iters, batch, concurrency):
     binary = os.path.join(ROOT, os.environ.get("BUILD_DIR", "build"), "bin", "smrt")
-    env = dict(os.environ, SMRT_INTRA_OP_THREADS=str(threads), OMP_NUM_THREADS=str(threads))
-    cmd = [binary, "bench", "--dir", model_dir, "--batch", str(batch), "--warmup", str(warmup),
-           "--iters", str(iters), "--json",
+    if not os.path.exists(binary):
+        return {"error": f"no smrt binary at {binary} (scripts/build.sh smrt)"}
+    env = dict(os.environ)
+    if threads > 0:
+        env["OMP_NUM_THREADS"] = str(threads)
+    cmd = [binary, "bench", "--dir", model_dir, "--signature_def", "serving_default",
+           "--batch", str(batch), "--threads", str(threads), "--warmup", str(warmup),
+           "--iters", str(iters * concurrency), "--json",  # smrt's callers share --iters
            "--inputs", ";".join(f"{k}={v}" for k, v in input_files.items())]
-    out = subprocess.run(cmd, capture_output=True, text=True, env=env)
+    if concurrency > 1:  # only then: an smrt without the flag still runs the N = 1 tables
+        cmd += ["--concurrency", str(concurrency)]
+    out = run_child(cmd, env)
     if out.returncode != 0:
-        return {"error": out.stderr.strip()[-300:]}
-    r = json.loads(out.stdout)
+        err = error_text(out.stderr or out.stdout, out.returncode)
+        if concurrency > 1 and "concurrency" in err:
+            return {"error": f"this smrt bench has no --concurrency: {err}"}
+        return {"error": "smrt bench failed: " + err}
+    try:
+        r = first_json(out.stdout)
+    except ValueError as e:
+        return {"error": f"smrt bench printed no JSON: {e}"}
+    rss = r.get("peak_rss_mib", r.get("peak_rss_mb"))
+    tput = r.get("items_per_s", r.get("throughput_per_s"))
+    if tput is None:
+        tput = batch * 1000.0 / r["mean_ms"]
+    settings = f"threads={threads}" if threads > 0 else "default threads"
+    if concurrency > 1 or "concurrency" in r:
+        settings += f" concurrency={r.get('concurrency', concurrency)}"
+    for k in ("mode", "wait_policy"):
+        if k in r:
+            settings += f" {k}={r[k]}"
     return {"load_first_ms": r["load_ms"] + r["first_run_ms"], "p50_ms": r["p50_ms"],
-            "p99_ms": r["p99_ms"], "mean_ms": r["mean_ms"], "peak_rss_mb": r["peak_rss_mb"]}
+            "p99_ms": r["p99_ms"], "mean_ms": r.get("mean_ms"), "items_per_s": tput,
+            "calls": r.get("calls", r.get("iters")), "peak_rss_mb": rss,
+            "precision": {"float32": "f32", "bfloat16": "bf16"}.get(r.get("precision", "float32"),
+                                                                     r.get("precision")),
+            "settings": settings}
 
 
-def run_python(runtime, model_dir, onnx_path, npz, threads, warmup, iters):
+def run_python(runtime, model_dir, onnx_path, npz, threads, warmup, iters, concurrency,
+               ov_requests):
     cmd = [sys.executable, os.path.abspath(__file__), "--worker", runtime, "--dir", model_dir,
            "--onnx", onnx_path or "", "--npz", npz, "--threads", str(threads),
-           "--warmup", str(warmup), "--iters", str(iters)]
-    env = dict(os.environ, OMP_NUM_THREADS=str(threads), TF_ENABLE_ONEDNN_OPTS="1")
-    out = subprocess.run(cmd, capture_output=True, text=True, env=env)
+           "--warmup", str(warmup), "--iters", str(iters), "--concurrency", str(concurrency),
+           "--ov_requests", ov_requests]
+    env = dict(os.environ, TF_ENABLE_ONEDNN_OPTS="1")
+    if threads > 0:
+        env["OMP_NUM_THREADS"] = str(threads)
+    out = run_child(cmd, env)
     if out.returncode != 0:
-        return {"error": out.stderr.strip()[-300:]}
-    return json.loads(out.stdout.strip().splitlines()[-1])
+        return {"error": error_text(out.stderr, out.returncode)}
+    try:
+        return json.loads(out.stdout.strip().splitlines()[-1])
+    except (ValueError, IndexError):
+        return {"error": f"worker printed no JSON: {out.stdout[-200:]!r}"}
+
+
+class Neighbours:
+    """K single-threaded busy loops, alive from __enter__ to __exit__ (and no longer than this
+    process)."""
+
+    def __init__(self, k):
+        self.k, self.procs = k, []
+
+    def __enter__(self):
+        for _ in range(self.k):
+            self.procs.append(subprocess.Popen(
+                [sys.executable, "-S", "-c", "while True: pass"], stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                preexec_fn=die_with_parent(os.getpid())))
+        if self.procs:
+            time.sleep(0.5)  # running before the first measurement starts
+            dead = [p.pid for p in self.procs if p.poll() is not None]
+            if dead:
+                self.__exit__(None, None, None)
+                raise SystemExit(f"busy-loop neighbours {dead} exited at once")
+            print(f"started {self.k} busy-loop neighbours: pids "
+                  f"{' '.join(str(p.pid) for p in self.procs)}", file=sys.stderr, flush=True)
+        return self
+
+    def __exit__(self, *exc):
+        for p in self.procs:
+            if p.poll() is None:
+                p.kill()
+        for p in self.procs:
+            try:
+                p.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                print(f"neighbour {p.pid} did not exit", file=sys.stderr)
+        if self.procs:
+            print(f"stopped {len(self.procs)} busy-loop neighbours", file=sys.stderr, flush=True)
+        self.procs = []
+        return False
 
 
 def convert_onnx(model_dir):
@@ -220,7 +508,87 @@ def ratio(a, b):
     return f"{a / b:.2f}" if a and b else "-"
 
 
+def cpu_name():
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    import platform
+    return platform.processor() or platform.machine()
+
+
+def command_line():
+    exe = sys.executable
+    if exe.startswith(ROOT + os.sep):
+        exe = os.path.relpath(exe, ROOT)
+    script = os.path.relpath(os.path.abspath(sys.argv[0]), ROOT)
+    return shlex.join([exe, script] + sys.argv[1:])
+
+
+def expand_runtimes(names, ov_precision):
+    out = []
+    for rt in names:
+        if rt == "ov":
+            out += {"default": ["ov"], "f32": ["ov-f32"], "both": ["ov", "ov-f32"]}[ov_precision]
+        else:
+            out.append(rt)
+    bad = [rt for rt in out if rt not in RUNTIMES + ("ov-f32",)]
+    if bad:
+        raise SystemExit(f"unknown runtimes {bad}: choose from smrt, tf, ort, ov, ov-f32")
+    return list(dict.fromkeys(out))
+
+
+def on_sigterm(signum, frame):
+    raise SystemExit(128 + signum)  # so that the finally clauses kill the neighbours
+
+
+KEYS = ("p50_ms", "p99_ms", "items_per_s", "load_first_ms", "peak_rss_mb")
+
+
+def medians(results):
+    med = {}
+    for rt, rs in results.items():
+        ok = [r for r in rs if "error" not in r]
+        if not ok:
+            med[rt] = {"error": rs[0]["error"] if rs else "not run"}
+            continue
+        med[rt] = {k: statistics.median(r[k] for r in ok) if all(r.get(k) is not None for r in ok)
+                   else None for k in KEYS}
+        med[rt].update(precision=ok[0].get("precision") or "?", settings=ok[0].get("settings", ""),
+                       version=ok[0].get("version"), ok=len(ok), of=len(rs))
+        if len(ok) < len(rs):
+            med[rt]["settings"] += f" ({len(rs) - len(ok)} of {len(rs)} rounds failed)"
+    return med
+
+
+def fmt(v, spec):
+    return "-" if v is None else format(v, spec)
+
+
+def row_cells(rt, m, s):
+    if "error" in m:
+        return [rt, "", "error: " + m["error"].replace("|", "/")[:160]] + [""] * (len(COLUMNS) - 3)
+    rr = [""] * 5 if rt == "smrt" else [
+        ratio(s.get("p50_ms"), m["p50_ms"]), ratio(s.get("p99_ms"), m["p99_ms"]),
+        ratio(s.get("items_per_s"), m["items_per_s"]),
+        ratio(s.get("peak_rss_mb"), m["peak_rss_mb"]),
+        ratio(s.get("load_first_ms"), m["load_first_ms"])]
+    p99_p50 = m["p99_ms"] / m["p50_ms"] if m["p99_ms"] and m["p50_ms"] else None
+    return [rt, m["precision"], m["settings"], fmt(m["p50_ms"], ".2f"), fmt(m["p99_ms"], ".2f"),
+            fmt(p99_p50, ".2f"), fmt(m["items_per_s"], ".1f"), fmt(m["peak_rss_mb"], ".0f"),
+            fmt(m["load_first_ms"], ".0f")] + rr
+
+
+COLUMNS = ["runtime", "precision", "settings", "p50 ms", "p99 ms", "p99/p50", "items/s",
+           "peak RSS MiB", "load+first ms", "p50 ratio", "p99 ratio", "items/s ratio",
+           "RSS ratio", "load+first ratio"]
+
+
 def main():
+    global TIMEOUT_S
     ap = argparse.ArgumentParser()
     ap.add_argument("--worker")
     ap.add_argument("--replace-erfc")
@@ -229,11 +597,26 @@ def main():
     ap.add_argument("--npz")
     ap.add_argument("--models", default="resnet50,mobilenetv2,efficientnetb0,bert_base")
     ap.add_argument("--batches", default="1,16")
-    ap.add_argument("--runtimes", default=",".join(RUNTIMES))
-    ap.add_argument("--threads", type=int, default=os.cpu_count() or 1)
+    ap.add_argument("--runtimes", default=",".join(RUNTIMES),
+                    help="from smrt, tf, ort, ov (expanded by --ov_precision), ov-f32")
+    ap.add_argument("--threads", type=int, default=os.cpu_count() or 1,
+                    help="intra-op threads for every runtime; 0: each runtime's defaults")
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--warmup", type=int, default=5)
-    ap.add_argument("--iters", type=int, default=30)
+    ap.add_argument("--iters", type=int, default=30, help="timed calls per caller")
+    ap.add_argument("--neighbours", "--neighbors", type=int, default=0,
+                    help="busy-loop processes running during all measurements")
+    ap.add_argument("--concurrency", type=int, default=1,
+                    help="threads calling the one loaded model in each worker")
+    ap.add_argument("--ov_precision", choices=("default", "f32", "both"), default="both")
+    ap.add_argument("--ov_requests", choices=("max", "callers", "optimal"), default="max",
+                    help="OpenVINO's infer requests at --concurrency > 1: max(N, optimal), N, "
+                         "or OPTIMAL_NUMBER_OF_INFER_REQUESTS")
+    ap.add_argument("--timeout", type=float, default=TIMEOUT_S,
+                    help="seconds one measurement (one fresh process) may take")
+    ap.add_argument("--markdown", action="store_true",
+                    help="one Markdown table per (model, batch) under a header with the CPU, "
+                         "neighbours, concurrency and command line")
     ap.add_argument("--zoo", default=os.environ.get("SMRT_ZOO_DIR",
                                                     os.path.expanduser("~/.cache/smrt/zoo")))
     args = ap.parse_args()
@@ -241,64 +624,83 @@ def main():
         replace_erfc(args.replace_erfc)
         return
     if args.worker:
-        worker(args.worker, args.dir, args.onnx, args.npz, args.threads, args.warmup, args.iters)
+        worker(args.worker, args.dir, args.onnx, args.npz, args.threads, args.warmup, args.iters,
+               max(1, args.concurrency), args.ov_requests)
         return
+    if args.neighbours < 0 or args.concurrency < 1:
+        ap.error("--neighbours must be >= 0 and --concurrency >= 1")
+    signal.signal(signal.SIGTERM, on_sigterm)
+    TIMEOUT_S = args.timeout
 
-    runtimes = args.runtimes.split(",")
+    runtimes = expand_runtimes(args.runtimes.split(","), args.ov_precision)
+    batches = [int(b) for b in args.batches.split(",")]
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
+        jobs = []  # prepared before the neighbours start
         for model in args.models.split(","):
             model_dir = os.path.join(args.zoo, model, "saved_model")
+            alt = os.path.join(args.zoo, model.replace("-", "_"), "saved_model")
+            if not os.path.isdir(model_dir) and os.path.isdir(alt):
+                model, model_dir = model.replace("-", "_"), alt
             if not os.path.isdir(model_dir):
                 print(f"skip {model}: {model_dir} missing (scripts/make_zoo.py --only {model})",
                       file=sys.stderr)
                 continue
             onnx_path = convert_onnx(model_dir) if "ort" in runtimes else None
-            for batch in [int(b) for b in args.batches.split(",")]:
+            for batch in batches:
                 files, npz = make_inputs(os.path.dirname(model_dir), batch, tmp)
+                jobs.append((model, model_dir, onnx_path, batch, files, npz))
+        load_before = os.getloadavg()[0]
+        with Neighbours(args.neighbours):
+            for model, model_dir, onnx_path, batch, files, npz in jobs:
                 results = {r: [] for r in runtimes}
                 for _ in range(args.rounds):
                     for rt in runtimes:
                         if rt == "smrt":
                             res = run_smrt(model_dir, files, args.threads, args.warmup,
-                                           args.iters, batch)
+                                           args.iters, batch, args.concurrency)
                         elif rt == "ort" and onnx_path is None:
                             res = {"error": "tf2onnx conversion failed"}
                         else:
                             res = run_python(rt, model_dir, onnx_path, npz, args.threads,
-                                             args.warmup, args.iters)
+                                             args.warmup, args.iters, args.concurrency,
+                                             args.ov_requests)
                         results[rt].append(res)
                         print(f"{model} b{batch} {rt}: {res}", file=sys.stderr, flush=True)
-                med = {}
-                for rt, rs in results.items():
-                    ok = [r for r in rs if "error" not in r]
-                    if not ok:
-                        med[rt] = {"error": rs[0]["error"] if rs else "not run"}
-                        continue
-                    med[rt] = {k: statistics.median(r[k] for r in ok)
-                               for k in ("p50_ms", "p99_ms", "load_first_ms", "peak_rss_mb")}
-                rows.append((model, batch, med))
+                rows.append((model, batch, medians(results)))
+        load_during = os.getloadavg()[0]
 
-    print(f"threads={args.threads} rounds={args.rounds} warmup={args.warmup} iters={args.iters}; "
-          "medians over rounds; ratio = smrt / peer (below 1: smrt better)\n")
-    head = ("| model | batch | runtime | p50 ms | p99/p50 | items/s | peak RSS MB | "
-            "load+first ms | p50 ratio | RSS ratio | load+first ratio |")
-    print(head)
-    print("|---" * 11 + "|")
-    for model, batch, med in rows:
-        s = med.get("smrt", {})
+    versions = {}
+    for _, _, med in rows:
         for rt, m in med.items():
-            if "error" in m:
-                print(f"| {model} | {batch} | {rt} | error: {m['error'][:80]} | | | | | | | |")
-                continue
-            tput = batch * 1000.0 / m["p50_ms"]
-            if rt == "smrt":
-                rr = ["", "", ""]
-            else:
-                rr = [ratio(s.get(k), m[k]) for k in ("p50_ms", "peak_rss_mb", "load_first_ms")]
-            cells = [model, str(batch), rt, f"{m['p50_ms']:.2f}", f"{m['p99_ms'] / m['p50_ms']:.2f}",
-                     f"{tput:.1f}", f"{m['peak_rss_mb']:.0f}", f"{m['load_first_ms']:.0f}"] + rr
-            print("| " + " | ".join(cells) + " |")
+            if m.get("version"):
+                versions.setdefault(rt.split("-")[0], m["version"])
+    callers = f"{args.concurrency} concurrent caller{'s' if args.concurrency > 1 else ''}"
+    header = (f"CPU: {cpu_name()}, {len(os.sched_getaffinity(0))} CPUs usable; "
+              f"{args.neighbours} busy-loop neighbours; {callers}; threads={args.threads} "
+              f"rounds={args.rounds} warmup={args.warmup} iters={args.iters} per caller; "
+              f"load average {load_before:.1f} before, {load_during:.1f} at the end"
+              + (f"; {', '.join(f'{k} {v}' for k, v in versions.items())}" if versions else "")
+              + f"; command: `{command_line()}`")
+    legend = ("medians over rounds; ratio = smrt / peer (p50, p99, RSS, load: below 1 smrt "
+              "better; items/s: above 1 smrt better)")
+    if args.markdown:
+        print(header + "\n\n" + legend + "\n")
+        for model, batch, med in rows:
+            print(f"#### {model}, batch {batch}, {args.neighbours} neighbours, {callers}\n")
+            print("| " + " | ".join(COLUMNS) + " |")
+            print("|---" * len(COLUMNS) + "|")
+            for rt, m in med.items():
+                print("| " + " | ".join(row_cells(rt, m, med.get("smrt", {}))) + " |")
+            print()
+        return
+    print(header + "\n" + legend + "\n")
+    print("| model | batch | " + " | ".join(COLUMNS) + " |")
+    print("|---" * (len(COLUMNS) + 2) + "|")
+    for model, batch, med in rows:
+        for rt, m in med.items():
+            print("| " + " | ".join([model, str(batch)] + row_cells(rt, m, med.get("smrt", {})))
+                  + " |")
 
 
 if __name__ == "__main__":
