@@ -1,8 +1,7 @@
 // Snappy decompression, for the snappy-compressed blocks that TensorFlow's
 // table writer emits in checkpoint indexes whenever compression saves space.
-// Our own decoder of the published format (no library dependency); it never
-// writes or reads out of bounds and bounds its output by what the input can
-// legally expand to.
+// Decoded by libsnappy (Debian's, the library TensorFlow uses), after a check
+// that the stated length is one the input can legally expand to.
 #ifndef SMRT_CORE_SNAPPY_H_
 #define SMRT_CORE_SNAPPY_H_
 
