@@ -14,6 +14,9 @@ packages=(
   libgtest-dev libgmock-dev
   libbenchmark-dev
   libpng-dev libjpeg-dev
+  # Libraries for untrusted bytes instead of parsers of our own: snappy blocks
+  # in checkpoint indexes; FarmHash for TensorFlow's Fingerprint64.
+  libsnappy-dev libfarmhash-dev
   python3
   # The Python module (bindings/python) and its tests (tests/python).
   python3-dev pybind11-dev python3-pybind11 python3-numpy python3-pytest

@@ -557,6 +557,36 @@ TEST(StringTextTest, StringToHashBucketFastMatchesTensorFlow) {
   EXPECT_NE(zero.status().message().find("num_buckets"), std::string::npos) << zero.status();
 }
 
+// One string of each length class FarmHash's Fingerprint64 treats apart
+// (0-16, 17-32, 33-64, longer, and UTF-8): TensorFlow 2.21's
+// to_hash_bucket_fast(s, 2**63 - 1), i.e. Fingerprint64 mod 2^63 - 1.
+TEST(StringTextTest, Fingerprint64IsTensorFlowsForEveryLengthClass) {
+  const std::vector<std::pair<int, int64_t>> expected = {
+      {0, 1936946117179621456},    {1, 2572224033622389015},   {3, 8616829697634552300},
+      {4, 5229200165339728586},    {7, 2326968938742419854},   {8, 7720167183436786458},
+      {15, 3632411994760604305},   {16, 3820547438670371201},  {17, 7101473748566771144},
+      {31, 550745500815267002},    {32, 127699506250089056},   {33, 4191899277645623091},
+      {63, 3525467119873147427},   {64, 2544848233693181161},  {65, 8179483852271218337},
+      {127, 558306264808904778},   {128, 7808010523399645295}, {200, 3666315064520934872},
+      {1000, 7699904756353784391}};
+  std::vector<std::string> strings;
+  for (const auto& [n, hash] : expected) {
+    std::string s;
+    for (int i = 0; i < n; ++i) s += static_cast<char>('a' + (i * 7 + n) % 26);
+    strings.push_back(s);
+  }
+  strings.push_back("h\xc3\xa9llo w\xc3\xb6rld");
+  absl::StatusOr<std::vector<Tensor>> out = RunOp(
+      "StringToHashBucketFast", Attrs({{"num_buckets", int64_t{9223372036854775807}}}),
+      {Strs(strings)});
+  ASSERT_TRUE(out.ok()) << out.status();
+  const int64_t* got = (*out)[0].data<int64_t>();
+  for (size_t i = 0; i < expected.size(); ++i) {
+    EXPECT_EQ(got[i], expected[i].second) << "length " << expected[i].first;
+  }
+  EXPECT_EQ(got[expected.size()], 9001971122424596627) << "UTF-8";
+}
+
 // ---------------------------------------------------------------------------
 // RaggedTensorToTensor.
 

@@ -3,7 +3,8 @@
 // RegexFullMatch; RE2 syntax, see string_util.h for the supported subset),
 // splitting and joining (StringSplit, StringSplitV2, StringJoin, ReduceJoin),
 // StringStrip, StringLength, Substr, AsString, StringToNumber,
-// and StringToHashBucketFast (FarmHash Fingerprint64, farmhash.h).
+// and StringToHashBucketFast (FarmHash's Fingerprint64, from Debian's libfarmhash:
+// the function TensorFlow's Fingerprint64 is).
 // RaggedTensorToTensor, the ragged glue TextVectorization needs, is
 // ragged_ops.cc.
 //
@@ -16,6 +17,7 @@
 // Left out: the `encoding` ("utf-8") variants of StringLower/StringUpper,
 // which need Unicode case tables (refused at load with Unimplemented), and
 // StringToHashBucket/StringToHashBucketStrong (other hash functions).
+#include <farmhash.h>
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -41,7 +43,6 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/string_view.h"
 #include "kernels/cpu/reference/broadcast.h"
-#include "kernels/cpu/reference/farmhash.h"
 #include "kernels/cpu/reference/kernel_util.h"
 #include "kernels/cpu/reference/register.h"
 #include "kernels/cpu/reference/string_util.h"
@@ -578,7 +579,8 @@ absl::Status ComputeHashBucketFast(KernelContext& ctx) {
   absl::StatusOr<Tensor*> out = ctx.allocate_output(0, DataType::kInt64, in.shape());
   if (!out.ok()) return out.status();
   for (int64_t i = 0; i < in.num_elements(); ++i) {
-    const uint64_t bucket = Fingerprint64(in.data<std::string>()[i]) % static_cast<uint64_t>(*n);
+    const std::string& s = in.data<std::string>()[i];
+    const uint64_t bucket = util::Fingerprint64(s.data(), s.size()) % static_cast<uint64_t>(*n);
     (*out)->data<int64_t>()[i] = static_cast<int64_t>(bucket);
   }
   return absl::OkStatus();
