@@ -63,7 +63,8 @@ TEST(ThreadTeamTest, PartsAreSharedWithWorkersWhenTheCallerIsSlow) {
   const TeamCounters before = GetTeamCounters();
   struct Slow {
     static void Part(void*) {
-      if (TeamThreadNum() == 0) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      // Long enough for three new threads to start on a loaded machine.
+      if (TeamThreadNum() == 0) std::this_thread::sleep_for(std::chrono::milliseconds(300));
     }
   };
   RunTeam(Slow::Part, nullptr, 4);
@@ -233,6 +234,8 @@ TEST(ThreadTeamTest, OtherOpenMpCodeStillRunsOnLibgomp) {
         GOMP_barrier();
       },
       &seen, 2, 0);
+  // Under the mutex: libgomp's join is invisible to ThreadSanitizer.
+  std::lock_guard<std::mutex> lock(seen.mu);
   EXPECT_EQ(seen.numbers, (std::set<int>{0, 1}));
   EXPECT_EQ(seen.sizes_wrong, 0);
   EXPECT_EQ(seen.not_parallel, 0);
