@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "benchmark/benchmark.h"
-#include "kernels/fused_ops.h"
 #include "kernels/registry.h"
+#include "ops/fused_ops.h"
 
 namespace smrt {
 namespace {

@@ -9,9 +9,9 @@
 
 #include "benchmark/benchmark.h"
 #include "kernels/cpu/intra_op_threads.h"
-#include "kernels/cpu/onednn/sgemm.h"
-#include "kernels/fused_ops.h"
+#include "kernels/cpu/sgemm.h"
 #include "kernels/registry.h"
+#include "ops/fused_ops.h"
 #include "smrt/model.h"
 
 namespace smrt {

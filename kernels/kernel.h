@@ -1,5 +1,7 @@
-// The kernel interface: how an op's shape inference and its computation see
-// their inputs, attrs and outputs. Kernels know nothing of graphs or protos.
+// The kernel interface: how a kernel sees its inputs, attrs, outputs, state
+// and device. What an op is, independent of its kernels (OpSpec, shape
+// inference), is the op layer's (src/ops). Kernels know nothing of graphs or
+// protos.
 #ifndef SMRT_KERNELS_KERNEL_H_
 #define SMRT_KERNELS_KERNEL_H_
 
@@ -18,37 +20,40 @@
 #include "absl/strings/string_view.h"
 #include "core/attr_map.h"
 #include "core/partial_shape.h"
+#include "ops/fused_ops.h"
+#include "ops/kernel_catalog.h"
+#include "ops/op_spec.h"
 #include "smrt/tensor.h"
 
 namespace smrt::kernels {
 
-// State that outlives one Run: variables, lookup tables. Owned by the loaded
-// model; kernels reach it through KernelContext::resource().
-class Resource {
- public:
-  virtual ~Resource() = default;
-};
-
-// A variable's current value. Reads copy the Tensor handle under the lock;
-// writes replace or update it under the lock.
-class VariableResource : public Resource {
- public:
-  explicit VariableResource(Tensor value) : value_(std::move(value)) {}
-  Tensor Read() const {
-    std::lock_guard<std::mutex> lock(mu_);
-    return value_;
-  }
-  void Write(Tensor value) {
-    std::lock_guard<std::mutex> lock(mu_);
-    value_ = std::move(value);
-  }
-  std::mutex& mutex() const { return mu_; }
-  Tensor& value_locked() { return value_; }  // caller holds mutex()
-
- private:
-  mutable std::mutex mu_;
-  Tensor value_;
-};
+// The op layer's definitions (src/ops), which every backend sees under its
+// own namespace.
+using ops::Activation;
+using ops::ActivationFromName;
+using ops::ActivationName;
+using ops::ActivationOfOp;
+using ops::FusedOps;
+using ops::HostMemoryDtype;
+using ops::InferenceContext;
+using ops::InferFn;
+using ops::InHostMemory;
+using ops::kAllowTf32Attr;
+using ops::kAttention;
+using ops::kCpu;
+using ops::kFusedConv2D;
+using ops::kFusedMatMul;
+using ops::kLayerNorm;
+using ops::kRoundTo;
+using ops::kToDeviceOp;
+using ops::kToHostOp;
+using ops::NumOutputsFn;
+using ops::OpSpec;
+using ops::ParseFusedOps;
+using ops::PostOp;
+using ops::Resource;
+using ops::ValueInfo;
+using ops::VariableResource;
 
 // Per-node state a kernel keeps across runs (prepared weights, compiled
 // primitives), made once per node when the executor prepares the graph.
@@ -59,65 +64,6 @@ class KernelState {
   // Bytes of memory it holds for the node (weights prepared in a backend's
   // layout), for memory reports and tests.
   virtual int64_t bytes() const { return 0; }
-};
-
-// What is known about a value before running: dtype and partial shape.
-struct ValueInfo {
-  DataType dtype = DataType::kInvalid;
-  PartialShape shape = PartialShape::Unknown();
-};
-
-class InferenceContext {
- public:
-  InferenceContext(std::string node_name, std::string op, const AttrMap& attrs,
-                   std::vector<ValueInfo> inputs, std::vector<const Tensor*> input_values,
-                   int num_outputs)
-      : node_name_(std::move(node_name)),
-        op_(std::move(op)),
-        attrs_(attrs),
-        inputs_(std::move(inputs)),
-        input_values_(std::move(input_values)),
-        outputs_(num_outputs) {
-    input_values_.resize(inputs_.size(), nullptr);
-  }
-
-  const std::string& node_name() const { return node_name_; }
-  const std::string& op() const { return op_; }
-  const AttrMap& attrs() const { return attrs_; }
-  int num_inputs() const { return static_cast<int>(inputs_.size()); }
-  // An index past the node's inputs (a malformed graph) gives an unknown
-  // value and is recorded: the caller fails the node (missing_input()).
-  const ValueInfo& input(int i) const {
-    if (i < 0 || i >= num_inputs()) {
-      static const ValueInfo kMissing;
-      missing_input_ = i;
-      return kMissing;
-    }
-    return inputs_[i];
-  }
-  // The input's value when it is known before running (a constant), else null.
-  const Tensor* input_value(int i) const {
-    if (i < 0 || i >= num_inputs()) {
-      missing_input_ = i;
-      return nullptr;
-    }
-    return input_values_[i];
-  }
-  // The first input index asked for that the node does not have, or -1.
-  int missing_input() const { return missing_input_; }
-
-  int num_outputs() const { return static_cast<int>(outputs_.size()); }
-  void set_output(int i, ValueInfo info) { outputs_[i] = std::move(info); }
-  const std::vector<ValueInfo>& outputs() const { return outputs_; }
-
- private:
-  std::string node_name_;
-  std::string op_;
-  const AttrMap& attrs_;
-  std::vector<ValueInfo> inputs_;
-  std::vector<const Tensor*> input_values_;
-  std::vector<ValueInfo> outputs_;
-  mutable int missing_input_ = -1;
 };
 
 // Runs the functions a node refers to (While cond/body, If branches, a
@@ -179,11 +125,6 @@ class DeviceContext {
   // the device, on whichever thread runs the step.
   virtual absl::Status MakeCurrent() const { return absl::OkStatus(); }
 };
-
-// The ops the placement pass puts at device boundaries, with attr T: the
-// value of input 0 copied into device memory, or back into host memory.
-inline constexpr char kToDeviceOp[] = "_SmrtToDevice";
-inline constexpr char kToHostOp[] = "_SmrtToHost";
 
 // Where the executor planned a step's outputs to live (its activation
 // arena, exec/arena.h). KernelContext's allocate_output* ask it first.
@@ -339,29 +280,6 @@ class KernelContext {
 };
 
 using ComputeFn = std::function<absl::Status(KernelContext&)>;
-using InferFn = std::function<absl::Status(InferenceContext&)>;
-using NumOutputsFn = std::function<absl::StatusOr<int>(const AttrMap&, int num_inputs)>;
-
-// What smrt knows about an op type, independent of device.
-struct OpSpec {
-  std::string op;
-  // TensorFlow's defaults for attrs that exports may strip
-  // (stripped_default_attrs); applied at import.
-  std::vector<std::pair<std::string, AttrValue>> attr_defaults;
-  InferFn infer;            // dtype/shape inference; required
-  NumOutputsFn num_outputs;  // null: one output
-  bool stateful = false;     // never constant-folded or deduplicated
-  // For ops that own state (hash tables...): makes the node's resource once
-  // per loaded model. Nodes with the same op and shared_name (or name, when
-  // shared_name is empty) share one resource, as in TensorFlow.
-  std::function<absl::StatusOr<std::unique_ptr<Resource>>(const AttrMap&)> make_resource;
-  // The kernel calls the node's function attrs (While bodies, If branches,
-  // XlaReduce's reducer): the executor compiles them for the node and gives
-  // the kernel a FunctionCaller.
-  bool calls_functions = false;
-};
-
-inline constexpr char kCpu[] = "CPU";
 
 // One implementation of an op on a device. When type_attr is set, the kernel
 // serves only nodes whose attr `type_attr` is one of `types`.
@@ -390,7 +308,7 @@ struct KernelSpec {
   // placement pass gives them host values; every other input is in device
   // memory. Outputs are in device memory, except a kToHostOp's, the
   // host_memory_outputs and those host_memory_by_dtype puts on the host
-  // (InHostMemory below).
+  // (ops::InHostMemory).
   std::vector<int> host_memory_inputs;
   // For kernels on a device: the outputs they make in host memory, as
   // TensorFlow's HostMemory (TensorArrayConcatV3's lengths).
@@ -403,24 +321,6 @@ struct KernelSpec {
   // (Shape, Size, Rank): a value may stay on whichever device made it.
   bool reads_only_shapes = false;
 };
-
-// The dtypes a host_memory_by_dtype kernel keeps in host memory.
-inline bool HostMemoryDtype(DataType t) {
-  return t == DataType::kInt32 || t == DataType::kVariant || t == DataType::kResource ||
-         t == DataType::kString;
-}
-
-// Whether the kernel `k` reads its input `index` (or makes its output
-// `index`, when !input), of dtype `dtype`, in host memory: always on the
-// CPU; on a device, per host_memory_inputs/outputs, host_memory_by_dtype and
-// kToHostOp. The placement pass, the executor and the memory plan ask it.
-inline bool InHostMemory(const KernelSpec& k, bool input, int index, DataType dtype) {
-  if (k.device == kCpu) return true;
-  if (k.host_memory_by_dtype && HostMemoryDtype(dtype)) return true;
-  const std::vector<int>& host = input ? k.host_memory_inputs : k.host_memory_outputs;
-  if (!input && k.op == kToHostOp) return true;
-  return std::find(host.begin(), host.end(), index) != host.end();
-}
 
 }  // namespace smrt::kernels
 

@@ -15,18 +15,8 @@
 
 namespace smrt::kernels {
 
-void KernelRegistry::AddOp(OpSpec spec) {
-  std::string name = spec.op;
-  if (!ops_.emplace(name, std::move(spec)).second) duplicates_.push_back(name);
-}
-
 void KernelRegistry::AddKernel(KernelSpec spec) {
   kernels_[spec.op].push_back(std::move(spec));
-}
-
-const OpSpec* KernelRegistry::FindOp(absl::string_view op) const {
-  auto it = ops_.find(op);
-  return it == ops_.end() ? nullptr : &it->second;
 }
 
 absl::StatusOr<const KernelSpec*> KernelRegistry::FindKernel(absl::string_view op,
@@ -88,11 +78,33 @@ std::vector<const KernelSpec*> KernelRegistry::FindKernels(absl::string_view op,
   return found;
 }
 
-std::vector<std::string> KernelRegistry::Ops() const {
-  std::vector<std::string> names;
-  for (const auto& [name, spec] : ops_) names.push_back(name);
-  std::sort(names.begin(), names.end());
-  return names;
+absl::StatusOr<ops::KernelInfo> KernelRegistry::FindKernelInfo(absl::string_view op,
+                                                               absl::string_view device,
+                                                               const AttrMap& attrs) const {
+  absl::StatusOr<const KernelSpec*> k = FindKernel(op, device, attrs);
+  if (!k.ok()) return k.status();
+  const KernelSpec& spec = **k;
+  ops::KernelInfo info;
+  info.op = spec.op;
+  info.device = spec.device;
+  info.backend = spec.backend;
+  info.host_memory_inputs = spec.host_memory_inputs;
+  info.host_memory_outputs = spec.host_memory_outputs;
+  info.host_memory_by_dtype = spec.host_memory_by_dtype;
+  info.reads_only_shapes = spec.reads_only_shapes;
+  return info;
+}
+
+absl::StatusOr<std::vector<Tensor>> KernelRegistry::RunOnCpu(absl::string_view node_name,
+                                                             absl::string_view op,
+                                                             const AttrMap& attrs,
+                                                             std::vector<Tensor> inputs,
+                                                             int num_outputs) const {
+  absl::StatusOr<const KernelSpec*> k = FindKernel(op, kCpu, attrs);
+  if (!k.ok()) return k.status();
+  KernelContext ctx(node_name, op, attrs, std::move(inputs), num_outputs);
+  if (absl::Status s = (*k)->compute(ctx); !s.ok()) return s;
+  return std::move(ctx.outputs());
 }
 
 std::vector<KernelSpec> KernelRegistry::Kernels(absl::string_view op) const {
@@ -113,12 +125,6 @@ const KernelRegistry& KernelRegistry::Default() {
     return r;
   }();
   return *registry;
-}
-
-void ApplyAttrDefaults(const OpSpec& spec, AttrMap& attrs) {
-  for (const auto& [name, value] : spec.attr_defaults) {
-    if (!attrs.Has(name)) attrs.Set(name, value);
-  }
 }
 
 }  // namespace smrt::kernels

@@ -5,7 +5,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
-#include "kernels/cpu/reference/kernel_util.h"
+#include "kernels/shared/kernel_util.h"
 #include "kernels/registry.h"
 
 namespace smrt::kernels {

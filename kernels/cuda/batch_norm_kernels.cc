@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "kernels/cpu/reference/batch_norm_util.h"
+#include "kernels/shared/batch_norm_util.h"
 #include "kernels/cuda/batch_norm.h"
 #include "kernels/cuda/cuda_status.h"
 #include "kernels/cuda/kernel_util.h"

@@ -39,7 +39,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "kernels/cpu/reference/conv_util.h"
+#include "kernels/shared/conv_util.h"
 #include "kernels/cuda/agreement.h"
 #include "kernels/cuda/cuda_status.h"
 #include "kernels/cuda/cudnn_loader.h"
@@ -51,7 +51,7 @@
 #include "kernels/cuda/register.h"
 #include "kernels/cuda/tf32.h"
 #include "kernels/cuda/transpose.h"
-#include "kernels/fused_ops.h"
+#include "ops/fused_ops.h"
 
 namespace smrt::kernels::cuda {
 namespace {

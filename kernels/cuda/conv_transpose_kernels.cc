@@ -9,7 +9,7 @@
 
 #include "absl/strings/str_cat.h"
 
-#include "kernels/cpu/reference/conv_util.h"
+#include "kernels/shared/conv_util.h"
 #include "kernels/cuda/conv_transpose.h"
 #include "kernels/cuda/cuda_status.h"
 #include "kernels/cuda/kernel_util.h"

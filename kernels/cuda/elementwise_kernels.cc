@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "kernels/cpu/reference/broadcast.h"
+#include "kernels/shared/broadcast.h"
 #include "kernels/cuda/broadcast_index.h"
 #include "kernels/cuda/cuda_status.h"
 #include "kernels/cuda/elementwise.h"

@@ -14,7 +14,7 @@
 #include <optional>
 
 #include "kernels/cuda/gemm.h"
-#include "kernels/fused_ops.h"
+#include "ops/fused_ops.h"
 
 namespace smrt::kernels::cuda {
 

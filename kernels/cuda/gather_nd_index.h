@@ -3,7 +3,7 @@
 #ifndef SMRT_KERNELS_CUDA_GATHER_ND_INDEX_H_
 #define SMRT_KERNELS_CUDA_GATHER_ND_INDEX_H_
 
-#include "kernels/cpu/reference/gather_nd_util.h"
+#include "kernels/shared/gather_nd_util.h"
 #include "kernels/cuda/gather_nd.h"
 
 namespace smrt::kernels::cuda {

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "kernels/cpu/reference/gather_nd_util.h"
+#include "kernels/shared/gather_nd_util.h"
 #include "kernels/cuda/cuda_status.h"
 #include "kernels/cuda/gather_nd.h"
 #include "kernels/cuda/gather_nd_index.h"

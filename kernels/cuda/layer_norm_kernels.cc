@@ -10,7 +10,7 @@
 #include "kernels/cuda/kernel_util.h"
 #include "kernels/cuda/layer_norm.h"
 #include "kernels/cuda/register.h"
-#include "kernels/fused_ops.h"
+#include "ops/fused_ops.h"
 
 namespace smrt::kernels::cuda {
 namespace {

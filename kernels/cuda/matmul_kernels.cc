@@ -23,13 +23,13 @@
 #include "absl/strings/str_join.h"
 #include "kernels/cuda/agreement.h"
 #include "kernels/cuda/cuda_status.h"
-#include "kernels/cuda/gemm.h"
-#include "kernels/cuda/lt_matmul.h"
 #include "kernels/cuda/epilogue_plan.h"
-#include "kernels/cuda/post_ops.h"
-#include "kernels/fused_ops.h"
+#include "kernels/cuda/gemm.h"
 #include "kernels/cuda/kernel_util.h"
+#include "kernels/cuda/lt_matmul.h"
+#include "kernels/cuda/post_ops.h"
 #include "kernels/cuda/register.h"
+#include "ops/fused_ops.h"
 
 namespace smrt::kernels::cuda {
 namespace {

@@ -2,7 +2,7 @@
 // tensors of any fixed-size dtype of 1 to 8 bytes. paddings (int32 or int64,
 // shape (rank, 2)), PadV2's constant_values and Fill's dims and value are
 // read on the host. The checks and messages are the CPU kernels' own
-// (kernels/cpu/reference/pad_util.h, array_util.h). ResNet's pool1_pad is a
+// (kernels/shared/pad_util.h, array_util.h). ResNet's pool1_pad is a
 // Pad: on the CPU it sent its activation to the host and back. ZerosLike
 // (every fixed-size dtype) is a memset.
 #include <cuda_runtime.h>
@@ -12,8 +12,8 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "kernels/cpu/reference/array_util.h"
-#include "kernels/cpu/reference/pad_util.h"
+#include "kernels/shared/array_util.h"
+#include "kernels/shared/pad_util.h"
 #include "kernels/cuda/cuda_status.h"
 #include "kernels/cuda/kernel_util.h"
 #include "kernels/cuda/pad.h"

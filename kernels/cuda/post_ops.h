@@ -9,8 +9,8 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "kernels/cuda/epilogue.h"
-#include "kernels/fused_ops.h"
 #include "kernels/kernel.h"
+#include "ops/fused_ops.h"
 
 namespace smrt::kernels::cuda {
 

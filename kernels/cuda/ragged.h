@@ -1,7 +1,7 @@
 // RaggedTensorToTensor's copies on device pointers (no absl or smrt headers);
 // the plan (which output row each row of values lands in, which default
 // element each output element starts from) is made on the host by
-// kernels/cpu/reference/ragged_util.h and uploaded with the call.
+// kernels/shared/ragged_util.h and uploaded with the call.
 #ifndef SMRT_KERNELS_CUDA_RAGGED_H_
 #define SMRT_KERNELS_CUDA_RAGGED_H_
 

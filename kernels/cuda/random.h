@@ -1,7 +1,7 @@
 // Stateful random ops on device pointers (no absl or smrt headers besides
 // the Philox generator, which compiles for both): each output is computed
 // from the generator where the node's stream stands, so a seeded node gives
-// the CPU kernel's numbers (kernels/cpu/reference/random_distributions.h),
+// the CPU kernel's numbers (kernels/shared/random_distributions.h),
 // which are TensorFlow's. What an output reads is defined here for the host
 // and the device alike, so tests check it on a machine without a GPU.
 #ifndef SMRT_KERNELS_CUDA_RANDOM_H_
@@ -14,7 +14,7 @@
 #include <cstdint>
 #include <type_traits>
 
-#include "kernels/cpu/reference/philox.h"
+#include "kernels/shared/philox.h"
 
 namespace smrt::kernels::cuda {
 

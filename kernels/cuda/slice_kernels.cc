@@ -10,9 +10,9 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "kernels/cpu/reference/array_util.h"
-#include "kernels/cpu/reference/split_util.h"
-#include "kernels/cpu/reference/strided_slice_util.h"
+#include "kernels/shared/array_util.h"
+#include "kernels/shared/split_util.h"
+#include "kernels/shared/strided_slice_util.h"
 #include "kernels/cuda/cuda_status.h"
 #include "kernels/cuda/kernel_util.h"
 #include "kernels/cuda/register.h"

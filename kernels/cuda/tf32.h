@@ -12,8 +12,8 @@
 #include <cublas_v2.h>
 #include <cudnn.h>
 
-#include "kernels/fused_ops.h"
 #include "kernels/kernel.h"
+#include "ops/fused_ops.h"
 
 namespace smrt::kernels::cuda {
 

@@ -10,10 +10,11 @@
 #include "graph/importer.h"
 #include "graph/op_inventory.h"
 #include "graph/op_packages.h"
-#include "kernels/fused_ops.h"
 #include "kernels/kernel.h"
+#include "kernels/registry.h"
 #include "loader/saved_model_bundle.h"
 #include "loader/tensor_proto.h"
+#include "ops/fused_ops.h"
 
 namespace smrt {
 namespace {

@@ -32,6 +32,7 @@
 #include "kernels/cpu/parallel_for.h"
 #include "graph/importer.h"
 #include "graph/variable_keys.h"
+#include "kernels/registry.h"
 #include "loader/saved_model_bundle.h"
 #include "loader/tensor_proto.h"
 #include "memory/allocator_options.h"

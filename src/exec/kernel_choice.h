@@ -24,6 +24,7 @@
 #include "absl/status/statusor.h"
 #include "graph/graph.h"
 #include "kernels/kernel.h"
+#include "kernels/registry.h"
 
 namespace smrt::exec {
 

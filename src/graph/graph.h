@@ -11,7 +11,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "core/attr_map.h"
-#include "kernels/kernel.h"
+#include "ops/op_spec.h"
 
 namespace smrt::graph {
 
@@ -37,7 +37,7 @@ struct Node {
   AttrMap attrs;
   std::vector<Endpoint> inputs;
   std::vector<NodeId> control_inputs;
-  std::vector<kernels::ValueInfo> outputs;  // one per output; filled by inference
+  std::vector<ops::ValueInfo> outputs;  // one per output; filled by inference
 };
 
 class Graph {

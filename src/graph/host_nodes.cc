@@ -44,12 +44,12 @@ bool KeptOnHost(const Graph& g, const Node& n, int depth) {
   // An index into float activations (ArgMax of logits, output_type=int32)
   // is computed where the activations are.
   if (n.op == "ArgMax" || n.op == "ArgMin") return false;
-  for (const kernels::ValueInfo& o : n.outputs) {
+  for (const ops::ValueInfo& o : n.outputs) {
     if (o.dtype == DataType::kString) return true;  // no device makes strings (StringSplitV2)
   }
   // Nor reads them: ParseExample's serialized protos, StringToNumber's text.
   for (const Endpoint& in : n.inputs) {
-    const std::vector<kernels::ValueInfo>& from = g.node(in.node).outputs;
+    const std::vector<ops::ValueInfo>& from = g.node(in.node).outputs;
     if (in.index < static_cast<int>(from.size()) && from[in.index].dtype == DataType::kString) {
       return true;
     }
@@ -59,7 +59,7 @@ bool KeptOnHost(const Graph& g, const Node& n, int depth) {
   const DataType operands =
       n.attrs.GetOr<DataType>("T", DataType::kInvalid).value_or(DataType::kInvalid);
   const bool host_operands = operands == DataType::kInt32 || operands == DataType::kString;
-  for (const kernels::ValueInfo& o : n.outputs) {
+  for (const ops::ValueInfo& o : n.outputs) {
     const bool host = o.dtype == DataType::kInt32 || o.dtype == DataType::kResource ||
                       (o.dtype == DataType::kBool && host_operands);
     if (!host) return false;

@@ -97,9 +97,9 @@ struct Scope {
 
 class Importer {
  public:
-  Importer(const tensorflow::GraphDef& g, const kernels::KernelRegistry& registry,
+  Importer(const tensorflow::GraphDef& g, const ops::KernelCatalog& kernels,
            const ImportLimits& limits)
-      : graph_def_(g), registry_(registry), limits_(limits) {
+      : graph_def_(g), kernels_(kernels), limits_(limits) {
     for (const auto& f : g.library().function()) {
       if (!functions_.emplace(f.signature().name(), &f).second && duplicate_.empty()) {
         duplicate_ = absl::StrCat("the function library defines '", f.signature().name(),
@@ -229,7 +229,7 @@ class Importer {
       Node& node = graph_.node((*m)->direct);
       if (index < 0) return absl::InvalidArgumentError("negative output index");
       if (index >= static_cast<int>(node.outputs.size())) {
-        if (registry_.FindOp(node.op) != nullptr) {
+        if (kernels_.FindOp(node.op) != nullptr) {
           return absl::InvalidArgumentError(absl::StrCat(
               "node '", node.name, "' (", node.op, ") has ", node.outputs.size(),
               " outputs; output ", index, " is referenced"));
@@ -359,7 +359,7 @@ class Importer {
     absl::StatusOr<Node> made = MakeNode(scope, nd);
     if (!made.ok()) return made.status();
     Node node = *std::move(made);
-    const kernels::OpSpec* spec = registry_.FindOp(nd.op());
+    const ops::OpSpec* spec = kernels_.FindOp(nd.op());
     if (absl::Status st = ResolveInputs(scope, nd, data_inputs, node); !st.ok()) return st;
     int num_outputs = 1;
     if (spec != nullptr && spec->num_outputs) {
@@ -390,8 +390,8 @@ class Importer {
                                                               "): ", attrs.status().message()));
     }
     node.attrs = *std::move(attrs);
-    if (const kernels::OpSpec* spec = registry_.FindOp(nd.op())) {
-      kernels::ApplyAttrDefaults(*spec, node.attrs);
+    if (const ops::OpSpec* spec = kernels_.FindOp(nd.op())) {
+      ops::ApplyAttrDefaults(*spec, node.attrs);
     }
     return node;
   }
@@ -604,7 +604,7 @@ class Importer {
   }
 
   const tensorflow::GraphDef& graph_def_;
-  const kernels::KernelRegistry& registry_;
+  const ops::KernelCatalog& kernels_;
   ImportLimits limits_;
   absl::flat_hash_map<std::string, const tensorflow::FunctionDef*> functions_;
   Scope outer_;
@@ -664,20 +664,20 @@ absl::StatusOr<ImportResult> OnImportStack(
 
 absl::StatusOr<ImportResult> ImportFunction(const tensorflow::GraphDef& graph_def,
                                             const std::string& function,
-                                            const kernels::KernelRegistry& registry,
+                                            const ops::KernelCatalog& kernels,
                                             const ImportLimits& limits) {
   return OnImportStack([&] {
-    Importer importer(graph_def, registry, limits);
+    Importer importer(graph_def, kernels, limits);
     return importer.RunFunction(function);
   });
 }
 
 absl::StatusOr<ImportResult> ImportGraph(const tensorflow::GraphDef& graph_def,
                                          const ImportRequest& request,
-                                         const kernels::KernelRegistry& registry,
+                                         const ops::KernelCatalog& kernels,
                                          const ImportLimits& limits) {
   return OnImportStack([&] {
-    Importer importer(graph_def, registry, limits);
+    Importer importer(graph_def, kernels, limits);
     return importer.Run(request);
   });
 }

@@ -10,7 +10,7 @@
 
 #include "absl/status/statusor.h"
 #include "graph/graph.h"
-#include "kernels/registry.h"
+#include "ops/kernel_catalog.h"
 #include "tensorflow/graph.pb.h"
 
 namespace smrt::graph {
@@ -39,12 +39,12 @@ struct ImportResult {
   std::vector<NodeId> effect_nodes;       // nodes to run for their side effects
 };
 
-// Attr defaults and output counts come from `registry`; ops it does not know
+// Attr defaults and output counts come from `kernels`; ops it does not know
 // are imported anyway (with one output, or as many as the graph references)
 // so that callers can list every unsupported op at once.
 absl::StatusOr<ImportResult> ImportGraph(const tensorflow::GraphDef& graph_def,
                                          const ImportRequest& request,
-                                         const kernels::KernelRegistry& registry,
+                                         const ops::KernelCatalog& kernels,
                                          const ImportLimits& limits = {});
 
 // Imports one function of the library as a standalone graph: a Placeholder
@@ -53,7 +53,7 @@ absl::StatusOr<ImportResult> ImportGraph(const tensorflow::GraphDef& graph_def,
 // the bodies of While/If/Case nodes.
 absl::StatusOr<ImportResult> ImportFunction(const tensorflow::GraphDef& graph_def,
                                             const std::string& function,
-                                            const kernels::KernelRegistry& registry,
+                                            const ops::KernelCatalog& kernels,
                                             const ImportLimits& limits = {});
 
 // "name:3" -> {"name", 3}; "name" -> {"name", 0}. InvalidArgument for "^x"

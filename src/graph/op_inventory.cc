@@ -15,16 +15,16 @@ constexpr int kMaxFunctionDepth = 32;
 
 class Inventory {
  public:
-  Inventory(const tensorflow::GraphDef& library, const kernels::KernelRegistry& registry,
+  Inventory(const tensorflow::GraphDef& library, const ops::KernelCatalog& kernels,
             absl::string_view device)
-      : library_(library), registry_(registry), device_(device) {}
+      : library_(library), kernels_(kernels), device_(device) {}
 
   absl::Status Add(const Graph& graph, const std::string& prefix, int depth) {
     std::vector<NodeId> all;
     for (const Node& n : graph.nodes()) all.push_back(n.id);
     std::map<std::string, std::string> missing;
     for (const UnsupportedOp& u :
-         FindUnsupportedOps(WithDtypes(graph, all), all, registry_, device_)) {
+         FindUnsupportedOps(WithDtypes(graph, all), all, kernels_, device_)) {
       missing[u.op] = u.reason;
     }
     for (const Node& n : graph.nodes()) {
@@ -42,7 +42,7 @@ class Inventory {
           return absl::InvalidArgumentError(absl::StrCat(
               "functions nested deeper than ", kMaxFunctionDepth, " at '", prefix, n.name, "'"));
         }
-        absl::StatusOr<ImportResult> body = ImportFunction(library_, fn, registry_);
+        absl::StatusOr<ImportResult> body = ImportFunction(library_, fn, kernels_);
         if (!body.ok()) {
           return absl::Status(body.status().code(),
                               absl::StrCat("function ", fn, " (called by '", prefix, n.name,
@@ -58,10 +58,10 @@ class Inventory {
   // gets (it stops at an op it does not know): which nodes placement keeps on
   // the host depends on them (host_nodes.h). The CPU check needs none.
   const Graph& WithDtypes(const Graph& graph, const std::vector<NodeId>& all) {
-    if (device_ == kernels::kCpu) return graph;
+    if (device_ == ops::kCpu) return graph;
     inferred_ = graph;
     if (absl::StatusOr<std::vector<NodeId>> order = inferred_.TopologicalOrder(all); order.ok()) {
-      InferShapes(inferred_, *order, registry_).IgnoreError();
+      InferShapes(inferred_, *order, kernels_).IgnoreError();
     }
     return inferred_;
   }
@@ -85,7 +85,7 @@ class Inventory {
   }
 
   const tensorflow::GraphDef& library_;
-  const kernels::KernelRegistry& registry_;
+  const ops::KernelCatalog& kernels_;
   std::string device_;
   std::map<std::string, OpUse> by_op_;
   std::set<std::string> visited_;
@@ -96,9 +96,9 @@ class Inventory {
 
 absl::StatusOr<std::vector<OpUse>> InventoryOps(const Graph& graph,
                                                 const tensorflow::GraphDef& library,
-                                                const kernels::KernelRegistry& registry,
+                                                const ops::KernelCatalog& kernels,
                                                 absl::string_view device) {
-  Inventory inventory(library, registry, device);
+  Inventory inventory(library, kernels, device);
   if (absl::Status s = inventory.Add(graph, "", 0); !s.ok()) return s;
   return inventory.Result();
 }

@@ -10,7 +10,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "graph/graph.h"
-#include "kernels/registry.h"
+#include "ops/kernel_catalog.h"
 #include "tensorflow/graph.pb.h"
 
 namespace smrt::graph {
@@ -26,7 +26,7 @@ struct OpUse {
 // errors name the function that fails to import.
 absl::StatusOr<std::vector<OpUse>> InventoryOps(const Graph& graph,
                                                 const tensorflow::GraphDef& library,
-                                                const kernels::KernelRegistry& registry,
+                                                const ops::KernelCatalog& kernels,
                                                 absl::string_view device);
 
 }  // namespace smrt::graph

@@ -13,7 +13,7 @@
 namespace smrt::graph {
 
 std::vector<UnsupportedOp> FindUnsupportedOps(const Graph& graph, const std::vector<NodeId>& order,
-                                              const kernels::KernelRegistry& registry,
+                                              const ops::KernelCatalog& kernels,
                                               absl::string_view device,
                                               const std::vector<std::string>& allowed_ops) {
   std::map<std::string, UnsupportedOp> by_op;
@@ -31,7 +31,7 @@ std::vector<UnsupportedOp> FindUnsupportedOps(const Graph& graph, const std::vec
     }
     if (!refused.empty() && !allowed) {
       reason = absl::StrCat(refused, " (LoadOptions::allowed_ops can allow it)");
-    } else if (registry.FindOp(n.op) == nullptr) {
+    } else if (kernels.FindOp(n.op) == nullptr) {
       absl::string_view package = PackageOfOp(n.op);
       reason = package.empty()
                    ? "no such op in smrt"
@@ -41,12 +41,12 @@ std::vector<UnsupportedOp> FindUnsupportedOps(const Graph& graph, const std::vec
       // Placement keeps some nodes on the host whatever the device has: they
       // need a CPU kernel.
       const absl::string_view where =
-          KeptOnHost(graph, n) ? absl::string_view(kernels::kCpu) : device;
-      absl::StatusOr<const kernels::KernelSpec*> k = registry.FindKernel(n.op, where, n.attrs);
+          KeptOnHost(graph, n) ? absl::string_view(ops::kCpu) : device;
+      absl::StatusOr<ops::KernelInfo> k = kernels.FindKernelInfo(n.op, where, n.attrs);
       // A Const follows its readers: without a device kernel (a string) it
       // stays on the host, and its readers are checked on their own.
-      if (!k.ok() && n.op == "Const" && where != kernels::kCpu) {
-        k = registry.FindKernel(n.op, kernels::kCpu, n.attrs);
+      if (!k.ok() && n.op == "Const" && where != ops::kCpu) {
+        k = kernels.FindKernelInfo(n.op, ops::kCpu, n.attrs);
       }
       if (!k.ok()) reason = std::string(k.status().message());
     }
@@ -74,14 +74,14 @@ std::string UnsupportedOpsMessage(const std::vector<UnsupportedOp>& ops) {
 }
 
 absl::Status InferShapes(Graph& graph, const std::vector<NodeId>& order,
-                         const kernels::KernelRegistry& registry) {
+                         const ops::KernelCatalog& kernels) {
   // Values worked out on the way (graph/shape_values.h), by producer.
   std::map<NodeId, std::vector<Tensor>> known;
   for (NodeId id : order) {
     Node& n = graph.node(id);
-    const kernels::OpSpec* spec = registry.FindOp(n.op);
+    const ops::OpSpec* spec = kernels.FindOp(n.op);
     if (spec == nullptr || !spec->infer) continue;  // reported by FindUnsupportedOps
-    std::vector<kernels::ValueInfo> inputs;
+    std::vector<ops::ValueInfo> inputs;
     std::vector<const Tensor*> values;
     for (const Endpoint& e : n.inputs) {
       const Node& producer = graph.node(e.node);
@@ -94,7 +94,7 @@ absl::Status InferShapes(Graph& graph, const std::vector<NodeId>& order,
       }
       values.push_back(value);
     }
-    kernels::InferenceContext ctx(n.name, n.op, n.attrs, inputs, values,
+    ops::InferenceContext ctx(n.name, n.op, n.attrs, inputs, values,
                                   static_cast<int>(n.outputs.size()));
     absl::Status s = spec->infer(ctx);
     if (ctx.missing_input() >= 0) {
@@ -106,7 +106,7 @@ absl::Status InferShapes(Graph& graph, const std::vector<NodeId>& order,
       return absl::Status(s.code(), absl::StrCat("node '", n.name, "' (", n.op, "): ", s.message()));
     }
     n.outputs = ctx.outputs();
-    if (std::optional<std::vector<Tensor>> v = KnownOutputValues(n, inputs, values, registry)) {
+    if (std::optional<std::vector<Tensor>> v = KnownOutputValues(n, inputs, values, kernels)) {
       known[id] = *std::move(v);
     }
   }

@@ -8,7 +8,7 @@
 
 #include "absl/status/status.h"
 #include "graph/graph.h"
-#include "kernels/registry.h"
+#include "ops/kernel_catalog.h"
 
 namespace smrt::graph {
 
@@ -24,7 +24,7 @@ struct UnsupportedOp {
 // host_nodes.h), or refused by design (RefusedOpReason; PrintV2 to a
 // file) unless named in `allowed_ops`, grouped by op type (sorted by op name).
 std::vector<UnsupportedOp> FindUnsupportedOps(const Graph& graph, const std::vector<NodeId>& order,
-                                              const kernels::KernelRegistry& registry,
+                                              const ops::KernelCatalog& kernels,
                                               absl::string_view device,
                                               const std::vector<std::string>& allowed_ops = {});
 
@@ -35,7 +35,7 @@ std::string UnsupportedOpsMessage(const std::vector<UnsupportedOp>& ops);
 // (Placeholder) nodes take their dtype/shape from attrs. Const values are
 // passed to consumers' shape functions. Errors name the node.
 absl::Status InferShapes(Graph& graph, const std::vector<NodeId>& order,
-                         const kernels::KernelRegistry& registry);
+                         const ops::KernelCatalog& kernels);
 
 }  // namespace smrt::graph
 

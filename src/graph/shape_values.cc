@@ -39,7 +39,7 @@ std::optional<Tensor> IntTensor(DataType dtype, const std::vector<int64_t>& v, b
 
 // Shape, ShapeN, Size, Rank: from the inputs' shapes alone.
 std::optional<std::vector<Tensor>> FromShapes(const Node& n,
-                                              const std::vector<kernels::ValueInfo>& inputs) {
+                                              const std::vector<ops::ValueInfo>& inputs) {
   std::vector<Tensor> out;
   for (size_t i = 0; i < n.outputs.size(); ++i) {
     const DataType dtype = n.outputs[i].dtype;
@@ -71,11 +71,11 @@ std::optional<std::vector<Tensor>> FromShapes(const Node& n,
 }  // namespace
 
 std::optional<std::vector<Tensor>> KnownOutputValues(const Node& n,
-                                                     const std::vector<kernels::ValueInfo>& inputs,
+                                                     const std::vector<ops::ValueInfo>& inputs,
                                                      const std::vector<const Tensor*>& values,
-                                                     const kernels::KernelRegistry& registry) {
+                                                     const ops::KernelCatalog& kernels) {
   if (n.outputs.empty()) return std::nullopt;
-  for (const kernels::ValueInfo& o : n.outputs) {
+  for (const ops::ValueInfo& o : n.outputs) {
     if (!IsIndexType(o.dtype) || !o.shape.IsFullyKnown()) return std::nullopt;
     int64_t elements = 1;
     for (int64_t d : o.shape.dims) {
@@ -93,19 +93,15 @@ std::optional<std::vector<Tensor>> KnownOutputValues(const Node& n,
     if (v->num_elements() > kMaxShapeValueElements) return std::nullopt;
     args.push_back(*v);
   }
-  absl::StatusOr<const kernels::KernelSpec*> k = registry.FindKernel(n.op, kernels::kCpu, n.attrs);
-  if (!k.ok()) return std::nullopt;
-  kernels::KernelContext ctx(n.name, n.op, n.attrs, std::move(args),
-                             static_cast<int>(n.outputs.size()));
   // A kernel that fails here fails when the graph runs, in its own words.
-  if (!(*k)->compute(ctx).ok()) return std::nullopt;
-  std::vector<Tensor> out;
-  for (int i = 0; i < ctx.num_outputs(); ++i) {
-    const Tensor& t = ctx.output(i);
+  absl::StatusOr<std::vector<Tensor>> out =
+      kernels.RunOnCpu(n.name, n.op, n.attrs, std::move(args), static_cast<int>(n.outputs.size()));
+  if (!out.ok()) return std::nullopt;
+  for (size_t i = 0; i < out->size(); ++i) {
+    const Tensor& t = (*out)[i];
     if (!t.valid() || t.dtype() != n.outputs[i].dtype) return std::nullopt;
-    out.push_back(t);
   }
-  return out;
+  return *std::move(out);
 }
 
 }  // namespace smrt::graph

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "graph/graph.h"
-#include "kernels/registry.h"
+#include "ops/kernel_catalog.h"
 
 namespace smrt::graph {
 
@@ -25,9 +25,9 @@ inline constexpr int64_t kMaxShapeValueElements = 256;
 // node's input infos and known values (null where unknown), `n.outputs` its
 // inferred outputs. nullopt when any output is not worked out.
 std::optional<std::vector<Tensor>> KnownOutputValues(const Node& n,
-                                                     const std::vector<kernels::ValueInfo>& inputs,
+                                                     const std::vector<ops::ValueInfo>& inputs,
                                                      const std::vector<const Tensor*>& values,
-                                                     const kernels::KernelRegistry& registry);
+                                                     const ops::KernelCatalog& kernels);
 
 }  // namespace smrt::graph
 

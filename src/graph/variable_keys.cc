@@ -19,7 +19,7 @@ std::string VariableId(const Node& node) {
 }
 
 absl::StatusOr<absl::flat_hash_map<std::string, std::string>> CheckpointKeysFromSaver(
-    const tensorflow::MetaGraphDef& meta_graph, const kernels::KernelRegistry& registry) {
+    const tensorflow::MetaGraphDef& meta_graph, const ops::KernelCatalog& kernels) {
   absl::flat_hash_map<std::string, std::string> keys;
   const tensorflow::SaverDef& saver = meta_graph.saver_def();
   if (saver.restore_op_name().empty()) return keys;
@@ -30,7 +30,7 @@ absl::StatusOr<absl::flat_hash_map<std::string, std::string>> CheckpointKeysFrom
                              PartialShape::Known({})});
   }
   request.targets.push_back(saver.restore_op_name());
-  absl::StatusOr<ImportResult> restore = ImportGraph(meta_graph.graph_def(), request, registry);
+  absl::StatusOr<ImportResult> restore = ImportGraph(meta_graph.graph_def(), request, kernels);
   if (!restore.ok()) {
     return absl::Status(restore.status().code(),
                         absl::StrCat("reading the restore op '", saver.restore_op_name(),

@@ -11,7 +11,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
 #include "graph/graph.h"
-#include "kernels/registry.h"
+#include "ops/kernel_catalog.h"
 #include "tensorflow/meta_graph.pb.h"
 
 namespace smrt::graph {
@@ -24,7 +24,7 @@ bool IsVariableNode(const Node& node);
 
 // Variable id -> checkpoint key. Empty when the model has no SaverDef.
 absl::StatusOr<absl::flat_hash_map<std::string, std::string>> CheckpointKeysFromSaver(
-    const tensorflow::MetaGraphDef& meta_graph, const kernels::KernelRegistry& registry);
+    const tensorflow::MetaGraphDef& meta_graph, const ops::KernelCatalog& kernels);
 
 }  // namespace smrt::graph
 

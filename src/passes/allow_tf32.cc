@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "kernels/fused_ops.h"
+#include "ops/fused_ops.h"
 #include "passes/passes.h"
 #include "passes/rewrite.h"
 
@@ -36,7 +36,7 @@ class AllowTf32Pass : public Pass {
     for (graph::NodeId id : *order) {
       graph::Node& n = ctx.graph.node(id);
       if (!IsProductOp(n.op) || TypeAttr(n) != DataType::kFloat) continue;
-      n.attrs.Set(kernels::kAllowTf32Attr, true);
+      n.attrs.Set(ops::kAllowTf32Attr, true);
       ++marked;
     }
     ctx.Log(kPass, absl::StrCat(marked, " float32 products may use TF32 tensor cores"));

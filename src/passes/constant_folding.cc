@@ -13,7 +13,7 @@
 namespace smrt::passes {
 namespace {
 
-bool Foldable(const graph::Node& n, const kernels::OpSpec* spec) {
+bool Foldable(const graph::Node& n, const ops::OpSpec* spec) {
   if (spec == nullptr || spec->stateful || spec->make_resource) return false;
   if (n.op == "Const" || n.op == "Placeholder" || n.op == "PlaceholderWithDefault") return false;
   // TF1 control flow: a Switch of constants still kills one branch, an
@@ -25,7 +25,7 @@ bool Foldable(const graph::Node& n, const kernels::OpSpec* spec) {
       return false;  // control flow and function calls
     }
   }
-  for (const kernels::ValueInfo& o : n.outputs) {
+  for (const ops::ValueInfo& o : n.outputs) {
     if (o.dtype == DataType::kInvalid || o.dtype == DataType::kResource ||
         o.dtype == DataType::kVariant) {
       return false;
@@ -53,7 +53,7 @@ class ConstantFoldingPass : public Pass {
     int folded = 0, too_big = 0;
     for (graph::NodeId id : *order) {
       const graph::Node& n = ctx.graph.node(id);
-      if (!Foldable(n, ctx.registry.FindOp(n.op))) continue;
+      if (!Foldable(n, ctx.kernels.FindOp(n.op))) continue;
       std::vector<Tensor> inputs;
       bool all_const = true;
       for (const graph::Endpoint& e : n.inputs) {
@@ -65,17 +65,14 @@ class ConstantFoldingPass : public Pass {
         inputs.push_back(*t);
       }
       if (!all_const) continue;
-      absl::StatusOr<const kernels::KernelSpec*> k =
-          ctx.registry.FindKernel(n.op, kernels::kCpu, n.attrs);
-      if (!k.ok()) continue;
-      kernels::KernelContext kc(n.name, n.op, n.attrs, std::move(inputs),
-                                static_cast<int>(n.outputs.size()));
       // A kernel that fails here fails at run time too: leave the node, so
       // the error comes when (and if) it runs, in its usual words.
-      if (!(*k)->compute(kc).ok()) continue;
+      absl::StatusOr<std::vector<Tensor>> outputs = ctx.kernels.RunOnCpu(
+          n.name, n.op, n.attrs, std::move(inputs), static_cast<int>(n.outputs.size()));
+      if (!outputs.ok()) continue;
+      const int num_outputs = static_cast<int>(outputs->size());
       bool fits = true;
-      for (int i = 0; i < kc.num_outputs(); ++i) {
-        const Tensor& o = kc.output(i);
+      for (const Tensor& o : *outputs) {
         if (!o.valid() || static_cast<int64_t>(o.byte_size()) > ctx.max_folded_bytes) fits = false;
       }
       if (!fits) {
@@ -84,11 +81,11 @@ class ConstantFoldingPass : public Pass {
       }
       const std::string base = n.name;
       const std::vector<graph::NodeId> alive_with = AliveWith(ctx.graph, n);
-      for (int i = 0; i < kc.num_outputs(); ++i) {
+      for (int i = 0; i < num_outputs; ++i) {
         absl::StatusOr<graph::Endpoint> c =
-            AddConst(ctx.graph, kc.num_outputs() == 1 ? base + "/folded"
-                                                      : absl::StrCat(base, "/folded_", i),
-                     kc.output(i), alive_with);
+            AddConst(ctx.graph, num_outputs == 1 ? base + "/folded"
+                                                 : absl::StrCat(base, "/folded_", i),
+                     (*outputs)[i], alive_with);
         if (!c.ok()) return c.status();
         ReplaceUses(ctx, {id, i}, *c);
       }

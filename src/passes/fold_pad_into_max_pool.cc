@@ -9,7 +9,7 @@
 #include <array>
 
 #include "absl/strings/str_cat.h"
-#include "kernels/fused_ops.h"
+#include "ops/fused_ops.h"
 #include "passes/passes.h"
 #include "passes/rewrite.h"
 #include "passes/zero_pad.h"
@@ -25,7 +25,7 @@ bool NonNegative(const graph::Graph& g, graph::Endpoint e) {
   const graph::Node& n = g.node(e.node);
   if (e.index != 0) return false;
   if (n.op == "Relu" || n.op == "Relu6") return true;
-  if (n.op != kernels::kFusedConv2D && n.op != kernels::kFusedMatMul) return false;
+  if (n.op != ops::kFusedConv2D && n.op != ops::kFusedMatMul) return false;
   const std::vector<std::string> ops =
       n.attrs.GetOr<std::vector<std::string>>("fused_ops", {}).value_or(std::vector<std::string>{});
   return !ops.empty() && (ops.back() == "Relu" || ops.back() == "Relu6");

@@ -20,7 +20,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "kernels/fused_ops.h"
+#include "ops/fused_ops.h"
 #include "passes/passes.h"
 #include "passes/rewrite.h"
 
@@ -239,8 +239,8 @@ std::string WhyNot(const PassContext& ctx, const Uses& uses, NodeId out, const C
   if (!ctx.device_type.empty()) {
     AttrMap attrs;
     attrs.Set("T", DataType::kFloat);
-    if (!ctx.registry.FindKernel(kernels::kAttention, ctx.device_type, attrs).ok()) {
-      return absl::StrCat("no ", ctx.device_type, " kernel for ", kernels::kAttention);
+    if (!ctx.kernels.FindKernelInfo(ops::kAttention, ctx.device_type, attrs).ok()) {
+      return absl::StrCat("no ", ctx.device_type, " kernel for ", ops::kAttention);
     }
   }
   return "";
@@ -252,7 +252,7 @@ absl::Status Apply(PassContext& ctx, NodeId out, const Chain& c) {
   const std::string scope = at.substr(0, at.rfind('/') == std::string::npos ? 0 : at.rfind('/'));
   graph::Node n;
   n.name = UniqueName(g, (scope.empty() ? at : scope) + "/attention");
-  n.op = kernels::kAttention;
+  n.op = ops::kAttention;
   n.attrs.Set("T", DataType::kFloat);
   n.attrs.Set("mask", c.mask_mode);
   n.attrs.Set("scale", c.scale);

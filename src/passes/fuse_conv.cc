@@ -3,7 +3,7 @@
 // A conv with nothing to fuse becomes one too, so the fastest conv kernel
 // (oneDNN when built) runs it.
 #include "absl/strings/str_cat.h"
-#include "kernels/fused_ops.h"
+#include "ops/fused_ops.h"
 #include "passes/passes.h"
 #include "passes/post_op_chain.h"
 
@@ -36,7 +36,7 @@ class FuseConvPass : public Pass {
       AttrMap extra;
       extra.Set("depthwise", n.op == "DepthwiseConv2dNative");
       if (absl::Status s = ReplaceWithFused(
-              ctx, id, chain, kernels::kFusedConv2D,
+              ctx, id, chain, ops::kFusedConv2D,
               {"T", "strides", "padding", "explicit_paddings", "data_format", "dilations"},
               std::move(extra), kPass);
           !s.ok()) {

@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "kernels/fused_ops.h"
+#include "ops/fused_ops.h"
 #include "passes/passes.h"
 #include "passes/rewrite.h"
 
@@ -296,7 +296,7 @@ absl::Status Apply(PassContext& ctx, NodeId out, const Chain& c) {
   if (!beta.ok()) return beta.status();
   graph::Node ln;
   ln.name = UniqueName(g, base + "/layer_norm");
-  ln.op = kernels::kLayerNorm;
+  ln.op = ops::kLayerNorm;
   ln.attrs.Set("T", DataType::kFloat);
   ln.attrs.Set("epsilon", ConstValue(g, c.eps)->data<float>()[0]);
   ln.inputs = {c.x, *gamma, *beta};

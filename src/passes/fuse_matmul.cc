@@ -5,7 +5,7 @@
 // activation act on the last dim, which the Reshape keeps, so they move
 // before it into the matmul and the Reshape follows the fused op.
 #include "absl/strings/str_cat.h"
-#include "kernels/fused_ops.h"
+#include "ops/fused_ops.h"
 #include "passes/passes.h"
 #include "passes/post_op_chain.h"
 
@@ -71,7 +71,7 @@ absl::StatusOr<bool> FuseThroughReshape(PassContext& ctx, const Uses& uses, grap
   const graph::Node& r = g.node(reshape);
   graph::Node fused;
   fused.name = UniqueName(g, a.name + "/fused");
-  fused.op = kernels::kFusedMatMul;
+  fused.op = ops::kFusedMatMul;
   fused.device = a.device;
   for (const char* k : {"T", "transpose_a", "transpose_b"}) {
     if (const AttrValue* v = a.attrs.Find(k)) fused.attrs.Set(k, *v);
@@ -126,7 +126,7 @@ class FuseMatMulPass : public Pass {
       if (!through.ok()) return through.status();
       if (*through) continue;
       PostOpChain chain = MatchPostOps(ctx, *uses, id, /*allow_sum=*/false, kPass);
-      if (absl::Status s = ReplaceWithFused(ctx, id, chain, kernels::kFusedMatMul,
+      if (absl::Status s = ReplaceWithFused(ctx, id, chain, ops::kFusedMatMul,
                                             {"T", "transpose_a", "transpose_b"}, {}, kPass);
           !s.ok()) {
         return s;

@@ -16,7 +16,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/string_view.h"
 #include "graph/graph.h"
-#include "kernels/registry.h"
+#include "ops/kernel_catalog.h"
 
 namespace smrt::passes {
 
@@ -59,7 +59,7 @@ struct PassContext {
   std::vector<graph::NodeId>& feeds;      // never removed or rewritten
   std::vector<graph::Endpoint>& fetches;  // may be redirected, never fused away
   std::vector<graph::NodeId>& effects;
-  const kernels::KernelRegistry& registry;
+  const ops::KernelCatalog& kernels;
   // The current value of the variable a VarHandleOp node names; null when
   // variables may change between runs (a prepared signature writes them),
   // so they must stay variables.

@@ -6,12 +6,12 @@
 #include <optional>
 #include <system_error>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_replace.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
-#include "absl/strings/ascii.h"
 #include "core/file.h"
 #include "graph/dataflow_order.h"
 #include "graph/frames.h"
@@ -178,10 +178,10 @@ absl::Status RunPasses(PassContext& ctx, const PipelineOptions& options,
   ctx.device_type = options.placement.device.substr(0, options.placement.device.find(':'));
   absl::StatusOr<std::vector<graph::NodeId>> order = LiveOrder(ctx);
   if (!order.ok()) return absl::OkStatus();  // Program::Create reports the cycle
-  if (!graph::FindUnsupportedOps(ctx.graph, *order, ctx.registry, kernels::kCpu).empty()) {
+  if (!graph::FindUnsupportedOps(ctx.graph, *order, ctx.kernels, ops::kCpu).empty()) {
     return absl::OkStatus();
   }
-  if (!graph::InferShapes(ctx.graph, *order, ctx.registry).ok()) return absl::OkStatus();
+  if (!graph::InferShapes(ctx.graph, *order, ctx.kernels).ok()) return absl::OkStatus();
   if (absl::Status s = Dump(ctx, options, "before"); !s.ok()) return s;
   // A TF1 while loop's nodes belong to frames. Freezing variables (whose
   // reads are outside loops), constant folding (a folded value keeps the

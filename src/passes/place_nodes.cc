@@ -25,11 +25,12 @@ constexpr char kPass[] = "place_nodes";
 using graph::Endpoint;
 using graph::NodeId;
 
-// The device kernel serving `n`, or null.
-const kernels::KernelSpec* DeviceKernel(const kernels::KernelRegistry& registry,
-                                        const graph::Node& n, const std::string& type) {
-  absl::StatusOr<const kernels::KernelSpec*> k = registry.FindKernel(n.op, type, n.attrs);
-  return k.ok() ? *k : nullptr;
+// The device kernel serving `n`, if any.
+std::optional<ops::KernelInfo> DeviceKernel(const ops::KernelCatalog& kernels,
+                                            const graph::Node& n, const std::string& type) {
+  absl::StatusOr<ops::KernelInfo> k = kernels.FindKernelInfo(n.op, type, n.attrs);
+  if (!k.ok()) return std::nullopt;
+  return *std::move(k);
 }
 
 bool IntegerOrBool(DataType t) {
@@ -65,7 +66,7 @@ absl::Status PlaceNodes(PassContext& ctx, const PlacementOptions& options) {
   if (!uses.ok()) return uses.status();
 
   // 1. Each node's kernel on the device, if any (Consts decided below).
-  absl::flat_hash_map<NodeId, const kernels::KernelSpec*> on_device;
+  absl::flat_hash_map<NodeId, ops::KernelInfo> on_device;
   std::map<std::string, std::vector<std::string>> missing;  // op -> nodes
   absl::flat_hash_set<NodeId> host_merges;  // kept on the host by design, not a fallback
   for (NodeId id : uses->order()) {
@@ -78,8 +79,8 @@ absl::Status PlaceNodes(PassContext& ctx, const PlacementOptions& options) {
       host_merges.insert(id);
       continue;
     }
-    if (const kernels::KernelSpec* k = DeviceKernel(ctx.registry, n, type)) {
-      on_device[id] = k;
+    if (std::optional<ops::KernelInfo> k = DeviceKernel(ctx.kernels, n, type)) {
+      on_device[id] = *std::move(k);
     } else if (n.op != "Const") {
       missing[n.op].push_back(n.name);
     }
@@ -115,14 +116,14 @@ absl::Status PlaceNodes(PassContext& ctx, const PlacementOptions& options) {
   auto reads_on_device = [&](NodeId consumer, int input, Endpoint from) {
     auto it = on_device.find(consumer);
     return it != on_device.end() &&
-           !kernels::InHostMemory(*it->second, true, input, dtype_of(from));
+           !ops::InHostMemory(it->second, true, input, dtype_of(from));
   };
   // Where a value is once placed.
   auto value_on_device = [&](Endpoint e) {
     if (auto f = feed_on_device.find(e.node); f != feed_on_device.end()) return f->second;
     auto it = on_device.find(e.node);
     return it != on_device.end() &&
-           !kernels::InHostMemory(*it->second, false, e.index, dtype_of(e));
+           !ops::InHostMemory(it->second, false, e.index, dtype_of(e));
   };
   // Integers (and bools) that the device would make from host values for
   // host readers only are made on the host: on the device each input would
@@ -146,7 +147,7 @@ absl::Status PlaceNodes(PassContext& ctx, const PlacementOptions& options) {
     }
     if (reads_object) continue;
     bool integers = true;
-    for (const kernels::ValueInfo& o : n.outputs) integers &= IntegerOrBool(o.dtype);
+    for (const ops::ValueInfo& o : n.outputs) integers &= IntegerOrBool(o.dtype);
     if (integers) host_integers.insert(id);
   }
   auto stays_on_host = [&](NodeId id) {
@@ -197,7 +198,7 @@ absl::Status PlaceNodes(PassContext& ctx, const PlacementOptions& options) {
     copy.name = UniqueName(
         g, absl::StrCat(src.name, from.index == 0 ? "" : absl::StrCat("_", from.index),
                         to_device ? "/to_" : "/to_host_from_", type));
-    copy.op = to_device ? kernels::kToDeviceOp : kernels::kToHostOp;
+    copy.op = to_device ? ops::kToDeviceOp : ops::kToHostOp;
     copy.assigned_device = device;
     copy.attrs.Set("T", src.outputs.at(from.index).dtype);
     copy.inputs = {from};
@@ -209,7 +210,7 @@ absl::Status PlaceNodes(PassContext& ctx, const PlacementOptions& options) {
   };
   for (NodeId id : uses->order()) {
     auto placed = on_device.find(id);
-    const kernels::KernelSpec* k = placed == on_device.end() ? nullptr : placed->second;
+    const ops::KernelInfo* k = placed == on_device.end() ? nullptr : &placed->second;
     graph::Node& n = g.node(id);
     n.assigned_device = k != nullptr ? device : "";
     const bool fell_back = k == nullptr && !graph::KeptOnHost(g, n) && !uses->is_feed(id) &&
@@ -227,11 +228,12 @@ absl::Status PlaceNodes(PassContext& ctx, const PlacementOptions& options) {
                                   "readers"));
     }
     // A CPU kernel that reads only shapes takes a device value as it is.
-    absl::StatusOr<const kernels::KernelSpec*> host_kernel =
-        k == nullptr ? ctx.registry.FindKernel(n.op, kernels::kCpu, n.attrs)
-                     : absl::StatusOr<const kernels::KernelSpec*>(nullptr);
-    const bool shapes_only = host_kernel.ok() && *host_kernel != nullptr &&
-                             (*host_kernel)->reads_only_shapes;
+    bool shapes_only = false;
+    if (k == nullptr) {
+      absl::StatusOr<ops::KernelInfo> host_kernel =
+          ctx.kernels.FindKernelInfo(n.op, ops::kCpu, n.attrs);
+      shapes_only = host_kernel.ok() && host_kernel->reads_only_shapes;
+    }
     for (size_t i = 0; i < g.node(id).inputs.size(); ++i) {
       const Endpoint from = g.node(id).inputs[i];
       const bool on = value_on_device(from);
@@ -259,26 +261,26 @@ absl::Status PlaceNodes(PassContext& ctx, const PlacementOptions& options) {
   return absl::OkStatus();
 }
 
-absl::Status PlaceBody(const kernels::KernelRegistry& registry, const PlacementOptions& options,
+absl::Status PlaceBody(const ops::KernelCatalog& kernels, const PlacementOptions& options,
                        absl::string_view function, graph::ImportResult& body,
-                       const std::vector<kernels::Resource*>& feed_resources, bool freeze,
+                       const std::vector<ops::Resource*>& feed_resources, bool freeze,
                        bool tf32, std::vector<PlacementRecord>& records,
                        std::vector<std::string>& log) {
-  PassContext ctx{body.graph, body.feed_nodes, body.fetch_endpoints, body.effect_nodes, registry};
+  PassContext ctx{body.graph, body.feed_nodes, body.fetch_endpoints, body.effect_nodes, kernels};
   ctx.device_type = options.device.substr(0, options.device.find(':'));
   // Placement reads the values' dtypes. A body whose ops or shapes do not
   // work is left as it is: compiling it reports why (as RunPipeline).
   absl::StatusOr<std::vector<graph::NodeId>> order = LiveOrder(ctx);
   if (!order.ok() ||
-      !graph::FindUnsupportedOps(body.graph, *order, registry, kernels::kCpu).empty() ||
-      !graph::InferShapes(body.graph, *order, registry).ok()) {
+      !graph::FindUnsupportedOps(body.graph, *order, kernels, ops::kCpu).empty() ||
+      !graph::InferShapes(body.graph, *order, kernels).ok()) {
     return absl::OkStatus();
   }
   if (freeze) {
     ctx.variable_value = [&](const graph::Node& handle) -> std::optional<Tensor> {
       for (size_t k = 0; k < body.feed_nodes.size() && k < feed_resources.size(); ++k) {
         if (body.feed_nodes[k] != handle.id) continue;
-        const auto* v = dynamic_cast<const kernels::VariableResource*>(feed_resources[k]);
+        const auto* v = dynamic_cast<const ops::VariableResource*>(feed_resources[k]);
         if (v == nullptr) return std::nullopt;
         return v->Read();
       }

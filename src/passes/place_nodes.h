@@ -51,9 +51,9 @@ absl::Status PlaceNodes(PassContext& ctx, const PlacementOptions& options);
 // "tf32"), its float32 products are marked as allow_tf32 does for a
 // signature. Then PlaceNodes. Its records and
 // log lines are appended to `records` and `log`, named "function/node".
-absl::Status PlaceBody(const kernels::KernelRegistry& registry, const PlacementOptions& options,
+absl::Status PlaceBody(const ops::KernelCatalog& kernels, const PlacementOptions& options,
                        absl::string_view function, graph::ImportResult& body,
-                       const std::vector<kernels::Resource*>& feed_resources, bool freeze,
+                       const std::vector<ops::Resource*>& feed_resources, bool freeze,
                        bool tf32, std::vector<PlacementRecord>& records,
                        std::vector<std::string>& log);
 

@@ -2,7 +2,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "kernels/fused_ops.h"
+#include "ops/fused_ops.h"
 
 namespace smrt::passes {
 
@@ -18,7 +18,7 @@ bool IsOtherActivation(absl::string_view op) {
 
 bool IsAdd(absl::string_view op) { return op == "Add" || op == "AddV2"; }
 
-int64_t LastDim(const kernels::ValueInfo& v) {
+int64_t LastDim(const ops::ValueInfo& v) {
   return v.shape.known_rank && v.shape.rank() > 0 ? v.shape.dims.back() : -1;
 }
 
@@ -41,7 +41,7 @@ PostOpChain MatchPostOps(PassContext& ctx, const Uses& uses, NodeId anchor, bool
   PostOpChain chain;
   chain.tail = {anchor, 0};
   chain.pattern = g.node(anchor).op;
-  const kernels::ValueInfo out = g.node(anchor).outputs.empty() ? kernels::ValueInfo{}
+  const ops::ValueInfo out = g.node(anchor).outputs.empty() ? ops::ValueInfo{}
                                                                  : g.node(anchor).outputs[0];
   const int64_t channels = LastDim(out);
   // start -BiasAdd-> biased; start|biased -act-> activated;
@@ -53,7 +53,7 @@ PostOpChain MatchPostOps(PassContext& ctx, const Uses& uses, NodeId anchor, bool
       // Only worth a note when a single consumer would have joined.
       for (const auto& [c, i] : next) {
         const std::string& op = g.node(c).op;
-        if (next.size() > 1 && (op == "BiasAdd" || IsAdd(op) || kernels::ActivationOfOp(op))) {
+        if (next.size() > 1 && (op == "BiasAdd" || IsAdd(op) || ops::ActivationOfOp(op))) {
           ctx.Declined(pass, g.node(anchor).name, absl::StrCat(chain.pattern, "+", op),
                        uses.WhyNotSingleUse(g, chain.tail));
           break;
@@ -66,7 +66,7 @@ PostOpChain MatchPostOps(PassContext& ctx, const Uses& uses, NodeId anchor, bool
     std::string step;
     Endpoint arg{-1, 0};
     Stage after = stage;
-    std::optional<kernels::Activation> act = kernels::ActivationOfOp(c.op);
+    std::optional<ops::Activation> act = ops::ActivationOfOp(c.op);
     if (stage == kStart && c.op == "BiasAdd" && cin == 0) {
       absl::StatusOr<std::string> format = c.attrs.GetOr<std::string>("data_format", "NHWC");
       if (format.ok() && *format == "NHWC") {
@@ -76,7 +76,7 @@ PostOpChain MatchPostOps(PassContext& ctx, const Uses& uses, NodeId anchor, bool
       }
     } else if (stage == kStart && IsAdd(c.op) && c.inputs.size() == 2 && channels > 0) {
       const Endpoint o = c.inputs[1 - cin];
-      const kernels::ValueInfo& other = g.node(o.node).outputs[o.index];
+      const ops::ValueInfo& other = g.node(o.node).outputs[o.index];
       if (other.shape.known_rank && other.shape.rank() == 1 && other.shape.dims[0] == channels) {
         step = "BiasAdd";
         arg = o;
@@ -86,7 +86,7 @@ PostOpChain MatchPostOps(PassContext& ctx, const Uses& uses, NodeId anchor, bool
     if (step.empty() && stage != kSummed && allow_sum && IsAdd(c.op) && c.inputs.size() == 2 &&
         !(c.inputs[0] == c.inputs[1])) {
       const Endpoint o = c.inputs[1 - cin];
-      const kernels::ValueInfo& other = g.node(o.node).outputs[o.index];
+      const ops::ValueInfo& other = g.node(o.node).outputs[o.index];
       if (SameShape(out.shape, other.shape) && other.dtype == DataType::kFloat) {
         step = "Add";
         arg = o;
@@ -94,8 +94,8 @@ PostOpChain MatchPostOps(PassContext& ctx, const Uses& uses, NodeId anchor, bool
       }
     }
     if (step.empty() && act && stage != kActivated) {
-      step = kernels::ActivationName(*act);
-      if (*act == kernels::Activation::kLeakyRelu) {
+      step = ops::ActivationName(*act);
+      if (*act == ops::Activation::kLeakyRelu) {
         chain.leakyrelu_alpha = c.attrs.GetOr<float>("alpha", 0.2f).value_or(0.2f);
       }
       after = stage == kSummed ? kDone : kActivated;

@@ -22,7 +22,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
-#include "kernels/fused_ops.h"
+#include "ops/fused_ops.h"
 #include "passes/passes.h"
 #include "passes/rewrite.h"
 
@@ -45,15 +45,15 @@ bool IsFollower(const std::string& op) {
 bool HasKernels(const PassContext& ctx, const graph::Node& n, DataType to) {
   AttrMap attrs = n.attrs;
   attrs.Set("T", to);
-  if (!ctx.registry.FindKernel(n.op, kernels::kCpu, attrs).ok()) return false;
-  return ctx.device_type.empty() || ctx.registry.FindKernel(n.op, ctx.device_type, attrs).ok();
+  if (!ctx.kernels.FindKernelInfo(n.op, ops::kCpu, attrs).ok()) return false;
+  return ctx.device_type.empty() || ctx.kernels.FindKernelInfo(n.op, ctx.device_type, attrs).ok();
 }
 
 // Whether the node computes in float32 through its "T" attr, its outputs
 // included (so converting T converts them and its float inputs).
 bool FloatThroughT(const graph::Node& n) {
   if (TypeAttr(n) != DataType::kFloat || n.outputs.empty() || n.inputs.empty()) return false;
-  for (const kernels::ValueInfo& out : n.outputs) {
+  for (const ops::ValueInfo& out : n.outputs) {
     if (out.dtype != DataType::kFloat) return false;
   }
   return true;
@@ -120,9 +120,9 @@ class Rewriter {
       // output) reads the 16-bit value itself: a Cast back would convert
       // every element for nothing.
       graph::Node& reader = g.node(r.node);
-      absl::StatusOr<const kernels::KernelSpec*> k =
-          ctx_.registry.FindKernel(reader.op, kernels::kCpu, reader.attrs);
-      if (reader.inputs.size() == 1 && k.ok() && (*k)->reads_only_shapes &&
+      absl::StatusOr<ops::KernelInfo> k =
+          ctx_.kernels.FindKernelInfo(reader.op, ops::kCpu, reader.attrs);
+      if (reader.inputs.size() == 1 && k.ok() && k->reads_only_shapes &&
           TypeAttr(reader) == DataType::kFloat) {
         reader.attrs.Set("T", to_);
         continue;
@@ -204,7 +204,7 @@ class ReducePrecisionPass : public Pass {
     if (!order.ok()) return order.status();
     for (graph::NodeId id : *order) {
       const graph::Node& n = ctx.graph.node(id);
-      const DataType t = n.op == kernels::kRoundTo ? *n.attrs.Get<DataType>("dtype") : TypeAttr(n);
+      const DataType t = n.op == ops::kRoundTo ? *n.attrs.Get<DataType>("dtype") : TypeAttr(n);
       if (t == DataType::kHalf || t == DataType::kBFloat16) {  // as exported, or widen_16bit's
         ctx.Log(kPass, absl::StrCat("the graph already computes in ", ShortName(t), " ('",
                                     ctx.graph.node(id).name,

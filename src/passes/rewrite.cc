@@ -6,7 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "graph/dataflow_order.h"
 #include "graph/shape_inference.h"
-#include "kernels/fused_ops.h"
+#include "ops/fused_ops.h"
 
 namespace smrt::passes {
 
@@ -137,7 +137,7 @@ absl::StatusOr<Endpoint> AddCast(graph::Graph& g, Endpoint e, DataType from, Dat
   cast.attrs.Set("DstT", to);
   cast.attrs.Set("Truncate", false);
   cast.inputs = {e};
-  kernels::ValueInfo out = g.node(e.node).outputs.at(e.index);  // the shape; refreshed
+  ops::ValueInfo out = g.node(e.node).outputs.at(e.index);  // the shape; refreshed
   out.dtype = to;
   cast.outputs = {out};
   absl::StatusOr<NodeId> id = g.AddNode(std::move(cast));
@@ -168,12 +168,9 @@ absl::StatusOr<Tensor> CastConstant(PassContext& ctx, const std::string& node,
   attrs.Set("SrcT", value.dtype());
   attrs.Set("DstT", to);
   attrs.Set("Truncate", false);
-  absl::StatusOr<const kernels::KernelSpec*> k =
-      ctx.registry.FindKernel("Cast", kernels::kCpu, attrs);
-  if (!k.ok()) return k.status();
-  kernels::KernelContext kc(node, "Cast", attrs, {value}, 1);
-  if (absl::Status s = (*k)->compute(kc); !s.ok()) return s;
-  Tensor cast = kc.output(0);
+  absl::StatusOr<std::vector<Tensor>> out = ctx.kernels.RunOnCpu(node, "Cast", attrs, {value}, 1);
+  if (!out.ok()) return out.status();
+  Tensor cast = (*out)[0];
   if (ctx.fold_cache != nullptr) ctx.fold_cache->entries[key] = {value, cast};
   return cast;
 }
@@ -193,7 +190,7 @@ void ReplaceUses(PassContext& ctx, Endpoint from, Endpoint to) {
 absl::Status RefreshShapes(PassContext& ctx) {
   absl::StatusOr<std::vector<NodeId>> order = LiveOrder(ctx);
   if (!order.ok()) return order.status();
-  return graph::InferShapes(ctx.graph, *order, ctx.registry);
+  return graph::InferShapes(ctx.graph, *order, ctx.kernels);
 }
 
 DataType TypeAttr(const graph::Node& n) {
@@ -204,7 +201,7 @@ DataType TypeAttr(const graph::Node& n) {
 bool IsProductOp(const std::string& op) {
   return op == "Conv2D" || op == "DepthwiseConv2dNative" || op == "Conv2DBackpropInput" ||
          op == "MatMul" || op == "BatchMatMul" || op == "BatchMatMulV2" || op == "Einsum" ||
-         op == kernels::kFusedConv2D || op == kernels::kFusedMatMul;
+         op == ops::kFusedConv2D || op == ops::kFusedMatMul;
 }
 
 std::string WhyNotPrivateChain(const graph::Graph& g, const Uses& uses, graph::NodeId out,

@@ -29,7 +29,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "kernels/fused_ops.h"
+#include "ops/fused_ops.h"
 #include "passes/passes.h"
 #include "passes/rewrite.h"
 
@@ -64,7 +64,7 @@ bool RoundsOnce(const std::string& op) {
       "Const",   "Cast",     "Conv2D",   "Conv2DBackpropInput", "DepthwiseConv2dNative",
       "MatMul",  "BatchMatMul", "BatchMatMulV2", "BatchMatMulV3", "Einsum",
       "FusedBatchNorm", "FusedBatchNormV2", "FusedBatchNormV3", "AvgPool", "MaxPool",
-      "Softmax", "LogSoftmax", kernels::kFusedConv2D, kernels::kFusedMatMul,
+      "Softmax", "LogSoftmax", ops::kFusedConv2D, ops::kFusedMatMul,
       "Add",     "AddV2",    "Sub",      "Mul",      "RealDiv",  "Div",      "DivNoNan",
       "BiasAdd", "Tanh",     "Sqrt",     "Rsqrt",    "Exp",      "Expm1",    "Log",
       "Log1p",   "Square",   "Sum",      "Mean",     "Prod",
@@ -95,7 +95,7 @@ DataType OutputType(const graph::Graph& g, graph::Endpoint e) {
 
 // Whether the node reads, makes or is typed by a 16-bit float.
 bool Touches16Bit(const graph::Graph& g, const graph::Node& n) {
-  for (const kernels::ValueInfo& out : n.outputs) {
+  for (const ops::ValueInfo& out : n.outputs) {
     if (Is16Bit(out.dtype)) return true;
   }
   for (const graph::Endpoint& in : n.inputs) {
@@ -129,14 +129,14 @@ std::optional<AttrMap> WidenedAttrs(const PassContext& ctx, const graph::Node& n
     }
     attrs.Set(name, value);
   }
-  for (const kernels::ValueInfo& out : n.outputs) {
+  for (const ops::ValueInfo& out : n.outputs) {
     if (out.dtype == DataType::kResource || out.dtype == DataType::kVariant) return std::nullopt;
   }
   for (const graph::Endpoint& in : n.inputs) {
     const DataType t = OutputType(ctx.graph, in);
     if (t == DataType::kResource || t == DataType::kVariant) return std::nullopt;
   }
-  if (n.op != "Const" && !ctx.registry.FindKernel(n.op, kernels::kCpu, attrs).ok()) {
+  if (n.op != "Const" && !ctx.kernels.FindKernelInfo(n.op, ops::kCpu, attrs).ok()) {
     return std::nullopt;
   }
   return attrs;
@@ -225,7 +225,7 @@ class Widener {
         if (absl::Status s = FloorAtHalfLowest(v.e); !s.ok()) return s;
         continue;
       }
-      if (n.op == kernels::kRoundTo || n.op == "Const" || KeepsValues(n.op)) continue;
+      if (n.op == ops::kRoundTo || n.op == "Const" || KeepsValues(n.op)) continue;
       if (absl::Status s = RoundAfter(v.e, v.type); !s.ok()) return s;
     }
     for (size_t i = 0; i < ctx_.fetches.size(); ++i) {
@@ -279,7 +279,7 @@ class Widener {
     const DataType cast_to = node.op == "Cast" ? *node.attrs.Get<DataType>("DstT")
                                                : DataType::kInvalid;
     if (Is16Bit(cast_to) && *attrs.Get<DataType>("SrcT") == DataType::kFloat) {
-      node.op = kernels::kRoundTo;  // the rounding itself
+      node.op = ops::kRoundTo;  // the rounding itself
       node.attrs = AttrMap();
       node.attrs.Set("T", DataType::kFloat);
       node.attrs.Set("dtype", cast_to);
@@ -292,7 +292,7 @@ class Widener {
     } else {
       node.attrs = std::move(attrs);
     }
-    for (kernels::ValueInfo& out : node.outputs) {
+    for (ops::ValueInfo& out : node.outputs) {
       if (Is16Bit(out.dtype)) out.dtype = DataType::kFloat;
     }
     return absl::OkStatus();
@@ -322,7 +322,7 @@ class Widener {
     AttrMap attrs;
     attrs.Set("dtype", type);
     if (absl::Status s = InsertAfter(e, absl::StrCat("round_to_", DataTypeShortName(type)),
-                                     kernels::kRoundTo, std::move(attrs));
+                                     ops::kRoundTo, std::move(attrs));
         !s.ok()) {
       return s;
     }

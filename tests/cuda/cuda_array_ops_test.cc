@@ -11,7 +11,7 @@
 #include "absl/strings/match.h"
 #include "cuda_test_util.h"
 #include "gtest/gtest.h"
-#include "kernels/cpu/reference/select_util.h"
+#include "kernels/shared/select_util.h"
 #include "kernels/cuda/einsum_plan.h"
 #include "kernels/cuda/register.h"
 #include "kernels/cuda/select_index.h"

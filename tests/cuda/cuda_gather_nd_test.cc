@@ -12,7 +12,7 @@
 #include "absl/strings/match.h"
 #include "cuda_test_util.h"
 #include "gtest/gtest.h"
-#include "kernels/cpu/reference/gather_nd_util.h"
+#include "kernels/shared/gather_nd_util.h"
 #include "kernels/cuda/gather_nd_index.h"
 #include "kernels/registry.h"
 #include "kernels/testing/op_runner.h"

@@ -14,12 +14,13 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "cuda_test_util.h"
-#include "kernels/cpu/reference/conv_util.h"
+#include "gtest/gtest.h"
+#include "kernels/registry.h"
+#include "kernels/shared/conv_util.h"
 #include "kernels/cuda/cudnn_loader.h"
 #include "kernels/cuda/direct_conv.h"
-#include "gtest/gtest.h"
-#include "kernels/fused_ops.h"
 #include "kernels/testing/op_runner.h"
+#include "ops/fused_ops.h"
 
 namespace smrt::kernels::cuda {
 namespace {

@@ -12,8 +12,8 @@
 #include "cuda_test_util.h"
 #include "gtest/gtest.h"
 #include "kernels/cuda/kernel_util.h"
-#include "kernels/fused_ops.h"
 #include "kernels/testing/op_runner.h"
+#include "ops/fused_ops.h"
 
 namespace smrt::kernels::cuda {
 namespace {

@@ -14,7 +14,7 @@
 #include "absl/strings/str_join.h"
 #include "cuda_test_util.h"
 #include "gtest/gtest.h"
-#include "kernels/cpu/reference/conv_util.h"
+#include "kernels/shared/conv_util.h"
 #include "kernels/cuda/broadcast_index.h"
 #include "kernels/cuda/cudnn_loader.h"
 #include "kernels/cuda/elementwise.h"

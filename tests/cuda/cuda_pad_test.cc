@@ -10,6 +10,7 @@
 
 #include "cuda_test_util.h"
 #include "gtest/gtest.h"
+#include "kernels/registry.h"
 #include "kernels/testing/op_runner.h"
 
 namespace smrt::kernels::cuda {

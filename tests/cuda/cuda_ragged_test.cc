@@ -11,7 +11,7 @@
 
 #include "cuda_test_util.h"
 #include "gtest/gtest.h"
-#include "kernels/cpu/reference/ragged_util.h"
+#include "kernels/shared/ragged_util.h"
 #include "kernels/registry.h"
 #include "kernels/testing/op_runner.h"
 

@@ -13,8 +13,8 @@
 
 #include "cuda_test_util.h"
 #include "gtest/gtest.h"
-#include "kernels/cpu/reference/array_util.h"
-#include "kernels/cpu/reference/strided_slice_util.h"
+#include "kernels/shared/array_util.h"
+#include "kernels/shared/strided_slice_util.h"
 #include "kernels/cuda/pad.h"
 #include "kernels/cuda/register.h"
 #include "kernels/cuda/slice_plan.h"

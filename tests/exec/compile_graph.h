@@ -10,6 +10,7 @@
 #include "google/protobuf/text_format.h"
 #include "graph/importer.h"
 #include "gtest/gtest.h"
+#include "kernels/registry.h"
 
 namespace smrt::exec::testing {
 

@@ -8,6 +8,7 @@
 #include "google/protobuf/text_format.h"
 #include "graph/importer.h"
 #include "gtest/gtest.h"
+#include "kernels/registry.h"
 #include "kernels/testing/op_runner.h"
 
 namespace smrt::exec {

@@ -5,6 +5,7 @@
 #include "exec/program.h"
 #include "google/protobuf/text_format.h"
 #include "gtest/gtest.h"
+#include "kernels/registry.h"
 #include "kernels/testing/op_runner.h"
 
 namespace smrt::graph {

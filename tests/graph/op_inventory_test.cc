@@ -12,6 +12,7 @@
 #include "graph/op_packages.h"
 #include "graph/shape_inference.h"
 #include "gtest/gtest.h"
+#include "kernels/registry.h"
 
 namespace smrt::graph {
 namespace {

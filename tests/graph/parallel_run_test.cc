@@ -14,6 +14,7 @@
 #include "google/protobuf/text_format.h"
 #include "graph/importer.h"
 #include "gtest/gtest.h"
+#include "kernels/registry.h"
 #include "kernels/testing/op_runner.h"
 
 namespace smrt::exec {
@@ -46,10 +47,10 @@ const kernels::KernelRegistry& Registry() {
       r->AddOp(*d.FindOp(op));
       for (const kernels::KernelSpec& k : d.Kernels(op)) r->AddKernel(k);
     }
-    kernels::OpSpec meet;
+    ops::OpSpec meet;
     meet.op = "Meet";
     meet.stateful = true;
-    meet.infer = [](kernels::InferenceContext& ctx) {
+    meet.infer = [](ops::InferenceContext& ctx) {
       ctx.set_output(0, ctx.input(0));
       return absl::OkStatus();
     };
@@ -68,7 +69,7 @@ const kernels::KernelRegistry& Registry() {
       return absl::OkStatus();
     };
     r->AddKernel(k);
-    kernels::OpSpec probe = meet;
+    ops::OpSpec probe = meet;
     probe.op = "Probe";
     r->AddOp(probe);
     kernels::KernelSpec pk;

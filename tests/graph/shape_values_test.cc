@@ -9,6 +9,7 @@
 #include "graph/shape_inference.h"
 #include "graph/shape_values.h"
 #include "gtest/gtest.h"
+#include "kernels/registry.h"
 
 namespace smrt::graph {
 namespace {
@@ -84,7 +85,7 @@ TEST(ShapeValuesTest, LargeOrNonIntegerResultsAreNotWorkedOut) {
   n.name = "s";
   n.op = "Shape";
   n.outputs = {{DataType::kInt32, PartialShape::Known({3})}};
-  std::vector<kernels::ValueInfo> in = {{DataType::kFloat, PartialShape::Known({2, 3, 4})}};
+  std::vector<ops::ValueInfo> in = {{DataType::kFloat, PartialShape::Known({2, 3, 4})}};
   std::optional<std::vector<Tensor>> v =
       KnownOutputValues(n, in, {nullptr}, kernels::KernelRegistry::Default());
   ASSERT_TRUE(v.has_value());

@@ -11,9 +11,9 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
-#include "kernels/fused_ops.h"
 #include "kernels/registry.h"
 #include "kernels/testing/op_runner.h"
+#include "ops/fused_ops.h"
 
 namespace smrt::kernels {
 namespace {

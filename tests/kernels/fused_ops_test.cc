@@ -8,9 +8,10 @@
 #include "core/file.h"
 #include "core/mapped_file.h"
 #include "gtest/gtest.h"
-#include "kernels/fused_ops.h"
+#include "kernels/post_ops.h"
 #include "kernels/registry.h"
 #include "kernels/testing/op_runner.h"
+#include "ops/fused_ops.h"
 #include "testing/paths.h"
 #include "testing/resident_pages.h"
 

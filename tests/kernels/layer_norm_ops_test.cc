@@ -6,8 +6,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
-#include "kernels/fused_ops.h"
 #include "kernels/testing/op_runner.h"
+#include "ops/fused_ops.h"
 
 namespace smrt::kernels {
 namespace {

@@ -16,8 +16,8 @@
 
 #include "gtest/gtest.h"
 #include "kernels/cpu/intra_op_threads.h"
-#include "kernels/cpu/reference/array_util.h"
-#include "kernels/cpu/reference/broadcast.h"
+#include "kernels/shared/array_util.h"
+#include "kernels/shared/broadcast.h"
 #include "kernels/testing/op_runner.h"
 
 namespace smrt::kernels {

@@ -19,7 +19,7 @@
 #include "absl/strings/str_cat.h"
 #include "core/attr_map.h"
 #include "gtest/gtest.h"
-#include "kernels/cpu/reference/philox.h"
+#include "kernels/shared/philox.h"
 #include "kernels/registry.h"
 #include "kernels/testing/op_runner.h"
 

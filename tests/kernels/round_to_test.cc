@@ -9,8 +9,8 @@
 #include "Eigen/Core"
 #include "gtest/gtest.h"
 #include "kernels/cpu/reference/round_ops.h"
-#include "kernels/fused_ops.h"
 #include "kernels/testing/op_runner.h"
+#include "ops/fused_ops.h"
 
 namespace smrt::kernels {
 namespace {

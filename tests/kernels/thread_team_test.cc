@@ -18,7 +18,7 @@
 #include "gtest/gtest.h"
 #include "kernels/cpu/intra_op_threads.h"
 #include "kernels/cpu/openmp_binding.h"
-#include "kernels/cpu/onednn/sgemm.h"
+#include "kernels/cpu/sgemm.h"
 #include "kernels/cpu/tsan.h"
 
 extern "C" {

@@ -8,7 +8,7 @@
 
 #include "absl/strings/str_join.h"
 #include "gtest/gtest.h"
-#include "kernels/fused_ops.h"
+#include "ops/fused_ops.h"
 #include "passes/pass_test_util.h"
 #include "passes/passes.h"
 
@@ -53,7 +53,7 @@ std::string Graph() {
 std::vector<std::string> Marked(const testing::Optimized& o) {
   std::vector<std::string> marked;
   for (const graph::Node& n : o.program->graph().nodes()) {
-    if (n.attrs.GetOr<bool>(kernels::kAllowTf32Attr, false).value_or(false)) {
+    if (n.attrs.GetOr<bool>(ops::kAllowTf32Attr, false).value_or(false)) {
       marked.push_back(n.op);
     }
   }

@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "absl/strings/str_cat.h"
+#include "kernels/registry.h"
 
 namespace smrt::passes::testing {
 namespace {
@@ -50,7 +51,7 @@ KernelSpec Wrapped(const std::string& op, std::vector<int> host_inputs) {
       inputs.push_back(want_device ? HostView(ctx.input(i)) : ctx.input(i));
     }
     absl::StatusOr<const KernelSpec*> cpu =
-        kernels::KernelRegistry::Default().FindKernel(op, kernels::kCpu, ctx.attrs());
+        kernels::KernelRegistry::Default().FindKernel(op, ops::kCpu, ctx.attrs());
     if (!cpu.ok()) return cpu.status();
     KernelContext inner(ctx.node_name(), op, ctx.attrs(), std::move(inputs), ctx.num_outputs());
     if (absl::Status s = (*cpu)->compute(inner); !s.ok()) return s;
@@ -66,7 +67,7 @@ KernelSpec Wrapped(const std::string& op, std::vector<int> host_inputs) {
 }
 
 std::vector<KernelSpec> FakeCopyKernels() {
-  KernelSpec to_device{kernels::kToDeviceOp, kFake};
+  KernelSpec to_device{ops::kToDeviceOp, kFake};
   to_device.compute = [](KernelContext& ctx) -> absl::Status {
     if (ctx.input(0).on_device()) return WrongSide(ctx, 0, false);
     absl::StatusOr<Tensor*> out =
@@ -75,7 +76,7 @@ std::vector<KernelSpec> FakeCopyKernels() {
     std::memcpy((*out)->raw_data(), ctx.input(0).raw_data(), ctx.input(0).byte_size());
     return absl::OkStatus();
   };
-  KernelSpec to_host{kernels::kToHostOp, kFake};
+  KernelSpec to_host{ops::kToHostOp, kFake};
   to_host.compute = [](KernelContext& ctx) -> absl::Status {
     if (!ctx.input(0).on_device()) return WrongSide(ctx, 0, true);
     absl::StatusOr<Tensor*> out =

@@ -7,7 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "gtest/gtest.h"
-#include "kernels/fused_ops.h"
+#include "ops/fused_ops.h"
 #include "passes/pass_test_util.h"
 
 namespace smrt::passes {
@@ -105,7 +105,7 @@ TEST(FuseAttentionTest, Keras3MultiHeadAttentionCoreBecomesOneOp) {
       testing::RunBoth(Keras3(), Feeds(DataType::kBool, {kBatch, 1, 1, kKey}), {"out:0"},
                        Inputs(PaddingMask()));
   ASSERT_TRUE(b.ok()) << b.status();
-  EXPECT_EQ(b->fused.count(kernels::kAttention), 1) << absl::StrJoin(b->fused.ops(), ",");
+  EXPECT_EQ(b->fused.count(ops::kAttention), 1) << absl::StrJoin(b->fused.ops(), ",");
   for (const char* gone : {"Transpose", "BatchMatMulV2", "SelectV2", "Softmax"}) {
     EXPECT_EQ(b->fused.count(gone), 0) << gone << ": " << absl::StrJoin(b->fused.ops(), ",");
   }
@@ -133,7 +133,7 @@ TEST(FuseAttentionTest, ScaledScoresWithAnAdditiveMask) {
   absl::StatusOr<testing::Both> b =
       testing::RunBoth(Classic(), Feeds(DataType::kFloat, mask_shape), {"out:0"}, Inputs(mask));
   ASSERT_TRUE(b.ok()) << b.status();
-  EXPECT_EQ(b->fused.count(kernels::kAttention), 1) << absl::StrJoin(b->fused.ops(), ",");
+  EXPECT_EQ(b->fused.count(ops::kAttention), 1) << absl::StrJoin(b->fused.ops(), ",");
   EXPECT_EQ(b->fused.count("Mul"), 0);
   EXPECT_EQ(b->fused.count("AddV2"), 0);
   const FusionRecord* r = Record(b->fused.fusions, true);
@@ -148,7 +148,7 @@ TEST(FuseAttentionTest, DeclinesWhenAnInnerValueIsUsedElsewhereAndCanBeSwitchedO
       testing::RunBoth(Keras3(), Feeds(DataType::kBool, {kBatch, 1, 1, kKey}),
                        {"out:0", "probs:0"}, Inputs(PaddingMask()));
   ASSERT_TRUE(b.ok()) << b.status();
-  EXPECT_EQ(b->fused.count(kernels::kAttention), 0);
+  EXPECT_EQ(b->fused.count(ops::kAttention), 0);
   const FusionRecord* r = Record(b->fused.fusions, false);
   ASSERT_NE(r, nullptr);
   EXPECT_EQ(r->reason, "'probs' is a signature output");
@@ -164,14 +164,14 @@ TEST(FuseAttentionTest, DeclinesWhenAnInnerValueIsUsedElsewhereAndCanBeSwitchedO
   inputs.push_back(PaddingMask());
   b = testing::RunBoth(two_masks, feeds, {"out:0"}, inputs);
   ASSERT_TRUE(b.ok()) << b.status();
-  EXPECT_EQ(b->fused.count(kernels::kAttention), 0) << absl::StrJoin(b->fused.ops(), ",");
+  EXPECT_EQ(b->fused.count(ops::kAttention), 0) << absl::StrJoin(b->fused.ops(), ",");
 
   PipelineOptions off;
   off.disabled_passes = {"fuse_attention"};
   b = testing::RunBoth(Keras3(), Feeds(DataType::kBool, {kBatch, 1, 1, kKey}), {"out:0"},
                        Inputs(PaddingMask()), off);
   ASSERT_TRUE(b.ok()) << b.status();
-  EXPECT_EQ(b->fused.count(kernels::kAttention), 0);
+  EXPECT_EQ(b->fused.count(ops::kAttention), 0);
   EXPECT_EQ(b->fused.count("Softmax"), 1);
 }
 

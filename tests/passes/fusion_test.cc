@@ -6,7 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "gtest/gtest.h"
-#include "kernels/fused_ops.h"
+#include "ops/fused_ops.h"
 #include "passes/pass_test_util.h"
 
 namespace smrt::passes {
@@ -65,10 +65,10 @@ TEST(FusionTest, ConvBatchNormReluBecomesOneFusedConv) {
   Tensor x = RandomFloats({2, 9, 9, 3}, 2);
   absl::StatusOr<testing::Both> b = testing::RunBoth(g, Feed({-1, 9, 9, 3}), {"y:0"}, {x});
   ASSERT_TRUE(b.ok()) << b.status();
-  EXPECT_EQ(b->fused.count(kernels::kFusedConv2D), 1) << absl::StrJoin(b->fused.ops(), ",");
+  EXPECT_EQ(b->fused.count(ops::kFusedConv2D), 1) << absl::StrJoin(b->fused.ops(), ",");
   EXPECT_EQ(b->fused.count("FusedBatchNormV3"), 0);
   EXPECT_EQ(b->fused.count("Relu"), 0);
-  EXPECT_EQ(FusedOpsOf(b->fused, kernels::kFusedConv2D),
+  EXPECT_EQ(FusedOpsOf(b->fused, ops::kFusedConv2D),
             (std::vector<std::string>{"BiasAdd", "Relu"}));
   EXPECT_NE(FindRecord(b->fused.fusions, true, "Conv2D+FusedBatchNormV3"), nullptr);
   EXPECT_NE(FindRecord(b->fused.fusions, true, "Conv2D+BiasAdd+Relu"), nullptr);
@@ -85,7 +85,7 @@ TEST(FusionTest, DepthwiseBiasRelu6AndStrides) {
   Tensor x = RandomFloats({1, 10, 11, 4}, 5, -4, 4);
   absl::StatusOr<testing::Both> b = testing::RunBoth(g, Feed({1, 10, 11, 4}), {"y:0"}, {x});
   ASSERT_TRUE(b.ok()) << b.status();
-  EXPECT_EQ(FusedOpsOf(b->fused, kernels::kFusedConv2D),
+  EXPECT_EQ(FusedOpsOf(b->fused, ops::kFusedConv2D),
             (std::vector<std::string>{"BiasAdd", "Relu6"}));
   EXPECT_LT(MaxAbsDiff(b->fused_out[0], b->plain_out[0]), 1e-5f);
 }
@@ -99,7 +99,7 @@ TEST(FusionTest, ResidualAddAndReluBecomeASum) {
   Tensor x = RandomFloats({2, 7, 7, 6}, 8);
   absl::StatusOr<testing::Both> b = testing::RunBoth(g, Feed({2, 7, 7, 6}), {"y:0"}, {x});
   ASSERT_TRUE(b.ok()) << b.status();
-  EXPECT_EQ(FusedOpsOf(b->fused, kernels::kFusedConv2D),
+  EXPECT_EQ(FusedOpsOf(b->fused, ops::kFusedConv2D),
             (std::vector<std::string>{"BiasAdd", "Add", "Relu"}));
   EXPECT_EQ(b->fused.count("AddV2"), 0);
   EXPECT_LT(MaxAbsDiff(b->fused_out[0], b->plain_out[0]), 1e-5f);
@@ -117,7 +117,7 @@ TEST(FusionTest, EveryActivationGivesTheUnfusedNumbers) {
     Tensor x = RandomFloats({1, 5, 6, 3}, 11, -3, 3);
     absl::StatusOr<testing::Both> b = testing::RunBoth(g, Feed({1, 5, 6, 3}), {"y:0"}, {x});
     ASSERT_TRUE(b.ok()) << b.status();
-    EXPECT_EQ(FusedOpsOf(b->fused, kernels::kFusedConv2D),
+    EXPECT_EQ(FusedOpsOf(b->fused, ops::kFusedConv2D),
               (std::vector<std::string>{"BiasAdd", act}));
     EXPECT_LT(MaxAbsDiff(b->fused_out[0], b->plain_out[0]), 1e-5f);
   }
@@ -182,9 +182,9 @@ TEST(FusionTest, MatMulMulAddReluFromKerasBatchNorm) {
   Tensor x = RandomFloats({3, 6}, 18);
   absl::StatusOr<testing::Both> b = testing::RunBoth(g, Feed({-1, 6}), {"y:0"}, {x});
   ASSERT_TRUE(b.ok()) << b.status();
-  EXPECT_EQ(b->fused.count(kernels::kFusedMatMul), 1) << absl::StrJoin(b->fused.ops(), ",");
+  EXPECT_EQ(b->fused.count(ops::kFusedMatMul), 1) << absl::StrJoin(b->fused.ops(), ",");
   EXPECT_EQ(b->fused.count("Mul"), 0);
-  EXPECT_EQ(FusedOpsOf(b->fused, kernels::kFusedMatMul),
+  EXPECT_EQ(FusedOpsOf(b->fused, ops::kFusedMatMul),
             (std::vector<std::string>{"BiasAdd", "Relu"}));
   EXPECT_NE(FindRecord(b->fused.fusions, true, "MatMul+Mul+AddV2"), nullptr);
   EXPECT_LT(MaxAbsDiff(b->fused_out[0], b->plain_out[0]), 1e-5f);
@@ -202,7 +202,7 @@ TEST(FusionTest, TransposedMatMulFoldsBatchNormAlongItsRows) {
   Tensor x = RandomFloats({3, 7}, 64);
   absl::StatusOr<testing::Both> b = testing::RunBoth(g, Feed({-1, 7}), {"y:0"}, {x});
   ASSERT_TRUE(b.ok()) << b.status();
-  EXPECT_EQ(b->fused.count(kernels::kFusedMatMul), 1) << absl::StrJoin(b->fused.ops(), ",");
+  EXPECT_EQ(b->fused.count(ops::kFusedMatMul), 1) << absl::StrJoin(b->fused.ops(), ",");
   EXPECT_EQ(b->fused.count("Mul"), 0);
   EXPECT_LT(MaxAbsDiff(b->fused_out[0], b->plain_out[0]), 1e-5f);
 }
@@ -216,7 +216,7 @@ TEST(FusionTest, TransposedMatMulBiasTanh) {
   Tensor x = RandomFloats({4, 7}, 21);
   absl::StatusOr<testing::Both> b = testing::RunBoth(g, Feed({4, 7}), {"y:0"}, {x});
   ASSERT_TRUE(b.ok()) << b.status();
-  EXPECT_EQ(FusedOpsOf(b->fused, kernels::kFusedMatMul),
+  EXPECT_EQ(FusedOpsOf(b->fused, ops::kFusedMatMul),
             (std::vector<std::string>{"BiasAdd", "Tanh"}));
   EXPECT_LT(MaxAbsDiff(b->fused_out[0], b->plain_out[0]), 1e-5f);
 }
@@ -314,7 +314,7 @@ TEST(FusionTest, SwishAfterConvIsAPostOp) {
   Tensor x = RandomFloats({1, 6, 6, 2}, 26, -3, 3);
   absl::StatusOr<testing::Both> b = testing::RunBoth(g, Feed({1, 6, 6, 2}), {"y:0"}, {x});
   ASSERT_TRUE(b.ok()) << b.status();
-  EXPECT_EQ(FusedOpsOf(b->fused, kernels::kFusedConv2D),
+  EXPECT_EQ(FusedOpsOf(b->fused, ops::kFusedConv2D),
             (std::vector<std::string>{"BiasAdd", "Swish"}));
   EXPECT_EQ(b->fused.count("Sigmoid"), 0) << absl::StrJoin(b->fused.ops(), ",");
   EXPECT_LT(MaxAbsDiff(b->fused_out[0], b->plain_out[0]), 1e-5f);
@@ -331,7 +331,7 @@ TEST(FusionTest, GeluErfAfterDenseIsAPostOp) {
   Tensor x = RandomFloats({4, 5}, 29, -3, 3);
   absl::StatusOr<testing::Both> b = testing::RunBoth(g, Feed({4, 5}), {"y:0"}, {x});
   ASSERT_TRUE(b.ok()) << b.status();
-  EXPECT_EQ(FusedOpsOf(b->fused, kernels::kFusedMatMul),
+  EXPECT_EQ(FusedOpsOf(b->fused, ops::kFusedMatMul),
             (std::vector<std::string>{"BiasAdd", "GeluErf"}));
   EXPECT_EQ(b->fused.count("Erfc"), 0) << absl::StrJoin(b->fused.ops(), ",");
   EXPECT_LT(MaxAbsDiff(b->fused_out[0], b->plain_out[0]), 1e-5f);
@@ -357,7 +357,7 @@ TEST(FusionTest, TensordotBiasAndActivationMoveBeforeTheReshape) {
   Tensor x = RandomFloats({2, 3, 5}, 33, -3, 3);
   absl::StatusOr<testing::Both> b = testing::RunBoth(g, Feed({2, 3, 5}), {"y:0"}, {x});
   ASSERT_TRUE(b.ok()) << b.status();
-  EXPECT_EQ(FusedOpsOf(b->fused, kernels::kFusedMatMul),
+  EXPECT_EQ(FusedOpsOf(b->fused, ops::kFusedMatMul),
             (std::vector<std::string>{"BiasAdd", "Relu"}));
   EXPECT_EQ(b->fused.count("BiasAdd"), 0) << absl::StrJoin(b->fused.ops(), ",");
   EXPECT_EQ(b->fused.count("Relu"), 0);
@@ -384,7 +384,7 @@ TEST(FusionTest, TensordotBiasAndActivationMoveBeforeTheReshape) {
       {"x:0", DataType::kFloat, PartialShape::Known({-1, 3, 5})}};
   b = testing::RunBoth(runtime, any_batch, {"y:0"}, {x});
   ASSERT_TRUE(b.ok()) << b.status();
-  EXPECT_EQ(FusedOpsOf(b->fused, kernels::kFusedMatMul),
+  EXPECT_EQ(FusedOpsOf(b->fused, ops::kFusedMatMul),
             (std::vector<std::string>{"BiasAdd", "Relu"}));
   ASSERT_EQ(b->fused_out[0].shape(), (Shape{2, 3, 4}));
   EXPECT_LT(MaxAbsDiff(b->fused_out[0], b->plain_out[0]), 1e-5f);
@@ -482,7 +482,7 @@ TEST(FusionTest, KerasAndTfNnLayerNormsBecomeOneOpEach) {
   absl::StatusOr<testing::Both> b =
       testing::RunBoth(g, Feed({2, 5, 16}), {"ln1/out:0", "ln2/out:0"}, {x});
   ASSERT_TRUE(b.ok()) << b.status();
-  EXPECT_EQ(b->fused.count(kernels::kLayerNorm), 2) << absl::StrJoin(b->fused.ops(), ",");
+  EXPECT_EQ(b->fused.count(ops::kLayerNorm), 2) << absl::StrJoin(b->fused.ops(), ",");
   EXPECT_EQ(b->fused.count("Rsqrt"), 0) << absl::StrJoin(b->fused.ops(), ",");
   EXPECT_EQ(b->fused.count("Mean"), 0);
   EXPECT_EQ(b->plain.count("Rsqrt"), 2);
@@ -505,7 +505,7 @@ TEST(FusionTest, LayerNormWithoutGammaOrBeta) {
   Tensor x = RandomFloats({7, 33}, 45, -3, 3);
   absl::StatusOr<testing::Both> b = testing::RunBoth(g, Feed({7, 33}), {"out:0"}, {x});
   ASSERT_TRUE(b.ok()) << b.status();
-  EXPECT_EQ(b->fused.count(kernels::kLayerNorm), 1) << absl::StrJoin(b->fused.ops(), ",");
+  EXPECT_EQ(b->fused.count(ops::kLayerNorm), 1) << absl::StrJoin(b->fused.ops(), ",");
   EXPECT_EQ(b->fused.count("Rsqrt"), 0);
   EXPECT_LT(MaxAbsDiff(b->fused_out[0], b->plain_out[0]), 1e-5f);
 }
@@ -520,7 +520,7 @@ TEST(FusionTest, LayerNormDeclinesAndSaysWhy) {
   const std::vector<std::string> fetches = {"ln1/out:0", "other:0", "ln3/out:0"};
   absl::StatusOr<testing::Both> b = testing::RunBoth(g, Feed({3, 4, 8}), fetches, {x});
   ASSERT_TRUE(b.ok()) << b.status();
-  EXPECT_EQ(b->fused.count(kernels::kLayerNorm), 1) << absl::StrJoin(b->fused.ops(), ",");
+  EXPECT_EQ(b->fused.count(ops::kLayerNorm), 1) << absl::StrJoin(b->fused.ops(), ",");
   const FusionRecord* shared = nullptr;
   for (const FusionRecord& r : b->fused.fusions) {
     if (!r.fused && r.node == "ln1/out") shared = &r;
@@ -535,7 +535,7 @@ TEST(FusionTest, LayerNormDeclinesAndSaysWhy) {
   // ln2 (axis 1) fetched on its own.
   b = testing::RunBoth(g, Feed({3, 4, 8}), {"ln2/out:0"}, {x});
   ASSERT_TRUE(b.ok()) << b.status();
-  EXPECT_EQ(b->fused.count(kernels::kLayerNorm), 0);
+  EXPECT_EQ(b->fused.count(ops::kLayerNorm), 0);
   const FusionRecord* axis = FindRecord(b->fused.fusions, false, "LayerNorm(keras)");
   ASSERT_NE(axis, nullptr);
   EXPECT_EQ(axis->node, "ln2/out");
@@ -544,7 +544,7 @@ TEST(FusionTest, LayerNormDeclinesAndSaysWhy) {
   // An inner value fetched as a signature output.
   b = testing::RunBoth(g, Feed({3, 4, 8}), {"ln3/out:0", "ln3/rsqrt:0"}, {x});
   ASSERT_TRUE(b.ok()) << b.status();
-  EXPECT_EQ(b->fused.count(kernels::kLayerNorm), 0);
+  EXPECT_EQ(b->fused.count(ops::kLayerNorm), 0);
   const FusionRecord* fetched = FindRecord(b->fused.fusions, false, "LayerNorm");
   ASSERT_NE(fetched, nullptr);
   EXPECT_EQ(fetched->reason, "'ln3/rsqrt' is a signature output");
@@ -553,7 +553,7 @@ TEST(FusionTest, LayerNormDeclinesAndSaysWhy) {
   off.disabled_passes = {"fuse_layer_norm"};
   b = testing::RunBoth(g, Feed({3, 4, 8}), {"ln3/out:0"}, {x}, off);
   ASSERT_TRUE(b.ok()) << b.status();
-  EXPECT_EQ(b->fused.count(kernels::kLayerNorm), 0);
+  EXPECT_EQ(b->fused.count(ops::kLayerNorm), 0);
   EXPECT_EQ(b->fused.count("Rsqrt"), 1);
 }
 
@@ -571,7 +571,7 @@ TEST(FusionTest, LayerNormWithVariableGammaOrFloat64IsLeftAlone) {
   absl::StatusOr<testing::Both> b =
       testing::RunBoth(g, feeds, {"out:0"}, {RandomFloats({2, 6}, 47), RandomFloats({6}, 48)});
   ASSERT_TRUE(b.ok()) << b.status();
-  EXPECT_EQ(b->fused.count(kernels::kLayerNorm), 0);
+  EXPECT_EQ(b->fused.count(ops::kLayerNorm), 0);
   const FusionRecord* r = FindRecord(b->fused.fusions, false, "LayerNorm");
   ASSERT_NE(r, nullptr);
   EXPECT_EQ(r->reason, "gamma is not a constant over the last axis");
@@ -595,7 +595,7 @@ TEST(FusionTest, LayerNormWithVariableGammaOrFloat64IsLeftAlone) {
   absl::StatusOr<testing::Optimized> o =
       testing::Build(g, {{"x:0", DataType::kDouble, PartialShape::Known({2, 6})}}, {"out:0"}, &all);
   ASSERT_TRUE(o.ok()) << o.status();
-  EXPECT_EQ(o->count(kernels::kLayerNorm), 0);
+  EXPECT_EQ(o->count(ops::kLayerNorm), 0);
   r = FindRecord(o->fusions, false, "LayerNorm");
   ASSERT_NE(r, nullptr);
   EXPECT_EQ(r->reason, "not float32");

@@ -10,9 +10,9 @@
 
 #include "absl/strings/str_cat.h"
 #include "core/file.h"
-#include "kernels/fused_ops.h"
 #include "gtest/gtest.h"
 #include "kernels/testing/op_runner.h"
+#include "ops/fused_ops.h"
 #include "passes/pass_test_util.h"
 #include "passes/rewrite.h"
 
@@ -163,7 +163,7 @@ TEST(PipelineTest, FusionsRunInsideATf1Loop) {
   Tensor x = kernels::testing::MakeTensor<float>({2, 2}, {1, -2, 0.5f, 3});
   absl::StatusOr<testing::Both> b = RunBoth(graph, X22(), {"y:0"}, {x});
   ASSERT_TRUE(b.ok()) << b.status();
-  EXPECT_EQ(b->fused.count(kernels::kFusedMatMul), 1);
+  EXPECT_EQ(b->fused.count(ops::kFusedMatMul), 1);
   EXPECT_EQ(b->fused.count("BiasAdd"), 0);
   EXPECT_EQ(kernels::testing::Values<float>(b->fused_out[0]),
             kernels::testing::Values<float>(b->plain_out[0]));
@@ -261,7 +261,7 @@ TEST(PipelineTest, LayerNormFusesInsideATf1Loop) {
   Tensor x = kernels::testing::MakeTensor<float>({2, 2}, {1, -2, 0.5f, 3});
   absl::StatusOr<testing::Both> b = RunBoth(graph, X22(), {"y:0"}, {x});
   ASSERT_TRUE(b.ok()) << b.status();
-  EXPECT_EQ(b->fused.count(kernels::kLayerNorm), 1);
+  EXPECT_EQ(b->fused.count(ops::kLayerNorm), 1);
   EXPECT_EQ(b->fused.count("Rsqrt"), 0);
   EXPECT_LT(testing::MaxAbsDiff(b->fused_out[0], b->plain_out[0]), 1e-5f);
   // Rows normalised: each sums to 0, and is not 0.

@@ -20,6 +20,7 @@
 #include "gtest/gtest.h"
 #include "kernels/device_bytes.h"
 #include "kernels/function_call_kernels.h"
+#include "kernels/registry.h"
 #include "kernels/tensor_array.h"
 #include "kernels/testing/op_runner.h"
 #include "loader/saved_model_bundle.h"
@@ -219,7 +220,7 @@ absl::StatusOr<Placed> Compile(const kernels::KernelRegistry& registry, FakeDevi
                           absl::string_view function, graph::ImportResult& body,
                           const std::vector<bool>& device_feeds,
                           const std::vector<bool>& device_fetches,
-                          const std::vector<kernels::Resource*>& resources) {
+                          const std::vector<ops::Resource*>& resources) {
       PlacementOptions o = placement;
       o.device_feeds = device_feeds;
       o.device_fetches = device_fetches;
@@ -240,9 +241,9 @@ struct TextGraph {
     EXPECT_TRUE(google::protobuf::TextFormat::ParseFromString(text, &def));
   }
   tensorflow::GraphDef def;
-  kernels::VariableResource w{MakeTensor<float>({2, 2}, kW)};
+  ops::VariableResource w{MakeTensor<float>({2, 2}, kW)};
   exec::ResourceBinder binder() {
-    return [this](const graph::Node& n) -> absl::StatusOr<kernels::Resource*> {
+    return [this](const graph::Node& n) -> absl::StatusOr<ops::Resource*> {
       return n.op == "VarHandleOp" ? &w : nullptr;
     };
   }
@@ -259,7 +260,7 @@ int Copies(const Placed& p, absl::string_view prefix) {
   int n = 0;
   for (const PlacementRecord& r : p.placement) {
     n += absl::StartsWith(r.node, prefix) &&
-         (r.op == kernels::kToDeviceOp || r.op == kernels::kToHostOp);
+         (r.op == ops::kToDeviceOp || r.op == ops::kToHostOp);
   }
   return n;
 }
@@ -516,11 +517,11 @@ std::vector<PlacementRecord> ExpectTheCpusBits(const kernels::KernelRegistry& re
   options.fetches.clear();
   for (const auto& [key, info] : sig.outputs()) options.fetches.push_back(info.name());
   // One made-up value per variable, bound alike for both programs.
-  std::map<std::string, std::unique_ptr<kernels::VariableResource>> variables;
+  std::map<std::string, std::unique_ptr<ops::VariableResource>> variables;
   exec::ResourceBinder binder =
-      [&variables](const graph::Node& n) -> absl::StatusOr<kernels::Resource*> {
+      [&variables](const graph::Node& n) -> absl::StatusOr<ops::Resource*> {
     if (n.op != "VarHandleOp") return nullptr;
-    std::unique_ptr<kernels::VariableResource>& v = variables[n.name];
+    std::unique_ptr<ops::VariableResource>& v = variables[n.name];
     if (v == nullptr) {
       absl::StatusOr<PartialShape> shape = n.attrs.Get<PartialShape>("shape");
       if (!shape.ok()) return shape.status();
@@ -530,7 +531,7 @@ std::vector<PlacementRecord> ExpectTheCpusBits(const kernels::KernelRegistry& re
         const float k = static_cast<float>(i + variables.size());
         value->data<float>()[i] = 0.3f * std::cos(1.3f * k);
       }
-      v = std::make_unique<kernels::VariableResource>(*std::move(value));
+      v = std::make_unique<ops::VariableResource>(*std::move(value));
     }
     return v.get();
   };
@@ -576,7 +577,7 @@ TEST(PlaceBodiesTest, KerasRecurrentLayersGiveTheCpusBitsOnTheDevice) {
       lists += absl::StartsWith(r.op, "TensorList");
       body_products += r.op == "MatMul" && absl::StrContains(r.node, "while_body");
       body_copies += absl::StrContains(r.node, "_while_") &&
-                     (r.op == kernels::kToDeviceOp || r.op == kernels::kToHostOp);
+                     (r.op == ops::kToDeviceOp || r.op == ops::kToHostOp);
     }
     EXPECT_GE(loops, 1);
     EXPECT_GE(lists, 4);
@@ -600,7 +601,7 @@ TEST(PlaceBodiesTest, Tf1LoopsGiveTheCpusBitsWithTheirFramesOnTheDevice) {
     products += r.op == "MatMul";
     // Copies of values made in the loop (Exit's, after it, run once).
     loop_copies += absl::StartsWith(r.node, "rnn/while/") && !absl::StrContains(r.node, "Exit") &&
-                   (r.op == kernels::kToDeviceOp || r.op == kernels::kToHostOp);
+                   (r.op == ops::kToDeviceOp || r.op == ops::kToHostOp);
   }
   EXPECT_GE(arrays, 5);  // TensorArrayV3 x2, Scatter, Read, Write, Gather
   EXPECT_GE(products, 1);

@@ -2,6 +2,7 @@
 // fake device of fake_device.h. A program placed on it must give the CPU's
 // numbers, upload its Consts once, and never hand a kernel a value where it
 // does not live.
+#include "kernels/registry.h"
 #include "passes/place_nodes.h"
 
 #include <array>
@@ -139,11 +140,11 @@ TEST(PlaceNodesTest, NodesGoWhereTheirKernelIsWithOneCopyPerCrossing) {
   EXPECT_EQ(DeviceOf(p, "w"), "FAKE:0");  // read only on the device: uploaded once
   EXPECT_EQ(DeviceOf(p, "shape"), "");    // Reshape reads its shape on the host
   // x -> device, relu -> host (for sqrt), sqrt -> device, y -> host (the fetch).
-  const int to_device = Count(p, kernels::kToDeviceOp), to_host = Count(p, kernels::kToHostOp);
+  const int to_device = Count(p, ops::kToDeviceOp), to_host = Count(p, ops::kToHostOp);
   EXPECT_EQ(to_device, 2);
   EXPECT_EQ(to_host, 2);
   const graph::Node& fetched = p.graph().node(p.spec().fetches[0].node);
-  EXPECT_EQ(fetched.op, kernels::kToHostOp);
+  EXPECT_EQ(fetched.op, ops::kToHostOp);
   int fallbacks = 0;
   for (const PlacementRecord& r : placed->placement) {
     if (r.fell_back) {
@@ -340,7 +341,7 @@ TEST(PlaceNodesTest, Int32ShapeArithmeticStaysOnTheHost) {
   // on the host: on the device it would be copied up and back.
   EXPECT_EQ(DeviceOf(p, "target"), "");
   EXPECT_EQ(DeviceOf(p, "minus"), "");
-  const int to_device = Count(p, kernels::kToDeviceOp), to_host = Count(p, kernels::kToHostOp);
+  const int to_device = Count(p, ops::kToDeviceOp), to_host = Count(p, ops::kToHostOp);
   EXPECT_EQ(to_device, 1);  // x
   EXPECT_EQ(to_host, 1);    // y, the fetch
   for (const PlacementRecord& r : placed->placement) {
@@ -398,7 +399,7 @@ TEST(PlaceNodesTest, IntegersFromHostValuesForAHostReaderAreMadeOnTheHost) {
   EXPECT_EQ(DeviceOf(p, "sum"), "");
   EXPECT_EQ(DeviceOf(p, "target"), "");
   EXPECT_EQ(DeviceOf(p, "dims"), "");
-  const int to_device = Count(p, kernels::kToDeviceOp), to_host = Count(p, kernels::kToHostOp);
+  const int to_device = Count(p, ops::kToDeviceOp), to_host = Count(p, ops::kToHostOp);
   EXPECT_EQ(to_device, 1);  // x
   EXPECT_EQ(to_host, 1);    // y, the fetch
   for (const PlacementRecord& r : placed->placement) {

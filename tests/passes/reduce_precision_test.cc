@@ -8,8 +8,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "gtest/gtest.h"
-#include "kernels/fused_ops.h"
 #include "kernels/testing/op_runner.h"
+#include "ops/fused_ops.h"
 #include "passes/pass_test_util.h"
 
 namespace smrt::passes {
@@ -82,7 +82,7 @@ TEST(ReducePrecisionTest, ConvChainRunsInFloat16WithCastsAtItsEdges) {
   ASSERT_TRUE(b.ok()) << b.status();
   const std::string ops = absl::StrJoin(b->fused.ops(), ",");
   // The fused conv and the pool compute in float16; the Mean stays float32.
-  EXPECT_EQ(TypeOf(b->fused, kernels::kFusedConv2D), DataType::kHalf) << ops;
+  EXPECT_EQ(TypeOf(b->fused, ops::kFusedConv2D), DataType::kHalf) << ops;
   EXPECT_EQ(TypeOf(b->fused, "MaxPool"), DataType::kHalf) << ops;
   EXPECT_EQ(TypeOf(b->fused, "Mean"), DataType::kFloat) << ops;
   // One cast in (x), one back out (the pool's value, read by Mean and fetched).
@@ -123,7 +123,7 @@ TEST(ReducePrecisionTest, BFloat16MovesTheNumbersByItsCoarserRounding) {
   absl::StatusOr<testing::Both> b = testing::RunBoth(ConvNet(), Feed({-1, 8, 8, 4}), {"y:0"}, {x},
                                                      Precision(DataType::kBFloat16));
   ASSERT_TRUE(b.ok()) << b.status();
-  EXPECT_EQ(TypeOf(b->fused, kernels::kFusedConv2D), DataType::kBFloat16);
+  EXPECT_EQ(TypeOf(b->fused, ops::kFusedConv2D), DataType::kBFloat16);
   const float diff = MaxAbsDiff(b->fused_out[0], b->plain_out[0]);
   EXPECT_LT(diff, 1.5e-1f);  // 8 bits of mantissa: relative 2^-8 per rounding
   EXPECT_GT(diff, 2e-3f);
@@ -206,7 +206,7 @@ TEST(ReducePrecisionTest, Float32ByDefaultAndWhenDisabled) {
       testing::RunBoth(ConvNet(), Feed({-1, 8, 8, 4}), {"y:0"}, {x});
   ASSERT_TRUE(off.ok()) << off.status();
   EXPECT_EQ(off->fused.count("Cast"), 0);
-  EXPECT_EQ(TypeOf(off->fused, kernels::kFusedConv2D), DataType::kFloat);
+  EXPECT_EQ(TypeOf(off->fused, ops::kFusedConv2D), DataType::kFloat);
 
   PipelineOptions disabled = Precision(DataType::kHalf);
   disabled.disabled_passes = {"reduce_precision"};

@@ -9,8 +9,8 @@
 
 #include "absl/strings/str_join.h"
 #include "gtest/gtest.h"
-#include "kernels/fused_ops.h"
 #include "kernels/testing/op_runner.h"
+#include "ops/fused_ops.h"
 #include "passes/pass_test_util.h"
 
 namespace smrt::passes {
@@ -56,7 +56,7 @@ bool SameBytes(const Tensor& a, const Tensor& b) {
 std::vector<std::string> SixteenBitNodes(const testing::Optimized& o) {
   std::vector<std::string> found;
   for (const graph::Node& n : o.program->graph().nodes()) {
-    if (n.op == "Placeholder" || n.op == "Cast" || n.op == kernels::kRoundTo) continue;
+    if (n.op == "Placeholder" || n.op == "Cast" || n.op == ops::kRoundTo) continue;
     for (const auto& [name, value] : n.attrs.all()) {
       const DataType* t = std::get_if<DataType>(&value);
       if (t != nullptr && (*t == DataType::kHalf || *t == DataType::kBFloat16)) {
@@ -103,7 +103,7 @@ TEST(Widen16BitTest, AFloat16ConvNetGivesTheBitsOfItsFloat16Kernels) {
   EXPECT_EQ(absl::StrJoin(SixteenBitNodes(b->fused), ","), "") << ops;
   // Rounded: the conv, the bias add and the average; Relu and MaxPool keep
   // their inputs' values. Cast: x in, y out; z's Cast is an Identity.
-  EXPECT_EQ(b->fused.count(kernels::kRoundTo), 3) << ops;
+  EXPECT_EQ(b->fused.count(ops::kRoundTo), 3) << ops;
   EXPECT_EQ(b->fused.count("Cast"), 2) << ops;
   EXPECT_TRUE(HasLogLine(b->fused, "widen_16bit: 8 16-bit nodes widened to float32, 3 results "
                                    "rounded to their 16-bit type, 2 constants widened, 2 casts "
@@ -171,7 +171,7 @@ TEST(Widen16BitTest, ABFloat16BatchNormGivesTheBitsOfItsBFloat16Kernel) {
   const std::string ops = absl::StrJoin(b->fused.ops(), ",");
   EXPECT_EQ(absl::StrJoin(SixteenBitNodes(b->fused), ","), "y LeakyRelu") << ops;
   // The Cast down is the first rounding, the batch norm's the second.
-  EXPECT_EQ(b->fused.count(kernels::kRoundTo), 2) << ops;
+  EXPECT_EQ(b->fused.count(ops::kRoundTo), 2) << ops;
   EXPECT_TRUE(HasLogLine(b->fused, "widen_16bit: 2 16-bit nodes widened to float32, 2 results "
                                    "rounded to their 16-bit type, 0 constants widened, 1 casts "
                                    "added; 16-bit as exported: LeakyRelu"))
@@ -192,7 +192,7 @@ TEST(Widen16BitTest, ANodeThatStays16BitSitsBetweenExactCasts) {
   ASSERT_TRUE(b.ok()) << b.status();
   const std::string ops = absl::StrJoin(b->fused.ops(), ",");
   EXPECT_EQ(absl::StrJoin(SixteenBitNodes(b->fused), ","), "sig Sigmoid") << ops;
-  EXPECT_EQ(b->fused.count(kernels::kRoundTo), 2) << ops;
+  EXPECT_EQ(b->fused.count(ops::kRoundTo), 2) << ops;
   // x up; the square down to Sigmoid; Sigmoid's result up; y down.
   EXPECT_EQ(b->fused.count("Cast"), 4) << ops;
   EXPECT_TRUE(SameBytes(b->fused_out[0], b->plain_out[0]));
@@ -220,7 +220,7 @@ TEST(Widen16BitTest, TruncatingAndFloat64CastsStayCasts) {
   ASSERT_TRUE(b.ok()) << b.status();
   const std::string ops = absl::StrJoin(b->fused.ops(), ",");
   EXPECT_EQ(absl::StrJoin(SixteenBitNodes(b->fused), ","), "") << ops;
-  EXPECT_EQ(b->fused.count(kernels::kRoundTo), 2) << ops;  // after the two Muls
+  EXPECT_EQ(b->fused.count(ops::kRoundTo), 2) << ops;  // after the two Muls
   EXPECT_TRUE(SameBytes(b->fused_out[0], b->plain_out[0]));
   EXPECT_TRUE(SameBytes(b->fused_out[1], b->plain_out[1]));
 }

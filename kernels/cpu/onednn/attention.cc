@@ -10,10 +10,10 @@
 
 #include "kernels/cpu/onednn/dnnl_util.h"
 #include "kernels/cpu/onednn/register.h"
-#include "kernels/cpu/reference/attention.h"
-#include "kernels/cpu/reference/softmax.h"
-#include "kernels/fused_ops.h"
+#include "kernels/cpu/attention.h"
+#include "kernels/cpu/softmax_rows.h"
 #include "kernels/registry.h"
+#include "ops/fused_ops.h"
 
 namespace smrt::kernels {
 namespace {

@@ -12,9 +12,9 @@
 #include <vector>
 
 #include "absl/status/status.h"
-#include "kernels/fused_ops.h"
 #include "kernels/kernel.h"
 #include "oneapi/dnnl/dnnl.hpp"
+#include "ops/fused_ops.h"
 
 namespace smrt::kernels::onednn {
 

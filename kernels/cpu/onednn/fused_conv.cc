@@ -11,7 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "kernels/cpu/onednn/dnnl_util.h"
 #include "kernels/cpu/onednn/register.h"
-#include "kernels/cpu/reference/conv_util.h"
+#include "kernels/shared/conv_util.h"
 #include "kernels/registry.h"
 
 namespace smrt::kernels {

@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "kernels/cpu/onednn/dnnl_util.h"
 #include "kernels/cpu/onednn/register.h"
+#include "kernels/post_ops.h"
 #include "kernels/registry.h"
 
 namespace smrt::kernels {

@@ -13,7 +13,7 @@
 #include "absl/strings/str_cat.h"
 #include "kernels/cpu/onednn/dnnl_util.h"
 #include "kernels/cpu/onednn/register.h"
-#include "kernels/cpu/reference/softmax.h"
+#include "kernels/cpu/softmax_rows.h"
 #include "kernels/registry.h"
 
 namespace smrt::kernels {

@@ -18,9 +18,9 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "kernels/cpu/parallel_for.h"
-#include "kernels/cpu/reference/broadcast.h"
+#include "kernels/shared/broadcast.h"
 #include "kernels/cpu/reference/elementwise_util.h"
-#include "kernels/cpu/reference/kernel_util.h"
+#include "kernels/shared/kernel_util.h"
 #include "kernels/cpu/reference/register.h"
 #include "kernels/registry.h"
 

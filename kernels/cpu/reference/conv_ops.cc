@@ -13,9 +13,9 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "kernels/cpu/reference/conv_ops.h"
-#include "kernels/cpu/reference/conv_util.h"
-#include "kernels/cpu/reference/gemm.h"
-#include "kernels/cpu/reference/kernel_util.h"
+#include "kernels/shared/conv_util.h"
+#include "kernels/cpu/gemm.h"
+#include "kernels/shared/kernel_util.h"
 #include "kernels/cpu/reference/register.h"
 #include "kernels/registry.h"
 

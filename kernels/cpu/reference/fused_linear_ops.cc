@@ -8,11 +8,12 @@
 #include "absl/strings/str_cat.h"
 #include "kernels/cpu/parallel_for.h"
 #include "kernels/cpu/reference/conv_ops.h"
-#include "kernels/cpu/reference/kernel_util.h"
+#include "kernels/shared/kernel_util.h"
 #include "kernels/cpu/reference/matmul_ops.h"
 #include "kernels/cpu/reference/register.h"
-#include "kernels/fused_ops.h"
+#include "kernels/post_ops.h"
 #include "kernels/registry.h"
+#include "ops/fused_ops.h"
 
 namespace smrt::kernels {
 namespace {

@@ -15,8 +15,8 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "kernels/cpu/reference/register.h"
-#include "kernels/fused_ops.h"
 #include "kernels/registry.h"
+#include "ops/fused_ops.h"
 
 namespace smrt::kernels {
 namespace {

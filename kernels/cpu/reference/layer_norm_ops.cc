@@ -12,11 +12,11 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "kernels/cpu/parallel_for.h"
-#include "kernels/cpu/reference/kernel_util.h"
+#include "kernels/shared/kernel_util.h"
 #include "kernels/cpu/reference/register.h"
 #include "kernels/cpu/target_clones.h"
-#include "kernels/fused_ops.h"
 #include "kernels/registry.h"
+#include "ops/fused_ops.h"
 
 namespace smrt::kernels {
 namespace {

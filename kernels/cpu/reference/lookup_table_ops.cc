@@ -45,7 +45,7 @@
 #include "absl/strings/string_view.h"
 #include "core/file.h"
 #include "core/run_limits.h"
-#include "kernels/cpu/reference/kernel_util.h"
+#include "kernels/shared/kernel_util.h"
 #include "kernels/cpu/reference/register.h"
 #include "kernels/registry.h"
 

@@ -21,15 +21,15 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
-#include "kernels/cpu/reference/array_util.h"
-#include "kernels/cpu/reference/conv_util.h"
-#include "kernels/cpu/reference/gather_nd_util.h"
-#include "kernels/cpu/reference/gemm.h"
-#include "kernels/cpu/reference/kernel_util.h"
+#include "kernels/shared/array_util.h"
+#include "kernels/shared/conv_util.h"
+#include "kernels/shared/gather_nd_util.h"
+#include "kernels/cpu/gemm.h"
+#include "kernels/shared/kernel_util.h"
 #include "kernels/cpu/reference/misc_util.h"
-#include "kernels/cpu/reference/one_hot_util.h"
+#include "kernels/shared/one_hot_util.h"
 #include "kernels/cpu/reference/register.h"
-#include "kernels/cpu/reference/scan_util.h"
+#include "kernels/shared/scan_util.h"
 #include "kernels/registry.h"
 
 namespace smrt::kernels {
@@ -37,18 +37,8 @@ namespace {
 
 using misc::Tag;
 
-// "[2,3]": TensorFlow's way of printing a shape inside some messages.
-std::string Brackets(absl::Span<const int64_t> v) {
-  return absl::StrCat("[", absl::StrJoin(v, ","), "]");
-}
-
 // ---------------------------------------------------------------------------
 // Cumsum, Cumprod
-
-absl::Status ScanAxisError(int64_t axis, int rank) {
-  return absl::InvalidArgumentError(absl::StrCat("ScanOp: Expected scan axis in the range [", -rank,
-                                                 ", ", rank, "), but got ", axis));
-}
 
 absl::Status InferScan(InferenceContext& ctx) {
   const PartialShape& x = ctx.input(0).shape;
@@ -100,11 +90,6 @@ absl::Status ComputeScan(KernelContext& ctx, bool prod) {
 
 // ---------------------------------------------------------------------------
 // OneHot
-
-absl::Status OneHotAxisError(int64_t axis, int indices_rank) {
-  return absl::InvalidArgumentError(absl::StrCat("Expected axis to be -1 or between [0, ",
-                                                 indices_rank + 1, ").  But received: ", axis));
-}
 
 absl::Status InferOneHot(InferenceContext& ctx) {
   absl::StatusOr<int64_t> axis = ctx.attrs().GetOr<int64_t>("axis", -1);
@@ -1201,120 +1186,6 @@ absl::Status ComputeConv2DBackpropInput(KernelContext& ctx) {
 std::vector<DataType> Types(std::initializer_list<DataType> t) { return t; }
 
 }  // namespace
-
-absl::StatusOr<ScanPlan> PlanScan(const KernelContext& ctx) {
-  const Tensor& x = ctx.input(0);
-  const Tensor& axis_t = ctx.input(1);
-  if (axis_t.rank() != 0) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("ScanOp: axis must be a scalar, not ", ShapeToString(axis_t.shape())));
-  }
-  absl::StatusOr<int64_t> axis = IntScalar(axis_t, "axis");
-  if (!axis.ok()) return axis.status();
-  if (*axis < -x.rank() || *axis >= x.rank()) return ScanAxisError(*axis, x.rank());
-  const int a = static_cast<int>(*axis < 0 ? *axis + x.rank() : *axis);
-  ScanPlan plan;
-  absl::StatusOr<bool> exclusive = ctx.attrs().GetOr<bool>("exclusive", false);
-  if (!exclusive.ok()) return exclusive.status();
-  absl::StatusOr<bool> reverse = ctx.attrs().GetOr<bool>("reverse", false);
-  if (!reverse.ok()) return reverse.status();
-  plan.exclusive = *exclusive;
-  plan.reverse = *reverse;
-  plan.outer = DimProduct(x.shape(), 0, a);
-  plan.len = x.dim(a);
-  plan.inner = DimProduct(x.shape(), a + 1, x.rank());
-  return plan;
-}
-
-absl::StatusOr<GatherNdPlan> PlanGatherNd(const KernelContext& ctx) {
-  const Tensor& params = ctx.input(0);
-  const Tensor& indices = ctx.input(1);
-  absl::StatusOr<std::string> policy = ctx.attrs().GetOr<std::string>("bad_indices_policy", "");
-  if (!policy.ok()) return policy.status();
-  GatherNdPlan plan;
-  if (*policy == "IGNORE") {
-    plan.ignore_bad = true;
-  } else if (!policy->empty() && *policy != "DEFAULT") {
-    return absl::InvalidArgumentError(
-        absl::StrCat("bad_indices_policy must be '', 'DEFAULT' or 'IGNORE', got '", *policy, "'"));
-  }
-  if (params.rank() < 1) return absl::InvalidArgumentError("params must be at least a vector");
-  if (indices.rank() < 1) return absl::InvalidArgumentError("indices must be at least a vector");
-  plan.depth = indices.dim(indices.rank() - 1);
-  if (plan.depth > params.rank()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("index innermost dimension length must be <= params rank; saw: ",
-                     plan.depth, " vs. ", params.rank()));
-  }
-  plan.batch.assign(indices.shape().begin(), indices.shape().end() - 1);
-  plan.out_shape = plan.batch;
-  plan.out_shape.insert(plan.out_shape.end(), params.shape().begin() + plan.depth,
-                        params.shape().end());
-  plan.rows = DimProduct(plan.batch, 0, static_cast<int>(plan.batch.size()));
-  if (plan.rows > 0 && params.num_elements() == 0) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("Requested more than 0 entries, but params is empty.  Params shape: ",
-                     ShapeToString(params.shape())));
-  }
-  plan.slice = DimProduct(params.shape(), static_cast<int>(plan.depth), params.rank());
-  // strides[k]: params elements between consecutive values of coordinate k.
-  plan.strides.assign(static_cast<size_t>(plan.depth), plan.slice);
-  for (int64_t k = plan.depth - 2; k >= 0; --k) {
-    plan.strides[k] = plan.strides[k + 1] * params.dim(static_cast<int>(k + 1));
-  }
-  return plan;
-}
-
-absl::Status GatherNdBadIndexError(const GatherNdPlan& plan, int64_t row, const int64_t* coord,
-                                   const Shape& params_shape) {
-  std::vector<int64_t> where(plan.batch.size());
-  for (int64_t d = static_cast<int64_t>(plan.batch.size()) - 1, rest = row; d >= 0; --d) {
-    where[d] = rest % plan.batch[d];
-    rest /= plan.batch[d];
-  }
-  return absl::InvalidArgumentError(absl::StrCat(
-      "indices", Brackets(where), " = [", absl::StrJoin(coord, coord + plan.depth, ", "),
-      "] does not index into param shape ", Brackets(params_shape)));
-}
-
-absl::StatusOr<OneHotPlan> PlanOneHot(const KernelContext& ctx) {
-  const Tensor& indices = ctx.input(0);
-  const Tensor& on = ctx.input(2);
-  const Tensor& off = ctx.input(3);
-  absl::StatusOr<int64_t> axis = ctx.attrs().GetOr<int64_t>("axis", -1);
-  if (!axis.ok()) return axis.status();
-  const int rank = indices.rank();
-  if (*axis < -1 || *axis > rank) return OneHotAxisError(*axis, rank);
-  if (ctx.input(1).rank() != 0) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("depth must be a scalar, but got: ", ShapeToString(ctx.input(1).shape())));
-  }
-  absl::StatusOr<int64_t> depth = IntScalar(ctx.input(1), "depth");
-  if (!depth.ok()) return depth.status();
-  if (*depth < 0) {
-    return absl::InvalidArgumentError(absl::StrCat("depth must be non-negative, got: ", *depth));
-  }
-  if (on.rank() != 0) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("on_value must be a scalar, but got: ", ShapeToString(on.shape())));
-  }
-  if (off.rank() != 0) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("off_value must be a scalar, but got: ", ShapeToString(off.shape())));
-  }
-  if (on.dtype() != off.dtype()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "on_value is ", DataTypeName(on.dtype()), " but off_value is ", DataTypeName(off.dtype())));
-  }
-  const int a = *axis == -1 ? rank : static_cast<int>(*axis);
-  OneHotPlan plan;
-  plan.out_shape = indices.shape();
-  plan.out_shape.insert(plan.out_shape.begin() + a, *depth);
-  plan.prefix = DimProduct(indices.shape(), 0, a);
-  plan.suffix = DimProduct(indices.shape(), a, rank);
-  plan.depth = *depth;
-  return plan;
-}
 
 void RegisterMiscOps(KernelRegistry& r) {
   const std::vector<DataType>& real = misc::RealTypes();

@@ -15,7 +15,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
-#include "kernels/cpu/reference/array_util.h"
+#include "kernels/shared/array_util.h"
 #include "smrt/tensor.h"
 
 namespace smrt::kernels::misc {

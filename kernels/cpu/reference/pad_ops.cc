@@ -9,8 +9,8 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
-#include "kernels/cpu/reference/array_util.h"
-#include "kernels/cpu/reference/pad_util.h"
+#include "kernels/shared/array_util.h"
+#include "kernels/shared/pad_util.h"
 #include "kernels/cpu/reference/register.h"
 #include "kernels/registry.h"
 

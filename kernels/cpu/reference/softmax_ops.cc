@@ -12,9 +12,9 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "kernels/cpu/parallel_for.h"
-#include "kernels/cpu/reference/kernel_util.h"
+#include "kernels/shared/kernel_util.h"
 #include "kernels/cpu/reference/register.h"
-#include "kernels/cpu/reference/softmax.h"
+#include "kernels/cpu/softmax_rows.h"
 #include "kernels/registry.h"
 
 namespace smrt::kernels {
@@ -27,37 +27,6 @@ absl::Status InferSoftmax(InferenceContext& ctx) {
         ctx.op(), ": logits must have >= 1 dimension, got ", in.shape.ToString()));
   }
   return UnchangedShape(ctx);
-}
-
-template <typename T>
-void SoftmaxRow(const T* x, int64_t depth, bool log, T* y) {
-  T max = x[0];
-  for (int64_t i = 1; i < depth; ++i) {
-    if (x[i] > max) max = x[i];
-  }
-  // A NaN logit makes the sum NaN, so the whole row is NaN, as in TensorFlow.
-  // exp over the row as one Eigen expression (vectorised, as TF's kernel).
-  using Row = Eigen::Array<T, Eigen::Dynamic, 1>;
-  Eigen::Map<Row> yr(y, depth);
-  yr = Eigen::Map<const Row>(x, depth) - max;
-  if (log) {
-    const T log_sum = std::log(yr.exp().sum());
-    yr -= log_sum;
-  } else {
-    yr = yr.exp();
-    yr /= yr.sum();
-  }
-}
-
-// Rows are independent: they are split across the intra-op threads.
-template <typename T>
-void SoftmaxRows(const T* in, int64_t rows, int64_t depth, bool log, T* out) {
-  ParallelFor(rows, std::max<int64_t>(1, kMinShardElements / depth), 1,
-              [&](int64_t begin, int64_t end) {
-                for (int64_t r = begin; r < end; ++r) {
-                  SoftmaxRow(in + r * depth, depth, log, out + r * depth);
-                }
-              });
 }
 
 absl::Status ComputeSoftmax(KernelContext& ctx, bool log) {
@@ -89,20 +58,6 @@ absl::Status ComputeSoftmax(KernelContext& ctx, bool log) {
 }
 
 }  // namespace
-
-void ReferenceSoftmaxRows(const float* in, int64_t rows, int64_t depth, bool log, float* out) {
-  SoftmaxRows<float>(in, rows, depth, log, out);
-}
-
-bool AllFinite(const float* x, int64_t n) {
-  // x - x is NaN exactly for infinities and NaNs; Eigen's sum is vectorised.
-  std::atomic<bool> all{true};
-  ParallelFor(n, kMinShardElements, 64, [&](int64_t begin, int64_t end) {
-    Eigen::Map<const Eigen::ArrayXf> a(x + begin, end - begin);
-    if (std::isnan((a - a).sum())) all.store(false, std::memory_order_relaxed);
-  });
-  return all.load();
-}
 
 void RegisterSoftmaxOps(KernelRegistry& r) {
   r.AddOp({"Softmax", {}, InferSoftmax, nullptr});

@@ -19,10 +19,10 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
-#include "kernels/cpu/reference/kernel_util.h"
-#include "kernels/cpu/reference/philox.h"
-#include "kernels/cpu/reference/random_distributions.h"
-#include "kernels/cpu/reference/random_ops_util.h"
+#include "kernels/shared/kernel_util.h"
+#include "kernels/shared/philox.h"
+#include "kernels/shared/random_distributions.h"
+#include "kernels/shared/random_ops_util.h"
 #include "kernels/cpu/reference/register.h"
 #include "kernels/registry.h"
 

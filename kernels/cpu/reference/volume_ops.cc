@@ -16,8 +16,8 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "kernels/cpu/reference/conv_util.h"
-#include "kernels/cpu/reference/gemm.h"
+#include "kernels/shared/conv_util.h"
+#include "kernels/cpu/gemm.h"
 #include "kernels/cpu/reference/register.h"
 #include "kernels/registry.h"
 

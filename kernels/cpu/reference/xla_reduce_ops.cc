@@ -20,7 +20,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "kernels/cpu/reference/array_util.h"
+#include "kernels/shared/array_util.h"
 #include "kernels/cpu/reference/misc_util.h"
 #include "kernels/cpu/reference/register.h"
 #include "kernels/registry.h"

@@ -1,0 +1,230 @@
+// _SmrtAttention: softmax(scale * Q Kᵀ, masked) V per batch and head, read
+// from and written to the [batch, seq, heads, depth] layout of the
+// projections around it, so that the four transposes, the batched matmuls,
+// the mask selects and the softmax of a multi-head attention block become one
+// op (fuse_attention makes it; kernels/fused_ops.h states its contract).
+//
+// Per (batch, head) the scores are one GEMM into a per-thread scratch block,
+// each row is scaled, masked and softmaxed in the unfused ops' order, and the
+// context is a second GEMM written straight into the output's strided rows.
+// The softmax is the backend's (attention.h): the reference kernel's
+// (kernels/cpu/reference/attention_ops.cc), or oneDNN's
+// (kernels/cpu/onednn/attention.cc).
+#include "kernels/cpu/attention.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "kernels/cpu/gemm.h"
+#include "kernels/shared/kernel_util.h"
+#include "ops/fused_ops.h"
+
+namespace smrt::kernels {
+namespace {
+
+struct AttentionAttrs {
+  std::string mask;  // "none", "select", "add"
+  float scale = 1.0f;
+  float mask_fill = 0.0f;
+  bool fill_masked_probs = false;
+  float probs_fill = 0.0f;
+};
+
+absl::StatusOr<AttentionAttrs> ReadAttrs(const AttrMap& attrs, int num_inputs) {
+  AttentionAttrs a;
+  absl::StatusOr<std::string> mask = attrs.GetOr<std::string>("mask", "none");
+  if (!mask.ok()) return mask.status();
+  a.mask = *mask;
+  if (a.mask != "none" && a.mask != "select" && a.mask != "add") {
+    return absl::InvalidArgumentError(
+        absl::StrCat("mask must be \"none\", \"select\" or \"add\", got \"", a.mask, "\""));
+  }
+  const int want_inputs = a.mask == "none" ? 3 : 4;
+  if (num_inputs != want_inputs) {
+    return absl::InvalidArgumentError(absl::StrCat("mask \"", a.mask, "\" takes ", want_inputs,
+                                                   " inputs, got ", num_inputs));
+  }
+  absl::StatusOr<float> scale = attrs.GetOr<float>("scale", 1.0f);
+  absl::StatusOr<float> mask_fill = attrs.GetOr<float>("mask_fill", 0.0f);
+  absl::StatusOr<bool> fill_probs = attrs.GetOr<bool>("fill_masked_probs", false);
+  absl::StatusOr<float> probs_fill = attrs.GetOr<float>("probs_fill", 0.0f);
+  for (const absl::Status& s :
+       {scale.status(), mask_fill.status(), fill_probs.status(), probs_fill.status()}) {
+    if (!s.ok()) return s;
+  }
+  a.scale = *scale;
+  a.mask_fill = *mask_fill;
+  a.fill_masked_probs = *fill_probs;
+  a.probs_fill = *probs_fill;
+  return a;
+}
+
+}  // namespace
+
+absl::Status InferAttention(InferenceContext& ctx) {
+  absl::StatusOr<AttentionAttrs> attrs = ReadAttrs(ctx.attrs(), ctx.num_inputs());
+  if (!attrs.ok()) return attrs.status();
+  const PartialShape& q = ctx.input(0).shape;
+  const PartialShape& v = ctx.input(2).shape;
+  for (int i = 0; i < 3; ++i) {
+    const PartialShape& s = ctx.input(i).shape;
+    if (s.known_rank && s.rank() != 4) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "query, key and value must be [batch, seq, heads, depth], got ", s.ToString()));
+    }
+  }
+  PartialShape out;
+  out.known_rank = true;
+  out.dims = {-1, -1, -1, -1};
+  if (q.known_rank) out.dims = {q.dims[0], q.dims[1], q.dims[2], -1};
+  if (v.known_rank) out.dims[3] = v.dims[3];
+  ctx.set_output(0, {DataType::kFloat, out});
+  return absl::OkStatus();
+}
+
+namespace {
+
+// Strides of a mask of rank <= 4 broadcast against [batch, heads, query, key]
+// (right-aligned, a dim of 1 repeats); InvalidArgument when it does not
+// broadcast.
+absl::StatusOr<std::vector<int64_t>> MaskStrides(const Tensor& mask, const Shape& scores) {
+  if (mask.rank() > 4) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "the mask must broadcast against the scores ", ShapeToString(scores), ", got ",
+        ShapeToString(mask.shape())));
+  }
+  std::vector<int64_t> strides(4, 0);
+  int64_t stride = 1;
+  for (int d = 3, m = mask.rank() - 1; m >= 0; --d, --m) {
+    const int64_t size = mask.dim(m);
+    if (size != 1 && size != scores[d]) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "the mask must broadcast against the scores ", ShapeToString(scores), ", got ",
+          ShapeToString(mask.shape())));
+    }
+    strides[d] = size == 1 ? 0 : stride;
+    stride *= size;
+  }
+  return strides;
+}
+
+// The key positions j in [0, n) where mask[j * stride] is false, into *out.
+void MaskedPositions(const bool* mask, int64_t stride, int64_t n, std::vector<int64_t>* out) {
+  out->clear();
+  for (int64_t j = 0; j < n; ++j) {
+    if (!mask[j * stride]) out->push_back(j);
+  }
+}
+
+}  // namespace
+
+absl::Status ComputeAttention(KernelContext& ctx, SoftmaxRowsFn softmax) {
+  absl::StatusOr<AttentionAttrs> attrs = ReadAttrs(ctx.attrs(), ctx.num_inputs());
+  if (!attrs.ok()) return attrs.status();
+  const Tensor& q = ctx.input(0);
+  const Tensor& k = ctx.input(1);
+  const Tensor& v = ctx.input(2);
+  for (const Tensor* t : {&q, &k, &v}) {
+    if (t->dtype() != DataType::kFloat || t->rank() != 4) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "query, key and value must be float32 [batch, seq, heads, depth], got ",
+          DataTypeName(t->dtype()), " ", ShapeToString(t->shape())));
+    }
+  }
+  const int64_t batch = q.dim(0), tq = q.dim(1), heads = q.dim(2), depth = q.dim(3);
+  const int64_t ts = k.dim(1), dv = v.dim(3);
+  if (k.dim(0) != batch || v.dim(0) != batch || k.dim(2) != heads || v.dim(2) != heads ||
+      k.dim(3) != depth || v.dim(1) != ts) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "query ", ShapeToString(q.shape()), ", key ", ShapeToString(k.shape()), " and value ",
+        ShapeToString(v.shape()),
+        " do not match: batch and heads must agree, key and query share depth, key and "
+        "value share length"));
+  }
+  const Shape scores_shape = {batch, heads, tq, ts};
+  const float* mask_f = nullptr;
+  const bool* mask_b = nullptr;
+  std::vector<int64_t> ms(4, 0);
+  if (attrs->mask != "none") {
+    const Tensor& mask = ctx.input(3);
+    const DataType want = attrs->mask == "select" ? DataType::kBool : DataType::kFloat;
+    if (mask.dtype() != want) {
+      return absl::InvalidArgumentError(absl::StrCat("a \"", attrs->mask, "\" mask must be ",
+                                                     DataTypeName(want), ", got ",
+                                                     DataTypeName(mask.dtype())));
+    }
+    absl::StatusOr<std::vector<int64_t>> strides = MaskStrides(mask, scores_shape);
+    if (!strides.ok()) return strides.status();
+    ms = *strides;
+    if (want == DataType::kBool) {
+      mask_b = mask.data<bool>();
+    } else {
+      mask_f = mask.data<float>();
+    }
+  }
+  absl::StatusOr<Tensor*> out =
+      ctx.allocate_output_for_overwrite(0, DataType::kFloat, {batch, tq, heads, dv});
+  if (!out.ok()) return out.status();
+  if ((*out)->num_elements() == 0) return absl::OkStatus();
+  if (ts == 0) {  // no keys: the context is an empty sum, as the batched matmul gives
+    std::fill_n((*out)->data<float>(), (*out)->num_elements(), 0.0f);
+    return absl::OkStatus();
+  }
+  const float* qd = q.data<float>();
+  const float* kd = k.data<float>();
+  const float* vd = v.data<float>();
+  float* od = (*out)->data<float>();
+  const AttentionAttrs& a = *attrs;
+  // One (batch, head) per GEMM pair: heads spread over the threads when small.
+  ForEachGemm(batch * heads, tq, ts, depth, [&](int64_t i) {
+    const int64_t b = i / heads, h = i % heads;
+    thread_local std::vector<float> scratch;
+    scratch.resize(static_cast<size_t>(tq * ts));
+    float* s = scratch.data();
+    Gemm<float>(false, true, tq, ts, depth, qd + (b * tq * heads + h) * depth, heads * depth,
+                kd + (b * ts * heads + h) * depth, heads * depth, s, ts);
+    // A bool mask is applied through the list of its masked key positions
+    // (a padding mask has few), made once per block when it does not vary
+    // along the query.
+    thread_local std::vector<int64_t> masked;
+    const bool per_query_mask = mask_b != nullptr && ms[2] != 0;
+    if (mask_b != nullptr && !per_query_mask) {
+      MaskedPositions(mask_b + b * ms[0] + h * ms[1], ms[3], ts, &masked);
+    }
+    auto fill_masked = [&](int64_t t, float* row, float fill) {
+      if (per_query_mask) {
+        MaskedPositions(mask_b + b * ms[0] + h * ms[1] + t * ms[2], ms[3], ts, &masked);
+      }
+      for (int64_t j : masked) row[j] = fill;
+    };
+    for (int64_t t = 0; t < tq; ++t) {
+      float* row = s + t * ts;
+      if (a.scale != 1.0f) {
+        for (int64_t j = 0; j < ts; ++j) row[j] *= a.scale;
+      }
+      if (mask_b != nullptr) {
+        fill_masked(t, row, a.mask_fill);
+      } else if (mask_f != nullptr) {
+        const float* m = mask_f + b * ms[0] + h * ms[1] + t * ms[2];
+        if (ms[3] == 1) {
+          for (int64_t j = 0; j < ts; ++j) row[j] += m[j];
+        } else {
+          for (int64_t j = 0; j < ts; ++j) row[j] += m[j * ms[3]];
+        }
+      }
+    }
+    softmax(s, tq, ts);
+    if (mask_b != nullptr && a.fill_masked_probs) {
+      for (int64_t t = 0; t < tq; ++t) fill_masked(t, s + t * ts, a.probs_fill);
+    }
+    Gemm<float>(false, false, tq, dv, ts, s, ts, vd + (b * ts * heads + h) * dv, heads * dv,
+                od + (b * tq * heads + h) * dv, heads * dv);
+  });
+  return absl::OkStatus();
+}
+
+}  // namespace smrt::kernels

@@ -1,0 +1,135 @@
+#include "kernels/shared/broadcast.h"
+
+#include <algorithm>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+
+namespace smrt::kernels {
+namespace {
+
+size_t MaxRank(absl::Span<const Shape> shapes) {
+  size_t rank = 0;
+  for (const Shape& s : shapes) rank = std::max(rank, s.size());
+  return rank;
+}
+
+// Dim d (counted in the right-aligned output of rank `rank`) of `s`.
+int64_t AlignedDim(const Shape& s, size_t rank, size_t d) {
+  const size_t pad = rank - s.size();
+  return d < pad ? 1 : s[d - pad];
+}
+
+std::string PartialShapesToString(absl::Span<const PartialShape> shapes) {
+  std::string out;
+  for (size_t i = 0; i < shapes.size(); ++i) {
+    absl::StrAppend(&out, i == 0 ? "" : " vs ", shapes[i].ToString());
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string ShapesToString(absl::Span<const Shape> shapes) {
+  std::string out;
+  for (size_t i = 0; i < shapes.size(); ++i) {
+    absl::StrAppend(&out, i == 0 ? "" : " vs ", ShapeToString(shapes[i]));
+  }
+  return out;
+}
+
+absl::StatusOr<Shape> BroadcastShapes(absl::Span<const Shape> shapes) {
+  const size_t rank = MaxRank(shapes);
+  Shape out(rank, 1);
+  for (size_t d = 0; d < rank; ++d) {
+    for (const Shape& s : shapes) {
+      const int64_t dim = AlignedDim(s, rank, d);
+      if (dim < 0) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("Negative dimension in shapes ", ShapesToString(shapes)));
+      }
+      if (dim == 1) continue;
+      if (out[d] == 1) {
+        out[d] = dim;
+      } else if (out[d] != dim) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("Incompatible shapes for broadcasting: ", ShapesToString(shapes)));
+      }
+    }
+  }
+  return out;
+}
+
+absl::StatusOr<PartialShape> BroadcastPartialShapes(absl::Span<const PartialShape> shapes) {
+  size_t rank = 0;
+  for (const PartialShape& s : shapes) {
+    if (!s.known_rank) return PartialShape::Unknown();
+    rank = std::max(rank, s.dims.size());
+  }
+  Shape out(rank, 1);
+  for (size_t d = 0; d < rank; ++d) {
+    // Known dims other than 1 must agree; they decide the output. Without
+    // one, any unknown dim leaves the output unknown (it may be 1 or n).
+    int64_t known = 1;
+    bool any_unknown = false;
+    for (const PartialShape& s : shapes) {
+      const int64_t dim = AlignedDim(s.dims, rank, d);
+      if (dim < 0) {
+        any_unknown = true;
+      } else if (dim != 1) {
+        if (known != 1 && known != dim) {
+          return absl::InvalidArgumentError(absl::StrCat("Incompatible shapes for broadcasting: ",
+                                                         PartialShapesToString(shapes)));
+        }
+        known = dim;
+      }
+    }
+    if (known > 1 || known == 0) {
+      out[d] = known;  // 0 vs unknown: the unknown must be 0 or 1, so 0
+    } else {
+      out[d] = any_unknown ? -1 : 1;
+    }
+  }
+  return PartialShape::Known(std::move(out));
+}
+
+absl::StatusOr<BroadcastPlan> MakeBroadcastPlan(absl::Span<const Shape> shapes) {
+  absl::StatusOr<Shape> out = BroadcastShapes(shapes);
+  if (!out.ok()) return out.status();
+  BroadcastPlan plan;
+  plan.out_shape = *out;
+  absl::StatusOr<int64_t> size = NumElements(plan.out_shape);
+  if (!size.ok()) return size.status();
+  plan.out_size = *size;
+  const size_t rank = plan.out_shape.size();
+  const size_t n = shapes.size();
+
+  // Merged dims with, per input, whether it is broadcast along them.
+  std::vector<std::vector<bool>> broadcast(n);
+  for (size_t d = 0; d < rank; ++d) {
+    const int64_t dim = plan.out_shape[d];
+    if (dim == 1) continue;
+    std::vector<bool> flags(n);
+    for (size_t k = 0; k < n; ++k) flags[k] = AlignedDim(shapes[k], rank, d) != dim;
+    bool same = !plan.dims.empty();
+    for (size_t k = 0; same && k < n; ++k) same = broadcast[k].back() == flags[k];
+    if (same) {
+      plan.dims.back() *= dim;
+    } else {
+      plan.dims.push_back(dim);
+      for (size_t k = 0; k < n; ++k) broadcast[k].push_back(flags[k]);
+    }
+  }
+  plan.strides.assign(n, std::vector<int64_t>(plan.dims.size(), 0));
+  for (size_t k = 0; k < n; ++k) {
+    int64_t running = 1;
+    for (size_t d = plan.dims.size(); d-- > 0;) {
+      if (broadcast[k][d]) continue;
+      plan.strides[k][d] = running;
+      running *= plan.dims[d];
+    }
+  }
+  return plan;
+}
+
+}  // namespace smrt::kernels
