@@ -15,8 +15,9 @@ packages=(
   libbenchmark-dev
   libpng-dev libjpeg-dev
   # Libraries for untrusted bytes instead of parsers of our own: snappy blocks
-  # in checkpoint indexes; FarmHash for TensorFlow's Fingerprint64.
-  libsnappy-dev libfarmhash-dev
+  # in checkpoint indexes; FarmHash for TensorFlow's Fingerprint64; RE2, the
+  # regex engine TensorFlow's regex ops run, for their patterns.
+  libsnappy-dev libfarmhash-dev libre2-dev
   python3
   # The Python module (bindings/python) and its tests (tests/python).
   python3-dev pybind11-dev python3-pybind11 python3-numpy python3-pytest

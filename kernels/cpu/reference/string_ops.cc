@@ -1,6 +1,6 @@
 // String ops: case mapping (StringLower/StringUpper, ASCII), regular
 // expressions (StaticRegexReplace, RegexReplace, StaticRegexFullMatch,
-// RegexFullMatch; RE2 syntax, see string_util.h for the supported subset),
+// RegexFullMatch; run by Debian's RE2, the engine TensorFlow's kernels call),
 // splitting and joining (StringSplit, StringSplitV2, StringJoin, ReduceJoin),
 // StringStrip, StringLength, Substr, AsString, StringToNumber,
 // and StringToHashBucketFast (FarmHash's Fingerprint64, from Debian's libfarmhash:
@@ -18,6 +18,7 @@
 // which need Unicode case tables (refused at load with Unimplemented), and
 // StringToHashBucket/StringToHashBucketStrong (other hash functions).
 #include <farmhash.h>
+#include <re2/re2.h>
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -45,7 +46,6 @@
 #include "kernels/shared/broadcast.h"
 #include "kernels/shared/kernel_util.h"
 #include "kernels/cpu/reference/register.h"
-#include "kernels/cpu/reference/string_util.h"
 #include "kernels/registry.h"
 
 namespace smrt::kernels {
@@ -122,30 +122,46 @@ ComputeFn CaseMap(bool upper) {
 }
 
 // -------------------------------------------------------------------- Regex ops
+//
+// As TensorFlow's regex_replace_op.cc and regex_full_match_op.cc: RE2 with its
+// default options (UTF-8, leftmost-first, time linear in the text, a memory
+// budget for the compiled pattern), RE2::GlobalReplace / RE2::Replace and
+// RE2::FullMatch. A pattern RE2 refuses is InvalidArgument with TensorFlow's
+// message; a rewrite naming a group the pattern lacks leaves the text as it
+// is, as RE2 (and so TensorFlow) does. The one option set here only keeps
+// RE2's complaints about bad patterns out of stderr: they are in the status.
 
-absl::StatusOr<std::unique_ptr<Regex>> CompileRegex(absl::string_view pattern) {
-  return Regex::Compile(pattern);
+absl::StatusOr<std::unique_ptr<RE2>> CompileRegex(const std::string& pattern) {
+  RE2::Options options;
+  options.set_log_errors(false);
+  auto re = std::make_unique<RE2>(pattern, options);
+  if (!re->ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("Invalid pattern: ", pattern, ", error: ", re->error()));
+  }
+  return re;
 }
 
 absl::Status InferStaticRegex(InferenceContext& ctx, DataType out) {
   absl::StatusOr<std::string> pattern = ctx.attrs().Get<std::string>("pattern");
   if (!pattern.ok()) return pattern.status();
-  // Compiling here makes a model with an unsupported pattern fail at load.
-  absl::StatusOr<std::unique_ptr<Regex>> re = CompileRegex(*pattern);
+  // TensorFlow compiles the pattern when it builds the kernel; compiling here
+  // makes a model with a bad pattern fail at load.
+  absl::StatusOr<std::unique_ptr<RE2>> re = CompileRegex(*pattern);
   if (!re.ok()) return re.status();
   ctx.set_output(0, ValueInfo{out, ctx.input(0).shape});
   return absl::OkStatus();
 }
 
-absl::Status ReplaceAll(KernelContext& ctx, const Regex& re, const std::string& rewrite) {
+absl::Status ReplaceAll(KernelContext& ctx, const RE2& re, const std::string& rewrite) {
   absl::StatusOr<bool> global = ctx.attrs().GetOr<bool>("replace_global", true);
   if (!global.ok()) return global.status();
   return MapStrings(ctx, [&](const std::string& in, std::string& out) {
     out = in;
     if (*global) {
-      re.GlobalReplace(&out, rewrite);
+      RE2::GlobalReplace(&out, re, rewrite);
     } else {
-      re.Replace(&out, rewrite);
+      RE2::Replace(&out, re, rewrite);
     }
     return absl::OkStatus();
   });
@@ -156,7 +172,7 @@ absl::Status ComputeStaticRegexReplace(KernelContext& ctx) {
   if (!pattern.ok()) return pattern.status();
   absl::StatusOr<std::string> rewrite = ctx.attrs().Get<std::string>("rewrite");
   if (!rewrite.ok()) return rewrite.status();
-  absl::StatusOr<std::unique_ptr<Regex>> re = CompileRegex(*pattern);
+  absl::StatusOr<std::unique_ptr<RE2>> re = CompileRegex(*pattern);
   if (!re.ok()) return re.status();
   return ReplaceAll(ctx, **re, *rewrite);
 }
@@ -170,18 +186,18 @@ absl::Status InferRegexReplace(InferenceContext& ctx) {
 absl::Status ComputeRegexReplace(KernelContext& ctx) {
   if (absl::Status s = CheckScalarString(ctx.input(1), "pattern"); !s.ok()) return s;
   if (absl::Status s = CheckScalarString(ctx.input(2), "rewrite"); !s.ok()) return s;
-  absl::StatusOr<std::unique_ptr<Regex>> re = CompileRegex(ctx.input(1).data<std::string>()[0]);
+  absl::StatusOr<std::unique_ptr<RE2>> re = CompileRegex(ctx.input(1).data<std::string>()[0]);
   if (!re.ok()) return re.status();
   return ReplaceAll(ctx, **re, ctx.input(2).data<std::string>()[0]);
 }
 
-absl::Status FullMatchAll(KernelContext& ctx, const Regex& re) {
+absl::Status FullMatchAll(KernelContext& ctx, const RE2& re) {
   const Tensor& in = ctx.input(0);
   if (absl::Status s = CheckString(in, "input"); !s.ok()) return s;
   absl::StatusOr<Tensor*> out = ctx.allocate_output(0, DataType::kBool, in.shape());
   if (!out.ok()) return out.status();
   for (int64_t i = 0; i < in.num_elements(); ++i) {
-    (*out)->data<bool>()[i] = re.FullMatch(in.data<std::string>()[i]);
+    (*out)->data<bool>()[i] = RE2::FullMatch(in.data<std::string>()[i], re);
   }
   return absl::OkStatus();
 }
@@ -189,7 +205,7 @@ absl::Status FullMatchAll(KernelContext& ctx, const Regex& re) {
 absl::Status ComputeStaticRegexFullMatch(KernelContext& ctx) {
   absl::StatusOr<std::string> pattern = ctx.attrs().Get<std::string>("pattern");
   if (!pattern.ok()) return pattern.status();
-  absl::StatusOr<std::unique_ptr<Regex>> re = CompileRegex(*pattern);
+  absl::StatusOr<std::unique_ptr<RE2>> re = CompileRegex(*pattern);
   if (!re.ok()) return re.status();
   return FullMatchAll(ctx, **re);
 }
@@ -201,7 +217,7 @@ absl::Status InferRegexFullMatch(InferenceContext& ctx) {
 
 absl::Status ComputeRegexFullMatch(KernelContext& ctx) {
   if (absl::Status s = CheckScalarString(ctx.input(1), "pattern"); !s.ok()) return s;
-  absl::StatusOr<std::unique_ptr<Regex>> re = CompileRegex(ctx.input(1).data<std::string>()[0]);
+  absl::StatusOr<std::unique_ptr<RE2>> re = CompileRegex(ctx.input(1).data<std::string>()[0]);
   if (!re.ok()) return re.status();
   return FullMatchAll(ctx, **re);
 }
