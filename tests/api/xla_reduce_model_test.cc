@@ -7,12 +7,13 @@
 #include "gtest/gtest.h"
 #include "kernels/testing/op_runner.h"
 #include "smrt/model.h"
+#include "testing/goldens.h"
 #include "testing/paths.h"
 
 namespace smrt {
 namespace {
 
-using kernels::testing::ReadGolden;
+using testing::ReadGolden;
 using kernels::testing::TensorsNear;
 
 Tensor Golden(const std::string& name) { return ReadGolden("kernels/xla_reduce/" + name); }

@@ -13,12 +13,10 @@
 #include "gtest/gtest.h"
 #include "kernels/fused_ops.h"
 #include "kernels/registry.h"
-#include "kernels/testing/op_runner.h"
+#include "testing/kernel_test.h"
 
 namespace smrt::kernels {
 namespace {
-
-using testing::RandomFloats;
 
 struct Case {
   std::string name;

@@ -10,18 +10,12 @@
 #include "gtest/gtest.h"
 #include "kernels/fused_ops.h"
 #include "kernels/registry.h"
-#include "kernels/testing/op_runner.h"
+#include "testing/kernel_test.h"
 #include "testing/paths.h"
 #include "testing/resident_pages.h"
 
 namespace smrt::kernels {
 namespace {
-
-using testing::RandomFloats;
-using testing::RunKernel;
-using testing::RunOp;
-using testing::TensorsNear;
-
 
 const KernelSpec* Backend(const std::string& op, const std::string& backend) {
   for (const KernelSpec& k : KernelRegistry::Default().Kernels(op)) {
@@ -44,7 +38,6 @@ std::vector<std::string> Backends(const std::string& op) {
   }
   return out;
 }
-
 
 struct ConvCase {
   std::string name;

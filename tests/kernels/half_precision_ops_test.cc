@@ -4,14 +4,10 @@
 
 #include "Eigen/Core"
 #include "gtest/gtest.h"
-#include "kernels/testing/op_runner.h"
+#include "testing/kernel_test.h"
 
 namespace smrt::kernels {
 namespace {
-
-using testing::ReadGolden;
-using testing::RunOp;
-using testing::TensorsNear;
 
 Tensor Golden(const std::string& name) { return ReadGolden("kernels/half/" + name); }
 

@@ -21,17 +21,10 @@
 #include "gtest/gtest.h"
 #include "kernels/cpu/reference/philox.h"
 #include "kernels/registry.h"
-#include "kernels/testing/op_runner.h"
+#include "testing/kernel_test.h"
 
 namespace smrt::kernels {
 namespace {
-
-using ::smrt::kernels::testing::MakeTensor;
-using ::smrt::kernels::testing::ReadGolden;
-using ::smrt::kernels::testing::RunOp;
-using ::smrt::kernels::testing::Scalar;
-using ::smrt::kernels::testing::TensorsNear;
-using ::smrt::kernels::testing::Values;
 
 Tensor Golden(const std::string& name) { return ReadGolden("kernels/random/" + name); }
 
