@@ -112,7 +112,7 @@ TEST(StringModelsTest, SentimentBilstmTextVectorization) {
 }
 
 // ---------------------------------------------------------------------------
-// Small TF2 SavedModels written by scripts/kernel_goldens/strings.py, with
+// Small TF2 SavedModels written by tests/generators/kernel_goldens/strings.py, with
 // TensorFlow's outputs: text_model has TextVectorization's front end (lower,
 // strip punctuation, split, StaticHashTable, ragged to dense) and an int64 ->
 // string table; asset_model initializes its table from a text-file asset.

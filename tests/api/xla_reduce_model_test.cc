@@ -1,6 +1,6 @@
 // XlaReduceWindow and XlaReduce through a loaded model, since their reducer
 // is a function attr the executor compiles for the node
-// (tests/data/kernels/xla_reduce, made by scripts/kernel_goldens/xla_reduce.py).
+// (tests/data/kernels/xla_reduce, made by tests/generators/kernel_goldens/xla_reduce.py).
 #include <Eigen/Core>
 #include <string>
 

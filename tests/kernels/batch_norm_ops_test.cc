@@ -1,4 +1,4 @@
-// FusedBatchNorm{,V2,V3} against TensorFlow goldens (scripts/kernel_goldens/nn.py),
+// FusedBatchNorm{,V2,V3} against TensorFlow goldens (tests/generators/kernel_goldens/nn.py),
 // in inference and training mode, plus shape inference and error cases.
 #include <cmath>
 #include <string>

@@ -1,5 +1,5 @@
 // Binary element-wise ops, BiasAdd and AddN against TensorFlow goldens
-// (scripts/kernel_goldens/elementwise.py), plus broadcasting edge cases,
+// (tests/generators/kernel_goldens/elementwise.py), plus broadcasting edge cases,
 // errors and shape inference.
 #include <Eigen/Core>
 #include <cstring>

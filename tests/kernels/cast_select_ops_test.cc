@@ -1,5 +1,5 @@
 // Cast, Select and SelectV2 against TensorFlow goldens
-// (scripts/kernel_goldens/elementwise.py), plus errors and shape inference.
+// (tests/generators/kernel_goldens/elementwise.py), plus errors and shape inference.
 #include <Eigen/Core>
 #include <cmath>
 #include <cstring>

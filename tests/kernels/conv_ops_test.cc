@@ -1,5 +1,5 @@
 // Conv2D and DepthwiseConv2dNative against TensorFlow goldens
-// (scripts/kernel_goldens/nn.py), plus shape inference and error cases.
+// (tests/generators/kernel_goldens/nn.py), plus shape inference and error cases.
 #include <string>
 #include <vector>
 

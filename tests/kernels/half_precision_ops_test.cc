@@ -1,5 +1,5 @@
 // float16/bfloat16 kernels (half_precision_ops.cc) against TensorFlow's CPU
-// kernels on the same 16-bit inputs (scripts/kernel_goldens/half.py).
+// kernels on the same 16-bit inputs (tests/generators/kernel_goldens/half.py).
 #include <limits>
 
 #include "Eigen/Core"

@@ -1,5 +1,5 @@
 // ResizeBilinear, ResizeNearestNeighbor and ResizeBicubic against TensorFlow
-// goldens (scripts/kernel_goldens/misc.py), plus inference and error cases.
+// goldens (tests/generators/kernel_goldens/misc.py), plus inference and error cases.
 #include <string>
 #include <vector>
 

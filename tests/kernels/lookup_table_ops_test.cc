@@ -1,5 +1,5 @@
 // Lookup-table kernels against TensorFlow goldens
-// (scripts/kernel_goldens/strings.py, tests/data/kernels/strings/tables.rec)
+// (tests/generators/kernel_goldens/strings.py, tests/data/kernels/strings/tables.rec)
 // and hand-written cases: initialization rules, errors that name the table,
 // text-file initializers and concurrent use.
 #include <algorithm>

@@ -1,5 +1,5 @@
 // MatMul and BatchMatMul{,V2,V3} against TensorFlow goldens
-// (scripts/kernel_goldens/nn.py), plus shape inference and error cases.
+// (tests/generators/kernel_goldens/nn.py), plus shape inference and error cases.
 #include <string>
 #include <vector>
 

@@ -1,6 +1,6 @@
 // Cumsum, Cumprod, OneHot, TopKV2, GatherNd, Where, ClipByValue, BroadcastTo,
 // BroadcastArgs, Einsum and Conv2DBackpropInput against TensorFlow goldens
-// (scripts/kernel_goldens/misc.py), plus inference, edge and error cases.
+// (tests/generators/kernel_goldens/misc.py), plus inference, edge and error cases.
 #include <cmath>
 #include <limits>
 #include <string>

@@ -1,5 +1,5 @@
 // ParseExample / ParseExampleV2 against TensorFlow goldens
-// (scripts/kernel_goldens/parse_example.py) and hand-written edge cases.
+// (tests/generators/kernel_goldens/parse_example.py) and hand-written edge cases.
 #include <cmath>
 #include <cstdint>
 #include <limits>

@@ -1,5 +1,5 @@
 // MaxPool, MaxPoolV2 and AvgPool against TensorFlow goldens
-// (scripts/kernel_goldens/nn.py), plus shape inference and error cases.
+// (tests/generators/kernel_goldens/nn.py), plus shape inference and error cases.
 #include <cmath>
 #include <limits>
 #include <string>

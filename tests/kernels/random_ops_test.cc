@@ -1,4 +1,4 @@
-// Random ops against TensorFlow's exact streams (scripts/kernel_goldens/random.py,
+// Random ops against TensorFlow's exact streams (tests/generators/kernel_goldens/random.py,
 // tests/data/kernels/random/): stateful ops over successive calls of one node,
 // stateless V1/V2 ops, plus Philox itself, errors, and concurrent calls.
 // Uniform and integer outputs must match bit for bit; normals within a few

@@ -1,5 +1,5 @@
 // Reductions and ArgMax/ArgMin against TensorFlow goldens
-// (scripts/kernel_goldens/elementwise.py), plus identities of empty
+// (tests/generators/kernel_goldens/elementwise.py), plus identities of empty
 // reductions, axis errors and shape inference.
 #include <Eigen/Core>
 #include <cmath>

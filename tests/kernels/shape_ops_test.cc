@@ -1,6 +1,6 @@
 // Reshape, Squeeze, ExpandDims, Shape, ShapeN, Size, Rank. Also defines the
 // golden-case runner shared by the array-family tests (see
-// scripts/kernel_goldens/array.py for the files it reads).
+// tests/generators/kernel_goldens/array.py for the files it reads).
 #include <cstring>
 #include <filesystem>
 #include <functional>

@@ -79,7 +79,7 @@ TEST(SliceOpsTest, StridedSliceMatchesTensorFlow) {
 }
 
 TEST(SliceOpsTest, StridedSliceRandomSpecsMatchTensorFlow) {
-  // See strided_slice_random_cases in scripts/kernel_goldens/array.py.
+  // See strided_slice_random_cases in tests/generators/kernel_goldens/array.py.
   Tensor x = ReadGolden("kernels/array/ss_random_in0");
   Tensor specs = ReadGolden("kernels/array/ss_random_specs");
   Tensor values = ReadGolden("kernels/array/ss_random_values");

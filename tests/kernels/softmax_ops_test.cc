@@ -1,4 +1,4 @@
-// Softmax and LogSoftmax against TensorFlow goldens (scripts/kernel_goldens/nn.py),
+// Softmax and LogSoftmax against TensorFlow goldens (tests/generators/kernel_goldens/nn.py),
 // plus edge cases.
 #include <algorithm>
 #include <cmath>

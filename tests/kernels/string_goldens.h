@@ -1,5 +1,5 @@
 // The .rec goldens of the string and lookup-table kernel tests
-// (tests/data/kernels/strings, written by scripts/kernel_goldens/strings.py):
+// (tests/data/kernels/strings, written by tests/generators/kernel_goldens/strings.py):
 // named tensors as length-prefixed records, read by testing::RecGoldens. The
 // namespace is inline: the tests in smrt::kernels use GoldenFile by its short
 // name.

@@ -1,4 +1,4 @@
-// String kernels against TensorFlow goldens (scripts/kernel_goldens/strings.py,
+// String kernels against TensorFlow goldens (tests/generators/kernel_goldens/strings.py,
 // tests/data/kernels/strings/*.rec) and hand-written edge cases: the RE2
 // subset, splitting/joining, Substr, AsString, StringToNumber and
 // RaggedTensorToTensor.

@@ -1,5 +1,5 @@
 // Unary element-wise ops against TensorFlow goldens
-// (scripts/kernel_goldens/elementwise.py), plus edge cases and errors.
+// (tests/generators/kernel_goldens/elementwise.py), plus edge cases and errors.
 #include <Eigen/Core>
 #include <cmath>
 #include <cstring>
