@@ -7,7 +7,8 @@
 
 #include "absl/strings/str_cat.h"
 
-namespace smrt::passes::testing {
+namespace smrt::passes {
+inline namespace testing {
 namespace {
 
 using kernels::KernelContext;
@@ -112,4 +113,5 @@ kernels::DeviceBytes FakeBytes() {
   return bytes;
 }
 
-}  // namespace smrt::passes::testing
+}  // namespace testing
+}  // namespace smrt::passes

@@ -9,7 +9,8 @@
 #include "absl/strings/str_join.h"
 #include "google/protobuf/text_format.h"
 
-namespace smrt::passes::testing {
+namespace smrt::passes {
+inline namespace testing {
 
 std::vector<std::string> Optimized::ops() const {
   std::vector<std::string> out;
@@ -148,4 +149,5 @@ std::string Scalar(const std::string& name, float v) {
                       v, " } } } }\n");
 }
 
-}  // namespace smrt::passes::testing
+}  // namespace testing
+}  // namespace smrt::passes
