@@ -8,9 +8,10 @@ Run from the repository root with the TensorFlow venv (see scripts/make_demo_mod
     .venv/bin/python -P scripts/make_zoo.py --out tests/data/zoo --committed-only
     .venv/bin/python -P scripts/make_zoo.py --list
 
-Models come from the family modules in scripts/zoo/ (see scripts/zoo/common.py). A model whose
-<out>/<name>/model.json exists is skipped unless --force. Each model is built in its own
-process, so that one failure or one large model does not affect the others.
+Models come from the family modules in tests/generators/zoo/ (see
+tests/generators/zoo/common.py). A model whose <out>/<name>/model.json exists is skipped unless
+--force. Each model is built in its own process, so that one failure or one large model does not
+affect the others.
 
 Output, per model:
     <out>/<name>/saved_model/                 the SavedModel
@@ -39,7 +40,8 @@ os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 os.environ.setdefault("TF_ENABLE_ONEDNN_OPTS", "0")
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
+# The zoo package (the family modules) lives with the other test-data generators.
+sys.path.insert(0, os.path.join(os.path.dirname(HERE), "tests", "generators"))
 
 
 def all_models():

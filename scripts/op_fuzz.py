@@ -50,7 +50,7 @@ if __name__ == "__main__" and sys.argv[1:2] == ["--worker"]:
     sys.exit(0)
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
-# TensorFlow's own kernels, as the kernel goldens use (scripts/kernel_goldens):
+# TensorFlow's own kernels, as the kernel goldens use (tests/generators/kernel_goldens):
 # its oneDNN ones differ at the edges (Softmax of a row with +inf or NaN).
 os.environ["TF_ENABLE_ONEDNN_OPTS"] = "0"
 import tensorflow as tf  # noqa: E402

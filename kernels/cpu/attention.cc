@@ -2,7 +2,7 @@
 // from and written to the [batch, seq, heads, depth] layout of the
 // projections around it, so that the four transposes, the batched matmuls,
 // the mask selects and the softmax of a multi-head attention block become one
-// op (fuse_attention makes it; kernels/fused_ops.h states its contract).
+// op (fuse_attention makes it; ops/fused_ops.h states its contract).
 //
 // Per (batch, head) the scores are one GEMM into a per-thread scratch block,
 // each row is scaled, masked and softmaxed in the unfused ops' order, and the

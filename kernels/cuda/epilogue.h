@@ -1,4 +1,4 @@
-// The post-ops of the fused ops (kernels/fused_ops.h) on a device buffer, in
+// The post-ops of the fused ops (ops/fused_ops.h) on a device buffer, in
 // one pass: bias along the last dim, residual Add, activations, in order.
 // float16/bfloat16 buffers are computed in float and rounded once.
 // No absl or smrt headers, so nvcc sees only CUDA and the standard library.

@@ -1,4 +1,4 @@
-// _SmrtLayerNorm float32 (kernels/fused_ops.h) on device tensors; checks and
+// _SmrtLayerNorm float32 (ops/fused_ops.h) on device tensors; checks and
 // messages as the CPU kernel's (layer_norm.cu computes).
 #include <cuda_runtime.h>
 

@@ -1,4 +1,4 @@
-// The fused ops' post-ops (kernels/fused_ops.h) on CUDA: checks the args as
+// The fused ops' post-ops (ops/fused_ops.h) on CUDA: checks the args as
 // ApplyPostOps does, then queues one epilogue kernel (epilogue.h). Shared by
 // _SmrtFusedMatMul and _SmrtFusedConv2D.
 #ifndef SMRT_KERNELS_CUDA_POST_OPS_H_

@@ -6,7 +6,6 @@
 #include "Eigen/Core"
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
-#include "core/npy.h"
 #include "kernels/registry.h"
 
 namespace smrt::kernels::testing {
@@ -140,13 +139,6 @@ absl::StatusOr<std::vector<Tensor>> RunOp(const std::string& op, AttrMap attrs,
                                          << "):" << report;
   }
   return result;
-}
-
-Tensor ReadGolden(const std::string& relative) {
-  std::string path = absl::StrCat(SMRT_TEST_DATA_DIR, "/", relative, ".npy");
-  absl::StatusOr<Tensor> t = npy::Read(path);
-  EXPECT_TRUE(t.ok()) << t.status();
-  return t.ok() ? *t : Tensor();
 }
 
 Tensor RandomFloats(const Shape& shape, uint32_t seed, float lo, float hi) {

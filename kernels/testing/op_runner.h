@@ -1,5 +1,6 @@
 // Test helpers for kernels: run one op through the default registry exactly
-// as the executor would, and compare tensors.
+// as the executor would, and compare tensors. The golden readers are in
+// tests/testing/goldens.h; tests/testing/kernel_test.h brings both in.
 #ifndef SMRT_KERNELS_TESTING_OP_RUNNER_H_
 #define SMRT_KERNELS_TESTING_OP_RUNNER_H_
 
@@ -75,9 +76,6 @@ std::vector<T> Values(const Tensor& t) {
 // (exact for integers, bools and strings). Reports the first few mismatches.
 ::testing::AssertionResult TensorsNear(const Tensor& actual, const Tensor& expected,
                                        double atol = 1e-5, double rtol = 1e-5);
-
-// Reads tests/data/<relative>.npy (golden files written by NumPy/TensorFlow).
-Tensor ReadGolden(const std::string& relative);
 
 }  // namespace smrt::kernels::testing
 

@@ -1,5 +1,5 @@
 // Matching what follows a conv or matmul into the post-ops of one fused op
-// (kernels/fused_ops.h): bias, activation, residual add, activation. Shared
+// (ops/fused_ops.h): bias, activation, residual add, activation. Shared
 // by fuse_conv.cc and fuse_matmul.cc.
 #ifndef SMRT_PASSES_POST_OP_CHAIN_H_
 #define SMRT_PASSES_POST_OP_CHAIN_H_

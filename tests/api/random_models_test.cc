@@ -1,5 +1,5 @@
 // Seeded random ops through loaded models (tests/data/kernels/random/model and
-// model_tf2, made by scripts/kernel_goldens/random.py): each node keeps its generator in
+// model_tf2, made by tests/generators/kernel_goldens/random.py): each node keeps its generator in
 // the model, so successive Runs give TensorFlow's successive answers, a second
 // load starts over, and concurrent Runs share the stream without losing or
 // repeating a stretch of it.
@@ -13,12 +13,13 @@
 #include "gtest/gtest.h"
 #include "kernels/testing/op_runner.h"
 #include "smrt/model.h"
+#include "testing/goldens.h"
 #include "testing/paths.h"
 
 namespace smrt {
 namespace {
 
-using kernels::testing::ReadGolden;
+using testing::ReadGolden;
 using kernels::testing::TensorsNear;
 using kernels::testing::Values;
 

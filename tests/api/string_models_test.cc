@@ -3,18 +3,13 @@
 // the generic community test leaves out), plus table behaviour that only
 // shows through a loaded model: init once at load, concurrent lookups.
 #include <atomic>
-#include <cstring>
 #include <filesystem>
 #include <map>
 #include <string>
 #include <thread>
 #include <vector>
 
-#include "absl/strings/numbers.h"
-#include "absl/strings/str_cat.h"
-#include "absl/strings/str_split.h"
 #include "absl/strings/string_view.h"
-#include "absl/strings/strip.h"
 #include "core/file.h"
 #include "core/npy.h"
 #include "gtest/gtest.h"
@@ -28,34 +23,12 @@ namespace {
 
 using kernels::testing::TensorsNear;
 
-// The "shape" of the input or output named `name` in a golden manifest
-// (json written by scripts/make_goldens.py, one key per line).
-absl::StatusOr<Shape> ManifestShape(const std::string& manifest, const std::string& name) {
-  const std::string key = absl::StrCat("\"name\": \"", name, "\"");
-  size_t at = manifest.find(key);
-  if (at == std::string::npos) return absl::NotFoundError(absl::StrCat("no entry ", name));
-  at = manifest.find("\"shape\": [", at);
-  if (at == std::string::npos) return absl::NotFoundError(absl::StrCat("no shape for ", name));
-  at += 10;
-  size_t end = manifest.find(']', at);
-  if (end == std::string::npos) return absl::DataLossError("unterminated shape");
-  Shape shape;
-  for (absl::string_view part : absl::StrSplit(manifest.substr(at, end - at), ',')) {
-    part = absl::StripAsciiWhitespace(part);
-    if (part.empty()) continue;
-    int64_t d;
-    if (!absl::SimpleAtoi(part, &d)) return absl::DataLossError(absl::StrCat("bad dim ", part));
-    shape.push_back(d);
-  }
-  return shape;
-}
-
 // Reads a golden tensor (.npy, .strings or .examples) with its manifest shape.
 Tensor ReadShaped(const std::string& path, const std::string& manifest, const std::string& name) {
   absl::StatusOr<Tensor> t = testing::ReadGoldenTensor(path);
   EXPECT_TRUE(t.ok()) << t.status();
   if (!t.ok()) return Tensor();
-  absl::StatusOr<Shape> shape = ManifestShape(manifest, name);
+  absl::StatusOr<Shape> shape = testing::ManifestShape(manifest, name);
   EXPECT_TRUE(shape.ok()) << shape.status();
   if (!shape.ok() || *shape == t->shape()) return *t;
   absl::StatusOr<Tensor> r = t->Reshaped(*shape);
@@ -139,55 +112,16 @@ TEST(StringModelsTest, SentimentBilstmTextVectorization) {
 }
 
 // ---------------------------------------------------------------------------
-// Small TF2 SavedModels written by scripts/kernel_goldens/strings.py, with
+// Small TF2 SavedModels written by tests/generators/kernel_goldens/strings.py, with
 // TensorFlow's outputs: text_model has TextVectorization's front end (lower,
 // strip punctuation, split, StaticHashTable, ragged to dense) and an int64 ->
 // string table; asset_model initializes its table from a text-file asset.
 
 std::string StringsDir() { return testing::TestDataDir() + "/kernels/strings"; }
 
-// Named tensors of a .rec golden file (format in the generator script).
+// Named tensors of a .rec golden file (format in testing/goldens.h).
 std::map<std::string, Tensor> ReadRec(const std::string& path) {
-  std::map<std::string, Tensor> out;
-  absl::StatusOr<std::string> data = file::ReadAll(path);
-  EXPECT_TRUE(data.ok()) << data.status();
-  if (!data.ok()) return out;
-  std::vector<std::string> recs;
-  for (size_t pos = 0; pos + 4 <= data->size();) {
-    uint32_t n = 0;
-    for (int b = 3; b >= 0; --b) n = (n << 8) | static_cast<uint8_t>((*data)[pos + b]);
-    pos += 4;
-    if (data->size() - pos < n) break;
-    recs.push_back(data->substr(pos, n));
-    pos += n;
-  }
-  for (size_t i = 0; i + 3 < recs.size();) {
-    const std::string name = recs[i];
-    const std::string dtype = recs[i + 1];
-    Shape shape;
-    for (absl::string_view d : absl::StrSplit(recs[i + 2], ' ', absl::SkipEmpty())) {
-      int64_t v = 0;
-      EXPECT_TRUE(absl::SimpleAtoi(d, &v));
-      shape.push_back(v);
-    }
-    i += 3;
-    DataType type = dtype == "string" ? DataType::kString : DataType::kInt64;
-    EXPECT_TRUE(dtype == "string" || dtype == "int64") << dtype;
-    absl::StatusOr<Tensor> t = Tensor::Create(type, shape);
-    EXPECT_TRUE(t.ok());
-    if (!t.ok()) break;
-    if (type == DataType::kString) {
-      for (int64_t k = 0; k < t->num_elements() && i < recs.size(); ++k) {
-        t->data<std::string>()[k] = recs[i++];
-      }
-    } else {
-      EXPECT_EQ(recs[i].size(), t->byte_size());
-      if (recs[i].size() == t->byte_size()) std::memcpy(t->raw_data(), recs[i].data(), t->byte_size());
-      ++i;
-    }
-    out[name] = *t;
-  }
-  return out;
+  return testing::RecGoldens(path).All();
 }
 
 TEST(StringModelsTest, TextVectorizationModelMatchesTensorFlow) {

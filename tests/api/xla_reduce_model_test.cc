@@ -1,18 +1,19 @@
 // XlaReduceWindow and XlaReduce through a loaded model, since their reducer
 // is a function attr the executor compiles for the node
-// (tests/data/kernels/xla_reduce, made by scripts/kernel_goldens/xla_reduce.py).
+// (tests/data/kernels/xla_reduce, made by tests/generators/kernel_goldens/xla_reduce.py).
 #include <Eigen/Core>
 #include <string>
 
 #include "gtest/gtest.h"
 #include "kernels/testing/op_runner.h"
 #include "smrt/model.h"
+#include "testing/goldens.h"
 #include "testing/paths.h"
 
 namespace smrt {
 namespace {
 
-using kernels::testing::ReadGolden;
+using testing::ReadGolden;
 using kernels::testing::TensorsNear;
 
 Tensor Golden(const std::string& name) { return ReadGolden("kernels/xla_reduce/" + name); }

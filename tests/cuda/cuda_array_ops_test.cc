@@ -17,19 +17,10 @@
 #include "kernels/cuda/select_index.h"
 #include "kernels/cuda/transpose.h"
 #include "kernels/registry.h"
-#include "kernels/testing/op_runner.h"
+#include "testing/kernel_test.h"
 
 namespace smrt::kernels::cuda {
 namespace {
-
-using kernels::testing::MakeTensor;
-using kernels::testing::RandomFloats;
-using kernels::testing::RunOp;
-using kernels::testing::TensorsNear;
-using testing::FakeDevice;
-using testing::FakeDeviceTensor;
-using testing::RunCudaKernel;
-using testing::TypeAttr;
 
 const std::vector<DataType> kAllFixed = {
     DataType::kFloat, DataType::kDouble,   DataType::kInt32,     DataType::kUInt8,

@@ -17,17 +17,10 @@
 #include "kernels/cuda/half_math.h"
 #include "kernels/cuda/register.h"
 #include "kernels/registry.h"
-#include "kernels/testing/op_runner.h"
+#include "testing/kernel_test.h"
 
 namespace smrt::kernels::cuda {
 namespace {
-
-using kernels::testing::MakeTensor;
-using kernels::testing::RandomFloats;
-using kernels::testing::RunOp;
-using testing::FakeDeviceTensor;
-using testing::RunCudaKernel;
-using testing::TypeAttr;
 
 AttrMap BatchNormAttrs(bool training, const std::string& format = "NHWC",
                        float epsilon = 1e-3f) {

@@ -10,17 +10,10 @@
 #include "gtest/gtest.h"
 #include "kernels/cuda/register.h"
 #include "kernels/registry.h"
-#include "kernels/testing/op_runner.h"
+#include "testing/kernel_test.h"
 
 namespace smrt::kernels::cuda {
 namespace {
-
-using kernels::testing::MakeTensor;
-using testing::ExpectFakeDeviceError;
-using testing::FakeDevice;
-using testing::FakeDeviceTensor;
-using testing::RunCudaKernel;
-using testing::TypeAttr;
 
 TEST(CudaControlFlowTest, RegisteredForEveryFixedSizeDtype) {
   const KernelRegistry& r = KernelRegistry::Default();

@@ -16,18 +16,10 @@
 #include "kernels/cuda/conv_transpose.h"
 #include "kernels/cuda/register.h"
 #include "kernels/registry.h"
-#include "kernels/testing/op_runner.h"
+#include "testing/kernel_test.h"
 
 namespace smrt::kernels::cuda {
 namespace {
-
-using kernels::testing::MakeTensor;
-using kernels::testing::RandomFloats;
-using kernels::testing::RunOp;
-using testing::CastTo;
-using testing::FakeDeviceTensor;
-using testing::TypeAttr;
-
 
 struct Case {
   const char* what;

@@ -15,18 +15,10 @@
 #include "kernels/shared/gather_nd_util.h"
 #include "kernels/cuda/gather_nd_index.h"
 #include "kernels/registry.h"
-#include "kernels/testing/op_runner.h"
+#include "testing/kernel_test.h"
 
 namespace smrt::kernels::cuda {
 namespace {
-
-using kernels::testing::MakeTensor;
-using kernels::testing::RandomFloats;
-using kernels::testing::RunOp;
-using testing::FakeDevice;
-using testing::FakeDeviceTensor;
-using testing::RunCudaKernel;
-using testing::TypeAttr;
 
 AttrMap GatherNdAttrs(DataType t, DataType ti, const std::string& policy = "") {
   AttrMap a = TypeAttr(t, "Tparams");

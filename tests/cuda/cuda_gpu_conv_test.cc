@@ -15,25 +15,15 @@
 #include "absl/strings/str_join.h"
 #include "cuda_test_util.h"
 #include "gtest/gtest.h"
-#include "kernels/registry.h"
-#include "kernels/shared/conv_util.h"
 #include "kernels/cuda/cudnn_loader.h"
 #include "kernels/cuda/direct_conv.h"
-#include "kernels/testing/op_runner.h"
+#include "kernels/registry.h"
+#include "kernels/shared/conv_util.h"
 #include "ops/fused_ops.h"
+#include "testing/kernel_test.h"
 
 namespace smrt::kernels::cuda {
 namespace {
-
-using kernels::testing::RandomFloats;
-using kernels::testing::RunOp;
-using kernels::testing::TensorsNear;
-using testing::Download;
-using testing::MapTuningCache;
-using testing::RunOnGpu;
-using testing::TestDevice;
-using testing::TypeAttr;
-using testing::Upload;
 
 struct ConvCase {
   std::string name;

@@ -12,19 +12,11 @@
 #include "cuda_test_util.h"
 #include "gtest/gtest.h"
 #include "kernels/cuda/kernel_util.h"
-#include "kernels/testing/op_runner.h"
 #include "ops/fused_ops.h"
+#include "testing/kernel_test.h"
 
 namespace smrt::kernels::cuda {
 namespace {
-
-using kernels::testing::MakeTensor;
-using kernels::testing::RandomFloats;
-using kernels::testing::RunOp;
-using kernels::testing::TensorsNear;
-using testing::RunOnGpu;
-using testing::TestDevice;
-using testing::TypeAttr;
 
 class CudaGpuFusedTest : public testing::GpuTest {};
 

@@ -17,21 +17,10 @@
 #include "gtest/gtest.h"
 #include "kernels/cuda/kernel_util.h"
 #include "kernels/registry.h"
-#include "kernels/testing/op_runner.h"
+#include "testing/kernel_test.h"
 
 namespace smrt::kernels::cuda {
 namespace {
-
-using kernels::testing::MakeTensor;
-using kernels::testing::RandomFloats;
-using kernels::testing::RunOp;
-using kernels::testing::TensorsNear;
-using testing::Download;
-using testing::RunCudaKernel;
-using testing::RunOnGpu;
-using testing::TestDevice;
-using testing::TypeAttr;
-using testing::Upload;
 
 class CudaGpuTest : public testing::GpuTest {};
 

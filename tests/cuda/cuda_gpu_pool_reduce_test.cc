@@ -16,18 +16,10 @@
 #include "absl/strings/str_join.h"
 #include "cuda_test_util.h"
 #include "gtest/gtest.h"
-#include "kernels/testing/op_runner.h"
+#include "testing/kernel_test.h"
 
 namespace smrt::kernels::cuda {
 namespace {
-
-using kernels::testing::MakeTensor;
-using kernels::testing::RandomFloats;
-using kernels::testing::RunOp;
-using kernels::testing::TensorsNear;
-using testing::RunOnGpu;
-using testing::TestDevice;
-using testing::TypeAttr;
 
 class CudaGpuPoolReduceTest : public testing::GpuTest {
  protected:

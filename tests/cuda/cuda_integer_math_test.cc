@@ -11,14 +11,10 @@
 #include "cuda_test_util.h"
 #include "gtest/gtest.h"
 #include "kernels/cuda/elementwise_math.h"
-#include "kernels/testing/op_runner.h"
+#include "testing/kernel_test.h"
 
 namespace smrt::kernels::cuda {
 namespace {
-
-using kernels::testing::MakeTensor;
-using kernels::testing::RunOp;
-using testing::TypeAttr;
 
 template <typename I>
 std::vector<I> HardInts() {

@@ -22,17 +22,10 @@
 #include "kernels/cuda/register.h"
 #include "kernels/cuda/transpose.h"
 #include "kernels/registry.h"
-#include "kernels/testing/op_runner.h"
+#include "testing/kernel_test.h"
 
 namespace smrt::kernels::cuda {
 namespace {
-
-using kernels::testing::MakeTensor;
-using kernels::testing::RunOp;
-using testing::FakeDevice;
-using testing::FakeDeviceTensor;
-using testing::RunCudaKernel;
-using testing::TypeAttr;
 
 const std::vector<DataType> kF32 = {DataType::kFloat};
 const std::vector<DataType> kF32I32 = {DataType::kFloat, DataType::kInt32};

@@ -19,15 +19,10 @@
 #include "kernels/cuda/agreement.h"
 #include "kernels/cuda/epilogue_plan.h"
 #include "kernels/registry.h"
-#include "kernels/testing/op_runner.h"
+#include "testing/kernel_test.h"
 
 namespace smrt::kernels::cuda {
 namespace {
-
-using kernels::testing::RandomFloats;
-using kernels::testing::RunOp;
-using kernels::testing::TensorsNear;
-using testing::TypeAttr;
 
 FusedOps Ops(const std::vector<std::string>& names) {
   AttrMap attrs;

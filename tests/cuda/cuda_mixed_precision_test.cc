@@ -21,15 +21,10 @@
 #include "kernels/cuda/elementwise_math.h"
 #include "kernels/cuda/half_math.h"
 #include "kernels/registry.h"
-#include "kernels/testing/op_runner.h"
+#include "testing/kernel_test.h"
 
 namespace smrt::kernels::cuda {
 namespace {
-
-using kernels::testing::RandomFloats;
-using kernels::testing::RunOp;
-using testing::CastTo;
-using testing::TypeAttr;
 
 constexpr DataType kHalfTypes[] = {DataType::kHalf, DataType::kBFloat16};
 

@@ -14,18 +14,10 @@
 #include "cuda_test_util.h"
 #include "gtest/gtest.h"
 #include "kernels/registry.h"
-#include "kernels/testing/op_runner.h"
+#include "testing/kernel_test.h"
 
 namespace smrt::kernels::cuda {
 namespace {
-
-using kernels::testing::MakeTensor;
-using kernels::testing::RunOp;
-using kernels::testing::Scalar;
-using testing::FakeDevice;
-using testing::FakeDeviceTensor;
-using testing::RunCudaKernel;
-using testing::TypeAttr;
 
 AttrMap OneHotAttrs(DataType t, DataType ti, int64_t axis) {
   AttrMap a = TypeAttr(t);

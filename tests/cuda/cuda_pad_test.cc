@@ -11,17 +11,10 @@
 #include "cuda_test_util.h"
 #include "gtest/gtest.h"
 #include "kernels/registry.h"
-#include "kernels/testing/op_runner.h"
+#include "testing/kernel_test.h"
 
 namespace smrt::kernels::cuda {
 namespace {
-
-using kernels::testing::MakeTensor;
-using kernels::testing::RandomFloats;
-using kernels::testing::RunOp;
-using testing::RunOnGpu;
-using testing::TestDevice;
-using testing::TypeAttr;
 
 TEST(CudaPadTest, PadAndPadV2AreRegisteredWithHostPaddings) {
   const KernelRegistry& r = KernelRegistry::Default();

@@ -13,16 +13,10 @@
 #include "gtest/gtest.h"
 #include "kernels/shared/ragged_util.h"
 #include "kernels/registry.h"
-#include "kernels/testing/op_runner.h"
+#include "testing/kernel_test.h"
 
 namespace smrt::kernels::cuda {
 namespace {
-
-using kernels::testing::MakeTensor;
-using kernels::testing::RunOp;
-using kernels::testing::Scalar;
-using testing::ExpectFakeDeviceError;
-using testing::FakeDeviceTensor;
 
 AttrMap RaggedAttrs(DataType t, DataType index, std::vector<std::string> types) {
   AttrMap a;

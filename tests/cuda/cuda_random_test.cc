@@ -17,17 +17,10 @@
 #include "cuda_test_util.h"
 #include "gtest/gtest.h"
 #include "kernels/registry.h"
-#include "kernels/testing/op_runner.h"
+#include "testing/kernel_test.h"
 
 namespace smrt::kernels::cuda {
 namespace {
-
-using kernels::testing::MakeTensor;
-using kernels::testing::RunOp;
-using kernels::testing::Scalar;
-using testing::ExpectFakeDeviceError;
-using testing::FakeDeviceTensor;
-using testing::TypeAttr;
 
 AttrMap Seeded(AttrMap a, int64_t seed, int64_t seed2) {
   a.Set("seed", seed);

@@ -14,17 +14,10 @@
 #include "kernels/cuda/register.h"
 #include "kernels/cuda/resize.h"
 #include "kernels/registry.h"
-#include "kernels/testing/op_runner.h"
+#include "testing/kernel_test.h"
 
 namespace smrt::kernels::cuda {
 namespace {
-
-using kernels::testing::MakeTensor;
-using kernels::testing::RandomFloats;
-using kernels::testing::RunOp;
-using testing::ExpectFakeDeviceError;
-using testing::FakeDeviceTensor;
-using testing::TypeAttr;
 
 TEST(CudaResizeTest, RegisteredWithTheSizeOnTheHost) {
   const KernelRegistry& r = KernelRegistry::Default();

@@ -15,20 +15,10 @@
 #include "cuda_test_util.h"
 #include "gtest/gtest.h"
 #include "kernels/registry.h"
-#include "kernels/testing/op_runner.h"
+#include "testing/kernel_test.h"
 
 namespace smrt::kernels::cuda {
 namespace {
-
-using kernels::testing::MakeTensor;
-using kernels::testing::RandomFloats;
-using kernels::testing::RunOp;
-using kernels::testing::Scalar;
-using testing::CastTo;
-using testing::FakeDevice;
-using testing::FakeDeviceTensor;
-using testing::RunCudaKernel;
-using testing::TypeAttr;
 
 AttrMap ScanAttrs(DataType t, bool exclusive, bool reverse) {
   AttrMap a = TypeAttr(t);

@@ -20,18 +20,10 @@
 #include "kernels/cuda/slice_plan.h"
 #include "kernels/cuda/transpose.h"
 #include "kernels/registry.h"
-#include "kernels/testing/op_runner.h"
+#include "testing/kernel_test.h"
 
 namespace smrt::kernels::cuda {
 namespace {
-
-using kernels::testing::MakeTensor;
-using kernels::testing::RandomFloats;
-using kernels::testing::RunOp;
-using testing::ExpectFakeDeviceError;
-using testing::FakeDeviceTensor;
-using testing::RunCudaKernel;
-using testing::TypeAttr;
 
 struct Registered {
   const char* op;

@@ -1,6 +1,9 @@
 // Test-only devices for the CUDA kernel tests: a real one (cudaMalloc'd
 // tensors, one stream) for the GPU tests, a fake one for checks that fail
-// before any CUDA call and so run on machines without a GPU.
+// before any CUDA call and so run on machines without a GPU. The namespace is
+// inline and testing/kernel_test.h is included: the tests in
+// smrt::kernels::cuda use these helpers and the op runner's by their short
+// names.
 #ifndef SMRT_TESTS_CUDA_CUDA_TEST_UTIL_H_
 #define SMRT_TESTS_CUDA_CUDA_TEST_UTIL_H_
 
@@ -21,9 +24,10 @@
 #include "kernels/cuda/register.h"
 #include "kernels/kernel.h"
 #include "kernels/registry.h"
-#include "kernels/testing/op_runner.h"
+#include "testing/kernel_test.h"
 
-namespace smrt::kernels::cuda::testing {
+namespace smrt::kernels::cuda {
+inline namespace testing {
 
 // "" when a GPU is usable, else why not.
 inline std::string NoGpuReason() {
@@ -269,6 +273,7 @@ class GpuTest : public ::testing::Test {
   std::unique_ptr<TestDevice> device_;
 };
 
-}  // namespace smrt::kernels::cuda::testing
+}  // namespace testing
+}  // namespace smrt::kernels::cuda
 
 #endif  // SMRT_TESTS_CUDA_CUDA_TEST_UTIL_H_

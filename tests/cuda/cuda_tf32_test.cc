@@ -10,14 +10,11 @@
 #include "cuda_test_util.h"
 #include "gtest/gtest.h"
 #include "kernels/cuda/tf32.h"
-#include "kernels/testing/op_runner.h"
 #include "ops/fused_ops.h"
+#include "testing/kernel_test.h"
 
 namespace smrt::kernels::cuda {
 namespace {
-
-using kernels::testing::RandomFloats;
-using testing::TypeAttr;
 
 TEST(CudaTf32Test, OnlyMarkedFloat32ProductsMayUseTf32) {
   EXPECT_EQ(ConvMathType(CUDNN_DATA_FLOAT, false), CUDNN_FMA_MATH);

@@ -17,18 +17,10 @@
 #include "gtest/gtest.h"
 #include "kernels/cuda/register.h"
 #include "kernels/registry.h"
-#include "kernels/testing/op_runner.h"
+#include "testing/kernel_test.h"
 
 namespace smrt::kernels::cuda {
 namespace {
-
-using kernels::testing::MakeTensor;
-using kernels::testing::RandomFloats;
-using kernels::testing::RunOp;
-using kernels::testing::Scalar;
-using testing::CastTo;
-using testing::FakeDeviceTensor;
-using testing::TypeAttr;
 
 constexpr float kNan = std::numeric_limits<float>::quiet_NaN();
 constexpr float kInf = std::numeric_limits<float>::infinity();

@@ -16,17 +16,10 @@
 #include "kernels/cuda/elementwise_math.h"
 #include "kernels/cuda/reduce.h"
 #include "kernels/registry.h"
-#include "kernels/testing/op_runner.h"
+#include "testing/kernel_test.h"
 
 namespace smrt::kernels::cuda {
 namespace {
-
-using kernels::testing::MakeTensor;
-using kernels::testing::RunOp;
-using kernels::testing::Values;
-using testing::ExpectFakeDeviceError;
-using testing::FakeDeviceTensor;
-using testing::TypeAttr;
 
 // Values with a pattern that is not symmetric in any dim.
 std::vector<float> Ramp(int64_t n, float scale = 0.37f) {

@@ -8,14 +8,10 @@
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 #include "kernels/registry.h"
-#include "kernels/testing/op_runner.h"
+#include "testing/kernel_test.h"
 
-namespace smrt::kernels::array_testing {
-
-using ::smrt::kernels::testing::ReadGolden;
-using ::smrt::kernels::testing::RunOp;
-using ::smrt::kernels::testing::TensorsNear;
-
+namespace smrt::kernels {
+inline namespace array_testing {
 
 AttrMap Attrs(std::vector<std::pair<std::string, AttrValue>> list) {
   AttrMap attrs;
@@ -71,4 +67,5 @@ void ExpectGolden(const std::string& op, const std::string& name, const GoldenAt
   }
 }
 
-}  // namespace smrt::kernels::array_testing
+}  // namespace array_testing
+}  // namespace smrt::kernels

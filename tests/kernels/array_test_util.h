@@ -1,4 +1,5 @@
-// Golden-file helpers shared by the array kernel tests.
+// Golden-file helpers shared by the array kernel tests. The namespace is
+// inline: the tests in smrt::kernels use the helpers by their short names.
 #ifndef SMRT_TESTS_KERNELS_ARRAY_TEST_UTIL_H_
 #define SMRT_TESTS_KERNELS_ARRAY_TEST_UTIL_H_
 
@@ -8,9 +9,10 @@
 
 #include "gtest/gtest.h"
 #include "kernels/registry.h"
-#include "kernels/testing/op_runner.h"
+#include "testing/kernel_test.h"
 
-namespace smrt::kernels::array_testing {
+namespace smrt::kernels {
+inline namespace array_testing {
 
 using GoldenAttrFn =
     std::function<AttrMap(const std::vector<Tensor>& inputs, const std::vector<Tensor>& outputs,
@@ -19,6 +21,7 @@ AttrMap Attrs(std::vector<std::pair<std::string, AttrValue>> list);
 ::testing::AssertionResult SameTensor(const Tensor& actual, const Tensor& expected);
 void ExpectGolden(const std::string& op, const std::string& name, const GoldenAttrFn& attrs);
 
-}  // namespace smrt::kernels::array_testing
+}  // namespace array_testing
+}  // namespace smrt::kernels
 
 #endif  // SMRT_TESTS_KERNELS_ARRAY_TEST_UTIL_H_

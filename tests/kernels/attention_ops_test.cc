@@ -1,4 +1,4 @@
-// _SmrtAttention (kernels/fused_ops.h) on every CPU backend built (reference
+// _SmrtAttention (ops/fused_ops.h) on every CPU backend built (reference
 // and oneDNN), against the definition computed in double: each mask mode,
 // masks broadcast in several ways, shapes small enough for heads to run in
 // parallel and large enough for one GEMM at a time, rows masked out entirely,
@@ -12,13 +12,11 @@
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 #include "kernels/registry.h"
-#include "kernels/testing/op_runner.h"
 #include "ops/fused_ops.h"
+#include "testing/kernel_test.h"
 
 namespace smrt::kernels {
 namespace {
-
-using testing::RandomFloats;
 
 struct Case {
   std::string name;

@@ -1,5 +1,5 @@
 // Binary element-wise ops, BiasAdd and AddN against TensorFlow goldens
-// (scripts/kernel_goldens/elementwise.py), plus broadcasting edge cases,
+// (tests/generators/kernel_goldens/elementwise.py), plus broadcasting edge cases,
 // errors and shape inference.
 #include <Eigen/Core>
 #include <cstring>
@@ -11,42 +11,10 @@
 #include "absl/strings/match.h"
 #include "gtest/gtest.h"
 #include "kernels/elementwise_test_util.h"
-#include "kernels/testing/op_runner.h"
+#include "testing/kernel_test.h"
 
 namespace smrt::kernels {
 namespace {
-
-using elementwise_testing::Golden;
-using elementwise_testing::Near;
-using elementwise_testing::Widen;
-
-using ::smrt::kernels::testing::InferOp;
-using ::smrt::kernels::testing::MakeTensor;
-using ::smrt::kernels::testing::ReadGolden;
-using ::smrt::kernels::testing::RunOp;
-using ::smrt::kernels::testing::Scalar;
-using ::smrt::kernels::testing::TensorsNear;
-using ::smrt::kernels::testing::Values;
-
-// --- golden helpers (bfloat16 goldens are stored as uint16 bits) ---
-
-
-// Block i of a tensor stacked along dim 0.
-Tensor Slice(const Tensor& stacked, int64_t i) {
-  Shape shape(stacked.shape().begin() + 1, stacked.shape().end());
-  Tensor t = *Tensor::Create(stacked.dtype(), shape);
-  const size_t bytes = t.byte_size();
-  std::memcpy(t.raw_data(), static_cast<const char*>(stacked.raw_data()) + i * bytes, bytes);
-  return t;
-}
-
-
-
-AttrMap TypeAttr(DataType t) {
-  AttrMap a;
-  a.Set("T", t);
-  return a;
-}
 
 struct TypeCase {
   std::string name;

@@ -2,16 +2,10 @@
 #include <vector>
 
 #include "gtest/gtest.h"
-#include "kernels/testing/op_runner.h"
+#include "testing/kernel_test.h"
 
 namespace smrt::kernels {
 namespace {
-
-using testing::MakeTensor;
-using testing::ReadGolden;
-using testing::RunOp;
-using testing::Scalar;
-using testing::TensorsNear;
 
 Tensor Golden(const std::string& name) { return ReadGolden("kernels/bincount/" + name); }
 
@@ -81,11 +75,6 @@ TEST(BincountOpsTest, DenseBincountMatchesTensorFlow) {
     ASSERT_TRUE(out.ok()) << c.name << ": " << out.status();
     EXPECT_TRUE(TensorsNear((*out)[0], Golden(c.name), 1e-5, 1e-5)) << c.name;
   }
-}
-
-void ExpectInvalid(const absl::StatusOr<std::vector<Tensor>>& out, const std::string& needle) {
-  ASSERT_EQ(out.status().code(), absl::StatusCode::kInvalidArgument) << needle << out.status();
-  EXPECT_NE(out.status().message().find(needle), std::string::npos) << out.status();
 }
 
 TEST(BincountOpsTest, ErrorsAndEmpty) {

@@ -1,5 +1,5 @@
 // Cast, Select and SelectV2 against TensorFlow goldens
-// (scripts/kernel_goldens/elementwise.py), plus errors and shape inference.
+// (tests/generators/kernel_goldens/elementwise.py), plus errors and shape inference.
 #include <Eigen/Core>
 #include <cmath>
 #include <cstring>
@@ -10,25 +10,12 @@
 #include "absl/strings/match.h"
 #include "gtest/gtest.h"
 #include "kernels/elementwise_test_util.h"
-#include "kernels/testing/op_runner.h"
+#include "testing/kernel_test.h"
 
 namespace smrt::kernels {
 namespace {
 
-using elementwise_testing::Golden;
-using elementwise_testing::Widen;
-
-using ::smrt::kernels::testing::InferOp;
-using ::smrt::kernels::testing::MakeTensor;
-using ::smrt::kernels::testing::ReadGolden;
-using ::smrt::kernels::testing::RunOp;
-using ::smrt::kernels::testing::Scalar;
-using ::smrt::kernels::testing::TensorsNear;
-using ::smrt::kernels::testing::Values;
-
 // --- golden helpers (bfloat16 goldens are stored as uint16 bits) ---
-
-
 
 // Exact equality (NaN equals NaN); float16/bfloat16 compared by value.
 ::testing::AssertionResult Same(const Tensor& actual, const Tensor& expected) {
@@ -186,12 +173,6 @@ TEST(CastSelectOpsTest, CastIdentityStringsAndErrors) {
 }
 
 // --- Select / SelectV2 ---
-
-AttrMap TypeAttr(DataType t) {
-  AttrMap a;
-  a.Set("T", t);
-  return a;
-}
 
 TEST(CastSelectOpsTest, SelectMatchesTensorFlow) {
   const Tensor t = Golden("select_t");

@@ -1,19 +1,24 @@
 // Golden helpers shared by the elementwise kernel tests. bfloat16 goldens
-// are stored as uint16 bits; float16/bfloat16 compare after widening.
+// are stored as uint16 bits; float16/bfloat16 compare after widening. The
+// namespace is inline: the tests in smrt::kernels use the helpers by their
+// short names.
 #ifndef SMRT_TESTS_KERNELS_ELEMENTWISE_TEST_UTIL_H_
 #define SMRT_TESTS_KERNELS_ELEMENTWISE_TEST_UTIL_H_
 
+#include <cstdint>
 #include <cstring>
 #include <string>
 
 #include "Eigen/Core"
+#include "core/attr_map.h"
 #include "gtest/gtest.h"
-#include "kernels/testing/op_runner.h"
+#include "testing/kernel_test.h"
 
-namespace smrt::kernels::elementwise_testing {
+namespace smrt::kernels {
+inline namespace elementwise_testing {
 
 inline Tensor Golden(const std::string& name, DataType as = DataType::kInvalid) {
-  Tensor t = testing::ReadGolden("kernels/elementwise/" + name);
+  Tensor t = ReadGolden("kernels/elementwise/" + name);
   if (as == DataType::kBFloat16 && t.dtype() == DataType::kUInt16) {
     Tensor b = *Tensor::Create(DataType::kBFloat16, t.shape());
     std::memcpy(b.raw_data(), t.raw_data(), t.byte_size());
@@ -43,6 +48,22 @@ inline ::testing::AssertionResult Near(const Tensor& actual, const Tensor& expec
   return testing::TensorsNear(Widen(actual), Widen(expected), atol, rtol);
 }
 
-}  // namespace smrt::kernels::elementwise_testing
+// Block i of a tensor stacked along dim 0.
+inline Tensor Slice(const Tensor& stacked, int64_t i) {
+  Shape shape(stacked.shape().begin() + 1, stacked.shape().end());
+  Tensor t = *Tensor::Create(stacked.dtype(), shape);
+  const size_t bytes = t.byte_size();
+  std::memcpy(t.raw_data(), static_cast<const char*>(stacked.raw_data()) + i * bytes, bytes);
+  return t;
+}
+
+inline AttrMap TypeAttr(DataType t) {
+  AttrMap a;
+  a.Set("T", t);
+  return a;
+}
+
+}  // namespace elementwise_testing
+}  // namespace smrt::kernels
 
 #endif  // SMRT_TESTS_KERNELS_ELEMENTWISE_TEST_UTIL_H_

@@ -1,4 +1,4 @@
-// The fused conv / matmul (kernels/fused_ops.h) on every backend built
+// The fused conv / matmul (ops/fused_ops.h) on every backend built
 // (reference and oneDNN), against the unfused reference ops run one by one.
 #include <cstring>
 #include <filesystem>
@@ -10,19 +10,13 @@
 #include "gtest/gtest.h"
 #include "kernels/post_ops.h"
 #include "kernels/registry.h"
-#include "kernels/testing/op_runner.h"
 #include "ops/fused_ops.h"
+#include "testing/kernel_test.h"
 #include "testing/paths.h"
 #include "testing/resident_pages.h"
 
 namespace smrt::kernels {
 namespace {
-
-using testing::RandomFloats;
-using testing::RunKernel;
-using testing::RunOp;
-using testing::TensorsNear;
-
 
 const KernelSpec* Backend(const std::string& op, const std::string& backend) {
   for (const KernelSpec& k : KernelRegistry::Default().Kernels(op)) {
@@ -45,7 +39,6 @@ std::vector<std::string> Backends(const std::string& op) {
   }
   return out;
 }
-
 
 struct ConvCase {
   std::string name;

@@ -6,29 +6,14 @@
 #include <vector>
 
 #include "gtest/gtest.h"
-#include "kernels/registry.h"
 #include "kernels/array_test_util.h"
-#include "kernels/testing/op_runner.h"
-
+#include "kernels/registry.h"
+#include "testing/kernel_test.h"
 
 namespace smrt::kernels {
 namespace {
 
-using array_testing::Attrs;
-using array_testing::ExpectGolden;
-using array_testing::SameTensor;
-using testing::InferOp;
-using testing::MakeTensor;
-using testing::RunOp;
-using testing::Scalar;
-using testing::Values;
-
 using Ints = std::vector<int64_t>;
-
-void ExpectInvalid(const absl::StatusOr<std::vector<Tensor>>& out, const std::string& needle) {
-  ASSERT_EQ(out.status().code(), absl::StatusCode::kInvalidArgument) << needle;
-  EXPECT_NE(out.status().message().find(needle), std::string::npos) << out.status();
-}
 
 AttrMap GatherAttrs(DataType params, DataType indices, int64_t batch_dims = 0) {
   return Attrs({{"Tparams", params},

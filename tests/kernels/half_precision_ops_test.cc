@@ -1,17 +1,13 @@
 // float16/bfloat16 kernels (half_precision_ops.cc) against TensorFlow's CPU
-// kernels on the same 16-bit inputs (scripts/kernel_goldens/half.py).
+// kernels on the same 16-bit inputs (tests/generators/kernel_goldens/half.py).
 #include <limits>
 
 #include "Eigen/Core"
 #include "gtest/gtest.h"
-#include "kernels/testing/op_runner.h"
+#include "testing/kernel_test.h"
 
 namespace smrt::kernels {
 namespace {
-
-using testing::ReadGolden;
-using testing::RunOp;
-using testing::TensorsNear;
 
 Tensor Golden(const std::string& name) { return ReadGolden("kernels/half/" + name); }
 

@@ -1,33 +1,16 @@
 // ResizeBilinear, ResizeNearestNeighbor and ResizeBicubic against TensorFlow
-// goldens (scripts/kernel_goldens/misc.py), plus inference and error cases.
+// goldens (tests/generators/kernel_goldens/misc.py), plus inference and error cases.
 #include <string>
 #include <vector>
 
 #include "absl/status/status.h"
-#include "absl/strings/match.h"
 #include "gtest/gtest.h"
-#include "kernels/testing/op_runner.h"
+#include "testing/kernel_test.h"
 
 namespace smrt::kernels {
 namespace {
 
-using ::smrt::kernels::testing::InferOp;
-using ::smrt::kernels::testing::MakeTensor;
-using ::smrt::kernels::testing::ReadGolden;
-using ::smrt::kernels::testing::RunOp;
-using ::smrt::kernels::testing::TensorsNear;
-using ::smrt::kernels::testing::Values;
-
 Tensor Golden(const std::string& name) { return ReadGolden("kernels/misc/" + name); }
-
-::testing::AssertionResult IsError(const absl::Status& s, absl::StatusCode code,
-                                   absl::string_view text) {
-  if (s.code() == code && absl::StrContains(s.message(), text)) {
-    return ::testing::AssertionSuccess();
-  }
-  return ::testing::AssertionFailure()
-         << "got " << s << ", want code " << code << " with \"" << text << "\"";
-}
 
 struct Mode {
   std::string name;

@@ -8,12 +8,10 @@
 
 #include "gtest/gtest.h"
 #include "kernels/registry.h"
-#include "kernels/testing/op_runner.h"
+#include "testing/kernel_test.h"
 
 namespace smrt::kernels {
 namespace {
-
-using testing::RandomFloats;
 
 struct Ran {
   Tensor out;

@@ -6,14 +6,11 @@
 
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
-#include "kernels/testing/op_runner.h"
 #include "ops/fused_ops.h"
+#include "testing/kernel_test.h"
 
 namespace smrt::kernels {
 namespace {
-
-using testing::InferOp;
-using testing::RunOp;
 
 Tensor Floats(const Shape& shape, const std::vector<float>& v) {
   Tensor t = *Tensor::Create(DataType::kFloat, shape);

@@ -1,13 +1,9 @@
 // Lookup-table kernels against TensorFlow goldens
-// (scripts/kernel_goldens/strings.py, tests/data/kernels/strings/tables.rec)
+// (tests/generators/kernel_goldens/strings.py, tests/data/kernels/strings/tables.rec)
 // and hand-written cases: initialization rules, errors that name the table,
 // text-file initializers and concurrent use.
 #include <algorithm>
 #include <atomic>
-#include <cstring>
-#include <fstream>
-#include <iterator>
-#include <map>
 #include <memory>
 #include <string>
 #include <thread>
@@ -15,105 +11,17 @@
 #include <vector>
 
 #include "absl/status/status.h"
-#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_split.h"
 #include "core/attr_map.h"
 #include "gtest/gtest.h"
 #include "kernels/registry.h"
-#include "kernels/testing/op_runner.h"
+#include "kernels/string_goldens.h"
+#include "testing/kernel_test.h"
 
 namespace smrt::kernels {
 namespace {
 
-using ::smrt::kernels::testing::InferOp;
-using ::smrt::kernels::testing::MakeTensor;
-using ::smrt::kernels::testing::Scalar;
-using ::smrt::kernels::testing::TensorsNear;
-using ::smrt::kernels::testing::Values;
 using Strings = std::vector<std::string>;
-
-// Named tensors from a .rec golden file (format in the generator script).
-class GoldenFile {
- public:
-  explicit GoldenFile(const std::string& group) {
-    const std::string path = absl::StrCat(SMRT_TEST_DATA_DIR, "/kernels/strings/", group, ".rec");
-    std::ifstream in(path, std::ios::binary);
-    EXPECT_TRUE(in.good()) << "cannot open " << path;
-    const std::string data((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    std::vector<std::string> recs;
-    for (size_t pos = 0; pos + 4 <= data.size();) {
-      uint32_t n = 0;
-      for (int b = 3; b >= 0; --b) n = (n << 8) | static_cast<uint8_t>(data[pos + b]);
-      pos += 4;
-      if (data.size() - pos < n) {
-        ADD_FAILURE() << path << ": record runs past the end";
-        return;
-      }
-      recs.push_back(data.substr(pos, n));
-      pos += n;
-    }
-    for (size_t i = 0; i + 2 < recs.size();) {
-      Entry e;
-      const std::string name = recs[i];
-      e.dtype = recs[i + 1];
-      for (absl::string_view d : absl::StrSplit(recs[i + 2], ' ', absl::SkipEmpty())) {
-        int64_t v = 0;
-        EXPECT_TRUE(absl::SimpleAtoi(d, &v));
-        e.shape.push_back(v);
-      }
-      i += 3;
-      size_t count = 1;
-      if (e.dtype == "string") {
-        for (int64_t d : e.shape) count *= static_cast<size_t>(d);
-      }
-      for (size_t k = 0; k < count && i < recs.size(); ++k) e.records.push_back(recs[i++]);
-      entries_[name] = std::move(e);
-    }
-  }
-
-  bool Has(const std::string& name) const { return entries_.count(name) > 0; }
-  bool IsError(const std::string& name) const { return Has(name + ".error"); }
-
-  Tensor Get(const std::string& name) const {
-    auto it = entries_.find(name);
-    if (it == entries_.end()) {
-      ADD_FAILURE() << "no golden tensor " << name;
-      return Tensor();
-    }
-    const Entry& e = it->second;
-    static const std::map<std::string, DataType> kTypes = {
-        {"string", DataType::kString}, {"float32", DataType::kFloat},
-        {"float64", DataType::kDouble}, {"int32", DataType::kInt32},
-        {"int64", DataType::kInt64},   {"bool", DataType::kBool}};
-    auto type = kTypes.find(e.dtype);
-    if (type == kTypes.end()) {
-      ADD_FAILURE() << name << " has dtype " << e.dtype;
-      return Tensor();
-    }
-    absl::StatusOr<Tensor> t = Tensor::Create(type->second, e.shape);
-    EXPECT_TRUE(t.ok()) << t.status();
-    if (!t.ok()) return Tensor();
-    if (type->second == DataType::kString) {
-      for (size_t i = 0; i < e.records.size() && i < static_cast<size_t>(t->num_elements()); ++i) {
-        t->data<std::string>()[i] = e.records[i];
-      }
-    } else if (e.records.size() == 1 && e.records[0].size() == t->byte_size()) {
-      std::memcpy(t->raw_data(), e.records[0].data(), t->byte_size());
-    } else {
-      ADD_FAILURE() << name << ": payload does not fit " << t->DebugString();
-    }
-    return *t;
-  }
-
- private:
-  struct Entry {
-    std::string dtype;
-    Shape shape;
-    std::vector<std::string> records;
-  };
-  std::map<std::string, Entry> entries_;
-};
 
 AttrMap TableAttrs(DataType key, DataType value) {
   AttrMap a;

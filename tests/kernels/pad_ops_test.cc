@@ -3,28 +3,14 @@
 #include <vector>
 
 #include "gtest/gtest.h"
-#include "kernels/registry.h"
 #include "kernels/array_test_util.h"
-#include "kernels/testing/op_runner.h"
-
+#include "kernels/registry.h"
+#include "testing/kernel_test.h"
 
 namespace smrt::kernels {
 namespace {
 
-using array_testing::Attrs;
-using array_testing::ExpectGolden;
-using array_testing::SameTensor;
-using testing::InferOp;
-using testing::MakeTensor;
-using testing::RunOp;
-using testing::Scalar;
-
 using Ints = std::vector<int64_t>;
-
-void ExpectInvalid(const absl::StatusOr<std::vector<Tensor>>& out, const std::string& needle) {
-  ASSERT_EQ(out.status().code(), absl::StatusCode::kInvalidArgument) << needle;
-  EXPECT_NE(out.status().message().find(needle), std::string::npos) << out.status();
-}
 
 TEST(PadOpsTest, MatchesTensorFlow) {
   auto pad_attrs = [](const std::vector<Tensor>& in, const std::vector<Tensor>&, const Ints&) {

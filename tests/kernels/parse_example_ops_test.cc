@@ -1,9 +1,7 @@
 // ParseExample / ParseExampleV2 against TensorFlow goldens
-// (scripts/kernel_goldens/parse_example.py) and hand-written edge cases.
+// (tests/generators/kernel_goldens/parse_example.py) and hand-written edge cases.
 #include <cmath>
 #include <cstdint>
-#include <fstream>
-#include <iterator>
 #include <limits>
 #include <map>
 #include <string>
@@ -14,22 +12,14 @@
 #include "core/attr_map.h"
 #include "gtest/gtest.h"
 #include "kernels/registry.h"
-#include "kernels/testing/op_runner.h"
 #include "loader/saved_model_reader.h"
 #include "loader/tensor_proto.h"
 #include "tensorflow/example.pb.h"
+#include "testing/kernel_test.h"
 #include "testing/paths.h"
 
 namespace smrt::kernels {
 namespace {
-
-using ::smrt::kernels::testing::InferOp;
-using ::smrt::kernels::testing::MakeTensor;
-using ::smrt::kernels::testing::ReadGolden;
-using ::smrt::kernels::testing::RunOp;
-using ::smrt::kernels::testing::Scalar;
-using ::smrt::kernels::testing::TensorsNear;
-using ::smrt::kernels::testing::Values;
 
 constexpr char kGoldenDir[] = "kernels/parse_example/";
 
@@ -38,28 +28,10 @@ constexpr char kGoldenDir[] = "kernels/parse_example/";
 
 // A file of (4-byte little-endian length, bytes) records.
 std::vector<std::string> ReadLengthPrefixed(const std::string& relative) {
-  std::string path = absl::StrCat(SMRT_TEST_DATA_DIR, "/", kGoldenDir, relative, ".bin");
-  std::ifstream in(path, std::ios::binary);
-  EXPECT_TRUE(in.good()) << "cannot open " << path;
-  std::string data((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  std::vector<std::string> out;
-  size_t pos = 0;
-  while (pos < data.size()) {
-    if (data.size() - pos < 4) {
-      ADD_FAILURE() << path << ": truncated length at byte " << pos;
-      break;
-    }
-    uint32_t n = 0;
-    for (int b = 3; b >= 0; --b) n = (n << 8) | static_cast<uint8_t>(data[pos + b]);
-    pos += 4;
-    if (data.size() - pos < n) {
-      ADD_FAILURE() << path << ": record of " << n << " bytes runs past the end";
-      break;
-    }
-    out.push_back(data.substr(pos, n));
-    pos += n;
-  }
-  return out;
+  absl::StatusOr<std::vector<std::string>> records = ::smrt::testing::ReadLengthPrefixed(
+      absl::StrCat(::smrt::testing::TestDataDir(), "/", kGoldenDir, relative, ".bin"));
+  EXPECT_TRUE(records.ok()) << records.status();
+  return records.ok() ? *records : std::vector<std::string>();
 }
 
 // The serialized examples of a case, as a vector (or a scalar for V2).

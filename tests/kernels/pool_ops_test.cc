@@ -1,36 +1,19 @@
 // MaxPool, MaxPoolV2 and AvgPool against TensorFlow goldens
-// (scripts/kernel_goldens/nn.py), plus shape inference and error cases.
+// (tests/generators/kernel_goldens/nn.py), plus shape inference and error cases.
 #include <cmath>
 #include <limits>
 #include <string>
 #include <vector>
 
 #include "absl/status/status.h"
-#include "absl/strings/match.h"
 #include "gtest/gtest.h"
 #include "kernels/cpu/intra_op_threads.h"
-#include "kernels/testing/op_runner.h"
+#include "testing/kernel_test.h"
 
 namespace smrt::kernels {
 namespace {
 
-using ::smrt::kernels::testing::InferOp;
-using ::smrt::kernels::testing::MakeTensor;
-using ::smrt::kernels::testing::ReadGolden;
-using ::smrt::kernels::testing::RunOp;
-using ::smrt::kernels::testing::TensorsNear;
-using ::smrt::kernels::testing::Values;
-
 Tensor Golden(const std::string& name) { return ReadGolden("kernels/nn/" + name); }
-
-::testing::AssertionResult IsError(const absl::Status& s, absl::StatusCode code,
-                                   absl::string_view text) {
-  if (s.code() == code && absl::StrContains(s.message(), text)) {
-    return ::testing::AssertionSuccess();
-  }
-  return ::testing::AssertionFailure() << "got " << s << ", want code " << code << " with \""
-                                       << text << "\"";
-}
 
 AttrMap PoolAttrs(DataType t, std::vector<int64_t> ksize, std::vector<int64_t> strides,
                   const std::string& padding) {

@@ -1,4 +1,4 @@
-// Random ops against TensorFlow's exact streams (scripts/kernel_goldens/random.py,
+// Random ops against TensorFlow's exact streams (tests/generators/kernel_goldens/random.py,
 // tests/data/kernels/random/): stateful ops over successive calls of one node,
 // stateless V1/V2 ops, plus Philox itself, errors, and concurrent calls.
 // Uniform and integer outputs must match bit for bit; normals within a few
@@ -21,17 +21,10 @@
 #include "gtest/gtest.h"
 #include "kernels/shared/philox.h"
 #include "kernels/registry.h"
-#include "kernels/testing/op_runner.h"
+#include "testing/kernel_test.h"
 
 namespace smrt::kernels {
 namespace {
-
-using ::smrt::kernels::testing::MakeTensor;
-using ::smrt::kernels::testing::ReadGolden;
-using ::smrt::kernels::testing::RunOp;
-using ::smrt::kernels::testing::Scalar;
-using ::smrt::kernels::testing::TensorsNear;
-using ::smrt::kernels::testing::Values;
 
 Tensor Golden(const std::string& name) { return ReadGolden("kernels/random/" + name); }
 

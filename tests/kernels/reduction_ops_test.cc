@@ -1,5 +1,5 @@
 // Reductions and ArgMax/ArgMin against TensorFlow goldens
-// (scripts/kernel_goldens/elementwise.py), plus identities of empty
+// (tests/generators/kernel_goldens/elementwise.py), plus identities of empty
 // reductions, axis errors and shape inference.
 #include <Eigen/Core>
 #include <cmath>
@@ -13,25 +13,12 @@
 #include "gtest/gtest.h"
 #include "kernels/cpu/intra_op_threads.h"
 #include "kernels/elementwise_test_util.h"
-#include "kernels/testing/op_runner.h"
+#include "testing/kernel_test.h"
 
 namespace smrt::kernels {
 namespace {
 
-using elementwise_testing::Golden;
-using elementwise_testing::Near;
-using elementwise_testing::Widen;
-
-using ::smrt::kernels::testing::InferOp;
-using ::smrt::kernels::testing::MakeTensor;
-using ::smrt::kernels::testing::ReadGolden;
-using ::smrt::kernels::testing::RunOp;
-using ::smrt::kernels::testing::Scalar;
-using ::smrt::kernels::testing::TensorsNear;
-using ::smrt::kernels::testing::Values;
-
 // --- golden helpers (bfloat16 goldens are stored as uint16 bits) ---
-
 
 // Elements [offset, offset + size of `shape`) of a flat golden, as `shape`.
 Tensor Segment(const Tensor& flat, int64_t offset, const Shape& shape) {
@@ -49,8 +36,6 @@ Tensor Slice(const Tensor& stacked, int64_t i) {
   Shape shape(stacked.shape().begin() + 1, stacked.shape().end());
   return Segment(stacked, i * (stacked.num_elements() / stacked.dim(0)), shape);
 }
-
-
 
 AttrMap ReduceAttrs(DataType t, bool keep_dims = false) {
   AttrMap a;

@@ -1,13 +1,8 @@
 #include "gtest/gtest.h"
-#include "kernels/testing/op_runner.h"
+#include "testing/kernel_test.h"
 
 namespace smrt::kernels {
 namespace {
-
-using testing::MakeTensor;
-using testing::ReadGolden;
-using testing::RunOp;
-using testing::TensorsNear;
 
 TEST(ReverseOpsTest, MatchesTensorFlow) {
   Tensor x = ReadGolden("kernels/reverse/x");

@@ -3,15 +3,10 @@
 
 #include "absl/strings/match.h"
 #include "gtest/gtest.h"
-#include "kernels/testing/op_runner.h"
+#include "testing/kernel_test.h"
 
 namespace smrt::kernels {
 namespace {
-
-using testing::MakeTensor;
-using testing::ReadGolden;
-using testing::RunOp;
-using testing::TensorsNear;
 
 Tensor Golden(const std::string& name) { return ReadGolden("kernels/scatter/" + name); }
 

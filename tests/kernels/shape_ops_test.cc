@@ -1,6 +1,6 @@
 // Reshape, Squeeze, ExpandDims, Shape, ShapeN, Size, Rank. Also defines the
 // golden-case runner shared by the array-family tests (see
-// scripts/kernel_goldens/array.py for the files it reads).
+// tests/generators/kernel_goldens/array.py for the files it reads).
 #include <cstring>
 #include <filesystem>
 #include <functional>
@@ -10,21 +10,12 @@
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 #include "kernels/registry.h"
-#include "kernels/testing/op_runner.h"
+#include "testing/kernel_test.h"
 
 #include "kernels/array_test_util.h"
 
 namespace smrt::kernels {
 namespace {
-
-using array_testing::Attrs;
-using array_testing::ExpectGolden;
-using array_testing::SameTensor;
-using testing::InferOp;
-using testing::MakeTensor;
-using testing::RunOp;
-using testing::Scalar;
-using testing::Values;
 
 AttrMap TAttrs(const std::vector<Tensor>& in, const std::vector<Tensor>&,
                const std::vector<int64_t>&) {

@@ -5,28 +5,14 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "gtest/gtest.h"
-#include "kernels/registry.h"
 #include "kernels/array_test_util.h"
-#include "kernels/testing/op_runner.h"
-
+#include "kernels/registry.h"
+#include "testing/kernel_test.h"
 
 namespace smrt::kernels {
 namespace {
 
-using array_testing::Attrs;
-using array_testing::ExpectGolden;
-using array_testing::SameTensor;
-using testing::InferOp;
-using testing::MakeTensor;
-using testing::ReadGolden;
-using testing::RunOp;
-
 using Ints = std::vector<int64_t>;
-
-void ExpectInvalid(const absl::StatusOr<std::vector<Tensor>>& out, const std::string& needle) {
-  ASSERT_EQ(out.status().code(), absl::StatusCode::kInvalidArgument) << needle;
-  EXPECT_NE(out.status().message().find(needle), std::string::npos) << out.status();
-}
 
 AttrMap MaskAttrs(DataType t, const Ints& masks) {
   return Attrs({{"T", t},
@@ -93,7 +79,7 @@ TEST(SliceOpsTest, StridedSliceMatchesTensorFlow) {
 }
 
 TEST(SliceOpsTest, StridedSliceRandomSpecsMatchTensorFlow) {
-  // See strided_slice_random_cases in scripts/kernel_goldens/array.py.
+  // See strided_slice_random_cases in tests/generators/kernel_goldens/array.py.
   Tensor x = ReadGolden("kernels/array/ss_random_in0");
   Tensor specs = ReadGolden("kernels/array/ss_random_specs");
   Tensor values = ReadGolden("kernels/array/ss_random_values");

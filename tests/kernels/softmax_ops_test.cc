@@ -1,4 +1,4 @@
-// Softmax and LogSoftmax against TensorFlow goldens (scripts/kernel_goldens/nn.py),
+// Softmax and LogSoftmax against TensorFlow goldens (tests/generators/kernel_goldens/nn.py),
 // plus edge cases.
 #include <algorithm>
 #include <cmath>
@@ -11,18 +11,10 @@
 #include "absl/strings/match.h"
 #include "gtest/gtest.h"
 #include "kernels/registry.h"
-#include "kernels/testing/op_runner.h"
+#include "testing/kernel_test.h"
 
 namespace smrt::kernels {
 namespace {
-
-using ::smrt::kernels::testing::InferOp;
-using ::smrt::kernels::testing::MakeTensor;
-using ::smrt::kernels::testing::ReadGolden;
-using ::smrt::kernels::testing::RunOp;
-using ::smrt::kernels::testing::Scalar;
-using ::smrt::kernels::testing::TensorsNear;
-using ::smrt::kernels::testing::Values;
 
 Tensor Golden(const std::string& name) { return ReadGolden("kernels/nn/" + name); }
 

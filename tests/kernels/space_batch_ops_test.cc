@@ -2,16 +2,10 @@
 #include <vector>
 
 #include "gtest/gtest.h"
-#include "kernels/testing/op_runner.h"
+#include "testing/kernel_test.h"
 
 namespace smrt::kernels {
 namespace {
-
-using testing::InferOp;
-using testing::MakeTensor;
-using testing::ReadGolden;
-using testing::RunOp;
-using testing::TensorsNear;
 
 Tensor Golden(const std::string& name) { return ReadGolden("kernels/space_batch/" + name); }
 
@@ -116,11 +110,6 @@ TEST(SpaceBatchOpsTest, ZeroSizeTensors) {
       RunBlock("BatchToSpaceND", MakeTensor<int32_t>({4, 1, 0}, {}), DataType::kInt32, {4}, {1, 2});
   ASSERT_TRUE(out.ok()) << out.status();
   EXPECT_EQ((*out)[0].shape(), (Shape{1, 1, 0}));
-}
-
-void ExpectInvalid(const absl::StatusOr<std::vector<Tensor>>& out, const std::string& needle) {
-  ASSERT_EQ(out.status().code(), absl::StatusCode::kInvalidArgument) << needle << out.status();
-  EXPECT_NE(out.status().message().find(needle), std::string::npos) << out.status();
 }
 
 TEST(SpaceBatchOpsTest, BadBlocksAreErrors) {

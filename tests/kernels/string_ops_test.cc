@@ -1,159 +1,22 @@
-// String kernels against TensorFlow goldens (scripts/kernel_goldens/strings.py,
+// String kernels against TensorFlow goldens (tests/generators/kernel_goldens/strings.py,
 // tests/data/kernels/strings/*.rec) and hand-written edge cases: the regex
 // ops (RE2), splitting/joining, Substr, AsString, StringToNumber and
 // RaggedTensorToTensor.
 #include <chrono>
-#include <cstring>
-#include <fstream>
-#include <iterator>
-#include <map>
 #include <string>
 #include <vector>
 
 #include "absl/status/status.h"
-#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_split.h"
 #include "core/attr_map.h"
 #include "gtest/gtest.h"
-#include "kernels/testing/op_runner.h"
+#include "kernels/string_goldens.h"
+#include "testing/kernel_test.h"
 
 namespace smrt::kernels {
 namespace {
 
-using ::smrt::kernels::testing::InferOp;
-using ::smrt::kernels::testing::MakeTensor;
-using ::smrt::kernels::testing::RunOp;
-using ::smrt::kernels::testing::Scalar;
-using ::smrt::kernels::testing::TensorsNear;
-using ::smrt::kernels::testing::Values;
 using Strings = std::vector<std::string>;
-
-// ---------------------------------------------------------------------------
-// The .rec golden files: named tensors as length-prefixed records (see
-// scripts/kernel_goldens/strings.py).
-
-class GoldenFile {
- public:
-  explicit GoldenFile(const std::string& group) {
-    const std::string path =
-        absl::StrCat(SMRT_TEST_DATA_DIR, "/kernels/strings/", group, ".rec");
-    std::ifstream in(path, std::ios::binary);
-    EXPECT_TRUE(in.good()) << "cannot open " << path;
-    const std::string data((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    std::vector<std::string> recs;
-    for (size_t pos = 0; pos < data.size();) {
-      if (data.size() - pos < 4) {
-        ADD_FAILURE() << path << ": truncated";
-        return;
-      }
-      uint32_t n = 0;
-      for (int b = 3; b >= 0; --b) n = (n << 8) | static_cast<uint8_t>(data[pos + b]);
-      pos += 4;
-      if (data.size() - pos < n) {
-        ADD_FAILURE() << path << ": record runs past the end";
-        return;
-      }
-      recs.push_back(data.substr(pos, n));
-      pos += n;
-    }
-    for (size_t i = 0; i + 2 < recs.size();) {
-      Entry e;
-      const std::string name = recs[i];
-      e.dtype = recs[i + 1];
-      for (absl::string_view d : absl::StrSplit(recs[i + 2], ' ', absl::SkipEmpty())) {
-        int64_t v = 0;
-        EXPECT_TRUE(absl::SimpleAtoi(d, &v));
-        e.shape.push_back(v);
-      }
-      i += 3;
-      size_t count = 1;
-      if (e.dtype == "string") {
-        for (int64_t d : e.shape) count *= static_cast<size_t>(d);
-      }
-      for (size_t k = 0; k < count && i < recs.size(); ++k) e.records.push_back(recs[i++]);
-      entries_[name] = std::move(e);
-    }
-  }
-
-  bool Has(const std::string& name) const { return entries_.count(name) > 0; }
-  bool IsError(const std::string& name) const { return Has(name + ".error"); }
-
-  Tensor Get(const std::string& name) const {
-    auto it = entries_.find(name);
-    if (it == entries_.end()) {
-      ADD_FAILURE() << "no golden tensor " << name;
-      return Tensor();
-    }
-    const Entry& e = it->second;
-    static const std::map<std::string, DataType> kTypes = {
-        {"string", DataType::kString}, {"float32", DataType::kFloat},
-        {"float64", DataType::kDouble}, {"int32", DataType::kInt32},
-        {"int64", DataType::kInt64},   {"bool", DataType::kBool},
-        {"uint32", DataType::kUInt32}, {"uint64", DataType::kUInt64},
-        {"int8", DataType::kInt8},     {"uint8", DataType::kUInt8},
-        {"int16", DataType::kInt16},   {"uint16", DataType::kUInt16}};
-    auto type = kTypes.find(e.dtype);
-    if (type == kTypes.end()) {
-      ADD_FAILURE() << name << " has dtype " << e.dtype;
-      return Tensor();
-    }
-    absl::StatusOr<Tensor> t = Tensor::Create(type->second, e.shape);
-    EXPECT_TRUE(t.ok()) << t.status();
-    if (!t.ok()) return Tensor();
-    if (type->second == DataType::kString) {
-      EXPECT_EQ(e.records.size(), static_cast<size_t>(t->num_elements())) << name;
-      for (size_t i = 0; i < e.records.size() && i < static_cast<size_t>(t->num_elements()); ++i) {
-        t->data<std::string>()[i] = e.records[i];
-      }
-    } else {
-      EXPECT_EQ(e.records.size(), 1u) << name;
-      if (e.records.size() != 1 || e.records[0].size() != t->byte_size()) {
-        ADD_FAILURE() << name << ": " << e.records.size() << " payloads for " << t->byte_size()
-                      << " bytes";
-        return Tensor();
-      }
-      std::memcpy(t->raw_data(), e.records[0].data(), t->byte_size());
-    }
-    return *t;
-  }
-
-  std::string GetString(const std::string& name) const {
-    Tensor t = Get(name);
-    return t.valid() && t.num_elements() > 0 ? t.data<std::string>()[0] : std::string();
-  }
-
-  // Checks `got` against the goldens name.0, name.1, ... or name.error.
-  void ExpectMatches(const absl::StatusOr<std::vector<Tensor>>& got,
-                     const std::string& name) const {
-    SCOPED_TRACE(name);
-    if (IsError(name)) {
-      EXPECT_FALSE(got.ok()) << "TensorFlow fails with: " << GetString(name + ".error");
-      if (!got.ok()) {
-        EXPECT_EQ(got.status().code(), absl::StatusCode::kInvalidArgument) << got.status();
-      }
-      return;
-    }
-    ASSERT_TRUE(got.ok()) << got.status();
-    for (size_t k = 0;; ++k) {
-      const std::string key = absl::StrCat(name, ".", k);
-      if (!Has(key)) {
-        EXPECT_EQ(k, got->size());
-        break;
-      }
-      ASSERT_LT(k, got->size());
-      EXPECT_TRUE(TensorsNear((*got)[k], Get(key), 0, 0)) << key;
-    }
-  }
-
- private:
-  struct Entry {
-    std::string dtype;
-    Shape shape;
-    std::vector<std::string> records;
-  };
-  std::map<std::string, Entry> entries_;
-};
 
 Tensor Str(const std::string& s) { return Scalar<std::string>(s); }
 Tensor Strs(const Strings& v) { return MakeTensor<std::string>({static_cast<int64_t>(v.size())}, v); }

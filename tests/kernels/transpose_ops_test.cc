@@ -3,20 +3,12 @@
 #include <vector>
 
 #include "gtest/gtest.h"
-#include "kernels/registry.h"
 #include "kernels/array_test_util.h"
-#include "kernels/testing/op_runner.h"
-
+#include "kernels/registry.h"
+#include "testing/kernel_test.h"
 
 namespace smrt::kernels {
 namespace {
-
-using array_testing::Attrs;
-using array_testing::ExpectGolden;
-using array_testing::SameTensor;
-using testing::InferOp;
-using testing::MakeTensor;
-using testing::RunOp;
 
 TEST(TransposeOpsTest, MatchesTensorFlow) {
   for (const char* name : {"transpose_2d", "transpose_3d", "transpose_4d_nchw", "transpose_5d",

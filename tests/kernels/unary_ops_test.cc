@@ -1,5 +1,5 @@
 // Unary element-wise ops against TensorFlow goldens
-// (scripts/kernel_goldens/elementwise.py), plus edge cases and errors.
+// (tests/generators/kernel_goldens/elementwise.py), plus edge cases and errors.
 #include <Eigen/Core>
 #include <cmath>
 #include <cstring>
@@ -11,41 +11,10 @@
 #include "absl/strings/match.h"
 #include "gtest/gtest.h"
 #include "kernels/elementwise_test_util.h"
-#include "kernels/testing/op_runner.h"
+#include "testing/kernel_test.h"
 
 namespace smrt::kernels {
 namespace {
-
-using elementwise_testing::Golden;
-using elementwise_testing::Near;
-using elementwise_testing::Widen;
-
-using ::smrt::kernels::testing::InferOp;
-using ::smrt::kernels::testing::MakeTensor;
-using ::smrt::kernels::testing::ReadGolden;
-using ::smrt::kernels::testing::RunOp;
-using ::smrt::kernels::testing::Scalar;
-using ::smrt::kernels::testing::TensorsNear;
-using ::smrt::kernels::testing::Values;
-
-// --- golden helpers (bfloat16 goldens are stored as uint16 bits) ---
-
-
-Tensor Slice(const Tensor& stacked, int64_t i) {
-  Shape shape(stacked.shape().begin() + 1, stacked.shape().end());
-  Tensor t = *Tensor::Create(stacked.dtype(), shape);
-  const size_t bytes = t.byte_size();
-  std::memcpy(t.raw_data(), static_cast<const char*>(stacked.raw_data()) + i * bytes, bytes);
-  return t;
-}
-
-
-
-AttrMap TypeAttr(DataType t) {
-  AttrMap a;
-  a.Set("T", t);
-  return a;
-}
 
 const std::vector<std::string> kFloatOps = {
     "Relu", "Relu6", "Elu",    "Selu",  "LeakyRelu", "Sigmoid",    "Tanh",  "Softplus", "Softsign",

@@ -4,15 +4,10 @@
 #include <vector>
 
 #include "gtest/gtest.h"
-#include "kernels/testing/op_runner.h"
+#include "testing/kernel_test.h"
 
 namespace smrt::kernels {
 namespace {
-
-using testing::MakeTensor;
-using testing::ReadGolden;
-using testing::RunOp;
-using testing::TensorsNear;
 
 using Ints = std::vector<int64_t>;
 

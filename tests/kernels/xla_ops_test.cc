@@ -6,16 +6,10 @@
 #include <vector>
 
 #include "gtest/gtest.h"
-#include "kernels/testing/op_runner.h"
+#include "testing/kernel_test.h"
 
 namespace smrt::kernels {
 namespace {
-
-using testing::MakeTensor;
-using testing::ReadGolden;
-using testing::RunOp;
-using testing::Scalar;
-using testing::TensorsNear;
 
 Tensor Golden(const std::string& name) { return ReadGolden("kernels/xla/" + name); }
 

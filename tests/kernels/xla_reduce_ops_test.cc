@@ -9,15 +9,10 @@
 #include "absl/strings/match.h"
 #include "gtest/gtest.h"
 #include "kernels/registry.h"
-#include "kernels/testing/op_runner.h"
+#include "testing/kernel_test.h"
 
 namespace smrt::kernels {
 namespace {
-
-using testing::MakeTensor;
-using testing::RunOp;
-using testing::Scalar;
-using testing::TensorsNear;
 
 // f(a, b) = 2a + b: order-dependent, so it shows the fold order. Fails on
 // an element of 99.

@@ -10,22 +10,14 @@
 #include "gtest/gtest.h"
 #include "testing/bundle_writer.h"
 #include "testing/paths.h"
+#include "testing/status_matchers.h"
 
 namespace smrt::loader {
 namespace {
 
 using testing::BuildSstable;
 using testing::SstableOptions;
-
-// True when the status message contains `part`; the message in the failure.
-::testing::AssertionResult MessageHas(const absl::Status& s,
-                                      absl::string_view part) {
-  if (absl::string_view(s.message()).find(part) != absl::string_view::npos) {
-    return ::testing::AssertionSuccess();
-  }
-  return ::testing::AssertionFailure()
-         << "message of " << s << " lacks \"" << part << "\"";
-}
+using testing::MessageHas;
 
 void PutFixed32(std::string* dst, uint32_t v) {
   for (int i = 0; i < 4; ++i) dst->push_back(static_cast<char>(v >> (8 * i)));

@@ -14,22 +14,15 @@
 #include "tensorflow/trackable_object_graph.pb.h"
 #include "testing/bundle_writer.h"
 #include "testing/paths.h"
+#include "testing/status_matchers.h"
 
 namespace smrt::loader {
 namespace {
 
 namespace fs = std::filesystem;
 using testing::BundleTensor;
+using testing::MessageHas;
 using testing::WriteBundle;
-
-::testing::AssertionResult MessageHas(const absl::Status& s,
-                                      absl::string_view part) {
-  if (absl::string_view(s.message()).find(part) != absl::string_view::npos) {
-    return ::testing::AssertionSuccess();
-  }
-  return ::testing::AssertionFailure()
-         << "message of " << s << " lacks \"" << part << "\"";
-}
 
 template <typename T>
 Tensor Make(DataType dtype, Shape shape, const std::vector<T>& values) {

@@ -15,11 +15,6 @@
 namespace smrt::passes {
 namespace {
 
-using testing::FloatConst;
-using testing::Op;
-using testing::Placeholder;
-using testing::RandomFloats;
-
 // Sets what a load with precision "tf32" gives the passes.
 class Tf32Load : public Pass {
  public:

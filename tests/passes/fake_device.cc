@@ -8,7 +8,8 @@
 #include "absl/strings/str_cat.h"
 #include "kernels/registry.h"
 
-namespace smrt::passes::testing {
+namespace smrt::passes {
+inline namespace testing {
 namespace {
 
 using kernels::KernelContext;
@@ -113,4 +114,5 @@ kernels::DeviceBytes FakeBytes() {
   return bytes;
 }
 
-}  // namespace smrt::passes::testing
+}  // namespace testing
+}  // namespace smrt::passes

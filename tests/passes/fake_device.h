@@ -1,7 +1,8 @@
 // A fake device "FAKE" for testing placement and the executor's device path
 // on the CPU: its memory is host memory, but its tensors are marked
 // on_device, and its kernels refuse a value on the wrong side, so a program
-// placed on it shows every missing or misplaced copy.
+// placed on it shows every missing or misplaced copy. The namespace is
+// inline: the tests in smrt::passes use these by their short names.
 #ifndef SMRT_TESTS_PASSES_FAKE_DEVICE_H_
 #define SMRT_TESTS_PASSES_FAKE_DEVICE_H_
 
@@ -12,9 +13,14 @@
 #include "kernels/registry.h"
 #include "kernels/tensor_list.h"
 
-namespace smrt::passes::testing {
+namespace smrt::passes {
+inline namespace testing {
 
 inline constexpr char kFake[] = "FAKE";
+
+// What a test writes its FAKE kernels with.
+using kernels::KernelContext;
+using kernels::KernelSpec;
 
 class FakeDevice : public kernels::DeviceContext {
  public:
@@ -43,6 +49,7 @@ struct FakeByteCalls {
 };
 FakeByteCalls& FakeBytesCalled();
 
-}  // namespace smrt::passes::testing
+}  // namespace testing
+}  // namespace smrt::passes
 
 #endif  // SMRT_TESTS_PASSES_FAKE_DEVICE_H_

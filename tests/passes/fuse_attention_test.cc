@@ -13,12 +13,6 @@
 namespace smrt::passes {
 namespace {
 
-using testing::MaxAbsDiff;
-using testing::Op;
-using testing::Placeholder;
-using testing::RandomFloats;
-using testing::Scalar;
-
 constexpr int64_t kBatch = 2, kQuery = 5, kKey = 7, kHeads = 3, kDepth = 4;
 
 std::string Perm(const std::string& name, std::vector<int> perm) {

@@ -12,13 +12,6 @@
 namespace smrt::passes {
 namespace {
 
-using testing::FloatConst;
-using testing::MaxAbsDiff;
-using testing::Op;
-using testing::Placeholder;
-using testing::RandomFloats;
-using testing::Scalar;
-
 std::string Conv(const std::string& name, const std::string& op, const std::string& x,
                  const std::string& w, const std::string& padding = "SAME", int stride = 1) {
   return Op(name, op, {x, w},

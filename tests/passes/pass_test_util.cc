@@ -10,7 +10,8 @@
 #include "google/protobuf/text_format.h"
 #include "kernels/registry.h"
 
-namespace smrt::passes::testing {
+namespace smrt::passes {
+inline namespace testing {
 
 std::vector<std::string> Optimized::ops() const {
   std::vector<std::string> out;
@@ -149,4 +150,5 @@ std::string Scalar(const std::string& name, float v) {
                       v, " } } } }\n");
 }
 
-}  // namespace smrt::passes::testing
+}  // namespace testing
+}  // namespace smrt::passes

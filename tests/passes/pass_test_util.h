@@ -1,6 +1,8 @@
 // Builds a signature graph from a GraphDef text proto, runs the pass
 // pipeline on it (or not) and runs the result through the real executor, so
-// a pass test can check both the rewritten graph and the numbers.
+// a pass test can check both the rewritten graph and the numbers. The
+// namespace is inline: the tests in smrt::passes use these helpers by their
+// short names.
 #ifndef SMRT_TESTS_PASSES_PASS_TEST_UTIL_H_
 #define SMRT_TESTS_PASSES_PASS_TEST_UTIL_H_
 
@@ -13,7 +15,8 @@
 #include "graph/importer.h"
 #include "passes/pipeline.h"
 
-namespace smrt::passes::testing {
+namespace smrt::passes {
+inline namespace testing {
 
 struct Optimized {
   std::unique_ptr<exec::Program> program;
@@ -64,6 +67,7 @@ std::string Op(const std::string& name, const std::string& op, std::vector<std::
                const std::string& attrs = "", const std::string& type = "DT_FLOAT");
 std::string Scalar(const std::string& name, float v);
 
-}  // namespace smrt::passes::testing
+}  // namespace testing
+}  // namespace smrt::passes
 
 #endif  // SMRT_TESTS_PASSES_PASS_TEST_UTIL_H_

@@ -19,9 +19,6 @@
 namespace smrt::passes {
 namespace {
 
-using testing::Build;
-using testing::RunBoth;
-
 // y = x * (2 + 3): the Add folds to a Const, the two inputs are pruned.
 const char kFoldable[] = R"(
   node { name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } } }

@@ -31,12 +31,8 @@
 namespace smrt::passes {
 namespace {
 
-using kernels::KernelContext;
-using kernels::KernelSpec;
 using kernels::testing::MakeTensor;
 using kernels::testing::Values;
-using testing::FakeDevice;
-using testing::Wrapped;
 
 int const_uploads = 0;
 

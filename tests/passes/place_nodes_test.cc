@@ -26,14 +26,8 @@
 namespace smrt::passes {
 namespace {
 
-using kernels::KernelContext;
-using kernels::KernelSpec;
 using kernels::testing::MakeTensor;
 using kernels::testing::Values;
-
-using testing::FakeDevice;
-using testing::Wrapped;
-using testing::kFake;
 
 std::atomic<int> const_uploads{0};
 

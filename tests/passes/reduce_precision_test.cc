@@ -15,12 +15,6 @@
 namespace smrt::passes {
 namespace {
 
-using testing::FloatConst;
-using testing::MaxAbsDiff;
-using testing::Op;
-using testing::Placeholder;
-using testing::RandomFloats;
-
 std::vector<graph::FeedSpec> Feed(const Shape& shape) {
   return {{"x:0", DataType::kFloat, PartialShape::Known(shape)}};
 }

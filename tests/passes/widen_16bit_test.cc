@@ -16,11 +16,6 @@
 namespace smrt::passes {
 namespace {
 
-using testing::FloatConst;
-using testing::Op;
-using testing::Placeholder;
-using testing::RandomFloats;
-
 // `x` converted by the CPU Cast kernel.
 Tensor CastTo(const Tensor& x, DataType t) {
   AttrMap attrs;

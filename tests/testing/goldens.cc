@@ -3,15 +3,19 @@
 #include <algorithm>
 #include <cstring>
 #include <filesystem>
+#include <utility>
 
 #include "absl/status/status.h"
 #include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
+#include "absl/strings/str_split.h"
 #include "core/file.h"
 #include "google/protobuf/struct.pb.h"
 #include "google/protobuf/util/json_util.h"
 #include "core/npy.h"
+#include "gtest/gtest.h"
 #include "testing/paths.h"
 
 namespace smrt::testing {
@@ -81,8 +85,7 @@ std::vector<GoldenCase> ListGoldenCases(const std::string& prefix) {
   return cases;
 }
 
-absl::StatusOr<Tensor> ReadGoldenTensor(const std::string& path) {
-  if (absl::EndsWith(path, ".npy")) return npy::Read(path);
+absl::StatusOr<std::vector<std::string>> ReadLengthPrefixed(const std::string& path) {
   absl::StatusOr<std::string> bytes = file::ReadAll(path);
   if (!bytes.ok()) return bytes.status();
   std::vector<std::string> items;
@@ -96,10 +99,41 @@ absl::StatusOr<Tensor> ReadGoldenTensor(const std::string& path) {
     items.push_back(bytes->substr(at, n));
     at += n;
   }
-  absl::StatusOr<Tensor> t = Tensor::Create(DataType::kString, {static_cast<int64_t>(items.size())});
+  return items;
+}
+
+absl::StatusOr<Tensor> ReadGoldenTensor(const std::string& path) {
+  if (absl::EndsWith(path, ".npy")) return npy::Read(path);
+  absl::StatusOr<std::vector<std::string>> items = ReadLengthPrefixed(path);
+  if (!items.ok()) return items.status();
+  absl::StatusOr<Tensor> t = Tensor::Create(DataType::kString, {static_cast<int64_t>(items->size())});
   if (!t.ok()) return t.status();
-  for (size_t i = 0; i < items.size(); ++i) t->data<std::string>()[i] = items[i];
+  for (size_t i = 0; i < items->size(); ++i) t->data<std::string>()[i] = (*items)[i];
   return t;
+}
+
+absl::StatusOr<Shape> ManifestShape(const std::string& manifest, const std::string& name) {
+  google::protobuf::Struct root;
+  if (!google::protobuf::util::JsonStringToMessage(manifest, &root).ok()) {
+    return absl::DataLossError("manifest is not valid JSON");
+  }
+  for (const char* side : {"inputs", "outputs"}) {
+    auto list = root.fields().find(side);
+    if (list == root.fields().end()) continue;
+    for (const auto& entry : list->second.list_value().values()) {
+      const auto& f = entry.struct_value().fields();
+      auto n = f.find("name");
+      if (n == f.end() || n->second.string_value() != name) continue;
+      auto dims = f.find("shape");
+      if (dims == f.end()) return absl::NotFoundError(absl::StrCat("no shape for ", name));
+      Shape shape;
+      for (const auto& d : dims->second.list_value().values()) {
+        shape.push_back(static_cast<int64_t>(d.number_value()));
+      }
+      return shape;
+    }
+  }
+  return absl::NotFoundError(absl::StrCat("no entry ", name));
 }
 
 Tensor GeneratedInput(const Shape& shape) {
@@ -120,6 +154,88 @@ bool BitIdentical(const Tensor& a, const Tensor& b) {
   }
   return a.byte_size() == b.byte_size() &&
          (a.byte_size() == 0 || std::memcmp(a.raw_data(), b.raw_data(), a.byte_size()) == 0);
+}
+
+Tensor ReadGolden(const std::string& relative) {
+  absl::StatusOr<Tensor> t = npy::Read(absl::StrCat(TestDataDir(), "/", relative, ".npy"));
+  EXPECT_TRUE(t.ok()) << t.status();
+  return t.ok() ? *t : Tensor();
+}
+
+RecGoldens::RecGoldens(const std::string& path) {
+  absl::StatusOr<std::vector<std::string>> recs = ReadLengthPrefixed(path);
+  if (!recs.ok()) {
+    ADD_FAILURE() << recs.status();
+    return;
+  }
+  for (size_t i = 0; i + 2 < recs->size();) {
+    Entry e;
+    const std::string name = (*recs)[i];
+    e.dtype = (*recs)[i + 1];
+    for (absl::string_view d : absl::StrSplit((*recs)[i + 2], ' ', absl::SkipEmpty())) {
+      int64_t v = 0;
+      EXPECT_TRUE(absl::SimpleAtoi(d, &v)) << path << ": " << name << " has shape "
+                                           << (*recs)[i + 2];
+      e.shape.push_back(v);
+    }
+    i += 3;
+    size_t count = 1;
+    if (e.dtype == "string") {
+      for (int64_t d : e.shape) count *= static_cast<size_t>(d);
+    }
+    for (size_t k = 0; k < count && i < recs->size(); ++k) e.records.push_back((*recs)[i++]);
+    entries_[name] = std::move(e);
+  }
+}
+
+Tensor RecGoldens::Get(const std::string& name) const {
+  auto it = entries_.find(name);
+  if (it == entries_.end()) {
+    ADD_FAILURE() << "no golden tensor " << name;
+    return Tensor();
+  }
+  const Entry& e = it->second;
+  static const std::map<std::string, DataType> kTypes = {
+      {"string", DataType::kString}, {"float32", DataType::kFloat},
+      {"float64", DataType::kDouble}, {"int32", DataType::kInt32},
+      {"int64", DataType::kInt64},   {"bool", DataType::kBool},
+      {"uint32", DataType::kUInt32}, {"uint64", DataType::kUInt64},
+      {"int8", DataType::kInt8},     {"uint8", DataType::kUInt8},
+      {"int16", DataType::kInt16},   {"uint16", DataType::kUInt16}};
+  auto type = kTypes.find(e.dtype);
+  if (type == kTypes.end()) {
+    ADD_FAILURE() << name << " has dtype " << e.dtype;
+    return Tensor();
+  }
+  absl::StatusOr<Tensor> t = Tensor::Create(type->second, e.shape);
+  EXPECT_TRUE(t.ok()) << t.status();
+  if (!t.ok()) return Tensor();
+  if (type->second == DataType::kString) {
+    EXPECT_EQ(e.records.size(), static_cast<size_t>(t->num_elements())) << name;
+    for (size_t i = 0; i < e.records.size() && i < static_cast<size_t>(t->num_elements()); ++i) {
+      t->data<std::string>()[i] = e.records[i];
+    }
+  } else {
+    EXPECT_EQ(e.records.size(), 1u) << name;
+    if (e.records.size() != 1 || e.records[0].size() != t->byte_size()) {
+      ADD_FAILURE() << name << ": " << e.records.size() << " payloads for " << t->byte_size()
+                    << " bytes";
+      return Tensor();
+    }
+    std::memcpy(t->raw_data(), e.records[0].data(), t->byte_size());
+  }
+  return *t;
+}
+
+std::string RecGoldens::GetString(const std::string& name) const {
+  Tensor t = Get(name);
+  return t.valid() && t.num_elements() > 0 ? t.data<std::string>()[0] : std::string();
+}
+
+std::map<std::string, Tensor> RecGoldens::All() const {
+  std::map<std::string, Tensor> all;
+  for (const auto& entry : entries_) all[entry.first] = Get(entry.first);
+  return all;
 }
 
 }  // namespace smrt::testing

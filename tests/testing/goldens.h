@@ -1,7 +1,12 @@
-// TensorFlow goldens under tests/data/goldens (written by
-// scripts/make_goldens.py): per model and signature, inputs/ and outputs/
-// holding .npy files, or .examples / .strings files for string tensors
-// (each element: 4-byte little-endian length, then the bytes).
+// TensorFlow goldens under tests/data, and the readers every test uses for
+// them (instead of parsing golden files itself):
+// - tests/data/goldens (written by scripts/make_goldens.py): per model and
+//   signature, inputs/ and outputs/ holding .npy files, or .examples /
+//   .strings files for string tensors;
+// - tests/data/kernels (written by tests/generators/kernel_goldens): .npy
+//   tensors, .bin files of length-prefixed records and .rec files of named
+//   tensors.
+// A length-prefixed record is a 4-byte little-endian length, then the bytes.
 #ifndef SMRT_TESTS_TESTING_GOLDENS_H_
 #define SMRT_TESTS_TESTING_GOLDENS_H_
 
@@ -35,11 +40,50 @@ std::vector<GoldenCase> ListGoldenCases(const std::string& prefix);
 // a 1-D string tensor).
 absl::StatusOr<Tensor> ReadGoldenTensor(const std::string& path);
 
+// The "shape" of the input or output named `name` in the text of a case's
+// manifest.json.
+absl::StatusOr<Shape> ManifestShape(const std::string& manifest, const std::string& name);
+
 // The "mod1009_v1" pattern of make_goldens.py: x.flat[i] = ((i*7919) % 1009) / 1008.
 Tensor GeneratedInput(const Shape& shape);
 
 // Same dtype, shape and bytes (strings compared by value).
 bool BitIdentical(const Tensor& a, const Tensor& b);
+
+// The length-prefixed records of a file.
+absl::StatusOr<std::vector<std::string>> ReadLengthPrefixed(const std::string& path);
+
+// tests/data/<relative>.npy, e.g. ReadGolden("kernels/nn/conv2d_x"). A file
+// that does not read is a test failure (and an empty tensor).
+Tensor ReadGolden(const std::string& relative);
+
+// The named tensors of a .rec golden file: records name, dtype ("float32",
+// "string", ...), shape (dims separated by spaces), then the payload: one
+// record per element for strings, one record of raw little-endian bytes for
+// the others. A case where TensorFlow fails is stored as "<case>.error".
+// A file that does not read or parse is a test failure.
+class RecGoldens {
+ public:
+  explicit RecGoldens(const std::string& path);
+
+  bool Has(const std::string& name) const { return entries_.count(name) > 0; }
+  bool IsError(const std::string& name) const { return Has(name + ".error"); }
+  // The tensor `name`; a missing or malformed one is a test failure (and an
+  // empty tensor).
+  Tensor Get(const std::string& name) const;
+  // Element 0 of the string tensor `name`.
+  std::string GetString(const std::string& name) const;
+  // Every tensor of the file, by name.
+  std::map<std::string, Tensor> All() const;
+
+ private:
+  struct Entry {
+    std::string dtype;
+    Shape shape;
+    std::vector<std::string> records;
+  };
+  std::map<std::string, Entry> entries_;
+};
 
 }  // namespace smrt::testing
 

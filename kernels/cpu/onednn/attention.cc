@@ -1,4 +1,4 @@
-// _SmrtAttention (kernels/fused_ops.h) with oneDNN's softmax_forward for each
+// _SmrtAttention (ops/fused_ops.h) with oneDNN's softmax_forward for each
 // (batch, head) block of scores: the reference softmax is compiled for
 // baseline x86-64 and was half the fused op's time at BERT's sequence 128.
 // The GEMMs are the reference kernel's (oneDNN's sgemm already). One softmax

@@ -1,5 +1,5 @@
 // What the oneDNN kernels share: the engine, a stream per thread, post-op
-// building from kernels/fused_ops.h, and the one place where dnnl::error
+// building from ops/fused_ops.h, and the one place where dnnl::error
 // becomes an absl::Status.
 #ifndef SMRT_KERNELS_CPU_ONEDNN_DNNL_UTIL_H_
 #define SMRT_KERNELS_CPU_ONEDNN_DNNL_UTIL_H_

@@ -1,4 +1,4 @@
-// The fused ops graph passes make (kernels/fused_ops.h), on the reference
+// The fused ops graph passes make (ops/fused_ops.h), on the reference
 // kernels: the conv or matmul, then the post-ops in place. Also the composite
 // activations the passes recognise (_SmrtSwish, _SmrtHardSwish, _SmrtGeluErf,
 // _SmrtGeluTanh), as single elementwise ops.

@@ -1,4 +1,4 @@
-// _SmrtLayerNorm (kernels/fused_ops.h): the layer normalisation the
+// _SmrtLayerNorm (ops/fused_ops.h): the layer normalisation the
 // fuse_layer_norm pass makes of TensorFlow's Mean / SquaredDifference / Rsqrt
 // chain. Each row's mean, population variance (two passes, as the unfused
 // chain does in float) and x - mean are computed in double, so a row of large

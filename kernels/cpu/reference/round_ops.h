@@ -1,5 +1,5 @@
 // float32 values rounded to float16 or bfloat16 precision and kept as float32
-// (_SmrtRoundTo, kernels/fused_ops.h): the bits of a Cast to the 16-bit type
+// (_SmrtRoundTo, ops/fused_ops.h): the bits of a Cast to the 16-bit type
 // and back, with Eigen's rounding, in integer steps the compiler vectorizes.
 #ifndef SMRT_KERNELS_CPU_REFERENCE_ROUND_OPS_H_
 #define SMRT_KERNELS_CPU_REFERENCE_ROUND_OPS_H_

@@ -2,7 +2,7 @@
 
 Writes tests/data/kernels/random/<case>.npy, read by tests/kernels/random_ops_test.cc,
 which holds the same case table. Run from the repo root:
-  TF_ENABLE_ONEDNN_OPTS=0 /work/main/.venv/bin/python -P scripts/kernel_goldens/random.py
+  TF_ENABLE_ONEDNN_OPTS=0 /work/main/.venv/bin/python -P tests/generators/kernel_goldens/random.py
 
 Stateful ops run in a TF1 graph: one op node, run `calls` times in one Session,
 so the golden holds the successive answers a loaded model gives (stacked on a

@@ -26,7 +26,7 @@ import struct
 import numpy as np
 import tensorflow as tf
 
-REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 OUT = os.path.join(REPO, "tests", "data", "kernels", "strings")
 
 rng = np.random.default_rng(20240917)

@@ -1,7 +1,7 @@
 """Goldens for the element-wise kernels (binary, unary, reductions, cast, select).
 
 Run with the project's venv (TensorFlow 2.21, NumPy):
-    .venv/bin/python scripts/kernel_goldens/elementwise.py
+    .venv/bin/python tests/generators/kernel_goldens/elementwise.py
 Writes tests/data/kernels/elementwise/*.npy. Every expected output comes from
 tf.raw_ops.<Op>, so the tests check TensorFlow's exact semantics. bfloat16
 arrays are stored as their raw uint16 bits (NumPy has no bfloat16).
@@ -22,7 +22,7 @@ import numpy as np  # noqa: E402
 import tensorflow as tf  # noqa: E402
 
 R = tf.raw_ops
-OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tests", "data",
+OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "tests", "data",
                    "kernels", "elementwise")
 
 FLOATS = ["float32", "float64", "float16", "bfloat16"]

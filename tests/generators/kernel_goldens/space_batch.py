@@ -1,5 +1,5 @@
 # Goldens for SpaceToBatchND, BatchToSpaceND, SpaceToDepth, DepthToSpace.
-# Run from the repo root: TF_ENABLE_ONEDNN_OPTS=0 python -P scripts/kernel_goldens/space_batch.py
+# Run from the repo root: TF_ENABLE_ONEDNN_OPTS=0 python -P tests/generators/kernel_goldens/space_batch.py
 import os
 os.environ.setdefault('TF_ENABLE_ONEDNN_OPTS', '0')
 import numpy as np, tensorflow as tf

@@ -2,7 +2,7 @@
 # function attr, so the ops are tested through a loaded model), with its
 # inputs and TensorFlow's outputs as .npy. Reducers: common ops (the kernel's
 # fast path) and multi-node bodies (the kernel calls the function).
-# Run from the repo root: python -P scripts/kernel_goldens/xla_reduce.py
+# Run from the repo root: python -P tests/generators/kernel_goldens/xla_reduce.py
 import os, shutil
 os.environ.setdefault('TF_ENABLE_ONEDNN_OPTS', '0')
 import numpy as np, tensorflow as tf

@@ -3,7 +3,7 @@
 
 Run from the repository root:
 
-    .venv/bin/python scripts/kernel_goldens/nn.py
+    .venv/bin/python tests/generators/kernel_goldens/nn.py
 
 Writes tests/data/kernels/nn/<case>_<role>.npy (inputs and TensorFlow's outputs), wiping the
 folder first. Uses tf.raw_ops with TensorFlow's native CPU kernels (oneDNN off), so the values
@@ -25,7 +25,7 @@ import shutil
 import numpy as np
 import tensorflow as tf
 
-OUT = _HERE.parents[1] / "tests" / "data" / "kernels" / "nn"
+OUT = _HERE.parents[2] / "tests" / "data" / "kernels" / "nn"
 R = tf.raw_ops
 rng = np.random.default_rng(20240611)
 

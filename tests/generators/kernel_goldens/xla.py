@@ -2,7 +2,7 @@
 # XlaDynamicSlice, XlaDynamicUpdateSlice, XlaPad. Dimension numbers are
 # written as serialized protos (*.pb) so the C++ test parses exactly what
 # TensorFlow was given.
-# Run from the repo root: TF_ENABLE_ONEDNN_OPTS=0 python -P scripts/kernel_goldens/xla.py
+# Run from the repo root: TF_ENABLE_ONEDNN_OPTS=0 python -P tests/generators/kernel_goldens/xla.py
 import os
 os.environ.setdefault('TF_ENABLE_ONEDNN_OPTS', '0')
 import numpy as np, tensorflow as tf

@@ -1,5 +1,5 @@
 # Goldens for Bincount, DenseBincount and ReverseSequence.
-# Run from the repo root: TF_ENABLE_ONEDNN_OPTS=0 python -P scripts/kernel_goldens/bincount.py
+# Run from the repo root: TF_ENABLE_ONEDNN_OPTS=0 python -P tests/generators/kernel_goldens/bincount.py
 import os
 os.environ.setdefault('TF_ENABLE_ONEDNN_OPTS', '0')
 import numpy as np, tensorflow as tf

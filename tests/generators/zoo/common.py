@@ -1,9 +1,9 @@
 """What a zoo family module returns to scripts/make_zoo.py.
 
-A family module scripts/zoo/<family>.py defines `models() -> list[ZooModel]`. Each model's
-`build(export_dir)` writes one SavedModel into export_dir (it must not exist yet) and returns
-the cases to run on it; make_zoo.py then reloads the SavedModel with TensorFlow and stores the
-inputs with TensorFlow's outputs.
+A family module tests/generators/zoo/<family>.py defines `models() -> list[ZooModel]`. Each
+model's `build(export_dir)` writes one SavedModel into export_dir (it must not exist yet) and
+returns the cases to run on it; make_zoo.py then reloads the SavedModel with TensorFlow and
+stores the inputs with TensorFlow's outputs.
 """
 
 import dataclasses

@@ -16,7 +16,7 @@ import struct
 import numpy as np
 import tensorflow as tf
 
-REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 OUT = os.path.join(REPO, "tests", "data", "kernels", "parse_example")
 HALF_PLUS_TWO = os.path.join(REPO, "..", "shared", "models", "tf-serving",
                              "saved_model_half_plus_two_cpu", "00000123")

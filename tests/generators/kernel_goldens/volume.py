@@ -1,5 +1,5 @@
 # Goldens for Conv3D, MaxPool3D, AvgPool3D (NDHWC).
-# Run from the repo root: TF_ENABLE_ONEDNN_OPTS=0 python -P scripts/kernel_goldens/volume.py
+# Run from the repo root: TF_ENABLE_ONEDNN_OPTS=0 python -P tests/generators/kernel_goldens/volume.py
 import os
 os.environ.setdefault('TF_ENABLE_ONEDNN_OPTS', '0')
 import numpy as np, tensorflow as tf

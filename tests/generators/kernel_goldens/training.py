@@ -1,6 +1,6 @@
 """Goldens for kernels/cpu/reference/training_ops.cc (gradient and loss ops).
 
-Run: TF_ENABLE_ONEDNN_OPTS=0 .venv/bin/python -P scripts/kernel_goldens/training.py
+Run: TF_ENABLE_ONEDNN_OPTS=0 .venv/bin/python -P tests/generators/kernel_goldens/training.py
 """
 import os
 

@@ -25,7 +25,7 @@ sys.path = [p for p in sys.path
 import numpy as np  # noqa: E402
 import tensorflow as tf  # noqa: E402
 
-REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 OUT = os.path.join(REPO, "tests", "data", "kernels", "array")
 R = tf.raw_ops
 

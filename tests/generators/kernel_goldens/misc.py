@@ -4,7 +4,7 @@ clip, broadcast_to/args, einsum, Conv2DBackpropInput).
 
 Run from the repository root:
 
-    .venv/bin/python scripts/kernel_goldens/misc.py
+    .venv/bin/python tests/generators/kernel_goldens/misc.py
 
 Writes tests/data/kernels/misc/<case>_<role>.npy (inputs and TensorFlow's outputs), wiping the
 folder first. Uses tf.raw_ops with TensorFlow's native CPU kernels (oneDNN off), so the values
@@ -26,7 +26,7 @@ import shutil
 import numpy as np
 import tensorflow as tf
 
-OUT = _HERE.parents[1] / "tests" / "data" / "kernels" / "misc"
+OUT = _HERE.parents[2] / "tests" / "data" / "kernels" / "misc"
 R = tf.raw_ops
 rng = np.random.default_rng(20240612)
 

@@ -1,7 +1,7 @@
 # Goldens for ScatterNd, TensorScatterAdd and TensorScatterUpdate: slices and
 # single elements, duplicate indices (summed by ScatterNd/TensorScatterAdd),
 # int32 and int64 indices.
-# Run from the repo root: python -P scripts/kernel_goldens/scatter.py
+# Run from the repo root: python -P tests/generators/kernel_goldens/scatter.py
 import os
 os.environ.setdefault('TF_ENABLE_ONEDNN_OPTS', '0')
 import numpy as np, tensorflow as tf
