@@ -14,10 +14,14 @@
 #include <vector>
 
 #include "kernels/kernel.h"
+#include "kernels/registry.h"
 
 namespace smrt::kernels {
 
-std::vector<KernelSpec> DeviceFunctionCallKernels(const std::string& device);
+// `cpu_kernels` holds the CPU kernels these run (the registry they are added
+// to); it must outlive the kernels.
+std::vector<KernelSpec> DeviceFunctionCallKernels(const std::string& device,
+                                                  const KernelRegistry& cpu_kernels);
 
 }  // namespace smrt::kernels
 

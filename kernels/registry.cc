@@ -5,13 +5,6 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "kernels/cpu/reference/register.h"
-#ifdef SMRT_WITH_CUDA
-#include "kernels/cuda/register.h"
-#endif
-#if defined(SMRT_WITH_ONEDNN)
-#include "kernels/cpu/onednn/register.h"
-#endif
 
 namespace smrt::kernels {
 
@@ -110,21 +103,6 @@ absl::StatusOr<std::vector<Tensor>> KernelRegistry::RunOnCpu(absl::string_view n
 std::vector<KernelSpec> KernelRegistry::Kernels(absl::string_view op) const {
   auto it = kernels_.find(op);
   return it == kernels_.end() ? std::vector<KernelSpec>{} : it->second;
-}
-
-const KernelRegistry& KernelRegistry::Default() {
-  static const KernelRegistry* registry = [] {
-    auto* r = new KernelRegistry;
-    RegisterReferenceKernels(*r);
-#ifdef SMRT_WITH_CUDA
-    for (KernelSpec& k : cuda::CudaKernels()) r->AddKernel(std::move(k));
-#endif
-#if defined(SMRT_WITH_ONEDNN)
-    RegisterOneDnnKernels(*r);
-#endif
-    return r;
-  }();
-  return *registry;
 }
 
 }  // namespace smrt::kernels

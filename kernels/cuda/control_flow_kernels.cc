@@ -88,7 +88,7 @@ absl::Status Merge(KernelContext& ctx) {
 
 }  // namespace
 
-std::vector<KernelSpec> ControlFlowKernels() {
+std::vector<KernelSpec> ControlFlowKernels(const KernelRegistry& cpu_kernels) {
   std::vector<KernelSpec> kernels;
   for (const char* op : {"Switch", "RefSwitch"}) {
     kernels.push_back(CudaKernel(op, "T", FixedSizeTypes(), Switch, /*host_memory_inputs=*/{1}));
@@ -100,7 +100,9 @@ std::vector<KernelSpec> ControlFlowKernels() {
        {"Enter", "RefEnter", "Exit", "RefExit", "NextIteration", "RefNextIteration"}) {
     kernels.push_back(CudaKernel(op, "T", FixedSizeTypes(), Forward));
   }
-  for (KernelSpec& k : DeviceFunctionCallKernels(kCudaDevice)) kernels.push_back(std::move(k));
+  for (KernelSpec& k : DeviceFunctionCallKernels(kCudaDevice, cpu_kernels)) {
+    kernels.push_back(std::move(k));
+  }
   const DeviceBytes bytes{CopyDeviceBytes, ZeroDeviceBytes, CopyDeviceBytesBatch};
   for (KernelSpec& k : DeviceTensorListKernels(kCudaDevice, bytes)) kernels.push_back(std::move(k));
   for (KernelSpec& k : DeviceTensorArrayKernels(kCudaDevice, bytes)) {

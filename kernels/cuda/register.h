@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "kernels/kernel.h"
+#include "kernels/registry.h"
 
 namespace smrt::kernels::cuda {
 
@@ -19,7 +20,7 @@ inline constexpr char kCudaDevice[] = "CUDA";
 std::vector<KernelSpec> CopyKernels();
 // Const (uploads attr value), Identity, Reshape, ExpandDims, Squeeze: every
 // fixed-size dtype; the shape ops share their input's storage (shape_kernels.cc).
-std::vector<KernelSpec> ShapeKernels();
+std::vector<KernelSpec> ShapeKernels(const KernelRegistry& cpu_kernels);
 // Broadcasting binaries and unaries, float32/float16/bfloat16 and int32
 // where meaningful; comparisons, logical ops and IsNan/IsFinite with bool
 // outputs (elementwise_kernels.cc).
@@ -46,7 +47,7 @@ std::vector<KernelSpec> ConvKernels();
 // Switch (pred on the host), Merge, Enter, Exit, NextIteration and their Ref
 // forms: every fixed-size dtype, forwarding device tensors
 // (control_flow_kernels.cc).
-std::vector<KernelSpec> ControlFlowKernels();
+std::vector<KernelSpec> ControlFlowKernels(const KernelRegistry& cpu_kernels);
 // Conv2DBackpropInput float32/float16/bfloat16 NHWC, a direct kernel (no cuDNN needed),
 // input_sizes on the host (conv_transpose_kernels.cc).
 std::vector<KernelSpec> ConvTransposeKernels();
@@ -108,17 +109,26 @@ std::vector<KernelSpec> RandomKernels();
 // on the host, planned as on the CPU (ragged_kernels.cc, ragged.h).
 std::vector<KernelSpec> RaggedKernels();
 
-inline std::vector<KernelSpec> CudaKernels() {
+// `cpu_kernels`: where the kernels that run a CPU kernel on device values
+// (reshapes, While/If/Case) find it; it must outlive them.
+inline std::vector<KernelSpec> CudaKernels(const KernelRegistry& cpu_kernels) {
   std::vector<KernelSpec> all;
-  for (auto family : {&CopyKernels, &ShapeKernels, &ElementwiseKernels, &BiasAddKernels,
-                      &MatMulKernels, &SoftmaxKernels, &LayerNormKernels,
-                      &TransposeKernels, &ConvKernels, &PoolKernels, &ReduceKernels,
-                      &EinsumKernels, &GatherKernels, &SelectKernels, &ConcatKernels,
-                      &CastKernels, &PadKernels, &SliceKernels, &ResizeKernels,
-                      &BatchNormKernels, &ConvTransposeKernels, &ControlFlowKernels,
-                      &TopKKernels, &OneHotKernels, &GatherNdKernels, &ScanKernels,
+  auto add = [&all](std::vector<KernelSpec> family) {
+    for (KernelSpec& k : family) all.push_back(std::move(k));
+  };
+  add(CopyKernels());
+  add(ShapeKernels(cpu_kernels));
+  for (auto family : {&ElementwiseKernels, &BiasAddKernels, &MatMulKernels, &SoftmaxKernels,
+                      &LayerNormKernels, &TransposeKernels, &ConvKernels, &PoolKernels,
+                      &ReduceKernels, &EinsumKernels, &GatherKernels, &SelectKernels,
+                      &ConcatKernels, &CastKernels, &PadKernels, &SliceKernels, &ResizeKernels,
+                      &BatchNormKernels, &ConvTransposeKernels}) {
+    add(family());
+  }
+  add(ControlFlowKernels(cpu_kernels));
+  for (auto family : {&TopKKernels, &OneHotKernels, &GatherNdKernels, &ScanKernels,
                       &TrainingKernels, &RandomKernels, &RaggedKernels}) {
-    for (KernelSpec& k : family()) all.push_back(std::move(k));
+    add(family());
   }
   return all;
 }

@@ -30,10 +30,10 @@ absl::Status Identity(KernelContext& ctx) {
   return absl::OkStatus();
 }
 
-absl::Status ViaCpuShapeKernel(KernelContext& ctx) {
+// A reshape-like op on a device value: the CPU kernel makes the view.
+absl::Status ViaCpuShapeKernel(const KernelRegistry& cpu_kernels, KernelContext& ctx) {
   if (absl::Status s = CheckOnDevice(ctx, {0}); !s.ok()) return s;
-  absl::StatusOr<const KernelSpec*> cpu =
-      KernelRegistry::Default().FindKernel(ctx.op(), kCpu, ctx.attrs());
+  absl::StatusOr<const KernelSpec*> cpu = cpu_kernels.FindKernel(ctx.op(), kCpu, ctx.attrs());
   if (!cpu.ok()) return AtNode(ctx, cpu.status());
   if (absl::Status s = (*cpu)->compute(ctx); !s.ok()) return AtNode(ctx, s);
   const Tensor& in = ctx.input(0);
@@ -50,14 +50,17 @@ absl::Status ViaCpuShapeKernel(KernelContext& ctx) {
 
 }  // namespace
 
-std::vector<KernelSpec> ShapeKernels() {
+std::vector<KernelSpec> ShapeKernels(const KernelRegistry& cpu_kernels) {
+  auto via_cpu = [&cpu_kernels](KernelContext& ctx) {
+    return ViaCpuShapeKernel(cpu_kernels, ctx);
+  };
   return {CudaKernel("Const", "dtype", FixedSizeTypes(), Const),
           CudaKernel("Identity", "T", FixedSizeTypes(), Identity),
-          CudaKernel("Reshape", "T", FixedSizeTypes(), ViaCpuShapeKernel,
+          CudaKernel("Reshape", "T", FixedSizeTypes(), via_cpu,
                      /*host_memory_inputs=*/{1}),
-          CudaKernel("ExpandDims", "T", FixedSizeTypes(), ViaCpuShapeKernel,
+          CudaKernel("ExpandDims", "T", FixedSizeTypes(), via_cpu,
                      /*host_memory_inputs=*/{1}),
-          CudaKernel("Squeeze", "T", FixedSizeTypes(), ViaCpuShapeKernel)};
+          CudaKernel("Squeeze", "T", FixedSizeTypes(), via_cpu)};
 }
 
 }  // namespace smrt::kernels::cuda

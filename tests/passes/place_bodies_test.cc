@@ -39,7 +39,8 @@ int const_uploads = 0;
 kernels::KernelRegistry FakeRegistry() {
   kernels::KernelRegistry r = kernels::KernelRegistry::Default();
   for (KernelSpec& k : testing::FakeCopyKernels()) r.AddKernel(std::move(k));
-  for (KernelSpec& k : kernels::DeviceFunctionCallKernels(testing::kFake)) {
+  for (KernelSpec& k :
+       kernels::DeviceFunctionCallKernels(testing::kFake, kernels::KernelRegistry::Default())) {
     r.AddKernel(std::move(k));
   }
   for (KernelSpec& k : kernels::DeviceTensorListKernels(testing::kFake, testing::FakeBytes())) {
