@@ -2,10 +2,10 @@
 #include <map>
 
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "api/profile_recorder.h"
+#include "core/json_writer.h"
 #include "smrt/profile.h"
 
 namespace smrt {
@@ -65,29 +65,15 @@ void ProfileRecorder::Finish() {
 
 namespace {
 
-std::string JsonString(const std::string& s) {
-  std::string out = "\"";
-  for (char c : s) {
-    switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\t': out += "\\t"; break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20) {
-          out += absl::StrFormat("\\u%04x", static_cast<unsigned char>(c));
-        } else {
-          out += c;
-        }
-    }
+// shapes as [[d0,d1,...],...].
+void WriteShapes(JsonWriter& w, const std::vector<Shape>& shapes) {
+  w.BeginArray();
+  for (const Shape& shape : shapes) {
+    w.BeginArray();
+    for (int64_t d : shape) w.Int(d);
+    w.EndArray();
   }
-  return out + "\"";
-}
-
-std::string JsonShapes(const std::vector<Shape>& shapes) {
-  std::vector<std::string> parts;
-  for (const Shape& s : shapes) parts.push_back(absl::StrCat("[", absl::StrJoin(s, ","), "]"));
-  return absl::StrCat("[", absl::StrJoin(parts, ","), "]");
+  w.EndArray();
 }
 
 double Us(int64_t ns) { return static_cast<double>(ns) / 1000.0; }
@@ -126,29 +112,52 @@ std::vector<OpStat> Summarize(const std::vector<RunProfile>& runs, KeyOf key_of)
 
 }  // namespace
 
+// Chrome's trace event format: one complete ("X") event per run and per step,
+// times in microseconds printed to the nanosecond; node names, ops and
+// signatures come from the model, so they go through JsonWriter's escaping
+// (valid JSON and UTF-8 whatever bytes they hold).
 std::string ChromeTraceJson(const std::vector<RunProfile>& runs) {
-  std::vector<std::string> events;
+  JsonWriter w;
+  w.BeginObject().Key("displayTimeUnit").String("ms").Key("traceEvents").BeginArray();
   const int64_t origin = runs.empty() ? 0 : runs.front().start_ns;
   for (size_t r = 0; r < runs.size(); ++r) {
     const RunProfile& run = runs[r];
     const int64_t base = run.start_ns - origin;
-    events.push_back(absl::StrFormat(
-        "{\"name\":%s,\"cat\":\"run\",\"ph\":\"X\",\"ts\":%.3f,\"dur\":%.3f,\"pid\":1,\"tid\":1,"
-        "\"args\":{\"signature\":%s,\"steps\":%d}}",
-        JsonString(absl::StrCat("run ", r)), Us(base), Us(run.duration_ns),
-        JsonString(run.signature), run.events.size()));
+    w.BeginObject()
+        .Key("name").String(absl::StrCat("run ", r))
+        .Key("cat").String("run")
+        .Key("ph").String("X")
+        .Key("ts").Number(Us(base), 3)
+        .Key("dur").Number(Us(run.duration_ns), 3)
+        .Key("pid").Int(1)
+        .Key("tid").Int(1)
+        .Key("args").BeginObject()
+        .Key("signature").String(run.signature)
+        .Key("steps").Int(static_cast<int64_t>(run.events.size()))
+        .EndObject()
+        .EndObject();
     for (const ProfileEvent& e : run.events) {
-      events.push_back(absl::StrFormat(
-          "{\"name\":%s,\"cat\":%s,\"ph\":\"X\",\"ts\":%.3f,\"dur\":%.3f,\"pid\":1,\"tid\":%d,"
-          "\"args\":{\"kernel\":%s,\"depth\":%d,\"self_us\":%.3f,\"inputs\":%s,"
-          "\"outputs\":%s}}",
-          JsonString(e.node), JsonString(e.op), Us(base + e.start_ns), Us(e.duration_ns),
-          e.thread + 1, JsonString(e.kernel), e.depth,
-          Us(e.self_ns), JsonShapes(e.input_shapes), JsonShapes(e.output_shapes)));
+      w.BeginObject()
+          .Key("name").String(e.node)
+          .Key("cat").String(e.op)
+          .Key("ph").String("X")
+          .Key("ts").Number(Us(base + e.start_ns), 3)
+          .Key("dur").Number(Us(e.duration_ns), 3)
+          .Key("pid").Int(1)
+          .Key("tid").Int(e.thread + 1)
+          .Key("args").BeginObject()
+          .Key("kernel").String(e.kernel)
+          .Key("depth").Int(e.depth)
+          .Key("self_us").Number(Us(e.self_ns), 3)
+          .Key("inputs");
+      WriteShapes(w, e.input_shapes);
+      w.Key("outputs");
+      WriteShapes(w, e.output_shapes);
+      w.EndObject().EndObject();
     }
   }
-  return absl::StrCat("{\"displayTimeUnit\":\"ms\",\"traceEvents\":[\n",
-                      absl::StrJoin(events, ",\n"), "\n]}\n");
+  w.EndArray().EndObject();
+  return w.text() + "\n";
 }
 
 std::vector<OpStat> OpStatsByType(const std::vector<RunProfile>& runs) {

@@ -132,6 +132,43 @@ TEST(ProfileTest, ChromeTraceIsValidJsonWithOneEventPerStep) {
   EXPECT_EQ(steps, static_cast<int>(runs[0].events.size() * 2));
 }
 
+// Node names, ops and signatures come from the model: quotes, control
+// characters and bytes that are not UTF-8 still give valid JSON.
+TEST(ProfileTest, ChromeTraceEscapesWhatTheModelNames) {
+  RunProfile run;
+  run.signature = "sig\"\n";
+  run.start_ns = 1000;
+  run.duration_ns = 5000;
+  ProfileEvent e;
+  e.node = "a\"b\\c\x01\xff\xfe";
+  e.op = "Op\t";
+  e.kernel = "reference";
+  e.start_ns = 1500;
+  e.duration_ns = 2000;
+  e.self_ns = 2000;
+  e.input_shapes = {{2, 3}, {}};
+  e.output_shapes = {{6}};
+  run.events.push_back(e);
+  const std::string text = ChromeTraceJson({run});
+  absl::StatusOr<testing::Json> json = testing::ParseJson(text);
+  ASSERT_TRUE(json.ok()) << json.status() << "\n" << text;
+  const testing::Json& events = *json->Find("traceEvents");
+  ASSERT_EQ(events.array.size(), 2u);
+  EXPECT_EQ(events.array[0].Find("args")->Find("signature")->string, "sig\"\n");
+  const testing::Json& step = events.array[1];
+  // Each byte that is not UTF-8 becomes U+FFFD (the test parser reads \u
+  // escapes as one byte, so the text is checked).
+  EXPECT_TRUE(absl::StrContains(text, R"("a\"b\\c\u0001\ufffd\ufffd")")) << text;
+  EXPECT_EQ(step.Find("cat")->string, "Op\t");
+  EXPECT_DOUBLE_EQ(step.Find("ts")->number, 1.5);
+  EXPECT_DOUBLE_EQ(step.Find("dur")->number, 2.0);
+  const testing::Json& inputs = *step.Find("args")->Find("inputs");
+  ASSERT_EQ(inputs.array.size(), 2u);
+  ASSERT_EQ(inputs.array[0].array.size(), 2u);
+  EXPECT_EQ(inputs.array[0].array[1].number, 3);
+  EXPECT_TRUE(inputs.array[1].array.empty());
+}
+
 TEST(ProfileTest, WhileBodyStepsAreReportedUnderTheirNode) {
   std::unique_ptr<Model> model = LoadZoo("lstm");
   ASSERT_NE(model, nullptr);

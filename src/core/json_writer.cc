@@ -1,11 +1,11 @@
-#include "smrt/json_writer.h"
+#include "core/json_writer.h"
 
 #include <cmath>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 
-namespace smrt::cli {
+namespace smrt {
 namespace {
 
 // Length of the valid UTF-8 sequence at s[i] (2 to 4 bytes), or 0 when the
@@ -143,4 +143,4 @@ JsonWriter& JsonWriter::Null() {
   return *this;
 }
 
-}  // namespace smrt::cli
+}  // namespace smrt

@@ -1,6 +1,6 @@
-// The CLI's JSON writer: commas, nesting, numbers, and strings that stay
+// The JSON writer (bench --json, the profiler's trace): commas, nesting, numbers, and strings that stay
 // valid JSON (and UTF-8) whatever bytes they hold.
-#include "smrt/json_writer.h"
+#include "core/json_writer.h"
 
 #include <cmath>
 #include <cstdlib>
@@ -12,7 +12,7 @@
 #include "testing/mini_json.h"
 #include "testing/paths.h"
 
-namespace smrt::cli {
+namespace smrt {
 namespace {
 
 TEST(JsonWriterTest, EscapesQuotesBackslashesAndControlCharacters) {
@@ -79,4 +79,4 @@ TEST(JsonWriterTest, EveryByteGivesValidJson) {
 }
 
 }  // namespace
-}  // namespace smrt::cli
+}  // namespace smrt

@@ -1,8 +1,8 @@
-// A small streaming JSON writer for the CLI's one-object reports (`smrt
-// bench --json`): keys in the order written, numbers as given, and strings
+// A small streaming JSON writer for smrt's reports (`smrt bench --json`, the
+// profiler's Chrome trace): keys in the order written, numbers as given, and strings
 // escaped so the output is always valid JSON, whatever bytes a path holds.
-#ifndef SMRT_TOOLS_JSON_WRITER_H_
-#define SMRT_TOOLS_JSON_WRITER_H_
+#ifndef SMRT_CORE_JSON_WRITER_H_
+#define SMRT_CORE_JSON_WRITER_H_
 
 #include <cstdint>
 #include <string>
@@ -10,7 +10,7 @@
 
 #include "absl/strings/string_view.h"
 
-namespace smrt::cli {
+namespace smrt {
 
 // s as a JSON string literal, quotes included: '"', '\' and control
 // characters escaped, valid UTF-8 passed through as it is, and each byte
@@ -50,6 +50,6 @@ class JsonWriter {
   bool after_key_ = false;
 };
 
-}  // namespace smrt::cli
+}  // namespace smrt
 
-#endif  // SMRT_TOOLS_JSON_WRITER_H_
+#endif  // SMRT_CORE_JSON_WRITER_H_
