@@ -31,7 +31,12 @@ void RegisterLookupTableOps(KernelRegistry& r);  // lookup_table_ops.cc
 void RegisterStringOps(KernelRegistry& r);       // string_ops.cc
 void RegisterRaggedOps(KernelRegistry& r);       // ragged_ops.cc: RaggedTensorToTensor
 void RegisterImageOps(KernelRegistry& r);        // image_ops.cc
-void RegisterMiscOps(KernelRegistry& r);         // misc_ops.cc
+void RegisterScanOps(KernelRegistry& r);         // scan_ops.cc
+void RegisterIndexOps(KernelRegistry& r);        // index_ops.cc
+void RegisterClipOps(KernelRegistry& r);         // clip_ops.cc
+void RegisterBroadcastOps(KernelRegistry& r);    // broadcast_ops.cc
+void RegisterEinsumOps(KernelRegistry& r);       // einsum_ops.cc
+void RegisterConvBackpropOps(KernelRegistry& r); // conv_backprop_ops.cc
 void RegisterControlFlowOps(KernelRegistry& r);  // control_flow_ops.cc
 void RegisterTensorListOps(KernelRegistry& r);   // tensor_list_ops.cc
 void RegisterControlFlowV1Ops(KernelRegistry& r);  // control_flow_v1_ops.cc: Switch, Merge, Enter...
@@ -77,7 +82,12 @@ inline void RegisterReferenceKernels(KernelRegistry& r) {
   RegisterStringOps(r);
   RegisterRaggedOps(r);
   RegisterImageOps(r);
-  RegisterMiscOps(r);
+  RegisterScanOps(r);
+  RegisterIndexOps(r);
+  RegisterClipOps(r);
+  RegisterBroadcastOps(r);
+  RegisterEinsumOps(r);
+  RegisterConvBackpropOps(r);
   RegisterControlFlowOps(r);
   RegisterTensorListOps(r);
   RegisterControlFlowV1Ops(r);

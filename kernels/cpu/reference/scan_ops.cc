@@ -1,0 +1,89 @@
+// Cumsum and Cumprod, as TensorFlow's CPU kernels (exclusive, reverse).
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <limits>
+#include <numeric>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
+#include "kernels/cpu/reference/misc_util.h"
+#include "kernels/cpu/reference/register.h"
+#include "kernels/registry.h"
+#include "kernels/shared/array_util.h"
+#include "kernels/shared/kernel_util.h"
+#include "kernels/shared/scan_util.h"
+
+namespace smrt::kernels {
+namespace {
+
+// ---------------------------------------------------------------------------
+// Cumsum, Cumprod
+
+absl::Status InferScan(InferenceContext& ctx) {
+  const PartialShape& x = ctx.input(0).shape;
+  if (std::optional<std::vector<int64_t>> axis = KnownInts(ctx, 1);
+      axis.has_value() && axis->size() == 1 && x.known_rank) {
+    if ((*axis)[0] < -x.rank() || (*axis)[0] >= x.rank())
+      return ScanAxisError((*axis)[0], x.rank());
+  }
+  ctx.set_output(0, ValueInfo{InputDType(ctx, 0, "T"), x});
+  return absl::OkStatus();
+}
+
+// Scans along the middle dim of x viewed as (outer, len, inner).
+template <typename T>
+void Scan(const T* in, T* out, int64_t outer, int64_t len, int64_t inner, bool prod, bool exclusive,
+          bool reverse) {
+  const T identity = prod ? T(1) : T(0);
+  std::vector<T> acc(static_cast<size_t>(inner));
+  for (int64_t o = 0; o < outer; ++o) {
+    std::fill(acc.begin(), acc.end(), identity);
+    for (int64_t s = 0; s < len; ++s) {
+      const int64_t j = reverse ? len - 1 - s : s;
+      const int64_t base = (o * len + j) * inner;
+      for (int64_t i = 0; i < inner; ++i) {
+        const T v = in[base + i];
+        const T next = prod ? misc::WrapMul(acc[i], v) : misc::WrapAdd(acc[i], v);
+        out[base + i] = exclusive ? acc[i] : next;
+        acc[i] = next;
+      }
+    }
+  }
+}
+
+absl::Status ComputeScan(KernelContext& ctx, bool prod) {
+  absl::StatusOr<ScanPlan> plan = PlanScan(ctx);
+  if (!plan.ok()) return plan.status();
+  const Tensor& x = ctx.input(0);
+  absl::StatusOr<Tensor*> out = ctx.allocate_output(0, x.dtype(), x.shape());
+  if (!out.ok()) return out.status();
+  if (x.num_elements() == 0) return absl::OkStatus();
+  Tensor* result = *out;
+  return misc::VisitRealType(x.dtype(), ctx.op(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    Scan<T>(x.data<T>(), result->data<T>(), plan->outer, plan->len, plan->inner, prod,
+            plan->exclusive, plan->reverse);
+    return absl::OkStatus();
+  });
+}
+
+}  // namespace
+
+void RegisterScanOps(KernelRegistry& r) {
+  const std::vector<DataType>& real = misc::RealTypes();
+  for (const char* op : {"Cumsum", "Cumprod"}) {
+    const bool prod = std::string(op) == "Cumprod";
+    r.AddOp(ArrayOp(op, {{"exclusive", false}, {"reverse", false}, {"Tidx", DataType::kInt32}},
+                    InferScan));
+    r.AddKernel(
+        {op, kCpu, "T", real, [prod](KernelContext& ctx) { return ComputeScan(ctx, prod); }});
+  }
+}
+
+}  // namespace smrt::kernels
