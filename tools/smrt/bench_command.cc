@@ -241,7 +241,7 @@ void OpStatsJson(const OpStatsReport& r, JsonWriter& w) {
 
 // How the timed calls are made: `concurrency` callers on one Model, each
 // first making `warmup` calls of its own (each caller thread has its own
-// OpenMP team to start), then together either `iters` calls in all or calls
+// thread team to start, kernels/cpu/thread_team.h), then together either `iters` calls in all or calls
 // for `seconds`.
 struct CallPlan {
   int concurrency = 1;
