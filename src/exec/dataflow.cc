@@ -28,6 +28,43 @@ Kind KindOf(absl::string_view op) {
   return Kind::kNormal;
 }
 
+// The data inputs and outputs the executor reads of each control-flow node
+// (a mutated graph may have any number).
+absl::Status CheckWiring(const DataflowPlan::NodeInfo& n) {
+  int inputs = 1;
+  int min_inputs = 1;
+  int outputs = 1;
+  switch (n.kind) {
+    case Kind::kNormal:
+    case Kind::kControlTrigger:
+      return absl::OkStatus();
+    case Kind::kSwitch:
+      inputs = min_inputs = 2;  // data, pred
+      outputs = 2;
+      break;
+    case Kind::kMerge:
+      inputs = n.num_data_inputs;
+      outputs = 2;  // value, value_index
+      break;
+    case Kind::kEnter:
+    case Kind::kExit:
+    case Kind::kNextIteration:
+    case Kind::kLoopCond:
+      break;
+  }
+  if (n.num_data_inputs != inputs || n.num_data_inputs < min_inputs) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "node '", n.name, "' (", n.op, ") has ", n.num_data_inputs, " data inputs, but ", n.op,
+        n.kind == Kind::kMerge ? " needs at least 1" : absl::StrCat(" takes ", inputs)));
+  }
+  if (n.num_outputs < outputs) {
+    return absl::InvalidArgumentError(absl::StrCat("node '", n.name, "' (", n.op, ") has ",
+                                                   n.num_outputs, " outputs, but ", n.op,
+                                                   " has ", outputs));
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<DataflowPlan>> DataflowPlan::Create(
@@ -55,6 +92,9 @@ absl::StatusOr<std::unique_ptr<DataflowPlan>> DataflowPlan::Create(
     for (NodeId c : n.control_inputs) p->nodes_[index.at(c)].out_control.push_back(static_cast<int>(i));
     if (n.inputs.empty() && n.control_inputs.empty()) p->roots_.push_back(static_cast<int>(i));
   }
+  for (const NodeInfo& info : p->nodes_) {
+    if (absl::Status s = CheckWiring(info); !s.ok()) return s;
+  }
   for (size_t f = 0; f < feeds.size(); ++f) {
     auto it = index.find(feeds[f]);
     if (it != index.end()) p->nodes_[it->second].feed = static_cast<int>(f);
@@ -79,6 +119,11 @@ absl::StatusOr<std::unique_ptr<DataflowPlan>> DataflowPlan::Create(
       return absl::InvalidArgumentError(absl::StrCat("fetched tensor '", g.node(e.node).name, ":",
                                                      e.index, "' is inside while loop ",
                                                      frames->Describe(frames->out_frame[i])));
+    }
+    if (e.index < 0 || e.index >= p->nodes_[i].num_outputs) {
+      return absl::InvalidArgumentError(absl::StrCat("fetched tensor '", g.node(e.node).name,
+                                                     ":", e.index, "' does not exist: the node has ",
+                                                     p->nodes_[i].num_outputs, " outputs"));
     }
     p->fetches_.push_back({i, e.index});
   }

@@ -17,6 +17,8 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "google/protobuf/io/coded_stream.h"
+#include "google/protobuf/io/zero_copy_stream_impl_lite.h"
 #include "core/file.h"
 #include "smrt/tensor.h"
 #include "tensorflow/saved_model.pb.h"
@@ -129,7 +131,17 @@ class ModelBuilder {
     (*sig.mutable_outputs())["__saved_model_init_op"].set_name(node);
   }
 
-  std::string Bytes() const { return sm_.SerializeAsString(); }
+  // Deterministic (map fields sorted), so rerunning the generator rewrites
+  // only the cases that changed.
+  std::string Bytes() const {
+    std::string out;
+    google::protobuf::io::StringOutputStream stream(&out);
+    google::protobuf::io::CodedOutputStream coded(&stream);
+    coded.SetSerializationDeterministic(true);
+    sm_.SerializeToCodedStream(&coded);
+    coded.Trim();
+    return out;
+  }
 
   void Write(const std::string& dir) const {
     fs::create_directories(dir);
@@ -701,6 +713,17 @@ std::map<std::string, Case> Cases() {
     b.Output("y", "y:0");
     b.Output("z", "z:0");
     b.Output("mm", "mm:0");
+    b.Write(dir);
+  };
+  // A TF1 Switch left with its data input only (no pred).
+  c["switch_one_input"] = [](const std::string& dir) {
+    ModelBuilder b;
+    b.Placeholder("x", tensorflow::DT_FLOAT, {2});
+    NodeDef* s = b.Node("s", "Switch", {"x"});
+    SetType(s, "T", tensorflow::DT_FLOAT);
+    NodeDef* y = b.Node("y", "Identity", {"s:1"});
+    SetType(y, "T", tensorflow::DT_FLOAT);
+    b.Output("y", "y:0");
     b.Write(dir);
   };
   c["while_forever"] = [](const std::string& dir) {

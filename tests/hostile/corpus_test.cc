@@ -45,6 +45,8 @@ constexpr LoadCase kLoadCases[] = {
     {"bad_output_index", absl::StatusCode::kInvalidArgument, "output 7 is referenced"},
     {"duplicate_node_names", absl::StatusCode::kInvalidArgument, "two nodes named 'y'"},
     {"wrong_input_count", absl::StatusCode::kInvalidArgument, "has 1 inputs, but the op needs input 1"},
+    {"switch_one_input", absl::StatusCode::kInvalidArgument,
+     "node 's' (Switch) has 1 data inputs, but Switch takes 2"},
     {"missing_signature_tensor", absl::StatusCode::kInvalidArgument, "not_a_node"},
     {"missing_shard", absl::StatusCode::kNotFound, "variables.data-00001-of-00002 is missing"},
     {"shard_out_of_range", absl::StatusCode::kDataLoss, "is in shard 3 but the bundle has 1 shards"},

@@ -1,9 +1,9 @@
 Ð
 "servei
 7
-xPlaceholder*
-shape:ÿÿÿÿÿÿÿÿÿ*
-dtype0
+xPlaceholder*
+dtype0*
+shape:ÿÿÿÿÿÿÿÿÿ
 )
 yCastx*
 DstTint32*

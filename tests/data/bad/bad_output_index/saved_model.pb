@@ -1,9 +1,9 @@
 ½
 "serveV
 7
-xPlaceholder*
-shape:ÿÿÿÿÿÿÿÿÿ*
-dtype0
+xPlaceholder*
+dtype0*
+shape:ÿÿÿÿÿÿÿÿÿ
 
 yNegx:7*
 T0"¿*Z

@@ -1,13 +1,13 @@
 ¹
 "serve¬
 7
-xPlaceholder*
-shape:ÿÿÿÿÿÿÿÿÿ*
-dtype0
+xPlaceholder*
+dtype0*
+shape:ÿÿÿÿÿÿÿÿÿ
 ;
-shapePlaceholder*
-shape:ÿÿÿÿÿÿÿÿÿ*
-dtype0	
+shapePlaceholder*
+dtype0	*
+shape:ÿÿÿÿÿÿÿÿÿ
 /
 yBroadcastToxshape*
 T0*

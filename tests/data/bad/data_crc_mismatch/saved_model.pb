@@ -5,10 +5,10 @@
 dtype0*
 shape:
 B
-wVarHandleOp*
-shared_namew*
+wVarHandleOp*
 dtype0*
-shape:
+shape:*
+shared_namew
 (
 w/readReadVariableOpw*
 dtype0

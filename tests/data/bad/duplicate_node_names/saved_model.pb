@@ -1,9 +1,9 @@
 Ñ
 "servej
 7
-xPlaceholder*
-shape:ÿÿÿÿÿÿÿÿÿ*
-dtype0
+xPlaceholder*
+dtype0*
+shape:ÿÿÿÿÿÿÿÿÿ
 
 yNegx*
 T0

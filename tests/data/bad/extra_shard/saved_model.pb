@@ -1,14 +1,14 @@
  
 "serveÁ
 .
-xPlaceholder*
-shape:*
-dtype0
-B
-wVarHandleOp*
-shared_namew*
+xPlaceholder*
 dtype0*
 shape:
+B
+wVarHandleOp*
+dtype0*
+shape:*
+shared_namew
 (
 w/readReadVariableOpw*
 dtype0

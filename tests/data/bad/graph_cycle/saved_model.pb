@@ -1,9 +1,9 @@
 Ô
 "servem
 7
-xPlaceholder*
-shape:ÿÿÿÿÿÿÿÿÿ*
-dtype0
+xPlaceholder*
+dtype0*
+shape:ÿÿÿÿÿÿÿÿÿ
 
 aAddxc*
 T0

@@ -1,13 +1,13 @@
  
 "serveÁ
 .
-xPlaceholder*
-shape:*
-dtype0
+xPlaceholder*
+dtype0*
+shape:
 B
-wVarHandleOp*
-shape:*
-dtype0*
+wVarHandleOp*
+dtype0*
+shape:*
 shared_namew
 (
 w/readReadVariableOpw*

@@ -1,9 +1,9 @@
 »
 "serveT
 7
-xPlaceholder*
-shape:ùÿÿÿÿÿÿÿÿ*
-dtype0
+xPlaceholder*
+dtype0*
+shape:ùÿÿÿÿÿÿÿÿ
 
 yNegx*
 T0"¿*Z

@@ -1,9 +1,9 @@
 Ê
 "servec
 7
-xPlaceholder*
-shape:ÿÿÿÿÿÿÿÿÿ*
-dtype0
+xPlaceholder*
+dtype0*
+shape:ÿÿÿÿÿÿÿÿÿ
 #
 yPyFuncx*
 token

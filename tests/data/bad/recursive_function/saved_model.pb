@@ -5,13 +5,13 @@
 dtype0*
 shape:ÿÿÿÿÿÿÿÿÿ
 F
-yPartitionedCallx*
+yPartitionedCallx*
+Tin
+2*
 Tout
 2*
 fR	
-forever*
-Tin
-2|
+forever|
 z
 
 forever

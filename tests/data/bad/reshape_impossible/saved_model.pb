@@ -1,14 +1,14 @@
 Š
 "serve§
 2
-xPlaceholder*
+xPlaceholder*
+dtype0*
 shape
-:*
-dtype0
+:
 =
-shapeConst* 
-valueB:ÿÿÿÿÿÿÿÿÿ*
-dtype0
+shapeConst*
+dtype0* 
+valueB:ÿÿÿÿÿÿÿÿÿ
 -
 yReshapexshape*
 T0*

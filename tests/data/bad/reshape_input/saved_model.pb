@@ -1,9 +1,9 @@
 ·
 "serveª
 7
-xPlaceholder*
-shape:ÿÿÿÿÿÿÿÿÿ*
-dtype0
+xPlaceholder*
+dtype0*
+shape:ÿÿÿÿÿÿÿÿÿ
 ;
 shapePlaceholder*
 dtype0	*

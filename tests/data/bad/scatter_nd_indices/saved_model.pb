@@ -9,9 +9,9 @@ A
 dtype0*
 shape:ÿÿÿÿÿÿÿÿÿ
 3
-shapeConst*
-valueB:*
-dtype0
+shapeConst*
+dtype0*
+valueB:
 @
 y	ScatterNdindicesupdatesshape*
 T0*

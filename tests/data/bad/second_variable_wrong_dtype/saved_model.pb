@@ -6,9 +6,9 @@
 shape:
 B
 wVarHandleOp*
-dtype0*
-shared_namew*
-shape:
+dtype0*
+shape:*
+shared_namew
 (
 w/readReadVariableOpw*
 dtype0
@@ -16,10 +16,10 @@ B
 yMulxw/read*
 T0
 B
-vVarHandleOp*
+vVarHandleOp*
+dtype0*
 shape:*
-shared_namev*
-dtype0
+shared_namev
 (
 v/readReadVariableOpv*
 dtype0
@@ -30,7 +30,7 @@ B
 
 x
 x:0
-z
-z:0
 y
-y:0tensorflow/serving/predict
+y:0
+z
+z:0tensorflow/serving/predict

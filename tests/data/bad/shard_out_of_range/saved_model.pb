@@ -1,9 +1,9 @@
  
 "serveÁ
 .
-xPlaceholder*
-shape:*
-dtype0
+xPlaceholder*
+dtype0*
+shape:
 B
 wVarHandleOp*
 dtype0*

@@ -1,32 +1,32 @@
 Ô
 "serve°
 7
-xPlaceholder*
-shape:ÿÿÿÿÿÿÿÿÿ*
-dtype0
+xPlaceholder*
+dtype0*
+shape:ÿÿÿÿÿÿÿÿÿ
 P
-tableHashTableV2*
-value_dtype0	*
+tableHashTableV2*
 	key_dtype0*
-shared_nametable
+shared_nametable*
+value_dtype0	
 8
 pathConst*
 dtype0*
 valueBB/etc/hostname
 h
-initInitializeTableFromTextFileV2tablepath*
-value_indexÿÿÿÿÿÿÿÿÿ*
-	key_indexþÿÿÿÿÿÿÿÿ
+initInitializeTableFromTextFileV2tablepath*
+	key_indexþÿÿÿÿÿÿÿÿ*
+value_indexÿÿÿÿÿÿÿÿÿ
 8
 defaultConst*
 dtype0	*
 valueB	R
 ÿÿÿÿÿÿÿÿÿ
 @
-yLookupTableFindV2tablexdefault*
+yLookupTableFindV2tablexdefault*	
+Tin0*
 
-Tout0	*	
-Tin0"¿*:
+Tout0	"¿*:
 __saved_model_init_op!
 __saved_model_init_op
 init*Z

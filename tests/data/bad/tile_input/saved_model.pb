@@ -5,14 +5,14 @@ D
 dtype0*%
 shape:ÿÿÿÿÿÿÿÿÿÿÿÿÿÿÿÿÿÿ
 6
-	multiplesPlaceholder*
-shape:*
-dtype0	
+	multiplesPlaceholder*
+dtype0	*
+shape:
 2
-yTilex	multiples*
+yTilex	multiples*
+T0*
 
-Tmultiples0	*
-T0"¿*‹
+Tmultiples0	"¿*‹
 serving_defaultx
 "
 	multiples

@@ -1,9 +1,9 @@
 »
 "serveT
 7
-xPlaceholder*
-shape:ÿÿÿÿÿÿÿÿÿ*
-dtype0
+xPlaceholder*
+dtype0*
+shape:ÿÿÿÿÿÿÿÿÿ
 
 yAddx*
 T0"¿*Z
