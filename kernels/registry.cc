@@ -5,6 +5,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "core/string_bytes.h"
 
 namespace smrt::kernels {
 
@@ -97,7 +98,15 @@ absl::StatusOr<std::vector<Tensor>> KernelRegistry::RunOnCpu(absl::string_view n
   if (!k.ok()) return k.status();
   KernelContext ctx(node_name, op, attrs, std::move(inputs), num_outputs);
   if (absl::Status s = (*k)->compute(ctx); !s.ok()) return s;
-  return std::move(ctx.outputs());
+  std::vector<Tensor> outputs = std::move(ctx.outputs());
+  // Folded strings count against the limits as at run time (every output:
+  // a folded value outlives its inputs).
+  for (Tensor& out : outputs) {
+    absl::StatusOr<Tensor> counted = CountStringContents(std::move(out));
+    if (!counted.ok()) return counted.status();
+    out = *std::move(counted);
+  }
+  return outputs;
 }
 
 std::vector<KernelSpec> KernelRegistry::Kernels(absl::string_view op) const {

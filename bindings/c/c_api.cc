@@ -4,6 +4,7 @@
 #include "smrt/c_api.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cstring>
 #include <exception>
 #include <memory>
@@ -463,12 +464,57 @@ int64_t SmrtTensorSpecDim(const SmrtTensorSpec* spec, int i) {
 
 // --------------------------------------------------------------------- Run
 
+struct SmrtCancellation {
+  smrt::Cancellation cancellation;
+};
+
+SmrtCancellation* SmrtCancellationCreate(void) {
+  return new (std::nothrow) SmrtCancellation;
+}
+
+void SmrtCancellationCancel(SmrtCancellation* cancellation) {
+  if (cancellation != nullptr) cancellation->cancellation.Cancel();
+}
+
+void SmrtCancellationDelete(SmrtCancellation* cancellation) { delete cancellation; }
+
 SmrtStatus* SmrtModelRun(const SmrtModel* model, const char* signature_key,
                          const char* const* input_names, const SmrtTensor* const* inputs,
                          int num_inputs, SmrtOutputs** out) {
+  return SmrtModelRunWithOptions(model, signature_key, input_names, inputs, num_inputs, nullptr,
+                                 out);
+}
+
+SmrtStatus* SmrtModelRunWithOptions(const SmrtModel* model, const char* signature_key,
+                                    const char* const* input_names,
+                                    const SmrtTensor* const* inputs, int num_inputs,
+                                    const SmrtRunOptions* options, SmrtOutputs** out) {
+  const auto start = std::chrono::steady_clock::now();
   return Guard("SmrtModelRun", [&]() -> SmrtStatus* {
     if (model == nullptr || signature_key == nullptr || out == nullptr) {
       return Invalid("SmrtModelRun", "model, signature_key or out is NULL");
+    }
+    smrt::RunOptions run_options;
+    if (options != nullptr) {
+      if (options->struct_size < sizeof(size_t)) {
+        return Invalid("SmrtModelRun",
+                       "options->struct_size is not set: set it to sizeof(SmrtRunOptions)");
+      }
+      // An older caller's struct is a prefix of ours: read only what it has.
+      SmrtRunOptions given{};
+      std::memcpy(&given, options,
+                  options->struct_size < sizeof(given) ? options->struct_size : sizeof(given));
+      if (!(given.timeout_seconds >= 0) || given.timeout_seconds > 1e9) {
+        return Invalid("SmrtModelRun",
+                       "options->timeout_seconds must be 0 (none) or a positive number of "
+                       "seconds");
+      }
+      if (given.timeout_seconds > 0) {
+        run_options.deadline =
+            start + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                        std::chrono::duration<double>(given.timeout_seconds));
+      }
+      if (given.cancellation != nullptr) run_options.cancellation = &given.cancellation->cancellation;
     }
     if (num_inputs < 0) return Invalid("SmrtModelRun", "num_inputs is negative");
     if (num_inputs > 0 && (input_names == nullptr || inputs == nullptr)) {
@@ -486,7 +532,11 @@ SmrtStatus* SmrtModelRun(const SmrtModel* model, const char* signature_key,
                                                               "' is given twice"));
       }
     }
-    absl::StatusOr<smrt::NamedTensors> results = model->model->Run(signature_key, feeds);
+    absl::StatusOr<smrt::NamedTensors> results = smrt::NamedTensors();
+    if (absl::Status s = model->model->Run(signature_key, feeds, &*results, run_options);
+        !s.ok()) {
+      results = s;
+    }
     if (!results.ok()) return FromStatus(results.status());
     auto outputs = std::make_unique<SmrtOutputs>();
     for (auto& [name, tensor] : *results) {

@@ -9,6 +9,7 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <chrono>
 #include <cstring>
 #include <memory>
 #include <string>
@@ -233,13 +234,21 @@ class PyModel {
     return out;
   }
 
-  py::dict Run(const std::string& key, const std::map<std::string, py::array>& inputs) const {
+  py::dict Run(const std::string& key, const std::map<std::string, py::array>& inputs,
+               double timeout_seconds, const smrt::Cancellation* cancellation) const {
+    const auto start = std::chrono::steady_clock::now();
     smrt::NamedTensors feeds;
     for (const auto& [name, array] : inputs) feeds[name] = Check(ToTensor(array, name));
-    absl::StatusOr<smrt::NamedTensors> results;
+    smrt::RunOptions options;
+    if (timeout_seconds > 0) {
+      options.deadline = start + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                     std::chrono::duration<double>(timeout_seconds));
+    }
+    options.cancellation = cancellation;
+    absl::StatusOr<smrt::NamedTensors> results = smrt::NamedTensors();
     {
       py::gil_scoped_release release;
-      results = model_->Run(key, feeds);
+      if (absl::Status s = model_->Run(key, feeds, &*results, options); !s.ok()) results = s;
     }
     py::dict out;
     for (auto& [name, t] : Check(std::move(results))) out[py::str(name)] = ToNumpy(std::move(t));
@@ -275,12 +284,20 @@ PYBIND11_MODULE(_smrt, m) {
       PyExc_RuntimeError, nullptr);
   m.add_object("Error", py::handle(g_error));
 
+  py::class_<smrt::Cancellation>(m, "Cancellation",
+                                 "Stops runs from another thread: pass it to Model.run("
+                                 "cancellation=...) and call cancel().")
+      .def(py::init<>())
+      .def("cancel", &smrt::Cancellation::Cancel, "Cancels every run given this handle.")
+      .def_property_readonly("cancelled", &smrt::Cancellation::cancelled);
+
   py::class_<PyModel>(m, "_Model")
       .def_static("load", &PyModel::Load, py::arg("dir"), py::arg("options"))
       .def_static("load_from_memory", &PyModel::LoadFromMemory, py::arg("files"),
                   py::arg("options"))
       .def("signatures", &PyModel::Signatures)
-      .def("run", &PyModel::Run, py::arg("signature_key"), py::arg("inputs"))
+      .def("run", &PyModel::Run, py::arg("signature_key"), py::arg("inputs"),
+           py::arg("timeout_seconds") = 0.0, py::arg("cancellation") = nullptr)
       .def("memory_stats", &PyModel::MemoryStats)
       .def("reset_peak_memory", &PyModel::ResetPeakMemory)
       .def_property_readonly("dir", &PyModel::dir);

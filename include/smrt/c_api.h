@@ -285,6 +285,34 @@ SMRT_CAPI_EXPORT SmrtStatus* SmrtModelRun(const SmrtModel* model, const char* si
                                           const SmrtTensor* const* inputs, int num_inputs,
                                           SmrtOutputs** out);
 
+/* Stops runs from another thread: pass it in SmrtRunOptions and call
+ * SmrtCancellationCancel (thread-safe); each such run then fails with
+ * SMRT_CANCELLED at its next check (before an op or a loop iteration; an op
+ * that has started runs to its end). Delete it after the runs returned. */
+typedef struct SmrtCancellation SmrtCancellation;
+SMRT_CAPI_EXPORT SmrtCancellation* SmrtCancellationCreate(void);
+SMRT_CAPI_EXPORT void SmrtCancellationCancel(SmrtCancellation* cancellation);
+SMRT_CAPI_EXPORT void SmrtCancellationDelete(SmrtCancellation* cancellation);
+
+/* Set struct_size = sizeof(SmrtRunOptions); later versions only append
+ * fields and read no more than struct_size bytes. */
+typedef struct SmrtRunOptions {
+  size_t struct_size;
+  /* > 0: the run fails with SMRT_DEADLINE_EXCEEDED once this many seconds
+   * have passed since the call (checked as for cancellation); 0: none. */
+  double timeout_seconds;
+  const SmrtCancellation* cancellation; /* NULL: none */
+} SmrtRunOptions;
+
+/* SmrtModelRun with options; options may be NULL. */
+SMRT_CAPI_EXPORT SmrtStatus* SmrtModelRunWithOptions(const SmrtModel* model,
+                                                     const char* signature_key,
+                                                     const char* const* input_names,
+                                                     const SmrtTensor* const* inputs,
+                                                     int num_inputs,
+                                                     const SmrtRunOptions* options,
+                                                     SmrtOutputs** out);
+
 /* Outputs sorted by name; the accessors return NULL when i is out of range.
  * Output tensors are borrowed from the SmrtOutputs. */
 SMRT_CAPI_EXPORT int SmrtOutputsCount(const SmrtOutputs* outputs);

@@ -59,12 +59,18 @@ struct LoadOptions {
     uint64_t max_tensor_bytes = uint64_t{4} << 30;
     // saved_model.pb plus all variables data shards.
     uint64_t max_model_bytes = uint64_t{64} << 30;
-    // Nodes of one imported signature graph, after inlining functions.
-    int max_nodes = 1 << 22;
+    // Nodes of one imported signature graph, counted while functions are
+    // inlined (about 2 KB each at import: the default bounds an import at
+    // about 2 GB).
+    int max_nodes = 1 << 20;
     // Nested function calls (inlined calls and control-flow bodies).
     int max_function_depth = 32;
-    // Iterations of one While node per execution; 0: no limit.
-    int64_t max_while_iterations = 0;
+    // Iterations of one loop per execution: a TF2 While node, or one
+    // instance of a TF1 while frame; 0: no limit. Ten million stops a loop
+    // that never ends (each iteration runs at least one op, so this is
+    // seconds to minutes of work) far above what inference loops run
+    // (sequence lengths, decoding steps); raise it for longer loops.
+    int64_t max_while_iterations = 10'000'000;
     // Bytes of all tensors the model holds at once (variables and the values
     // of every Run in flight, including outputs not yet freed); 0: no limit.
     uint64_t memory_limit_bytes = 0;
@@ -135,7 +141,8 @@ struct LoadOptions {
   // shapes, for every model of the process and in cache_dir. "preferred":
   // always oneDNN's kernels (the same kernels, so the same bits, on every
   // machine). "onednn" or "reference": that backend's kernel wherever it has
-  // one, for bisecting a wrong answer. SMRT_CPU_KERNELS overrides it.
+  // one, for bisecting a wrong answer. SMRT_CPU_KERNELS sets it when left at
+  // "measure" (an option set in code wins over the environment).
   std::string cpu_kernels = "measure";
   // Where measured kernel choices (CPU kernels, cuDNN algorithms per shape) are kept
   // across processes, one file per model, keyed by the device and library
@@ -151,7 +158,7 @@ struct LoadOptions {
   // their plain pages back to the OS. The files must then not be truncated
   // or rewritten in place while the model is loaded (write a new export
   // elsewhere, or rename over the old one); false reads copies.
-  // SMRT_MAP_VARIABLES=0|1 overrides it.
+  // SMRT_MAP_VARIABLES=0|1 sets it when left at true.
   bool map_variables = true;
 };
 

@@ -9,6 +9,8 @@
 #ifndef SMRT_PROFILE_H_
 #define SMRT_PROFILE_H_
 
+#include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -56,10 +58,28 @@ struct RunProfile {
   int64_t arena_misses = 0;
 };
 
+// Stops Runs from another thread: give it to one or more Runs
+// (RunOptions::cancellation) and call Cancel(); each then fails with
+// Cancelled at its next check (before an op, or a loop iteration; an op that
+// has started runs to its end). A cancelled handle stays cancelled.
+class Cancellation {
+ public:
+  void Cancel() { cancelled_.store(true, std::memory_order_relaxed); }
+  bool cancelled() const { return cancelled_.load(std::memory_order_relaxed); }
+
+ private:
+  std::atomic<bool> cancelled_{false};
+};
+
 struct RunOptions {
   // When set, Run replaces *profile with one event per executed step, timed
   // on the thread that ran it; an unprofiled Run pays nothing for it.
   RunProfile* profile = nullptr;
+  // The Run fails with DeadlineExceeded once this time has passed, checked
+  // as for cancellation. Default: none.
+  std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max();
+  // Not owned; must outlive the Run. Null: the Run cannot be cancelled.
+  const Cancellation* cancellation = nullptr;
 };
 
 // Trace Event Format JSON: per run a "run" event and one complete ("X")

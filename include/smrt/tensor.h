@@ -66,7 +66,8 @@ class Tensor {
   bool on_device() const { return on_device_; }
   // As DeviceStorage, for host memory: the elements at storage.get(), kept
   // alive by `storage`. smrt-internal: the executor hands kernels outputs in
-  // its activation arena this way (exec/arena.h).
+  // its activation arena this way (exec/arena.h). For kString, storage.get()
+  // points at num_elements constructed std::strings (core/string_bytes.h).
   static absl::StatusOr<Tensor> HostStorage(DataType dtype, Shape shape,
                                             std::shared_ptr<void> storage);
   // As HostStorage, for elements in a read-only file mapping (a checkpoint's

@@ -6,7 +6,9 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "api/load_options.h"
 #include "api/model_internals.h"
+#include "api/caller_status.h"
 #include "graph/importer.h"
 #include "graph/op_inventory.h"
 #include "graph/op_packages.h"
@@ -48,20 +50,22 @@ std::vector<OpCheck> ToOpChecks(std::vector<graph::OpUse> ops) {
 }
 
 SignatureCheck CheckRequest(const std::string& key, const tensorflow::GraphDef& graph_def,
-                            const graph::ImportRequest& request, absl::string_view device) {
+                            const graph::ImportRequest& request, absl::string_view device,
+                            const graph::ImportLimits& limits) {
   SignatureCheck check;
   check.key = key;
   check.device = std::string(device);
   const kernels::KernelRegistry& registry = kernels::KernelRegistry::Default();
-  absl::StatusOr<graph::ImportResult> imported = graph::ImportGraph(graph_def, request, registry);
+  absl::StatusOr<graph::ImportResult> imported =
+      graph::ImportGraph(graph_def, request, registry, limits);
   if (!imported.ok()) {
-    check.error = std::string(imported.status().message());
+    check.error = api::ShortenModelText(imported.status().message());
     return check;
   }
   absl::StatusOr<std::vector<graph::OpUse>> ops =
       graph::InventoryOps(imported->graph, graph_def, registry, device);
   if (!ops.ok()) {
-    check.error = std::string(ops.status().message());
+    check.error = api::ShortenModelText(ops.status().message());
     return check;
   }
   for (const graph::Node& n : imported->graph.nodes()) {
@@ -120,8 +124,10 @@ bool ModelCheck::ok() const {
   return true;
 }
 
-absl::StatusOr<ModelCheck> CheckModel(const std::string& dir, const LoadOptions& options,
-                                      const std::string& device) {
+namespace {
+
+absl::StatusOr<ModelCheck> CheckModelUnguarded(const std::string& dir, const LoadOptions& options,
+                                               const std::string& device) {
   ModelCheck result;
   const std::string lower = absl::AsciiStrToLower(device);
   if (lower == "cpu") {
@@ -132,10 +138,12 @@ absl::StatusOr<ModelCheck> CheckModel(const std::string& dir, const LoadOptions&
     return absl::InvalidArgumentError(
         absl::StrCat("unknown device '", device, "'; use cpu or cuda"));
   }
-  loader::BundleOptions bundle_options;
-  bundle_options.tags = loader::ParseTagSet(absl::StrJoin(options.tags, ","));
+  // The limits Model::Load would apply: check reads and builds the same.
+  absl::StatusOr<ResolvedLoadOptions> resolved = ResolveLoadOptions(dir, options);
+  if (!resolved.ok()) return resolved.status();
+  RunLimitsScope limits_scope(&resolved->run_limits);
   absl::StatusOr<std::unique_ptr<loader::SavedModelBundle>> bundle =
-      loader::LoadSavedModelBundle(dir, bundle_options);
+      loader::LoadSavedModelBundle(dir, resolved->bundle);
   if (!bundle.ok()) return bundle.status();
   const tensorflow::MetaGraphDef& mg = *(*bundle)->meta_graph;
   const tensorflow::GraphDef& graph_def = mg.graph_def();
@@ -160,7 +168,8 @@ absl::StatusOr<ModelCheck> CheckModel(const std::string& dir, const LoadOptions&
       request.feeds.push_back({asset.tensor_name, DataType::kString, PartialShape::Known({})});
     }
     // Model::Load runs it on the CPU (no placement): check it there.
-    result.signatures.push_back(CheckRequest("(init op)", graph_def, request, kernels::kCpu));
+    result.signatures.push_back(CheckRequest("(init op)", graph_def, request, kernels::kCpu,
+                                                resolved->import_limits));
   }
 
   std::vector<std::string> keys = options.signatures;
@@ -184,10 +193,19 @@ absl::StatusOr<ModelCheck> CheckModel(const std::string& dir, const LoadOptions&
     for (const auto& [k, info] : it->second.outputs()) {
       if (!info.name().empty()) request.fetches.push_back(info.name());
     }
-    result.signatures.push_back(CheckRequest(key, graph_def, request, result.device));
+    result.signatures.push_back(
+        CheckRequest(key, graph_def, request, result.device, resolved->import_limits));
   }
   if (result.device != kernels::kCpu) CheckAfterPasses(dir, options, graph_def, result);
   return result;
+}
+
+}  // namespace
+
+absl::StatusOr<ModelCheck> CheckModel(const std::string& dir, const LoadOptions& options,
+                                      const std::string& device) {
+  return api::CallerStatus(absl::StrCat("checking ", dir),
+                               [&] { return CheckModelUnguarded(dir, options, device); });
 }
 
 std::vector<SupportedOp> SupportedOps() {

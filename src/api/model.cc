@@ -14,11 +14,15 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_join.h"
+#include "api/load_options.h"
 #include "api/model_internals.h"
+#include "api/model_state.h"
+#include "api/caller_status.h"
 #include "api/profile_recorder.h"
 #include "core/buffer_cache.h"
 #include "core/file.h"
 #include "core/memory_files.h"
+#include "core/run_control.h"
 #include "core/run_limits.h"
 #include "device/cuda_runtime.h"
 #include "device/device_registry.h"
@@ -186,15 +190,9 @@ struct Model::Impl {
   std::unique_ptr<exec::FileTuningCache> cpu_tuning_cache;
   std::string cpu_kernels = exec::kMeasureKernels;  // LoadOptions::cpu_kernels
   std::unique_ptr<loader::SavedModelBundle> bundle;
-  absl::flat_hash_map<std::string, std::string> checkpoint_keys;
-  std::mutex variables_mu;
-  absl::flat_hash_map<std::string, std::unique_ptr<kernels::VariableResource>> variables;
-  // Variables a signature's program holds (the others were folded into
-  // constants, or are not used): ReleaseUnboundVariables drops the rest.
-  absl::flat_hash_set<std::string> bound_variables;
+  std::unique_ptr<ModelState> state;  // variables, tables; reads bundle's checkpoint
   // While Load prepares the signatures: folds they share.
   std::unique_ptr<passes::FoldCache> fold_cache;
-  absl::flat_hash_map<std::string, std::unique_ptr<kernels::Resource>> resources;  // tables...
   std::vector<ConstantFeed> constant_feeds;
   std::map<std::string, PreparedSignature> signatures;
   std::shared_ptr<const file::MemoryDirectory> memory_files;  // LoadFromMemory's files
@@ -207,21 +205,6 @@ struct Model::Impl {
   graph::ImportLimits import_limits;
   std::vector<std::string> allowed_ops;
 
-  absl::StatusOr<kernels::Resource*> Bind(const graph::Node& node);
-  // The checkpoint key of variable `id` (its own name unless the object
-  // graph says otherwise).
-  std::string CheckpointKey(const std::string& id) const {
-    auto k = checkpoint_keys.find(id);
-    return k != checkpoint_keys.end() ? k->second : id;
-  }
-  // Reads the values of g's variables that are not bound yet, on the
-  // intra-op threads, so that Bind finds them.
-  void PrefetchVariables(const graph::Graph& g);
-  // After every signature is prepared: drops the variables no program
-  // holds. A frozen variable's value lives on in the constants that share
-  // it; one that a pass folded (batch norm into conv weights) was a second
-  // copy of the model's weights.
-  void ReleaseUnboundVariables();
   absl::StatusOr<graph::ImportResult> Import(graph::ImportRequest request,
                                              const std::string& what);
   // Runs the passes (when `passes` is set) and makes the Program.
@@ -236,102 +219,6 @@ struct Model::Impl {
   absl::Status Prepare(ImportedSignature sig, const passes::PipelineOptions& passes,
                        bool freeze_variables);
 };
-
-absl::StatusOr<kernels::Resource*> Model::Impl::Bind(const graph::Node& node) {
-  if (!graph::IsVariableNode(node)) {
-    const kernels::OpSpec* spec = kernels::KernelRegistry::Default().FindOp(node.op);
-    if (spec == nullptr || !spec->make_resource) return nullptr;
-    std::lock_guard<std::mutex> lock(variables_mu);
-    absl::StatusOr<std::string> shared = node.attrs.GetOr<std::string>("shared_name", "");
-    std::string id = absl::StrCat(node.op, ":",
-                                  shared.ok() && !shared->empty() ? *shared : node.name);
-    auto& slot = resources[id];
-    if (slot == nullptr) {
-      absl::StatusOr<std::unique_ptr<kernels::Resource>> r = spec->make_resource(node.attrs);
-      if (!r.ok()) {
-        return absl::Status(r.status().code(), absl::StrCat("node '", node.name, "' (", node.op,
-                                                            "): ", r.status().message()));
-      }
-      slot = *std::move(r);
-    }
-    return slot.get();
-  }
-  std::lock_guard<std::mutex> lock(variables_mu);
-  const std::string id = graph::VariableId(node);
-  auto it = variables.find(id);
-  if (it != variables.end()) return it->second.get();
-
-  const std::string key = CheckpointKey(id);
-  Tensor value;
-  if (bundle->variables != nullptr && bundle->variables->Find(key) != nullptr) {
-    absl::StatusOr<Tensor> t = bundle->variables->Read(key);
-    if (!t.ok()) return t.status();
-    absl::StatusOr<DataType> dtype = node.attrs.Get<DataType>("dtype");
-    if (dtype.ok() && *dtype != t->dtype()) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "variable '", node.name, "' is ", DataTypeName(*dtype), " but checkpoint key '", key,
-          "' holds ", DataTypeName(t->dtype())));
-    }
-    value = *std::move(t);
-  }
-  auto& slot = variables[id];
-  slot = std::make_unique<kernels::VariableResource>(std::move(value));
-  return slot.get();
-}
-
-// A BERT-base checkpoint is 440 MB: one thread reading, checksumming and
-// faulting it into memory was about a third of load + first run. Workers
-// take the largest tensors first from a shared queue. A read that fails, or
-// whose dtype does not match the graph, is left for Bind, which reports it.
-void Model::Impl::PrefetchVariables(const graph::Graph& g) {
-  if (bundle->variables == nullptr) return;
-  struct Wanted {
-    std::string id, key;
-    const graph::Node* node;
-    int64_t bytes;
-    absl::StatusOr<Tensor> value = Tensor();
-  };
-  std::vector<Wanted> wanted;
-  {
-    std::lock_guard<std::mutex> lock(variables_mu);
-    absl::flat_hash_set<std::string> seen;
-    for (const graph::Node& n : g.nodes()) {
-      if (!graph::IsVariableNode(n)) continue;
-      std::string id = graph::VariableId(n);
-      if (variables.contains(id) || !seen.insert(id).second) continue;
-      std::string key = CheckpointKey(id);
-      const loader::BundleEntry* entry = bundle->variables->Find(key);
-      if (entry == nullptr) continue;
-      wanted.push_back({std::move(id), std::move(key), &n, entry->size});
-    }
-  }
-  if (wanted.size() < 2 || kernels::IntraOpThreads() < 2) return;
-  std::sort(wanted.begin(), wanted.end(),
-            [](const Wanted& a, const Wanted& b) { return a.bytes > b.bytes; });
-  const RunLimits* limits = CurrentRunLimits();
-  std::atomic<size_t> next{0};
-  const int workers = kernels::IntraOpThreads();
-  kernels::ParallelFor(workers, 1, 1, [&](int64_t begin, int64_t end) {
-    RunLimitsScope scope(limits);
-    for (int64_t w = begin; w < end; ++w) {
-      for (size_t i = next++; i < wanted.size(); i = next++) {
-        wanted[i].value = bundle->variables->Read(wanted[i].key);
-      }
-    }
-  });
-  std::lock_guard<std::mutex> lock(variables_mu);
-  for (Wanted& w : wanted) {
-    if (!w.value.ok() || variables.contains(w.id)) continue;
-    absl::StatusOr<DataType> dtype = w.node->attrs.Get<DataType>("dtype");
-    if (dtype.ok() && *dtype != w.value->dtype()) continue;
-    variables[w.id] = std::make_unique<kernels::VariableResource>(*std::move(w.value));
-  }
-}
-
-void Model::Impl::ReleaseUnboundVariables() {
-  std::lock_guard<std::mutex> lock(variables_mu);
-  absl::erase_if(variables, [&](const auto& v) { return !bound_variables.contains(v.first); });
-}
 
 absl::StatusOr<graph::ImportResult> Model::Impl::Import(graph::ImportRequest request,
                                                         const std::string& what) {
@@ -362,9 +249,9 @@ absl::StatusOr<std::unique_ptr<exec::Program>> Model::Impl::Build(
     passes::PassContext ctx{spec.graph, spec.feeds, spec.fetches, spec.effects, registry};
     ctx.fold_cache = fold_cache.get();
     if (freeze_variables) {
-      PrefetchVariables(spec.graph);
+      state->Prefetch(spec.graph);
       ctx.variable_value = [this](const graph::Node& handle) -> std::optional<Tensor> {
-        absl::StatusOr<kernels::Resource*> r = Bind(handle);
+        absl::StatusOr<kernels::Resource*> r = state->Bind(handle, /*held=*/false);
         if (!r.ok() || *r == nullptr) return std::nullopt;
         auto* v = dynamic_cast<kernels::VariableResource*>(*r);
         if (v == nullptr) return std::nullopt;
@@ -409,13 +296,8 @@ absl::StatusOr<std::unique_ptr<exec::Program>> Model::Impl::Build(
   spec.allowed_ops = allowed_ops;
   const bool kept = options != nullptr;  // a signature's program, not the init op's
   absl::StatusOr<std::unique_ptr<exec::Program>> program = exec::Program::Create(
-      std::move(spec), registry, [this, kept](const graph::Node& n) {
-        if (kept && graph::IsVariableNode(n)) {
-          std::lock_guard<std::mutex> lock(variables_mu);
-          bound_variables.insert(graph::VariableId(n));
-        }
-        return Bind(n);
-      });
+      std::move(spec), registry,
+      [this, kept](const graph::Node& n) { return state->Bind(n, /*held=*/kept); });
   if (!program.ok()) {
     return absl::Status(program.status().code(),
                         absl::StrCat(what, ": ", program.status().message()));
@@ -598,55 +480,21 @@ Model::~Model() {
 
 const std::string& Model::dir() const { return impl_->bundle->dir; }
 
-absl::StatusOr<std::unique_ptr<Model>> Model::Load(const std::string& dir,
-                                                   const LoadOptions& options) {
-  auto impl = std::make_unique<Impl>();
-  const LoadOptions::Limits& limits = options.limits;
-  impl->run_limits.max_tensor_bytes = limits.max_tensor_bytes;
-  impl->run_limits.memory_limit_bytes = limits.memory_limit_bytes;
-  impl->run_limits.max_while_iterations = limits.max_while_iterations;
-  const char* env_check = std::getenv("SMRT_CHECK_NUMERICS");
-  impl->run_limits.check_numerics =
-      options.check_numerics || (env_check != nullptr && std::string(env_check) == "1");
-  impl->run_limits.files_root = dir;
-  impl->import_limits.max_nodes = limits.max_nodes;
-  impl->import_limits.max_inline_depth = limits.max_function_depth;
+namespace {
+
+absl::StatusOr<std::unique_ptr<Model::Impl>> LoadImpl(const std::string& dir,
+                                                      const LoadOptions& options) {
+  absl::StatusOr<ResolvedLoadOptions> resolved = ResolveLoadOptions(dir, options);
+  if (!resolved.ok()) return resolved.status();
+  auto impl = std::make_unique<Model::Impl>();
+  impl->run_limits = resolved->run_limits;
+  impl->import_limits = resolved->import_limits;
   impl->allowed_ops = options.allowed_ops;
-  if (options.intra_op_threads < 0) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "LoadOptions::intra_op_threads must be 0 (all cores) or more, got ",
-        options.intra_op_threads));
-  }
   impl->intra_op_threads = options.intra_op_threads;
-  if (options.inter_op_threads < 1) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "LoadOptions::inter_op_threads must be 1 (in order) or more, got ",
-        options.inter_op_threads));
-  }
   if (options.inter_op_threads > 1) {
     impl->inter_op_pool = std::make_unique<exec::ThreadPool>(options.inter_op_threads - 1);
   }
-  if (options.device_policy != "prefer" && options.device_policy != "require") {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "LoadOptions::device_policy must be \"prefer\" or \"require\", got \"",
-        options.device_policy, "\""));
-  }
-  DataType precision = DataType::kFloat;
-  if (options.precision == "float16") {
-    precision = DataType::kHalf;
-  } else if (options.precision == "bfloat16") {
-    precision = DataType::kBFloat16;
-  } else if (options.precision != "float32" && options.precision != "tf32") {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "LoadOptions::precision must be \"float32\", \"tf32\", \"float16\" or \"bfloat16\", "
-        "got \"",
-        options.precision, "\""));
-  }
-  impl->cpu_kernels = options.cpu_kernels;
-  if (const char* env = std::getenv("SMRT_CPU_KERNELS"); env != nullptr && *env != '\0') {
-    impl->cpu_kernels = env;
-  }
-  if (absl::Status s = exec::CheckCpuKernelMode(impl->cpu_kernels); !s.ok()) return s;
+  impl->cpu_kernels = resolved->cpu_kernels;
   // A GPU load makes the device current on this thread (its streams, the
   // uploads, tuning); the caller's own current context comes back after.
   device::CallerContextGuard keep_callers(
@@ -661,19 +509,8 @@ absl::StatusOr<std::unique_ptr<Model>> Model::Load(const std::string& dir,
   RunLimitsScope limits_scope(&impl->run_limits);
   kernels::IntraOpThreadsScope threads_scope(impl->intra_op_threads);
 
-  loader::BundleOptions bundle_options;
-  bundle_options.tags = loader::ParseTagSet(absl::StrJoin(options.tags, ","));
-  bundle_options.max_model_bytes = limits.max_model_bytes;
-  bundle_options.map_variables = options.map_variables;
-  if (const char* env = std::getenv("SMRT_MAP_VARIABLES"); env != nullptr && *env != '\0') {
-    if (absl::string_view(env) != "0" && absl::string_view(env) != "1") {
-      return absl::InvalidArgumentError(
-          absl::StrCat("SMRT_MAP_VARIABLES is '", env, "'; expected 0 or 1"));
-    }
-    bundle_options.map_variables = absl::string_view(env) == "1";
-  }
   absl::StatusOr<std::unique_ptr<loader::SavedModelBundle>> bundle =
-      loader::LoadSavedModelBundle(dir, bundle_options);
+      loader::LoadSavedModelBundle(dir, resolved->bundle);
   if (!bundle.ok()) return bundle.status();
   impl->bundle = *std::move(bundle);
   const tensorflow::MetaGraphDef& mg = *impl->bundle->meta_graph;
@@ -681,7 +518,7 @@ absl::StatusOr<std::unique_ptr<Model>> Model::Load(const std::string& dir,
   absl::StatusOr<absl::flat_hash_map<std::string, std::string>> keys =
       graph::CheckpointKeysFromSaver(mg, kernels::KernelRegistry::Default());
   if (!keys.ok()) return keys.status();
-  impl->checkpoint_keys = *std::move(keys);
+  impl->state = std::make_unique<ModelState>(impl->bundle->variables.get(), *std::move(keys));
 
   for (const loader::Asset& asset : impl->bundle->assets) {
     absl::StatusOr<Tensor> path = Tensor::Create(DataType::kString, {});
@@ -691,12 +528,9 @@ absl::StatusOr<std::unique_ptr<Model>> Model::Load(const std::string& dir,
   }
   if (absl::Status s = impl->RunInitOp(); !s.ok()) return s;
   {
-    std::string cache_dir = options.cache_dir;
-    if (const char* env = std::getenv("SMRT_CACHE_DIR"); cache_dir.empty() && env != nullptr) {
-      cache_dir = env;
-    }
-    absl::StatusOr<std::string> pb = file::ReadAll(file::JoinPath(dir, "saved_model.pb"));
-    const std::string model_key = exec::ModelKey(pb.ok() ? *pb : mg.SerializeAsString());
+    const std::string& cache_dir = resolved->cache_dir;
+    const std::string model_key = exec::ModelKey(impl->bundle->graph_checksum.crc32c,
+                                                 impl->bundle->graph_checksum.size);
     impl->cpu_tuning_cache = exec::FileTuningCache::Open(
         cache_dir, absl::StrCat(model_key, "-cpu"),
         absl::StrCat(exec::CpuTuningScope(), ";smrt=", kSmrtVersion));
@@ -736,12 +570,7 @@ absl::StatusOr<std::unique_ptr<Model>> Model::Load(const std::string& dir,
   for (const ImportedSignature& sig : imported) {
     if (GraphWritesVariables(sig.imported.graph, mg.graph_def())) read_only = false;
   }
-  passes::PipelineOptions pass_options;
-  pass_options.disabled_passes = options.disabled_passes;
-  pass_options.dump_dir = options.dump_graph_dir;
-  pass_options.precision = precision;
-  pass_options.tf32 = options.precision == "tf32";
-  pass_options = passes::WithEnvironment(std::move(pass_options));
+  passes::PipelineOptions pass_options = resolved->passes;
   if (impl->device_context != nullptr) {
     pass_options.placement.device = absl::StrCat("CUDA:", impl->device_context->device());
     pass_options.placement.require = options.device_policy == "require";
@@ -756,12 +585,24 @@ absl::StatusOr<std::unique_ptr<Model>> Model::Load(const std::string& dir,
     }
   }
   impl->fold_cache.reset();
-  impl->ReleaseUnboundVariables();
+  impl->state->ReleaseUnbound();
   // What loading freed (variables folded into constants, the passes'
   // intermediates) is not what runs allocate: give it back to the system
   // rather than keep it in the buffer cache.
   TrimBufferCache();
-  return std::unique_ptr<Model>(new Model(std::move(impl)));
+  return impl;
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<Model>> Model::Load(const std::string& dir,
+                                                   const LoadOptions& options) {
+  return api::CallerStatus(
+      absl::StrCat("loading ", dir), [&]() -> absl::StatusOr<std::unique_ptr<Model>> {
+        absl::StatusOr<std::unique_ptr<Impl>> impl = LoadImpl(dir, options);
+        if (!impl.ok()) return impl.status();
+        return std::unique_ptr<Model>(new Model(*std::move(impl)));
+      });
 }
 
 absl::StatusOr<std::unique_ptr<Model>> Model::LoadFromMemory(ModelFiles files,
@@ -866,6 +707,11 @@ absl::Status Model::Run(absl::string_view signature_key, const NamedTensors& inp
   for (const ConstantFeed& f : impl_->constant_feeds) feeds.push_back(f.value);
 
   RunLimitsScope limits_scope(&impl_->run_limits);
+  const RunControl control{options.deadline, options.cancellation};
+  RunControlScope control_scope(&control);
+  if (absl::Status s = CheckRunControl(); !s.ok()) {
+    return absl::Status(s.code(), absl::StrCat("signature '", key, "': ", s.message()));
+  }
   kernels::RunThreadsScope threads_scope(impl_->intra_op_threads);
   // Steps on a GPU make it current on this thread; the caller's comes back.
   device::CallerContextGuard keep_callers(CallerApi(impl_->device_context.get()));
@@ -874,10 +720,12 @@ absl::Status Model::Run(absl::string_view signature_key, const NamedTensors& inp
   if (options.profile != nullptr) {
     api::ProfileRecorder recorder(key, options.profile);
     exec::ScopedRunObserver observe(&recorder);
-    results = sig.program->Run(std::move(feeds), pool);
+    results = api::CallerStatus(absl::StrCat("running signature '", key, "'"),
+                                    [&] { return sig.program->Run(std::move(feeds), pool); });
     recorder.Finish();
   } else {
-    results = sig.program->Run(std::move(feeds), pool);
+    results = api::CallerStatus(absl::StrCat("running signature '", key, "'"),
+                                    [&] { return sig.program->Run(std::move(feeds), pool); });
   }
   if (!results.ok()) {
     return absl::Status(results.status().code(),

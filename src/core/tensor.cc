@@ -175,7 +175,7 @@ absl::StatusOr<Tensor> Tensor::MappedStorage(DataType dtype, Shape shape,
 
 absl::StatusOr<Tensor> Tensor::FromStorage(DataType dtype, Shape shape,
                                            std::shared_ptr<void> storage, bool on_device) {
-  if (!IsFixedSize(dtype)) {
+  if (!IsFixedSize(dtype) && (dtype != DataType::kString || on_device)) {
     return absl::InvalidArgumentError(absl::StrCat(
         "a ", DataTypeName(dtype), " tensor cannot live in ", on_device ? "device" : "given",
         " storage"));

@@ -7,6 +7,8 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "core/run_control.h"
+#include "core/run_limits.h"
 #include "graph/frames.h"
 
 namespace smrt::exec {
@@ -69,9 +71,8 @@ absl::Status CheckWiring(const DataflowPlan::NodeInfo& n) {
 
 absl::StatusOr<std::unique_ptr<DataflowPlan>> DataflowPlan::Create(
     const graph::Graph& g, const std::vector<NodeId>& order, const std::vector<NodeId>& feeds,
-    const std::vector<Endpoint>& fetches, DataflowLimits limits) {
+    const std::vector<Endpoint>& fetches) {
   std::unique_ptr<DataflowPlan> p(new DataflowPlan);
-  p->limits_ = limits;
   p->num_feeds_ = static_cast<int>(feeds.size());
   absl::flat_hash_map<NodeId, int> index;
   for (size_t i = 0; i < order.size(); ++i) index[order[i]] = static_cast<int>(i);
@@ -266,10 +267,14 @@ class DataflowPlan::Runner {
   }
 
   absl::StatusOr<Iteration*> IncrementIteration(Frame* frame) {
-    if (frame->iteration_count + 1 >= plan_.limits_.max_iterations) {
+    if (max_iterations_ > 0 && frame->iteration_count + 1 >= max_iterations_) {
       return absl::ResourceExhaustedError(absl::StrCat(
-          "while loop frame '", plan_.frames_[frame->info].name, "' ran ",
-          plan_.limits_.max_iterations, " iterations, the limit: the loop may never end"));
+          "while loop frame '", plan_.frames_[frame->info].name, "' ran ", max_iterations_,
+          " iterations without ending, the limit (LoadOptions::limits.max_while_iterations)"));
+    }
+    if (absl::Status s = CheckRunControl(); !s.ok()) {
+      return absl::Status(s.code(), absl::StrCat(s.message(), " in while loop frame '",
+                                                 plan_.frames_[frame->info].name, "'"));
     }
     ++frame->iteration_count;
     auto next = std::make_unique<Iteration>();
@@ -336,6 +341,9 @@ class DataflowPlan::Runner {
 
   const DataflowPlan& plan_;
   const ComputeFn& compute_;
+  // Per loop instance; 0: no limit.
+  const int64_t max_iterations_ =
+      CurrentRunLimits() != nullptr ? CurrentRunLimits()->max_while_iterations : 0;
   std::vector<Tensor> feeds_;
   Frame root_;
   std::map<std::tuple<const Frame*, int64_t, int>, std::unique_ptr<Frame>> frames_;

@@ -21,12 +21,6 @@
 
 namespace smrt::exec {
 
-struct DataflowLimits {
-  // Iterations one while loop instance may run before the run fails with
-  // ResourceExhausted (a loop that never ends).
-  int64_t max_iterations = int64_t{1} << 24;
-};
-
 class DataflowPlan {
  public:
   // `order` comes from graph::DataflowOrder. Checks statically that every node's
@@ -35,8 +29,7 @@ class DataflowPlan {
   // the node otherwise).
   static absl::StatusOr<std::unique_ptr<DataflowPlan>> Create(
       const graph::Graph& g, const std::vector<graph::NodeId>& order,
-      const std::vector<graph::NodeId>& feeds, const std::vector<graph::Endpoint>& fetches,
-      DataflowLimits limits);
+      const std::vector<graph::NodeId>& feeds, const std::vector<graph::Endpoint>& fetches);
 
   // Computes the node at `index` in `order` from its (live) inputs.
   using ComputeFn =
@@ -44,7 +37,10 @@ class DataflowPlan {
 
   // Runs with one tensor per feed (parallel to Create's feeds); returns one
   // tensor per fetch. InvalidArgument when a fetch is dead (on an untaken
-  // branch), ResourceExhausted when a loop exceeds the iteration limit.
+  // branch), ResourceExhausted when one loop instance runs more iterations
+  // than the current RunLimits' max_while_iterations, Cancelled or
+  // DeadlineExceeded as the current RunControl says (checked at every
+  // iteration).
   absl::StatusOr<std::vector<Tensor>> Run(const ComputeFn& compute,
                                           std::vector<Tensor> feeds) const;
 
@@ -84,7 +80,6 @@ class DataflowPlan {
   std::vector<int> roots_;         // nodes without inputs
   std::vector<std::pair<int, int>> fetches_;  // (node index, output)
   int num_feeds_ = 0;
-  DataflowLimits limits_;
 };
 
 }  // namespace smrt::exec

@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/run_control.h"
 #include "core/run_limits.h"
 #include "exec/profile.h"
 #include "exec/program.h"
@@ -31,6 +32,7 @@ struct Program::ParallelRun {
   // limits (Tensor::Create consults them), the per-op thread count and the
   // profiler's observer.
   const RunLimits* limits = CurrentRunLimits();
+  const RunControl* control = CurrentRunControl();  // deadline, cancellation
   int intra_op_threads = kernels::IntraOpThreads();
   ObserverState observer = CurrentObserverState();  // a profiler, if any
   std::mutex mu;
@@ -42,6 +44,7 @@ struct Program::ParallelRun {
 void Program::Spawn(const std::shared_ptr<ParallelRun>& run, int first) const {
   run->pool.Schedule([this, run, first] {
     RunLimitsScope limits(run->limits);
+    RunControlScope control(run->control);
     kernels::IntraOpThreadsScope threads(run->intra_op_threads);
     ScopedObserverState observe(run->observer);
     RunChain(run, first);

@@ -7,7 +7,9 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "core/buffer_cache.h"
+#include "core/run_control.h"
 #include "core/run_limits.h"
+#include "core/string_bytes.h"
 #include "exec/check_numerics.h"
 #include "exec/profile.h"
 #include "graph/shape_inference.h"
@@ -58,6 +60,30 @@ absl::Status CheckOutputsFinite(const graph::Node& n, kernels::KernelContext& ct
     return absl::InvalidArgumentError(absl::StrCat(
         "check_numerics: node '", n.name, "' (", n.op, ") produced ", bad.value, " in output ",
         i, " (", ctx.output(i).DebugString(), ") at flat index ", bad.index));
+  }
+  return absl::OkStatus();
+}
+
+// The contents of the string tensors a kernel made count against the limits
+// like every other tensor's storage (core/string_bytes.h); outputs that pass
+// an input through were counted where they were made.
+absl::Status CountNewStrings(const graph::Node& n, const kernels::KernelContext& ctx,
+                             std::vector<Tensor>& outputs) {
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    Tensor& out = outputs[i];
+    if (out.dtype() != DataType::kString || out.on_device()) continue;
+    bool passed_through = false;
+    for (int k = 0; k < ctx.num_inputs() && !passed_through; ++k) {
+      passed_through = ctx.input(k).raw_data() == out.raw_data();
+    }
+    if (passed_through) continue;
+    absl::StatusOr<Tensor> counted = CountStringContents(std::move(out));
+    if (!counted.ok()) {
+      return absl::Status(counted.status().code(),
+                          absl::StrCat("node '", n.name, "' (", n.op, ") output ", i, ": ",
+                                       counted.status().message()));
+    }
+    out = *std::move(counted);
   }
   return absl::OkStatus();
 }
@@ -378,7 +404,7 @@ absl::StatusOr<std::unique_ptr<Program>> Program::Create(ProgramSpec spec,
   }
   if (dataflow) {
     absl::StatusOr<std::unique_ptr<DataflowPlan>> plan = DataflowPlan::Create(
-        g, *order, p->spec_.feeds, p->spec_.fetches, p->spec_.dataflow_limits);
+        g, *order, p->spec_.feeds, p->spec_.fetches);
     if (!plan.ok()) return plan.status();
     p->dataflow_ = *std::move(plan);
   }
@@ -458,6 +484,10 @@ absl::Status Program::RunStep(const Step& step, std::vector<Tensor> inputs,
                              kernels::DeviceContext* device) const {
   const graph::Graph& g = spec_.graph;
   const graph::Node& n = g.node(step.node);
+  if (absl::Status s = CheckRunControl(); !s.ok()) {
+    return absl::Status(s.code(),
+                        absl::StrCat(s.message(), " before node '", n.name, "' (", n.op, ")"));
+  }
   for (size_t i = 0; i < inputs.size(); ++i) {
     if (!inputs[i].valid() && !step.input_may_be_empty[i]) {
       const graph::Node& producer = g.node(n.inputs[i].node);
@@ -511,7 +541,7 @@ absl::Status Program::RunStep(const Step& step, std::vector<Tensor> inputs,
   }
   trace.Finish(ctx, kernel->backend);
   outputs = std::move(ctx.outputs());
-  return absl::OkStatus();
+  return CountNewStrings(n, ctx, outputs);
 }
 
 absl::StatusOr<std::vector<Tensor>> Program::Run(std::vector<Tensor> feeds,

@@ -37,7 +37,6 @@ struct ProgramSpec {
   // graph has none.
   const tensorflow::GraphDef* library = nullptr;
   int depth = 0;  // nesting of control-flow bodies
-  DataflowLimits dataflow_limits;  // for graphs with TF1 control flow
   // Bounds for importing control-flow bodies; max_inline_depth also bounds
   // the nesting of control flow itself.
   graph::ImportLimits import_limits;

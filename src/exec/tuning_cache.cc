@@ -35,9 +35,8 @@ std::string CpuTuningScope() {
                       " ", cpu.onednn_isa);
 }
 
-std::string ModelKey(absl::string_view saved_model_pb) {
-  return absl::StrFormat("%08x-%x", crc32c::Value(saved_model_pb.data(), saved_model_pb.size()),
-                         saved_model_pb.size());
+std::string ModelKey(uint32_t crc32c, uint64_t size) {
+  return absl::StrFormat("%08x-%x", crc32c, size);
 }
 
 std::unique_ptr<FileTuningCache> FileTuningCache::Open(const std::string& dir,

@@ -57,8 +57,9 @@ class FileTuningCache final : public kernels::TuningCache {
 // version and the ISA its kernels use.
 std::string CpuTuningScope();
 
-// The model key of a SavedModel: crc32c and length of its saved_model.pb.
-std::string ModelKey(absl::string_view saved_model_pb);
+// The model key of a SavedModel: the crc32c and length of its saved_model.pb
+// (loader::FileChecksum, taken as the loader read it).
+std::string ModelKey(uint32_t crc32c, uint64_t size);
 
 }  // namespace smrt::exec
 

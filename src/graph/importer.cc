@@ -209,7 +209,8 @@ class Importer {
   absl::StatusOr<NodeId> Add(Node node, int num_outputs) {
     if (graph_.num_nodes() >= limits_.max_nodes) {
       return absl::ResourceExhaustedError(
-          absl::StrCat("the graph needs more than ", limits_.max_nodes, " nodes"));
+          absl::StrCat("the graph needs more than ", limits_.max_nodes,
+                       " nodes (LoadOptions::limits.max_nodes)"));
     }
     node.outputs.resize(num_outputs);
     return graph_.AddNode(std::move(node));
@@ -484,6 +485,16 @@ class Importer {
           "call '", scope.prefix, call.name(), "' passes ", data_inputs.size(),
           " inputs to function ", fname, ", which takes ", in_args.size()));
     }
+    // Every inlined call costs its function's nodes (indexed now, most of
+    // them materialized later): counted against max_nodes before anything is
+    // built, so functions that call each other in fan-out stop early.
+    inlined_nodes_ += fn.node_def_size() + 1;
+    if (inlined_nodes_ > static_cast<uint64_t>(limits_.max_nodes)) {
+      return absl::ResourceExhaustedError(absl::StrCat(
+          "the graph needs more than ", limits_.max_nodes, " nodes: inlining '", scope.prefix,
+          call.name(), "' (", fname, ") brings the inlined functions' nodes to ", inlined_nodes_,
+          " (LoadOptions::limits.max_nodes)"));
+    }
     auto child = std::make_unique<Scope>();
     child->prefix = absl::StrCat(scope.prefix, call.name(), "/");
     child->fn = &fn;
@@ -609,6 +620,7 @@ class Importer {
   absl::flat_hash_map<std::string, const tensorflow::FunctionDef*> functions_;
   Scope outer_;
   std::vector<std::unique_ptr<Scope>> scopes_;  // keeps inlined scopes' memos alive
+  uint64_t inlined_nodes_ = 0;  // nodes of every function inlined so far
   absl::flat_hash_map<std::string, Endpoint> feeds_;
   absl::flat_hash_set<std::string> effects_seen_;
   bool dataflow_ = false;  // the graph has TF1 control flow (see IsDataflowOp)

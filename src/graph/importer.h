@@ -29,7 +29,7 @@ struct ImportRequest {
 
 struct ImportLimits {
   int max_inline_depth = 32;    // nested function calls
-  int max_nodes = 1 << 22;      // nodes in the imported graph
+  int max_nodes = 1 << 20;      // nodes in the imported graph, and of inlined functions
 };
 
 struct ImportResult {

@@ -11,6 +11,7 @@
 #include "absl/status/statusor.h"
 #include "loader/asset_resolver.h"
 #include "loader/meta_graph_select.h"
+#include "loader/saved_model_reader.h"
 #include "loader/tensor_bundle_reader.h"
 #include "tensorflow/saved_model.pb.h"
 
@@ -33,6 +34,7 @@ struct SavedModelBundle {
   std::unique_ptr<TensorBundleReader> variables;
   std::vector<Asset> assets;
   std::vector<std::string> extra_assets;  // under assets.extra/, for reference
+  FileChecksum graph_checksum;            // of saved_model.pb(txt) as read
 };
 
 // Reads saved_model.pb(txt), selects the MetaGraphDef by tag set, opens the

@@ -4,6 +4,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "core/crc32c.h"
 #include "core/file.h"
 #include "google/protobuf/io/coded_stream.h"
 #include "google/protobuf/io/tokenizer.h"
@@ -30,7 +31,8 @@ class TextErrors : public google::protobuf::io::ErrorCollector {
 }  // namespace
 
 absl::StatusOr<tensorflow::SavedModel> ReadSavedModelProto(const std::string& dir,
-                                                           uint64_t max_bytes) {
+                                                           uint64_t max_bytes,
+                                                           FileChecksum* checksum) {
   if (!file::IsDirectory(dir)) {
     return absl::NotFoundError(absl::StrCat("SavedModel directory ", dir,
                                             " does not exist or is not a directory"));
@@ -41,6 +43,7 @@ absl::StatusOr<tensorflow::SavedModel> ReadSavedModelProto(const std::string& di
     if (max_bytes > static_cast<uint64_t>(INT_MAX)) max_bytes = INT_MAX;
     absl::StatusOr<std::string> bytes = file::ReadAll(pb, max_bytes);
     if (!bytes.ok()) return bytes.status();
+    if (checksum != nullptr) *checksum = {crc32c::Value(bytes->data(), bytes->size()), bytes->size()};
     google::protobuf::io::CodedInputStream in(
         reinterpret_cast<const uint8_t*>(bytes->data()), static_cast<int>(bytes->size()));
     in.SetTotalBytesLimit(INT_MAX);
@@ -55,6 +58,7 @@ absl::StatusOr<tensorflow::SavedModel> ReadSavedModelProto(const std::string& di
   if (file::Exists(pbtxt)) {
     absl::StatusOr<std::string> text = file::ReadAll(pbtxt, max_bytes);
     if (!text.ok()) return text.status();
+    if (checksum != nullptr) *checksum = {crc32c::Value(text->data(), text->size()), text->size()};
     google::protobuf::TextFormat::Parser parser;
     TextErrors errors;
     parser.RecordErrorsTo(&errors);

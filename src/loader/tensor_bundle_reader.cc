@@ -12,6 +12,7 @@
 #include "core/crc32c.h"
 #include "core/file.h"
 #include "core/memory_files.h"
+#include "core/string_bytes.h"
 #include "loader/sstable_reader.h"
 #include "tensorflow/tensor_bundle.pb.h"
 
@@ -317,7 +318,8 @@ absl::StatusOr<Tensor> TensorBundleReader::Read(absl::string_view key) const {
 
   absl::StatusOr<std::string> bytes = file::ReadRange(path, e->offset, e->size);
   if (!bytes.ok()) return bytes.status();
-  absl::StatusOr<Tensor> t = Tensor::Create(e->dtype, e->shape);
+  // The entry's bytes bound its strings' contents.
+  absl::StatusOr<Tensor> t = CreateStringTensor(e->shape, e->size);
   if (!t.ok()) return t.status();
   uint32_t crc = 0;
 

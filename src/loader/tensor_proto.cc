@@ -5,6 +5,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "core/string_bytes.h"
 
 namespace smrt::loader {
 
@@ -77,7 +78,7 @@ absl::StatusOr<Tensor> TensorFromProto(const tensorflow::TensorProto& proto,
   if (!shape.ok()) return shape.status();
   absl::StatusOr<int64_t> n = NumElements(*shape);
   if (!n.ok()) return n.status();
-  size_t elem = dtype == DataType::kString ? 1 : DataTypeSize(dtype);
+  size_t elem = dtype == DataType::kString ? sizeof(std::string) : DataTypeSize(dtype);
   if (static_cast<uint64_t>(*n) > max_bytes / elem) {
     return absl::ResourceExhaustedError(absl::StrCat(
         "TensorProto of shape ", ShapeToString(*shape), " is larger than the limit of ",
@@ -89,14 +90,29 @@ absl::StatusOr<Tensor> TensorFromProto(const tensorflow::TensorProto& proto,
       return absl::InvalidArgumentError(
           "string TensorProto must use string_val, not tensor_content");
     }
-    absl::StatusOr<Tensor> t = Tensor::Create(dtype, *shape);
-    if (!t.ok()) return t.status();
-    std::string* out = t->data<std::string>();
     const auto& vals = proto.string_val();
     if (vals.size() > *n) {
       return absl::InvalidArgumentError(absl::StrCat(
           "TensorProto has ", vals.size(), " strings for ", *n, " elements"));
     }
+    // The contents, the last value repeated to fill the shape (a splat)
+    // included, count against the limits before anything is allocated.
+    uint64_t content = 0;
+    for (const std::string& v : vals) content += v.size();
+    const uint64_t repeats = static_cast<uint64_t>(*n - vals.size());
+    const uint64_t last = vals.empty() ? 0 : vals.Get(vals.size() - 1).size();
+    const uint64_t elements = static_cast<uint64_t>(*n) * sizeof(std::string);
+    const uint64_t budget = max_bytes > elements ? max_bytes - elements : 0;
+    if (elements > max_bytes || content > budget ||
+        (last > 0 && repeats > (budget - content) / last)) {
+      return absl::ResourceExhaustedError(absl::StrCat(
+          "string TensorProto of shape ", ShapeToString(*shape), " holds more than the limit of ",
+          max_bytes, " bytes"));
+    }
+    content += repeats * last;
+    absl::StatusOr<Tensor> t = CreateStringTensor(*shape, content);
+    if (!t.ok()) return t.status();
+    std::string* out = t->data<std::string>();
     for (int64_t i = 0; i < *n; ++i) {
       if (i < vals.size()) {
         out[i] = vals.Get(i);

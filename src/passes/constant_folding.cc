@@ -44,6 +44,26 @@ std::vector<graph::NodeId> AliveWith(const graph::Graph& g, const graph::Node& n
   return ControlInputsOf(g, n.inputs, n.control_inputs);
 }
 
+// Whether an output's inferred shape is fully known and takes more than
+// `limit` bytes.
+bool KnownTooBig(const graph::Node& n, int64_t limit) {
+  for (const ops::ValueInfo& o : n.outputs) {
+    if (!o.shape.known_rank || !IsFixedSize(o.dtype)) continue;
+    uint64_t bytes = DataTypeSize(o.dtype);
+    bool known = true;
+    for (int64_t d : o.shape.dims) {
+      if (d < 0) {
+        known = false;
+        break;
+      }
+      if (d != 0 && bytes > static_cast<uint64_t>(limit) / static_cast<uint64_t>(d)) return true;
+      bytes *= static_cast<uint64_t>(d);
+    }
+    if (known && bytes > static_cast<uint64_t>(limit)) return true;
+  }
+  return false;
+}
+
 class ConstantFoldingPass : public Pass {
  public:
   absl::string_view name() const override { return "constant_folding"; }
@@ -65,6 +85,13 @@ class ConstantFoldingPass : public Pass {
         inputs.push_back(*t);
       }
       if (!all_const) continue;
+      // Results that inference already knows to be too big are not computed
+      // (a Tile or Fill of gigabytes would cost seconds and the memory, to be
+      // thrown away).
+      if (KnownTooBig(n, ctx.max_folded_bytes)) {
+        ++too_big;
+        continue;
+      }
       // A kernel that fails here fails at run time too: leave the node, so
       // the error comes when (and if) it runs, in its usual words.
       absl::StatusOr<std::vector<Tensor>> outputs = ctx.kernels.RunOnCpu(

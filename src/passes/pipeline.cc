@@ -20,19 +20,6 @@
 
 namespace smrt::passes {
 
-PipelineOptions WithEnvironment(PipelineOptions options) {
-  if (const char* d = std::getenv("SMRT_DISABLE_PASSES"); d != nullptr) {
-    for (absl::string_view name : absl::StrSplit(d, ',', absl::SkipWhitespace())) {
-      options.disabled_passes.emplace_back(absl::StripAsciiWhitespace(name));
-    }
-  }
-  if (const char* dir = std::getenv("SMRT_DUMP_GRAPH");
-      dir != nullptr && *dir != '\0' && options.dump_dir.empty()) {
-    options.dump_dir = dir;
-  }
-  return options;
-}
-
 std::string GraphText(const PassContext& ctx) {
   absl::StatusOr<std::vector<graph::NodeId>> order = LiveOrder(ctx);
   if (!order.ok()) return ctx.graph.ToText();

@@ -34,10 +34,6 @@ struct PipelineOptions {
 // The passes in the order they run (default_passes.cc).
 std::vector<std::unique_ptr<Pass>> DefaultPasses();
 
-// Adds SMRT_DISABLE_PASSES=a,b (names; "all" for every pass) to the disabled
-// passes and SMRT_DUMP_GRAPH=DIR as the dump dir when options has none.
-PipelineOptions WithEnvironment(PipelineOptions options);
-
 // Runs the pipeline. InvalidArgument for an unknown name in disabled_passes.
 // A graph smrt cannot run (unknown ops, shapes that fail) is left as it is,
 // so that Program::Create reports the problem in its usual words.

@@ -78,7 +78,7 @@ TEST(CpuKernelsTest, EachModeGivesTensorFlowsAnswersWithTheKernelsItNames) {
             1u);
 }
 
-TEST(CpuKernelsTest, AnUnknownModeIsRefusedAndTheEnvironmentOverridesTheOption) {
+TEST(CpuKernelsTest, AnUnknownModeIsRefusedAndTheEnvironmentSetsTheDefault) {
   const testing::ConformanceModel m = MobileNet();
   LoadOptions options;
   options.cpu_kernels = "fastest";
@@ -88,12 +88,17 @@ TEST(CpuKernelsTest, AnUnknownModeIsRefusedAndTheEnvironmentOverridesTheOption) 
   EXPECT_NE(model.status().message().find("cpu_kernels is 'fastest'"), std::string::npos)
       << model.status();
 
-  options.cpu_kernels = "onednn";
+  // The variable applies where the option keeps its default...
   ::setenv("SMRT_CPU_KERNELS", "reference", 1);
-  std::set<std::string> ran = RunCases(m, options);
-  ::unsetenv("SMRT_CPU_KERNELS");
+  std::set<std::string> ran = RunCases(m, LoadOptions());
   EXPECT_EQ(ran.count("_SmrtFusedConv2D:reference"), 1u);
   EXPECT_EQ(ran.count("_SmrtFusedConv2D:onednn"), 0u);
+  // ...and an option set in code wins over it.
+  options.cpu_kernels = "onednn";
+  ran = RunCases(m, options);
+  ::unsetenv("SMRT_CPU_KERNELS");
+  EXPECT_EQ(ran.count("_SmrtFusedConv2D:reference"), 0u);
+  EXPECT_EQ(ran.count("_SmrtFusedConv2D:onednn"), 1u);
 }
 
 TEST(CpuKernelsTest, MeasuredChoicesGoToTheCpuTuningCache) {

@@ -854,6 +854,54 @@ static void test_errors(void) {
                "float32, not string", NULL);
   SmrtTensorDelete(t);
 
+  /* Deadlines and cancellation: tf1_while loops n times. */
+  {
+    char dir[1024];
+    snprintf(dir, sizeof(dir), "%s/tests/data/zoo/tf1_while/saved_model", SMRT_SOURCE_DIR);
+    SmrtLoadOptions* no_limit = SmrtLoadOptionsCreate();
+    CHECK_OK(SmrtLoadOptionsSet(no_limit, "max_while_iterations", "0"));
+    SmrtModel* loop = NULL;
+    CHECK_OK(SmrtModelLoad(dir, no_limit, &loop));
+    SmrtLoadOptionsDelete(no_limit);
+    if (loop != NULL) {
+      SmrtTensor* n = NULL;
+      SmrtTensor* x = NULL;
+      int64_t x_dims[2] = {3, 4};
+      CHECK_OK(SmrtTensorCreate(SMRT_INT32, NULL, 0, &n));
+      CHECK_OK(SmrtTensorCreate(SMRT_FLOAT, x_dims, 2, &x));
+      *(int32_t*)SmrtTensorData(n) = 2000000000;
+      const char* names[2] = {"n", "x"};
+      const SmrtTensor* loop_in[2] = {n, x};
+      SmrtRunOptions options;
+      memset(&options, 0, sizeof(options));
+      options.struct_size = sizeof(options);
+      options.timeout_seconds = 0.05;
+      expect_error(SmrtModelRunWithOptions(loop, "serving_default", names, loop_in, 2, &options,
+                                           &out),
+                   SMRT_DEADLINE_EXCEEDED, "timeout", "deadline", NULL);
+      SmrtCancellation* cancel = SmrtCancellationCreate();
+      SmrtCancellationCancel(cancel);
+      options.timeout_seconds = 0;
+      options.cancellation = cancel;
+      expect_error(SmrtModelRunWithOptions(loop, "serving_default", names, loop_in, 2, &options,
+                                           &out),
+                   SMRT_CANCELLED, "cancelled", "cancelled", NULL);
+      SmrtCancellationDelete(cancel);
+      options.cancellation = NULL;
+      options.timeout_seconds = -1;
+      expect_error(SmrtModelRunWithOptions(loop, "serving_default", names, loop_in, 2, &options,
+                                           &out),
+                   SMRT_INVALID_ARGUMENT, "negative timeout", "timeout_seconds", NULL);
+      *(int32_t*)SmrtTensorData(n) = 3;
+      CHECK_OK(SmrtModelRunWithOptions(loop, "serving_default", names, loop_in, 2, NULL, &out));
+      SmrtOutputsDelete(out);
+      out = NULL;
+      SmrtTensorDelete(n);
+      SmrtTensorDelete(x);
+      SmrtModelDelete(loop);
+    }
+  }
+
   CHECK(SmrtStatusCode(NULL) == SMRT_OK);
   CHECK(strcmp(SmrtStatusMessage(NULL), "") == 0);
   CHECK(strcmp(SmrtCodeName(SMRT_DATA_LOSS), "DATA_LOSS") == 0);

@@ -105,10 +105,9 @@ TEST_F(TuningCacheTest, ManyThreadsStoreAndTheFileHoldsThemAll) {
   EXPECT_EQ(reread->Lookup("k3_24"), "24");
 }
 
-TEST(ModelKeyTest, DependsOnTheBytes) {
-  EXPECT_EQ(ModelKey("abc"), ModelKey("abc"));
-  EXPECT_NE(ModelKey("abc"), ModelKey("abd"));
-  EXPECT_NE(ModelKey("abc"), ModelKey("abc "));
+TEST(ModelKeyTest, IsTheChecksumAndSize) {
+  EXPECT_EQ(ModelKey(0x0234abcd, 255), "0234abcd-ff");
+  EXPECT_NE(ModelKey(1, 3), ModelKey(1, 4));
 }
 
 }  // namespace

@@ -322,6 +322,20 @@ std::map<std::string, Case> Cases() {
     b.Write(dir);
   };
 
+  c["huge_string_splat"] = [](const std::string& dir) {
+    // 2 KB of proto: one 2000-byte string repeated 4M times (8 GB).
+    ModelBuilder b;
+    b.Placeholder("x", tensorflow::DT_STRING, {-1});
+    NodeDef* w = b.Node("w", "Const");
+    SetType(w, "dtype", tensorflow::DT_STRING);
+    SetTensor(w, tensorflow::DT_STRING, {int64_t{1} << 22})->add_string_val(std::string(2000, 'a'));
+    NodeDef* y = b.Node("y", "StringJoin", {"x", "w"});
+    SetInt(y, "N", 2);
+    SetString(y, "separator", "");
+    b.Output("y", "y:0", tensorflow::DT_STRING);
+    b.Write(dir);
+  };
+
   // --- graph structure -----------------------------------------------------
   c["graph_cycle"] = [](const std::string& dir) {
     ModelBuilder b;
@@ -354,6 +368,58 @@ std::map<std::string, Case> Cases() {
     NodeDef* top = b.Node("y", "PartitionedCall", {"x"});
     *top->mutable_attr() = call->attr();
     b.Output("y", "y:0");
+    b.Write(dir);
+  };
+  c["inlining_bomb"] = [](const std::string& dir) {
+    // f0 calls f1 twice, f1 calls f2 twice, ... f26: 2^27 inlined calls from
+    // a few KB of functions.
+    ModelBuilder b;
+    b.Placeholder("x", tensorflow::DT_FLOAT, {-1});
+    constexpr int kLevels = 27;
+    auto call = [](NodeDef* n, const std::string& fn, const std::string& input) {
+      n->set_op("PartitionedCall");
+      n->add_input(input);
+      (*n->mutable_attr())["f"].mutable_func()->set_name(fn);
+      (*n->mutable_attr())["Tin"].mutable_list()->add_type(tensorflow::DT_FLOAT);
+      (*n->mutable_attr())["Tout"].mutable_list()->add_type(tensorflow::DT_FLOAT);
+    };
+    for (int level = 0; level < kLevels; ++level) {
+      tensorflow::FunctionDef* f = b.library()->add_function();
+      f->mutable_signature()->set_name("f" + std::to_string(level));
+      auto* in = f->mutable_signature()->add_input_arg();
+      in->set_name("v");
+      in->set_type(tensorflow::DT_FLOAT);
+      auto* out = f->mutable_signature()->add_output_arg();
+      out->set_name("r");
+      out->set_type(tensorflow::DT_FLOAT);
+      if (level + 1 == kLevels) {
+        NodeDef* n = f->add_node_def();
+        n->set_name("n");
+        n->set_op("Neg");
+        n->add_input("v");
+        SetType(n, "T", tensorflow::DT_FLOAT);
+        (*f->mutable_ret())["r"] = "n:y:0";
+        continue;
+      }
+      const std::string next = "f" + std::to_string(level + 1);
+      NodeDef* a = f->add_node_def();
+      a->set_name("a");
+      call(a, next, "v");
+      NodeDef* c2 = f->add_node_def();
+      c2->set_name("b");
+      call(c2, next, "a:output:0");
+      (*f->mutable_ret())["r"] = "b:output:0";
+    }
+    call(b.Node("y", "PartitionedCall"), "f0", "x");
+    b.Output("y", "y:0");
+    b.Write(dir);
+  };
+  c["long_names"] = [](const std::string& dir) {
+    // A 5000-byte node name and op name: errors quote both.
+    ModelBuilder b;
+    b.Placeholder("x", tensorflow::DT_FLOAT, {-1});
+    b.Node(std::string(5000, 'n'), std::string(5000, 'O'), {"x"});
+    b.Output("y", std::string(5000, 'n') + ":0");
     b.Write(dir);
   };
   c["dangling_input"] = [](const std::string& dir) {
@@ -662,6 +728,16 @@ std::map<std::string, Case> Cases() {
     SetType(t, "T", tensorflow::DT_FLOAT);
     SetType(t, "Tmultiples", tensorflow::DT_INT64);
     b.Output("y", "y:0");
+    b.Write(dir);
+  };
+  c["string_tile_input"] = [](const std::string& dir) {
+    ModelBuilder b;
+    b.Placeholder("x", tensorflow::DT_STRING, {-1});
+    b.Placeholder("multiples", tensorflow::DT_INT64, {1});
+    NodeDef* t = b.Node("y", "Tile", {"x", "multiples"});
+    SetType(t, "T", tensorflow::DT_STRING);
+    SetType(t, "Tmultiples", tensorflow::DT_INT64);
+    b.Output("y", "y:0", tensorflow::DT_STRING);
     b.Write(dir);
   };
   c["range_input"] = [](const std::string& dir) {

@@ -4,6 +4,8 @@
 // by hand (x * 2^n for n doublings).
 #include <functional>
 
+#include "core/run_control.h"
+#include "core/run_limits.h"
 #include "exec/program.h"
 #include "google/protobuf/text_format.h"
 #include "graph/importer.h"
@@ -106,8 +108,7 @@ struct Compiled {
   absl::Status status;
 };
 
-Compiled Compile(const std::string& text, const std::vector<std::string>& fetches,
-                 DataflowLimits limits = {}) {
+Compiled Compile(const std::string& text, const std::vector<std::string>& fetches) {
   tensorflow::GraphDef g;
   EXPECT_TRUE(google::protobuf::TextFormat::ParseFromString(text, &g)) << text;
   graph::ImportRequest req;
@@ -118,7 +119,6 @@ Compiled Compile(const std::string& text, const std::vector<std::string>& fetche
   absl::StatusOr<graph::ImportResult> r = graph::ImportGraph(g, req, R());
   if (!r.ok()) return {nullptr, r.status()};
   ProgramSpec spec{std::move(r->graph), r->feed_nodes, r->fetch_endpoints, {}};
-  spec.dataflow_limits = limits;
   absl::StatusOr<std::unique_ptr<Program>> p = Program::Create(std::move(spec), R(), {});
   if (!p.ok()) return {nullptr, p.status()};
   return {*std::move(p), absl::OkStatus()};
@@ -250,14 +250,34 @@ TEST(DataflowTest, LoopInAnUntakenBranchIsDeadNotStuck) {
 }
 
 TEST(DataflowTest, EndlessLoopStopsAtTheIterationLimit) {
-  DataflowLimits limits;
-  limits.max_iterations = 50;
-  Compiled c = Compile(kInputs + Loop("L", "x", "n", "zero", "one"), {"L/i_exit:0"}, limits);
+  RunLimits limits;
+  limits.max_while_iterations = 50;
+  RunLimitsScope scope(&limits);
+  Compiled c = Compile(kInputs + Loop("L", "x", "n", "zero", "one"), {"L/i_exit:0"});
   ASSERT_TRUE(c.status.ok()) << c.status;
   EXPECT_TRUE(RunOn(*c.program, {1}, 40, false).ok());
   absl::Status s = RunOn(*c.program, {1}, 1000000, false).status();
   EXPECT_EQ(s.code(), absl::StatusCode::kResourceExhausted) << s;
   EXPECT_NE(s.message().find("frame 'L'"), std::string::npos) << s;
+  EXPECT_NE(s.message().find("max_while_iterations"), std::string::npos) << s;
+}
+
+TEST(DataflowTest, LoopsStopWhenCancelledOrPastTheDeadline) {
+  Compiled c = Compile(kInputs + Loop("L", "x", "n", "zero", "one"), {"L/i_exit:0"});
+  ASSERT_TRUE(c.status.ok()) << c.status;
+  Cancellation cancel;
+  RunControl control;
+  control.cancellation = &cancel;
+  RunControlScope scope(&control);
+  EXPECT_TRUE(RunOn(*c.program, {1}, 40, false).ok());
+  cancel.Cancel();
+  absl::Status s = RunOn(*c.program, {1}, 40, false).status();
+  EXPECT_EQ(s.code(), absl::StatusCode::kCancelled) << s;
+  RunControl late;
+  late.deadline = std::chrono::steady_clock::now();
+  RunControlScope late_scope(&late);
+  s = RunOn(*c.program, {1}, 1 << 30, false).status();
+  EXPECT_EQ(s.code(), absl::StatusCode::kDeadlineExceeded) << s;
 }
 
 TEST(DataflowTest, MalformedGraphsAreRefusedNamingTheNode) {

@@ -1,10 +1,12 @@
 // The hostile-input corpus (tests/data/bad, made by scripts/make_bad_models.sh):
 // every malformed model fails to load, and every hostile value fails to run,
 // with a specific code and a message that names what is wrong.
+#include <chrono>
 #include <cmath>
 #include <filesystem>
 #include <limits>
 #include <set>
+#include <thread>
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -38,8 +40,11 @@ constexpr LoadCase kLoadCases[] = {
     {"placeholder_bad_dim", absl::StatusCode::kInvalidArgument, "input 'x' (node 'x'): shape has an invalid dim -7"},
     {"overflowing_dims", absl::StatusCode::kInvalidArgument, "more elements than fit in int64"},
     {"huge_const_splat", absl::StatusCode::kResourceExhausted, "max_tensor_bytes"},
+    {"huge_string_splat", absl::StatusCode::kResourceExhausted, "max_tensor_bytes"},
     {"graph_cycle", absl::StatusCode::kInvalidArgument, "cycle"},
     {"recursive_function", absl::StatusCode::kInvalidArgument, "recursive function"},
+    {"inlining_bomb", absl::StatusCode::kResourceExhausted, "max_nodes"},
+    {"long_names", absl::StatusCode::kUnimplemented, "...(5000 bytes)"},
     {"dangling_input", absl::StatusCode::kInvalidArgument,
      "node 'nowhere' is referenced but not defined"},
     {"bad_output_index", absl::StatusCode::kInvalidArgument, "output 7 is referenced"},
@@ -71,7 +76,7 @@ constexpr LoadCase kLoadCases[] = {
 constexpr const char* kLoadingCases[] = {
     "good_variables", "extra_shard", "asset_ok", "gather_indices", "gather_nd_indices",
     "one_hot", "scatter_nd_indices", "strided_slice", "reshape_input", "fill_input",
-    "tile_input", "range_input", "broadcast_to_input", "numerics", "zero_size",
+    "tile_input", "string_tile_input", "range_input", "broadcast_to_input", "numerics", "zero_size",
     "while_forever", "reshape_impossible", "variable_missing_from_checkpoint"};
 
 class LoadCorpusTest : public ::testing::TestWithParam<LoadCase> {};
@@ -86,6 +91,15 @@ TEST_P(LoadCorpusTest, FailsWithCodeAndMessage) {
 
 INSTANTIATE_TEST_SUITE_P(Bad, LoadCorpusTest, ::testing::ValuesIn(kLoadCases),
                          [](const auto& info) { return std::string(info.param.name); });
+
+TEST(CorpusTest, ErrorsQuoteModelTextAtBoundedLength) {
+  absl::StatusOr<std::unique_ptr<Model>> model = Model::Load(Bad("long_names"));
+  ASSERT_FALSE(model.ok());
+  EXPECT_EQ(model.status().code(), absl::StatusCode::kUnimplemented) << model.status();
+  const std::string message(model.status().message());
+  EXPECT_LT(message.size(), 1500u) << message;
+  EXPECT_THAT(message, HasSubstr("...(5000 bytes)"));
+}
 
 TEST(CorpusTest, EveryCaseHasATest) {
   std::set<std::string> known;
@@ -309,11 +323,73 @@ TEST(CorpusTest, NanAndInfInputsFlowThroughUnlessCheckNumerics) {
 
 TEST(CorpusTest, WhileIterationsAreBounded) {
   LoadOptions options;
+  EXPECT_EQ(options.limits.max_while_iterations, 10'000'000);  // docs/options.md
   options.limits.max_while_iterations = 1000;
   std::unique_ptr<Model> m = LoadOk("while_forever", options);
   ASSERT_NE(m, nullptr);
   ExpectRunError(*m, {{"x", F32({}, {1})}}, absl::StatusCode::kResourceExhausted,
                  "max_while_iterations");
+}
+
+// TF1 while frames obey the same limit (tf1_while loops n times).
+TEST(CorpusTest, TfOneLoopIterationsAreBounded) {
+  LoadOptions options;
+  options.limits.max_while_iterations = 100;
+  absl::StatusOr<std::unique_ptr<Model>> m =
+      Model::Load(testing::TestDataDir() + "/zoo/tf1_while/saved_model", options);
+  ASSERT_TRUE(m.ok()) << m.status();
+  const Tensor x = *Tensor::Create(DataType::kFloat, {3, 4});
+  EXPECT_TRUE((*m)->Run("serving_default", {{"n", I32({}, {50})}, {"x", x}}).ok());
+  ExpectRunError(**m, {{"n", I32({}, {2000000000})}, {"x", x}},
+                 absl::StatusCode::kResourceExhausted, "max_while_iterations");
+}
+
+absl::Status RunWith(const Model& m, const NamedTensors& inputs, const RunOptions& options) {
+  NamedTensors outputs;
+  return m.Run("serving_default", inputs, &outputs, options);
+}
+
+TEST(CorpusTest, DeadlineStopsEndlessLoops) {
+  LoadOptions options;
+  options.limits.max_while_iterations = 0;  // no limit: only the deadline stops it
+  std::unique_ptr<Model> m = LoadOk("while_forever", options);
+  ASSERT_NE(m, nullptr);
+  RunOptions run;
+  run.deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(100);
+  absl::Status s = RunWith(*m, {{"x", F32({}, {1})}}, run);
+  EXPECT_EQ(s.code(), absl::StatusCode::kDeadlineExceeded) << s;
+  EXPECT_THAT(std::string(s.message()), HasSubstr("RunOptions::deadline"));
+  // TF1 frames too.
+  absl::StatusOr<std::unique_ptr<Model>> tf1 =
+      Model::Load(testing::TestDataDir() + "/zoo/tf1_while/saved_model", options);
+  ASSERT_TRUE(tf1.ok()) << tf1.status();
+  run.deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(100);
+  s = RunWith(**tf1, {{"n", I32({}, {2000000000})}, {"x", *Tensor::Create(DataType::kFloat, {3, 4})}},
+              run);
+  EXPECT_EQ(s.code(), absl::StatusCode::kDeadlineExceeded) << s;
+}
+
+TEST(CorpusTest, CancellationStopsRunsFromAnotherThread) {
+  LoadOptions options;
+  options.limits.max_while_iterations = 0;
+  std::unique_ptr<Model> m = LoadOk("while_forever", options);
+  ASSERT_NE(m, nullptr);
+  Cancellation cancel;
+  RunOptions run;
+  run.cancellation = &cancel;
+  absl::Status s;
+  std::thread caller([&] { s = RunWith(*m, {{"x", F32({}, {1})}}, run); });
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  cancel.Cancel();
+  caller.join();
+  EXPECT_EQ(s.code(), absl::StatusCode::kCancelled) << s;
+  // A cancelled handle stops the next Run before it starts.
+  s = RunWith(*m, {{"x", F32({}, {1})}}, run);
+  EXPECT_EQ(s.code(), absl::StatusCode::kCancelled) << s;
+  // Runs without it are unaffected.
+  std::unique_ptr<Model> digits = LoadOk("numerics");
+  ASSERT_NE(digits, nullptr);
+  EXPECT_TRUE(RunWith(*digits, {{"x", F32({1}, {1})}}, RunOptions()).ok());
 }
 
 }  // namespace

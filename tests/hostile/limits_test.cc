@@ -3,11 +3,13 @@
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <limits>
 
 #include "core/file.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "smrt/check.h"
 #include "smrt/model.h"
 #include "tensorflow/saved_model.pb.h"
 #include "testing/paths.h"
@@ -130,6 +132,94 @@ TEST(LimitsTest, MemoryStatsFollowTensorsTheModelHolds) {
   EXPECT_EQ((*m)->GetMemoryStats().bytes_in_use, loaded.bytes_in_use);
 }
 
+TEST(LimitsTest, StringContentsCountAgainstTheLimits) {
+  LoadOptions o;
+  o.limits.memory_limit_bytes = 1 << 20;
+  absl::StatusOr<std::unique_ptr<Model>> m = Model::Load(Bad("string_tile_input"), o);
+  ASSERT_TRUE(m.ok()) << m.status();
+  const uint64_t loaded = (*m)->GetMemoryStats().bytes_in_use;
+  Tensor x = *Tensor::Create(DataType::kString, {1});
+  x.data<std::string>()[0] = std::string(10000, 'x');
+  Tensor multiples = *Tensor::Create(DataType::kInt64, {1});
+  multiples.data<int64_t>()[0] = 50;  // 500 KB of strings: fine
+  absl::StatusOr<NamedTensors> out =
+      (*m)->Run("serving_default", {{"x", x}, {"multiples", multiples}});
+  ASSERT_TRUE(out.ok()) << out.status();
+  ASSERT_EQ(out->at("y").num_elements(), 50);
+  EXPECT_EQ(out->at("y").data<std::string>()[49], x.data<std::string>()[0]);
+  // The output holds its elements and their contents.
+  EXPECT_EQ((*m)->GetMemoryStats().bytes_in_use, loaded + 50 * (sizeof(std::string) + 10000));
+  out->clear();
+  EXPECT_EQ((*m)->GetMemoryStats().bytes_in_use, loaded);
+  multiples.data<int64_t>()[0] = 200;  // 2 MB of strings in 6.4 KB of elements: over
+  ExpectStatus((*m)->Run("serving_default", {{"x", x}, {"multiples", multiples}}).status(),
+               absl::StatusCode::kResourceExhausted, "memory_limit_bytes");
+  EXPECT_EQ((*m)->GetMemoryStats().bytes_in_use, loaded);
+  o.limits.memory_limit_bytes = 0;
+  o.limits.max_tensor_bytes = 100000;
+  m = Model::Load(Bad("string_tile_input"), o);
+  ASSERT_TRUE(m.ok()) << m.status();
+  multiples.data<int64_t>()[0] = 20;  // 200 KB of strings in one tensor
+  ExpectStatus((*m)->Run("serving_default", {{"x", x}, {"multiples", multiples}}).status(),
+               absl::StatusCode::kResourceExhausted, "max_tensor_bytes");
+}
+
+// Peak resident bytes since the last ResetPeakRss(), from /proc (Linux).
+int64_t PeakRssBytes() {
+  std::ifstream status("/proc/self/status");
+  std::string line;
+  while (std::getline(status, line)) {
+    if (line.rfind("VmHWM:", 0) == 0) return std::stoll(line.substr(6)) * 1024;
+  }
+  return -1;
+}
+
+bool ResetPeakRss() {
+  std::ofstream clear("/proc/self/clear_refs");
+  clear << "5";
+  clear.flush();
+  return static_cast<bool>(clear);
+}
+
+// Tile used to build an int64 index table per output dim: twice a 1-D
+// float output, allocated outside every limit.
+TEST(LimitsTest, TileNeedsNoScratchBeyondItsOutput) {
+  absl::StatusOr<std::unique_ptr<Model>> m = Model::Load(Bad("tile_input"));
+  ASSERT_TRUE(m.ok()) << m.status();
+  if (!ResetPeakRss() || PeakRssBytes() < 0) GTEST_SKIP() << "no /proc/self/clear_refs";
+  const int64_t before = PeakRssBytes();
+  Tensor multiples = *Tensor::Create(DataType::kInt64, {2});
+  multiples.data<int64_t>()[0] = 1;
+  multiples.data<int64_t>()[1] = int64_t{1} << 26;  // 256 MiB of float32
+  absl::StatusOr<NamedTensors> out =
+      (*m)->Run("serving_default", {{"x", F32({1, 1}, {3})}, {"multiples", multiples}});
+  ASSERT_TRUE(out.ok()) << out.status();
+  const Tensor& y = out->at("y");
+  ASSERT_EQ(y.num_elements(), int64_t{1} << 26);
+  EXPECT_EQ(y.data<float>()[0], 3);
+  EXPECT_EQ(y.data<float>()[y.num_elements() - 1], 3);
+  const int64_t grew = PeakRssBytes() - before;
+  EXPECT_LT(grew, int64_t{384} << 20) << "peak RSS grew by " << (grew >> 20) << " MiB";
+}
+
+TEST(LimitsTest, CheckAppliesTheLoadLimits) {
+  // 8 GiB of float constant: check reports the limit instead of allocating it.
+  absl::StatusOr<ModelCheck> check = CheckModel(Bad("huge_const_splat"));
+  ASSERT_TRUE(check.ok()) << check.status();
+  EXPECT_FALSE(check->ok());
+  ASSERT_FALSE(check->signatures.empty());
+  EXPECT_THAT(check->signatures.back().error, HasSubstr("max_tensor_bytes"));
+  absl::StatusOr<ModelCheck> strings = CheckModel(Bad("huge_string_splat"));
+  ASSERT_TRUE(strings.ok()) << strings.status();
+  EXPECT_FALSE(strings->ok());
+  LoadOptions o;
+  o.limits.max_nodes = 2;
+  absl::StatusOr<ModelCheck> small = CheckModel(Digits(), o);
+  ASSERT_TRUE(small.ok()) << small.status();
+  EXPECT_FALSE(small->ok());
+  EXPECT_THAT(small->signatures.back().error, HasSubstr("more than 2 nodes"));
+}
+
 TEST(LimitsTest, DeepGraphsAreImportedWithoutOverflowingTheStack) {
   // A chain of 30000 Neg nodes: the importer recurses along inputs.
   tensorflow::SavedModel sm;
@@ -190,6 +280,38 @@ TEST(AssetsTest, SymlinksLeadingOutAreRefused) {
   ASSERT_TRUE(file::WriteAll(outside + "/vocab.txt", "a\n").ok());
   fs::create_directory_symlink(outside, dir + "/assets");
   ExpectStatus(Model::Load(dir).status(), absl::StatusCode::kInvalidArgument, "outside");
+}
+
+TEST(AssetsTest, GraphAndCheckpointLinksLeadingOutAreRefused) {
+  const std::string base = testing::MakeTempDir();
+  const std::string dir = base + "/model";
+  testing::CopyTree(Digits(), dir);
+  // The directory itself may be a link, and so may files that stay inside.
+  fs::create_directory_symlink(dir, base + "/latest");
+  EXPECT_TRUE(Model::Load(base + "/latest").ok());
+  fs::rename(dir + "/saved_model.pb", dir + "/graph.pb");
+  fs::create_symlink("graph.pb", dir + "/saved_model.pb");
+  EXPECT_TRUE(Model::Load(dir).ok());
+  // saved_model.pb leads out of the model.
+  const std::string outside = testing::MakeTempDir();
+  fs::remove(dir + "/saved_model.pb");
+  fs::rename(dir + "/graph.pb", outside + "/saved_model.pb");
+  fs::create_symlink(outside + "/saved_model.pb", dir + "/saved_model.pb");
+  ExpectStatus(Model::Load(dir).status(), absl::StatusCode::kPermissionDenied,
+               "outside the model directory");
+  fs::remove(dir + "/saved_model.pb");
+  fs::rename(outside + "/saved_model.pb", dir + "/saved_model.pb");
+  // A checkpoint file, then the whole variables folder.
+  const std::string index = dir + "/variables/variables.index";
+  fs::rename(index, outside + "/variables.index");
+  fs::create_symlink(outside + "/variables.index", index);
+  ExpectStatus(Model::Load(dir).status(), absl::StatusCode::kPermissionDenied, "variables.index");
+  fs::remove(index);
+  fs::rename(outside + "/variables.index", index);
+  fs::rename(dir + "/variables", outside + "/variables");
+  fs::create_directory_symlink(outside + "/variables", dir + "/variables");
+  ExpectStatus(Model::Load(dir).status(), absl::StatusCode::kPermissionDenied,
+               "outside the model directory");
 }
 
 TEST(AssetsTest, TableFilesInsideTheModelAreRead) {

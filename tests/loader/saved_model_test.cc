@@ -3,6 +3,7 @@
 #include <filesystem>
 #include <string>
 
+#include "core/crc32c.h"
 #include "core/file.h"
 #include "google/protobuf/text_format.h"
 #include "google/protobuf/util/message_differencer.h"
@@ -126,6 +127,18 @@ TEST(SavedModelBundleTest, ModelWithoutVariablesFolder) {
   ASSERT_TRUE(bundle.ok()) << bundle.status();
   EXPECT_EQ((*bundle)->variables, nullptr);
   EXPECT_TRUE((*bundle)->assets.empty());
+}
+
+// Caches key on the graph file's checksum, taken from the bytes read once.
+TEST(SavedModelBundleTest, ChecksumsTheGraphFileAsRead) {
+  SMRT_SKIP_IF_NO_SHARED_MODELS();
+  const std::string dir = SharedModel(kTf2);
+  absl::StatusOr<std::unique_ptr<SavedModelBundle>> bundle = LoadSavedModelBundle(dir);
+  ASSERT_TRUE(bundle.ok()) << bundle.status();
+  absl::StatusOr<std::string> bytes = file::ReadAll(dir + "/saved_model.pb");
+  ASSERT_TRUE(bytes.ok());
+  EXPECT_EQ((*bundle)->graph_checksum.size, bytes->size());
+  EXPECT_EQ((*bundle)->graph_checksum.crc32c, crc32c::Value(bytes->data(), bytes->size()));
 }
 
 TEST(SavedModelBundleTest, VariablesReadThroughTheBundle) {

@@ -322,18 +322,12 @@ TEST(PipelineTest, UnknownPassNameIsAnError) {
   EXPECT_NE(o.status().message().find("constant_folding"), std::string::npos) << o.status();
 }
 
-TEST(PipelineTest, EnvironmentDisablesAndDumps) {
+TEST(PipelineTest, DumpsBeforeAndAfter) {
   // Not there yet: the dump makes it.
   const std::string dir = ::testing::TempDir() + "/smrt_dump_test/nested";
   std::filesystem::remove_all(dir);
-  setenv("SMRT_DISABLE_PASSES", "constant_folding, prune", 1);
-  setenv("SMRT_DUMP_GRAPH", dir.c_str(), 1);
-  PipelineOptions options = WithEnvironment({});
-  unsetenv("SMRT_DISABLE_PASSES");
-  unsetenv("SMRT_DUMP_GRAPH");
-  EXPECT_EQ(options.disabled_passes, (std::vector<std::string>{"constant_folding", "prune"}));
-  ASSERT_EQ(options.dump_dir, dir);
-  options.disabled_passes.clear();
+  PipelineOptions options;
+  options.dump_dir = dir;
   options.dump_name = "serving_default";
   absl::StatusOr<testing::Optimized> o = Build(kFoldable, XFeed(), {"y:0"}, &options);
   ASSERT_TRUE(o.ok()) << o.status();

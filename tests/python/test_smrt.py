@@ -196,3 +196,54 @@ def test_memory_stats_follow_the_tensors_the_model_holds():
     assert model.memory_stats()["bytes_in_use"] == loaded["bytes_in_use"]
     model.reset_peak_memory()
     assert model.memory_stats()["peak_bytes_in_use"] == loaded["bytes_in_use"]
+
+
+def test_bad_inputs_raise_smrt_error():
+    """Every input that cannot become the declared dtype is a smrt.Error, not a
+    NumPy exception or a silent wrap."""
+    model = smrt.load(ZOO / "tf1_while" / "saved_model")  # n: int32 scalar, x: float32 (3, 4)
+    x = np.zeros((3, 4), np.float32)
+    cases = [
+        (dict(n=2 ** 40, x=x), "out of range"),         # wrapped to 0 before
+        (dict(n=1e300, x=x), "out of range"),
+        (dict(n=float("nan"), x=x), "nan or inf"),
+        (dict(n=2.5, x=x), "not an integer"),
+        (dict(n=3, x=[[1, 2], [3]]), "cannot be converted"),  # ragged
+        (dict(n="\ud800", x=x), "cannot be converted"),       # a lone surrogate
+    ]
+    for feeds, text in cases:
+        with pytest.raises(smrt.Error) as e:
+            model.run("serving_default", **feeds)
+        assert e.value.code == "INVALID_ARGUMENT", e.value
+        assert text in e.value.message, e.value
+    # In range, exact: converted.
+    out = model.run("serving_default", n=4, x=np.ones((3, 4), np.float32))
+    assert set(out) == set(model.signatures["serving_default"].outputs)
+
+
+def test_timeout_and_cancellation():
+    model = smrt.load(ZOO / "tf1_while" / "saved_model", max_while_iterations=0)
+    x = np.zeros((3, 4), np.float32)
+    with pytest.raises(smrt.Error) as e:
+        model.run("serving_default", n=2_000_000_000, x=x, timeout=0.1)
+    assert e.value.code == "DEADLINE_EXCEEDED", e.value
+    cancel = smrt.Cancellation()
+    errors = []
+
+    def call():
+        try:
+            model.run("serving_default", n=2_000_000_000, x=x, cancellation=cancel)
+        except smrt.Error as err:
+            errors.append(err)
+
+    t = threading.Thread(target=call)
+    t.start()
+    t.join(0.05)
+    cancel.cancel()
+    t.join()
+    assert cancel.cancelled
+    assert [err.code for err in errors] == ["CANCELLED"]
+    with pytest.raises(smrt.Error) as e:
+        model.run("serving_default", n=1, x=x, timeout=-1)
+    assert e.value.code == "INVALID_ARGUMENT"
+    assert model.run("serving_default", n=4, x=x, timeout=60)

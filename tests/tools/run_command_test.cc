@@ -2,6 +2,7 @@
 // .npy files out.
 #include "smrt/run_command.h"
 
+#include <limits>
 #include <sstream>
 
 #include "core/file.h"
@@ -40,6 +41,30 @@ TEST(TensorTextTest, RejectsRaggedAndGarbage) {
   EXPECT_FALSE(ParseTensorLiteral("[1, x]", DataType::kFloat).ok());
   EXPECT_FALSE(ParseTensorLiteral("[1, 2", DataType::kFloat).ok());
   EXPECT_FALSE(ParseTensorLiteral("['a']", DataType::kFloat).ok());
+}
+
+TEST(TensorTextTest, IntegersOutOfRangeAreErrorsNotWraps) {
+  for (const char* bad : {"[[1e300, 1]]", "nan", "-inf", "2.5", "2147483648", "-2147483649"}) {
+    absl::StatusOr<Tensor> t = ParseTensorLiteral(bad, DataType::kInt32);
+    EXPECT_FALSE(t.ok()) << bad;
+  }
+  absl::StatusOr<Tensor> wrap = ParseTensorLiteral("1099511627776", DataType::kInt32);  // 2^40
+  ASSERT_FALSE(wrap.ok());
+  EXPECT_NE(wrap.status().message().find("out of range"), std::string::npos) << wrap.status();
+  EXPECT_FALSE(ParseTensorLiteral("256", DataType::kUInt8).ok());
+  EXPECT_FALSE(ParseTensorLiteral("-1", DataType::kUInt8).ok());
+  EXPECT_FALSE(ParseTensorLiteral("9.3e18", DataType::kInt64).ok());
+  absl::StatusOr<Tensor> edges = ParseTensorLiteral("[-2147483648, 2147483647, 1e3, 2.0]",
+                                                    DataType::kInt32);
+  ASSERT_TRUE(edges.ok()) << edges.status();
+  EXPECT_EQ(edges->data<int32_t>()[0], std::numeric_limits<int32_t>::min());
+  EXPECT_EQ(edges->data<int32_t>()[1], std::numeric_limits<int32_t>::max());
+  EXPECT_EQ(edges->data<int32_t>()[2], 1000);
+  EXPECT_EQ(edges->data<int32_t>()[3], 2);
+  absl::StatusOr<Tensor> big = ParseTensorLiteral("9223372036854775807", DataType::kInt64);
+  ASSERT_TRUE(big.ok()) << big.status();
+  EXPECT_EQ(big->data<int64_t>()[0], std::numeric_limits<int64_t>::max());
+  EXPECT_FALSE(ParseTensorLiteral("9223372036854775808", DataType::kInt64).ok());
 }
 
 TEST(TensorTextTest, FormatsLikeNumPy) {

@@ -1,8 +1,10 @@
 #include "smrt/run_command.h"
 
+#include <chrono>
 #include <filesystem>
 
 #include "absl/status/status.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
@@ -42,7 +44,8 @@ const TensorSpec* FindInput(const SignatureInfo& sig, const std::string& name) {
 
 absl::Status RunRun(const std::vector<std::string>& args, std::ostream& out) {
   FlagSpec spec;
-  spec.valued = {"dir", "tag_set", "signature_def", "inputs", "input_exprs", "outdir"};
+  spec.valued = {"dir", "tag_set", "signature_def", "inputs", "input_exprs", "outdir",
+                 "timeout"};
   spec.switches = {"overwrite"};
   spec.repeated = {"inputs", "input_exprs"};
   AddDeviceFlags(spec);
@@ -89,8 +92,19 @@ absl::Status RunRun(const std::vector<std::string>& args, std::ostream& out) {
     }
   }
 
-  absl::StatusOr<NamedTensors> outputs = (*model)->Run(*key, inputs);
-  if (!outputs.ok()) return outputs.status();
+  RunOptions run_options;
+  if (std::optional<std::string> timeout = flags->Get("timeout")) {
+    double seconds = 0;
+    if (!absl::SimpleAtod(*timeout, &seconds) || !(seconds > 0) || seconds > 1e9) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--timeout expects a positive number of seconds, got '", *timeout, "'"));
+    }
+    run_options.deadline = std::chrono::steady_clock::now() +
+                           std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                               std::chrono::duration<double>(seconds));
+  }
+  absl::StatusOr<NamedTensors> outputs = NamedTensors();
+  if (absl::Status s = (*model)->Run(*key, inputs, &*outputs, run_options); !s.ok()) return s;
 
   std::optional<std::string> outdir = flags->Get("outdir");
   if (outdir) {

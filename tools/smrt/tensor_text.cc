@@ -1,8 +1,11 @@
 #include "smrt/tensor_text.h"
 
 #include <cctype>
+#include <cmath>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 #include <vector>
 
 #include "Eigen/Core"
@@ -122,6 +125,40 @@ void Leaves(const Literal& lit, std::vector<const Literal*>& out) {
   for (const Literal& item : lit.items) Leaves(item, out);
 }
 
+// An integer literal ("7", "-3", "1e3", "2.0") that T holds exactly; an error
+// for fractions, nan, inf and values out of T's range (never a wrap).
+template <typename T>
+absl::StatusOr<T> ParseInteger(const std::string& s) {
+  using Limits = std::numeric_limits<T>;
+  auto out_of_range = [&] {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "'", s, "' is out of range for the input's dtype [", static_cast<int64_t>(Limits::min()),
+        ", ", static_cast<uint64_t>(Limits::max()), "]"));
+  };
+  int64_t v;
+  uint64_t u;
+  if (absl::SimpleAtoi(s, &v)) {
+    if (v < 0 ? (!Limits::is_signed || v < static_cast<int64_t>(Limits::min()))
+              : static_cast<uint64_t>(v) > static_cast<uint64_t>(Limits::max())) {
+      return out_of_range();
+    }
+    return static_cast<T>(v);
+  }
+  if (absl::SimpleAtoi(s, &u)) {  // above int64's range
+    if (u > static_cast<uint64_t>(Limits::max())) return out_of_range();
+    return static_cast<T>(u);
+  }
+  double d;
+  if (!absl::SimpleAtod(s, &d) || !std::isfinite(d) || d != std::floor(d)) {
+    return absl::InvalidArgumentError(absl::StrCat("'", s, "' is not an integer"));
+  }
+  // 2^63 and 2^64 are exact doubles; Limits::max() of 64-bit types is not.
+  const double upper = Limits::digits >= 63 ? std::ldexp(1.0, Limits::digits)
+                                            : static_cast<double>(Limits::max()) + 1;
+  if (d < static_cast<double>(Limits::min()) || d >= upper) return out_of_range();
+  return static_cast<T>(d);
+}
+
 template <typename T>
 absl::Status Fill(const std::vector<const Literal*>& leaves, Tensor& t) {
   T* p = t.data<T>();
@@ -144,15 +181,9 @@ absl::Status Fill(const std::vector<const Literal*>& leaves, Tensor& t) {
       }
       p[i] = static_cast<T>(d);
     } else {
-      int64_t v;
-      if (!absl::SimpleAtoi(s, &v)) {
-        double d;
-        if (!absl::SimpleAtod(s, &d)) {
-          return absl::InvalidArgumentError(absl::StrCat("'", s, "' is not an integer"));
-        }
-        v = static_cast<int64_t>(d);
-      }
-      p[i] = static_cast<T>(v);
+      absl::StatusOr<T> v = ParseInteger<T>(s);
+      if (!v.ok()) return v.status();
+      p[i] = *v;
     }
   }
   return absl::OkStatus();

@@ -24,9 +24,9 @@ from typing import Dict, Mapping, Optional, Sequence, Tuple, Union
 import numpy as np
 
 from ._smrt import Error, __version__, load_option_keys
-from ._smrt import _Model
+from ._smrt import Cancellation, _Model
 
-__all__ = ["Error", "Model", "Signature", "TensorSpec", "load", "load_from_memory",
+__all__ = ["Cancellation", "Error", "Model", "Signature", "TensorSpec", "load", "load_from_memory",
            "load_option_keys", "__version__"]
 
 _NUMPY_TYPES = {
@@ -73,6 +73,36 @@ def _options(tags, signatures, options) -> Dict[str, str]:
     return out
 
 
+def _error(code: str, message: str) -> Error:
+    e = Error(message)
+    e.code = code
+    e.message = message
+    return e
+
+
+def _to_array(name: str, value, dtype) -> np.ndarray:
+    """value (a list, scalar, bytes...) as an array of the input's dtype;
+    smrt.Error for what does not convert (ragged lists, values out of range
+    for an integer dtype, strings that cannot be encoded)."""
+    try:
+        if dtype is None or dtype is object or not np.issubdtype(dtype, np.integer):
+            return np.asarray(value, dtype=dtype)
+        raw = np.asarray(value)
+        if raw.dtype.kind in "iufb" and raw.size > 0:
+            info = np.iinfo(dtype)
+            if raw.dtype.kind == "f" and not np.all(np.isfinite(raw)):
+                raise ValueError("it holds nan or inf")
+            if raw.dtype.kind != "b" and (raw.min() < info.min or raw.max() > info.max):
+                raise ValueError(f"a value is out of range [{info.min}, {info.max}]")
+            if raw.dtype.kind == "f" and not np.all(np.floor(raw) == raw):
+                raise ValueError("a value is not an integer")
+        return np.asarray(raw, dtype=dtype)
+    except (ValueError, TypeError, OverflowError, UnicodeError, MemoryError) as e:
+        want = np.dtype(dtype).name if dtype is not None and dtype is not object else "an array"
+        raise _error("INVALID_ARGUMENT",
+                     f"input '{name}' cannot be converted to {want}: {e}") from e
+
+
 class Model:
     """A loaded SavedModel. Create with smrt.load or smrt.load_from_memory."""
 
@@ -95,9 +125,15 @@ class Model:
         return self._impl.dir
 
     def run(self, signature_key: str, inputs: Optional[Mapping[str, object]] = None,
-            /, **named) -> Dict[str, np.ndarray]:
+            /, *, timeout: Optional[float] = None,
+            cancellation: Optional[Cancellation] = None, **named) -> Dict[str, np.ndarray]:
         """Calls a signature: inputs by name (a dict, keywords, or both).
 
+        timeout (seconds): the call raises smrt.Error with code
+        "DEADLINE_EXCEEDED" once it has run that long; cancellation (a
+        smrt.Cancellation): cancel() from another thread makes it raise with
+        code "CANCELLED". Both are checked before each op and loop iteration.
+        (An input named timeout or cancellation goes in the inputs dict.)
         Returns every output by name as a NumPy array.
         """
         feeds = dict(inputs or {})
@@ -108,8 +144,11 @@ class Model:
                 continue
             spec = sig.inputs.get(name) if sig is not None else None
             dtype = _NUMPY_TYPES.get(spec.dtype) if spec is not None else None
-            feeds[name] = np.asarray(value, dtype=dtype)
-        return self._impl.run(signature_key, feeds)
+            feeds[name] = _to_array(name, value, dtype)
+        if timeout is not None and not (0 < timeout < 1e9):
+            raise _error("INVALID_ARGUMENT",
+                         f"timeout must be a positive number of seconds, got {timeout!r}")
+        return self._impl.run(signature_key, feeds, timeout or 0.0, cancellation)
 
     def memory_stats(self) -> Dict[str, int]:
         """What the model's tensors hold, like tf.config.experimental.get_memory_info:

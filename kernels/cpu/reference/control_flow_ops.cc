@@ -3,6 +3,7 @@
 // through KernelContext::CallFunction.
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "core/run_control.h"
 #include "core/run_limits.h"
 #include "kernels/shared/kernel_util.h"
 #include "kernels/cpu/reference/register.h"
@@ -71,6 +72,9 @@ absl::Status ComputeWhile(KernelContext& ctx) {
       return absl::ResourceExhaustedError(absl::StrCat(
           "the loop ran ", iteration, " iterations without ending, the limit "
           "(LoadOptions::limits.max_while_iterations)"));
+    }
+    if (absl::Status s = CheckRunControl(); !s.ok()) {
+      return absl::Status(s.code(), absl::StrCat(s.message(), " at iteration ", iteration));
     }
     absl::StatusOr<std::vector<Tensor>> c = ctx.CallFunction(*cond, vars);
     if (!c.ok()) return c.status();

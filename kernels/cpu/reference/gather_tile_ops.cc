@@ -1,5 +1,6 @@
 // Tile, GatherV2 (with batch_dims), Gather (legacy), Fill and Range.
 #include <Eigen/Core>
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -64,6 +65,42 @@ absl::Status InferTile(InferenceContext& ctx) {
   return absl::OkStatus();
 }
 
+// Writes a tiled output (no empty dim) row by row: output row o, a
+// multi-index over all dims but the last, is input row (o[d] mod in[d])
+// repeated out[last] / in[last] times. Needs no scratch beyond the index:
+// an index table per output dim would take more memory than a 1-D output.
+template <typename T>
+void TileRows(const T* src, const Shape& in, const Shape& out, T* dst) {
+  const size_t rank = in.size();
+  if (rank == 0) {
+    *dst = *src;
+    return;
+  }
+  const int64_t row = in[rank - 1];
+  const int64_t repeats = out[rank - 1] / row;
+  const Shape strides = RowMajorStrides(in);
+  int64_t rows = 1;
+  for (size_t d = 0; d + 1 < rank; ++d) rows *= out[d];
+  std::vector<int64_t> o(rank - 1, 0);  // output row index
+  std::vector<int64_t> i(rank - 1, 0);  // the input row it reads: o mod in
+  int64_t base = 0;                     // offset of that input row
+  for (int64_t r = 0; r < rows; ++r) {
+    for (int64_t k = 0; k < repeats; ++k) {
+      std::copy_n(src + base, row, dst);
+      dst += row;
+    }
+    for (size_t d = rank - 1; d-- > 0;) {
+      base += strides[d];
+      if (++i[d] == in[d]) {
+        i[d] = 0;
+        base -= in[d] * strides[d];
+      }
+      if (++o[d] < out[d]) break;
+      o[d] = 0;  // out[d] is a multiple of in[d]: i[d] wrapped to 0 too
+    }
+  }
+}
+
 absl::Status ComputeTile(KernelContext& ctx) {
   const Tensor& input = ctx.input(0);
   absl::StatusOr<TileShape> tile = PlanTile(ctx);
@@ -73,15 +110,9 @@ absl::Status ComputeTile(KernelContext& ctx) {
   if (!out.ok()) return out.status();
   Tensor* result = *out;
   if (result->num_elements() == 0) return absl::OkStatus();
-  const Shape in_strides = RowMajorStrides(input.shape());
-  std::vector<std::vector<int64_t>> tables(dims->size());
-  for (size_t d = 0; d < dims->size(); ++d) {
-    tables[d].resize(static_cast<size_t>((*dims)[d]));
-    for (int64_t i = 0; i < (*dims)[d]; ++i) tables[d][i] = (i % input.dim(d)) * in_strides[d];
-  }
   return VisitElementType(input.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
-    GatherByTables<T>(input.data<T>(), tables, T(), result->data<T>());
+    TileRows<T>(input.data<T>(), input.shape(), *dims, result->data<T>());
     return absl::OkStatus();
   });
 }
