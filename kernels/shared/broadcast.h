@@ -1,5 +1,5 @@
-// NumPy/TensorFlow broadcasting: output shapes (known and partial) and a
-// plan that walks several inputs over one broadcast output row by row.
+// NumPy/TensorFlow broadcasting for kernels: a plan that walks several inputs
+// over one broadcast output row by row (the shapes: ops/broadcast_shapes.h).
 #ifndef SMRT_KERNELS_SHARED_BROADCAST_H_
 #define SMRT_KERNELS_SHARED_BROADCAST_H_
 
@@ -14,22 +14,15 @@
 #include "absl/types/span.h"
 #include "core/partial_shape.h"
 #include "kernels/cpu/parallel_for.h"
+#include "ops/broadcast_shapes.h"
 #include "smrt/tensor.h"
 
 namespace smrt::kernels {
 
-// "(2, 3) vs (4)": the shapes as a broadcasting error names them.
-std::string ShapesToString(absl::Span<const Shape> shapes);
-
-// The broadcast of `shapes` (right-aligned; a dim of 1 stretches), or
-// InvalidArgument "Incompatible shapes for broadcasting: (2, 3) vs (4)".
-absl::StatusOr<Shape> BroadcastShapes(absl::Span<const Shape> shapes);
-
-// Broadcast of partial shapes as TensorFlow's shape functions do it: an
-// unknown rank gives an unknown rank; per dim, a known dim > 1 wins, a 1
-// yields the other side, two unknown dims stay unknown, and 0 against an
-// unknown dim gives 0. Known dims that conflict are InvalidArgument.
-absl::StatusOr<PartialShape> BroadcastPartialShapes(absl::Span<const PartialShape> shapes);
+// The shape functions (ops/broadcast_shapes.h), under kernels:: too.
+using ops::BroadcastPartialShapes;
+using ops::BroadcastShapes;
+using ops::ShapesToString;
 
 // How to walk N inputs over their broadcast output. Output dims of size 1 are
 // dropped and neighbouring dims that every input treats alike (all broadcast

@@ -34,7 +34,7 @@ using elementwise::DataTypeFor;
 using elementwise::DataTypes;
 using elementwise::Dispatch;
 using elementwise::FloatTypes;
-using elementwise::InferredType;
+using ops::IsNchw;
 using elementwise::kIsFloat;
 using elementwise::kIsInteger;
 using elementwise::RealTypes;
@@ -364,60 +364,6 @@ absl::Status BroadcastBinary(KernelContext& ctx, const Fn& fn) {
 }
 
 // ---------------------------------------------------------------------------
-// Shape inference.
-
-absl::Status InferBroadcast(InferenceContext& ctx, DataType out_type) {
-  absl::StatusOr<PartialShape> shape =
-      BroadcastPartialShapes({ctx.input(0).shape, ctx.input(1).shape});
-  if (!shape.ok()) return AtNode(ctx, shape.status());
-  ctx.set_output(0, ValueInfo{out_type, *std::move(shape)});
-  return absl::OkStatus();
-}
-
-absl::Status CheckInputTypesMatch(const InferenceContext& ctx) {
-  const DataType a = ctx.input(0).dtype;
-  for (int i = 1; i < ctx.num_inputs(); ++i) {
-    const DataType b = ctx.input(i).dtype;
-    if (a != DataType::kInvalid && b != DataType::kInvalid && a != b) {
-      return AtNode(ctx,
-                    absl::InvalidArgumentError(absl::StrCat("input ", i, " is ", DataTypeName(b),
-                                                            " but input 0 is ", DataTypeName(a))));
-    }
-  }
-  return absl::OkStatus();
-}
-
-enum class Output { kSameAsInput, kBool };
-
-InferFn BinaryInfer(Output output) {
-  return [output](InferenceContext& ctx) -> absl::Status {
-    if (absl::Status s = CheckInputTypesMatch(ctx); !s.ok()) return s;
-    absl::StatusOr<DataType> t = InferredType(ctx, "T", 0);
-    if (!t.ok()) return t.status();
-    return InferBroadcast(ctx, output == Output::kBool ? DataType::kBool : *t);
-  };
-}
-
-// Equal/NotEqual with incompatible_shape_error=false give a scalar (all
-// false / all true) for shapes that do not broadcast; before running, that is
-// only decidable when both shapes are fully known.
-absl::Status InferEquality(InferenceContext& ctx) {
-  if (absl::Status s = CheckInputTypesMatch(ctx); !s.ok()) return s;
-  absl::StatusOr<bool> strict = ctx.attrs().GetOr<bool>("incompatible_shape_error", true);
-  if (!strict.ok()) return AtNode(ctx, strict.status());
-  if (*strict) return InferBroadcast(ctx, DataType::kBool);
-  const PartialShape& a = ctx.input(0).shape;
-  const PartialShape& b = ctx.input(1).shape;
-  if (!a.IsFullyKnown() || !b.IsFullyKnown()) {
-    ctx.set_output(0, ValueInfo{DataType::kBool, PartialShape::Unknown()});
-    return absl::OkStatus();
-  }
-  absl::StatusOr<Shape> shape = BroadcastShapes({a.dims, b.dims});
-  ctx.set_output(0, ValueInfo{DataType::kBool, PartialShape::Known(shape.ok() ? *shape : Shape{})});
-  return absl::OkStatus();
-}
-
-// ---------------------------------------------------------------------------
 // Registration.
 
 template <typename Out, template <typename> class Fn, typename... Ts>
@@ -436,13 +382,11 @@ ComputeFn BinaryCompute(TypeList<Ts...> types) {
 // An arithmetic op: output has the inputs' dtype.
 template <template <typename> class Fn, typename... Ts>
 void AddArithmeticOp(KernelRegistry& r, const std::string& op, TypeList<Ts...> types) {
-  r.AddOp({op, {}, BinaryInfer(Output::kSameAsInput)});
   r.AddKernel({op, kCpu, "T", DataTypes(types), BinaryCompute<void, Fn>(types)});
 }
 
 template <template <typename> class Fn, typename... Ts>
 void AddComparisonOp(KernelRegistry& r, const std::string& op, TypeList<Ts...> types) {
-  r.AddOp({op, {}, BinaryInfer(Output::kBool)});
   r.AddKernel({op, kCpu, "T", DataTypes(types), BinaryCompute<bool, Fn>(types)});
 }
 
@@ -450,7 +394,6 @@ template <template <typename> class Fn>
 void AddEqualityOp(KernelRegistry& r, const std::string& op, bool when_incompatible) {
   using Types = decltype(RealTypes{} + TypeList<bool, std::string>{});
   ComputeFn elementwise = BinaryCompute<bool, Fn>(Types{});
-  r.AddOp({op, {{"incompatible_shape_error", AttrValue(true)}}, InferEquality});
   r.AddKernel(
       {op, kCpu, "T", DataTypes(Types{}),
        [elementwise, when_incompatible](KernelContext& ctx) -> absl::Status {
@@ -468,67 +411,12 @@ void AddEqualityOp(KernelRegistry& r, const std::string& op, bool when_incompati
 
 template <template <typename> class Fn>
 void AddLogicalOp(KernelRegistry& r, const std::string& op) {
-  r.AddOp({op, {}, [](InferenceContext& ctx) -> absl::Status {
-             for (int i = 0; i < 2; ++i) {
-               const DataType t = ctx.input(i).dtype;
-               if (t != DataType::kInvalid && t != DataType::kBool) {
-                 return AtNode(ctx, absl::InvalidArgumentError(absl::StrCat(
-                                        "input ", i, " must be bool, got ", DataTypeName(t))));
-               }
-             }
-             return InferBroadcast(ctx, DataType::kBool);
-           }});
   r.AddKernel({op, kCpu, "", {}, BinaryCompute<bool, Fn>(TypeList<bool>{})});
 }
 
 // ---------------------------------------------------------------------------
 // BiasAdd: value (rank >= 2) + bias (1-D) along the channel dim: the last
 // dim for NHWC, dim 1 for NCHW.
-
-absl::StatusOr<bool> IsNchw(const AttrMap& attrs) {
-  absl::StatusOr<std::string> format = attrs.GetOr<std::string>("data_format", "NHWC");
-  if (!format.ok()) return format.status();
-  if (*format == "NHWC") return false;
-  if (*format == "NCHW") return true;
-  return absl::InvalidArgumentError(
-      absl::StrCat("data_format must be NHWC or NCHW, got '", *format, "'"));
-}
-
-absl::Status InferBiasAdd(InferenceContext& ctx) {
-  if (absl::Status s = CheckInputTypesMatch(ctx); !s.ok()) return s;
-  absl::StatusOr<DataType> t = InferredType(ctx, "T", 0);
-  if (!t.ok()) return t.status();
-  absl::StatusOr<bool> nchw = IsNchw(ctx.attrs());
-  if (!nchw.ok()) return AtNode(ctx, nchw.status());
-  const PartialShape& value = ctx.input(0).shape;
-  const PartialShape& bias = ctx.input(1).shape;
-  if (bias.known_rank && bias.rank() != 1) {
-    return AtNode(ctx, absl::InvalidArgumentError(
-                           absl::StrCat("bias must be 1-D, got shape ", bias.ToString())));
-  }
-  if (!value.known_rank) {
-    ctx.set_output(0, ValueInfo{*t, PartialShape::Unknown()});
-    return absl::OkStatus();
-  }
-  if (value.rank() < 2) {
-    return AtNode(ctx, absl::InvalidArgumentError(
-                           absl::StrCat("Input tensor must be at least 2D: ", value.ToString())));
-  }
-  PartialShape out = value;
-  const int channel = *nchw ? 1 : value.rank() - 1;
-  const int64_t bias_dim = bias.known_rank ? bias.dims[0] : -1;
-  if (bias_dim >= 0) {
-    if (out.dims[channel] >= 0 && out.dims[channel] != bias_dim) {
-      return AtNode(ctx, absl::InvalidArgumentError(absl::StrCat(
-                             "Must provide as many biases as the channel dimension of the input "
-                             "tensor: bias ",
-                             bias.ToString(), " vs value ", value.ToString())));
-    }
-    out.dims[channel] = bias_dim;
-  }
-  ctx.set_output(0, ValueInfo{*t, std::move(out)});
-  return absl::OkStatus();
-}
 
 template <typename T>
 absl::Status BiasAddTyped(KernelContext& ctx, bool nchw) {
@@ -587,45 +475,6 @@ absl::Status BiasAddTyped(KernelContext& ctx, bool nchw) {
 // ---------------------------------------------------------------------------
 // AddN: the sum of N inputs of one dtype and shape.
 
-absl::Status InferAddN(InferenceContext& ctx) {
-  if (ctx.num_inputs() < 1) {
-    return AtNode(ctx, absl::InvalidArgumentError("AddN needs at least one input"));
-  }
-  absl::StatusOr<int64_t> n = ctx.attrs().GetOr<int64_t>("N", ctx.num_inputs());
-  if (!n.ok()) return AtNode(ctx, n.status());
-  if (*n != ctx.num_inputs()) {
-    return AtNode(ctx, absl::InvalidArgumentError(absl::StrCat("attr N is ", *n, " but there are ",
-                                                               ctx.num_inputs(), " inputs")));
-  }
-  if (absl::Status s = CheckInputTypesMatch(ctx); !s.ok()) return s;
-  absl::StatusOr<DataType> t = InferredType(ctx, "T", 0);
-  if (!t.ok()) return t.status();
-  PartialShape merged = PartialShape::Unknown();
-  for (int i = 0; i < ctx.num_inputs(); ++i) {
-    const PartialShape& s = ctx.input(i).shape;
-    if (!s.known_rank) continue;
-    if (!merged.known_rank) {
-      merged = s;
-      continue;
-    }
-    bool ok = merged.rank() == s.rank();
-    for (int d = 0; ok && d < s.rank(); ++d) {
-      if (merged.dims[d] < 0) {
-        merged.dims[d] = s.dims[d];
-      } else if (s.dims[d] >= 0 && s.dims[d] != merged.dims[d]) {
-        ok = false;
-      }
-    }
-    if (!ok) {
-      return AtNode(ctx, absl::InvalidArgumentError(absl::StrCat(
-                             "inputs must have the same shape: input ", i, " is ", s.ToString(),
-                             ", earlier inputs are ", merged.ToString())));
-    }
-  }
-  ctx.set_output(0, ValueInfo{*t, std::move(merged)});
-  return absl::OkStatus();
-}
-
 template <typename T>
 absl::Status AddNTyped(KernelContext& ctx) {
   const Tensor& first = ctx.input(0);
@@ -680,7 +529,6 @@ void RegisterBinaryOps(KernelRegistry& r) {
   AddLogicalOp<LogicalAndFn>(r, "LogicalAnd");
   AddLogicalOp<LogicalOrFn>(r, "LogicalOr");
 
-  r.AddOp({"BiasAdd", {{"data_format", AttrValue(std::string("NHWC"))}}, InferBiasAdd});
   r.AddKernel({"BiasAdd", kCpu, "T", DataTypes(RealTypes{}), [](KernelContext& ctx) {
                  if (absl::Status s = CheckSameInputTypes(ctx); !s.ok()) return AtNode(ctx, s);
                  absl::StatusOr<bool> nchw = IsNchw(ctx.attrs());
@@ -692,7 +540,6 @@ void RegisterBinaryOps(KernelRegistry& r) {
                                }));
                }});
 
-  r.AddOp({"AddN", {}, InferAddN});
   r.AddKernel({"AddN", kCpu, "T", DataTypes(RealTypes{}), [](KernelContext& ctx) {
                  if (ctx.num_inputs() < 1) {
                    return AtNode(ctx, absl::InvalidArgumentError("AddN needs at least one input"));

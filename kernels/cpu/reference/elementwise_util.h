@@ -17,6 +17,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
 #include "kernels/kernel.h"
+#include "ops/shape_fns.h"
 #include "smrt/dtype.h"
 
 namespace smrt::kernels::elementwise {
@@ -209,21 +210,7 @@ inline absl::Status CheckSameInputTypes(const KernelContext& ctx) {
   return absl::OkStatus();
 }
 
-// The dtype an inference sees for attr `attr` (or input `input` when the attr
-// is absent), and InvalidArgument when the two disagree.
-inline absl::StatusOr<DataType> InferredType(const InferenceContext& ctx, absl::string_view attr,
-                                             int input) {
-  DataType from_input = ctx.input(input).dtype;
-  const AttrValue* v = ctx.attrs().Find(attr);
-  if (v == nullptr || !std::holds_alternative<DataType>(*v)) return from_input;
-  DataType from_attr = std::get<DataType>(*v);
-  if (from_input != DataType::kInvalid && from_input != from_attr) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        ctx.op(), " node ", ctx.node_name(), ": attr ", attr, " is ", DataTypeName(from_attr),
-        " but input ", input, " is ", DataTypeName(from_input)));
-  }
-  return from_attr;
-}
+using ops::InferredType;
 
 }  // namespace smrt::kernels::elementwise
 

@@ -25,7 +25,6 @@ using elementwise::DataTypeFor;
 using elementwise::DataTypes;
 using elementwise::Dispatch;
 using elementwise::FloatTypes;
-using elementwise::InferredType;
 using elementwise::kIsInteger;
 using elementwise::RealTypes;
 using elementwise::Rounded;
@@ -290,19 +289,8 @@ absl::Status UnaryLoop(KernelContext& ctx, const Fn& fn) {
   return absl::OkStatus();
 }
 
-InferFn UnaryInfer(bool bool_output) {
-  return [bool_output](InferenceContext& ctx) -> absl::Status {
-    absl::StatusOr<DataType> t = InferredType(ctx, "T", 0);
-    if (!t.ok()) return t.status();
-    ctx.set_output(0, ValueInfo{bool_output ? DataType::kBool : *t, ctx.input(0).shape});
-    return absl::OkStatus();
-  };
-}
-
 template <template <typename> class Fn, typename... Ts>
-void AddUnaryOp(KernelRegistry& r, const std::string& op, TypeList<Ts...> types,
-                bool bool_output = false) {
-  r.AddOp({op, {}, UnaryInfer(bool_output)});
+void AddUnaryOp(KernelRegistry& r, const std::string& op, TypeList<Ts...> types) {
   r.AddKernel({op, kCpu, "T", DataTypes(types), [types](KernelContext& ctx) {
                  return AtNode(ctx, Dispatch(types, ctx.input(0).dtype(), ctx.op(), [&](auto tag) {
                                  using T = typename decltype(tag)::type;
@@ -381,23 +369,11 @@ void RegisterUnaryOps(KernelRegistry& r) {
   AddUnaryOp<SignFn>(r, "Sign", SignedTypes{});
   AddUnaryOp<ReciprocalFn>(r, "Reciprocal", FloatTypes{});
   AddUnaryOp<ReciprocalFn>(r, "Inv", FloatTypes{});
-  AddUnaryOp<IsNanFn>(r, "IsNan", FloatTypes{}, /*bool_output=*/true);
-  AddUnaryOp<IsFiniteFn>(r, "IsFinite", FloatTypes{}, /*bool_output=*/true);
+  AddUnaryOp<IsNanFn>(r, "IsNan", FloatTypes{});
+  AddUnaryOp<IsFiniteFn>(r, "IsFinite", FloatTypes{});
 
-  r.AddOp({"LeakyRelu",
-           {{"alpha", AttrValue(0.2f)}, {"T", AttrValue(DataType::kFloat)}},
-           UnaryInfer(false)});
   r.AddKernel({"LeakyRelu", kCpu, "T", DataTypes(FloatTypes{}), LeakyReluCompute});
 
-  r.AddOp({"LogicalNot", {}, [](InferenceContext& ctx) -> absl::Status {
-             const DataType t = ctx.input(0).dtype;
-             if (t != DataType::kInvalid && t != DataType::kBool) {
-               return AtNode(ctx, absl::InvalidArgumentError(
-                                      absl::StrCat("input must be bool, got ", DataTypeName(t))));
-             }
-             ctx.set_output(0, ValueInfo{DataType::kBool, ctx.input(0).shape});
-             return absl::OkStatus();
-           }});
   r.AddKernel({"LogicalNot", kCpu, "", {}, [](KernelContext& ctx) {
                  if (ctx.input(0).dtype() != DataType::kBool) {
                    return AtNode(
@@ -410,9 +386,7 @@ void RegisterUnaryOps(KernelRegistry& r) {
   std::vector<DataType> zeros_types = DataTypes(AllTypes{});
   zeros_types.push_back(DataType::kComplex64);
   zeros_types.push_back(DataType::kComplex128);
-  r.AddOp({"ZerosLike", {}, UnaryInfer(false)});
   r.AddKernel({"ZerosLike", kCpu, "T", zeros_types, ZerosLikeCompute});
-  r.AddOp({"OnesLike", {}, UnaryInfer(false)});
   r.AddKernel({"OnesLike", kCpu, "T", DataTypes(decltype(RealTypes{} + TypeList<bool>{}){}),
                OnesLikeCompute});
 }
