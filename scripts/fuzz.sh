@@ -56,7 +56,8 @@ index = open(sys.argv[1], "rb").read()
 data = open(sys.argv[2], "rb").read()[:65536]
 open(sys.argv[3], "wb").write(struct.pack("<I", len(index)) + index + data)
 PY
-done < <(find tests/data examples/models -name '*.index' -size -1M | sort)
+# -size counts in units rounded up: -1M would match only empty files.
+done < <(find tests/data examples/models -name '*.index' -size -1000k | sort)
 if [ -d "$work/run_fuzzer/seeds" ]; then
   for k in $(seq 0 31); do
     head -c $((k * 16 + 1)) /dev/urandom > "$work/run_fuzzer/seeds/rand_$k"
