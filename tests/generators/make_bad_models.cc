@@ -440,6 +440,17 @@ std::map<std::string, Case> Cases() {
     ModelBuilder::Check(smrt::testing::WriteBundle(dir + "/variables/variables",
                                                    {{"other", FloatTensor({1, 2}), 0}}, 1));
   };
+  // Found by semantic_mutator_fuzzer: a ReadVariableOp whose resource input
+  // is a control input. Its shape function reads only the dtype attr, so the
+  // kernel was the first to look for input 0, past the end of its inputs.
+  c["read_variable_control_input"] = [](const std::string& dir) {
+    ModelBuilder b = WithVariable();
+    for (NodeDef& n : *b.graph()->mutable_node()) {
+      if (n.name() == "w/read") n.set_input(0, "^w");
+    }
+    b.Write(dir);
+    WriteVariables(dir);
+  };
   // Two variables, so that they are read in parallel at load (intra-op
   // threads >= 2): the second's mismatch must still be reported.
   c["second_variable_wrong_dtype"] = [](const std::string& dir) {

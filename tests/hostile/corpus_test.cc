@@ -70,7 +70,8 @@ constexpr const char* kLoadingCases[] = {
     "good_variables", "extra_shard", "asset_ok", "gather_indices", "gather_nd_indices",
     "one_hot", "scatter_nd_indices", "strided_slice", "reshape_input", "fill_input",
     "tile_input", "range_input", "broadcast_to_input", "numerics", "zero_size",
-    "while_forever", "reshape_impossible", "variable_missing_from_checkpoint"};
+    "while_forever", "reshape_impossible", "variable_missing_from_checkpoint",
+    "read_variable_control_input"};
 
 class LoadCorpusTest : public ::testing::TestWithParam<LoadCase> {};
 
@@ -139,6 +140,16 @@ TEST(CorpusTest, VariableMissingFromCheckpointFailsAtRun) {
   ASSERT_NE(m, nullptr);
   ExpectRunError(*m, {{"x", F32({2}, {1, 2})}}, absl::StatusCode::kFailedPrecondition,
                  "uninitialized");
+}
+
+// Found by semantic_mutator_fuzzer: ReadVariableOp's shape function never
+// looks at its resource input, so a graph without one loads; the kernel must
+// then fail the run, not read past the node's inputs.
+TEST(CorpusTest, ReadVariableWithoutItsInputFailsAtRun) {
+  std::unique_ptr<Model> m = LoadOk("read_variable_control_input");
+  ASSERT_NE(m, nullptr);
+  ExpectRunError(*m, {{"x", F32({2}, {1, 2})}}, absl::StatusCode::kInvalidArgument,
+                 "node 'w/read' (ReadVariableOp) has 0 inputs, but the op needs input 0");
 }
 
 TEST(CorpusTest, GatherIndicesOutOfRange) {
