@@ -5,7 +5,8 @@
 #
 #   scripts/fuzz.sh [seconds] [target...]
 #
-# Findings (crash-*, leak-*, timeout-*, oom-*) land in build-asan/fuzz/<target>/;
+# Findings (crash-*, leak-*, timeout-*, oom-*) land in build-asan/fuzz/<target>/,
+# with the run's whole output in fuzz.log there (their stacks included);
 # each one becomes a regression test (tests/hostile) and a fix. A target stops
 # at its first finding; KEEP_GOING=1 fuzzes in a child process (-fork=1) that
 # is restarted after each finding, to collect them all in one run.
@@ -51,6 +52,6 @@ for t in "${targets[@]}"; do
   echo "== $t for ${seconds}s"
   (cd "$work/$t" && "../../bin/$t" "${keep_going[@]}" -max_total_time="$seconds" -rss_limit_mb=2048 \
       -malloc_limit_mb=1024 -timeout=20 -max_len=1048576 -print_final_stats=1 \
-      corpus seeds 2>&1 | tail -n 30) || status=1
+      corpus seeds 2>&1 | tee fuzz.log | tail -n 30) || status=1
 done
 exit $status
