@@ -62,6 +62,10 @@ constexpr LoadCase kLoadCases[] = {
      "'/etc/hostname' is outside the model directory"},
     {"asset_parent_path", absl::StatusCode::kInvalidArgument, "leads outside"},
     {"asset_absolute_path", absl::StatusCode::kInvalidArgument, "is an absolute path"},
+    // Found by semantic_mutator_fuzzer (read as strings, past a float buffer).
+    {"saver_slices_not_strings", absl::StatusCode::kInvalidArgument,
+     "restore op 'save/RestoreV2': its shape_and_slices constant "
+     "'save/RestoreV2/shape_and_slices' is DT_FLOAT, not DT_STRING"},
 };
 
 // Cases that load (their hostile part is the values fed at run time, or
