@@ -246,6 +246,7 @@ const T& PickOf(Rng& rng, const std::vector<T>& v) {
   return v[Below(rng, v.size())];
 }
 
+// clang-format off
 int64_t InterestingInt(Rng& rng) {
   static const std::vector<int64_t> kInts = {
       0,         -1,         1,          2,         3,          7,
@@ -272,6 +273,7 @@ DataType InterestingDtype(Rng& rng) {
                                           107, 119, 120, 200, 999, -1, 1 << 20};
   return static_cast<DataType>(PickOf(rng, kTypes));
 }
+// clang-format on
 
 std::string LongString(Rng& rng, size_t room) {
   size_t n = std::min<size_t>(size_t{1} << Below(rng, 17), room);
@@ -283,10 +285,10 @@ std::string LongString(Rng& rng, size_t room) {
 // Rebuilt after each mutation (adding and deleting entries moves them).
 
 struct Scope {
-  GraphDef* graph = nullptr;         // the meta graph's graph
-  FunctionDef* function = nullptr;   // null: the top-level graph
+  GraphDef* graph = nullptr;        // the meta graph's graph
+  FunctionDef* function = nullptr;  // null: the top-level graph
   std::vector<NodeDef*> nodes;
-  std::vector<std::string> args;     // a function's input arg names
+  std::vector<std::string> args;  // a function's input arg names
 };
 
 struct NodeSite {
@@ -296,11 +298,15 @@ struct NodeSite {
 };
 
 bool IsControlFlow(const std::string& op) {
-  static const char* kOps[] = {"Switch",   "RefSwitch",     "Merge",          "RefMerge",
-                               "Enter",    "RefEnter",      "Exit",           "RefExit",
-                               "NextIteration", "RefNextIteration", "LoopCond",
-                               "While",    "StatelessWhile", "If",            "StatelessIf",
-                               "Case",     "StatelessCase"};
+  static const char* kOps[] = {"Switch",         "RefSwitch",
+                               "Merge",          "RefMerge",
+                               "Enter",          "RefEnter",
+                               "Exit",           "RefExit",
+                               "NextIteration",  "RefNextIteration",
+                               "LoopCond",       "While",
+                               "StatelessWhile", "If",
+                               "StatelessIf",    "Case",
+                               "StatelessCase"};
   for (const char* o : kOps) {
     if (op == o) return true;
   }
@@ -315,9 +321,9 @@ struct View {
   std::vector<GraphDef*> graphs;
   std::vector<FunctionDef*> functions;
   std::vector<tensorflow::MetaGraphDef*> meta_graphs;
-  std::vector<TensorProto*> tensors;        // Const values, attr tensors, signature defaults
-  std::vector<TensorShapeProto*> shapes;    // attr shapes, tensor shapes, signature shapes
-  std::vector<std::string> ops;             // every op name seen
+  std::vector<TensorProto*> tensors;      // Const values, attr tensors, signature defaults
+  std::vector<TensorShapeProto*> shapes;  // attr shapes, tensor shapes, signature shapes
+  std::vector<std::string> ops;           // every op name seen
 
   explicit View(tensorflow::SavedModel& sm) {
     for (tensorflow::MetaGraphDef& mg : *sm.mutable_meta_graphs()) {
@@ -393,7 +399,8 @@ std::string RefTo(const Scope& scope, const std::string& name) {
   // some consumer already uses for this node, else the usual "output".
   for (const NodeDef* n : scope.nodes) {
     for (const std::string& in : n->input()) {
-      if (!in.empty() && in[0] != '^' && InputNode(in) == name && in.find(':') != std::string::npos) {
+      if (!in.empty() && in[0] != '^' && InputNode(in) == name &&
+          in.find(':') != std::string::npos) {
         return in;
       }
     }
@@ -512,8 +519,9 @@ bool MutateInputs(View& v, Rng& rng) {
       return true;
     }
     default: {  // swap the op for another control-flow op (same inputs)
-      static const char* kOps[] = {"Switch", "Merge", "Enter", "Exit", "NextIteration",
-                                   "LoopCond", "Identity", "RefSwitch", "ControlTrigger"};
+      static const char* kOps[] = {"Switch",   "Merge",         "Enter",
+                                   "Exit",     "NextIteration", "LoopCond",
+                                   "Identity", "RefSwitch",     "ControlTrigger"};
       n->set_op(kOps[Below(rng, 9)]);
       return true;
     }
@@ -550,9 +558,7 @@ void SetHostileShape(TensorShapeProto* s, Rng& rng) {
       for (int i = 0; i < rank; ++i) s->add_dim()->set_size(d);
       break;
     }
-    case 4:
-      s->add_dim()->set_size(InterestingDim(rng));
-      break;
+    case 4: s->add_dim()->set_size(InterestingDim(rng)); break;
     default:
       s->set_unknown_rank(!s->unknown_rank());  // with dims: contradictory
       if (s->dim_size() == 0) s->add_dim()->set_size(3);
@@ -617,9 +623,9 @@ bool MutateAttrs(View& v, Rng& rng, size_t room) {
     case 3:  // empty, unknown, negative, huge shapes
       if (a == nullptr) a = &(*n->mutable_attr())["shape"];
       if (a->has_list() && a->list().shape_size() > 0) {
-        SetHostileShape(a->mutable_list()->mutable_shape(
-                            static_cast<int>(Below(rng, a->list().shape_size()))),
-                        rng);
+        SetHostileShape(
+            a->mutable_list()->mutable_shape(static_cast<int>(Below(rng, a->list().shape_size()))),
+            rng);
       } else {
         SetHostileShape(a->mutable_shape(), rng);
       }
@@ -654,8 +660,7 @@ bool MutateAttrs(View& v, Rng& rng, size_t room) {
     default: {  // a float attr: nan, inf, negative
       if (a == nullptr) return false;
       static const float kFloats[] = {std::numeric_limits<float>::quiet_NaN(),
-                                      std::numeric_limits<float>::infinity(), -1.0f, 0.0f,
-                                      1e38f};
+                                      std::numeric_limits<float>::infinity(), -1.0f, 0.0f, 1e38f};
       a->set_f(kFloats[Below(rng, 5)]);
       return true;
     }
@@ -687,7 +692,10 @@ void SetOneValue(TensorProto* t) {
     case tensorflow::DT_BOOL: t->add_bool_val(true); break;
     case tensorflow::DT_HALF:
     case tensorflow::DT_BFLOAT16: t->add_half_val(0x3c00); break;
-    case tensorflow::DT_COMPLEX64: t->add_scomplex_val(1); t->add_scomplex_val(2); break;
+    case tensorflow::DT_COMPLEX64:
+      t->add_scomplex_val(1);
+      t->add_scomplex_val(2);
+      break;
     case tensorflow::DT_UINT32: t->add_uint32_val(7); break;
     case tensorflow::DT_UINT64: t->add_uint64_val(7); break;
     default: t->add_int_val(7); break;
@@ -728,7 +736,8 @@ bool MutateConst(View& v, Rng& rng, size_t room) {
       const int n = 1 + static_cast<int>(Below(rng, 4));
       for (int i = 0; i < n; ++i) t->add_string_val(LongString(rng, room / n));
       t->clear_tensor_shape();
-      t->mutable_tensor_shape()->add_dim()->set_size(OneIn(rng, 2) ? n : int64_t{1} << (10 + Below(rng, 20)));
+      t->mutable_tensor_shape()->add_dim()->set_size(
+          OneIn(rng, 2) ? n : int64_t{1} << (10 + Below(rng, 20)));
       return true;
     }
     case 3:  // huge, negative, overflowing dims
@@ -880,7 +889,8 @@ bool MutateFunctions(View& v, Rng& rng) {
       return true;
     }
     case 7:  // renamed: its callers call nothing
-      sig->set_name(OneIn(rng, 2) ? sig->name() + "_renamed" : PickOf(rng, v.functions)->signature().name());
+      sig->set_name(OneIn(rng, 2) ? sig->name() + "_renamed"
+                                  : PickOf(rng, v.functions)->signature().name());
       return true;
     default: {  // argument and result dtypes that do not match the body
       auto* args = OneIn(rng, 2) ? sig->mutable_input_arg() : sig->mutable_output_arg();
@@ -925,8 +935,8 @@ bool MutateSignatures(View& v, Rng& rng) {
       a->mutable_tensor_info()->set_name("no_such_asset:0");
     }
     auto* a = mg->mutable_asset_file_def(static_cast<int>(Below(rng, mg->asset_file_def_size())));
-    static const char* kPaths[] = {"../../../etc/passwd", "/etc/passwd", "", "missing.txt",
-                                   "a/../../b", "."};
+    static const char* kPaths[] = {"../../../etc/passwd", "/etc/passwd", "",
+                                   "missing.txt",         "a/../../b",   "."};
     a->set_filename(kPaths[Below(rng, 6)]);
     return true;
   }
@@ -969,20 +979,17 @@ bool MutateSignatures(View& v, Rng& rng) {
   switch (kind) {
     case 0: {  // missing tensors, bad indices
       static const char* kNames[] = {"no_such_tensor:0", "", ":0", "^x", "x:1:2"};
-      info.set_name(OneIn(rng, 2) ? std::string(kNames[Below(rng, 5)])
-                                  : InputNode(info.name()) + ":" + std::to_string(InterestingInt(rng)));
+      info.set_name(OneIn(rng, 2)
+                        ? std::string(kNames[Below(rng, 5)])
+                        : InputNode(info.name()) + ":" + std::to_string(InterestingInt(rng)));
       return true;
     }
     case 1:  // an arbitrary node (feeding or fetching the middle of the graph)
       if (v.nodes.empty()) return false;
       info.set_name(PickOf(rng, v.nodes).node()->name() + ":0");
       return true;
-    case 2:
-      info.set_dtype(InterestingDtype(rng));
-      return true;
-    case 3:
-      SetHostileShape(info.mutable_tensor_shape(), rng);
-      return true;
+    case 2: info.set_dtype(InterestingDtype(rng)); return true;
+    case 3: SetHostileShape(info.mutable_tensor_shape(), rng); return true;
     default: {  // two keys, one tensor
       tensorflow::TensorInfo copy = info;
       (*side)[t->first + "_again"] = copy;
@@ -1008,7 +1015,10 @@ bool MutateIndex(Input& in, Rng& rng) {
     switch (Below(rng, 3)) {
       case 0: h.set_num_shards(static_cast<int32_t>(InterestingInt(rng))); break;
       case 1: h.set_endianness(tensorflow::BundleHeaderProto::BIG); break;
-      default: h.mutable_version()->set_producer(-1); h.mutable_version()->set_min_consumer(1 << 30); break;
+      default:
+        h.mutable_version()->set_producer(-1);
+        h.mutable_version()->set_min_consumer(1 << 30);
+        break;
     }
     value = h.SerializeAsString();
     return true;
@@ -1020,7 +1030,9 @@ bool MutateIndex(Input& in, Rng& rng) {
     case 1: SetHostileShape(e.mutable_shape(), rng); break;
     case 2: e.set_shard_id(static_cast<int32_t>(InterestingInt(rng))); break;
     case 3: e.set_offset(InterestingInt(rng)); break;
-    case 4: e.set_size(OneIn(rng, 2) ? InterestingInt(rng) : e.size() + (OneIn(rng, 2) ? 1 : -1)); break;
+    case 4:
+      e.set_size(OneIn(rng, 2) ? InterestingInt(rng) : e.size() + (OneIn(rng, 2) ? 1 : -1));
+      break;
     case 5: e.set_crc32c(e.crc32c() ^ 1); break;
     case 6: {  // a partitioned (sliced) variable, which smrt does not read
       auto* ext = e.add_slices()->add_extent();
@@ -1075,7 +1087,8 @@ extern "C" size_t LLVMFuzzerCustomMutator(uint8_t* data, size_t size, size_t max
     return LLVMFuzzerMutate(data, size, max_size);
   }
   if (OneIn(rng, 64)) in.selector = static_cast<uint8_t>(Below(rng, 256));  // another model's files
-  const size_t room = max_size > size + 1024 ? std::min<size_t>(max_size - size - 1024, 1 << 16) : 0;
+  const size_t room =
+      max_size > size + 1024 ? std::min<size_t>(max_size - size - 1024, 1 << 16) : 0;
   // Mostly one change per call: libFuzzer stacks calls (-mutate_depth), and a
   // mutant with one hostile change is likelier to get past the checks that
   // come before the code the change is aimed at.
@@ -1085,13 +1098,24 @@ extern "C" size_t LLVMFuzzerCustomMutator(uint8_t* data, size_t size, size_t max
     View v(sm);
     bool changed = false;
     switch (Below(rng, 20)) {
-      case 0: case 1: case 2: case 3: case 4: case 5: changed = MutateInputs(v, rng); break;
-      case 6: case 7: case 8: changed = MutateAttrs(v, rng, room); break;
+      case 0:
+      case 1:
+      case 2:
+      case 3:
+      case 4:
+      case 5: changed = MutateInputs(v, rng); break;
+      case 6:
+      case 7:
+      case 8: changed = MutateAttrs(v, rng, room); break;
       case 9: changed = MutateShapes(v, rng); break;
-      case 10: case 11: case 12: changed = MutateConst(v, rng, room); break;
-      case 13: case 14: changed = MutateFunctions(v, rng); break;
+      case 10:
+      case 11:
+      case 12: changed = MutateConst(v, rng, room); break;
+      case 13:
+      case 14: changed = MutateFunctions(v, rng); break;
       case 15: changed = MutateGraphNodes(v, rng); break;
-      case 16: case 17: changed = MutateSignatures(v, rng); break;
+      case 16:
+      case 17: changed = MutateSignatures(v, rng); break;
       default: changed = MutateIndex(in, rng); break;
     }
     if (changed) ++i;
@@ -1118,12 +1142,13 @@ extern "C" size_t LLVMFuzzerCustomCrossOver(const uint8_t* data1, size_t size1,
   switch (Below(rng, 3)) {
     case 0:
       if (mb.graph_def().library().function_size() == 0) return 0;
-      *ga->mutable_library()->add_function() =
-          mb.graph_def().library().function(static_cast<int>(Below(rng, mb.graph_def().library().function_size())));
+      *ga->mutable_library()->add_function() = mb.graph_def().library().function(
+          static_cast<int>(Below(rng, mb.graph_def().library().function_size())));
       break;
     case 1:
       if (mb.graph_def().node_size() == 0) return 0;
-      *ga->add_node() = mb.graph_def().node(static_cast<int>(Below(rng, mb.graph_def().node_size())));
+      *ga->add_node() =
+          mb.graph_def().node(static_cast<int>(Below(rng, mb.graph_def().node_size())));
       break;
     default:
       if (mb.signature_def().empty()) return 0;
@@ -1151,10 +1176,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   // SMRT_FUZZ_VERBOSE=1: what became of the input (to triage a reproducer).
   static const bool verbose = std::getenv("SMRT_FUZZ_VERBOSE") != nullptr;
   if (verbose) {
-    std::fprintf(stderr, "semantic: seed %zu (%s), index %s\n", SeedIndex(in.selector),
-                 SeedDirs()[SeedIndex(in.selector)].c_str(),
-                 in.has_index ? std::to_string(in.index.size()).append(" records").c_str()
-                              : "the seed's");
+    std::fprintf(
+        stderr, "semantic: seed %zu (%s), index %s\n", SeedIndex(in.selector),
+        SeedDirs()[SeedIndex(in.selector)].c_str(),
+        in.has_index ? std::to_string(in.index.size()).append(" records").c_str() : "the seed's");
   }
   {
     absl::StatusOr<std::unique_ptr<smrt::Model>> model = smrt::Model::Load(s.dir, options);
@@ -1172,8 +1197,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   absl::StatusOr<smrt::ModelCheck> check = smrt::CheckModel(s.dir, options);
   if (verbose) {
     std::fprintf(stderr, "semantic: check: %s\n",
-                 !check.ok() ? check.status().ToString().c_str()
-                             : check->ok() ? "ok" : "problems reported");
+                 !check.ok()   ? check.status().ToString().c_str()
+                 : check->ok() ? "ok"
+                               : "problems reported");
   }
   return 0;
 }
