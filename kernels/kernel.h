@@ -212,8 +212,16 @@ class KernelContext {
   Tensor& output(int i) { return outputs_[i]; }
   std::vector<Tensor>& outputs() { return outputs_; }
 
-  // The resource (variable, table) that input i refers to, or null.
-  Resource* resource(int i) const { return input_resources_[i]; }
+  // The resource (variable, table) that input i refers to, or null; past the
+  // node's inputs, null, recorded as input() records it (a graph may leave
+  // out an input that the op's shape function never looks at).
+  Resource* resource(int i) const {
+    if (i < 0 || i >= static_cast<int>(input_resources_.size())) {
+      missing_input_ = i;
+      return nullptr;
+    }
+    return input_resources_[i];
+  }
   // The resource this node owns (VariableV2, VarHandleOp, tables), or null.
   Resource* node_resource() const { return node_resource_; }
   void set_node_resource(Resource* r) { node_resource_ = r; }

@@ -5,8 +5,11 @@
 #
 #   scripts/fuzz.sh [seconds] [target...]
 #
-# Findings (crash-*, leak-*, timeout-*, oom-*) land in build-asan/fuzz/<target>/;
-# each one becomes a regression test (tests/hostile) and a fix.
+# Findings (crash-*, leak-*, timeout-*, oom-*) land in build-asan/fuzz/<target>/,
+# with the run's whole output in fuzz.log there (their stacks included);
+# each one becomes a regression test (tests/hostile) and a fix. A target stops
+# at its first finding; KEEP_GOING=1 fuzzes in a child process (-fork=1) that
+# is restarted after each finding, to collect them all in one run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -14,7 +17,7 @@ seconds=${1:-60}
 shift || true
 targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then
-  targets=(saved_model_fuzzer tensor_bundle_fuzzer run_fuzzer)
+  targets=(saved_model_fuzzer tensor_bundle_fuzzer run_fuzzer semantic_mutator_fuzzer)
 fi
 
 bash scripts/install-deps.sh --sanitizers
@@ -26,50 +29,29 @@ CC=clang CXX=clang++ cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=None
   -DSMRT_BUILD_FUZZERS=ON >/dev/null
 cmake --build "$build_dir" -j "$(nproc)" --target "${targets[@]}"
 
-# Seeds: every committed saved_model.pb (with the variables bit set for half
-# of them), every committed bundle as <len><index><data>, random bytes for Run.
+# Seeds (tests/fuzz/make_seeds.py): every committed saved_model.pb (with the
+# variables bit set for half of them), every committed bundle as
+# <len><index><data>, random bytes for Run, and for the semantic mutator one
+# input per model of tests/fuzz/semantic_seed_models.txt (../shared included).
 work="$build_dir/fuzz"
 mkdir -p "$work"
-for t in "${targets[@]}"; do mkdir -p "$work/$t/seeds" "$work/$t/corpus"; done
-i=0
-while IFS= read -r pb; do
-  i=$((i + 1))
-  if [ -d "$work/saved_model_fuzzer/seeds" ]; then
-    # Flag byte (bit 0: add the fixed variables bundle), proto length, proto.
-    python3 - "$pb" "$work/saved_model_fuzzer/seeds/pb_$i" $((i % 2)) <<'PY'
-import struct, sys
-data = open(sys.argv[1], "rb").read()
-with open(sys.argv[2], "wb") as f:
-    f.write(bytes([int(sys.argv[3])]) + struct.pack("<I", len(data)) + data)
-PY
-  fi
-done < <(find tests/data examples/models -name saved_model.pb -size -2M | sort)
-j=0
-while IFS= read -r index; do
-  j=$((j + 1))
-  data="${index%.index}.data-00000-of-00001"
-  [ -f "$data" ] || continue
-  [ -d "$work/tensor_bundle_fuzzer/seeds" ] || continue
-  python3 - "$index" "$data" "$work/tensor_bundle_fuzzer/seeds/bundle_$j" <<'PY'
-import struct, sys
-index = open(sys.argv[1], "rb").read()
-data = open(sys.argv[2], "rb").read()[:65536]
-open(sys.argv[3], "wb").write(struct.pack("<I", len(index)) + index + data)
-PY
-done < <(find tests/data examples/models -name '*.index' -size -1M | sort)
-if [ -d "$work/run_fuzzer/seeds" ]; then
-  for k in $(seq 0 31); do
-    head -c $((k * 16 + 1)) /dev/urandom > "$work/run_fuzzer/seeds/rand_$k"
-  done
-fi
+for t in "${targets[@]}"; do
+  mkdir -p "$work/$t/corpus"
+  rm -rf "$work/$t/seeds"
+  python3 tests/fuzz/make_seeds.py "$t" "$work/$t/seeds"
+done
 
 status=0
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1:allocator_may_return_null=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+keep_going=()
+if [ "${KEEP_GOING:-0}" = 1 ]; then
+  keep_going=(-fork=1 -ignore_crashes=1 -ignore_ooms=1 -ignore_timeouts=1)
+fi
 for t in "${targets[@]}"; do
   echo "== $t for ${seconds}s"
-  (cd "$work/$t" && "../../bin/$t" -max_total_time="$seconds" -rss_limit_mb=2048 \
+  (cd "$work/$t" && "../../bin/$t" "${keep_going[@]}" -max_total_time="$seconds" -rss_limit_mb=2048 \
       -malloc_limit_mb=1024 -timeout=20 -max_len=1048576 -print_final_stats=1 \
-      corpus seeds 2>&1 | tail -n 30) || status=1
+      corpus seeds 2>&1 | tee fuzz.log | tail -n 30) || status=1
 done
 exit $status

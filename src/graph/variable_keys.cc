@@ -51,6 +51,13 @@ absl::StatusOr<absl::flat_hash_map<std::string, std::string>> CheckpointKeysFrom
     if (!names_value.ok() || !slices_value.ok() || names_value->dtype() != DataType::kString) {
       continue;
     }
+    // Read as strings below: another dtype's buffer is smaller than that many
+    // std::strings (semantic_mutator_fuzzer: a DT_FLOAT_REF constant there).
+    if (slices_value->dtype() != DataType::kString) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "restore op '", source.name, "': its shape_and_slices constant '", slices.name, "' is ",
+          DataTypeName(slices_value->dtype()), ", not DT_STRING"));
+    }
     int index = n.inputs[1].index;
     if (index >= names_value->num_elements()) {
       return absl::InvalidArgumentError(absl::StrCat("restore op '", source.name, "' output ",

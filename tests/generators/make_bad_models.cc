@@ -518,6 +518,53 @@ std::map<std::string, Case> Cases() {
     ModelBuilder::Check(smrt::testing::WriteBundle(dir + "/variables/variables",
                                                    {{"other", FloatTensor({1, 2}), 0}}, 1));
   };
+  // Found by semantic_mutator_fuzzer: a ReadVariableOp whose resource input
+  // is a control input. Its shape function reads only the dtype attr, so the
+  // kernel was the first to look for input 0, past the end of its inputs.
+  c["read_variable_control_input"] = [](const std::string& dir) {
+    ModelBuilder b = WithVariable();
+    for (NodeDef& n : *b.graph()->mutable_node()) {
+      if (n.name() == "w/read") n.set_input(0, "^w");
+    }
+    b.Write(dir);
+    WriteVariables(dir);
+  };
+  // Found by semantic_mutator_fuzzer: a TF1 restore subgraph whose
+  // shape_and_slices constant is not DT_STRING. Finding each variable's
+  // checkpoint key read it as strings, and for RestoreV2 output 2 ran past
+  // the end of its 64-byte float buffer.
+  c["saver_slices_not_strings"] = [](const std::string& dir) {
+    ModelBuilder b;
+    b.Placeholder("x", tensorflow::DT_FLOAT, {2});
+    NodeDef* w = b.Node("w", "VariableV2");
+    SetType(w, "dtype", tensorflow::DT_FLOAT);
+    SetShape(w, "shape", {2});
+    NodeDef* mul = b.Node("y", "Mul", {"x", "w"});
+    SetType(mul, "T", tensorflow::DT_FLOAT);
+    b.Output("y", "y:0");
+    b.StringConst("save/Const", "model");
+    NodeDef* names = b.Node("save/RestoreV2/tensor_names", "Const");
+    SetType(names, "dtype", tensorflow::DT_STRING);
+    tensorflow::TensorProto* p = SetTensor(names, tensorflow::DT_STRING, {3});
+    for (const char* key : {"a", "b", "w"}) p->add_string_val(key);
+    b.Const<float>("save/RestoreV2/shape_and_slices", tensorflow::DT_FLOAT, {16},
+                   std::vector<float>(16, 0.0f));
+    NodeDef* restore = b.Node("save/RestoreV2", "RestoreV2",
+                              {"save/Const", "save/RestoreV2/tensor_names",
+                               "save/RestoreV2/shape_and_slices"});
+    for (int i = 0; i < 3; ++i) {
+      (*restore->mutable_attr())["dtypes"].mutable_list()->add_type(tensorflow::DT_FLOAT);
+    }
+    NodeDef* assign = b.Node("save/Assign", "Assign", {"w", "save/RestoreV2:2"});
+    SetType(assign, "T", tensorflow::DT_FLOAT);
+    b.Node("save/restore_all", "NoOp", {"^save/Assign"});
+    tensorflow::SaverDef* saver = b.meta_graph()->mutable_saver_def();
+    saver->set_filename_tensor_name("save/Const:0");
+    saver->set_restore_op_name("save/restore_all");
+    saver->set_version(tensorflow::SaverDef::V2);
+    b.Write(dir);
+    WriteVariables(dir);
+  };
   // Two variables, so that they are read in parallel at load (intra-op
   // threads >= 2): the second's mismatch must still be reported.
   c["second_variable_wrong_dtype"] = [](const std::string& dir) {

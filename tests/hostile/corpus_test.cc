@@ -69,6 +69,10 @@ constexpr LoadCase kLoadCases[] = {
      "'/etc/hostname' is outside the model directory"},
     {"asset_parent_path", absl::StatusCode::kInvalidArgument, "leads outside"},
     {"asset_absolute_path", absl::StatusCode::kInvalidArgument, "is an absolute path"},
+    // Found by semantic_mutator_fuzzer (read as strings, past a float buffer).
+    {"saver_slices_not_strings", absl::StatusCode::kInvalidArgument,
+     "restore op 'save/RestoreV2': its shape_and_slices constant "
+     "'save/RestoreV2/shape_and_slices' is DT_FLOAT, not DT_STRING"},
 };
 
 // Cases that load (their hostile part is the values fed at run time, or
@@ -77,7 +81,8 @@ constexpr const char* kLoadingCases[] = {
     "good_variables", "extra_shard", "asset_ok", "gather_indices", "gather_nd_indices",
     "one_hot", "scatter_nd_indices", "strided_slice", "reshape_input", "fill_input",
     "tile_input", "string_tile_input", "range_input", "broadcast_to_input", "numerics", "zero_size",
-    "while_forever", "reshape_impossible", "variable_missing_from_checkpoint"};
+    "while_forever", "reshape_impossible", "variable_missing_from_checkpoint",
+    "read_variable_control_input"};
 
 class LoadCorpusTest : public ::testing::TestWithParam<LoadCase> {};
 
@@ -155,6 +160,16 @@ TEST(CorpusTest, VariableMissingFromCheckpointFailsAtRun) {
   ASSERT_NE(m, nullptr);
   ExpectRunError(*m, {{"x", F32({2}, {1, 2})}}, absl::StatusCode::kFailedPrecondition,
                  "uninitialized");
+}
+
+// Found by semantic_mutator_fuzzer: ReadVariableOp's shape function never
+// looks at its resource input, so a graph without one loads; the kernel must
+// then fail the run, not read past the node's inputs.
+TEST(CorpusTest, ReadVariableWithoutItsInputFailsAtRun) {
+  std::unique_ptr<Model> m = LoadOk("read_variable_control_input");
+  ASSERT_NE(m, nullptr);
+  ExpectRunError(*m, {{"x", F32({2}, {1, 2})}}, absl::StatusCode::kInvalidArgument,
+                 "node 'w/read' (ReadVariableOp) has 0 inputs, but the op needs input 0");
 }
 
 TEST(CorpusTest, GatherIndicesOutOfRange) {
