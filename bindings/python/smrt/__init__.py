@@ -18,7 +18,8 @@ message.
 
 smrt's messages (a tuning cache it cannot use, ops a GPU runs on the CPU, what
 log_placement asks for) go to the `logging` logger "smrt", from whichever
-thread smrt logs on; smrt.set_log_level chooses which reach it.
+thread smrt logs on; smrt.set_log_level chooses which reach it. The sink is
+the process's: importing smrt replaces one that a C or C++ host program set.
 """
 
 import atexit
