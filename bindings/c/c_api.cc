@@ -10,12 +10,14 @@
 #include <memory>
 #include <new>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "smrt/log.h"
 #include "smrt/model.h"
 #include "smrt/options.h"
 #include "smrt/tensor.h"
@@ -617,5 +619,33 @@ SmrtStatus* SmrtModelGetMemoryStats(const SmrtModel* model, SmrtMemoryStats* sta
 void SmrtModelResetPeakMemory(SmrtModel* model) {
   if (model != nullptr) model->model->ResetPeakMemoryStats();
 }
+
+static_assert(SMRT_LOG_DEBUG == static_cast<int>(smrt::LogLevel::kDebug) &&
+                  SMRT_LOG_INFO == static_cast<int>(smrt::LogLevel::kInfo) &&
+                  SMRT_LOG_WARNING == static_cast<int>(smrt::LogLevel::kWarning) &&
+                  SMRT_LOG_ERROR == static_cast<int>(smrt::LogLevel::kError),
+              "SmrtLogLevel follows smrt::LogLevel");
+
+void SmrtSetLogCallback(SmrtLogCallback callback, void* user_data) {
+  if (callback == nullptr) {
+    smrt::SetLogSink(nullptr);
+    return;
+  }
+  try {
+    smrt::SetLogSink([callback, user_data](smrt::LogLevel level, std::string_view message) {
+      const std::string text(message);  // NUL-terminated for C
+      callback(static_cast<int>(level), text.c_str(), user_data);
+    });
+  } catch (...) {
+    // No memory for the new sink: stderr, never the callback it was to replace.
+    smrt::SetLogSink(nullptr);
+  }
+}
+
+void SmrtSetLogLevel(int level) {
+  smrt::SetMinLogLevel(static_cast<smrt::LogLevel>(std::clamp(level, 0, 3)));
+}
+
+int SmrtGetLogLevel(void) { return static_cast<int>(smrt::MinLogLevel()); }
 
 }  // extern "C"

@@ -4,19 +4,24 @@
 // Inputs that are C-contiguous, aligned, native-endian NumPy arrays of the
 // declared dtype are passed to smrt as Tensor::View (no copy); outputs are
 // returned as NumPy arrays over smrt's own buffers (no copy either). The GIL
-// is released while a signature runs.
+// is released while a signature runs. smrt's messages go to a Python callable
+// (smrt/__init__.py's, which logs on the `logging` logger "smrt").
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <cstring>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "smrt/log.h"
 #include "smrt/model.h"
 #include "smrt/options.h"
 #include "smrt/tensor.h"
@@ -273,6 +278,45 @@ class PyModel {
   std::shared_ptr<const smrt::Model> model_;
 };
 
+// Sends smrt's messages to `callback(level: int, message: str)`; None: back to
+// stderr. smrt logs from threads that do not hold the GIL (Model.run releases
+// it; smrt's pools never held it), so the sink takes the GIL for each call.
+// SetLogSink waits for calls in the sink it replaces, which may be waiting
+// for the GIL: it is called with the GIL released.
+void SetLogCallback(py::object callback) {
+  smrt::LogSink sink;
+  if (!callback.is_none()) {
+    // Released with the GIL held, on whichever thread drops it last; left
+    // alone once the interpreter is gone.
+    std::shared_ptr<py::object> fn(new py::object(std::move(callback)), [](py::object* p) {
+      if (!Py_IsInitialized()) return;
+      py::gil_scoped_acquire gil;
+      delete p;
+    });
+    sink = [fn](smrt::LogLevel level, std::string_view message) {
+      if (!Py_IsInitialized()) {  // a thread still logging as the process exits
+        std::fprintf(stderr, "smrt: %.*s\n", static_cast<int>(message.size()), message.data());
+        return;
+      }
+      py::gil_scoped_acquire gil;
+      // Paths and node names are bytes: what is not UTF-8 is replaced, not an error.
+      PyObject* text = PyUnicode_DecodeUTF8(message.data(), static_cast<py::ssize_t>(message.size()),
+                                            "replace");
+      if (text == nullptr) {
+        PyErr_Clear();
+        return;
+      }
+      try {
+        (*fn)(static_cast<int>(level), py::reinterpret_steal<py::str>(text));
+      } catch (py::error_already_set& e) {
+        e.discard_as_unraisable("smrt's log callback");
+      }
+    };
+  }
+  py::gil_scoped_release release;
+  smrt::SetLogSink(std::move(sink));
+}
+
 }  // namespace
 
 PYBIND11_MODULE(_smrt, m) {
@@ -313,5 +357,12 @@ PYBIND11_MODULE(_smrt, m) {
     smrt::Tensor t = Check(ToTensor(array, "array"));
     return py::make_tuple(reinterpret_cast<uintptr_t>(t.raw_data()), t.is_view());
   });
+  m.def("_set_log_callback", &SetLogCallback, py::arg("callback"),
+        "Sends smrt's messages to callback(level, message) (levels 0-3: DEBUG, INFO, WARNING, "
+        "ERROR); None: to stderr.");
+  m.def("_set_log_level", [](int level) {
+    smrt::SetMinLogLevel(static_cast<smrt::LogLevel>(std::clamp(level, 0, 3)));
+  }, py::arg("level"), "Drops smrt's messages below level (0-3: DEBUG, INFO, WARNING, ERROR).");
+  m.def("_get_log_level", [] { return static_cast<int>(smrt::MinLogLevel()); });
   m.attr("__version__") = SMRT_VERSION_STRING;
 }

@@ -344,6 +344,46 @@ SMRT_CAPI_EXPORT SmrtStatus* SmrtModelGetMemoryStats(const SmrtModel* model,
 /* Sets the peak to what is in use now. */
 SMRT_CAPI_EXPORT void SmrtModelResetPeakMemory(SmrtModel* model);
 
+/* -------------------------------------------------------------- Logging */
+
+/* smrt's messages (smrt/log.h): a device fallback, a tuning cache ignored or
+ * not written, what log_placement asks for. Failures of a call are its
+ * status, never only a message. By default each message is one line on
+ * stderr, "smrt: <message>", and those below SMRT_LOG_WARNING are dropped.
+ *
+ *   static void to_syslog(int level, const char* message, void* user_data) {
+ *     syslog(level >= SMRT_LOG_ERROR ? LOG_ERR : LOG_WARNING, "%s", message);
+ *   }
+ *   SmrtSetLogCallback(to_syslog, NULL);
+ *   SmrtSetLogLevel(SMRT_LOG_ERROR);  // or SMRT_LOG_LEVEL=error
+ */
+typedef enum SmrtLogLevel {
+  SMRT_LOG_DEBUG = 0,
+  SMRT_LOG_INFO = 1,
+  SMRT_LOG_WARNING = 2, /* the default minimum */
+  SMRT_LOG_ERROR = 3
+} SmrtLogLevel;
+
+/* Called with an SmrtLogLevel, one line of text (no "smrt: " prefix, no
+ * newline; valid only during the call) and the user_data it was set with. */
+typedef void (*SmrtLogCallback)(int level, const char* message, void* user_data);
+
+/* Sends every message that passes the level to `callback`; NULL restores
+ * stderr. The callback may be called from any thread, from several at once,
+ * so it must be thread-safe; it must not load or run models. When this
+ * returns, the previous callback is no longer running on any other thread and
+ * is not called again, so its user_data may be freed. Safe to call while
+ * other threads log. */
+SMRT_CAPI_EXPORT void SmrtSetLogCallback(SmrtLogCallback callback, void* user_data);
+
+/* Drops messages below `level` (an SmrtLogLevel; values outside the range are
+ * clamped to it). Until this is called, the environment variable
+ * SMRT_LOG_LEVEL (DEBUG, INFO, WARNING, ERROR or 0 to 3) sets it, else
+ * SMRT_LOG_WARNING. */
+SMRT_CAPI_EXPORT void SmrtSetLogLevel(int level);
+/* The level now in force. */
+SMRT_CAPI_EXPORT int SmrtGetLogLevel(void);
+
 #ifdef __cplusplus
 }  /* extern "C" */
 #endif

@@ -3,12 +3,12 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
-#include <cstdio>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "core/log.h"
 #include "kernels/cuda/cuda_status.h"
 #include "kernels/cuda/half_math.h"
 #include "kernels/cuda/tf32.h"
@@ -91,10 +91,8 @@ absl::Status RunChecked(KernelContext& ctx, Verdicts& verdicts, const std::strin
     why = std::string(ran.message());
   }
   if (!why.empty()) {
-    std::fprintf(stderr, "smrt: %s node '%s': %s %s for %s; this node keeps %s there\n",
-                 std::string(ctx.op()).c_str(), std::string(ctx.node_name()).c_str(),
-                 std::string(what).c_str(), why.c_str(), key.c_str(),
-                 std::string(kept).c_str());
+    Log(LogLevel::kWarning, absl::StrCat(ctx.op(), " node '", ctx.node_name(), "': ", what, " ",
+                                         why, " for ", key, "; this node keeps ", kept, " there"));
   }
   verdicts.Set(key, ran.ok() && why.empty());
   return absl::OkStatus();

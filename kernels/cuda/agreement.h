@@ -52,8 +52,8 @@ bool Agree(double u, double v, double tol);
 // TF32, 5e-2 for bfloat16: a wrong layout or epilogue is off by far more;
 // waits for the stream) and records whether they agreed.
 // `library` failing Unimplemented (a case it does not take) is a silent
-// "no"; a disagreement or another error is one stderr line: "smrt: <op> node
-// '<node>': <what> <why> for <key>; this node keeps <kept> there".
+// "no"; a disagreement or another error is one warning (core/log.h): "<op>
+// node '<node>': <what> <why> for <key>; this node keeps <kept> there".
 absl::Status RunChecked(KernelContext& ctx, Verdicts& verdicts, const std::string& key,
                         Tensor& out, cudaStream_t stream,
                         const std::function<absl::Status()>& tested,

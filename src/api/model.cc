@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <atomic>
-#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
@@ -21,6 +20,7 @@
 #include "api/profile_recorder.h"
 #include "core/buffer_cache.h"
 #include "core/file.h"
+#include "core/log.h"
 #include "core/memory_files.h"
 #include "core/run_control.h"
 #include "core/run_limits.h"
@@ -153,8 +153,10 @@ absl::StatusOr<std::unique_ptr<exec::CudaDeviceContext>> MakeDeviceContext(
   return exec::CudaDeviceContext::Create((*info)->index, *allocator);
 }
 
-// Under device_policy "prefer", one stderr line per op type that runs on the
-// CPU instead (never a silent fallback); with log_placement, every node.
+// Under device_policy "prefer", one warning per op type that runs on the CPU
+// instead (never a silent fallback); with log_placement, one line per node,
+// logged at WARNING too: asked for, they show wherever warnings show
+// (include/smrt/log.h).
 void ReportPlacement(const std::string& key, const std::string& device,
                      const PreparedSignature& sig, bool log_placement) {
   std::map<std::string, std::pair<int, std::string>> fallbacks;  // op -> count, first node
@@ -164,15 +166,14 @@ void ReportPlacement(const std::string& key, const std::string& device,
     if (count++ == 0) first = r.node;
   }
   for (const auto& [op, entry] : fallbacks) {
-    std::fprintf(stderr,
-                 "smrt: signature '%s' on %s: %s has no kernel there; %d node(s) run on the CPU "
-                 "(e.g. '%s')\n",
-                 key.c_str(), device.c_str(), op.c_str(), entry.first, entry.second.c_str());
+    Log(LogLevel::kWarning,
+        absl::StrCat("signature '", key, "' on ", device, ": ", op, " has no kernel there; ",
+                     entry.first, " node(s) run on the CPU (e.g. '", entry.second, "')"));
   }
   if (!log_placement) return;
   for (const passes::PlacementRecord& r : sig.placement) {
-    std::fprintf(stderr, "smrt: placement '%s': %s (%s) -> %s\n", key.c_str(), r.node.c_str(),
-                 r.op.c_str(), r.device.c_str());
+    Log(LogLevel::kWarning,
+        absl::StrCat("placement '", key, "': ", r.node, " (", r.op, ") -> ", r.device));
   }
 }
 

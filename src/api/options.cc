@@ -87,7 +87,8 @@ constexpr Key kKeys[] = {
     {"device_policy", "ops without a kernel on the device: prefer (run on the CPU, logged) or "
      "require (fail the load) (default prefer)",
      Set<&LoadOptions::device_policy>},
-    {"log_placement", "true: print every node's device to stderr at load",
+    {"log_placement", "true: log every node's device at load (a warning per node; "
+     "include/smrt/log.h)",
      Set<&LoadOptions::log_placement>},
     {"precision", "what a float32 model's convolutions and matmuls compute in: float32, "
      "tf32 (a GPU's TF32 tensor cores), float16 or bfloat16 (default float32)",

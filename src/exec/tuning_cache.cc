@@ -5,7 +5,6 @@
 #include <unistd.h>
 
 #include <cstdint>
-#include <cstdio>
 #include <filesystem>
 
 #include "absl/strings/numbers.h"
@@ -15,6 +14,7 @@
 #include "absl/strings/strip.h"
 #include "core/crc32c.h"
 #include "core/file.h"
+#include "core/log.h"
 
 namespace smrt::exec {
 namespace {
@@ -47,8 +47,8 @@ std::unique_ptr<FileTuningCache> FileTuningCache::Open(const std::string& dir,
   std::unique_ptr<FileTuningCache> cache(new FileTuningCache(path, scope));
   if (!path.empty() && file::Exists(path)) cache->Load();
   if (!cache->load_warning_.empty()) {
-    std::fprintf(stderr, "smrt: tuning cache %s ignored: %s\n", path.c_str(),
-                 cache->load_warning_.c_str());
+    Log(LogLevel::kWarning,
+        absl::StrCat("tuning cache ", path, " ignored: ", cache->load_warning_));
   }
   return cache;
 }
@@ -109,24 +109,28 @@ std::optional<std::string> FileTuningCache::Lookup(absl::string_view key) const 
 
 void FileTuningCache::Store(absl::string_view key, absl::string_view value) {
   if (!Storable(key) || !Storable(value)) return;  // kept nowhere rather than corrupt
-  std::lock_guard<std::mutex> lock(mu_);
-  entries_[std::string(key)] = std::string(value);
-  if (path_.empty()) return;
-  std::error_code ec;
-  std::filesystem::create_directories(std::filesystem::path(path_).parent_path(), ec);
-  // Unique per process and cache, then renamed over the file: atomic.
-  const std::string tmp = absl::StrCat(path_, ".tmp.", static_cast<unsigned long>(::getpid()),
-                                       ".", reinterpret_cast<uintptr_t>(this));
-  if (absl::Status s = file::WriteAll(tmp, Serialize()); !s.ok()) {
-    std::fprintf(stderr, "smrt: cannot write tuning cache %s: %s\n", path_.c_str(),
-                 std::string(s.message()).c_str());
-    return;
+  std::string failure;  // logged once mu_ is released
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    entries_[std::string(key)] = std::string(value);
+    if (path_.empty()) return;
+    std::error_code ec;
+    std::filesystem::create_directories(std::filesystem::path(path_).parent_path(), ec);
+    // Unique per process and cache, then renamed over the file: atomic.
+    const std::string tmp = absl::StrCat(path_, ".tmp.", static_cast<unsigned long>(::getpid()),
+                                         ".", reinterpret_cast<uintptr_t>(this));
+    if (absl::Status s = file::WriteAll(tmp, Serialize()); !s.ok()) {
+      failure = std::string(s.message());
+    } else {
+      std::filesystem::rename(tmp, path_, ec);
+      if (ec) {
+        failure = ec.message();
+        std::filesystem::remove(tmp, ec);
+      }
+    }
   }
-  std::filesystem::rename(tmp, path_, ec);
-  if (ec) {
-    std::fprintf(stderr, "smrt: cannot write tuning cache %s: %s\n", path_.c_str(),
-                 ec.message().c_str());
-    std::filesystem::remove(tmp, ec);
+  if (!failure.empty()) {
+    Log(LogLevel::kWarning, absl::StrCat("cannot write tuning cache ", path_, ": ", failure));
   }
 }
 

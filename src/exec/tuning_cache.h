@@ -7,7 +7,7 @@
 // One file per model: <dir>/<model hash>.smrt-tune. Its first line names the
 // scope the choices were measured in (device, CUDA/cuDNN/cuBLAS and smrt
 // versions); a file from another scope is stale, one whose checksum does not
-// match is corrupt: either is ignored with a warning on stderr and replaced
+// match is corrupt: either is ignored with a warning (core/log.h) and replaced
 // at the next Store. Writes go to a temporary file renamed over the old one,
 // so a reader never sees half a file.
 #ifndef SMRT_EXEC_TUNING_CACHE_H_

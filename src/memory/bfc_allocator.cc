@@ -2,10 +2,11 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <cstdio>
 #include <limits>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "core/log.h"
 
 namespace smrt::memory {
 namespace {
@@ -242,11 +243,12 @@ absl::StatusOr<void*> BfcAllocator::Allocate(size_t bytes, absl::string_view nam
 
 void BfcAllocator::Deallocate(void* ptr) {
   if (ptr == nullptr) return;
-  std::lock_guard<std::mutex> lock(mu_);
+  std::unique_lock<std::mutex> lock(mu_);
   auto it = by_ptr_.find(static_cast<char*>(ptr));
   if (it == by_ptr_.end() || !chunks_[it->second].in_use) {
-    std::fprintf(stderr, "smrt: arena %s: ignoring free of %p, which it did not allocate\n",
-                 name_.c_str(), ptr);
+    lock.unlock();  // the sink runs on this thread
+    Log(LogLevel::kError,
+        absl::StrFormat("arena %s: ignoring free of %p, which it did not allocate", name_, ptr));
     return;
   }
   ChunkHandle h = it->second;

@@ -1,10 +1,11 @@
 #include "memory/cuda_allocators.h"
 
 #include <algorithm>
-#include <cstdio>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "core/log.h"
 #include "memory/bfc_allocator.h"
 
 namespace smrt::memory {
@@ -132,18 +133,19 @@ absl::StatusOr<void*> CudaAsyncAllocator::AllocateOnStream(size_t bytes, absl::s
 
 void CudaAsyncAllocator::DeallocateOnStream(void* ptr, Stream stream) {
   if (ptr == nullptr) return;
-  std::lock_guard<std::mutex> lock(mu_);
+  std::unique_lock<std::mutex> lock(mu_);
   auto it = sizes_.find(ptr);
   if (it == sizes_.end()) {
-    std::fprintf(stderr, "smrt: %s: ignoring free of %p, which it did not allocate\n",
-                 name_.c_str(), ptr);
+    lock.unlock();  // the sink runs on this thread
+    Log(LogLevel::kError,
+        absl::StrFormat("%s: ignoring free of %p, which it did not allocate", name_, ptr));
     return;
   }
   bytes_in_use_ -= it->second;
   sizes_.erase(it);
   if (int err = api_.FreeAsync(ptr, stream); err != kCudaSuccess) {
-    std::fprintf(stderr, "smrt: %s: cudaFreeAsync failed: %s\n", name_.c_str(),
-                 api_.ErrorText(err).c_str());
+    lock.unlock();
+    Log(LogLevel::kError, absl::StrCat(name_, ": cudaFreeAsync failed: ", api_.ErrorText(err)));
   }
 }
 

@@ -5,12 +5,14 @@
 #define _POSIX_C_SOURCE 200809L /* opendir */
 #include <dirent.h>
 #include <math.h>
+#include <stdatomic.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "smrt/c_api.h"
 
@@ -911,6 +913,89 @@ static void test_errors(void) {
   SmrtOutputsDelete(NULL);
 }
 
+/* ------------------------------------------------------------ logging */
+
+typedef struct {
+  atomic_int count;
+  atomic_int worst; /* the highest level seen, -1 for none */
+  char first[1024];
+} LogCapture;
+
+/* Any thread may log; only the first message is copied. */
+static void capture_log(int level, const char* message, void* user_data) {
+  LogCapture* c = (LogCapture*)user_data;
+  if (atomic_fetch_add(&c->count, 1) == 0) snprintf(c->first, sizeof(c->first), "%s", message);
+  int worst = atomic_load(&c->worst);
+  while (level > worst && !atomic_compare_exchange_weak(&c->worst, &worst, level)) {
+  }
+}
+
+/* Loads digits with `cache_dir` and runs it once: smrt measures the dense
+ * layers' kernels and stores each choice in the tuning cache. */
+static void load_and_run_digits(const char* cache_dir) {
+  SmrtLoadOptions* opts = SmrtLoadOptionsCreate();
+  CHECK_OK(SmrtLoadOptionsSet(opts, "cache_dir", cache_dir));
+  SmrtModel* model = NULL;
+  CHECK_OK(SmrtModelLoad(digits_dir(), opts, &model));
+  SmrtLoadOptionsDelete(opts);
+  if (model == NULL) return;
+  int64_t dims[2] = {1, 64};
+  SmrtTensor* x = NULL;
+  CHECK_OK(SmrtTensorCreate(SMRT_FLOAT, dims, 2, &x));
+  const char* names[1] = {"pixels"};
+  const SmrtTensor* inputs[1] = {x};
+  SmrtOutputs* out = NULL;
+  CHECK_OK(SmrtModelRun(model, "serving_default", names, inputs, 1, &out));
+  SmrtOutputsDelete(out);
+  SmrtTensorDelete(x);
+  SmrtModelDelete(model);
+}
+
+/* A tuning cache that cannot be written is a warning per stored choice: it
+ * reaches the callback, without the stderr prefix, and SMRT_LOG_ERROR
+ * silences it. */
+static void test_logging(void) {
+  char file[] = "/tmp/smrt_c_api_log_XXXXXX";
+  int fd = mkstemp(file);
+  CHECK(fd >= 0);
+  if (fd < 0) return;
+  close(fd);
+  char cache_dir[64];
+  snprintf(cache_dir, sizeof(cache_dir), "%s/cache", file); /* under a file: unwritable */
+
+  unsetenv("SMRT_CPU_KERNELS"); /* "measure", which stores choices */
+  LogCapture got;
+  atomic_init(&got.count, 0);
+  atomic_init(&got.worst, -1);
+  got.first[0] = '\0';
+  SmrtSetLogCallback(capture_log, &got);
+  SmrtSetLogLevel(SMRT_LOG_WARNING); /* whatever SMRT_LOG_LEVEL says */
+  CHECK(SmrtGetLogLevel() == SMRT_LOG_WARNING);
+  load_and_run_digits(cache_dir);
+  CHECK(atomic_load(&got.count) > 0);
+  CHECK(atomic_load(&got.worst) == SMRT_LOG_WARNING);
+  if (strstr(got.first, "cannot write tuning cache ") != got.first ||
+      strstr(got.first, cache_dir) == NULL) {
+    fprintf(stderr, "unexpected first message: \"%s\"\n", got.first);
+    ++failures;
+  }
+
+  SmrtSetLogLevel(SMRT_LOG_ERROR);
+  atomic_store(&got.count, 0);
+  load_and_run_digits(cache_dir);
+  CHECK(atomic_load(&got.count) == 0);
+
+  /* Levels outside the range are clamped to it. */
+  SmrtSetLogLevel(99);
+  CHECK(SmrtGetLogLevel() == SMRT_LOG_ERROR);
+  SmrtSetLogLevel(-1);
+  CHECK(SmrtGetLogLevel() == SMRT_LOG_DEBUG);
+
+  SmrtSetLogLevel(SMRT_LOG_WARNING);
+  SmrtSetLogCallback(NULL, NULL);
+  unlink(file);
+}
+
 int main(void) {
   printf("smrt %s\n", SmrtVersion());
   test_digits_from_dir();
@@ -920,6 +1005,7 @@ int main(void) {
   test_zoo_strings();
   test_golden_half_plus_two();
   test_errors();
+  test_logging();
   if (failures > 0) {
     fprintf(stderr, "%d failures\n", failures);
     return 1;

@@ -1,6 +1,8 @@
 """The smrt Python module on committed models: TensorFlow's numbers, no
-copies of suitable inputs, concurrent runs, and errors with their messages."""
+copies of suitable inputs, concurrent runs, errors with their messages, and
+smrt's warnings on the logging logger "smrt"."""
 import json
+import logging
 import threading
 
 import numpy as np
@@ -247,3 +249,84 @@ def test_timeout_and_cancellation():
         model.run("serving_default", n=1, x=x, timeout=-1)
     assert e.value.code == "INVALID_ARGUMENT"
     assert model.run("serving_default", n=4, x=x, timeout=60)
+
+
+@pytest.fixture
+def log_level():
+    """Restores smrt's log level after the test."""
+    before = smrt.get_log_level()
+    yield
+    smrt.set_log_level(before)
+
+
+def _unwritable_cache_dir(tmp_path, monkeypatch):
+    """A cache_dir under a regular file: each kernel choice smrt measures for
+    digits' dense layers and stores there is a warning, logged during run()."""
+    monkeypatch.delenv("SMRT_CPU_KERNELS", raising=False)  # "measure" stores choices
+    (tmp_path / "file").write_bytes(b"")
+    return str(tmp_path / "file" / "cache")
+
+
+def _smrt_records(caplog):
+    return [r for r in caplog.records if r.name == "smrt"]
+
+
+def test_warnings_go_to_the_smrt_logger(caplog, tmp_path, monkeypatch, log_level):
+    cache_dir = _unwritable_cache_dir(tmp_path, monkeypatch)
+    x = np.zeros((1, 64), np.float32)
+    smrt.set_log_level("warning")
+    assert smrt.get_log_level() == logging.WARNING
+    with caplog.at_level(logging.DEBUG, logger="smrt"):
+        smrt.load(DIGITS, cache_dir=cache_dir).run("serving_default", pixels=x)
+    records = _smrt_records(caplog)
+    assert records, "a tuning cache that cannot be written is a warning"
+    assert {r.levelno for r in records} == {logging.WARNING}
+    assert records[0].getMessage().startswith(f"cannot write tuning cache {cache_dir}/")
+
+    caplog.clear()
+    smrt.set_log_level("ERROR")
+    assert smrt.get_log_level() == logging.ERROR
+    with caplog.at_level(logging.DEBUG, logger="smrt"):
+        smrt.load(DIGITS, cache_dir=cache_dir).run("serving_default", pixels=x)
+    assert _smrt_records(caplog) == []
+
+
+def test_messages_from_runs_in_threads_do_not_deadlock(caplog, tmp_path, monkeypatch, log_level):
+    # Each thread's run() releases the GIL and logs; the sink takes the GIL
+    # back, while the main thread changes the level and other threads log.
+    cache_dir = _unwritable_cache_dir(tmp_path, monkeypatch)
+    smrt.set_log_level("WARNING")
+    x = np.zeros((1, 64), np.float32)
+    errors = []
+
+    def worker():
+        try:
+            smrt.load(DIGITS, cache_dir=cache_dir).run("serving_default", pixels=x)
+        except Exception as e:  # noqa: BLE001 - reported below
+            errors.append(e)
+
+    with caplog.at_level(logging.WARNING, logger="smrt"):
+        threads = [threading.Thread(target=worker) for _ in range(6)]
+        for t in threads:
+            t.start()
+        for _ in range(100):
+            smrt.set_log_level("WARNING")
+        for t in threads:
+            t.join(timeout=120)
+        assert not any(t.is_alive() for t in threads), "a thread logging from run() hangs"
+    assert errors == []
+    records = _smrt_records(caplog)
+    assert len({r.thread for r in records}) == len(threads), "every thread's run logged"
+    assert all(r.getMessage().startswith("cannot write tuning cache") for r in records)
+
+
+def test_set_log_level_takes_names_and_logging_levels(log_level):
+    for level, want in [("debug", logging.DEBUG), ("Info", logging.INFO), ("warn", logging.WARNING),
+                        (logging.ERROR, logging.ERROR), (logging.INFO, logging.INFO),
+                        (25, logging.INFO), (0, logging.DEBUG), (logging.CRITICAL, logging.ERROR)]:
+        smrt.set_log_level(level)
+        assert smrt.get_log_level() == want, level
+    with pytest.raises(ValueError, match="'loud' is not one of DEBUG, INFO, WARNING, ERROR"):
+        smrt.set_log_level("loud")
+    with pytest.raises(TypeError):
+        smrt.set_log_level(2.5)

@@ -15,8 +15,15 @@ arrays of bytes. A Model may be run from many threads at once: the GIL is
 released while a signature runs. Failures raise smrt.Error, whose .code is
 the Status code name ("INVALID_ARGUMENT", "NOT_FOUND", ...) and .message its
 message.
+
+smrt's messages (a tuning cache it cannot use, ops a GPU runs on the CPU, what
+log_placement asks for) go to the `logging` logger "smrt", from whichever
+thread smrt logs on; smrt.set_log_level chooses which reach it. The sink is
+the process's: importing smrt replaces one that a C or C++ host program set.
 """
 
+import atexit
+import logging
 import os
 from dataclasses import dataclass
 from typing import Dict, Mapping, Optional, Sequence, Tuple, Union
@@ -25,9 +32,47 @@ import numpy as np
 
 from ._smrt import Error, __version__, load_option_keys
 from ._smrt import Cancellation, _Model
+from ._smrt import _get_log_level, _set_log_callback, _set_log_level
 
-__all__ = ["Cancellation", "Error", "Model", "Signature", "TensorSpec", "load", "load_from_memory",
-           "load_option_keys", "__version__"]
+__all__ = ["Cancellation", "Error", "Model", "Signature", "TensorSpec", "get_log_level", "load",
+           "load_from_memory", "load_option_keys", "set_log_level", "__version__"]
+
+# smrt's levels 0-3 (DEBUG, INFO, WARNING, ERROR) as logging's.
+_LOG_LEVELS = (logging.DEBUG, logging.INFO, logging.WARNING, logging.ERROR)
+_logger = logging.getLogger("smrt")
+
+
+def _log(level: int, message: str) -> None:
+    _logger.log(_LOG_LEVELS[level] if 0 <= level < len(_LOG_LEVELS) else logging.ERROR, message)
+
+
+_set_log_callback(_log)
+# Back to stderr before the interpreter goes: threads that outlive it (daemon
+# threads still running a model) must not call into Python.
+atexit.register(_set_log_callback, None)
+
+
+def set_log_level(level: Union[int, str]) -> None:
+    """Drops smrt's messages below `level` before they reach the "smrt" logger:
+    "DEBUG", "INFO", "WARNING" or "ERROR" (any case), or a logging level
+    (logging.INFO...). The default is WARNING, or the environment variable
+    SMRT_LOG_LEVEL. The logger's own level and handlers filter what passes
+    (with logging unconfigured, Python prints WARNING and above)."""
+    if isinstance(level, str):
+        names = [logging.getLevelName(n) for n in _LOG_LEVELS]
+        name = "WARNING" if level.upper() == "WARN" else level.upper()
+        if name not in names:
+            raise ValueError(f"log level {level!r} is not one of {', '.join(names)}")
+        _set_log_level(names.index(name))
+    elif isinstance(level, int) and not isinstance(level, bool):
+        _set_log_level(sum(1 for n in _LOG_LEVELS[1:] if level >= n))
+    else:
+        raise TypeError(f"log level must be a str or int, not {type(level).__name__}")
+
+
+def get_log_level() -> int:
+    """The level set_log_level (or SMRT_LOG_LEVEL) set, as logging's number."""
+    return _LOG_LEVELS[_get_log_level()]
 
 _NUMPY_TYPES = {
     "float32": np.float32, "float64": np.float64, "float16": np.float16,
