@@ -315,8 +315,10 @@ def test_messages_from_runs_in_threads_do_not_deadlock(caplog, tmp_path, monkeyp
             t.join(timeout=120)
         assert not any(t.is_alive() for t in threads), "a thread logging from run() hangs"
     assert errors == []
+    # Kernel choices are measured once per process, so which runs measure
+    # (and fail to write the cache) depends on timing: at least one does.
     records = _smrt_records(caplog)
-    assert len({r.thread for r in records}) == len(threads), "every thread's run logged"
+    assert records, "a run that measured logged"
     assert all(r.getMessage().startswith("cannot write tuning cache") for r in records)
 
 
