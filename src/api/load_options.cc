@@ -13,7 +13,7 @@ namespace smrt {
 namespace {
 
 // The variable's value, or null when it is unset or empty.
-const char* Env(const char* name) {
+const char* EnvVar(const char* name) {
   const char* v = std::getenv(name);
   return v != nullptr && *v != '\0' ? v : nullptr;
 }
@@ -21,7 +21,8 @@ const char* Env(const char* name) {
 }  // namespace
 
 absl::StatusOr<ResolvedLoadOptions> ResolveLoadOptions(const std::string& dir,
-                                                       const LoadOptions& options) {
+                                                       const LoadOptions& options,
+                                                       std::shared_ptr<const Env> env) {
   const LoadOptions defaults;
   ResolvedLoadOptions r;
   const LoadOptions::Limits& limits = options.limits;
@@ -53,16 +54,18 @@ absl::StatusOr<ResolvedLoadOptions> ResolveLoadOptions(const std::string& dir,
   r.run_limits.max_tensor_bytes = limits.max_tensor_bytes;
   r.run_limits.memory_limit_bytes = limits.memory_limit_bytes;
   r.run_limits.max_while_iterations = limits.max_while_iterations;
-  const char* check = Env("SMRT_CHECK_NUMERICS");
+  const char* check = EnvVar("SMRT_CHECK_NUMERICS");
   r.run_limits.check_numerics = options.check_numerics || (check != nullptr && std::string(check) == "1");
   r.run_limits.files_root = dir;
+  r.run_limits.env = env;
+  r.bundle.env = std::move(env);
   r.import_limits.max_nodes = limits.max_nodes;
   r.import_limits.max_inline_depth = limits.max_function_depth;
 
   r.bundle.tags = loader::ParseTagSet(absl::StrJoin(options.tags, ","));
   r.bundle.max_model_bytes = limits.max_model_bytes;
   r.bundle.map_variables = options.map_variables;
-  if (const char* env = Env("SMRT_MAP_VARIABLES");
+  if (const char* env = EnvVar("SMRT_MAP_VARIABLES");
       env != nullptr && options.map_variables == defaults.map_variables) {
     if (absl::string_view(env) != "0" && absl::string_view(env) != "1") {
       return absl::InvalidArgumentError(
@@ -72,24 +75,24 @@ absl::StatusOr<ResolvedLoadOptions> ResolveLoadOptions(const std::string& dir,
   }
 
   r.cpu_kernels = options.cpu_kernels;
-  if (const char* env = Env("SMRT_CPU_KERNELS");
+  if (const char* env = EnvVar("SMRT_CPU_KERNELS");
       env != nullptr && options.cpu_kernels == defaults.cpu_kernels) {
     r.cpu_kernels = env;
   }
   if (absl::Status s = exec::CheckCpuKernelMode(r.cpu_kernels); !s.ok()) return s;
   r.cache_dir = options.cache_dir;
-  if (const char* env = Env("SMRT_CACHE_DIR"); env != nullptr && r.cache_dir.empty()) {
+  if (const char* env = EnvVar("SMRT_CACHE_DIR"); env != nullptr && r.cache_dir.empty()) {
     r.cache_dir = env;
   }
 
   r.passes.disabled_passes = options.disabled_passes;
-  if (const char* env = Env("SMRT_DISABLE_PASSES")) {
+  if (const char* env = EnvVar("SMRT_DISABLE_PASSES")) {
     for (absl::string_view name : absl::StrSplit(env, ',', absl::SkipWhitespace())) {
       r.passes.disabled_passes.emplace_back(absl::StripAsciiWhitespace(name));
     }
   }
   r.passes.dump_dir = options.dump_graph_dir;
-  if (const char* env = Env("SMRT_DUMP_GRAPH"); env != nullptr && r.passes.dump_dir.empty()) {
+  if (const char* env = EnvVar("SMRT_DUMP_GRAPH"); env != nullptr && r.passes.dump_dir.empty()) {
     r.passes.dump_dir = env;
   }
   if (options.precision == "float16") {

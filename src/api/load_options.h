@@ -15,9 +15,11 @@
 #ifndef SMRT_API_LOAD_OPTIONS_H_
 #define SMRT_API_LOAD_OPTIONS_H_
 
+#include <memory>
 #include <string>
 
 #include "absl/status/statusor.h"
+#include "core/env.h"
 #include "core/run_limits.h"
 #include "graph/importer.h"
 #include "loader/saved_model_bundle.h"
@@ -27,7 +29,7 @@
 namespace smrt {
 
 struct ResolvedLoadOptions {
-  RunLimits run_limits;  // files_root is the model directory
+  RunLimits run_limits;  // files_root is the model directory, env the Env
   graph::ImportLimits import_limits;
   loader::BundleOptions bundle;
   passes::PipelineOptions passes;  // without placement (the device decides it)
@@ -36,8 +38,10 @@ struct ResolvedLoadOptions {
 };
 
 // InvalidArgument naming the option or variable for a value out of range.
-absl::StatusOr<ResolvedLoadOptions> ResolveLoadOptions(const std::string& dir,
-                                                       const LoadOptions& options);
+// The model's files are read from env (the local file system by default).
+absl::StatusOr<ResolvedLoadOptions> ResolveLoadOptions(
+    const std::string& dir, const LoadOptions& options,
+    std::shared_ptr<const Env> env = Env::Default());
 
 }  // namespace smrt
 

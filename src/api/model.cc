@@ -21,7 +21,7 @@
 #include "core/buffer_cache.h"
 #include "core/file.h"
 #include "core/log.h"
-#include "core/memory_files.h"
+#include "core/env.h"
 #include "core/run_control.h"
 #include "core/run_limits.h"
 #include "device/cuda_runtime.h"
@@ -196,7 +196,6 @@ struct Model::Impl {
   std::unique_ptr<passes::FoldCache> fold_cache;
   std::vector<ConstantFeed> constant_feeds;
   std::map<std::string, PreparedSignature> signatures;
-  std::shared_ptr<const file::MemoryDirectory> memory_files;  // LoadFromMemory's files
   // From LoadOptions: installed on the thread for Load and every Run.
   RunLimits run_limits;
   int intra_op_threads = 0;  // LoadOptions::intra_op_threads
@@ -484,8 +483,9 @@ const std::string& Model::dir() const { return impl_->bundle->dir; }
 namespace {
 
 absl::StatusOr<std::unique_ptr<Model::Impl>> LoadImpl(const std::string& dir,
-                                                      const LoadOptions& options) {
-  absl::StatusOr<ResolvedLoadOptions> resolved = ResolveLoadOptions(dir, options);
+                                                      const LoadOptions& options,
+                                                      std::shared_ptr<const Env> env) {
+  absl::StatusOr<ResolvedLoadOptions> resolved = ResolveLoadOptions(dir, options, std::move(env));
   if (!resolved.ok()) return resolved.status();
   auto impl = std::make_unique<Model::Impl>();
   impl->run_limits = resolved->run_limits;
@@ -600,7 +600,7 @@ absl::StatusOr<std::unique_ptr<Model>> Model::Load(const std::string& dir,
                                                    const LoadOptions& options) {
   return api::CallerStatus(
       absl::StrCat("loading ", dir), [&]() -> absl::StatusOr<std::unique_ptr<Model>> {
-        absl::StatusOr<std::unique_ptr<Impl>> impl = LoadImpl(dir, options);
+        absl::StatusOr<std::unique_ptr<Impl>> impl = LoadImpl(dir, options, Env::Default());
         if (!impl.ok()) return impl.status();
         return std::unique_ptr<Model>(new Model(*std::move(impl)));
       });
@@ -608,13 +608,16 @@ absl::StatusOr<std::unique_ptr<Model>> Model::Load(const std::string& dir,
 
 absl::StatusOr<std::unique_ptr<Model>> Model::LoadFromMemory(ModelFiles files,
                                                              const LoadOptions& options) {
-  absl::StatusOr<std::shared_ptr<const file::MemoryDirectory>> dir =
-      file::MemoryDirectory::Mount(std::move(files));
-  if (!dir.ok()) return dir.status();
-  absl::StatusOr<std::unique_ptr<Model>> model = Load((*dir)->root(), options);
-  if (!model.ok()) return model.status();
-  (*model)->impl_->memory_files = *std::move(dir);
-  return model;
+  return api::CallerStatus(
+      "loading a model from memory", [&]() -> absl::StatusOr<std::unique_ptr<Model>> {
+        // The Env lives as long as what reads it: the model's limits and its
+        // checkpoint reader hold it.
+        absl::StatusOr<std::shared_ptr<const MemoryEnv>> env = NewMemoryEnv(std::move(files));
+        if (!env.ok()) return env.status();
+        absl::StatusOr<std::unique_ptr<Impl>> impl = LoadImpl((*env)->root(), options, *env);
+        if (!impl.ok()) return impl.status();
+        return std::unique_ptr<Model>(new Model(*std::move(impl)));
+      });
 }
 
 std::vector<std::string> Model::signature_keys() const {

@@ -1,5 +1,6 @@
-// Small filesystem helpers that report errors as absl::Status naming the path.
-// Paths under "mem://" name in-memory files (core/memory_files.h), read-only.
+// Small helpers for the local file system (Env::Default(), core/env.h) that
+// report errors as absl::Status naming the path. Model files are read through
+// the model's Env instead.
 #ifndef SMRT_CORE_FILE_H_
 #define SMRT_CORE_FILE_H_
 

@@ -1,8 +1,5 @@
 #include "core/run_limits.h"
 
-#include <filesystem>
-#include <system_error>
-
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "smrt/tensor.h"
@@ -61,39 +58,21 @@ absl::Status ReserveTensorBytes(uint64_t bytes, DataType dtype, absl::Span<const
   return absl::OkStatus();
 }
 
-absl::Status CheckFileReadAllowed(const std::string& path) {
+absl::StatusOr<std::string> ReadModelFile(const std::string& path, uint64_t max_bytes) {
   const RunLimits* limits = current_limits;
-  if (limits == nullptr || limits->files_root.empty()) return absl::OkStatus();
-  namespace fs = std::filesystem;
-  if (absl::StartsWith(limits->files_root, "mem://")) {
-    // An in-memory model (LoadFromMemory): no symlinks, so the path must
-    // stay under the root lexically.
-    const std::string& norm = path;
-    if (!absl::StartsWith(norm, limits->files_root + "/") ||
-        absl::StrContains(norm, "/../") || absl::EndsWith(norm, "/..")) {
-      return absl::PermissionDeniedError(absl::StrCat(
-          "file '", path, "' is outside the model directory ", limits->files_root,
-          "; smrt reads only files inside the SavedModel"));
+  const std::shared_ptr<const Env> env =
+      limits != nullptr && limits->env != nullptr ? limits->env : Env::Default();
+  if (limits != nullptr && !limits->files_root.empty()) {
+    absl::StatusOr<std::string> root = env->RealPath(limits->files_root);
+    absl::StatusOr<std::string> real = env->RealPath(path);
+    if (!root.ok() || !real.ok() || !absl::StartsWith(*real, *root + "/")) {
+      return absl::PermissionDeniedError(
+          absl::StrCat("file '", path, "' is outside the model directory ",
+                       root.ok() ? *root : limits->files_root,
+                       "; smrt reads only files inside the SavedModel"));
     }
-    return absl::OkStatus();
   }
-  std::error_code ec;
-  fs::path root = fs::canonical(limits->files_root, ec);
-  if (ec) {
-    return absl::PermissionDeniedError(
-        absl::StrCat("cannot resolve the model directory ", limits->files_root));
-  }
-  // weakly_canonical: a missing file is reported by whoever opens it, but
-  // the existing part of its path must not lead outside.
-  fs::path real = fs::weakly_canonical(path, ec);
-  std::string real_s = real.lexically_normal().string();
-  std::string root_s = root.string() + "/";
-  if (ec || !absl::StartsWith(real_s, root_s)) {
-    return absl::PermissionDeniedError(absl::StrCat(
-        "file '", path, "' is outside the model directory ", root.string(),
-        "; smrt reads only files inside the SavedModel"));
-  }
-  return absl::OkStatus();
+  return env->ReadAll(path, max_bytes);
 }
 
 }  // namespace smrt

@@ -12,8 +12,10 @@
 #include <string>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "absl/types/span.h"
+#include "core/env.h"
 #include "smrt/dtype.h"
 
 namespace smrt {
@@ -38,8 +40,11 @@ struct RunLimits {
   uint64_t memory_limit_bytes = 0;   // all live tensors made under the limits; 0: none
   int64_t max_while_iterations = 0;  // per While node execution; 0: no limit
   bool check_numerics = false;       // fail at the first NaN/Inf an op produces
-  // When not empty, kernels that read files (InitializeTableFromTextFileV2)
-  // read only files inside this directory (after resolving symlinks).
+  // The model's files (ReadModelFile): kernels that read files
+  // (InitializeTableFromTextFileV2) read them through `env` (null: the local
+  // file system) and, when files_root is not empty, only inside it (after
+  // resolving symlinks).
+  std::shared_ptr<const Env> env;
   std::string files_root;
   // Tensors allocated under these limits (shared by every thread that runs
   // the model; tensors decrement it when freed, so it outlives the model).
@@ -70,9 +75,10 @@ class RunLimitsScope {
 absl::Status ReserveTensorBytes(uint64_t bytes, DataType dtype, absl::Span<const int64_t> shape,
                                 std::shared_ptr<MemoryCounters>* reserved);
 
-// OK when `path` (resolved through symlinks) lies inside the current
-// files_root, or when there is no root; PermissionDenied otherwise.
-absl::Status CheckFileReadAllowed(const std::string& path);
+// Reads a file of the model whose limits are installed, through its Env, at
+// most max_bytes: PermissionDenied when `path` (resolved through symlinks)
+// lies outside its files_root. Without limits, from the local file system.
+absl::StatusOr<std::string> ReadModelFile(const std::string& path, uint64_t max_bytes);
 
 }  // namespace smrt
 

@@ -1,19 +1,13 @@
 #include "loader/asset_resolver.h"
 
-#include <algorithm>
-#include <filesystem>
-#include <system_error>
-
 #include "absl/container/flat_hash_set.h"
 #include "absl/status/status.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "core/file.h"
-#include "core/memory_files.h"
 
 namespace smrt::loader {
-namespace fs = std::filesystem;
 namespace {
 
 constexpr char kAssetsCollection[] = "saved_model_assets";
@@ -37,7 +31,7 @@ absl::Status CheckInside(const std::string& assets_dir, const std::string& filen
 }
 
 absl::StatusOr<Asset> Resolve(const tensorflow::AssetFileDef& def, const std::string& dir,
-                              const std::string& assets_dir) {
+                              const std::string& assets_dir, const Env& env) {
   if (absl::Status s = CheckInside(assets_dir, def.filename()); !s.ok()) return s;
   Asset asset;
   asset.tensor_name = def.tensor_info().name();
@@ -46,24 +40,17 @@ absl::StatusOr<Asset> Resolve(const tensorflow::AssetFileDef& def, const std::st
   // TensorFlow does not require asset files to exist at load (a real TF
   // Serving test model lacks its foo.txt); whatever reads the file reports
   // it. Existing files must not lead outside the assets folder.
-  if (file::IsMemoryPath(asset.path)) {  // in-memory files have no symlinks
-    asset.exists = file::Exists(asset.path);
-    return asset;
-  }
-  std::error_code ec;
-  asset.exists = fs::exists(fs::symlink_status(asset.path, ec));
+  asset.exists = env.Exists(asset.path);
   if (!asset.exists) return asset;
-  fs::path real = fs::canonical(asset.path, ec);
-  fs::path root = fs::canonical(assets_dir, ec);
   // The assets folder itself may be a link: it too must stay in the model.
-  fs::path model = fs::canonical(dir, ec);
-  std::string real_s = real.string();
-  std::string root_s = root.string() + "/";
-  if (ec || !absl::StartsWith(real_s, root_s) ||
-      !absl::StartsWith(root_s, model.string() + "/")) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "asset '", def.filename(), "' resolves to ", ec ? "nowhere" : real_s, ", outside ",
-        assets_dir));
+  absl::StatusOr<std::string> real = env.RealPath(asset.path);
+  absl::StatusOr<std::string> root = env.RealPath(assets_dir);
+  absl::StatusOr<std::string> model = env.RealPath(dir);
+  if (!real.ok() || !root.ok() || !model.ok() || !absl::StartsWith(*real, *root + "/") ||
+      !absl::StartsWith(*root + "/", *model + "/")) {
+    return absl::InvalidArgumentError(absl::StrCat("asset '", def.filename(), "' resolves to ",
+                                                   real.ok() ? *real : "nowhere", ", outside ",
+                                                   assets_dir));
   }
   return asset;
 }
@@ -71,7 +58,7 @@ absl::StatusOr<Asset> Resolve(const tensorflow::AssetFileDef& def, const std::st
 }  // namespace
 
 absl::StatusOr<std::vector<Asset>> ResolveAssets(const tensorflow::MetaGraphDef& meta_graph,
-                                                 const std::string& dir) {
+                                                 const std::string& dir, const Env& env) {
   std::vector<tensorflow::AssetFileDef> defs(meta_graph.asset_file_def().begin(),
                                              meta_graph.asset_file_def().end());
   auto it = meta_graph.collection_def().find(kAssetsCollection);
@@ -91,30 +78,16 @@ absl::StatusOr<std::vector<Asset>> ResolveAssets(const tensorflow::MetaGraphDef&
   absl::flat_hash_set<std::string> seen;
   for (const auto& def : defs) {
     if (!seen.insert(def.tensor_info().name()).second) continue;
-    absl::StatusOr<Asset> asset = Resolve(def, dir, assets_dir);
+    absl::StatusOr<Asset> asset = Resolve(def, dir, assets_dir, env);
     if (!asset.ok()) return asset.status();
     assets.push_back(*std::move(asset));
   }
   return assets;
 }
 
-absl::StatusOr<std::vector<std::string>> ListExtraAssets(const std::string& dir) {
-  const std::string extra = file::JoinPath(dir, "assets.extra");
-  std::vector<std::string> names;
-  if (!file::IsDirectory(extra)) return names;
-  if (file::IsMemoryPath(extra)) return file::ListMemoryFiles(extra);
-  std::error_code ec;
-  for (fs::recursive_directory_iterator it(extra, ec), end; !ec && it != end;
-       it.increment(ec)) {
-    if (it->is_regular_file(ec)) {
-      names.push_back(fs::relative(it->path(), extra, ec).string());
-    }
-  }
-  if (ec) {
-    return absl::UnavailableError(absl::StrCat("cannot list ", extra, ": ", ec.message()));
-  }
-  std::sort(names.begin(), names.end());
-  return names;
+absl::StatusOr<std::vector<std::string>> ListExtraAssets(const std::string& dir,
+                                                         const Env& env) {
+  return env.ListFiles(file::JoinPath(dir, "assets.extra"));
 }
 
 }  // namespace smrt::loader

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "core/env.h"
 #include "tensorflow/meta_graph.pb.h"
 
 namespace smrt::loader {
@@ -23,12 +24,14 @@ struct Asset {
 // for an absolute name, a ".." component, or a symlink leading outside the
 // assets folder.
 absl::StatusOr<std::vector<Asset>> ResolveAssets(const tensorflow::MetaGraphDef& meta_graph,
-                                                 const std::string& dir);
+                                                 const std::string& dir,
+                                                 const Env& env = *Env::Default());
 
 // Relative paths of the regular files under <dir>/assets.extra/, sorted;
 // empty when the folder does not exist. TensorFlow Serving keeps its own
 // configuration there; the graph never reads it.
-absl::StatusOr<std::vector<std::string>> ListExtraAssets(const std::string& dir);
+absl::StatusOr<std::vector<std::string>> ListExtraAssets(const std::string& dir,
+                                                         const Env& env = *Env::Default());
 
 }  // namespace smrt::loader
 

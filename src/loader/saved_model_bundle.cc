@@ -1,13 +1,9 @@
 #include "loader/saved_model_bundle.h"
 
-#include <filesystem>
-#include <system_error>
-
 #include "absl/status/status.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "core/file.h"
-#include "core/memory_files.h"
 #include "loader/saved_model_reader.h"
 
 namespace smrt::loader {
@@ -20,32 +16,22 @@ namespace {
 
 // The model's graph and checkpoint files, like its assets, must not lead
 // outside the model directory (the directory itself may be a link).
-absl::Status CheckFilesInside(const std::string& dir) {
-  namespace fs = std::filesystem;
-  if (file::IsMemoryPath(dir)) return absl::OkStatus();  // no links in memory
-  std::error_code ec;
-  const fs::path root = fs::canonical(dir, ec);
-  if (ec) return absl::OkStatus();  // reading reports a missing directory
-  const std::string inside = root.string() + "/";
-  auto check = [&](const fs::path& path) -> absl::Status {
-    std::error_code e;
-    if (!fs::exists(fs::symlink_status(path, e))) return absl::OkStatus();
-    const fs::path real = fs::canonical(path, e);
-    if (e || !absl::StartsWith(real.string(), inside)) {
-      return absl::PermissionDeniedError(absl::StrCat(
-          path.string(), " resolves to ", e ? "nowhere" : real.string(),
-          ", outside the model directory ", root.string(), " (a symbolic link?)"));
-    }
-    return absl::OkStatus();
+absl::Status CheckFilesInside(const std::string& dir, const Env& env) {
+  if (!env.IsDirectory(dir)) return absl::OkStatus();  // reading reports it
+  auto check = [&](const std::string& path) -> absl::Status {
+    if (!env.Exists(path)) return absl::OkStatus();
+    absl::Status s = env.CheckInside(dir, path, "the model directory");
+    if (s.ok()) return s;
+    return absl::PermissionDeniedError(absl::StrCat(s.message(), " (a symbolic link?)"));
   };
   for (const char* name : {"saved_model.pb", "saved_model.pbtxt", "variables"}) {
-    if (absl::Status s = check(fs::path(dir) / name); !s.ok()) return s;
+    if (absl::Status s = check(file::JoinPath(dir, name)); !s.ok()) return s;
   }
-  const fs::path variables = fs::path(dir) / "variables";
-  if (fs::is_directory(variables, ec)) {
-    for (const fs::directory_entry& e : fs::directory_iterator(variables, ec)) {
-      if (absl::Status s = check(e.path()); !s.ok()) return s;
-    }
+  const std::string variables = file::JoinPath(dir, "variables");
+  absl::StatusOr<std::vector<std::string>> files = env.ListFiles(variables);
+  if (!files.ok()) return files.status();
+  for (const std::string& f : *files) {
+    if (absl::Status s = check(file::JoinPath(variables, f)); !s.ok()) return s;
   }
   return absl::OkStatus();
 }
@@ -54,10 +40,11 @@ absl::Status CheckFilesInside(const std::string& dir) {
 
 absl::StatusOr<std::unique_ptr<SavedModelBundle>> LoadSavedModelBundle(
     const std::string& dir, const BundleOptions& options) {
-  if (absl::Status s = CheckFilesInside(dir); !s.ok()) return s;
+  const std::shared_ptr<const Env> env = options.env != nullptr ? options.env : Env::Default();
+  if (absl::Status s = CheckFilesInside(dir, *env); !s.ok()) return s;
   auto bundle = std::make_unique<SavedModelBundle>();
   bundle->dir = dir;
-  absl::StatusOr<tensorflow::SavedModel> proto = ReadSavedModelProto(dir, options.max_model_bytes, &bundle->graph_checksum);
+  absl::StatusOr<tensorflow::SavedModel> proto = ReadSavedModelProto(dir, options.max_model_bytes, &bundle->graph_checksum, *env);
   if (!proto.ok()) return proto.status();
   bundle->saved_model = *std::move(proto);
 
@@ -67,9 +54,9 @@ absl::StatusOr<std::unique_ptr<SavedModelBundle>> LoadSavedModelBundle(
   bundle->meta_graph = *mg;
 
   const std::string prefix = VariablesPrefix(dir);
-  if (file::Exists(prefix + ".index")) {
+  if (env->Exists(prefix + ".index")) {
     absl::StatusOr<std::unique_ptr<TensorBundleReader>> reader =
-        TensorBundleReader::Open(prefix);
+        TensorBundleReader::Open(prefix, env);
     if (!reader.ok()) return reader.status();
     bundle->variables = *std::move(reader);
     bundle->variables->set_map_data(options.map_variables);
@@ -85,11 +72,11 @@ absl::StatusOr<std::unique_ptr<SavedModelBundle>> LoadSavedModelBundle(
     }
   }
 
-  absl::StatusOr<std::vector<Asset>> assets = ResolveAssets(*bundle->meta_graph, dir);
+  absl::StatusOr<std::vector<Asset>> assets = ResolveAssets(*bundle->meta_graph, dir, *env);
   if (!assets.ok()) return assets.status();
   bundle->assets = *std::move(assets);
 
-  absl::StatusOr<std::vector<std::string>> extra = ListExtraAssets(dir);
+  absl::StatusOr<std::vector<std::string>> extra = ListExtraAssets(dir, *env);
   if (!extra.ok()) return extra.status();
   bundle->extra_assets = *std::move(extra);
   return bundle;

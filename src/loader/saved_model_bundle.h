@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "core/env.h"
 #include "loader/asset_resolver.h"
 #include "loader/meta_graph_select.h"
 #include "loader/saved_model_reader.h"
@@ -24,6 +25,8 @@ struct BundleOptions {
   uint64_t max_model_bytes = UINT64_MAX;
   // TensorBundleReader::set_map_data for the variables.
   bool map_variables = true;
+  // Where the files are read from; null: the local file system.
+  std::shared_ptr<const Env> env;
 };
 
 struct SavedModelBundle {

@@ -32,16 +32,17 @@ class TextErrors : public google::protobuf::io::ErrorCollector {
 
 absl::StatusOr<tensorflow::SavedModel> ReadSavedModelProto(const std::string& dir,
                                                            uint64_t max_bytes,
-                                                           FileChecksum* checksum) {
-  if (!file::IsDirectory(dir)) {
+                                                           FileChecksum* checksum,
+                                                           const Env& env) {
+  if (!env.IsDirectory(dir)) {
     return absl::NotFoundError(absl::StrCat("SavedModel directory ", dir,
                                             " does not exist or is not a directory"));
   }
   tensorflow::SavedModel model;
   const std::string pb = file::JoinPath(dir, kSavedModelPb);
-  if (file::Exists(pb)) {
+  if (env.Exists(pb)) {
     if (max_bytes > static_cast<uint64_t>(INT_MAX)) max_bytes = INT_MAX;
-    absl::StatusOr<std::string> bytes = file::ReadAll(pb, max_bytes);
+    absl::StatusOr<std::string> bytes = env.ReadAll(pb, max_bytes);
     if (!bytes.ok()) return bytes.status();
     if (checksum != nullptr) *checksum = {crc32c::Value(bytes->data(), bytes->size()), bytes->size()};
     google::protobuf::io::CodedInputStream in(
@@ -55,8 +56,8 @@ absl::StatusOr<tensorflow::SavedModel> ReadSavedModelProto(const std::string& di
     return model;
   }
   const std::string pbtxt = file::JoinPath(dir, kSavedModelPbtxt);
-  if (file::Exists(pbtxt)) {
-    absl::StatusOr<std::string> text = file::ReadAll(pbtxt, max_bytes);
+  if (env.Exists(pbtxt)) {
+    absl::StatusOr<std::string> text = env.ReadAll(pbtxt, max_bytes);
     if (!text.ok()) return text.status();
     if (checksum != nullptr) *checksum = {crc32c::Value(text->data(), text->size()), text->size()};
     google::protobuf::TextFormat::Parser parser;

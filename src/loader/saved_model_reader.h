@@ -6,6 +6,7 @@
 #include <string>
 
 #include "absl/status/statusor.h"
+#include "core/env.h"
 #include "tensorflow/saved_model.pb.h"
 
 namespace smrt::loader {
@@ -25,7 +26,7 @@ struct FileChecksum {
 };
 absl::StatusOr<tensorflow::SavedModel> ReadSavedModelProto(
     const std::string& dir, uint64_t max_bytes = uint64_t{2} << 30,
-    FileChecksum* checksum = nullptr);
+    FileChecksum* checksum = nullptr, const Env& env = *Env::Default());
 
 }  // namespace smrt::loader
 

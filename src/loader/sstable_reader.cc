@@ -6,7 +6,6 @@
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "core/crc32c.h"
-#include "core/file.h"
 #include "core/snappy.h"
 
 namespace smrt::loader {
@@ -314,8 +313,8 @@ absl::StatusOr<SstableEntries> ParseSstable(absl::string_view contents,
   return TableParser(contents, name).Parse();
 }
 
-absl::StatusOr<SstableEntries> ReadSstable(const std::string& path) {
-  absl::StatusOr<std::string> contents = file::ReadAll(path, kMaxTableBytes);
+absl::StatusOr<SstableEntries> ReadSstable(const std::string& path, const Env& env) {
+  absl::StatusOr<std::string> contents = env.ReadAll(path, kMaxTableBytes);
   if (!contents.ok()) return contents.status();
   return ParseSstable(*contents, path);
 }

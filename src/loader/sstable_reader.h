@@ -17,16 +17,18 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "core/env.h"
 
 namespace smrt::loader {
 
 // (key, value) pairs in the table's (strictly increasing, bytewise) key order.
 using SstableEntries = std::vector<std::pair<std::string, std::string>>;
 
-// Reads the whole file at `path` and returns every entry of the table.
-// NotFound when the file does not exist; ResourceExhausted when it is over
-// 2 GiB; otherwise the errors of ParseSstable.
-absl::StatusOr<SstableEntries> ReadSstable(const std::string& path);
+// Reads the whole file at `path` (through env) and returns every entry of the
+// table. NotFound when the file does not exist; ResourceExhausted when it is
+// over 2 GiB; otherwise the errors of ParseSstable.
+absl::StatusOr<SstableEntries> ReadSstable(const std::string& path,
+                                           const Env& env = *Env::Default());
 
 // Decodes a table held in memory; `name` (usually the path) starts every
 // error message. Every block crc32c is verified. Errors:

@@ -10,8 +10,6 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
 #include "core/crc32c.h"
-#include "core/file.h"
-#include "core/memory_files.h"
 #include "core/string_bytes.h"
 #include "loader/sstable_reader.h"
 #include "tensorflow/tensor_bundle.pb.h"
@@ -160,13 +158,14 @@ absl::StatusOr<BundleEntry> DecodeEntry(
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<TensorBundleReader>> TensorBundleReader::Open(
-    const std::string& prefix) {
+    const std::string& prefix, std::shared_ptr<const Env> env) {
+  if (env == nullptr) env = Env::Default();
   if (!kHostIsLittleEndian) {
     return absl::UnimplementedError(
         "smrt reads tensor bundles only on little-endian hosts");
   }
   const std::string index_path = prefix + ".index";
-  absl::StatusOr<SstableEntries> table = ReadSstable(index_path);
+  absl::StatusOr<SstableEntries> table = ReadSstable(index_path, *env);
   if (!table.ok()) return table.status();
   if (table->empty() || !table->front().first.empty()) {
     return absl::DataLossError(
@@ -198,12 +197,13 @@ absl::StatusOr<std::unique_ptr<TensorBundleReader>> TensorBundleReader::Open(
   }
 
   std::unique_ptr<TensorBundleReader> reader(new TensorBundleReader());
+  reader->env_ = std::move(env);
   reader->prefix_ = prefix;
   reader->num_shards_ = header.num_shards();
   // Stops at the first missing shard, so a garbled count costs one stat.
   for (int i = 0; i < reader->num_shards_; ++i) {
     const std::string path = reader->ShardPath(i);
-    absl::StatusOr<uint64_t> size = file::Size(path);
+    absl::StatusOr<uint64_t> size = reader->env_->Size(path);
     if (absl::IsNotFound(size.status())) {
       return absl::NotFoundError(
           absl::StrCat("data shard ", path, " is missing (shard ", i, " of ",
@@ -231,15 +231,15 @@ const BundleEntry* TensorBundleReader::Find(absl::string_view key) const {
 }
 
 std::shared_ptr<const file::MappedFile> TensorBundleReader::MappedShard(int shard) const {
-  if (!map_data_ || file::IsMemoryPath(prefix_)) return nullptr;
+  if (!map_data_) return nullptr;
   if (shard < 0 || shard >= num_shards_) return nullptr;
   std::lock_guard<std::mutex> lock(shards_mu_);
   if (mapped_.empty()) mapped_.resize(num_shards_);
   std::optional<std::shared_ptr<const file::MappedFile>>& slot = mapped_[shard];
   if (!slot.has_value()) {
-    absl::StatusOr<std::shared_ptr<const file::MappedFile>> m = file::MappedFile::Map(ShardPath(shard));
+    absl::StatusOr<std::shared_ptr<const file::MappedFile>> m = env_->Map(ShardPath(shard));
     // A shard that changed size since Open is read, and Read reports it.
-    slot = m.ok() && (*m)->size() == shard_sizes_[shard] ? *std::move(m) : nullptr;
+    slot = m.ok() && *m != nullptr && (*m)->size() == shard_sizes_[shard] ? *std::move(m) : nullptr;
   }
   return *slot;
 }
@@ -306,7 +306,7 @@ absl::StatusOr<Tensor> TensorBundleReader::Read(absl::string_view key) const {
     // into its buffer.
     absl::StatusOr<Tensor> t = Tensor::CreateUninitialized(e->dtype, e->shape);
     if (!t.ok()) return t.status();
-    if (absl::Status s = file::ReadRangeInto(path, e->offset, e->size, t->raw_data()); !s.ok()) {
+    if (absl::Status s = env_->ReadRangeInto(path, e->offset, e->size, t->raw_data()); !s.ok()) {
       return s;
     }
     if (crc32c::Value(static_cast<const char*>(t->raw_data()), e->size) !=
@@ -316,7 +316,7 @@ absl::StatusOr<Tensor> TensorBundleReader::Read(absl::string_view key) const {
     return t;
   }
 
-  absl::StatusOr<std::string> bytes = file::ReadRange(path, e->offset, e->size);
+  absl::StatusOr<std::string> bytes = env_->ReadRange(path, e->offset, e->size);
   if (!bytes.ok()) return bytes.status();
   // The entry's bytes bound its strings' contents.
   absl::StatusOr<Tensor> t = CreateStringTensor(e->shape, e->size);

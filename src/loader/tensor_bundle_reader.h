@@ -13,6 +13,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
+#include "core/env.h"
 #include "core/mapped_file.h"
 #include "smrt/tensor.h"
 
@@ -39,8 +40,9 @@ class TensorBundleReader {
   // wrong: NotFound (missing index or shard), DataLoss (corrupt index, bad
   // magic number, block crc mismatch), Unimplemented (compression other than none/snappy,
   // big-endian bundles, sliced tensors on Read).
+  // The files are read through env (null: the local file system).
   static absl::StatusOr<std::unique_ptr<TensorBundleReader>> Open(
-      const std::string& prefix);
+      const std::string& prefix, std::shared_ptr<const Env> env = nullptr);
 
   const std::string& prefix() const { return prefix_; }
   int num_shards() const { return num_shards_; }
@@ -70,8 +72,8 @@ class TensorBundleReader {
   // tensors over the mapping wherever an entry's offset and size allow
   // (file::CanMapTensorAt: 64-byte multiples; TensorFlow packs entries back
   // to back, so one odd-sized entry misaligns those after it), instead of
-  // reading a copy. On by default; in-memory files and shards that cannot be
-  // mapped are read.
+  // reading a copy. On by default; shards that the Env cannot map (in-memory
+  // files) are read.
   void set_map_data(bool map) { map_data_ = map; }
 
  private:
@@ -79,6 +81,7 @@ class TensorBundleReader {
   // Shard i mapped (once, on first use), or null when it cannot be.
   std::shared_ptr<const file::MappedFile> MappedShard(int shard) const;
 
+  std::shared_ptr<const Env> env_;
   std::string prefix_;
   int num_shards_ = 0;
   std::vector<uint64_t> shard_sizes_;  // bytes of each data shard at Open

@@ -43,7 +43,6 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/string_view.h"
-#include "core/file.h"
 #include "core/run_limits.h"
 #include "kernels/shared/kernel_util.h"
 #include "kernels/cpu/reference/register.h"
@@ -543,9 +542,9 @@ absl::Status FillColumn(int64_t index, absl::string_view line,
 // TextFileLineIterator does.
 absl::Status ReadTextFile(const TextFileSpec& spec, const LookupTable& table, Tensor& keys,
                           Tensor& values) {
-  // A graph names the file in a tensor: a hostile one could name any path.
-  if (absl::Status s = CheckFileReadAllowed(spec.filename); !s.ok()) return s;
-  absl::StatusOr<std::string> contents = file::ReadAll(spec.filename, kMaxTableFileBytes);
+  // A graph names the file in a tensor: a hostile one could name any path,
+  // and ReadModelFile reads only inside the model.
+  absl::StatusOr<std::string> contents = ReadModelFile(spec.filename, kMaxTableFileBytes);
   if (!contents.ok()) return contents.status();
   std::vector<absl::string_view> lines;
   absl::string_view rest = *contents;
