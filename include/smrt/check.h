@@ -43,6 +43,11 @@ struct SignatureCheck {
   std::string error;             // the graph could not be imported (ops is then empty)
   std::vector<OpCheck> ops;      // sorted by op
   int64_t constant_bytes = 0;    // Const values in the signature's graph
+  // Variables the signature reads that would have no value when it runs:
+  // neither in the checkpoint (under the key the model's restore function or
+  // its object graph gives) nor assigned by the init op. Model::Run fails on
+  // them. Node names, sorted.
+  std::vector<std::string> unbound_variables;
 };
 
 struct ModelCheck {
@@ -51,7 +56,8 @@ struct ModelCheck {
   // Checkpoint bytes the model may read (variables/, without optimizer slots
   // and object-graph metadata).
   int64_t variable_bytes = 0;
-  // True when every signature imports and every op is supported.
+  // True when every signature imports, every op is supported and every
+  // variable is bound.
   bool ok() const;
 };
 

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <variant>
 
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -10,6 +12,7 @@
 #include "api/model_internals.h"
 #include "api/caller_status.h"
 #include "graph/importer.h"
+#include "graph/variable_keys.h"
 #include "graph/op_inventory.h"
 #include "graph/op_packages.h"
 #include "kernels/kernel.h"
@@ -39,6 +42,33 @@ std::string InitOpName(const tensorflow::MetaGraphDef& mg) {
   return "";
 }
 
+// Whether a variable has a value when a signature runs, decided as
+// ModelState::Bind decides it at run time: its checkpoint key (from the
+// restore function or the object graph, else its own name) is in the
+// checkpoint, or the init op or the signature itself assigns it.
+struct VariableBinding {
+  absl::flat_hash_map<std::string, std::string> keys;  // variable id -> key
+  const loader::TensorBundleReader* checkpoint = nullptr;
+  absl::flat_hash_set<std::string> assigned_by_init;
+
+  bool InCheckpoint(const std::string& id) const {
+    auto k = keys.find(id);
+    return checkpoint != nullptr && checkpoint->Find(k != keys.end() ? k->second : id) != nullptr;
+  }
+};
+
+// Ids of the variables that Assign / AssignVariableOp nodes of g write.
+absl::flat_hash_set<std::string> AssignedVariables(const graph::Graph& g) {
+  absl::flat_hash_set<std::string> ids;
+  for (const graph::Node& n : g.nodes()) {
+    if ((n.op != "Assign" && n.op != "AssignVariableOp") || n.inputs.empty()) continue;
+    const graph::Node* var = &g.node(n.inputs[0].node);
+    while (var->op == "Identity" && !var->inputs.empty()) var = &g.node(var->inputs[0].node);
+    if (graph::IsVariableNode(*var)) ids.insert(graph::VariableId(*var));
+  }
+  return ids;
+}
+
 std::vector<OpCheck> ToOpChecks(std::vector<graph::OpUse> ops) {
   std::vector<OpCheck> checks;
   for (graph::OpUse& u : ops) {
@@ -49,9 +79,12 @@ std::vector<OpCheck> ToOpChecks(std::vector<graph::OpUse> ops) {
   return checks;
 }
 
+// `binding`: for the init op, receives what it assigns; for a signature,
+// says which variables it reads would be unbound.
 SignatureCheck CheckRequest(const std::string& key, const tensorflow::GraphDef& graph_def,
                             const graph::ImportRequest& request, absl::string_view device,
-                            const graph::ImportLimits& limits) {
+                            const graph::ImportLimits& limits, VariableBinding& binding,
+                            bool is_init) {
   SignatureCheck check;
   check.key = key;
   check.device = std::string(device);
@@ -77,6 +110,20 @@ SignatureCheck CheckRequest(const std::string& key, const tensorflow::GraphDef& 
     }
   }
   check.ops = ToOpChecks(*std::move(ops));
+  const absl::flat_hash_set<std::string> assigned = AssignedVariables(imported->graph);
+  if (is_init) {
+    binding.assigned_by_init.insert(assigned.begin(), assigned.end());
+    return check;
+  }
+  for (const graph::Node& n : imported->graph.nodes()) {
+    if (!graph::IsVariableNode(n)) continue;
+    const std::string id = graph::VariableId(n);
+    if (!binding.InCheckpoint(id) && !binding.assigned_by_init.contains(id) &&
+        !assigned.contains(id)) {
+      check.unbound_variables.push_back(n.name);
+    }
+  }
+  std::sort(check.unbound_variables.begin(), check.unbound_variables.end());
   return check;
 }
 
@@ -116,7 +163,7 @@ void CheckAfterPasses(const std::string& dir, const LoadOptions& options,
 
 bool ModelCheck::ok() const {
   for (const SignatureCheck& s : signatures) {
-    if (!s.error.empty()) return false;
+    if (!s.error.empty() || !s.unbound_variables.empty()) return false;
     for (const OpCheck& op : s.ops) {
       if (!op.supported()) return false;
     }
@@ -157,6 +204,13 @@ absl::StatusOr<ModelCheck> CheckModelUnguarded(const std::string& dir, const Loa
     }
   }
 
+  VariableBinding binding;
+  binding.checkpoint = (*bundle)->variables.get();
+  absl::StatusOr<absl::flat_hash_map<std::string, std::string>> checkpoint_keys =
+      graph::CheckpointKeys(mg, kernels::KernelRegistry::Default(), binding.checkpoint);
+  if (!checkpoint_keys.ok()) return checkpoint_keys.status();
+  binding.keys = *std::move(checkpoint_keys);
+
   // What runs at load: the init op, with asset paths fed as constants.
   if (std::string init = InitOpName(mg); !init.empty()) {
     graph::ImportRequest request;
@@ -169,7 +223,7 @@ absl::StatusOr<ModelCheck> CheckModelUnguarded(const std::string& dir, const Loa
     }
     // Model::Load runs it on the CPU (no placement): check it there.
     result.signatures.push_back(CheckRequest("(init op)", graph_def, request, kernels::kCpu,
-                                                resolved->import_limits));
+                                             resolved->import_limits, binding, /*is_init=*/true));
   }
 
   std::vector<std::string> keys = options.signatures;
@@ -194,7 +248,8 @@ absl::StatusOr<ModelCheck> CheckModelUnguarded(const std::string& dir, const Loa
       if (!info.name().empty()) request.fetches.push_back(info.name());
     }
     result.signatures.push_back(
-        CheckRequest(key, graph_def, request, result.device, resolved->import_limits));
+        CheckRequest(key, graph_def, request, result.device, resolved->import_limits, binding,
+                     /*is_init=*/false));
   }
   if (result.device != kernels::kCpu) CheckAfterPasses(dir, options, graph_def, result);
   return result;

@@ -517,7 +517,7 @@ absl::StatusOr<std::unique_ptr<Model::Impl>> LoadImpl(const std::string& dir,
   const tensorflow::MetaGraphDef& mg = *impl->bundle->meta_graph;
 
   absl::StatusOr<absl::flat_hash_map<std::string, std::string>> keys =
-      graph::CheckpointKeysFromSaver(mg, kernels::KernelRegistry::Default());
+      graph::CheckpointKeys(mg, kernels::KernelRegistry::Default(), impl->bundle->variables.get());
   if (!keys.ok()) return keys.status();
   impl->state = std::make_unique<ModelState>(impl->bundle->variables.get(), *std::move(keys));
 

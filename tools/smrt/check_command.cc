@@ -37,7 +37,7 @@ absl::Status RunCheck(const std::vector<std::string>& args, std::ostream& out) {
   // and ops it refuses by design (they touch files, the process or Python).
   std::map<std::string, std::set<std::string>> missing, refused;
   std::map<std::string, std::string> reasons;
-  std::vector<std::string> broken;
+  std::vector<std::string> broken, unbound;
   for (const SignatureCheck& s : check->signatures) {
     if (!s.error.empty()) {
       out << "\nsignature " << s.key << ": cannot be imported: " << s.error << "\n";
@@ -71,8 +71,14 @@ absl::Status RunCheck(const std::vector<std::string>& args, std::ostream& out) {
         out << "e.g. '" << op.example_node << "': " << op.missing << "\n";
       }
     }
+    if (!s.unbound_variables.empty()) {
+      out << "  UNBOUND " << s.unbound_variables.size()
+          << " variable(s) with no value in the checkpoint and no initializer: "
+          << absl::StrJoin(s.unbound_variables, ", ") << "\n";
+      unbound.push_back(absl::StrCat(s.key, ": ", absl::StrJoin(s.unbound_variables, ", ")));
+    }
   }
-  if (missing.empty() && refused.empty() && broken.empty()) {
+  if (missing.empty() && refused.empty() && broken.empty() && unbound.empty()) {
     out << "\nevery op is supported on " << check->device << "\n";
     return absl::OkStatus();
   }
@@ -97,6 +103,11 @@ absl::Status RunCheck(const std::vector<std::string>& args, std::ostream& out) {
   if (!broken.empty()) {
     problems.push_back(absl::StrCat(broken.size(), " signature(s) unreadable: ",
                                     absl::StrJoin(broken, "; ")));
+  }
+  if (!unbound.empty()) {
+    problems.push_back(absl::StrCat(
+        "variables without a value (not in the checkpoint, not assigned by the init op): ",
+        absl::StrJoin(unbound, "; ")));
   }
   return absl::FailedPreconditionError(absl::StrJoin(problems, "; "));
 }
