@@ -17,25 +17,6 @@
 
 namespace smrt::kernels {
 
-absl::StatusOr<DataType> ArgOutputType(const AttrMap& attrs) {
-  absl::StatusOr<DataType> t = attrs.GetOr<DataType>("output_type", DataType::kInt64);
-  if (!t.ok()) return t.status();
-  if (*t != DataType::kInt64 && *t != DataType::kInt32 && *t != DataType::kInt16 &&
-      *t != DataType::kUInt16) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("output_type must be int16, uint16, int32 or int64, got ", DataTypeName(*t)));
-  }
-  return *t;
-}
-
-absl::StatusOr<int> ArgAxis(int64_t axis, int rank) {
-  if (axis < -rank || axis >= rank) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("Expected dimension in the range [", -rank, ", ", rank, "), but got ", axis));
-  }
-  return static_cast<int>(axis < 0 ? axis + rank : axis);
-}
-
 absl::StatusOr<ArgReducePlan> PlanArgReduce(const KernelContext& ctx) {
   const Tensor& x = ctx.input(0);
   const Tensor& dim = ctx.input(1);

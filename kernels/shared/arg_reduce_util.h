@@ -7,6 +7,7 @@
 
 #include "absl/status/statusor.h"
 #include "kernels/kernel.h"
+#include "ops/reduction_shapes.h"
 
 namespace smrt::kernels {
 
@@ -17,11 +18,9 @@ struct ArgReducePlan {
   Shape out_shape;  // x's shape without the axis
 };
 
-// The output_type attr (int16, uint16, int32 or int64; int64 when absent),
-// InvalidArgument otherwise.
-absl::StatusOr<DataType> ArgOutputType(const AttrMap& attrs);
-// `axis` of a rank-`rank` input as 0..rank-1, InvalidArgument when out of range.
-absl::StatusOr<int> ArgAxis(int64_t axis, int rank);
+// The op layer's checks (ops/reduction_shapes.h), under kernels::.
+using ops::ArgAxis;
+using ops::ArgOutputType;
 
 // For an ArgMax/ArgMin node (inputs x and a scalar dimension, read on the
 // host): InvalidArgument, with TensorFlow's message, for a bad output_type, a

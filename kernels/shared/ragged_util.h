@@ -37,9 +37,6 @@ struct RaggedToTensorPlan {
 // shapes.
 absl::StatusOr<RaggedToTensorPlan> PlanRaggedToTensor(const KernelContext& ctx);
 
-// Shape inference for RaggedTensorToTensor.
-absl::Status InferRaggedToTensor(InferenceContext& ctx);
-
 }  // namespace smrt::kernels
 
 #endif  // SMRT_KERNELS_SHARED_RAGGED_UTIL_H_

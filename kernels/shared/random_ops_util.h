@@ -45,22 +45,6 @@ inline absl::StatusOr<std::vector<int64_t>> OutputDims(const Tensor& shape) {
   return dims;
 }
 
-// Shape inference for ops whose input 0 is the output shape; the dtype comes
-// from attr `dtype_attr`.
-inline absl::Status InferFromShapeInput(InferenceContext& ctx, const char* dtype_attr) {
-  absl::StatusOr<DataType> dtype = ctx.attrs().Get<DataType>(dtype_attr);
-  if (!dtype.ok()) return dtype.status();
-  std::optional<std::vector<int64_t>> dims = ConstInts(ctx, 0);
-  PartialShape shape = PartialShape::Unknown();
-  if (dims) {
-    shape = PartialShape::Known(*dims);
-  } else if (ctx.input(0).shape.rank() == 1 && ctx.input(0).shape.dims[0] >= 0) {
-    shape = PartialShape::Known(Shape(static_cast<size_t>(ctx.input(0).shape.dims[0]), -1));
-  }
-  ctx.set_output(0, ValueInfo{*dtype, shape});
-  return absl::OkStatus();
-}
-
 // Fills `out` (of a floating dtype) with Dist<T> for its element type.
 template <template <typename> class Dist>
 absl::Status FillFloating(const Philox& gen, Tensor& out) {
@@ -207,24 +191,6 @@ inline absl::Status FillMultinomial(const Philox& gen, const Tensor& logits,
       return absl::UnimplementedError(
           absl::StrCat("no Multinomial kernel for logits of dtype ", DataTypeName(logits.dtype())));
   }
-}
-
-// Shape inference for Multinomial and StatelessMultinomial: [rows, num_samples].
-inline absl::Status InferMultinomial(InferenceContext& ctx) {
-  absl::StatusOr<DataType> dtype = ctx.attrs().GetOr<DataType>("output_dtype", DataType::kInt64);
-  if (!dtype.ok()) return dtype.status();
-  const PartialShape& logits = ctx.input(0).shape;
-  if (logits.known_rank && logits.rank() != 2) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("logits should be a matrix, got shape ", logits.ToString()));
-  }
-  int64_t rows = logits.known_rank ? logits.dims[0] : -1;
-  int64_t samples = -1;
-  if (std::optional<std::vector<int64_t>> n = ConstInts(ctx, 1); n && n->size() == 1) {
-    samples = (*n)[0];
-  }
-  ctx.set_output(0, ValueInfo{*dtype, PartialShape::Known({rows, samples})});
-  return absl::OkStatus();
 }
 
 }  // namespace smrt::kernels::random

@@ -9,6 +9,17 @@ const OpRegistry& StandardOps() {
     auto* r = new OpRegistry;
     RegisterBinaryOps(*r);
     RegisterUnaryOps(*r);
+    RegisterReverseOps(*r);
+    RegisterRoundOps(*r);
+    RegisterSoftmaxOps(*r);
+    RegisterTensorArrayOps(*r);
+    RegisterTensorListOps(*r);
+    RegisterTrainingOps(*r);
+    RegisterVariableOps(*r);
+    RegisterRandomOps(*r);
+    RegisterStatelessRandomOps(*r);
+    RegisterReductionOps(*r);
+    RegisterRaggedOps(*r);
     return r;
   }();
   return *registry;

@@ -53,7 +53,6 @@ absl::Status ComputeRaggedToTensor(KernelContext& ctx) {
 }  // namespace
 
 void RegisterRaggedOps(KernelRegistry& r) {
-  r.AddOp({"RaggedTensorToTensor", {}, InferRaggedToTensor});
   r.AddKernel({"RaggedTensorToTensor", kCpu, "", {}, ComputeRaggedToTensor});
 }
 

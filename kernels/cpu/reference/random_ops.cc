@@ -3,15 +3,15 @@
 // RandomUniformInt (int32, int64), Multinomial (int32/int64 samples) and
 // RandomShuffle.
 //
-// Each node owns a Philox generator, a Resource of the loaded model
-// (OpSpec::make_resource), seeded like TensorFlow's GuardedPhiloxRandom:
-// (seed, seed2) from the attrs, or fresh random seeds when both are 0, so a
-// seeded node gives TensorFlow's first answer on the first Run, its second
-// on the second, and so on. Every call reserves the blocks TensorFlow's
-// kernel reserves (256 per output for the fill ops) under the generator's
-// lock, then fills without it, so concurrent Runs are safe and each gets its
-// own slice of the stream (which Run gets which slice follows the order they
-// reach the lock, as in TensorFlow).
+// Each node owns its stream, a Resource of the loaded model
+// (ops::RandomStreamState, src/ops/defs/random_ops.cc), seeded like
+// TensorFlow's GuardedPhiloxRandom: (seed, seed2) from the attrs, or fresh
+// random seeds when both are 0, so a seeded node gives TensorFlow's first
+// answer on the first Run, its second on the second, and so on. Every call
+// reserves the blocks TensorFlow's kernel reserves (256 per output for the
+// fill ops) under the stream's lock, then fills without it, so concurrent
+// Runs are safe and each gets its own slice of the stream (which Run gets
+// which slice follows the order they reach the lock, as in TensorFlow).
 //
 // Multinomial draws its rows as one shard. TensorFlow's CPU kernel lets
 // Eigen's ParallelFor split the rows across its intra-op threads once
@@ -37,55 +37,29 @@
 #include "kernels/shared/random_ops_util.h"
 #include "kernels/cpu/reference/register.h"
 #include "kernels/registry.h"
+#include "ops/random_state.h"
 
 namespace smrt::kernels {
-namespace {
-
 using random::Philox;
-
-// A node's generator. Reserve hands out disjoint stretches of the stream.
-class PhiloxState : public Resource {
- public:
-  explicit PhiloxState(Philox gen) : gen_(gen) {}
-  // The generator positioned at the start of `blocks` reserved blocks.
-  Philox Reserve(uint64_t blocks) {
-    std::lock_guard<std::mutex> lock(mu_);
-    Philox start = gen_;
-    gen_.Skip(blocks);
-    return start;
-  }
-
- private:
-  std::mutex mu_;
-  Philox gen_;
-};
-
-absl::StatusOr<std::unique_ptr<PhiloxState>> MakeState(const AttrMap& attrs) {
-  absl::StatusOr<int64_t> seed = attrs.GetOr<int64_t>("seed", 0);
-  if (!seed.ok()) return seed.status();
-  absl::StatusOr<int64_t> seed2 = attrs.GetOr<int64_t>("seed2", 0);
-  if (!seed2.ok()) return seed2.status();
-  uint64_t s = static_cast<uint64_t>(*seed), s2 = static_cast<uint64_t>(*seed2);
-  if (s == 0 && s2 == 0) {
-    // TensorFlow draws both from its nondeterministic source.
-    std::random_device rd;
-    s = static_cast<uint64_t>(rd()) << 32 | rd();
-    s2 = static_cast<uint64_t>(rd()) << 32 | rd();
-  }
-  return std::make_unique<PhiloxState>(Philox(s, s2));
-}
-
-}  // namespace
 
 namespace random {
 
 absl::StatusOr<Philox> ReserveBlocks(KernelContext& ctx, uint64_t blocks) {
-  if (auto* state = dynamic_cast<PhiloxState*>(ctx.node_resource())) {
-    return state->Reserve(blocks);
+  auto reserve = [blocks](ops::RandomStreamState& state) {
+    // Skipping the blocks reserved so far from the stream's start lands
+    // where skipping them call by call would (fewer than 2^64 blocks).
+    const uint64_t start = state.Reserve(blocks);
+    Philox gen(state.seed(), state.seed2());
+    gen.Skip(start);
+    return gen;
+  };
+  if (auto* state = dynamic_cast<ops::RandomStreamState*>(ctx.node_resource())) {
+    return reserve(*state);
   }
-  absl::StatusOr<std::unique_ptr<PhiloxState>> fresh = MakeState(ctx.attrs());
+  absl::StatusOr<std::unique_ptr<ops::RandomStreamState>> fresh =
+      ops::MakeRandomStreamState(ctx.attrs());
   if (!fresh.ok()) return fresh.status();
-  return (*fresh)->Reserve(blocks);
+  return reserve(**fresh);
 }
 
 }  // namespace random
@@ -181,51 +155,20 @@ absl::Status ComputeShuffle(KernelContext& ctx) {
   return absl::OkStatus();
 }
 
-absl::Status InferShuffle(InferenceContext& ctx) {
-  ctx.set_output(0, ctx.input(0));
-  return absl::OkStatus();
-}
-
-absl::StatusOr<std::unique_ptr<Resource>> MakeResource(const AttrMap& attrs) {
-  absl::StatusOr<std::unique_ptr<PhiloxState>> s = MakeState(attrs);
-  if (!s.ok()) return s.status();
-  return std::unique_ptr<Resource>(*std::move(s));
-}
-
-OpSpec StatefulOp(const char* op, InferFn infer,
-                  std::vector<std::pair<std::string, AttrValue>> extra_defaults = {}) {
-  OpSpec spec{op, {{"seed", int64_t{0}}, {"seed2", int64_t{0}}}, std::move(infer), nullptr, true};
-  for (auto& d : extra_defaults) spec.attr_defaults.push_back(std::move(d));
-  spec.make_resource = MakeResource;
-  return spec;
-}
-
 }  // namespace
 
 void RegisterRandomOps(KernelRegistry& r) {
   const std::vector<DataType> floating = {DataType::kHalf, DataType::kBFloat16, DataType::kFloat,
                                           DataType::kDouble};
-  auto infer_dtype = [](InferenceContext& ctx) {
-    return random::InferFromShapeInput(ctx, "dtype");
-  };
-  r.AddOp(StatefulOp("RandomUniform", infer_dtype));
   r.AddKernel({"RandomUniform", kCpu, "dtype", floating, ComputeFill<random::UniformReal>});
-  r.AddOp(StatefulOp("RandomStandardNormal", infer_dtype));
   r.AddKernel({"RandomStandardNormal", kCpu, "dtype", floating, ComputeFill<random::Normal>});
-  r.AddOp(StatefulOp("TruncatedNormal", infer_dtype));
   r.AddKernel({"TruncatedNormal", kCpu, "dtype", floating, ComputeFill<random::TruncatedNormal>});
 
-  r.AddOp(StatefulOp("RandomUniformInt", [](InferenceContext& ctx) {
-    return random::InferFromShapeInput(ctx, "Tout");
-  }));
   r.AddKernel(
       {"RandomUniformInt", kCpu, "Tout", {DataType::kInt32, DataType::kInt64}, ComputeUniformInt});
 
-  r.AddOp(
-      StatefulOp("Multinomial", random::InferMultinomial, {{"output_dtype", DataType::kInt64}}));
   r.AddKernel({"Multinomial", kCpu, "T", floating, ComputeMultinomial});
 
-  r.AddOp(StatefulOp("RandomShuffle", InferShuffle));
   r.AddKernel({"RandomShuffle", kCpu, "", {}, ComputeShuffle});
 }
 

@@ -29,6 +29,7 @@
 #include "kernels/shared/kernel_util.h"
 #include "kernels/cpu/reference/register.h"
 #include "kernels/registry.h"
+#include "ops/reduction_shapes.h"
 
 namespace smrt::kernels {
 namespace {
@@ -38,7 +39,6 @@ using elementwise::ComputeType;
 using elementwise::DataTypeFor;
 using elementwise::DataTypes;
 using elementwise::Dispatch;
-using elementwise::InferredType;
 using elementwise::kIsFloat;
 using elementwise::kIsHalfLike;
 using elementwise::kIsInteger;
@@ -47,24 +47,7 @@ using elementwise::TypeList;
 using elementwise::WrapAdd;
 using elementwise::WrapMul;
 
-// Which of `rank` dims the axes name; InvalidArgument for an axis out of
-// range or named twice.
-absl::StatusOr<std::vector<bool>> ReducedDims(const std::vector<int64_t>& axes, int rank) {
-  std::vector<bool> reduced(rank, false);
-  for (int64_t axis : axes) {
-    if (axis < -rank || axis >= rank) {
-      return absl::InvalidArgumentError(absl::StrCat("Invalid reduction dimension ", axis,
-                                                     " for input with ", rank, " dimension(s)"));
-    }
-    const int64_t d = axis < 0 ? axis + rank : axis;
-    if (reduced[d]) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("Invalid reduction arguments: Axes contains duplicate dimension: ", d));
-    }
-    reduced[d] = true;
-  }
-  return reduced;
-}
+using ops::ReducedDims;
 
 // The input split into runs of reduced / kept dims (size-1 dims dropped),
 // with the output stride of each run (0 for reduced runs).
@@ -367,71 +350,8 @@ absl::Status ReductionCompute(KernelContext& ctx, Reduce kind) {
                 }));
 }
 
-absl::Status CheckIndexType(const InferenceContext& ctx, int input) {
-  const DataType t = ctx.input(input).dtype;
-  if (t != DataType::kInvalid && t != DataType::kInt32 && t != DataType::kInt64) {
-    return AtNode(ctx, absl::InvalidArgumentError(absl::StrCat(
-                           "input ", input, " must be int32 or int64, got ", DataTypeName(t))));
-  }
-  return absl::OkStatus();
-}
-
-absl::Status InferReduction(InferenceContext& ctx, bool bool_only) {
-  DataType t = DataType::kBool;
-  if (bool_only) {
-    if (ctx.input(0).dtype != DataType::kInvalid && ctx.input(0).dtype != DataType::kBool) {
-      return AtNode(ctx, absl::InvalidArgumentError(absl::StrCat(
-                             "input must be bool, got ", DataTypeName(ctx.input(0).dtype))));
-    }
-  } else {
-    absl::StatusOr<DataType> from_attr = InferredType(ctx, "T", 0);
-    if (!from_attr.ok()) return from_attr.status();
-    t = *from_attr;
-  }
-  if (absl::Status s = CheckIndexType(ctx, 1); !s.ok()) return s;
-  absl::StatusOr<bool> keep_dims = KeepDims(ctx.attrs());
-  if (!keep_dims.ok()) return AtNode(ctx, keep_dims.status());
-  const PartialShape& in = ctx.input(0).shape;
-  const PartialShape& axes_shape = ctx.input(1).shape;
-  std::optional<std::vector<int64_t>> axes = ConstInts(ctx, 1);
-  const bool no_axes =
-      (axes && axes->empty()) ||
-      (axes_shape.known_rank && axes_shape.rank() > 0 &&
-       std::find(axes_shape.dims.begin(), axes_shape.dims.end(), 0) != axes_shape.dims.end());
-  if (no_axes) {
-    ctx.set_output(0, ValueInfo{t, in});
-    return absl::OkStatus();
-  }
-  if (!in.known_rank) {
-    ctx.set_output(0, ValueInfo{t, PartialShape::Unknown()});
-    return absl::OkStatus();
-  }
-  PartialShape out = PartialShape::Known({});
-  if (axes) {
-    absl::StatusOr<std::vector<bool>> reduced = ReducedDims(*axes, in.rank());
-    if (!reduced.ok()) return AtNode(ctx, reduced.status());
-    for (int d = 0; d < in.rank(); ++d) {
-      if (!(*reduced)[d]) {
-        out.dims.push_back(in.dims[d]);
-      } else if (*keep_dims) {
-        out.dims.push_back(1);
-      }
-    }
-  } else if (*keep_dims) {
-    for (int64_t d : in.dims) out.dims.push_back(d == 1 ? 1 : -1);
-  } else {
-    out = PartialShape::Unknown();
-  }
-  ctx.set_output(0, ValueInfo{t, std::move(out)});
-  return absl::OkStatus();
-}
-
 void AddReduction(KernelRegistry& r, const std::string& op, Reduce kind) {
   const bool bool_only = kind == Reduce::kAll || kind == Reduce::kAny;
-  std::vector<std::pair<std::string, AttrValue>> defaults = {{"keep_dims", AttrValue(false)},
-                                                             {"Tidx", AttrValue(DataType::kInt32)}};
-  r.AddOp({op, defaults,
-           [bool_only](InferenceContext& ctx) { return InferReduction(ctx, bool_only); }});
   r.AddKernel({op, kCpu, bool_only ? "" : "T",
                bool_only ? std::vector<DataType>{} : DataTypes(RealTypes{}),
                [kind](KernelContext& ctx) { return ReductionCompute(ctx, kind); }});
@@ -439,39 +359,6 @@ void AddReduction(KernelRegistry& r, const std::string& op, Reduce kind) {
 
 // ---------------------------------------------------------------------------
 // ArgMax / ArgMin.
-
-absl::Status InferArg(InferenceContext& ctx) {
-  absl::StatusOr<DataType> out_type = ArgOutputType(ctx.attrs());
-  if (!out_type.ok()) return AtNode(ctx, out_type.status());
-  if (absl::Status s = CheckIndexType(ctx, 1); !s.ok()) return s;
-  const PartialShape& axis_shape = ctx.input(1).shape;
-  if (axis_shape.known_rank && axis_shape.rank() != 0) {
-    return AtNode(ctx, absl::InvalidArgumentError(absl::StrCat(
-                           "dimension must be a scalar, got shape ", axis_shape.ToString())));
-  }
-  const PartialShape& in = ctx.input(0).shape;
-  if (!in.known_rank) {
-    ctx.set_output(0, ValueInfo{*out_type, PartialShape::Unknown()});
-    return absl::OkStatus();
-  }
-  std::optional<std::vector<int64_t>> axis = ConstInts(ctx, 1);
-  PartialShape out = PartialShape::Known({});
-  if (axis && axis->size() == 1) {
-    absl::StatusOr<int> a = ArgAxis((*axis)[0], in.rank());
-    if (!a.ok()) return AtNode(ctx, a.status());
-    for (int d = 0; d < in.rank(); ++d) {
-      if (d != *a) out.dims.push_back(in.dims[d]);
-    }
-  } else {
-    if (in.rank() == 0) {
-      return AtNode(ctx, absl::InvalidArgumentError(
-                             "Expected dimension in the range [0, 0): the input is a scalar"));
-    }
-    out.dims.assign(in.rank() - 1, -1);
-  }
-  ctx.set_output(0, ValueInfo{*out_type, std::move(out)});
-  return absl::OkStatus();
-}
 
 template <typename T, typename Index>
 void ArgReduce(const T* in, int64_t outer, int64_t n, int64_t inner, bool is_max, Index* out) {
@@ -516,9 +403,6 @@ absl::Status ArgCompute(KernelContext& ctx, bool is_max) {
 }
 
 void AddArgOp(KernelRegistry& r, const std::string& op, bool is_max) {
-  r.AddOp({op,
-           {{"Tidx", AttrValue(DataType::kInt32)}, {"output_type", AttrValue(DataType::kInt64)}},
-           InferArg});
   r.AddKernel({op, kCpu, "T", DataTypes(decltype(RealTypes{} + TypeList<bool>{}){}),
                [is_max](KernelContext& ctx) { return ArgCompute(ctx, is_max); }});
 }

@@ -45,7 +45,6 @@ absl::Status Compute(KernelContext& ctx) {
 }  // namespace
 
 void RegisterReverseOps(KernelRegistry& r) {
-  r.AddOp({"ReverseV2", {{"Tidx", DataType::kInt32}}, UnchangedShape});
   r.AddKernel({"ReverseV2", kCpu, "", {}, Compute});
 }
 

@@ -55,7 +55,6 @@ absl::Status ComputeRoundTo(KernelContext& ctx) {
 }  // namespace
 
 void RegisterRoundOps(KernelRegistry& r) {
-  r.AddOp({kRoundTo, {}, UnchangedShape, nullptr});
   r.AddKernel({kRoundTo, kCpu, "T", {DataType::kFloat}, ComputeRoundTo});
 }
 

@@ -20,15 +20,6 @@
 namespace smrt::kernels {
 namespace {
 
-absl::Status InferSoftmax(InferenceContext& ctx) {
-  const ValueInfo& in = ctx.input(0);
-  if (in.shape.known_rank && in.shape.rank() < 1) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        ctx.op(), ": logits must have >= 1 dimension, got ", in.shape.ToString()));
-  }
-  return UnchangedShape(ctx);
-}
-
 absl::Status ComputeSoftmax(KernelContext& ctx, bool log) {
   const Tensor& in = ctx.input(0);
   if (in.rank() < 1) {
@@ -60,10 +51,8 @@ absl::Status ComputeSoftmax(KernelContext& ctx, bool log) {
 }  // namespace
 
 void RegisterSoftmaxOps(KernelRegistry& r) {
-  r.AddOp({"Softmax", {}, InferSoftmax, nullptr});
   r.AddKernel({"Softmax", kCpu, "T", {DataType::kFloat, DataType::kDouble},
                [](KernelContext& ctx) { return ComputeSoftmax(ctx, /*log=*/false); }});
-  r.AddOp({"LogSoftmax", {}, InferSoftmax, nullptr});
   r.AddKernel({"LogSoftmax", kCpu, "T", {DataType::kFloat, DataType::kDouble},
                [](KernelContext& ctx) { return ComputeSoftmax(ctx, /*log=*/true); }});
 }

@@ -200,24 +200,6 @@ absl::Status ComputeGetAlg(KernelContext& ctx) {
   return absl::OkStatus();
 }
 
-absl::Status InferKeyCounter(InferenceContext& ctx) {
-  ctx.set_output(0, ValueInfo{DataType::kUInt64, PartialShape::Known({1})});
-  ctx.set_output(1, ValueInfo{DataType::kUInt64, PartialShape::Known({2})});
-  if (ctx.num_outputs() == 3) {
-    ctx.set_output(2, ValueInfo{DataType::kInt32, PartialShape::Known({})});
-  }
-  return absl::OkStatus();
-}
-
-absl::Status InferAlg(InferenceContext& ctx) {
-  ctx.set_output(0, ValueInfo{DataType::kInt32, PartialShape::Known({})});
-  return absl::OkStatus();
-}
-
-NumOutputsFn Fixed(int n) {
-  return [n](const AttrMap&, int) -> absl::StatusOr<int> { return n; };
-}
-
 }  // namespace
 
 void RegisterStatelessRandomOps(KernelRegistry& r) {
@@ -226,54 +208,28 @@ void RegisterStatelessRandomOps(KernelRegistry& r) {
   const std::vector<DataType> ints = {DataType::kInt32, DataType::kInt64};
   const std::vector<DataType> full_ints = {DataType::kInt32, DataType::kInt64, DataType::kUInt32,
                                            DataType::kUInt64};
-  auto infer = [](InferenceContext& ctx) { return random::InferFromShapeInput(ctx, "dtype"); };
-  auto op = [&](const char* name, std::vector<std::pair<std::string, AttrValue>> defaults) {
-    r.AddOp({name, std::move(defaults), infer});
-  };
-  const std::pair<std::string, AttrValue> f32 = {"dtype", DataType::kFloat};
-  const std::pair<std::string, AttrValue> u64 = {"dtype", DataType::kUInt64};
-  const std::pair<std::string, AttrValue> tseed = {"Tseed", DataType::kInt64};
-  const std::pair<std::string, AttrValue> tshape = {"T", DataType::kInt32};
-  const std::pair<std::string, AttrValue> tshape_v2 = {"Tshape", DataType::kInt32};
-
-  op("StatelessRandomUniform", {f32, tseed, tshape});
   r.AddKernel(
       {"StatelessRandomUniform", kCpu, "dtype", floating, ComputeFill<random::UniformReal, false>});
-  op("StatelessRandomNormal", {f32, tseed, tshape});
   r.AddKernel(
       {"StatelessRandomNormal", kCpu, "dtype", floating, ComputeFill<random::Normal, false>});
-  op("StatelessTruncatedNormal", {f32, tseed, tshape});
   r.AddKernel({"StatelessTruncatedNormal", kCpu, "dtype", floating,
                ComputeFill<random::TruncatedNormal, false>});
-  op("StatelessRandomUniformInt", {tseed, tshape});
   r.AddKernel({"StatelessRandomUniformInt", kCpu, "dtype", ints, ComputeUniformInt<false>});
-  op("StatelessRandomUniformFullInt", {u64, tseed, tshape});
   r.AddKernel({"StatelessRandomUniformFullInt", kCpu, "dtype", full_ints, ComputeFullInt<false>});
 
-  r.AddOp({"StatelessMultinomial",
-           {{"output_dtype", DataType::kInt64}, tseed},
-           random::InferMultinomial});
   r.AddKernel({"StatelessMultinomial", kCpu, "T", floating, ComputeMultinomial});
 
-  op("StatelessRandomUniformV2", {f32, tshape_v2});
   r.AddKernel({"StatelessRandomUniformV2", kCpu, "dtype", floating,
                ComputeFill<random::UniformReal, true>});
-  op("StatelessRandomNormalV2", {f32, tshape_v2});
   r.AddKernel(
       {"StatelessRandomNormalV2", kCpu, "dtype", floating, ComputeFill<random::Normal, true>});
-  op("StatelessTruncatedNormalV2", {f32, tshape_v2});
   r.AddKernel({"StatelessTruncatedNormalV2", kCpu, "dtype", floating,
                ComputeFill<random::TruncatedNormal, true>});
-  op("StatelessRandomUniformIntV2", {tshape_v2});
   r.AddKernel({"StatelessRandomUniformIntV2", kCpu, "dtype", ints, ComputeUniformInt<true>});
-  op("StatelessRandomUniformFullIntV2", {u64, tshape_v2});
   r.AddKernel({"StatelessRandomUniformFullIntV2", kCpu, "dtype", full_ints, ComputeFullInt<true>});
 
-  r.AddOp({"StatelessRandomGetKeyCounter", {tseed}, InferKeyCounter, Fixed(2)});
   r.AddKernel({"StatelessRandomGetKeyCounter", kCpu, "", {}, ComputeGetKeyCounter});
-  r.AddOp({"StatelessRandomGetKeyCounterAlg", {tseed}, InferKeyCounter, Fixed(3)});
   r.AddKernel({"StatelessRandomGetKeyCounterAlg", kCpu, "", {}, ComputeGetKeyCounter});
-  r.AddOp({"StatelessRandomGetAlg", {}, InferAlg});
   r.AddKernel({"StatelessRandomGetAlg", kCpu, "", {}, ComputeGetAlg});
 }
 

@@ -1,50 +1,14 @@
-// The TensorList ops and their CPU kernels (kernels/tensor_list.h, shared
-// with the devices' kernels).
-#include "absl/status/status.h"
+// The TensorList ops' CPU kernels (kernels/tensor_list.h, shared with the
+// devices' kernels); src/ops/defs/tensor_list_ops.cc defines the ops.
+#include <string>
+
 #include "kernels/cpu/reference/register.h"
 #include "kernels/registry.h"
 #include "kernels/tensor_list.h"
 
 namespace smrt::kernels {
-namespace {
-
-absl::Status InferList(InferenceContext& ctx) {
-  ctx.set_output(0, ValueInfo{DataType::kVariant, PartialShape::Known({})});
-  return absl::OkStatus();
-}
-
-absl::Status InferElement(InferenceContext& ctx) {
-  absl::StatusOr<DataType> dtype = ctx.attrs().Get<DataType>("element_dtype");
-  if (!dtype.ok()) return dtype.status();
-  ctx.set_output(0, ValueInfo{*dtype, PartialShape::Unknown()});
-  return absl::OkStatus();
-}
-
-}  // namespace
 
 void RegisterTensorListOps(KernelRegistry& r) {
-  const std::vector<std::pair<std::string, AttrValue>> shape_type = {
-      {"shape_type", DataType::kInt32}};
-  r.AddOp({"TensorListReserve", shape_type, InferList});
-  r.AddOp({"EmptyTensorList", shape_type, InferList});
-  r.AddOp({"TensorListFromTensor", shape_type, InferList});
-  r.AddOp({"TensorListGetItem", {}, InferElement});
-  r.AddOp({"TensorListSetItem", {{"resize_if_index_out_of_bounds", false}}, InferList});
-  r.AddOp({"TensorListPushBack", {}, InferList});
-  r.AddOp({"TensorListStack", {{"num_elements", int64_t{-1}}}, InferElement});
-  r.AddOp({"TensorListLength", {},
-           [](InferenceContext& ctx) {
-             ctx.set_output(0, ValueInfo{DataType::kInt32, PartialShape::Known({})});
-             return absl::OkStatus();
-           }});
-  r.AddOp({"TensorListElementShape", {},
-           [](InferenceContext& ctx) {
-             absl::StatusOr<DataType> t =
-                 ctx.attrs().GetOr<DataType>("shape_type", DataType::kInt32);
-             if (!t.ok()) return t.status();
-             ctx.set_output(0, ValueInfo{*t, PartialShape::Unknown()});
-             return absl::OkStatus();
-           }});
   for (const std::string& op : TensorListOps()) {
     r.AddKernel({op, kCpu, "", {}, TensorListCompute(op, nullptr)});
   }

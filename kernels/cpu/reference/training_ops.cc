@@ -12,36 +12,12 @@
 #include "kernels/shared/kernel_util.h"
 #include "kernels/cpu/reference/register.h"
 #include "kernels/registry.h"
+#include "ops/training_shapes.h"
 
 namespace smrt::kernels {
 namespace {
 
 // ---- BiasAddGrad: sum over every dim but the channel one.
-
-absl::StatusOr<bool> ChannelsFirst(const AttrMap& attrs) {
-  absl::StatusOr<std::string> format = attrs.GetOr<std::string>("data_format", "NHWC");
-  if (!format.ok()) return format.status();
-  if (*format != "NHWC" && *format != "NCHW") {
-    return absl::InvalidArgumentError(absl::StrCat("unknown data_format ", *format));
-  }
-  return *format == "NCHW";
-}
-
-absl::Status InferBiasAddGrad(InferenceContext& ctx) {
-  const PartialShape& s = ctx.input(0).shape;
-  absl::StatusOr<bool> nchw = ChannelsFirst(ctx.attrs());
-  if (!nchw.ok()) return nchw.status();
-  int64_t c = -1;
-  if (s.known_rank) {
-    if (s.rank() < 2) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("BiasAddGrad: out_backprop must be at least 2-D, got ", s.ToString()));
-    }
-    c = *nchw ? s.dims[1] : s.dims.back();
-  }
-  ctx.set_output(0, {ctx.input(0).dtype, PartialShape::Known({c})});
-  return absl::OkStatus();
-}
 
 template <typename T>
 absl::Status BiasAddGrad(const Tensor& g, bool nchw, Tensor& out) {
@@ -65,7 +41,7 @@ absl::Status BiasAddGrad(const Tensor& g, bool nchw, Tensor& out) {
 
 absl::Status ComputeBiasAddGrad(KernelContext& ctx) {
   const Tensor& g = ctx.input(0);
-  absl::StatusOr<bool> nchw = ChannelsFirst(ctx.attrs());
+  absl::StatusOr<bool> nchw = ops::BiasAddGradIsNchw(ctx.attrs());
   if (!nchw.ok()) return nchw.status();
   if (g.rank() < 2) {
     return absl::InvalidArgumentError(absl::StrCat("BiasAddGrad: out_backprop must be at least "
@@ -79,11 +55,6 @@ absl::Status ComputeBiasAddGrad(KernelContext& ctx) {
 }
 
 // ---- ReluGrad: gradients where features > 0, else 0.
-
-absl::Status InferSameAsFirst(InferenceContext& ctx) {
-  ctx.set_output(0, ctx.input(0));
-  return absl::OkStatus();
-}
 
 template <typename T>
 void ReluGrad(const Tensor& g, const Tensor& f, Tensor& out) {
@@ -111,23 +82,6 @@ absl::Status ComputeReluGrad(KernelContext& ctx) {
 }
 
 // ---- Softmax cross-entropy, dense and sparse labels.
-
-absl::Status InferXent(InferenceContext& ctx) {
-  const PartialShape& s = ctx.input(0).shape;
-  PartialShape loss = PartialShape::Known({-1});
-  PartialShape backprop = PartialShape::Known({-1, -1});
-  if (s.known_rank) {
-    if (s.rank() != 2) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(ctx.op(), ": logits must be 2-D, got ", s.ToString()));
-    }
-    loss.dims = {s.dims[0]};
-    backprop.dims = s.dims;
-  }
-  ctx.set_output(0, {ctx.input(0).dtype, loss});
-  ctx.set_output(1, {ctx.input(0).dtype, backprop});
-  return absl::OkStatus();
-}
 
 // One row: loss and backprop from logits and a label distribution.
 template <typename T, typename LabelAt>
@@ -218,20 +172,13 @@ absl::Status ComputeSparseXent(KernelContext& ctx) {
              : SparseXent<double, int64_t>(ctx, logits, labels);
 }
 
-absl::StatusOr<int> TwoOutputs(const AttrMap&, int) { return 2; }
-
 }  // namespace
 
 void RegisterTrainingOps(KernelRegistry& r) {
   const std::vector<DataType> floats = {DataType::kFloat, DataType::kDouble};
-  r.AddOp({"BiasAddGrad", {{"data_format", std::string("NHWC")}}, InferBiasAddGrad, nullptr});
   r.AddKernel({"BiasAddGrad", kCpu, "T", floats, ComputeBiasAddGrad});
-  r.AddOp({"ReluGrad", {}, InferSameAsFirst, nullptr});
   r.AddKernel({"ReluGrad", kCpu, "T", floats, ComputeReluGrad});
-  r.AddOp({"SoftmaxCrossEntropyWithLogits", {}, InferXent, TwoOutputs});
   r.AddKernel({"SoftmaxCrossEntropyWithLogits", kCpu, "T", floats, ComputeDenseXent});
-  r.AddOp({"SparseSoftmaxCrossEntropyWithLogits", {{"Tlabels", DataType::kInt64}}, InferXent,
-           TwoOutputs});
   r.AddKernel({"SparseSoftmaxCrossEntropyWithLogits", kCpu, "T", floats, ComputeSparseXent});
 }
 

@@ -28,15 +28,6 @@ absl::Status Uninitialized(absl::string_view node) {
       "' is uninitialized: it is not in the checkpoint and no init op assigned it"));
 }
 
-absl::Status InferVariableV2(InferenceContext& ctx) {
-  absl::StatusOr<DataType> dtype = ctx.attrs().Get<DataType>("dtype");
-  if (!dtype.ok()) return dtype.status();
-  absl::StatusOr<PartialShape> shape = ctx.attrs().Get<PartialShape>("shape");
-  if (!shape.ok()) return shape.status();
-  ctx.set_output(0, ValueInfo{*dtype, *shape});
-  return absl::OkStatus();
-}
-
 absl::Status ComputeVariableV2(KernelContext& ctx) {
   absl::StatusOr<VariableResource*> v = Variable(ctx.node_resource(), ctx.node_name());
   if (!v.ok()) return v.status();
@@ -46,24 +37,12 @@ absl::Status ComputeVariableV2(KernelContext& ctx) {
   return absl::OkStatus();
 }
 
-absl::Status InferResource(InferenceContext& ctx) {
-  ctx.set_output(0, ValueInfo{DataType::kResource, PartialShape::Known({})});
-  return absl::OkStatus();
-}
-
 absl::Status ComputeVarHandle(KernelContext& ctx) {
   if (ctx.node_resource() == nullptr) {
     return absl::FailedPreconditionError(
         absl::StrCat("resource variable '", ctx.node_name(), "' was not bound to a value"));
   }
   ctx.set_output(0, Tensor());  // the handle itself carries no data here
-  return absl::OkStatus();
-}
-
-absl::Status InferRead(InferenceContext& ctx) {
-  absl::StatusOr<DataType> dtype = ctx.attrs().Get<DataType>("dtype");
-  if (!dtype.ok()) return dtype.status();
-  ctx.set_output(0, ValueInfo{*dtype, PartialShape::Unknown()});
   return absl::OkStatus();
 }
 
@@ -153,19 +132,7 @@ ComputeFn ResourceUpdate(Update u) {
   };
 }
 
-absl::Status InferRefUpdate(InferenceContext& ctx) {
-  ctx.set_output(0, ctx.input(0).shape.known_rank ? ctx.input(0) : ctx.input(1));
-  return absl::OkStatus();
-}
-
 // ResourceGather: rows of a resource variable (embedding lookups).
-absl::Status InferResourceGather(InferenceContext& ctx) {
-  absl::StatusOr<DataType> dtype = ctx.attrs().Get<DataType>("dtype");
-  if (!dtype.ok()) return dtype.status();
-  ctx.set_output(0, ValueInfo{*dtype, PartialShape::Unknown()});
-  return absl::OkStatus();
-}
-
 absl::Status ComputeResourceGather(KernelContext& ctx) {
   absl::StatusOr<VariableResource*> v = Variable(ctx.resource(0), ctx.node_name());
   if (!v.ok()) return v.status();
@@ -200,49 +167,24 @@ absl::Status ComputeResourceGather(KernelContext& ctx) {
   return absl::OkStatus();
 }
 
-absl::StatusOr<int> NoOutputs(const AttrMap&, int) { return 0; }
-absl::Status InferNothing(InferenceContext&) { return absl::OkStatus(); }
-
 const std::vector<DataType> kUpdateTypes = {DataType::kFloat, DataType::kDouble, DataType::kInt32,
                                             DataType::kInt64};
 
 }  // namespace
 
 void RegisterVariableOps(KernelRegistry& r) {
-  r.AddOp({"VariableV2",
-           {{"container", std::string()}, {"shared_name", std::string()}},
-           InferVariableV2,
-           nullptr,
-           /*stateful=*/true});
   r.AddKernel({"VariableV2", kCpu, "", {}, ComputeVariableV2});
-  r.AddOp({"VarHandleOp",
-           {{"container", std::string()},
-            {"shared_name", std::string()},
-            {"allowed_devices", EmptyList{}}},
-           InferResource,
-           nullptr,
-           true});
   r.AddKernel({"VarHandleOp", kCpu, "", {}, ComputeVarHandle});
-  r.AddOp({"ReadVariableOp", {}, InferRead, nullptr, true});
   r.AddKernel({"ReadVariableOp", kCpu, "", {}, ComputeRead});
 
-  r.AddOp({"ResourceGather", {{"batch_dims", int64_t{0}}, {"validate_indices", true}},
-           InferResourceGather, nullptr, true});
   r.AddKernel({"ResourceGather", kCpu, "", {}, ComputeResourceGather});
 
-  r.AddOp({"Assign", {{"validate_shape", true}, {"use_locking", true}}, InferRefUpdate, nullptr,
-           true});
   r.AddKernel({"Assign", kCpu, "", {}, RefUpdate(Update::kAssign)});
-  r.AddOp({"AssignAdd", {{"use_locking", false}}, InferRefUpdate, nullptr, true});
   r.AddKernel({"AssignAdd", kCpu, "T", kUpdateTypes, RefUpdate(Update::kAdd)});
-  r.AddOp({"AssignSub", {{"use_locking", false}}, InferRefUpdate, nullptr, true});
   r.AddKernel({"AssignSub", kCpu, "T", kUpdateTypes, RefUpdate(Update::kSub)});
 
-  r.AddOp({"AssignVariableOp", {{"validate_shape", false}}, InferNothing, NoOutputs, true});
   r.AddKernel({"AssignVariableOp", kCpu, "", {}, ResourceUpdate(Update::kAssign)});
-  r.AddOp({"AssignAddVariableOp", {}, InferNothing, NoOutputs, true});
   r.AddKernel({"AssignAddVariableOp", kCpu, "dtype", kUpdateTypes, ResourceUpdate(Update::kAdd)});
-  r.AddOp({"AssignSubVariableOp", {}, InferNothing, NoOutputs, true});
   r.AddKernel({"AssignSubVariableOp", kCpu, "dtype", kUpdateTypes, ResourceUpdate(Update::kSub)});
 }
 
