@@ -20,6 +20,9 @@ const OpRegistry& StandardOps() {
     RegisterStatelessRandomOps(*r);
     RegisterReductionOps(*r);
     RegisterRaggedOps(*r);
+    RegisterCheckOps(*r);
+    RegisterMatrixOps(*r);
+    RegisterBucketizeOps(*r);
     return r;
   }();
   return *registry;

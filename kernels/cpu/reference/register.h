@@ -54,6 +54,9 @@ void RegisterFusedLinearOps(KernelRegistry& r);  // fused_linear_ops.cc: what pa
 void RegisterLayerNormOps(KernelRegistry& r);    // layer_norm_ops.cc: _SmrtLayerNorm
 void RegisterAttentionOps(KernelRegistry& r);    // attention_ops.cc: _SmrtAttention
 void RegisterRoundOps(KernelRegistry& r);        // round_ops.cc: _SmrtRoundTo
+void RegisterCheckOps(KernelRegistry& r);        // check_ops.cc: Assert, EnsureShape
+void RegisterMatrixOps(KernelRegistry& r);       // matrix_ops.cc: MatrixBandPart
+void RegisterBucketizeOps(KernelRegistry& r);    // bucketize_ops.cc: Bucketize
 // half_precision_ops.cc: float16/bfloat16 over the float32 kernels; must come last.
 void RegisterHalfPrecisionOps(KernelRegistry& r);
 
@@ -105,6 +108,9 @@ inline void RegisterReferenceKernels(KernelRegistry& r) {
   RegisterLayerNormOps(r);
   RegisterAttentionOps(r);
   RegisterRoundOps(r);
+  RegisterCheckOps(r);
+  RegisterMatrixOps(r);
+  RegisterBucketizeOps(r);
   RegisterHalfPrecisionOps(r);
 }
 

@@ -28,6 +28,9 @@ void RegisterStatelessRandomOps(OpRegistry& r);  // random_ops.cc: StatelessRand
 void RegisterReductionOps(OpRegistry& r);        // reduction_ops.cc: Sum, Mean, All, ArgMax...
 void RegisterRaggedOps(OpRegistry& r);           // ragged_ops.cc: RaggedTensorToTensor
 
+void RegisterCheckOps(OpRegistry& r);      // check_ops.cc: Assert, EnsureShape
+void RegisterMatrixOps(OpRegistry& r);     // matrix_ops.cc: MatrixBandPart
+void RegisterBucketizeOps(OpRegistry& r);  // bucketize_ops.cc: Bucketize
 }  // namespace smrt::ops
 
 #endif  // SMRT_OPS_DEFS_REGISTER_H_
