@@ -26,33 +26,27 @@ using FilePtr = std::unique_ptr<FILE, FileCloser>;
 
 absl::Status OpenError(const std::string &path) {
   int err = errno;
-  std::string msg =
-      absl::StrCat("cannot open ", path, " for reading: ", std::strerror(err));
-  if (err == ENOENT)
-    return absl::NotFoundError(msg);
-  if (err == EACCES)
-    return absl::PermissionDeniedError(msg);
+  std::string msg = absl::StrCat("cannot open ", path, " for reading: ", std::strerror(err));
+  if (err == ENOENT) return absl::NotFoundError(msg);
+  if (err == EACCES) return absl::PermissionDeniedError(msg);
   return absl::UnavailableError(msg);
 }
 
-absl::Status CheckRange(const std::string &path, uint64_t size, uint64_t offset,
-                        uint64_t n) {
+absl::Status CheckRange(const std::string &path, uint64_t size, uint64_t offset, uint64_t n) {
   if (offset > size || n > size - offset) {
-    return absl::OutOfRangeError(
-        absl::StrCat(path, ": wanted bytes [", offset, ", ", offset + n,
-                     ") but the file has ", size, " bytes (truncated?)"));
+    return absl::OutOfRangeError(absl::StrCat(path, ": wanted bytes [", offset, ", ", offset + n,
+                                              ") but the file has ", size, " bytes (truncated?)"));
   }
   return absl::OkStatus();
 }
 
 class PosixEnv : public Env {
-public:
+ public:
   absl::StatusOr<FileInfo> Stat(const std::string &path) const override {
     struct stat st;
     if (::stat(path.c_str(), &st) != 0) {
       int err = errno;
-      std::string msg =
-          absl::StrCat("cannot stat ", path, ": ", std::strerror(err));
+      std::string msg = absl::StrCat("cannot stat ", path, ": ", std::strerror(err));
       return err == ENOENT || err == ENOTDIR ? absl::NotFoundError(msg)
                                              : absl::UnavailableError(msg);
     }
@@ -62,18 +56,14 @@ public:
     return info;
   }
 
-  absl::Status ReadRangeInto(const std::string &path, uint64_t offset,
-                             uint64_t n, void *dst) const override {
+  absl::Status ReadRangeInto(const std::string &path, uint64_t offset, uint64_t n,
+                             void *dst) const override {
     absl::StatusOr<uint64_t> size = Size(path);
-    if (!size.ok())
-      return size.status();
-    if (absl::Status s = CheckRange(path, *size, offset, n); !s.ok())
-      return s;
+    if (!size.ok()) return size.status();
+    if (absl::Status s = CheckRange(path, *size, offset, n); !s.ok()) return s;
     FilePtr f(std::fopen(path.c_str(), "rb"));
-    if (!f)
-      return OpenError(path);
-    if (offset > 0 &&
-        fseeko(f.get(), static_cast<off_t>(offset), SEEK_SET) != 0) {
+    if (!f) return OpenError(path);
+    if (offset > 0 && fseeko(f.get(), static_cast<off_t>(offset), SEEK_SET) != 0) {
       return absl::DataLossError(absl::StrCat("cannot seek in ", path));
     }
     if (n > 0 && std::fread(dst, 1, n, f.get()) != n) {
@@ -82,21 +72,15 @@ public:
     return absl::OkStatus();
   }
 
-  absl::StatusOr<std::vector<std::string>>
-  ListFiles(const std::string &dir) const override {
+  absl::StatusOr<std::vector<std::string>> ListFiles(const std::string &dir) const override {
     namespace fs = std::filesystem;
     std::vector<std::string> names;
     std::error_code ec;
-    if (!fs::is_directory(dir, ec))
-      return names;
-    for (fs::recursive_directory_iterator it(dir, ec), end; !ec && it != end;
-         it.increment(ec)) {
-      if (it->is_regular_file(ec))
-        names.push_back(it->path().lexically_relative(dir).string());
+    if (!fs::is_directory(dir, ec)) return names;
+    for (fs::recursive_directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+      if (it->is_regular_file(ec)) names.push_back(it->path().lexically_relative(dir).string());
     }
-    if (ec)
-      return absl::UnavailableError(
-          absl::StrCat("cannot list ", dir, ": ", ec.message()));
+    if (ec) return absl::UnavailableError(absl::StrCat("cannot list ", dir, ": ", ec.message()));
     std::sort(names.begin(), names.end());
     return names;
   }
@@ -105,14 +89,13 @@ public:
     std::error_code ec;
     std::filesystem::path real = std::filesystem::weakly_canonical(path, ec);
     if (ec) {
-      return absl::UnavailableError(
-          absl::StrCat("cannot resolve ", path, ": ", ec.message()));
+      return absl::UnavailableError(absl::StrCat("cannot resolve ", path, ": ", ec.message()));
     }
     return real.lexically_normal().string();
   }
 
-  absl::StatusOr<std::shared_ptr<const file::MappedFile>>
-  Map(const std::string &path) const override {
+  absl::StatusOr<std::shared_ptr<const file::MappedFile>> Map(
+      const std::string &path) const override {
     return file::MappedFile::Map(path);
   }
 };
@@ -120,20 +103,18 @@ public:
 absl::Status CheckRelative(const std::string &path) {
   if (path.empty() || path.front() == '/') {
     return absl::InvalidArgumentError(
-        absl::StrCat("in-memory file path '", path,
-                     "' must be relative, like \"saved_model.pb\""));
+        absl::StrCat("in-memory file path '", path, "' must be relative, like \"saved_model.pb\""));
   }
   for (absl::string_view part : absl::StrSplit(path, '/')) {
     if (part.empty() || part == "." || part == "..") {
       return absl::InvalidArgumentError(
-          absl::StrCat("in-memory file path '", path,
-                       "' has an empty, '.' or '..' component"));
+          absl::StrCat("in-memory file path '", path, "' has an empty, '.' or '..' component"));
     }
   }
   return absl::OkStatus();
 }
 
-} // namespace
+}  // namespace
 
 std::shared_ptr<const Env> Env::Default() {
   static const std::shared_ptr<const Env> *env =
@@ -141,8 +122,7 @@ std::shared_ptr<const Env> Env::Default() {
   return *env;
 }
 
-absl::StatusOr<std::shared_ptr<const file::MappedFile>>
-Env::Map(const std::string &) const {
+absl::StatusOr<std::shared_ptr<const file::MappedFile>> Env::Map(const std::string &) const {
   return std::shared_ptr<const file::MappedFile>();
 }
 
@@ -153,33 +133,28 @@ bool Env::IsDirectory(const std::string &path) const {
 
 absl::StatusOr<uint64_t> Env::Size(const std::string &path) const {
   absl::StatusOr<FileInfo> info = Stat(path);
-  if (!info.ok())
-    return info.status();
+  if (!info.ok()) return info.status();
   if (info->is_directory) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(path, " is not a regular file"));
+    return absl::InvalidArgumentError(absl::StrCat(path, " is not a regular file"));
   }
   return info->size;
 }
 
-absl::StatusOr<std::string> Env::ReadAll(const std::string &path,
-                                         uint64_t max_bytes) const {
+absl::StatusOr<std::string> Env::ReadAll(const std::string &path, uint64_t max_bytes) const {
   absl::StatusOr<uint64_t> size = Size(path);
-  if (!size.ok())
-    return size.status();
+  if (!size.ok()) return size.status();
   if (*size > max_bytes) {
-    return absl::ResourceExhaustedError(absl::StrCat(
-        path, " is ", *size, " bytes, over the limit of ", max_bytes));
+    return absl::ResourceExhaustedError(
+        absl::StrCat(path, " is ", *size, " bytes, over the limit of ", max_bytes));
   }
   return ReadRange(path, 0, *size);
 }
 
-absl::StatusOr<std::string> Env::ReadRange(const std::string &path,
-                                           uint64_t offset, uint64_t n) const {
+absl::StatusOr<std::string> Env::ReadRange(const std::string &path, uint64_t offset,
+                                           uint64_t n) const {
   std::string out;
   out.resize(n);
-  if (absl::Status s = ReadRangeInto(path, offset, n, out.data()); !s.ok())
-    return s;
+  if (absl::Status s = ReadRangeInto(path, offset, n, out.data()); !s.ok()) return s;
   return out;
 }
 
@@ -187,23 +162,20 @@ absl::Status Env::CheckInside(const std::string &dir, const std::string &path,
                               const std::string &what) const {
   absl::StatusOr<std::string> root = RealPath(dir);
   if (!root.ok()) {
-    return absl::PermissionDeniedError(
-        absl::StrCat("cannot resolve ", what, " ", dir));
+    return absl::PermissionDeniedError(absl::StrCat("cannot resolve ", what, " ", dir));
   }
   absl::StatusOr<std::string> real = RealPath(path);
   if (!real.ok() || !absl::StartsWith(*real, *root + "/")) {
-    return absl::PermissionDeniedError(
-        absl::StrCat(path, " resolves to ", real.ok() ? *real : "nowhere",
-                     ", outside ", what, " ", *root));
+    return absl::PermissionDeniedError(absl::StrCat(
+        path, " resolves to ", real.ok() ? *real : "nowhere", ", outside ", what, " ", *root));
   }
   return absl::OkStatus();
 }
 
-absl::StatusOr<std::shared_ptr<const MemoryEnv>>
-NewMemoryEnv(std::map<std::string, std::string> files) {
+absl::StatusOr<std::shared_ptr<const MemoryEnv>> NewMemoryEnv(
+    std::map<std::string, std::string> files) {
   for (const auto &[path, bytes] : files) {
-    if (absl::Status s = CheckRelative(path); !s.ok())
-      return s;
+    if (absl::Status s = CheckRelative(path); !s.ok()) return s;
   }
   static std::atomic<uint64_t> next{1};
   std::shared_ptr<MemoryEnv> env(new MemoryEnv);
@@ -217,21 +189,17 @@ bool MemoryEnv::Relative(const std::string &path, std::string *rel) const {
     rel->clear();
     return true;
   }
-  if (!absl::StartsWith(path, root_ + "/"))
-    return false;
+  if (!absl::StartsWith(path, root_ + "/")) return false;
   absl::string_view rest = absl::string_view(path).substr(root_.size() + 1);
-  while (!rest.empty() && rest.back() == '/')
-    rest.remove_suffix(1);
+  while (!rest.empty() && rest.back() == '/') rest.remove_suffix(1);
   *rel = std::string(rest);
   return true;
 }
 
 absl::StatusOr<FileInfo> MemoryEnv::Stat(const std::string &path) const {
   std::string rel;
-  absl::Status missing =
-      absl::NotFoundError(absl::StrCat("no in-memory file ", path));
-  if (!Relative(path, &rel))
-    return missing;
+  absl::Status missing = absl::NotFoundError(absl::StrCat("no in-memory file ", path));
+  if (!Relative(path, &rel)) return missing;
   FileInfo info;
   if (rel.empty()) {
     info.is_directory = true;
@@ -250,26 +218,21 @@ absl::StatusOr<FileInfo> MemoryEnv::Stat(const std::string &path) const {
   return missing;
 }
 
-absl::Status MemoryEnv::ReadRangeInto(const std::string &path, uint64_t offset,
-                                      uint64_t n, void *dst) const {
+absl::Status MemoryEnv::ReadRangeInto(const std::string &path, uint64_t offset, uint64_t n,
+                                      void *dst) const {
   absl::StatusOr<uint64_t> size = Size(path);
-  if (!size.ok())
-    return size.status();
-  if (absl::Status s = CheckRange(path, *size, offset, n); !s.ok())
-    return s;
+  if (!size.ok()) return size.status();
+  if (absl::Status s = CheckRange(path, *size, offset, n); !s.ok()) return s;
   std::string rel;
   Relative(path, &rel);
-  if (n > 0)
-    std::memcpy(dst, files_.at(rel).data() + offset, n);
+  if (n > 0) std::memcpy(dst, files_.at(rel).data() + offset, n);
   return absl::OkStatus();
 }
 
-absl::StatusOr<std::vector<std::string>>
-MemoryEnv::ListFiles(const std::string &dir) const {
+absl::StatusOr<std::vector<std::string>> MemoryEnv::ListFiles(const std::string &dir) const {
   std::vector<std::string> out;
   std::string rel;
-  if (!Relative(dir, &rel))
-    return out;
+  if (!Relative(dir, &rel)) return out;
   const std::string prefix = rel.empty() ? "" : rel + "/";
   for (auto it = files_.lower_bound(prefix);
        it != files_.end() && absl::StartsWith(it->first, prefix); ++it) {
@@ -281,23 +244,19 @@ MemoryEnv::ListFiles(const std::string &dir) const {
 absl::StatusOr<std::string> MemoryEnv::RealPath(const std::string &path) const {
   // No links in memory: only "." and ".." to remove, lexically.
   std::string rel;
-  if (!Relative(path, &rel))
-    return path;
+  if (!Relative(path, &rel)) return path;
   std::vector<absl::string_view> parts;
   for (absl::string_view part : absl::StrSplit(rel, '/', absl::SkipEmpty())) {
-    if (part == ".")
-      continue;
+    if (part == ".") continue;
     if (part != "..") {
       parts.push_back(part);
     } else if (parts.empty()) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(path, " leads above ", root_));
+      return absl::InvalidArgumentError(absl::StrCat(path, " leads above ", root_));
     } else {
       parts.pop_back();
     }
   }
-  return parts.empty() ? root_
-                       : absl::StrCat(root_, "/", absl::StrJoin(parts, "/"));
+  return parts.empty() ? root_ : absl::StrCat(root_, "/", absl::StrJoin(parts, "/"));
 }
 
-} // namespace smrt
+}  // namespace smrt

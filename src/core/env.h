@@ -23,11 +23,11 @@ class MappedFile;
 
 struct FileInfo {
   bool is_directory = false;
-  uint64_t size = 0; // of a regular file
+  uint64_t size = 0;  // of a regular file
 };
 
 class Env {
-public:
+ public:
   virtual ~Env() = default;
 
   // The local file system. Never null.
@@ -38,21 +38,19 @@ public:
   virtual absl::StatusOr<FileInfo> Stat(const std::string &path) const = 0;
   // Bytes [offset, offset + n) of a regular file into dst (n bytes).
   // OutOfRange (naming the file and the sizes) when the file is shorter.
-  virtual absl::Status ReadRangeInto(const std::string &path, uint64_t offset,
-                                     uint64_t n, void *dst) const = 0;
+  virtual absl::Status ReadRangeInto(const std::string &path, uint64_t offset, uint64_t n,
+                                     void *dst) const = 0;
   // The regular files under dir, recursively, as paths relative to dir,
   // sorted. Empty when dir does not exist.
-  virtual absl::StatusOr<std::vector<std::string>>
-  ListFiles(const std::string &dir) const = 0;
+  virtual absl::StatusOr<std::vector<std::string>> ListFiles(const std::string &dir) const = 0;
   // Where path really is: links resolved as far as the path exists, "." and
   // ".." removed (std::filesystem::weakly_canonical). What "inside the model
   // directory" checks compare.
-  virtual absl::StatusOr<std::string>
-  RealPath(const std::string &path) const = 0;
+  virtual absl::StatusOr<std::string> RealPath(const std::string &path) const = 0;
   // The file mapped into memory, or null when this Env does not map files
   // (callers then read copies).
-  virtual absl::StatusOr<std::shared_ptr<const file::MappedFile>>
-  Map(const std::string &path) const;
+  virtual absl::StatusOr<std::shared_ptr<const file::MappedFile>> Map(
+      const std::string &path) const;
 
   // Built on the functions above.
   bool Exists(const std::string &path) const { return Stat(path).ok(); }
@@ -63,8 +61,7 @@ public:
   // max_bytes.
   absl::StatusOr<std::string> ReadAll(const std::string &path,
                                       uint64_t max_bytes = UINT64_MAX) const;
-  absl::StatusOr<std::string> ReadRange(const std::string &path,
-                                        uint64_t offset, uint64_t n) const;
+  absl::StatusOr<std::string> ReadRange(const std::string &path, uint64_t offset, uint64_t n) const;
   // OK when path resolves (RealPath) to dir's real location or below it;
   // PermissionDenied otherwise, as "<path> resolves to <real>, outside <what>
   // <dir>" (what: "the model directory", "the assets folder"...).
@@ -78,23 +75,22 @@ public:
 // every Env, and appears in messages. InvalidArgument for an empty, absolute,
 // "." or ".." path component.
 class MemoryEnv;
-absl::StatusOr<std::shared_ptr<const MemoryEnv>>
-NewMemoryEnv(std::map<std::string, std::string> files);
+absl::StatusOr<std::shared_ptr<const MemoryEnv>> NewMemoryEnv(
+    std::map<std::string, std::string> files);
 
 class MemoryEnv : public Env {
-public:
+ public:
   const std::string &root() const { return root_; }
 
   absl::StatusOr<FileInfo> Stat(const std::string &path) const override;
-  absl::Status ReadRangeInto(const std::string &path, uint64_t offset,
-                             uint64_t n, void *dst) const override;
-  absl::StatusOr<std::vector<std::string>>
-  ListFiles(const std::string &dir) const override;
+  absl::Status ReadRangeInto(const std::string &path, uint64_t offset, uint64_t n,
+                             void *dst) const override;
+  absl::StatusOr<std::vector<std::string>> ListFiles(const std::string &dir) const override;
   absl::StatusOr<std::string> RealPath(const std::string &path) const override;
 
-private:
-  friend absl::StatusOr<std::shared_ptr<const MemoryEnv>>
-  NewMemoryEnv(std::map<std::string, std::string> files);
+ private:
+  friend absl::StatusOr<std::shared_ptr<const MemoryEnv>> NewMemoryEnv(
+      std::map<std::string, std::string> files);
   MemoryEnv() = default;
   // The key of path in files_ ("" for the root); false when path is not
   // under the root.
@@ -104,6 +100,6 @@ private:
   std::map<std::string, std::string> files_;
 };
 
-} // namespace smrt
+}  // namespace smrt
 
-#endif // SMRT_CORE_ENV_H_
+#endif  // SMRT_CORE_ENV_H_

@@ -8,12 +8,12 @@
 
 #include "core/file.h"
 #include "graph/variable_keys.h"
+#include "gtest/gtest.h"
 #include "kernels/registry.h"
 #include "loader/saved_model_bundle.h"
 #include "smrt/check.h"
 #include "smrt/model.h"
 #include "testing/paths.h"
-#include "gtest/gtest.h"
 
 namespace smrt {
 namespace {
@@ -37,26 +37,23 @@ TEST(Keras3VariablesTest, TheObjectGraphBindsWhatTheRestoreFunctionDoesNot) {
   // The signature's call node captures four handles (two Dense layers).
   int captured = 0;
   for (const tensorflow::NodeDef &n : mg.graph_def().node()) {
-    if (n.op() != "VarHandleOp")
-      continue;
+    if (n.op() != "VarHandleOp") continue;
     const std::string &id = n.attr().at("shared_name").s();
     if (id.rfind("Variable", 0) == 0) {
-      EXPECT_TRUE(saver->contains(id)) << id; // the restore function's copies
+      EXPECT_TRUE(saver->contains(id)) << id;  // the restore function's copies
       continue;
     }
     ++captured;
     EXPECT_FALSE(saver->contains(id)) << id;
     ASSERT_TRUE(keys->contains(id)) << id;
     const std::string &key = keys->at(id);
-    EXPECT_NE(key.find("/.ATTRIBUTES/VARIABLE_VALUE"), std::string::npos)
-        << key;
+    EXPECT_NE(key.find("/.ATTRIBUTES/VARIABLE_VALUE"), std::string::npos) << key;
     EXPECT_NE((*bundle)->variables->Find(key), nullptr) << key;
   }
   EXPECT_EQ(captured, 4);
   // A checkpoint object graph that does not parse is an error, not a guess.
-  EXPECT_EQ(
-      graph::CheckpointKeysFromObjectGraph(mg, "\xff\xff\xff").status().code(),
-      absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(graph::CheckpointKeysFromObjectGraph(mg, "\xff\xff\xff").status().code(),
+            absl::StatusCode::kInvalidArgument);
 }
 
 // The same model with its object graph's bound inputs removed: the
@@ -70,16 +67,13 @@ TEST(Keras3VariablesTest, CheckReportsVariablesNothingBinds) {
   ASSERT_TRUE(bytes.ok());
   tensorflow::SavedModel proto;
   ASSERT_TRUE(proto.ParseFromString(*bytes));
-  for (auto &[name, fn] : *proto.mutable_meta_graphs(0)
-                               ->mutable_object_graph_def()
-                               ->mutable_concrete_functions()) {
+  for (auto &[name, fn] :
+       *proto.mutable_meta_graphs(0)->mutable_object_graph_def()->mutable_concrete_functions()) {
     fn.clear_bound_inputs();
   }
-  ASSERT_TRUE(
-      file::WriteAll(dir + "/saved_model.pb", proto.SerializeAsString()).ok());
+  ASSERT_TRUE(file::WriteAll(dir + "/saved_model.pb", proto.SerializeAsString()).ok());
 
-  absl::StatusOr<ModelCheck> good =
-      CheckModel(ZooModel("keras3_dense_in_module"));
+  absl::StatusOr<ModelCheck> good = CheckModel(ZooModel("keras3_dense_in_module"));
   ASSERT_TRUE(good.ok()) << good.status();
   EXPECT_TRUE(good->ok());
   absl::StatusOr<ModelCheck> bad = CheckModel(dir);
@@ -87,8 +81,7 @@ TEST(Keras3VariablesTest, CheckReportsVariablesNothingBinds) {
   EXPECT_FALSE(bad->ok());
   const SignatureCheck *serving = nullptr;
   for (const SignatureCheck &s : bad->signatures) {
-    if (s.key == "serving_default")
-      serving = &s;
+    if (s.key == "serving_default") serving = &s;
   }
   ASSERT_NE(serving, nullptr);
   EXPECT_EQ(serving->unbound_variables.size(), 4u);
@@ -97,12 +90,10 @@ TEST(Keras3VariablesTest, CheckReportsVariablesNothingBinds) {
   ASSERT_TRUE(model.ok()) << model.status();
   absl::StatusOr<Tensor> x = Tensor::Create(DataType::kFloat, {1, 4});
   ASSERT_TRUE(x.ok());
-  absl::StatusOr<NamedTensors> out =
-      (*model)->Run("serving_default", {{"x", *x}});
+  absl::StatusOr<NamedTensors> out = (*model)->Run("serving_default", {{"x", *x}});
   ASSERT_FALSE(out.ok());
-  EXPECT_NE(out.status().message().find("uninitialized"), std::string::npos)
-      << out.status();
+  EXPECT_NE(out.status().message().find("uninitialized"), std::string::npos) << out.status();
 }
 
-} // namespace
-} // namespace smrt
+}  // namespace
+}  // namespace smrt
