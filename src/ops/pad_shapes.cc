@@ -1,12 +1,12 @@
-#include "kernels/shared/pad_util.h"
+#include "ops/pad_shapes.h"
 
 #include <string>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
-#include "kernels/shared/array_util.h"
+#include "ops/array_shapes.h"
 
-namespace smrt::kernels {
+namespace smrt::ops {
 
 absl::StatusOr<PadMode> MirrorMode(const AttrMap& attrs) {
   absl::StatusOr<std::string> mode = attrs.Get<std::string>("mode");
@@ -77,4 +77,4 @@ absl::Status CheckConstantValues(const Tensor& input, const Tensor& constant) {
   return absl::OkStatus();
 }
 
-}  // namespace smrt::kernels
+}  // namespace smrt::ops
