@@ -12,7 +12,7 @@ namespace smrt::kernels {
 using ops::CheckConstantValues;
 using ops::MirrorMode;
 using ops::PaddedDims;
-using ops::Padding;
+using Padding = ops::PadAmount;
 using ops::PadMode;
 using ops::ReadPaddings;
 

@@ -20,7 +20,7 @@ namespace smrt::ops {
 // element (excluding it), SYMMETRIC repeats it.
 enum class PadMode { kConstant, kReflect, kSymmetric };
 
-struct Padding {
+struct PadAmount {
   int64_t before;
   int64_t after;
 };
@@ -31,14 +31,14 @@ absl::StatusOr<PadMode> MirrorMode(const AttrMap& attrs);
 // Reads and checks a paddings tensor (an integer (rank, 2) matrix of
 // non-negative (before, after) counts) for an input of `rank`. `op` starts
 // the error messages.
-absl::StatusOr<std::vector<Padding>> ReadPaddings(absl::string_view op, const Tensor& paddings,
-                                                  int rank);
+absl::StatusOr<std::vector<PadAmount>> ReadPaddings(absl::string_view op, const Tensor& paddings,
+                                                    int rank);
 
 // Output dims; input dims may be unknown (-1) during inference. In the
 // mirror modes a dim takes at most dim - 1 (REFLECT) or dim (SYMMETRIC)
 // padding on each side.
 absl::StatusOr<Shape> PaddedDims(absl::string_view op, const Shape& dims,
-                                 const std::vector<Padding>& pads, PadMode mode);
+                                 const std::vector<PadAmount>& pads, PadMode mode);
 
 // OK when PadV2's constant_values is a scalar of the input's dtype.
 absl::Status CheckConstantValues(const Tensor& input, const Tensor& constant);

@@ -22,6 +22,12 @@ const OpRegistry& StandardOps() {
     RegisterLookupTableOps(*r);
     RegisterPadOps(*r);
     RegisterParseExampleOps(*r);
+    RegisterBatchNormOps(*r);
+    RegisterConvOps(*r);
+    RegisterConvBackpropOps(*r);
+    RegisterEinsumOps(*r);
+    RegisterFusedOps(*r);
+    RegisterMatMulOps(*r);
     return r;
   }();
   return *registry;

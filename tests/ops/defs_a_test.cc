@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "ops/fused_ops.h"
 #include "ops/standard_ops.h"
 
 namespace smrt::ops {
@@ -458,6 +459,158 @@ TEST(DefsATest, ParseExampleOps) {
   ExpectError(out, "dense_defaults[0] is DT_INT64 but Tdense[0] is DT_FLOAT");
   out = Infer("ParseExampleV2", {{Of(DataType::kString, {4})}, attrs, {}});
   ExpectError(out, "ParseExampleV2 with 1 sparse and 1 dense features takes 6 inputs, got 1");
+}
+
+AttrMap ConvAttrs(std::vector<int64_t> strides, const std::string& padding) {
+  return Attrs({{"strides", std::move(strides)}, {"padding", padding}});
+}
+
+TEST(DefsATest, ConvOps) {
+  const ValueInfo filter = F32({3, 3, 3, 8});
+  ExpectOutput(Infer("Conv2D", {{F32({1, 5, 5, 3}), filter}, ConvAttrs({1, 2, 2, 1}, "SAME"), {}}),
+               0, DataType::kFloat, {1, 3, 3, 8});
+  ExpectOutput(Infer("Conv2D", {{F32({1, 5, 5, 3}), filter}, ConvAttrs({1, 1, 1, 1}, "VALID"), {}}),
+               0, DataType::kFloat, {1, 3, 3, 8});
+  AttrMap nchw = ConvAttrs({1, 1, 2, 2}, "SAME");
+  nchw.Set("data_format", std::string("NCHW"));
+  ExpectOutput(Infer("Conv2D", {{F32({1, 3, 5, 5}), filter}, nchw, {}}), 0, DataType::kFloat,
+               {1, 8, 3, 3});
+  // Explicit paddings (NHWC order): 1 above and below, 2 left and right.
+  AttrMap explicit_pads = ConvAttrs({1, 1, 1, 1}, "EXPLICIT");
+  explicit_pads.Set("explicit_paddings", std::vector<int64_t>{0, 0, 1, 1, 2, 2, 0, 0});
+  ExpectOutput(Infer("Conv2D", {{F32({1, 5, 5, 3}), filter}, explicit_pads, {}}), 0,
+               DataType::kFloat, {1, 5, 7, 8});
+  // Grouped: input depth 4 over filter depth 2 is two groups.
+  ExpectOutput(Infer("Conv2D",
+                     {{F32({1, 5, 5, 4}), F32({3, 3, 2, 6})}, ConvAttrs({1, 1, 1, 1}, "SAME"), {}}),
+               0, DataType::kFloat, {1, 5, 5, 6});
+  ExpectError(Infer("Conv2D",
+                    {{F32({1, 5, 5, 5}), F32({3, 3, 2, 6})}, ConvAttrs({1, 1, 1, 1}, "SAME"), {}}),
+              "input depth must be evenly divisible by filter depth: 5 vs 2");
+  const OpSpec* conv = StandardOps().FindOp("Conv2D");
+  ASSERT_NE(conv, nullptr);
+  AttrMap defaults;
+  ApplyAttrDefaults(*conv, defaults);
+  EXPECT_EQ(defaults.GetOr<std::string>("data_format", "").value(), "NHWC");
+  EXPECT_EQ(defaults.GetOr<std::vector<int64_t>>("dilations", {}).value(),
+            (std::vector<int64_t>{1, 1, 1, 1}));
+  EXPECT_TRUE(defaults.GetOr<bool>("use_cudnn_on_gpu", false).value());
+
+  ExpectOutput(
+      Infer("DepthwiseConv2dNative",
+            {{F32({2, 7, 7, 4}), F32({3, 3, 4, 2})}, ConvAttrs({1, 1, 1, 1}, "VALID"), {}}),
+      0, DataType::kFloat, {2, 5, 5, 8});
+  ExpectError(Infer("DepthwiseConv2dNative",
+                    {{F32({2, 7, 7, 4}), F32({3, 3, 3, 2})}, ConvAttrs({1, 1, 1, 1}, "VALID"), {}}),
+              "input and filter must have the same depth: 4 vs 3");
+}
+
+TEST(DefsATest, ConvBackpropOps) {
+  Tensor sizes = Ints({4}, {1, 6, 6, 3});
+  const std::vector<ValueInfo> inputs = {I32({4}), F32({3, 3, 3, 8}), F32({1, 3, 3, 8})};
+  ExpectOutput(Infer("Conv2DBackpropInput", {inputs, ConvAttrs({1, 2, 2, 1}, "SAME"), {&sizes}}), 0,
+               DataType::kFloat, {1, 6, 6, 3});
+  // Unknown input_sizes: batch from out_backprop, depth from the filter.
+  ExpectOutput(Infer("Conv2DBackpropInput", {inputs, ConvAttrs({1, 2, 2, 1}, "SAME"), {}}), 0,
+               DataType::kFloat, {1, -1, -1, 3});
+  Tensor three = Ints({3}, {1, 6, 6});
+  ExpectError(Infer("Conv2DBackpropInput", {inputs, ConvAttrs({1, 2, 2, 1}, "SAME"), {&three}}),
+              "Conv2DBackpropInput: input_sizes must have 4 elements (or 2 spatial ones), got "
+              "[1, 6, 6]");
+}
+
+TEST(DefsATest, MatMulOps) {
+  ExpectOutput(Infer("MatMul", {{F32({2, 3}), F32({3, 4})}, {}, {}}), 0, DataType::kFloat, {2, 4});
+  ExpectOutput(Infer("MatMul", {{F32({3, 2}), F32({3, 4})}, Attrs({{"transpose_a", true}}), {}}), 0,
+               DataType::kFloat, {2, 4});
+  ExpectOutput(Infer("MatMul", {{Unknown(DataType::kFloat), F32({3, 4})}, {}, {}}), 0,
+               DataType::kFloat, {-1, 4});
+  ExpectError(Infer("MatMul", {{F32({2, 3}), F32({4, 5})}, {}, {}}),
+              "Matrix size-incompatible: In[0]: [2,3], In[1]: [4,5]");
+  ExpectOutput(Infer("BatchMatMulV2", {{F32({5, 1, 2, 3}), F32({4, 3, 6})}, {}, {}}), 0,
+               DataType::kFloat, {5, 4, 2, 6});
+  ExpectError(Infer("BatchMatMul", {{F32({2, 2, 3}), F32({3, 3, 4})}, {}, {}}),
+              "In[0].dim(0) and In[1].dim(0) must be the same");
+  ExpectOutput(Infer("BatchMatMulV3", {{Of(DataType::kInt8, {2, 3}), Of(DataType::kInt8, {3, 4})},
+                                       Attrs({{"Tout", DataType::kInt32}}),
+                                       {}}),
+               0, DataType::kInt32, {2, 4});
+}
+
+TEST(DefsATest, BatchNormOps) {
+  const ValueInfo c3 = F32({3});
+  AttrMap inference = Attrs({{"is_training", false}});
+  absl::StatusOr<std::vector<ValueInfo>> out =
+      Infer("FusedBatchNormV3", {{F32({2, 4, 4, 3}), c3, c3, c3, c3}, inference, {}});
+  ASSERT_TRUE(out.ok()) << out.status();
+  ASSERT_EQ(out->size(), 6u);
+  ExpectOutput(out, 0, DataType::kFloat, {2, 4, 4, 3});
+  ExpectOutput(out, 4, DataType::kFloat, {3});
+  ExpectPartial(out, 5, DataType::kFloat, PartialShape::Unknown());
+  AttrMap nchw = Attrs({{"is_training", false}, {"data_format", std::string("NCHW")}});
+  out = Infer("FusedBatchNorm", {{F32({2, 3, 4, 4}), c3, c3, F32({-1}), c3}, nchw, {}});
+  ASSERT_TRUE(out.ok()) << out.status();
+  ASSERT_EQ(out->size(), 5u);
+  ExpectOutput(out, 1, DataType::kFloat, {3});
+  ExpectError(Infer("FusedBatchNormV3", {{F32({2, 4, 4, 3}), F32({4}), c3, c3, c3}, inference, {}}),
+              "FusedBatchNormV3: scale must have the same number of elements as the channels of "
+              "x, got 4 and 3");
+  // Training (the default) with factor 1 does not read mean and variance.
+  out = Infer("FusedBatchNormV3", {{F32({2, 4, 4, 3}), c3, c3, F32({0}), F32({0})}, {}, {}});
+  ExpectOutput(out, 3, DataType::kFloat, {3});
+  const OpSpec* bn = StandardOps().FindOp("FusedBatchNormV3");
+  ASSERT_NE(bn, nullptr);
+  AttrMap defaults;
+  ApplyAttrDefaults(*bn, defaults);
+  EXPECT_TRUE(defaults.GetOr<bool>("is_training", false).value());
+  EXPECT_EQ(defaults.GetOr<float>("epsilon", 0.0f).value(), 1e-4f);
+}
+
+TEST(DefsATest, EinsumOps) {
+  auto eq = [](const char* e) { return Attrs({{"equation", std::string(e)}}); };
+  ExpectOutput(Infer("Einsum", {{F32({2, 3}), F32({3, 5})}, eq("ij,jk->ik"), {}}), 0,
+               DataType::kFloat, {2, 5});
+  ExpectOutput(Infer("Einsum", {{F32({7, 2, 3}), F32({3, 5})}, eq("...ij,...jk->...ik"), {}}), 0,
+               DataType::kFloat, {7, 2, 5});
+  ExpectOutput(Infer("Einsum", {{F32({3, 3})}, eq("ii->i"), {}}), 0, DataType::kFloat, {3});
+  ExpectOutput(Infer("Einsum", {{Unknown(DataType::kFloat)}, eq("ij->ji"), {}}), 0,
+               DataType::kFloat, {-1, -1});
+  ExpectError(Infer("Einsum", {{F32({2, 3, 4}), F32({5, 4, 6})}, eq("bij,bjk->bik"), {}}),
+              "Expected dimension 2 at axis 0 of the input shaped [5,4,6] but got dimension 5");
+  ExpectError(Infer("Einsum", {{F32({2, 3}), F32({3, 5})}, eq("ij,jk"), {}}),
+              "Expecting exactly one '->' in einsum equation: ij,jk");
+}
+
+TEST(DefsATest, FusedOps) {
+  AttrMap conv = ConvAttrs({1, 1, 1, 1}, "SAME");
+  conv.Set("fused_ops", std::vector<std::string>{"BiasAdd", "Relu"});
+  ExpectOutput(Infer(kFusedConv2D, {{F32({1, 5, 5, 3}), F32({3, 3, 3, 8}), F32({8})}, conv, {}}), 0,
+               DataType::kFloat, {1, 5, 5, 8});
+  conv.Set("data_format", std::string("NCHW"));
+  ExpectError(Infer(kFusedConv2D, {{F32({1, 3, 5, 5}), F32({3, 3, 3, 8}), F32({8})}, conv, {}}),
+              "_SmrtFusedConv2D computes NHWC only, got data_format=NCHW");
+  AttrMap dense = Attrs({{"fused_ops", std::vector<std::string>{"BiasAdd"}}});
+  ExpectOutput(Infer(kFusedMatMul, {{F32({2, 3}), F32({3, 4}), F32({4})}, dense, {}}), 0,
+               DataType::kFloat, {2, 4});
+  EXPECT_FALSE(Infer(kFusedMatMul, {{F32({2, 3}), F32({3, 4})}, dense, {}}).ok());  // no bias
+  ExpectOutput(Infer("_SmrtGeluTanh", {{F32({-1, 7})}, {}, {}}), 0, DataType::kFloat, {-1, 7});
+  ExpectOutput(Infer(kLayerNorm, {{F32({2, 9}), F32({9}), F32({9})}, {}, {}}), 0, DataType::kFloat,
+               {2, 9});
+  const OpSpec* ln = StandardOps().FindOp(kLayerNorm);
+  ASSERT_NE(ln, nullptr);
+  AttrMap defaults;
+  ApplyAttrDefaults(*ln, defaults);
+  EXPECT_EQ(defaults.GetOr<float>("epsilon", 0.0f).value(), 0.001f);
+
+  ExpectOutput(
+      Infer(kAttention, {{F32({2, 5, 4, 8}), F32({2, 7, 4, 8}), F32({2, 7, 4, 16})}, {}, {}}), 0,
+      DataType::kFloat, {2, 5, 4, 16});
+  ExpectError(Infer(kAttention, {{F32({2, 5, 4, 8}), F32({2, 7, 4, 8}), F32({2, 7, 4, 16})},
+                                 Attrs({{"mask", std::string("select")}}),
+                                 {}}),
+              "mask \"select\" takes 4 inputs, got 3");
+  ExpectError(Infer(kAttention, {{F32({2, 5, 32}), F32({2, 7, 4, 8}), F32({2, 7, 4, 16})}, {}, {}}),
+              "query, key and value must be [batch, seq, heads, depth], got " + S({2, 5, 32}));
 }
 
 }  // namespace

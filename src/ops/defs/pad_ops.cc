@@ -23,7 +23,7 @@ absl::Status InferPad(InferenceContext& ctx, absl::string_view op, std::optional
     mode = *m;
   }
   if (in.known_rank && paddings != nullptr) {
-    absl::StatusOr<std::vector<Padding>> pads = ReadPaddings(op, *paddings, in.rank());
+    absl::StatusOr<std::vector<PadAmount>> pads = ReadPaddings(op, *paddings, in.rank());
     if (!pads.ok()) return pads.status();
     absl::StatusOr<Shape> dims = PaddedDims(op, in.dims, *pads, *mode);
     if (!dims.ok()) return dims.status();

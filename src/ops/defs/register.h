@@ -29,6 +29,12 @@ void RegisterIndexOps(OpRegistry& r);         // index_ops.cc: OneHot, TopKV2, G
 void RegisterLookupTableOps(OpRegistry& r);   // lookup_table_ops.cc: HashTableV2...
 void RegisterPadOps(OpRegistry& r);           // pad_ops.cc: Pad, PadV2, MirrorPad
 void RegisterParseExampleOps(OpRegistry& r);  // parse_example_ops.cc: ParseExample{,V2}
+void RegisterBatchNormOps(OpRegistry& r);     // batch_norm_ops.cc: FusedBatchNorm{,V2,V3}
+void RegisterConvOps(OpRegistry& r);          // conv_ops.cc: Conv2D, DepthwiseConv2dNative
+void RegisterConvBackpropOps(OpRegistry& r);  // conv_backprop_ops.cc: Conv2DBackpropInput
+void RegisterEinsumOps(OpRegistry& r);        // einsum_ops.cc: Einsum
+void RegisterFusedOps(OpRegistry& r);         // fused_ops.cc: _SmrtFusedConv2D, _SmrtAttention...
+void RegisterMatMulOps(OpRegistry& r);        // matmul_ops.cc: MatMul, BatchMatMul{,V2,V3}
 
 }  // namespace smrt::ops
 
