@@ -21,70 +21,13 @@
 #include "absl/strings/str_cat.h"
 #include "kernels/cpu/gemm.h"
 #include "kernels/shared/kernel_util.h"
+#include "ops/attention_attrs.h"
 #include "ops/fused_ops.h"
 
 namespace smrt::kernels {
-namespace {
 
-struct AttentionAttrs {
-  std::string mask;  // "none", "select", "add"
-  float scale = 1.0f;
-  float mask_fill = 0.0f;
-  bool fill_masked_probs = false;
-  float probs_fill = 0.0f;
-};
-
-absl::StatusOr<AttentionAttrs> ReadAttrs(const AttrMap& attrs, int num_inputs) {
-  AttentionAttrs a;
-  absl::StatusOr<std::string> mask = attrs.GetOr<std::string>("mask", "none");
-  if (!mask.ok()) return mask.status();
-  a.mask = *mask;
-  if (a.mask != "none" && a.mask != "select" && a.mask != "add") {
-    return absl::InvalidArgumentError(
-        absl::StrCat("mask must be \"none\", \"select\" or \"add\", got \"", a.mask, "\""));
-  }
-  const int want_inputs = a.mask == "none" ? 3 : 4;
-  if (num_inputs != want_inputs) {
-    return absl::InvalidArgumentError(absl::StrCat("mask \"", a.mask, "\" takes ", want_inputs,
-                                                   " inputs, got ", num_inputs));
-  }
-  absl::StatusOr<float> scale = attrs.GetOr<float>("scale", 1.0f);
-  absl::StatusOr<float> mask_fill = attrs.GetOr<float>("mask_fill", 0.0f);
-  absl::StatusOr<bool> fill_probs = attrs.GetOr<bool>("fill_masked_probs", false);
-  absl::StatusOr<float> probs_fill = attrs.GetOr<float>("probs_fill", 0.0f);
-  for (const absl::Status& s :
-       {scale.status(), mask_fill.status(), fill_probs.status(), probs_fill.status()}) {
-    if (!s.ok()) return s;
-  }
-  a.scale = *scale;
-  a.mask_fill = *mask_fill;
-  a.fill_masked_probs = *fill_probs;
-  a.probs_fill = *probs_fill;
-  return a;
-}
-
-}  // namespace
-
-absl::Status InferAttention(InferenceContext& ctx) {
-  absl::StatusOr<AttentionAttrs> attrs = ReadAttrs(ctx.attrs(), ctx.num_inputs());
-  if (!attrs.ok()) return attrs.status();
-  const PartialShape& q = ctx.input(0).shape;
-  const PartialShape& v = ctx.input(2).shape;
-  for (int i = 0; i < 3; ++i) {
-    const PartialShape& s = ctx.input(i).shape;
-    if (s.known_rank && s.rank() != 4) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "query, key and value must be [batch, seq, heads, depth], got ", s.ToString()));
-    }
-  }
-  PartialShape out;
-  out.known_rank = true;
-  out.dims = {-1, -1, -1, -1};
-  if (q.known_rank) out.dims = {q.dims[0], q.dims[1], q.dims[2], -1};
-  if (v.known_rank) out.dims[3] = v.dims[3];
-  ctx.set_output(0, {DataType::kFloat, out});
-  return absl::OkStatus();
-}
+using ops::AttentionAttrs;
+using ops::ReadAttentionAttrs;
 
 namespace {
 
@@ -123,7 +66,7 @@ void MaskedPositions(const bool* mask, int64_t stride, int64_t n, std::vector<in
 }  // namespace
 
 absl::Status ComputeAttention(KernelContext& ctx, SoftmaxRowsFn softmax) {
-  absl::StatusOr<AttentionAttrs> attrs = ReadAttrs(ctx.attrs(), ctx.num_inputs());
+  absl::StatusOr<AttentionAttrs> attrs = ReadAttentionAttrs(ctx.attrs(), ctx.num_inputs());
   if (!attrs.ok()) return attrs.status();
   const Tensor& q = ctx.input(0);
   const Tensor& k = ctx.input(1);

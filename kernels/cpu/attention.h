@@ -16,9 +16,6 @@ namespace smrt::kernels {
 // infinities or NaNs.
 using SoftmaxRowsFn = absl::FunctionRef<void(float* rows, int64_t n, int64_t depth)>;
 
-// The op's shape inference: float32 [batch, query, heads, value depth].
-absl::Status InferAttention(InferenceContext& ctx);
-
 // Checks the node's inputs and attrs, allocates its output and computes it;
 // `softmax` is called once per (batch, head) with the [query, key] block.
 absl::Status ComputeAttention(KernelContext& ctx, SoftmaxRowsFn softmax);

@@ -18,10 +18,34 @@
 #include "absl/strings/string_view.h"
 #include "kernels/cpu/parallel_for.h"
 #include "kernels/kernel.h"
+#include "ops/array_shapes.h"
 
 namespace smrt::kernels {
 
 class KernelRegistry;
+
+// The array ops' shape-function helpers (ops/array_shapes.h), which the
+// kernels check alike.
+using ops::ArrayOp;
+using ops::Brackets;
+using ops::BroadcastArgShapes;
+using ops::CheckBroadcastTo;
+using ops::CheckFillDims;
+using ops::CheckGather;
+using ops::CheckN;
+using ops::ClipShapeError;
+using ops::GatherDims;
+using ops::GatherOutputDims;
+using ops::IncompatibleShapes;
+using ops::InputDType;
+using ops::IntScalar;
+using ops::IntValues;
+using ops::KnownInts;
+using ops::KnownVectorLength;
+using ops::MergeDim;
+using ops::PackAxis;
+using ops::TiledDims;
+using ops::UnknownDims;
 
 // Every dtype the array ops serve: all fixed-size types and kString.
 const std::vector<DataType>& ArrayTypes();
@@ -30,11 +54,6 @@ const std::vector<DataType>& ArrayTypes();
 // by the attr `type_attr` ("T", "Tparams"...).
 void AddArrayKernel(KernelRegistry& r, const std::string& op, const std::string& type_attr,
                     ComputeFn compute);
-
-// An OpSpec with every field spelled out (a braced OpSpec that leaves fields
-// out trips -Wmissing-field-initializers).
-OpSpec ArrayOp(std::string op, std::vector<std::pair<std::string, AttrValue>> attr_defaults,
-               InferFn infer, NumOutputsFn num_outputs = nullptr);
 
 // A 16-byte element (complex128), moved as plain bytes.
 struct Bytes16 {
@@ -71,53 +90,10 @@ absl::Status VisitElementType(DataType dtype, Fn&& fn) {
       absl::StrCat("array ops do not support tensors of type ", DataTypeName(dtype)));
 }
 
-// The values of an integer tensor (int8..int64, uint8..uint64) as int64.
-// `what` names the input in errors ("perm", "paddings"...).
-absl::StatusOr<std::vector<int64_t>> IntValues(const Tensor& t, absl::string_view what);
-
-// The single value of an integer tensor holding exactly one element.
-absl::StatusOr<int64_t> IntScalar(const Tensor& t, absl::string_view what);
-
-// Input i's integer values when known before running, else nullopt.
-std::optional<std::vector<int64_t>> KnownInts(const InferenceContext& ctx, int i);
-
-// Input i's dtype, or the attr `attr` when the input's dtype is unknown.
-DataType InputDType(const InferenceContext& ctx, int i, absl::string_view attr);
-
-// A shape of known rank whose dims are all unknown.
-inline PartialShape UnknownDims(int rank) {
-  return PartialShape::Known(Shape(static_cast<size_t>(rank), -1));
-}
-
-// The number of elements in input i's shape when it is a known vector (the
-// length of a shape/perm/multiples input), else -1. A scalar counts as 1.
-int64_t KnownVectorLength(const InferenceContext& ctx, int i);
-
-// Two dims that must agree (-1 is unknown); InvalidArgument when both are
-// known and differ. `what` describes where they come from.
-absl::StatusOr<int64_t> MergeDim(int64_t a, int64_t b, absl::string_view what);
-
-// "Incompatible shapes: [a] vs. [b]", as TensorFlow says it.
-absl::Status IncompatibleShapes(const Shape& a, const Shape& b);
-
-// OK when `in` broadcasts to exactly `target` (right-aligned; a dim of 1
-// stretches): BroadcastTo's check, with TensorFlow's messages.
-absl::Status CheckBroadcastTo(const Shape& in, const Shape& target);
-
-// InvalidArgument unless attr N (when set) is n, the node's value inputs.
-absl::Status CheckN(absl::string_view op, const AttrMap& attrs, int n);
-
-// Pack's axis attr for inputs of `rank` (the output has rank + 1 dims),
-// made non-negative; InvalidArgument outside [-(rank + 1), rank].
-absl::StatusOr<int> PackAxis(int64_t axis, int rank);
-
 // What the CPU and CUDA Pack kernels check before stacking: attr N, at
 // least one input, one shape and dtype for all; then the axis attr, made
 // non-negative.
 absl::StatusOr<int> PackedAxis(const KernelContext& ctx);
-
-// OK when every one of Fill's dims is >= 0, else InvalidArgument naming it.
-absl::Status CheckFillDims(const std::vector<int64_t>& dims);
 
 // Fill's output shape: dims must be a vector of integers >= 0 and value a
 // scalar (the CPU and CUDA kernels' checks).

@@ -13,36 +13,6 @@
 
 namespace smrt::kernels {
 
-// Mean and variance must match the channels unless training with factor 1,
-// where they are unused (exports pass empty tensors).
-bool NeedsRunningStats(const BatchNormAttrs& a) {
-  return !a.is_training || a.exponential_avg_factor != 1.0f;
-}
-
-absl::StatusOr<BatchNormAttrs> ReadBatchNormAttrs(const AttrMap& attrs) {
-  BatchNormAttrs a;
-  absl::StatusOr<float> eps = attrs.GetOr<float>("epsilon", 1e-4f);
-  if (!eps.ok()) return eps.status();
-  absl::StatusOr<float> factor = attrs.GetOr<float>("exponential_avg_factor", 1.0f);
-  if (!factor.ok()) return factor.status();
-  absl::StatusOr<bool> training = attrs.GetOr<bool>("is_training", true);
-  if (!training.ok()) return training.status();
-  absl::StatusOr<std::string> format = attrs.GetOr<std::string>("data_format", "NHWC");
-  if (!format.ok()) return format.status();
-  if (*format == "NHWC" || *format == "NDHWC") {
-    a.channels_last = true;
-  } else if (*format == "NCHW" || *format == "NCDHW") {
-    a.channels_last = false;
-  } else {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "data_format must be NHWC, NCHW, NDHWC or NCDHW, got '", *format, "'"));
-  }
-  a.epsilon = *eps;
-  a.exponential_avg_factor = *factor;
-  a.is_training = *training;
-  return a;
-}
-
 absl::StatusOr<BatchNormLayout> PlanBatchNorm(const KernelContext& ctx, bool x_16bit) {
   BatchNormLayout layout;
   absl::StatusOr<BatchNormAttrs> a = ReadBatchNormAttrs(ctx.attrs());
@@ -68,15 +38,16 @@ absl::StatusOr<BatchNormLayout> PlanBatchNorm(const KernelContext& ctx, bool x_1
   for (int i = 1; i <= 4; ++i) {
     const Tensor& p = ctx.input(i);
     if (p.rank() != 1) {
-      return absl::InvalidArgumentError(absl::StrCat(ctx.op(), ": ", kParamNames[i - 1],
+      return absl::InvalidArgumentError(absl::StrCat(ctx.op(), ": ", kBatchNormParamNames[i - 1],
                                                      " must be 1-dimensional, got ",
                                                      ShapeToString(p.shape())));
     }
     if ((i <= 2 || running) && p.dim(0) != channels) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          ctx.op(), ": ", !a->is_training && i > 2 ? "When is_training=false, " : "",
-          kParamNames[i - 1], " must have the same number of elements as the channels of x, got ",
-          p.dim(0), " and ", channels));
+      return absl::InvalidArgumentError(
+          absl::StrCat(ctx.op(), ": ", !a->is_training && i > 2 ? "When is_training=false, " : "",
+                       kBatchNormParamNames[i - 1],
+                       " must have the same number of elements as the channels of x, got ",
+                       p.dim(0), " and ", channels));
     }
   }
   layout.channels = channels;

@@ -8,22 +8,15 @@
 #include "absl/status/statusor.h"
 #include "core/attr_map.h"
 #include "kernels/kernel.h"
+#include "ops/batch_norm_attrs.h"
 
 namespace smrt::kernels {
 
-// FusedBatchNorm's parameter inputs 1-4, by name.
-inline constexpr const char* kParamNames[] = {"scale", "offset", "mean", "variance"};
-
-struct BatchNormAttrs {
-  float epsilon = 1e-4f;
-  float exponential_avg_factor = 1.0f;
-  bool is_training = true;  // TensorFlow's default; Keras exports false
-  bool channels_last = true;
-};
-
-// epsilon, exponential_avg_factor, is_training and data_format (NHWC, NCHW,
-// NDHWC or NCDHW, else InvalidArgument).
-absl::StatusOr<BatchNormAttrs> ReadBatchNormAttrs(const AttrMap& attrs);
+// FusedBatchNorm's attrs (ops/batch_norm_attrs.h).
+using ops::BatchNormAttrs;
+using ops::kBatchNormParamNames;
+using ops::NeedsRunningStats;
+using ops::ReadBatchNormAttrs;
 
 // x viewed as (outer, channels, inner).
 struct BatchNormLayout {
@@ -36,10 +29,6 @@ struct BatchNormLayout {
 // x of rank 4 or 5, and 1-D scale/offset (and mean/variance where used) with
 // one value per channel (else InvalidArgument, TensorFlow's message).
 absl::StatusOr<BatchNormLayout> PlanBatchNorm(const KernelContext& ctx, bool x_16bit = false);
-
-// Mean and variance must match the channels unless training with factor 1,
-// where they are unused (exports pass empty tensors).
-bool NeedsRunningStats(const BatchNormAttrs& a);
 
 }  // namespace smrt::kernels
 

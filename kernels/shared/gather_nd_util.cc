@@ -21,10 +21,6 @@
 namespace smrt::kernels {
 
 // "[2,3]": TensorFlow's way of printing a shape inside some messages.
-std::string Brackets(absl::Span<const int64_t> v) {
-  return absl::StrCat("[", absl::StrJoin(v, ","), "]");
-}
-
 absl::StatusOr<GatherNdPlan> PlanGatherNd(const KernelContext& ctx) {
   const Tensor& params = ctx.input(0);
   const Tensor& indices = ctx.input(1);

@@ -11,11 +11,12 @@
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
 #include "kernels/kernel.h"
+#include "ops/array_shapes.h"
 
 namespace smrt::kernels {
 
 // "[2,3]": TensorFlow's way of printing a shape inside some messages.
-std::string Brackets(absl::Span<const int64_t> v);
+using ops::Brackets;
 
 // indices [batch..., depth] pick `rows` slices of `slice` params elements
 // each: the slice at params coordinates (c_0, ..., c_depth-1) starts at

@@ -20,11 +20,6 @@
 
 namespace smrt::kernels {
 
-absl::Status OneHotAxisError(int64_t axis, int indices_rank) {
-  return absl::InvalidArgumentError(absl::StrCat("Expected axis to be -1 or between [0, ",
-                                                 indices_rank + 1, ").  But received: ", axis));
-}
-
 absl::StatusOr<OneHotPlan> PlanOneHot(const KernelContext& ctx) {
   const Tensor& indices = ctx.input(0);
   const Tensor& on = ctx.input(2);

@@ -8,10 +8,11 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "kernels/kernel.h"
+#include "ops/index_shapes.h"
 
 namespace smrt::kernels {
 
-absl::Status OneHotAxisError(int64_t axis, int indices_rank);
+using ops::OneHotAxisError;  // ops/index_shapes.h
 
 // The output is the indices' shape with `depth` inserted at the axis: a
 // (prefix, depth, suffix) view where prefix * suffix are the indices.

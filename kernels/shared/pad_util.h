@@ -1,47 +1,20 @@
-// How Pad, PadV2 and MirrorPad read their paddings and size their output,
-// shared by the CPU kernels (pad_ops.cc), their shape inference and the CUDA
-// kernels (kernels/cuda/pad_kernels.cc), so every device refuses the same
-// paddings with the same message.
+// How Pad, PadV2 and MirrorPad read their paddings and size their output
+// (ops/pad_shapes.h), for the CPU kernels (pad_ops.cc) and the CUDA ones
+// (kernels/cuda/pad_kernels.cc), so every device refuses the same paddings
+// with the same message.
 #ifndef SMRT_KERNELS_SHARED_PAD_UTIL_H_
 #define SMRT_KERNELS_SHARED_PAD_UTIL_H_
 
-#include <cstdint>
-#include <vector>
-
-#include "absl/status/status.h"
-#include "absl/status/statusor.h"
-#include "absl/strings/string_view.h"
-#include "core/attr_map.h"
-#include "smrt/tensor.h"
+#include "ops/pad_shapes.h"
 
 namespace smrt::kernels {
 
-// kConstant: Pad and PadV2. MirrorPad's REFLECT mirrors around the edge
-// element (excluding it), SYMMETRIC repeats it.
-enum class PadMode { kConstant, kReflect, kSymmetric };
-
-struct Padding {
-  int64_t before;
-  int64_t after;
-};
-
-// MirrorPad's `mode` attr; InvalidArgument for anything but REFLECT or SYMMETRIC.
-absl::StatusOr<PadMode> MirrorMode(const AttrMap& attrs);
-
-// Reads and checks a paddings tensor (an integer (rank, 2) matrix of
-// non-negative (before, after) counts) for an input of `rank`. `op` starts
-// the error messages.
-absl::StatusOr<std::vector<Padding>> ReadPaddings(absl::string_view op, const Tensor& paddings,
-                                                  int rank);
-
-// Output dims; input dims may be unknown (-1) during inference. In the
-// mirror modes a dim takes at most dim - 1 (REFLECT) or dim (SYMMETRIC)
-// padding on each side.
-absl::StatusOr<Shape> PaddedDims(absl::string_view op, const Shape& dims,
-                                 const std::vector<Padding>& pads, PadMode mode);
-
-// OK when PadV2's constant_values is a scalar of the input's dtype.
-absl::Status CheckConstantValues(const Tensor& input, const Tensor& constant);
+using ops::CheckConstantValues;
+using ops::MirrorMode;
+using ops::PaddedDims;
+using Padding = ops::PadAmount;
+using ops::PadMode;
+using ops::ReadPaddings;
 
 }  // namespace smrt::kernels
 

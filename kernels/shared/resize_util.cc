@@ -15,29 +15,9 @@ const std::vector<DataType>& ResizeImageTypes() {
   return *types;
 }
 
-absl::StatusOr<ResizeFlags> ReadResizeFlags(const AttrMap& attrs) {
-  ResizeFlags f;
-  absl::StatusOr<bool> a = attrs.GetOr<bool>("align_corners", false);
-  if (!a.ok()) return a.status();
-  absl::StatusOr<bool> h = attrs.GetOr<bool>("half_pixel_centers", false);
-  if (!h.ok()) return h.status();
-  if (*a && *h) {
-    return absl::InvalidArgumentError(
-        "If half_pixel_centers is True, align_corners must be False.");
-  }
-  f.align_corners = *a;
-  f.half_pixel_centers = *h;
-  return f;
-}
-
 float ResizeScale(int64_t in, int64_t out, bool align_corners) {
   return (align_corners && out > 1) ? static_cast<float>(in - 1) / static_cast<float>(out - 1)
                                     : static_cast<float>(in) / static_cast<float>(out);
-}
-
-absl::Status ResizeSizeError(const std::vector<int64_t>& size) {
-  return absl::InvalidArgumentError(
-      absl::StrCat("output dimensions must be positive, got size [", size[0], ", ", size[1], "]"));
 }
 
 absl::StatusOr<ResizeGeometry> MakeResizeGeometry(const KernelContext& ctx) {

@@ -12,26 +12,20 @@
 #include "absl/status/statusor.h"
 #include "core/attr_map.h"
 #include "kernels/kernel.h"
+#include "ops/resize_shapes.h"
 
 namespace smrt::kernels {
 
 // The image dtypes the resize ops take (T).
 const std::vector<DataType>& ResizeImageTypes();
 
-struct ResizeFlags {
-  bool align_corners = false;
-  bool half_pixel_centers = false;
-};
-
-// The align_corners and half_pixel_centers attrs; InvalidArgument when both
-// are true, as TensorFlow.
-absl::StatusOr<ResizeFlags> ReadResizeFlags(const AttrMap& attrs);
+// The resize attrs and the size check of ops/resize_shapes.h.
+using ops::ReadResizeFlags;
+using ops::ResizeFlags;
+using ops::ResizeSizeError;
 
 // TensorFlow's CalculateResizeScale, in float.
 float ResizeScale(int64_t in, int64_t out, bool align_corners);
-
-// InvalidArgument for an output size that is not positive.
-absl::Status ResizeSizeError(const std::vector<int64_t>& size);
 
 struct ResizeGeometry {
   ResizeFlags flags;

@@ -10,21 +10,14 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "kernels/kernel.h"
+#include "ops/split_shapes.h"
 
 namespace smrt::kernels {
 
-absl::StatusOr<int> CheckedAxis(absl::string_view op, int64_t axis, int rank,
-                                const std::string& shape_text);
-
-// Sizes of Split's equal pieces along a dim of size `dim` (-1 unknown).
-absl::StatusOr<std::vector<int64_t>> EqualSplits(int64_t dim, int num_split, int axis,
-                                                 const std::string& shape_text);
-
-// SplitV's size_splits with its -1 (at most one) resolved against `dim` (-1
-// unknown: the -1 stays).
-absl::StatusOr<std::vector<int64_t>> ResolveSplitSizes(std::vector<int64_t> sizes, int64_t dim,
-                                                       int num_split,
-                                                       const std::string& shape_text);
+// The axis and piece-size checks of Split and SplitV (ops/split_shapes.h).
+using ops::CheckedAxis;
+using ops::EqualSplits;
+using ops::ResolveSplitSizes;
 
 struct SplitPieces {
   int axis = 0;                // non-negative

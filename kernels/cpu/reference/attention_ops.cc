@@ -11,14 +11,6 @@
 namespace smrt::kernels {
 
 void RegisterAttentionOps(KernelRegistry& r) {
-  r.AddOp({kAttention,
-           {{"mask", std::string("none")},
-            {"scale", 1.0f},
-            {"mask_fill", 0.0f},
-            {"fill_masked_probs", false},
-            {"probs_fill", 0.0f}},
-           InferAttention,
-           nullptr});
   // The same sgemms as oneDNN's kernel with a plain softmax between them:
   // on short rows the plain loop may beat a oneDNN primitive per block.
   KernelSpec k{kAttention, kCpu, "T", {DataType::kFloat}, [](KernelContext& ctx) {

@@ -12,52 +12,17 @@
 #include "kernels/shared/array_util.h"
 #include "kernels/cpu/reference/register.h"
 #include "kernels/registry.h"
+#include "ops/bincount_shapes.h"
 
 namespace smrt::kernels {
 namespace {
+
+using ops::BincountSize;
 
 const std::vector<DataType>& WeightTypes() {
   static const std::vector<DataType>* t = new std::vector<DataType>{
       DataType::kInt32, DataType::kInt64, DataType::kFloat, DataType::kDouble};
   return *t;
-}
-
-absl::StatusOr<int64_t> ReadSize(const Tensor& size) {
-  if (size.rank() != 0) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("size must be a scalar, got shape ", ShapeToString(size.shape())));
-  }
-  absl::StatusOr<int64_t> s = IntScalar(size, "size");
-  if (!s.ok()) return s.status();
-  if (*s < 0)
-    return absl::InvalidArgumentError(absl::StrCat("size (", *s, ") must be non-negative"));
-  return *s;
-}
-
-// Output shape for `input` dims (-1 unknown) and a size (-1 unknown).
-absl::Status InferBincount(InferenceContext& ctx, bool dense) {
-  ValueInfo out;
-  absl::StatusOr<DataType> t = ctx.attrs().Get<DataType>("T");
-  if (!t.ok()) return t.status();
-  out.dtype = *t;
-  int64_t size = -1;
-  if (const Tensor* s = ctx.input_value(1); s != nullptr) {
-    absl::StatusOr<int64_t> v = ReadSize(*s);
-    if (!v.ok()) return v.status();
-    size = *v;
-  }
-  const PartialShape& in = ctx.input(0).shape;
-  if (dense && in.known_rank && in.rank() > 2) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("input must be 1-D or 2-D, got shape ", in.ToString()));
-  }
-  if (dense && in.known_rank && in.rank() == 2) {
-    out.shape = PartialShape::Known({in.dims[0], size});
-  } else if (!dense || in.known_rank) {
-    out.shape = PartialShape::Known({size});
-  }
-  ctx.set_output(0, std::move(out));
-  return absl::OkStatus();
 }
 
 template <typename T>
@@ -85,7 +50,7 @@ absl::Status CountInto(absl::string_view op, const std::vector<int64_t>& values,
 absl::Status ComputeBincount(KernelContext& ctx, bool dense) {
   const Tensor& input = ctx.input(0);
   const Tensor& weights = ctx.input(2);
-  absl::StatusOr<int64_t> size = ReadSize(ctx.input(1));
+  absl::StatusOr<int64_t> size = BincountSize(ctx.input(1));
   if (!size.ok()) return size.status();
   bool binary = false;
   if (dense) {
@@ -127,12 +92,8 @@ absl::Status ComputeBincount(KernelContext& ctx, bool dense) {
 }  // namespace
 
 void RegisterBincountOps(KernelRegistry& r) {
-  r.AddOp(ArrayOp("Bincount", {},
-                  [](InferenceContext& ctx) { return InferBincount(ctx, /*dense=*/false); }));
   r.AddKernel({"Bincount", kCpu, "T", WeightTypes(),
                [](KernelContext& ctx) { return ComputeBincount(ctx, /*dense=*/false); }});
-  r.AddOp(ArrayOp("DenseBincount", {{"binary_output", false}},
-                  [](InferenceContext& ctx) { return InferBincount(ctx, /*dense=*/true); }));
   r.AddKernel({"DenseBincount", kCpu, "T", WeightTypes(),
                [](KernelContext& ctx) { return ComputeBincount(ctx, /*dense=*/true); }});
 }

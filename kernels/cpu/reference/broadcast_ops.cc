@@ -24,41 +24,6 @@ namespace {
 // ---------------------------------------------------------------------------
 // BroadcastTo, BroadcastArgs
 
-absl::Status InferBroadcastTo(InferenceContext& ctx) {
-  ValueInfo out;
-  out.dtype = InputDType(ctx, 0, "T");
-  const PartialShape& in = ctx.input(0).shape;
-  std::optional<std::vector<int64_t>> shape = KnownInts(ctx, 1);
-  const PartialShape& shape_shape = ctx.input(1).shape;
-  if (shape.has_value()) {
-    if (in.IsFullyKnown()) {
-      if (absl::Status s = CheckBroadcastTo(in.dims, *shape); !s.ok()) return s;
-    }
-    for (int64_t d : *shape) {
-      if (d < 0) return absl::InvalidArgumentError(absl::StrCat("Dimension ", d, " must be >= 0"));
-    }
-    out.shape = PartialShape::Known(*shape);
-  } else if (shape_shape.known_rank && shape_shape.rank() == 1 && shape_shape.dims[0] >= 0) {
-    const int64_t rank = shape_shape.dims[0];
-    Shape dims(static_cast<size_t>(rank), -1);
-    if (in.known_rank) {
-      if (in.rank() > rank) {
-        return absl::InvalidArgumentError(absl::StrCat("Rank of input (", in.rank(),
-                                                       ") must be no greater than rank of "
-                                                       "output shape (",
-                                                       rank, ")."));
-      }
-      // A known input dim other than 1 fixes the output dim.
-      for (int i = 0; i < in.rank(); ++i) {
-        if (in.dims[i] >= 0 && in.dims[i] != 1) dims[rank - in.rank() + i] = in.dims[i];
-      }
-    }
-    out.shape = PartialShape::Known(std::move(dims));
-  }
-  ctx.set_output(0, std::move(out));
-  return absl::OkStatus();
-}
-
 absl::Status ComputeBroadcastTo(KernelContext& ctx) {
   const Tensor& input = ctx.input(0);
   if (ctx.input(1).rank() != 1) {
@@ -87,43 +52,6 @@ absl::Status ComputeBroadcastTo(KernelContext& ctx) {
     GatherByTables<T>(input.data<T>(), tables, T(), result->data<T>());
     return absl::OkStatus();
   });
-}
-
-absl::StatusOr<Shape> BroadcastArgShapes(const Shape& a, const Shape& b) {
-  const size_t rank = std::max(a.size(), b.size());
-  Shape out(rank);
-  for (size_t i = 0; i < rank; ++i) {
-    const int64_t x = i < rank - a.size() ? 1 : a[i - (rank - a.size())];
-    const int64_t y = i < rank - b.size() ? 1 : b[i - (rank - b.size())];
-    if (x < 0 || y < 0 || (x != y && x != 1 && y != 1)) return IncompatibleShapes(a, b);
-    out[i] = x == 1 ? y : x;
-  }
-  return out;
-}
-
-absl::Status InferBroadcastArgs(InferenceContext& ctx) {
-  ValueInfo out;
-  out.dtype = InputDType(ctx, 0, "T");
-  for (int i : {0, 1}) {
-    const PartialShape& s = ctx.input(i).shape;
-    if (s.known_rank && s.rank() != 1) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("In[", i, "] must be a vector, got shape ", s.ToString()));
-    }
-  }
-  std::optional<std::vector<int64_t>> a = KnownInts(ctx, 0);
-  std::optional<std::vector<int64_t>> b = KnownInts(ctx, 1);
-  if (a.has_value() && b.has_value()) {
-    absl::StatusOr<Shape> r = BroadcastArgShapes(*a, *b);
-    if (!r.ok()) return r.status();
-    out.shape = PartialShape::Known({static_cast<int64_t>(r->size())});
-  } else {
-    const int64_t la = KnownVectorLength(ctx, 0);
-    const int64_t lb = KnownVectorLength(ctx, 1);
-    out.shape = PartialShape::Known({la >= 0 && lb >= 0 ? std::max(la, lb) : -1});
-  }
-  ctx.set_output(0, std::move(out));
-  return absl::OkStatus();
 }
 
 absl::Status ComputeBroadcastArgs(KernelContext& ctx) {
@@ -159,10 +87,8 @@ absl::Status ComputeBroadcastArgs(KernelContext& ctx) {
 }  // namespace
 
 void RegisterBroadcastOps(KernelRegistry& r) {
-  r.AddOp(ArrayOp("BroadcastTo", {{"Tidx", DataType::kInt32}}, InferBroadcastTo));
   AddArrayKernel(r, "BroadcastTo", "T", ComputeBroadcastTo);
 
-  r.AddOp(ArrayOp("BroadcastArgs", {{"T", DataType::kInt32}}, InferBroadcastArgs));
   r.AddKernel({"BroadcastArgs", kCpu, "T", {DataType::kInt32, DataType::kInt64},
                ComputeBroadcastArgs});
 }

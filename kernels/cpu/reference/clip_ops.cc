@@ -24,28 +24,6 @@ namespace {
 // ---------------------------------------------------------------------------
 // ClipByValue
 
-absl::Status ClipShapeError(const Shape& t, const Shape& lo, const Shape& hi) {
-  return absl::InvalidArgumentError(absl::StrCat(
-      "clip_value_min and clip_value_max must be either of the same shape as input, or a "
-      "scalar. input shape: ",
-      ShapeToString(t), ", clip_value_min shape: ", ShapeToString(lo),
-      ", clip_value_max shape: ", ShapeToString(hi)));
-}
-
-absl::Status InferClip(InferenceContext& ctx) {
-  const PartialShape& t = ctx.input(0).shape;
-  if (t.IsFullyKnown()) {
-    for (int i : {1, 2}) {
-      const PartialShape& b = ctx.input(i).shape;
-      if (b.IsFullyKnown() && b.rank() != 0 && b.dims != t.dims) {
-        return ClipShapeError(t.dims, ctx.input(1).shape.dims, ctx.input(2).shape.dims);
-      }
-    }
-  }
-  ctx.set_output(0, ValueInfo{InputDType(ctx, 0, "T"), t});
-  return absl::OkStatus();
-}
-
 absl::Status ComputeClip(KernelContext& ctx) {
   const Tensor& t = ctx.input(0);
   const Tensor& lo = ctx.input(1);
@@ -85,7 +63,6 @@ absl::Status ComputeClip(KernelContext& ctx) {
 
 void RegisterClipOps(KernelRegistry& r) {
   const std::vector<DataType>& real = misc::RealTypes();
-  r.AddOp(ArrayOp("ClipByValue", {}, InferClip));
   r.AddKernel({"ClipByValue", kCpu, "T", real, ComputeClip});
 }
 

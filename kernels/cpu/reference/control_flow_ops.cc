@@ -38,26 +38,6 @@ absl::StatusOr<std::string> FunctionName(const AttrMap& attrs, const char* attr)
   return f->name;
 }
 
-// Output infos from `output_shapes` (when present) and the given dtypes.
-void SetOutputs(InferenceContext& ctx, const std::vector<DataType>& types) {
-  absl::StatusOr<std::vector<PartialShape>> shapes =
-      ctx.attrs().GetOr<std::vector<PartialShape>>("output_shapes", {});
-  for (int i = 0; i < ctx.num_outputs(); ++i) {
-    ValueInfo info;
-    info.dtype = i < static_cast<int>(types.size()) ? types[i] : DataType::kInvalid;
-    if (shapes.ok() && i < static_cast<int>(shapes->size())) info.shape = (*shapes)[i];
-    ctx.set_output(i, info);
-  }
-}
-
-absl::Status InferWhile(InferenceContext& ctx) {
-  std::vector<DataType> types;
-  for (int i = 0; i < ctx.num_inputs(); ++i) types.push_back(ctx.input(i).dtype);
-  SetOutputs(ctx, types);
-  // Loop-invariant inputs keep their shapes when output_shapes says nothing.
-  return absl::OkStatus();
-}
-
 absl::Status ComputeWhile(KernelContext& ctx) {
   absl::StatusOr<std::string> cond = FunctionName(ctx.attrs(), "cond");
   if (!cond.ok()) return cond.status();
@@ -96,21 +76,6 @@ absl::Status ComputeWhile(KernelContext& ctx) {
   for (int i = 0; i < ctx.num_outputs() && i < static_cast<int>(vars.size()); ++i) {
     ctx.set_output(i, vars[i]);
   }
-  return absl::OkStatus();
-}
-
-absl::StatusOr<int> WhileOutputs(const AttrMap&, int num_inputs) { return num_inputs; }
-
-absl::StatusOr<int> BranchOutputs(const AttrMap& attrs, int) {
-  absl::StatusOr<std::vector<DataType>> tout = attrs.Get<std::vector<DataType>>("Tout");
-  if (!tout.ok()) return tout.status();
-  return static_cast<int>(tout->size());
-}
-
-absl::Status InferBranch(InferenceContext& ctx) {
-  absl::StatusOr<std::vector<DataType>> tout = ctx.attrs().Get<std::vector<DataType>>("Tout");
-  if (!tout.ok()) return tout.status();
-  SetOutputs(ctx, *tout);
   return absl::OkStatus();
 }
 
@@ -160,25 +125,10 @@ absl::Status ComputeCase(KernelContext& ctx) {
 
 void RegisterControlFlowOps(KernelRegistry& r) {
   for (const char* op : {"While", "StatelessWhile"}) {
-    r.AddOp({op,
-             {{"output_shapes", EmptyList{}}, {"parallel_iterations", int64_t{10}}},
-             InferWhile,
-             WhileOutputs,
-             std::string(op) == "While",
-             nullptr,
-             /*calls_functions=*/true});
     r.AddKernel({op, kCpu, "", {}, ComputeWhile});
   }
-  for (const char* op : {"If", "StatelessIf"}) {
-    r.AddOp({op, {{"output_shapes", EmptyList{}}}, InferBranch, BranchOutputs,
-             std::string(op) == "If", nullptr, /*calls_functions=*/true});
-    r.AddKernel({op, kCpu, "", {}, ComputeIf});
-  }
-  for (const char* op : {"Case", "StatelessCase"}) {
-    r.AddOp({op, {{"output_shapes", EmptyList{}}}, InferBranch, BranchOutputs,
-             std::string(op) == "Case", nullptr, /*calls_functions=*/true});
-    r.AddKernel({op, kCpu, "", {}, ComputeCase});
-  }
+  for (const char* op : {"If", "StatelessIf"}) r.AddKernel({op, kCpu, "", {}, ComputeIf});
+  for (const char* op : {"Case", "StatelessCase"}) r.AddKernel({op, kCpu, "", {}, ComputeCase});
 }
 
 }  // namespace smrt::kernels

@@ -32,32 +32,6 @@ using misc::Tag;
 // Patch rows are built in blocks of about this many elements.
 constexpr int64_t kColBlockElements = int64_t{1} << 20;
 
-absl::Status InferConv2DBackpropInput(InferenceContext& ctx) {
-  absl::StatusOr<BackpropAttrs> a = ReadBackpropAttrs(ctx.attrs());
-  if (!a.ok()) return a.status();
-  const PartialShape& filter = ctx.input(1).shape;
-  const PartialShape& dy = ctx.input(2).shape;
-  for (const PartialShape* s : {&filter, &dy}) {
-    if (s->known_rank && s->rank() != 4) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("Conv2DBackpropInput: filter and out_backprop must be 4-dimensional, got ",
-                       filter.ToString(), " and ", dy.ToString()));
-    }
-  }
-  const LayoutAxes ax = AxesOf(a->layout);
-  const int64_t batch = dy.known_rank ? dy.dims[ax.n] : -1;
-  const int64_t depth = filter.known_rank ? filter.dims[2] : -1;
-  std::array<int64_t, 4> s = {batch, -1, -1, depth};
-  if (std::optional<std::vector<int64_t>> v = KnownInts(ctx, 0); v.has_value()) {
-    absl::StatusOr<std::array<int64_t, 4>> known = InputSizesNhwc(*v, a->layout, batch, depth);
-    if (!known.ok()) return known.status();
-    s = *known;
-  }
-  ctx.set_output(0, ValueInfo{InputDType(ctx, 1, "T"), PartialShape::Known(ShapeInLayout(
-                                                           s[0], s[1], s[2], s[3], a->layout))});
-  return absl::OkStatus();
-}
-
 template <typename T>
 void BackpropInputNhwc(const T* dy, const T* filter, int64_t batch, int64_t in_h, int64_t in_w,
                        int64_t in_c, int64_t k_h, int64_t k_w, int64_t out_h, int64_t out_w,
@@ -147,12 +121,6 @@ absl::Status ComputeConv2DBackpropInput(KernelContext& ctx) {
 }  // namespace
 
 void RegisterConvBackpropOps(KernelRegistry& r) {
-  r.AddOp(ArrayOp("Conv2DBackpropInput",
-                  {{"use_cudnn_on_gpu", true},
-                   {"explicit_paddings", EmptyList{}},
-                   {"data_format", std::string("NHWC")},
-                   {"dilations", std::vector<int64_t>{1, 1, 1, 1}}},
-                  InferConv2DBackpropInput));
   r.AddKernel({"Conv2DBackpropInput", kCpu, "T",
                {DataType::kFloat, DataType::kDouble, DataType::kInt32},
                ComputeConv2DBackpropInput});

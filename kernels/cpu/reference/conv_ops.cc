@@ -26,39 +26,7 @@ namespace {
 constexpr int64_t kPatchBlockElements = int64_t{1} << 20;
 
 using ConvAttrs = ConvWindowAttrs;
-
-absl::StatusOr<ConvAttrs> ReadConvAttrs(const AttrMap& attrs) {
-  absl::StatusOr<ConvWindowAttrs> parsed = ReadConvWindowAttrs(attrs);
-  if (!parsed.ok()) return parsed.status();
-  ConvAttrs a = *parsed;
-  if (a.strides[0] != 1 || a.strides[3] != 1) {
-    return absl::UnimplementedError(absl::StrCat(
-        "Current implementation does not yet support strides in the batch and depth "
-        "dimensions, got strides (NHWC) [",
-        absl::StrJoin(a.strides, ", "), "]"));
-  }
-  if (a.dilations[0] != 1 || a.dilations[3] != 1) {
-    return absl::UnimplementedError(absl::StrCat(
-        "Current implementation does not yet support dilations in the batch and depth "
-        "dimensions, got dilations (NHWC) [",
-        absl::StrJoin(a.dilations, ", "), "]"));
-  }
-  for (int i : {1, 2}) {
-    if (a.strides[i] <= 0) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("strides must be positive, got [", absl::StrJoin(a.strides, ", "), "]"));
-    }
-    if (a.dilations[i] <= 0) {
-      return absl::InvalidArgumentError(absl::StrCat("Dilated rates should be larger than 0, got [",
-                                                     absl::StrJoin(a.dilations, ", "), "]"));
-    }
-  }
-  absl::StatusOr<std::array<std::array<int64_t, 2>, 2>> pads =
-      ReadExplicitPaddings(attrs, a.padding, a.layout);
-  if (!pads.ok()) return pads.status();
-  a.pads = *pads;
-  return a;
-}
+using ops::ReadConv2DAttrs;
 
 // One convolution's sizes, in NHWC / HWIO terms.
 struct ConvGeometry {
@@ -70,74 +38,6 @@ struct ConvGeometry {
   int64_t groups = 1;        // Conv2D: in_c / k_c
   int64_t multiplier = 1;    // depthwise: filter dim 3
 };
-
-absl::Status InferConv(InferenceContext& ctx, bool depthwise) {
-  absl::StatusOr<ConvAttrs> a = ReadConvAttrs(ctx.attrs());
-  if (!a.ok()) return a.status();
-  const ValueInfo& in = ctx.input(0);
-  const ValueInfo& filter = ctx.input(1);
-  if (in.dtype != DataType::kInvalid && filter.dtype != DataType::kInvalid &&
-      in.dtype != filter.dtype) {
-    return absl::InvalidArgumentError(absl::StrCat(ctx.op(), ": input is ",
-                                                   DataTypeName(in.dtype), " but filter is ",
-                                                   DataTypeName(filter.dtype)));
-  }
-  if (in.shape.known_rank && in.shape.rank() != 4) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(ctx.op(), " input must be 4-dimensional, got ", in.shape.ToString()));
-  }
-  if (filter.shape.known_rank && filter.shape.rank() != 4) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(ctx.op(), " filter must be 4-dimensional, got ", filter.shape.ToString()));
-  }
-  int64_t n = -1, h = -1, w = -1, c = -1;
-  if (in.shape.known_rank) {
-    LayoutAxes ax = AxesOf(a->layout);
-    n = in.shape.dims[ax.n];
-    h = in.shape.dims[ax.h];
-    w = in.shape.dims[ax.w];
-    c = in.shape.dims[ax.c];
-  }
-  int64_t kh = -1, kw = -1, kc = -1, ko = -1;
-  if (filter.shape.known_rank) {
-    kh = filter.shape.dims[0];
-    kw = filter.shape.dims[1];
-    kc = filter.shape.dims[2];
-    ko = filter.shape.dims[3];
-  }
-  int64_t out_c = -1;
-  if (depthwise) {
-    if (c >= 0 && kc >= 0 && c != kc) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "input and filter must have the same depth: ", c, " vs ", kc, " (input ",
-          in.shape.ToString(), ", filter ", filter.shape.ToString(), ")"));
-    }
-    int64_t channels = c >= 0 ? c : kc;
-    if (channels >= 0 && ko >= 0) out_c = channels * ko;
-  } else {
-    if (c >= 0 && kc > 0) {
-      if (c % kc != 0) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            "input depth must be evenly divisible by filter depth: ", c, " vs ", kc));
-      }
-      int64_t groups = c / kc;
-      if (groups > 0 && ko >= 0 && ko % groups != 0) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            "output depth must be evenly divisible by number of groups: ", ko, " vs ", groups));
-      }
-    }
-    out_c = ko;
-  }
-  absl::StatusOr<int64_t> oh = InferWindowedOutputSize(h, kh, a->dilations[1], a->strides[1],
-                                                       a->padding, a->pads[0][0], a->pads[0][1]);
-  if (!oh.ok()) return oh.status();
-  absl::StatusOr<int64_t> ow = InferWindowedOutputSize(w, kw, a->dilations[2], a->strides[2],
-                                                       a->padding, a->pads[1][0], a->pads[1][1]);
-  if (!ow.ok()) return ow.status();
-  ctx.set_output(0, ValueInfo{in.dtype, PartialShape::Known(
-                                            ShapeInLayout(n, *oh, *ow, out_c, a->layout))});
-  return absl::OkStatus();
-}
 
 // Validates the inputs of a Conv2D / depthwise node and fills `g`. `nhwc` is
 // the input already in NHWC order.
@@ -288,7 +188,7 @@ void RunConv(const Tensor& in, const Tensor& filter, const ConvGeometry& g, bool
 }
 
 absl::Status ComputeConv(KernelContext& ctx, bool depthwise) {
-  absl::StatusOr<ConvAttrs> a = ReadConvAttrs(ctx.attrs());
+  absl::StatusOr<ConvAttrs> a = ReadConv2DAttrs(ctx.attrs());
   if (!a.ok()) return a.status();
   const Tensor& input = ctx.input(0);
   const Tensor& filter = ctx.input(1);
@@ -333,32 +233,18 @@ absl::Status ComputeConv(KernelContext& ctx, bool depthwise) {
   return absl::OkStatus();
 }
 
-std::vector<std::pair<std::string, AttrValue>> ConvDefaults(bool with_cudnn) {
-  std::vector<std::pair<std::string, AttrValue>> d;
-  if (with_cudnn) d.emplace_back("use_cudnn_on_gpu", true);
-  d.emplace_back("explicit_paddings", EmptyList{});
-  d.emplace_back("data_format", std::string("NHWC"));
-  d.emplace_back("dilations", std::vector<int64_t>{1, 1, 1, 1});
-  return d;
-}
-
 }  // namespace
 
-absl::Status InferConvolution(InferenceContext& ctx, bool depthwise) {
-  return InferConv(ctx, depthwise);
-}
 absl::Status ComputeConvolution(KernelContext& ctx, bool depthwise) {
   return ComputeConv(ctx, depthwise);
 }
 
 void RegisterConvOps(KernelRegistry& r) {
-  r.AddOp({"Conv2D", ConvDefaults(/*with_cudnn=*/true),
-           [](InferenceContext& ctx) { return InferConv(ctx, /*depthwise=*/false); }, nullptr});
-  r.AddKernel({"Conv2D", kCpu, "T", {DataType::kFloat, DataType::kDouble, DataType::kInt32},
+  r.AddKernel({"Conv2D",
+               kCpu,
+               "T",
+               {DataType::kFloat, DataType::kDouble, DataType::kInt32},
                [](KernelContext& ctx) { return ComputeConv(ctx, /*depthwise=*/false); }});
-
-  r.AddOp({"DepthwiseConv2dNative", ConvDefaults(/*with_cudnn=*/false),
-           [](InferenceContext& ctx) { return InferConv(ctx, /*depthwise=*/true); }, nullptr});
   r.AddKernel({"DepthwiseConv2dNative", kCpu, "T", {DataType::kFloat, DataType::kDouble},
                [](KernelContext& ctx) { return ComputeConv(ctx, /*depthwise=*/true); }});
 }

@@ -8,10 +8,9 @@
 
 namespace smrt::kernels {
 
-// Shape inference and computation over inputs 0 (input) and 1 (filter) and
-// the conv attrs (strides, padding, explicit_paddings, data_format,
-// dilations); other inputs and attrs are ignored.
-absl::Status InferConvolution(InferenceContext& ctx, bool depthwise);
+// The computation over inputs 0 (input) and 1 (filter) and the conv attrs
+// (strides, padding, explicit_paddings, data_format, dilations); other
+// inputs and attrs are ignored. Shape inference: ops::InferConv2D.
 absl::Status ComputeConvolution(KernelContext& ctx, bool depthwise);
 
 }  // namespace smrt::kernels

@@ -13,38 +13,11 @@
 #include "kernels/cpu/reference/register.h"
 #include "kernels/post_ops.h"
 #include "kernels/registry.h"
+#include "ops/conv_shapes.h"
 #include "ops/fused_ops.h"
 
 namespace smrt::kernels {
 namespace {
-
-absl::Status CheckArgs(const AttrMap& attrs, int num_inputs) {
-  absl::StatusOr<FusedOps> ops = ParseFusedOps(attrs, num_inputs);
-  return ops.status();
-}
-
-absl::Status CheckNhwc(const AttrMap& attrs) {
-  absl::StatusOr<std::string> format = attrs.GetOr<std::string>("data_format", "NHWC");
-  if (!format.ok()) return format.status();
-  if (*format != "NHWC") {
-    return absl::InvalidArgumentError(
-        absl::StrCat(kFusedConv2D, " computes NHWC only, got data_format=", *format));
-  }
-  return absl::OkStatus();
-}
-
-absl::Status InferFusedConv(InferenceContext& ctx) {
-  if (absl::Status s = CheckNhwc(ctx.attrs()); !s.ok()) return s;
-  if (absl::Status s = CheckArgs(ctx.attrs(), ctx.num_inputs()); !s.ok()) return s;
-  absl::StatusOr<bool> depthwise = ctx.attrs().GetOr<bool>("depthwise", false);
-  if (!depthwise.ok()) return depthwise.status();
-  return InferConvolution(ctx, *depthwise);
-}
-
-absl::Status InferFusedMatMul(InferenceContext& ctx) {
-  if (absl::Status s = CheckArgs(ctx.attrs(), ctx.num_inputs()); !s.ok()) return s;
-  return InferMatMul2D(ctx);
-}
 
 std::vector<const Tensor*> InputPointers(const KernelContext& ctx) {
   std::vector<const Tensor*> in;
@@ -53,7 +26,7 @@ std::vector<const Tensor*> InputPointers(const KernelContext& ctx) {
 }
 
 absl::Status ComputeFusedConv(KernelContext& ctx) {
-  if (absl::Status s = CheckNhwc(ctx.attrs()); !s.ok()) return s;
+  if (absl::Status s = ops::CheckFusedConvNhwc(ctx.attrs()); !s.ok()) return s;
   absl::StatusOr<FusedOps> ops = ParseFusedOps(ctx.attrs(), ctx.num_inputs());
   if (!ops.ok()) return ops.status();
   absl::StatusOr<bool> depthwise = ctx.attrs().GetOr<bool>("depthwise", false);
@@ -91,23 +64,7 @@ absl::Status ComputeActivation(KernelContext& ctx, Activation a) {
   return absl::OkStatus();
 }
 
-std::vector<std::pair<std::string, AttrValue>> FusedDefaults(bool conv) {
-  std::vector<std::pair<std::string, AttrValue>> d = {
-      {"fused_ops", EmptyList{}}, {"leakyrelu_alpha", 0.2f}, {"weights_constant", false}};
-  if (conv) {
-    d.emplace_back("explicit_paddings", EmptyList{});
-    d.emplace_back("data_format", std::string("NHWC"));
-    d.emplace_back("dilations", std::vector<int64_t>{1, 1, 1, 1});
-    d.emplace_back("depthwise", false);
-  } else {
-    d.emplace_back("transpose_a", false);
-    d.emplace_back("transpose_b", false);
-  }
-  return d;
-}
-
 void AddActivationOp(KernelRegistry& r, const char* op, Activation a) {
-  r.AddOp({op, {}, UnchangedShape, nullptr});
   r.AddKernel({op, kCpu, "T", {DataType::kFloat},
                [a](KernelContext& ctx) { return ComputeActivation(ctx, a); }});
 }
@@ -115,9 +72,7 @@ void AddActivationOp(KernelRegistry& r, const char* op, Activation a) {
 }  // namespace
 
 void RegisterFusedLinearOps(KernelRegistry& r) {
-  r.AddOp({kFusedConv2D, FusedDefaults(true), InferFusedConv, nullptr});
   r.AddKernel({kFusedConv2D, kCpu, "T", {DataType::kFloat}, ComputeFusedConv});
-  r.AddOp({kFusedMatMul, FusedDefaults(false), InferFusedMatMul, nullptr});
   // sgemm and the post-ops after it: faster than oneDNN's matmul primitive
   // for some batch-1 dense layers (BM_DenseBiasRelu/*/1/1280/1000).
   KernelSpec matmul{kFusedMatMul, kCpu, "T", {DataType::kFloat}, ComputeFusedMatMul};

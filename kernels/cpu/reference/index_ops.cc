@@ -22,36 +22,16 @@
 #include "kernels/shared/gather_nd_util.h"
 #include "kernels/shared/kernel_util.h"
 #include "kernels/shared/one_hot_util.h"
+#include "ops/index_shapes.h"
 
 namespace smrt::kernels {
 namespace {
 
+using ops::NonZeroMask;
+using ops::TopKIndexType;
+
 // ---------------------------------------------------------------------------
 // OneHot
-
-absl::Status InferOneHot(InferenceContext& ctx) {
-  absl::StatusOr<int64_t> axis = ctx.attrs().GetOr<int64_t>("axis", -1);
-  if (!axis.ok()) return axis.status();
-  if (*axis < -1) return OneHotAxisError(*axis, ctx.input(0).shape.rank());
-  int64_t depth = -1;
-  if (std::optional<std::vector<int64_t>> d = KnownInts(ctx, 1); d.has_value() && d->size() == 1) {
-    depth = (*d)[0];
-    if (depth < 0) {
-      return absl::InvalidArgumentError(absl::StrCat("depth must be non-negative, got: ", depth));
-    }
-  }
-  ValueInfo out;
-  out.dtype = InputDType(ctx, 2, "T");
-  const PartialShape& ind = ctx.input(0).shape;
-  if (ind.known_rank) {
-    if (*axis > ind.rank()) return OneHotAxisError(*axis, ind.rank());
-    Shape dims = ind.dims;
-    dims.insert(dims.begin() + (*axis == -1 ? ind.rank() : *axis), depth);
-    out.shape = PartialShape::Known(std::move(dims));
-  }
-  ctx.set_output(0, std::move(out));
-  return absl::OkStatus();
-}
 
 absl::Status ComputeOneHot(KernelContext& ctx) {
   absl::StatusOr<OneHotPlan> plan = PlanOneHot(ctx);
@@ -84,44 +64,6 @@ absl::Status ComputeOneHot(KernelContext& ctx) {
 // ---------------------------------------------------------------------------
 // TopKV2
 
-absl::StatusOr<DataType> IndexType(const AttrMap& attrs) {
-  absl::StatusOr<DataType> t = attrs.GetOr<DataType>("index_type", DataType::kInt32);
-  if (!t.ok()) return t.status();
-  if (*t != DataType::kInt16 && *t != DataType::kInt32 && *t != DataType::kInt64) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("index_type must be int16, int32 or int64, got ", DataTypeName(*t)));
-  }
-  return *t;
-}
-
-absl::Status InferTopK(InferenceContext& ctx) {
-  absl::StatusOr<DataType> index_type = IndexType(ctx.attrs());
-  if (!index_type.ok()) return index_type.status();
-  const PartialShape& in = ctx.input(0).shape;
-  int64_t k = -1;
-  if (std::optional<std::vector<int64_t>> v = KnownInts(ctx, 1); v.has_value() && v->size() == 1) {
-    k = (*v)[0];
-    if (k < 0) return absl::InvalidArgumentError(absl::StrCat("Need k >= 0, got ", k));
-  }
-  PartialShape out = PartialShape::Unknown();
-  if (in.known_rank) {
-    if (in.rank() < 1) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("input must be >= 1-D, got shape ", in.ToString()));
-    }
-    const int64_t cols = in.dims.back();
-    if (k >= 0 && cols >= 0 && cols < k) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("input must have at least k columns. Had ", cols, ", needed ", k));
-    }
-    out = in;
-    out.dims.back() = k;
-  }
-  ctx.set_output(0, ValueInfo{InputDType(ctx, 0, "T"), out});
-  ctx.set_output(1, ValueInfo{*index_type, out});
-  return absl::OkStatus();
-}
-
 template <typename T, typename I>
 void TopKRows(const T* in, int64_t rows, int64_t n, int64_t k, T* values, I* indices) {
   std::vector<int64_t> order(static_cast<size_t>(n));
@@ -143,7 +85,7 @@ void TopKRows(const T* in, int64_t rows, int64_t n, int64_t k, T* values, I* ind
 
 absl::Status ComputeTopK(KernelContext& ctx) {
   const Tensor& input = ctx.input(0);
-  absl::StatusOr<DataType> index_type = IndexType(ctx.attrs());
+  absl::StatusOr<DataType> index_type = TopKIndexType(ctx.attrs());
   if (!index_type.ok()) return index_type.status();
   if (ctx.input(1).rank() != 0) {
     return absl::InvalidArgumentError(
@@ -199,32 +141,6 @@ absl::Status ComputeTopK(KernelContext& ctx) {
 // ---------------------------------------------------------------------------
 // GatherNd
 
-absl::Status InferGatherNd(InferenceContext& ctx) {
-  const PartialShape& params = ctx.input(0).shape;
-  const PartialShape& indices = ctx.input(1).shape;
-  if (params.known_rank && params.rank() < 1) {
-    return absl::InvalidArgumentError("params must be at least a vector");
-  }
-  if (indices.known_rank && indices.rank() < 1) {
-    return absl::InvalidArgumentError("indices must be at least a vector");
-  }
-  ValueInfo out;
-  out.dtype = InputDType(ctx, 0, "Tparams");
-  if (params.known_rank && indices.known_rank && indices.dims.back() >= 0) {
-    const int64_t depth = indices.dims.back();
-    if (depth > params.rank()) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("index innermost dimension length must be <= params rank; saw: ", depth,
-                       " vs. ", params.rank()));
-    }
-    Shape dims(indices.dims.begin(), indices.dims.end() - 1);
-    dims.insert(dims.end(), params.dims.begin() + depth, params.dims.end());
-    out.shape = PartialShape::Known(std::move(dims));
-  }
-  ctx.set_output(0, std::move(out));
-  return absl::OkStatus();
-}
-
 absl::Status ComputeGatherNd(KernelContext& ctx) {
   absl::StatusOr<GatherNdPlan> plan = PlanGatherNd(ctx);
   if (!plan.ok()) return plan.status();
@@ -264,53 +180,6 @@ absl::Status ComputeGatherNd(KernelContext& ctx) {
 // ---------------------------------------------------------------------------
 // Where
 
-// 1 for each element of `t` that is true / non-zero (NaN counts as non-zero,
-// -0.0 as zero).
-absl::StatusOr<std::vector<uint8_t>> NonZeroMask(const Tensor& t) {
-  const int64_t n = t.num_elements();
-  std::vector<uint8_t> mask(static_cast<size_t>(n));
-  auto fill = [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    const T* p = t.data<T>();
-    for (int64_t i = 0; i < n; ++i) mask[i] = p[i] != T(0);
-    return absl::OkStatus();
-  };
-  switch (t.dtype()) {
-    case DataType::kBool: {
-      const uint8_t* p = static_cast<const uint8_t*>(t.raw_data());
-      for (int64_t i = 0; i < n; ++i) mask[i] = p[i] != 0;
-      return mask;
-    }
-    case DataType::kComplex64:
-    case DataType::kComplex128: {
-      const bool single = t.dtype() == DataType::kComplex64;
-      for (int64_t i = 0; i < 2 * n; ++i) {
-        const double v = single ? static_cast<const float*>(t.raw_data())[i]
-                                : static_cast<const double*>(t.raw_data())[i];
-        if (v != 0) mask[i / 2] = 1;
-      }
-      return mask;
-    }
-    default: {
-      absl::Status s = misc::VisitRealType(t.dtype(), "Where", fill);
-      if (!s.ok()) return s;
-      return mask;
-    }
-  }
-}
-
-absl::Status InferWhere(InferenceContext& ctx) {
-  const PartialShape& in = ctx.input(0).shape;
-  int64_t count = -1;
-  if (const Tensor* v = ctx.input_value(0); v != nullptr) {
-    absl::StatusOr<std::vector<uint8_t>> mask = NonZeroMask(*v);
-    if (mask.ok()) count = std::count(mask->begin(), mask->end(), uint8_t{1});
-  }
-  ctx.set_output(
-      0, ValueInfo{DataType::kInt64, PartialShape::Known({count, in.known_rank ? in.rank() : -1})});
-  return absl::OkStatus();
-}
-
 absl::Status ComputeWhere(KernelContext& ctx) {
   const Tensor& in = ctx.input(0);
   absl::StatusOr<std::vector<uint8_t>> mask = NonZeroMask(in);
@@ -335,18 +204,12 @@ absl::Status ComputeWhere(KernelContext& ctx) {
 
 void RegisterIndexOps(KernelRegistry& r) {
   const std::vector<DataType>& real = misc::RealTypes();
-  r.AddOp(ArrayOp("OneHot", {{"axis", int64_t{-1}}, {"TI", DataType::kInt64}}, InferOneHot));
   AddArrayKernel(r, "OneHot", "T", ComputeOneHot);
 
-  r.AddOp(ArrayOp("TopKV2",
-                  {{"sorted", true}, {"Tk", DataType::kInt32}, {"index_type", DataType::kInt32}},
-                  InferTopK, [](const AttrMap&, int) -> absl::StatusOr<int> { return 2; }));
   r.AddKernel({"TopKV2", kCpu, "T", real, ComputeTopK});
 
-  r.AddOp(ArrayOp("GatherNd", {{"bad_indices_policy", std::string()}}, InferGatherNd));
   AddArrayKernel(r, "GatherNd", "Tparams", ComputeGatherNd);
 
-  r.AddOp(ArrayOp("Where", {{"T", DataType::kBool}}, InferWhere));
   {
     std::vector<DataType> where_types = real;
     where_types.push_back(DataType::kBool);

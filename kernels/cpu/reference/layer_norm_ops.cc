@@ -125,7 +125,6 @@ absl::Status ComputeLayerNorm(KernelContext& ctx) {
 }  // namespace
 
 void RegisterLayerNormOps(KernelRegistry& r) {
-  r.AddOp({kLayerNorm, {{"epsilon", 0.001f}}, UnchangedShape, nullptr});
   r.AddKernel({kLayerNorm, kCpu, "T", {DataType::kFloat}, ComputeLayerNorm});
 }
 

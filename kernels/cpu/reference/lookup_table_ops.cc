@@ -47,208 +47,16 @@
 #include "kernels/shared/kernel_util.h"
 #include "kernels/cpu/reference/register.h"
 #include "kernels/registry.h"
+#include "ops/lookup_table.h"
 
 namespace smrt::kernels {
 namespace {
 
+using ops::LookupTable;
+using ops::TableKind;
+
 // Files larger than this are refused rather than read into memory.
 constexpr uint64_t kMaxTableFileBytes = uint64_t{1} << 31;
-
-enum class TableKind { kHash, kMutableHash };
-
-// The dtype-independent face of a table; ScalarTable<K, V> implements it.
-class LookupTable : public Resource {
- public:
-  LookupTable(TableKind kind, DataType key_dtype, DataType value_dtype)
-      : kind_(kind), key_dtype_(key_dtype), value_dtype_(value_dtype) {}
-
-  TableKind kind() const { return kind_; }
-  DataType key_dtype() const { return key_dtype_; }
-  DataType value_dtype() const { return value_dtype_; }
-
-  // The name errors use: the handle node's name, recorded when it first runs.
-  void set_name(absl::string_view name) {
-    std::lock_guard<std::mutex> lock(name_mu_);
-    if (name_.empty()) name_ = std::string(name);
-  }
-  std::string name() const {
-    std::lock_guard<std::mutex> lock(name_mu_);
-    return name_.empty() ? "<unnamed>" : name_;
-  }
-
-  // keys and values are flat tensors of the table's dtypes and equal size.
-  // For a kHash table this is the one initialization (repeatable with the
-  // same entries); for kMutableHash, `replace` clears the table first.
-  virtual absl::Status Insert(const Tensor& keys, const Tensor& values, bool replace) = 0;
-  virtual absl::Status Remove(const Tensor& keys) = 0;
-  // Fills `out` (same element count as keys) with the values, or
-  // `default_value`'s first element for missing keys.
-  virtual absl::Status Find(const Tensor& keys, const Tensor& default_value, Tensor& out) const = 0;
-  virtual int64_t Size() const = 0;
-  virtual absl::Status Export(Tensor& keys, Tensor& values) const = 0;
-  virtual bool initialized() const = 0;
-
- private:
-  const TableKind kind_;
-  const DataType key_dtype_;
-  const DataType value_dtype_;
-  mutable std::mutex name_mu_;
-  std::string name_;
-};
-
-template <typename T>
-std::string ElementText(const T& v) {
-  if constexpr (std::is_same_v<T, std::string>) {
-    return absl::StrCat("'", v, "'");
-  } else if constexpr (std::is_same_v<T, bool>) {
-    return v ? "true" : "false";
-  } else {
-    return absl::StrCat(v);
-  }
-}
-
-template <typename K, typename V>
-class ScalarTable : public LookupTable {
- public:
-  using LookupTable::LookupTable;
-
-  absl::Status Insert(const Tensor& keys, const Tensor& values, bool replace) override {
-    const K* k = keys.data<K>();
-    const V* v = values.data<V>();
-    const int64_t n = keys.num_elements();
-    std::unique_lock<std::shared_mutex> lock(mu_);
-    if (kind() == TableKind::kMutableHash) {
-      if (replace) map_.clear();
-      for (int64_t i = 0; i < n; ++i) map_.insert_or_assign(k[i], v[i]);
-      return absl::OkStatus();
-    }
-    if (initialized_) {
-      // Re-running an initializer is accepted when it brings as many entries
-      // as the table holds; like TensorFlow, only the counts are compared.
-      if (static_cast<int64_t>(map_.size()) != n) {
-        return absl::FailedPreconditionError(
-            absl::StrCat("table '", name(), "' was already initialized with different data"));
-      }
-      return absl::OkStatus();
-    }
-    absl::flat_hash_map<K, V> fresh;
-    fresh.reserve(static_cast<size_t>(n));
-    for (int64_t i = 0; i < n; ++i) {
-      auto [it, added] = fresh.try_emplace(k[i], v[i]);
-      if (!added && !(it->second == v[i])) {
-        return absl::FailedPreconditionError(absl::StrCat(
-            "table '", name(), "' has different values for the same key: key ",
-            ElementText(k[i]), " has ", ElementText(it->second), " and trying to add value ",
-            ElementText(v[i])));
-      }
-    }
-    map_ = std::move(fresh);
-    initialized_ = true;
-    return absl::OkStatus();
-  }
-
-  absl::Status Remove(const Tensor& keys) override {
-    if (kind() != TableKind::kMutableHash) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("table '", name(), "' is a HashTable, which does not support removal"));
-    }
-    const K* k = keys.data<K>();
-    std::unique_lock<std::shared_mutex> lock(mu_);
-    for (int64_t i = 0; i < keys.num_elements(); ++i) map_.erase(k[i]);
-    return absl::OkStatus();
-  }
-
-  absl::Status Find(const Tensor& keys, const Tensor& default_value, Tensor& out) const override {
-    const K* k = keys.data<K>();
-    V* o = out.data<V>();
-    const int64_t n = keys.num_elements();
-    if (n == 0) return absl::OkStatus();
-    const V& fallback = default_value.data<V>()[0];
-    std::shared_lock<std::shared_mutex> lock(mu_);
-    if (kind() == TableKind::kHash && !initialized_) {
-      return absl::FailedPreconditionError(absl::StrCat(
-          "table '", name(),
-          "' is not initialized: its initializer (InitializeTableV2, LookupTableImportV2 or "
-          "InitializeTableFromTextFileV2, usually run by the model's init op) has not run"));
-    }
-    for (int64_t i = 0; i < n; ++i) {
-      auto it = map_.find(k[i]);
-      o[i] = it == map_.end() ? fallback : it->second;
-    }
-    return absl::OkStatus();
-  }
-
-  int64_t Size() const override {
-    std::shared_lock<std::shared_mutex> lock(mu_);
-    return static_cast<int64_t>(map_.size());
-  }
-
-  absl::Status Export(Tensor& keys, Tensor& values) const override {
-    std::shared_lock<std::shared_mutex> lock(mu_);
-    const int64_t n = static_cast<int64_t>(map_.size());
-    absl::StatusOr<Tensor> k = Tensor::Create(key_dtype(), {n});
-    if (!k.ok()) return k.status();
-    absl::StatusOr<Tensor> v = Tensor::Create(value_dtype(), {n});
-    if (!v.ok()) return v.status();
-    int64_t i = 0;
-    for (const auto& [key, value] : map_) {
-      k->template data<K>()[i] = key;
-      v->template data<V>()[i] = value;
-      ++i;
-    }
-    keys = *std::move(k);
-    values = *std::move(v);
-    return absl::OkStatus();
-  }
-
-  bool initialized() const override {
-    std::shared_lock<std::shared_mutex> lock(mu_);
-    return kind() == TableKind::kMutableHash || initialized_;
-  }
-
- private:
-  mutable std::shared_mutex mu_;
-  absl::flat_hash_map<K, V> map_;
-  bool initialized_ = false;
-};
-
-template <typename K>
-absl::StatusOr<std::unique_ptr<Resource>> MakeTableWithKey(TableKind kind, DataType key,
-                                                           DataType value) {
-  switch (value) {
-    case DataType::kBool: return std::make_unique<ScalarTable<K, bool>>(kind, key, value);
-    case DataType::kFloat: return std::make_unique<ScalarTable<K, float>>(kind, key, value);
-    case DataType::kDouble: return std::make_unique<ScalarTable<K, double>>(kind, key, value);
-    case DataType::kInt32: return std::make_unique<ScalarTable<K, int32_t>>(kind, key, value);
-    case DataType::kInt64: return std::make_unique<ScalarTable<K, int64_t>>(kind, key, value);
-    case DataType::kString:
-      return std::make_unique<ScalarTable<K, std::string>>(kind, key, value);
-    default:
-      return absl::UnimplementedError(absl::StrCat(
-          "lookup tables with value_dtype ", DataTypeName(value),
-          " are not supported (supported: DT_BOOL, DT_FLOAT, DT_DOUBLE, DT_INT32, DT_INT64, "
-          "DT_STRING)"));
-  }
-}
-
-std::function<absl::StatusOr<std::unique_ptr<Resource>>(const AttrMap&)> TableMaker(
-    TableKind kind) {
-  return [kind](const AttrMap& attrs) -> absl::StatusOr<std::unique_ptr<Resource>> {
-    absl::StatusOr<DataType> key = attrs.Get<DataType>("key_dtype");
-    if (!key.ok()) return key.status();
-    absl::StatusOr<DataType> value = attrs.Get<DataType>("value_dtype");
-    if (!value.ok()) return value.status();
-    switch (*key) {
-      case DataType::kInt32: return MakeTableWithKey<int32_t>(kind, *key, *value);
-      case DataType::kInt64: return MakeTableWithKey<int64_t>(kind, *key, *value);
-      case DataType::kString: return MakeTableWithKey<std::string>(kind, *key, *value);
-      default:
-        return absl::UnimplementedError(
-            absl::StrCat("lookup tables with key_dtype ", DataTypeName(*key),
-                         " are not supported (supported: DT_INT32, DT_INT64, DT_STRING)"));
-    }
-  };
-}
 
 absl::StatusOr<LookupTable*> TableOf(Resource* r, absl::string_view node) {
   auto* t = dynamic_cast<LookupTable*>(r);
@@ -291,58 +99,6 @@ absl::Status CheckKeysAndValues(const LookupTable& table, const Tensor& keys,
 
 // ---------------------------------------------------------------------------
 // Shape inference.
-
-absl::Status InferHandle(InferenceContext& ctx) {
-  ctx.set_output(0, ValueInfo{DataType::kResource, PartialShape::Known({})});
-  return absl::OkStatus();
-}
-
-absl::Status InferNothing(InferenceContext&) { return absl::OkStatus(); }
-absl::StatusOr<int> NoOutputs(const AttrMap&, int) { return 0; }
-absl::StatusOr<int> TwoOutputs(const AttrMap&, int) { return 2; }
-
-absl::Status InferInitialize(InferenceContext& ctx) {
-  for (int i : {1, 2}) {
-    const PartialShape& s = ctx.input(i).shape;
-    if (s.known_rank && s.rank() != 1) {
-      return absl::InvalidArgumentError(absl::StrCat(i == 1 ? "keys" : "values",
-                                                     " must be a vector, got shape ",
-                                                     s.ToString()));
-    }
-  }
-  return absl::OkStatus();
-}
-
-absl::Status InferTextFileInit(InferenceContext& ctx) {
-  const PartialShape& s = ctx.input(1).shape;
-  if (s.known_rank && s.rank() != 0) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("filename must be a scalar, got shape ", s.ToString()));
-  }
-  return absl::OkStatus();
-}
-
-absl::Status InferFind(InferenceContext& ctx) {
-  absl::StatusOr<DataType> tout = ctx.attrs().Get<DataType>("Tout");
-  if (!tout.ok()) return tout.status();
-  ctx.set_output(0, ValueInfo{*tout, ctx.input(1).shape});
-  return absl::OkStatus();
-}
-
-absl::Status InferSize(InferenceContext& ctx) {
-  ctx.set_output(0, ValueInfo{DataType::kInt64, PartialShape::Known({})});
-  return absl::OkStatus();
-}
-
-absl::Status InferExport(InferenceContext& ctx) {
-  absl::StatusOr<DataType> k = ctx.attrs().Get<DataType>("Tkeys");
-  if (!k.ok()) return k.status();
-  absl::StatusOr<DataType> v = ctx.attrs().Get<DataType>("Tvalues");
-  if (!v.ok()) return v.status();
-  ctx.set_output(0, ValueInfo{*k, PartialShape::Known({-1})});
-  ctx.set_output(1, ValueInfo{*v, PartialShape::Known({-1})});
-  return absl::OkStatus();
-}
 
 // ---------------------------------------------------------------------------
 // Kernels.
@@ -673,43 +429,18 @@ absl::Status ComputeInitializeFromTextFile(KernelContext& ctx) {
   return s;
 }
 
-const std::vector<std::pair<std::string, AttrValue>> kTableAttrDefaults = {
-    {"container", std::string()},
-    {"shared_name", std::string()},
-    {"use_node_name_sharing", false}};
-
 }  // namespace
 
 void RegisterLookupTableOps(KernelRegistry& r) {
-  OpSpec hash{"HashTableV2", kTableAttrDefaults, InferHandle, nullptr, /*stateful=*/true,
-              TableMaker(TableKind::kHash)};
-  r.AddOp(std::move(hash));
   r.AddKernel({"HashTableV2", kCpu, "", {}, ComputeHandle});
-  OpSpec mutable_hash{"MutableHashTableV2", kTableAttrDefaults, InferHandle, nullptr, true,
-                      TableMaker(TableKind::kMutableHash)};
-  r.AddOp(std::move(mutable_hash));
   r.AddKernel({"MutableHashTableV2", kCpu, "", {}, ComputeHandle});
-
-  r.AddOp({"InitializeTableV2", {}, InferInitialize, NoOutputs, true});
   r.AddKernel({"InitializeTableV2", kCpu, "", {}, ComputeInitialize});
-  r.AddOp({"InitializeTableFromTextFileV2",
-           {{"vocab_size", int64_t{-1}}, {"delimiter", std::string("\t")}, {"offset", int64_t{0}}},
-           InferTextFileInit,
-           NoOutputs,
-           true});
   r.AddKernel({"InitializeTableFromTextFileV2", kCpu, "", {}, ComputeInitializeFromTextFile});
-  r.AddOp({"LookupTableImportV2", {}, InferNothing, NoOutputs, true});
   r.AddKernel({"LookupTableImportV2", kCpu, "", {}, ImportOrInsert(/*replace=*/true)});
-  r.AddOp({"LookupTableInsertV2", {}, InferNothing, NoOutputs, true});
   r.AddKernel({"LookupTableInsertV2", kCpu, "", {}, ImportOrInsert(/*replace=*/false)});
-  r.AddOp({"LookupTableRemoveV2", {}, InferNothing, NoOutputs, true});
   r.AddKernel({"LookupTableRemoveV2", kCpu, "", {}, ComputeRemove});
-
-  r.AddOp({"LookupTableFindV2", {}, InferFind, nullptr, true});
   r.AddKernel({"LookupTableFindV2", kCpu, "", {}, ComputeFind});
-  r.AddOp({"LookupTableSizeV2", {}, InferSize, nullptr, true});
   r.AddKernel({"LookupTableSizeV2", kCpu, "", {}, ComputeSize});
-  r.AddOp({"LookupTableExportV2", {}, InferExport, TwoOutputs, true});
   r.AddKernel({"LookupTableExportV2", kCpu, "", {}, ComputeExport});
 }
 

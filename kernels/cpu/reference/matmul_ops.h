@@ -8,8 +8,7 @@
 namespace smrt::kernels {
 
 // 2-D MatMul over inputs 0 and 1 with transpose_a / transpose_b; other
-// inputs and attrs are ignored.
-absl::Status InferMatMul2D(InferenceContext& ctx);
+// inputs and attrs are ignored. Shape inference: ops::matmul::InferMatMul.
 absl::Status ComputeMatMul2D(KernelContext& ctx);
 
 }  // namespace smrt::kernels

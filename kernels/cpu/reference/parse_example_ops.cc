@@ -31,229 +31,17 @@
 #include "absl/strings/string_view.h"
 #include "kernels/cpu/reference/register.h"
 #include "kernels/registry.h"
+#include "ops/parse_example_attrs.h"
 #include "tensorflow/example.pb.h"
 
 namespace smrt::kernels {
 namespace {
 
-enum class Version { kV1, kV2 };
-
-absl::string_view OpName(Version v) {
-  return v == Version::kV1 ? "ParseExample" : "ParseExampleV2";
-}
-
-// The attrs of one node, checked for consistency with each other.
-struct ParseAttrs {
-  Version version = Version::kV1;
-  std::vector<DataType> sparse_types;
-  std::vector<DataType> dense_types;
-  std::vector<PartialShape> dense_shapes;
-  std::vector<DataType> ragged_value_types;
-  std::vector<DataType> ragged_split_types;
-
-  int num_sparse() const { return static_cast<int>(sparse_types.size()); }
-  int num_dense() const { return static_cast<int>(dense_types.size()); }
-  int num_ragged() const { return static_cast<int>(ragged_value_types.size()); }
-  int num_inputs() const {
-    return version == Version::kV1 ? 2 + num_sparse() + 2 * num_dense() : 5 + num_dense();
-  }
-  int num_outputs() const { return 3 * num_sparse() + num_dense() + 2 * num_ragged(); }
-  int first_default_input() const {
-    return version == Version::kV1 ? 2 + num_sparse() + num_dense() : 5;
-  }
-  // A dense shape whose first dim is unknown: values padded per example.
-  bool variable_length(int d) const {
-    return !dense_shapes[d].dims.empty() && dense_shapes[d].dims[0] < 0;
-  }
-};
-
-// Feature values are float32, int64 or string; ragged row splits int32 or int64.
-absl::Status CheckTypes(absl::string_view attr, const std::vector<DataType>& types, bool splits) {
-  for (size_t i = 0; i < types.size(); ++i) {
-    DataType t = types[i];
-    bool ok = splits ? (t == DataType::kInt32 || t == DataType::kInt64)
-                     : (t == DataType::kFloat || t == DataType::kInt64 || t == DataType::kString);
-    if (!ok) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "attr '", attr, "'[", i, "] is ", DataTypeName(t),
-          "; allowed: ", splits ? "DT_INT32, DT_INT64" : "DT_FLOAT, DT_INT64, DT_STRING"));
-    }
-  }
-  return absl::OkStatus();
-}
-
-absl::Status CheckCount(absl::string_view what, size_t got, absl::string_view attr, int64_t want) {
-  if (static_cast<int64_t>(got) != want) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("attr '", what, "' has ", got, " entries but '", attr, "' is ", want));
-  }
-  return absl::OkStatus();
-}
-
-absl::StatusOr<ParseAttrs> ReadParseAttrs(const AttrMap& attrs, Version version) {
-  ParseAttrs a;
-  a.version = version;
-  absl::StatusOr<std::vector<DataType>> sparse_types =
-      attrs.Get<std::vector<DataType>>("sparse_types");
-  if (!sparse_types.ok()) return sparse_types.status();
-  absl::StatusOr<std::vector<DataType>> dense_types = attrs.Get<std::vector<DataType>>("Tdense");
-  if (!dense_types.ok()) return dense_types.status();
-  absl::StatusOr<std::vector<PartialShape>> dense_shapes =
-      attrs.Get<std::vector<PartialShape>>("dense_shapes");
-  if (!dense_shapes.ok()) return dense_shapes.status();
-  a.sparse_types = *std::move(sparse_types);
-  a.dense_types = *std::move(dense_types);
-  a.dense_shapes = *std::move(dense_shapes);
-
-  if (version == Version::kV1) {
-    absl::StatusOr<int64_t> nsparse = attrs.Get<int64_t>("Nsparse");
-    if (!nsparse.ok()) return nsparse.status();
-    absl::StatusOr<int64_t> ndense = attrs.Get<int64_t>("Ndense");
-    if (!ndense.ok()) return ndense.status();
-    if (absl::Status s = CheckCount("sparse_types", a.sparse_types.size(), "Nsparse", *nsparse);
-        !s.ok()) {
-      return s;
-    }
-    if (absl::Status s = CheckCount("Tdense", a.dense_types.size(), "Ndense", *ndense); !s.ok()) {
-      return s;
-    }
-  } else {
-    absl::StatusOr<int64_t> num_sparse = attrs.Get<int64_t>("num_sparse");
-    if (!num_sparse.ok()) return num_sparse.status();
-    if (absl::Status s =
-            CheckCount("sparse_types", a.sparse_types.size(), "num_sparse", *num_sparse);
-        !s.ok()) {
-      return s;
-    }
-    absl::StatusOr<std::vector<DataType>> values =
-        attrs.Get<std::vector<DataType>>("ragged_value_types");
-    if (!values.ok()) return values.status();
-    absl::StatusOr<std::vector<DataType>> splits =
-        attrs.Get<std::vector<DataType>>("ragged_split_types");
-    if (!splits.ok()) return splits.status();
-    a.ragged_value_types = *std::move(values);
-    a.ragged_split_types = *std::move(splits);
-    if (a.ragged_value_types.size() != a.ragged_split_types.size()) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("attr 'ragged_value_types' has ", a.ragged_value_types.size(),
-                       " entries but 'ragged_split_types' has ", a.ragged_split_types.size()));
-    }
-  }
-  if (a.dense_shapes.size() != a.dense_types.size()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("attr 'dense_shapes' has ", a.dense_shapes.size(),
-                     " entries but 'Tdense' has ", a.dense_types.size()));
-  }
-  for (absl::Status s : {CheckTypes("sparse_types", a.sparse_types, false),
-                         CheckTypes("Tdense", a.dense_types, false),
-                         CheckTypes("ragged_value_types", a.ragged_value_types, false),
-                         CheckTypes("ragged_split_types", a.ragged_split_types, true)}) {
-    if (!s.ok()) return s;
-  }
-  for (size_t d = 0; d < a.dense_shapes.size(); ++d) {
-    const PartialShape& shape = a.dense_shapes[d];
-    bool ok = shape.known_rank;
-    for (size_t i = 0; ok && i < shape.dims.size(); ++i) {
-      ok = shape.dims[i] >= 0 || (i == 0 && shape.dims[i] == -1);
-    }
-    if (!ok) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "dense_shapes[", d, "] has unknown rank or unknown inner dimensions: ", shape.ToString(),
-          " (only the first dim may be unknown)"));
-    }
-    // Fixed shapes: the whole shape; variable length: one row.
-    Shape counted(shape.dims.begin() + (a.variable_length(static_cast<int>(d)) ? 1 : 0),
-                  shape.dims.end());
-    if (absl::StatusOr<int64_t> n = NumElements(counted); !n.ok()) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("dense_shapes[", d, "] ", shape.ToString(), ": ", n.status().message()));
-    }
-  }
-  return a;
-}
-
-absl::StatusOr<int> NumParseOutputs(const AttrMap& attrs, Version version) {
-  absl::StatusOr<ParseAttrs> a = ReadParseAttrs(attrs, version);
-  if (!a.ok()) return a.status();
-  return a->num_outputs();
-}
-
-absl::Status CheckNumInputs(const ParseAttrs& a, int num_inputs) {
-  if (num_inputs != a.num_inputs()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(OpName(a.version), " with ", a.num_sparse(), " sparse and ", a.num_dense(),
-                     " dense features takes ", a.num_inputs(), " inputs, got ", num_inputs));
-  }
-  return absl::OkStatus();
-}
-
-// ---------------------------------------------------------------------------
-// Shape inference.
-
-absl::Status InferParseExample(InferenceContext& ctx, Version version) {
-  absl::StatusOr<ParseAttrs> a = ReadParseAttrs(ctx.attrs(), version);
-  if (!a.ok()) return a.status();
-  if (absl::Status s = CheckNumInputs(*a, ctx.num_inputs()); !s.ok()) return s;
-  const int max_rank = version == Version::kV1 ? 1 : 0;  // serialized: V1 vector, V2 rank <= 1
-  for (int i = 0; i < 2; ++i) {
-    const ValueInfo& in = ctx.input(i);
-    if (in.dtype != DataType::kInvalid && in.dtype != DataType::kString) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          OpName(version), " input ", i, " must be string, got ", DataTypeName(in.dtype)));
-    }
-    int rank = in.shape.rank();
-    if (in.shape.known_rank && (rank > 1 || rank < max_rank)) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(OpName(version), ": ", i == 0 ? "serialized" : "names", " must be ",
-                       version == Version::kV1 ? "a vector" : "a scalar or a vector",
-                       ", got shape ", in.shape.ToString()));
-    }
-  }
-  for (int d = 0; d < a->num_dense(); ++d) {
-    DataType t = ctx.input(a->first_default_input() + d).dtype;
-    if (t != DataType::kInvalid && t != a->dense_types[d]) {
-      return absl::InvalidArgumentError(absl::StrCat("dense_defaults[", d, "] is ", DataTypeName(t),
-                                                     " but Tdense[", d, "] is ",
-                                                     DataTypeName(a->dense_types[d])));
-    }
-  }
-
-  // The batch prefix of every output: V1 is always (batch,).
-  PartialShape prefix = ctx.input(0).shape;
-  if (version == Version::kV1)
-    prefix = PartialShape::Known({prefix.known_rank ? prefix.dims[0] : -1});
-  const int64_t sparse_rank = prefix.known_rank ? prefix.rank() + 1 : -1;
-
-  int out = 0;
-  for (int i = 0; i < a->num_sparse(); ++i) {
-    ctx.set_output(out++, {DataType::kInt64, PartialShape::Known({-1, sparse_rank})});
-  }
-  for (int i = 0; i < a->num_sparse(); ++i) {
-    ctx.set_output(out++, {a->sparse_types[i], PartialShape::Known({-1})});
-  }
-  for (int i = 0; i < a->num_sparse(); ++i) {
-    ctx.set_output(out++, {DataType::kInt64, PartialShape::Known({sparse_rank})});
-  }
-  for (int d = 0; d < a->num_dense(); ++d) {
-    PartialShape shape = PartialShape::Unknown();
-    if (prefix.known_rank) {
-      shape = prefix;
-      shape.dims.insert(shape.dims.end(), a->dense_shapes[d].dims.begin(),
-                        a->dense_shapes[d].dims.end());
-    }
-    ctx.set_output(out++, {a->dense_types[d], shape});
-  }
-  int64_t num_splits = -1;
-  if (prefix.known_rank && prefix.rank() == 1 && prefix.dims[0] >= 0)
-    num_splits = prefix.dims[0] + 1;
-  for (int i = 0; i < a->num_ragged(); ++i) {
-    ctx.set_output(out++, {a->ragged_value_types[i], PartialShape::Known({-1})});
-  }
-  for (int i = 0; i < a->num_ragged(); ++i) {
-    ctx.set_output(out++, {a->ragged_split_types[i], PartialShape::Known({num_splits})});
-  }
-  return absl::OkStatus();
-}
+using ops::parse_example::CheckNumInputs;
+using ops::parse_example::OpName;
+using ops::parse_example::ParseAttrs;
+using ops::parse_example::ReadParseAttrs;
+using ops::parse_example::Version;
 
 // ---------------------------------------------------------------------------
 // Reading features.
@@ -659,12 +447,6 @@ absl::Status ComputeParseExample(KernelContext& ctx, Version version) {
 void RegisterParseExampleOps(KernelRegistry& r) {
   for (Version v : {Version::kV1, Version::kV2}) {
     const std::string op(OpName(v));
-    // TensorFlow gives none of these ops' attrs a default.
-    r.AddOp({op,
-             {},
-             [v](InferenceContext& ctx) { return InferParseExample(ctx, v); },
-             [v](const AttrMap& attrs, int) { return NumParseOutputs(attrs, v); },
-             /*stateful=*/false});
     r.AddKernel(
         {op, kCpu, "", {}, [v](KernelContext& ctx) { return ComputeParseExample(ctx, v); }});
   }

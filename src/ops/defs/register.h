@@ -16,6 +16,25 @@ namespace smrt::ops {
 void RegisterBinaryOps(OpRegistry& r);  // binary_ops.cc: Add, Mul, Equal, BiasAdd, AddN...
 void RegisterUnaryOps(OpRegistry& r);   // unary_ops.cc: Relu, Exp, IsNan, LogicalNot...
 
+void RegisterBasicOps(OpRegistry& r);         // basic_ops.cc: Const, Placeholder, Identity...
+void RegisterBincountOps(OpRegistry& r);      // bincount_ops.cc: Bincount, DenseBincount
+void RegisterBroadcastOps(OpRegistry& r);     // broadcast_ops.cc: BroadcastTo, BroadcastArgs
+void RegisterCastSelectOps(OpRegistry& r);    // cast_select_ops.cc: Cast, Select, SelectV2
+void RegisterClipOps(OpRegistry& r);          // clip_ops.cc: ClipByValue
+void RegisterConcatSplitOps(OpRegistry& r);   // concat_split_ops.cc: ConcatV2, Pack, Split...
+void RegisterControlFlowOps(OpRegistry& r);   // control_flow_ops.cc: While, If, Switch, Merge...
+void RegisterGatherTileOps(OpRegistry& r);    // gather_tile_ops.cc: Tile, GatherV2, Fill, Range
+void RegisterImageOps(OpRegistry& r);         // image_ops.cc: ResizeBilinear...
+void RegisterIndexOps(OpRegistry& r);         // index_ops.cc: OneHot, TopKV2, GatherNd, Where
+void RegisterLookupTableOps(OpRegistry& r);   // lookup_table_ops.cc: HashTableV2...
+void RegisterPadOps(OpRegistry& r);           // pad_ops.cc: Pad, PadV2, MirrorPad
+void RegisterParseExampleOps(OpRegistry& r);  // parse_example_ops.cc: ParseExample{,V2}
+void RegisterBatchNormOps(OpRegistry& r);     // batch_norm_ops.cc: FusedBatchNorm{,V2,V3}
+void RegisterConvOps(OpRegistry& r);          // conv_ops.cc: Conv2D, DepthwiseConv2dNative
+void RegisterConvBackpropOps(OpRegistry& r);  // conv_backprop_ops.cc: Conv2DBackpropInput
+void RegisterEinsumOps(OpRegistry& r);        // einsum_ops.cc: Einsum
+void RegisterFusedOps(OpRegistry& r);         // fused_ops.cc: _SmrtFusedConv2D, _SmrtAttention...
+void RegisterMatMulOps(OpRegistry& r);        // matmul_ops.cc: MatMul, BatchMatMul{,V2,V3}
 void RegisterReverseOps(OpRegistry& r);      // reverse_ops.cc: ReverseV2
 void RegisterRoundOps(OpRegistry& r);        // round_ops.cc: _SmrtRoundTo
 void RegisterSoftmaxOps(OpRegistry& r);      // softmax_ops.cc: Softmax, LogSoftmax
@@ -31,6 +50,7 @@ void RegisterRaggedOps(OpRegistry& r);           // ragged_ops.cc: RaggedTensorT
 void RegisterCheckOps(OpRegistry& r);      // check_ops.cc: Assert, EnsureShape
 void RegisterMatrixOps(OpRegistry& r);     // matrix_ops.cc: MatrixBandPart
 void RegisterBucketizeOps(OpRegistry& r);  // bucketize_ops.cc: Bucketize
+
 }  // namespace smrt::ops
 
 #endif  // SMRT_OPS_DEFS_REGISTER_H_

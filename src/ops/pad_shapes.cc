@@ -1,12 +1,12 @@
-#include "kernels/shared/pad_util.h"
+#include "ops/pad_shapes.h"
 
 #include <string>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
-#include "kernels/shared/array_util.h"
+#include "ops/array_shapes.h"
 
-namespace smrt::kernels {
+namespace smrt::ops {
 
 absl::StatusOr<PadMode> MirrorMode(const AttrMap& attrs) {
   absl::StatusOr<std::string> mode = attrs.Get<std::string>("mode");
@@ -17,8 +17,8 @@ absl::StatusOr<PadMode> MirrorMode(const AttrMap& attrs) {
       absl::StrCat("MirrorPad: mode must be REFLECT or SYMMETRIC, got \"", *mode, "\""));
 }
 
-absl::StatusOr<std::vector<Padding>> ReadPaddings(absl::string_view op, const Tensor& paddings,
-                                                  int rank) {
+absl::StatusOr<std::vector<PadAmount>> ReadPaddings(absl::string_view op, const Tensor& paddings,
+                                                    int rank) {
   if (paddings.rank() != 2 || paddings.dim(1) != 2) {
     return absl::InvalidArgumentError(
         absl::StrCat(op, ": paddings must be a matrix with 2 columns, got shape ",
@@ -31,7 +31,7 @@ absl::StatusOr<std::vector<Padding>> ReadPaddings(absl::string_view op, const Te
   }
   absl::StatusOr<std::vector<int64_t>> v = IntValues(paddings, "paddings");
   if (!v.ok()) return v.status();
-  std::vector<Padding> out(rank);
+  std::vector<PadAmount> out(rank);
   for (int d = 0; d < rank; ++d) {
     out[d] = {(*v)[2 * d], (*v)[2 * d + 1]};
     if (out[d].before < 0 || out[d].after < 0) {
@@ -44,7 +44,7 @@ absl::StatusOr<std::vector<Padding>> ReadPaddings(absl::string_view op, const Te
 }
 
 absl::StatusOr<Shape> PaddedDims(absl::string_view op, const Shape& dims,
-                                 const std::vector<Padding>& pads, PadMode mode) {
+                                 const std::vector<PadAmount>& pads, PadMode mode) {
   Shape out(dims.size(), -1);
   for (size_t d = 0; d < dims.size(); ++d) {
     if (dims[d] < 0) continue;
@@ -77,4 +77,4 @@ absl::Status CheckConstantValues(const Tensor& input, const Tensor& constant) {
   return absl::OkStatus();
 }
 
-}  // namespace smrt::kernels
+}  // namespace smrt::ops

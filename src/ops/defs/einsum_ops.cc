@@ -1,0 +1,57 @@
+// Einsum over one or two operands (ops/einsum_shapes.h).
+#include <algorithm>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "ops/array_shapes.h"
+#include "ops/defs/register.h"
+#include "ops/einsum_shapes.h"
+
+namespace smrt::ops {
+namespace {
+
+absl::Status InferEinsum(InferenceContext& ctx) {
+  absl::StatusOr<std::string> equation = ctx.attrs().Get<std::string>("equation");
+  if (!equation.ok()) return equation.status();
+  absl::StatusOr<einsum::EinsumEquation> eq = einsum::ParseEquation(*equation, ctx.num_inputs());
+  if (!eq.ok()) return eq.status();
+  ValueInfo out;
+  out.dtype = InputDType(ctx, 0, "T");
+  std::vector<Shape> storage(static_cast<size_t>(ctx.num_inputs()));
+  std::vector<const Shape*> shapes(static_cast<size_t>(ctx.num_inputs()), nullptr);
+  bool unknown_bcast = false;
+  for (int i = 0; i < ctx.num_inputs(); ++i) {
+    const PartialShape& s = ctx.input(i).shape;
+    const std::vector<int>& labels = eq->inputs[i];
+    const bool has_ellipsis = std::count(labels.begin(), labels.end(), einsum::kEllipsis) > 0;
+    if (s.known_rank) {
+      storage[i] = s.dims;
+      shapes[i] = &storage[i];
+    } else if (!has_ellipsis) {
+      storage[i] = Shape(labels.size(), -1);  // the rank is fixed by the subscript
+      shapes[i] = &storage[i];
+    } else {
+      unknown_bcast = true;
+    }
+  }
+  const bool out_ellipsis = std::count(eq->output.begin(), eq->output.end(), einsum::kEllipsis) > 0;
+  if (unknown_bcast && out_ellipsis) {
+    ctx.set_output(0, std::move(out));  // the number of ellipsis dims is unknown
+    return absl::OkStatus();
+  }
+  absl::StatusOr<einsum::EinsumBinding> b = einsum::BindEinsum(*equation, *eq, shapes);
+  if (!b.ok()) return b.status();
+  Shape dims;
+  for (int l : b->output) dims.push_back(b->label_dims[l]);
+  out.shape = PartialShape::Known(std::move(dims));
+  ctx.set_output(0, std::move(out));
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+void RegisterEinsumOps(OpRegistry& r) { r.AddOp(ArrayOp("Einsum", {}, InferEinsum)); }
+
+}  // namespace smrt::ops

@@ -1,0 +1,96 @@
+// The ops smrt's passes make (ops/fused_ops.h states each): the fused conv
+// and matmul with their post-ops, the composite activations, layer norm and
+// attention. TensorFlow has none of them; their attr defaults are smrt's.
+#include "ops/fused_ops.h"
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "ops/attention_attrs.h"
+#include "ops/conv_shapes.h"
+#include "ops/defs/register.h"
+#include "ops/matmul_shapes.h"
+#include "ops/shape_fns.h"
+
+namespace smrt::ops {
+namespace {
+
+absl::Status CheckArgs(const AttrMap& attrs, int num_inputs) {
+  absl::StatusOr<FusedOps> ops = ParseFusedOps(attrs, num_inputs);
+  return ops.status();
+}
+
+absl::Status InferFusedConv(InferenceContext& ctx) {
+  if (absl::Status s = CheckFusedConvNhwc(ctx.attrs()); !s.ok()) return s;
+  if (absl::Status s = CheckArgs(ctx.attrs(), ctx.num_inputs()); !s.ok()) return s;
+  absl::StatusOr<bool> depthwise = ctx.attrs().GetOr<bool>("depthwise", false);
+  if (!depthwise.ok()) return depthwise.status();
+  return InferConv2D(ctx, *depthwise);
+}
+
+absl::Status InferFusedMatMul(InferenceContext& ctx) {
+  if (absl::Status s = CheckArgs(ctx.attrs(), ctx.num_inputs()); !s.ok()) return s;
+  return matmul::InferMatMul(ctx, matmul::BatchMode::kNone);
+}
+
+std::vector<std::pair<std::string, AttrValue>> FusedDefaults(bool conv) {
+  std::vector<std::pair<std::string, AttrValue>> d = {
+      {"fused_ops", EmptyList{}}, {"leakyrelu_alpha", 0.2f}, {"weights_constant", false}};
+  if (conv) {
+    d.emplace_back("explicit_paddings", EmptyList{});
+    d.emplace_back("data_format", std::string("NHWC"));
+    d.emplace_back("dilations", std::vector<int64_t>{1, 1, 1, 1});
+    d.emplace_back("depthwise", false);
+  } else {
+    d.emplace_back("transpose_a", false);
+    d.emplace_back("transpose_b", false);
+  }
+  return d;
+}
+
+// _SmrtAttention: float32 [batch, query, heads, value depth].
+absl::Status InferAttention(InferenceContext& ctx) {
+  absl::StatusOr<AttentionAttrs> attrs = ReadAttentionAttrs(ctx.attrs(), ctx.num_inputs());
+  if (!attrs.ok()) return attrs.status();
+  const PartialShape& q = ctx.input(0).shape;
+  const PartialShape& v = ctx.input(2).shape;
+  for (int i = 0; i < 3; ++i) {
+    const PartialShape& s = ctx.input(i).shape;
+    if (s.known_rank && s.rank() != 4) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "query, key and value must be [batch, seq, heads, depth], got ", s.ToString()));
+    }
+  }
+  PartialShape out;
+  out.known_rank = true;
+  out.dims = {-1, -1, -1, -1};
+  if (q.known_rank) out.dims = {q.dims[0], q.dims[1], q.dims[2], -1};
+  if (v.known_rank) out.dims[3] = v.dims[3];
+  ctx.set_output(0, {DataType::kFloat, out});
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+void RegisterFusedOps(OpRegistry& r) {
+  r.AddOp({kFusedConv2D, FusedDefaults(true), InferFusedConv, nullptr});
+  r.AddOp({kFusedMatMul, FusedDefaults(false), InferFusedMatMul, nullptr});
+  for (const char* op : {"_SmrtSwish", "_SmrtHardSwish", "_SmrtGeluErf", "_SmrtGeluTanh"}) {
+    r.AddOp({op, {}, UnchangedShape, nullptr});
+  }
+  r.AddOp({kLayerNorm, {{"epsilon", 0.001f}}, UnchangedShape, nullptr});
+  r.AddOp({kAttention,
+           {{"mask", std::string("none")},
+            {"scale", 1.0f},
+            {"mask_fill", 0.0f},
+            {"fill_masked_probs", false},
+            {"probs_fill", 0.0f}},
+           InferAttention,
+           nullptr});
+}
+
+}  // namespace smrt::ops
