@@ -20,6 +20,7 @@ const OpRegistry& StandardOps() {
     RegisterStatelessRandomOps(*r);
     RegisterReductionOps(*r);
     RegisterRaggedOps(*r);
+    RegisterSegmentOps(*r);
     return r;
   }();
   return *registry;

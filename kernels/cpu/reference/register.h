@@ -54,6 +54,7 @@ void RegisterFusedLinearOps(KernelRegistry& r);  // fused_linear_ops.cc: what pa
 void RegisterLayerNormOps(KernelRegistry& r);    // layer_norm_ops.cc: _SmrtLayerNorm
 void RegisterAttentionOps(KernelRegistry& r);    // attention_ops.cc: _SmrtAttention
 void RegisterRoundOps(KernelRegistry& r);        // round_ops.cc: _SmrtRoundTo
+void RegisterSegmentOps(KernelRegistry& r);      // segment_ops.cc: SegmentSum, UnsortedSegmentMax...
 // half_precision_ops.cc: float16/bfloat16 over the float32 kernels; must come last.
 void RegisterHalfPrecisionOps(KernelRegistry& r);
 
@@ -105,6 +106,7 @@ inline void RegisterReferenceKernels(KernelRegistry& r) {
   RegisterLayerNormOps(r);
   RegisterAttentionOps(r);
   RegisterRoundOps(r);
+  RegisterSegmentOps(r);
   RegisterHalfPrecisionOps(r);
 }
 
