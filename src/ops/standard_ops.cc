@@ -21,6 +21,7 @@ const OpRegistry& StandardOps() {
     RegisterReductionOps(*r);
     RegisterRaggedOps(*r);
     RegisterSegmentOps(*r);
+    RegisterSetOps(*r);
     return r;
   }();
   return *registry;

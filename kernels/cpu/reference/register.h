@@ -55,6 +55,7 @@ void RegisterLayerNormOps(KernelRegistry& r);    // layer_norm_ops.cc: _SmrtLaye
 void RegisterAttentionOps(KernelRegistry& r);    // attention_ops.cc: _SmrtAttention
 void RegisterRoundOps(KernelRegistry& r);        // round_ops.cc: _SmrtRoundTo
 void RegisterSegmentOps(KernelRegistry& r);      // segment_ops.cc: SegmentSum, UnsortedSegmentMax...
+void RegisterSetOps(KernelRegistry& r);          // set_ops.cc: Unique, UniqueWithCounts, ListDiff...
 // half_precision_ops.cc: float16/bfloat16 over the float32 kernels; must come last.
 void RegisterHalfPrecisionOps(KernelRegistry& r);
 
@@ -107,6 +108,7 @@ inline void RegisterReferenceKernels(KernelRegistry& r) {
   RegisterAttentionOps(r);
   RegisterRoundOps(r);
   RegisterSegmentOps(r);
+  RegisterSetOps(r);
   RegisterHalfPrecisionOps(r);
 }
 
