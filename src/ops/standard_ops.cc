@@ -22,6 +22,7 @@ const OpRegistry& StandardOps() {
     RegisterRaggedOps(*r);
     RegisterSegmentOps(*r);
     RegisterSetOps(*r);
+    RegisterBitwiseOps(*r);
     return r;
   }();
   return *registry;

@@ -56,6 +56,7 @@ void RegisterAttentionOps(KernelRegistry& r);    // attention_ops.cc: _SmrtAtten
 void RegisterRoundOps(KernelRegistry& r);        // round_ops.cc: _SmrtRoundTo
 void RegisterSegmentOps(KernelRegistry& r);      // segment_ops.cc: SegmentSum, UnsortedSegmentMax...
 void RegisterSetOps(KernelRegistry& r);          // set_ops.cc: Unique, UniqueWithCounts, ListDiff...
+void RegisterBitwiseOps(KernelRegistry& r);      // bitwise_ops.cc: BitwiseAnd, LeftShift, Bitcast...
 // half_precision_ops.cc: float16/bfloat16 over the float32 kernels; must come last.
 void RegisterHalfPrecisionOps(KernelRegistry& r);
 
@@ -109,6 +110,7 @@ inline void RegisterReferenceKernels(KernelRegistry& r) {
   RegisterRoundOps(r);
   RegisterSegmentOps(r);
   RegisterSetOps(r);
+  RegisterBitwiseOps(r);
   RegisterHalfPrecisionOps(r);
 }
 
