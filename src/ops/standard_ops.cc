@@ -42,6 +42,9 @@ const OpRegistry& StandardOps() {
     RegisterCheckOps(*r);
     RegisterMatrixOps(*r);
     RegisterBucketizeOps(*r);
+    RegisterSegmentOps(*r);
+    RegisterSetOps(*r);
+    RegisterBitwiseOps(*r);
     return r;
   }();
   return *registry;

@@ -57,6 +57,9 @@ void RegisterRoundOps(KernelRegistry& r);        // round_ops.cc: _SmrtRoundTo
 void RegisterCheckOps(KernelRegistry& r);        // check_ops.cc: Assert, EnsureShape
 void RegisterMatrixOps(KernelRegistry& r);       // matrix_ops.cc: MatrixBandPart
 void RegisterBucketizeOps(KernelRegistry& r);    // bucketize_ops.cc: Bucketize
+void RegisterSegmentOps(KernelRegistry& r);      // segment_ops.cc: SegmentSum, UnsortedSegmentMax...
+void RegisterSetOps(KernelRegistry& r);          // set_ops.cc: Unique, UniqueWithCounts, ListDiff...
+void RegisterBitwiseOps(KernelRegistry& r);      // bitwise_ops.cc: BitwiseAnd, LeftShift, Bitcast...
 // half_precision_ops.cc: float16/bfloat16 over the float32 kernels; must come last.
 void RegisterHalfPrecisionOps(KernelRegistry& r);
 
@@ -111,6 +114,9 @@ inline void RegisterReferenceKernels(KernelRegistry& r) {
   RegisterCheckOps(r);
   RegisterMatrixOps(r);
   RegisterBucketizeOps(r);
+  RegisterSegmentOps(r);
+  RegisterSetOps(r);
+  RegisterBitwiseOps(r);
   RegisterHalfPrecisionOps(r);
 }
 
