@@ -26,8 +26,10 @@ soname=$(readelf -d "$prefix"/lib/libsmrt.so | sed -n 's/.*SONAME.*\[\(.*\)\]/\1
 # put oneDNN on smrt's threads are exported (cmake/libsmrt.map): the protobuf
 # code compiled into libsmrt must not clash with an app's.
 openmp='^(GOMP_parallel|GOMP_barrier|omp_get_thread_num|omp_get_num_threads|omp_get_max_threads|omp_in_parallel)$'
-internal=$(nm -D --defined-only "$prefix/lib/libsmrt.so" | awk '{print $3}' | c++filt |
-           grep -v -E '^(Smrt|smrt::)' | grep -v -E "$openmp" || true)
+# smrt::tfproto (the TensorFlow-wire protos) is as internal as the rest.
+symbols=$(nm -D --defined-only "$prefix/lib/libsmrt.so" | awk '{print $3}' | c++filt)
+internal=$({ grep -E '^smrt::tfproto::' <<<"$symbols";
+             grep -v -E '^(Smrt|smrt::)' <<<"$symbols" | grep -v -E "$openmp"; } || true)
 [ -z "$internal" ] || { echo "libsmrt.so exports internal symbols:" >&2; head <<<"$internal" >&2; exit 1; }
 echo "installed: libsmrt.so (SONAME $soname), libsmrt.a, bin/smrt, headers, CMake config, smrt.pc"
 shown=$("$prefix/bin/smrt" show --dir examples/models/digits --tag_set serve)

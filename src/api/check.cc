@@ -26,7 +26,7 @@ namespace {
 
 constexpr char kInitOpSignature[] = "__saved_model_init_op";
 
-std::string InitOpName(const tensorflow::MetaGraphDef& mg) {
+std::string InitOpName(const tfproto::MetaGraphDef& mg) {
   if (auto sig = mg.signature_def().find(kInitOpSignature); sig != mg.signature_def().end()) {
     if (auto out = sig->second.outputs().find(kInitOpSignature);
         out != sig->second.outputs().end()) {
@@ -81,7 +81,7 @@ std::vector<OpCheck> ToOpChecks(std::vector<graph::OpUse> ops) {
 
 // `binding`: for the init op, receives what it assigns; for a signature,
 // says which variables it reads would be unbound.
-SignatureCheck CheckRequest(const std::string& key, const tensorflow::GraphDef& graph_def,
+SignatureCheck CheckRequest(const std::string& key, const tfproto::GraphDef& graph_def,
                             const graph::ImportRequest& request, absl::string_view device,
                             const graph::ImportLimits& limits, VariableBinding& binding,
                             bool is_init) {
@@ -135,7 +135,7 @@ SignatureCheck CheckRequest(const std::string& key, const tensorflow::GraphDef& 
 // place of its imported one. A model that does not load keeps the import
 // check, which says why.
 void CheckAfterPasses(const std::string& dir, const LoadOptions& options,
-                      const tensorflow::GraphDef& library, ModelCheck& result) {
+                      const tfproto::GraphDef& library, ModelCheck& result) {
   LoadOptions cpu = options;
   cpu.device = kernels::kCpu;
   const kernels::KernelRegistry& registry = kernels::KernelRegistry::Default();
@@ -192,8 +192,8 @@ absl::StatusOr<ModelCheck> CheckModelUnguarded(const std::string& dir, const Loa
   absl::StatusOr<std::unique_ptr<loader::SavedModelBundle>> bundle =
       loader::LoadSavedModelBundle(dir, resolved->bundle);
   if (!bundle.ok()) return bundle.status();
-  const tensorflow::MetaGraphDef& mg = *(*bundle)->meta_graph;
-  const tensorflow::GraphDef& graph_def = mg.graph_def();
+  const tfproto::MetaGraphDef& mg = *(*bundle)->meta_graph;
+  const tfproto::GraphDef& graph_def = mg.graph_def();
   if ((*bundle)->variables != nullptr) {
     for (const loader::BundleEntry& e : (*bundle)->variables->entries()) {
       if (e.key == "_CHECKPOINTABLE_OBJECT_GRAPH" ||

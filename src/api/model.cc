@@ -81,8 +81,8 @@ bool WritesVariable(absl::string_view op) {
 
 // Whether the graph, or a library function it calls (control-flow bodies),
 // writes a variable.
-bool GraphWritesVariables(const graph::Graph& g, const tensorflow::GraphDef& library) {
-  absl::flat_hash_map<std::string, const tensorflow::FunctionDef*> functions;
+bool GraphWritesVariables(const graph::Graph& g, const tfproto::GraphDef& library) {
+  absl::flat_hash_map<std::string, const tfproto::FunctionDef*> functions;
   for (const auto& f : library.library().function()) functions[f.signature().name()] = &f;
   std::vector<std::string> pending;
   absl::flat_hash_map<std::string, bool> seen;
@@ -102,7 +102,7 @@ bool GraphWritesVariables(const graph::Graph& g, const tensorflow::GraphDef& lib
     }
   }
   while (!pending.empty()) {
-    const tensorflow::FunctionDef* f = functions.at(pending.back());
+    const tfproto::FunctionDef* f = functions.at(pending.back());
     pending.pop_back();
     for (const auto& n : f->node_def()) {
       if (WritesVariable(n.op())) return true;
@@ -215,7 +215,7 @@ struct Model::Impl {
                                                        PreparedSignature* report);
   absl::Status RunInitOp();
   absl::StatusOr<ImportedSignature> Import(const std::string& key,
-                                           const tensorflow::SignatureDef& def);
+                                           const tfproto::SignatureDef& def);
   absl::Status Prepare(ImportedSignature sig, const passes::PipelineOptions& passes,
                        bool freeze_variables);
 };
@@ -306,7 +306,7 @@ absl::StatusOr<std::unique_ptr<exec::Program>> Model::Impl::Build(
 }
 
 absl::Status Model::Impl::RunInitOp() {
-  const tensorflow::MetaGraphDef& mg = *bundle->meta_graph;
+  const tfproto::MetaGraphDef& mg = *bundle->meta_graph;
   std::string init;
   auto sig = mg.signature_def().find(kInitOpSignature);
   if (sig != mg.signature_def().end()) {
@@ -345,7 +345,7 @@ absl::Status Model::Impl::RunInitOp() {
 
 namespace {
 
-TensorSpec SpecFromInfo(const std::string& key, const tensorflow::TensorInfo& info) {
+TensorSpec SpecFromInfo(const std::string& key, const tfproto::TensorInfo& info) {
   TensorSpec spec;
   spec.name = key;
   spec.tensor_name = info.name();
@@ -362,7 +362,7 @@ TensorSpec SpecFromInfo(const std::string& key, const tensorflow::TensorInfo& in
   return spec;
 }
 
-const tensorflow::NodeDef* FindNode(const tensorflow::GraphDef& g, const std::string& name) {
+const tfproto::NodeDef* FindNode(const tfproto::GraphDef& g, const std::string& name) {
   for (const auto& n : g.node()) {
     if (n.name() == name) return &n;
   }
@@ -372,7 +372,7 @@ const tensorflow::NodeDef* FindNode(const tensorflow::GraphDef& g, const std::st
 }  // namespace
 
 absl::StatusOr<ImportedSignature> Model::Impl::Import(const std::string& key,
-                                                      const tensorflow::SignatureDef& def) {
+                                                      const tfproto::SignatureDef& def) {
   PreparedSignature prepared;
   prepared.info.key = key;
   prepared.info.method_name = def.method_name();
@@ -385,7 +385,7 @@ absl::StatusOr<ImportedSignature> Model::Impl::Import(const std::string& key,
   const std::string where = absl::StrCat("signature '", key, "'");
 
   for (const std::string& k : in_keys) {
-    const tensorflow::TensorInfo& info = def.inputs().at(k);
+    const tfproto::TensorInfo& info = def.inputs().at(k);
     if (info.name().empty()) {
       return absl::UnimplementedError(absl::StrCat(
           where, ": input '", k, "' is a sparse or composite tensor, which is not supported"));
@@ -396,7 +396,7 @@ absl::StatusOr<ImportedSignature> Model::Impl::Import(const std::string& key,
     // scalar for a (-1, 1) placeholder).
     absl::StatusOr<std::pair<std::string, int>> t = graph::ParseTensorName(info.name());
     if (!t.ok()) return t.status();
-    const tensorflow::NodeDef* node = FindNode(bundle->meta_graph->graph_def(), t->first);
+    const tfproto::NodeDef* node = FindNode(bundle->meta_graph->graph_def(), t->first);
     if (node == nullptr) {
       return absl::InvalidArgumentError(absl::StrCat(where, ": input '", k, "' names tensor ",
                                                      info.name(), ", which is not in the graph"));
@@ -435,7 +435,7 @@ absl::StatusOr<ImportedSignature> Model::Impl::Import(const std::string& key,
     prepared.info.inputs.push_back(std::move(spec));
   }
   for (const std::string& k : out_keys) {
-    const tensorflow::TensorInfo& info = def.outputs().at(k);
+    const tfproto::TensorInfo& info = def.outputs().at(k);
     if (info.name().empty()) {
       return absl::UnimplementedError(absl::StrCat(
           where, ": output '", k, "' is a sparse or composite tensor, which is not supported"));
@@ -514,7 +514,7 @@ absl::StatusOr<std::unique_ptr<Model::Impl>> LoadImpl(const std::string& dir,
       loader::LoadSavedModelBundle(dir, resolved->bundle);
   if (!bundle.ok()) return bundle.status();
   impl->bundle = *std::move(bundle);
-  const tensorflow::MetaGraphDef& mg = *impl->bundle->meta_graph;
+  const tfproto::MetaGraphDef& mg = *impl->bundle->meta_graph;
 
   absl::StatusOr<absl::flat_hash_map<std::string, std::string>> keys =
       graph::CheckpointKeys(mg, kernels::KernelRegistry::Default(), impl->bundle->variables.get());

@@ -20,7 +20,7 @@
 #include "graph/graph.h"
 #include "graph/importer.h"
 #include "kernels/registry.h"
-#include "tensorflow/graph.pb.h"
+#include "smrt/tfproto/graph.pb.h"
 
 namespace smrt::exec {
 
@@ -35,7 +35,7 @@ struct ProgramSpec {
   // The graph whose function library holds what nodes call (While bodies, If
   // branches, XlaReduce reducers); must outlive the Program. Null when the
   // graph has none.
-  const tensorflow::GraphDef* library = nullptr;
+  const tfproto::GraphDef* library = nullptr;
   int depth = 0;  // nesting of control-flow bodies
   // Bounds for importing control-flow bodies; max_inline_depth also bounds
   // the nesting of control flow itself.

@@ -11,15 +11,15 @@ absl::StatusOr<DataType> TypeFromProto(int t) {
   DataType d = DataTypeFromProto(t);
   if (d == DataType::kInvalid && t != 0) {
     return absl::UnimplementedError(absl::StrCat(
-        "dtype ", tensorflow::DataType_IsValid(t)
-                      ? tensorflow::DataType_Name(static_cast<tensorflow::DataType>(t))
-                      : absl::StrCat(t),
+        "dtype ",
+        tfproto::DataType_IsValid(t) ? tfproto::DataType_Name(static_cast<tfproto::DataType>(t))
+                                     : absl::StrCat(t),
         " is not supported"));
   }
   return d;
 }
 
-absl::StatusOr<FuncAttr> FuncFromProto(const tensorflow::NameAttrList& f) {
+absl::StatusOr<FuncAttr> FuncFromProto(const tfproto::NameAttrList& f) {
   absl::StatusOr<AttrMap> attrs = AttrMapFromProto(f.attr());
   if (!attrs.ok()) return attrs.status();
   return FuncAttr{f.name(), std::make_shared<AttrMap>(*std::move(attrs))};
@@ -27,38 +27,38 @@ absl::StatusOr<FuncAttr> FuncFromProto(const tensorflow::NameAttrList& f) {
 
 }  // namespace
 
-absl::StatusOr<AttrValue> AttrFromProto(const tensorflow::AttrValue& p) {
+absl::StatusOr<AttrValue> AttrFromProto(const tfproto::AttrValue& p) {
   switch (p.value_case()) {
-    case tensorflow::AttrValue::kS: return std::string(p.s());
-    case tensorflow::AttrValue::kI: return static_cast<int64_t>(p.i());
-    case tensorflow::AttrValue::kF: return p.f();
-    case tensorflow::AttrValue::kB: return p.b();
-    case tensorflow::AttrValue::kType: {
+    case tfproto::AttrValue::kS: return std::string(p.s());
+    case tfproto::AttrValue::kI: return static_cast<int64_t>(p.i());
+    case tfproto::AttrValue::kF: return p.f();
+    case tfproto::AttrValue::kB: return p.b();
+    case tfproto::AttrValue::kType: {
       absl::StatusOr<DataType> t = TypeFromProto(p.type());
       if (!t.ok()) return t.status();
       return *t;
     }
-    case tensorflow::AttrValue::kShape: {
+    case tfproto::AttrValue::kShape: {
       absl::StatusOr<PartialShape> s = loader::PartialShapeFromProto(p.shape());
       if (!s.ok()) return s.status();
       return *s;
     }
-    case tensorflow::AttrValue::kTensor: {
+    case tfproto::AttrValue::kTensor: {
       absl::StatusOr<Tensor> t = loader::TensorFromProto(p.tensor());
       if (!t.ok()) return t.status();
       return *t;
     }
-    case tensorflow::AttrValue::kFunc: {
+    case tfproto::AttrValue::kFunc: {
       absl::StatusOr<FuncAttr> f = FuncFromProto(p.func());
       if (!f.ok()) return f.status();
       return *f;
     }
-    case tensorflow::AttrValue::kPlaceholder:
+    case tfproto::AttrValue::kPlaceholder:
       return absl::InvalidArgumentError(
           absl::StrCat("attr is an unresolved placeholder '", p.placeholder(), "'"));
-    case tensorflow::AttrValue::kList:
+    case tfproto::AttrValue::kList:
       break;
-    case tensorflow::AttrValue::VALUE_NOT_SET:
+    case tfproto::AttrValue::VALUE_NOT_SET:
       return EmptyList{};
   }
   const auto& l = p.list();
@@ -106,7 +106,7 @@ absl::StatusOr<AttrValue> AttrFromProto(const tensorflow::AttrValue& p) {
 }
 
 absl::StatusOr<AttrMap> AttrMapFromProto(
-    const google::protobuf::Map<std::string, tensorflow::AttrValue>& attrs) {
+    const google::protobuf::Map<std::string, tfproto::AttrValue>& attrs) {
   AttrMap out;
   for (const auto& [name, value] : attrs) {
     if (!name.empty() && name[0] == '_') continue;  // internal attrs (_output_shapes...)

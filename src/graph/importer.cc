@@ -87,8 +87,8 @@ struct Materialized {
 
 struct Scope {
   std::string prefix;                       // "" outside functions
-  const tensorflow::FunctionDef* fn = nullptr;
-  absl::flat_hash_map<std::string, const tensorflow::NodeDef*> nodes;
+  const tfproto::FunctionDef* fn = nullptr;
+  absl::flat_hash_map<std::string, const tfproto::NodeDef*> nodes;
   absl::flat_hash_map<std::string, Endpoint> args;  // function input arg -> endpoint
   absl::node_hash_map<std::string, Materialized> memo;  // pointer-stable
   absl::flat_hash_set<std::string> in_progress;
@@ -97,7 +97,7 @@ struct Scope {
 
 class Importer {
  public:
-  Importer(const tensorflow::GraphDef& g, const ops::KernelCatalog& kernels,
+  Importer(const tfproto::GraphDef& g, const ops::KernelCatalog& kernels,
            const ImportLimits& limits)
       : graph_def_(g), kernels_(kernels), limits_(limits) {
     for (const auto& f : g.library().function()) {
@@ -155,7 +155,7 @@ class Importer {
       return absl::InvalidArgumentError(absl::StrCat("function '", name, "' is not defined"));
     }
     if (!duplicate_.empty()) return absl::InvalidArgumentError(duplicate_);
-    const tensorflow::FunctionDef& fn = *it->second;
+    const tfproto::FunctionDef& fn = *it->second;
     dataflow_ = HasDataflowOps(fn.node_def());
     auto scope = std::make_unique<Scope>();
     scope->fn = &fn;
@@ -196,7 +196,7 @@ class Importer {
   }
 
  private:
-  static absl::Status IndexNodes(const tensorflow::FunctionDef& fn, Scope& scope) {
+  static absl::Status IndexNodes(const tfproto::FunctionDef& fn, Scope& scope) {
     for (const auto& n : fn.node_def()) {
       if (!scope.nodes.emplace(n.name(), &n).second) {
         return absl::InvalidArgumentError(absl::StrCat(
@@ -287,7 +287,7 @@ class Importer {
     return Output(scope, parts[0], index);
   }
 
-  absl::StatusOr<const tensorflow::NodeDef*> Lookup(Scope& scope, const std::string& name) {
+  absl::StatusOr<const tfproto::NodeDef*> Lookup(Scope& scope, const std::string& name) {
     auto it = scope.nodes.find(name);
     if (it == scope.nodes.end()) {
       return absl::InvalidArgumentError(absl::StrCat(
@@ -318,9 +318,9 @@ class Importer {
   }
 
   absl::StatusOr<Materialized> Build(Scope& scope, const std::string& name) {
-    absl::StatusOr<const tensorflow::NodeDef*> def = Lookup(scope, name);
+    absl::StatusOr<const tfproto::NodeDef*> def = Lookup(scope, name);
     if (!def.ok()) return def.status();
-    const tensorflow::NodeDef& nd = **def;
+    const tfproto::NodeDef& nd = **def;
     if (dataflow_ && IsMerge(nd.op())) return BuildMerge(scope, nd);
 
     std::vector<std::string> data_inputs;
@@ -338,7 +338,7 @@ class Importer {
       return m;
     }
 
-    const tensorflow::FunctionDef* fn = nullptr;
+    const tfproto::FunctionDef* fn = nullptr;
     if (IsCall(nd.op())) {
       auto f = nd.attr().find("f");
       if (f == nd.attr().end() || !f->second.has_func()) {
@@ -380,7 +380,7 @@ class Importer {
 
   // The node for `nd` in this scope: name, op, device, and attrs with the
   // op's defaults applied (exports strip attrs equal to their default).
-  absl::StatusOr<Node> MakeNode(const Scope& scope, const tensorflow::NodeDef& nd) const {
+  absl::StatusOr<Node> MakeNode(const Scope& scope, const tfproto::NodeDef& nd) const {
     Node node;
     node.name = scope.prefix + nd.name();
     node.op = nd.op();
@@ -397,7 +397,7 @@ class Importer {
     return node;
   }
 
-  absl::Status ResolveInputs(Scope& scope, const tensorflow::NodeDef& nd,
+  absl::Status ResolveInputs(Scope& scope, const tfproto::NodeDef& nd,
                              const std::vector<std::string>& data_inputs, Node& node) {
     for (const std::string& in : data_inputs) {
       absl::StatusOr<Endpoint> e = ResolveInput(scope, in);
@@ -418,7 +418,7 @@ class Importer {
   // A Merge's NextIteration inputs (a while loop's back edges) resolve after
   // everything else (ResolveDeferred), so the loop's cycle never closes
   // during the depth-first walk.
-  absl::StatusOr<Materialized> BuildMerge(Scope& scope, const tensorflow::NodeDef& nd) {
+  absl::StatusOr<Materialized> BuildMerge(Scope& scope, const tfproto::NodeDef& nd) {
     absl::StatusOr<Node> made = MakeNode(scope, nd);
     if (!made.ok()) return made.status();
     Node node = *std::move(made);
@@ -470,8 +470,8 @@ class Importer {
     return absl::OkStatus();
   }
 
-  absl::StatusOr<Materialized> Inline(Scope& scope, const tensorflow::NodeDef& call,
-                                      const tensorflow::FunctionDef& fn,
+  absl::StatusOr<Materialized> Inline(Scope& scope, const tfproto::NodeDef& call,
+                                      const tfproto::FunctionDef& fn,
                                       const std::vector<std::string>& data_inputs) {
     const std::string& fname = fn.signature().name();
     if (scope.depth + 1 > limits_.max_inline_depth) {
@@ -531,7 +531,7 @@ class Importer {
     if (!visited.insert(name).second) return absl::OkStatus();
     auto it = scope.nodes.find(name);
     if (it == scope.nodes.end()) return absl::OkStatus();  // reported if ever needed as data
-    const tensorflow::NodeDef& nd = *it->second;
+    const tfproto::NodeDef& nd = *it->second;
     if (dataflow_ && IsPassThrough(nd.op())) return ControlIdentity(scope, nd, visited, out);
     if (IsOrderingOp(nd.op()) || (dataflow_ && IsDataflowOp(nd.op()))) {
       absl::StatusOr<const Materialized*> m = Materialize(scope, name);
@@ -552,7 +552,7 @@ class Importer {
   // In dataflow mode a control edge from an identity (a cond or loop pivot)
   // carries its input's deadness and frame: it becomes a real Identity node,
   // used only as a control source (data consumers still skip it).
-  absl::Status ControlIdentity(Scope& scope, const tensorflow::NodeDef& nd,
+  absl::Status ControlIdentity(Scope& scope, const tfproto::NodeDef& nd,
                                absl::flat_hash_set<std::string>& visited,
                                std::vector<NodeId>& out) {
     const std::string key = absl::StrCat(scope.prefix, nd.name());
@@ -566,7 +566,7 @@ class Importer {
     // Its T, so that a device's typed Identity kernel can serve it. (A
     // StopGradient or Snapshot pivot has the same attr; IdentityN's is a list.)
     if (auto t = nd.attr().find("T");
-        t != nd.attr().end() && t->second.value_case() == tensorflow::AttrValue::kType) {
+        t != nd.attr().end() && t->second.value_case() == tfproto::AttrValue::kType) {
       node.attrs.Set("T", DataTypeFromProto(t->second.type()));
     }
     for (const std::string& in : nd.input()) {
@@ -596,9 +596,9 @@ class Importer {
   // Runs `name` for its effects: NoOps and Identity forward to their control
   // inputs; anything else is materialized and, if it is a real node, kept.
   absl::Status MaterializeEffect(Scope& scope, const std::string& name) {
-    absl::StatusOr<const tensorflow::NodeDef*> def = Lookup(scope, name);
+    absl::StatusOr<const tfproto::NodeDef*> def = Lookup(scope, name);
     if (!def.ok()) return def.status();
-    const tensorflow::NodeDef& nd = **def;
+    const tfproto::NodeDef& nd = **def;
     if (nd.op() == "NoOp" || IsPassThrough(nd.op())) {
       if (!effects_seen_.insert(absl::StrCat(scope.prefix, name)).second) return absl::OkStatus();
       for (const std::string& in : nd.input()) {
@@ -614,10 +614,10 @@ class Importer {
     return absl::OkStatus();
   }
 
-  const tensorflow::GraphDef& graph_def_;
+  const tfproto::GraphDef& graph_def_;
   const ops::KernelCatalog& kernels_;
   ImportLimits limits_;
-  absl::flat_hash_map<std::string, const tensorflow::FunctionDef*> functions_;
+  absl::flat_hash_map<std::string, const tfproto::FunctionDef*> functions_;
   Scope outer_;
   std::vector<std::unique_ptr<Scope>> scopes_;  // keeps inlined scopes' memos alive
   uint64_t inlined_nodes_ = 0;  // nodes of every function inlined so far
@@ -674,7 +674,7 @@ absl::StatusOr<ImportResult> OnImportStack(
 
 }  // namespace
 
-absl::StatusOr<ImportResult> ImportFunction(const tensorflow::GraphDef& graph_def,
+absl::StatusOr<ImportResult> ImportFunction(const tfproto::GraphDef& graph_def,
                                             const std::string& function,
                                             const ops::KernelCatalog& kernels,
                                             const ImportLimits& limits) {
@@ -684,7 +684,7 @@ absl::StatusOr<ImportResult> ImportFunction(const tensorflow::GraphDef& graph_de
   });
 }
 
-absl::StatusOr<ImportResult> ImportGraph(const tensorflow::GraphDef& graph_def,
+absl::StatusOr<ImportResult> ImportGraph(const tfproto::GraphDef& graph_def,
                                          const ImportRequest& request,
                                          const ops::KernelCatalog& kernels,
                                          const ImportLimits& limits) {

@@ -11,7 +11,7 @@
 #include "absl/status/statusor.h"
 #include "graph/graph.h"
 #include "ops/kernel_catalog.h"
-#include "tensorflow/graph.pb.h"
+#include "smrt/tfproto/graph.pb.h"
 
 namespace smrt::graph {
 
@@ -42,7 +42,7 @@ struct ImportResult {
 // Attr defaults and output counts come from `kernels`; ops it does not know
 // are imported anyway (with one output, or as many as the graph references)
 // so that callers can list every unsupported op at once.
-absl::StatusOr<ImportResult> ImportGraph(const tensorflow::GraphDef& graph_def,
+absl::StatusOr<ImportResult> ImportGraph(const tfproto::GraphDef& graph_def,
                                          const ImportRequest& request,
                                          const ops::KernelCatalog& kernels,
                                          const ImportLimits& limits = {});
@@ -51,7 +51,7 @@ absl::StatusOr<ImportResult> ImportGraph(const tensorflow::GraphDef& graph_def,
 // feed per input arg (in order), its return values as fetches, its
 // control_ret nodes as effects. Nested calls are inlined. Used to compile
 // the bodies of While/If/Case nodes.
-absl::StatusOr<ImportResult> ImportFunction(const tensorflow::GraphDef& graph_def,
+absl::StatusOr<ImportResult> ImportFunction(const tfproto::GraphDef& graph_def,
                                             const std::string& function,
                                             const ops::KernelCatalog& kernels,
                                             const ImportLimits& limits = {});

@@ -15,7 +15,7 @@ constexpr int kMaxFunctionDepth = 32;
 
 class Inventory {
  public:
-  Inventory(const tensorflow::GraphDef& library, const ops::KernelCatalog& kernels,
+  Inventory(const tfproto::GraphDef& library, const ops::KernelCatalog& kernels,
             absl::string_view device)
       : library_(library), kernels_(kernels), device_(device) {}
 
@@ -84,7 +84,7 @@ class Inventory {
     return names;
   }
 
-  const tensorflow::GraphDef& library_;
+  const tfproto::GraphDef& library_;
   const ops::KernelCatalog& kernels_;
   std::string device_;
   std::map<std::string, OpUse> by_op_;
@@ -95,7 +95,7 @@ class Inventory {
 }  // namespace
 
 absl::StatusOr<std::vector<OpUse>> InventoryOps(const Graph& graph,
-                                                const tensorflow::GraphDef& library,
+                                                const tfproto::GraphDef& library,
                                                 const ops::KernelCatalog& kernels,
                                                 absl::string_view device) {
   Inventory inventory(library, kernels, device);

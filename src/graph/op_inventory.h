@@ -11,7 +11,7 @@
 #include "absl/strings/string_view.h"
 #include "graph/graph.h"
 #include "ops/kernel_catalog.h"
-#include "tensorflow/graph.pb.h"
+#include "smrt/tfproto/graph.pb.h"
 
 namespace smrt::graph {
 
@@ -25,7 +25,7 @@ struct OpUse {
 // Sorted by op type. Functions are imported from `library` (each once);
 // errors name the function that fails to import.
 absl::StatusOr<std::vector<OpUse>> InventoryOps(const Graph& graph,
-                                                const tensorflow::GraphDef& library,
+                                                const tfproto::GraphDef& library,
                                                 const ops::KernelCatalog& kernels,
                                                 absl::string_view device);
 

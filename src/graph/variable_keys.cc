@@ -6,7 +6,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "graph/importer.h"
-#include "tensorflow/trackable_object_graph.pb.h"
+#include "smrt/tfproto/trackable_object_graph.pb.h"
 
 namespace smrt::graph {
 
@@ -25,11 +25,10 @@ std::string VariableId(const Node &node) {
   return node.name;
 }
 
-absl::StatusOr<absl::flat_hash_map<std::string, std::string>>
-CheckpointKeysFromSaver(const tensorflow::MetaGraphDef &meta_graph,
-                        const ops::KernelCatalog &kernels) {
+absl::StatusOr<absl::flat_hash_map<std::string, std::string>> CheckpointKeysFromSaver(
+    const tfproto::MetaGraphDef &meta_graph, const ops::KernelCatalog &kernels) {
   absl::flat_hash_map<std::string, std::string> keys;
-  const tensorflow::SaverDef &saver = meta_graph.saver_def();
+  const tfproto::SaverDef &saver = meta_graph.saver_def();
   if (saver.restore_op_name().empty())
     return keys;
 
@@ -101,9 +100,8 @@ constexpr char kObjectGraphKey[] = "_CHECKPOINTABLE_OBJECT_GRAPH";
 // For each SavedObjectGraph node, its node in the checkpoint's object graph
 // (-1 where none), matched from the roots by child name, as TensorFlow's
 // object-based restore matches them.
-std::vector<int>
-MatchObjects(const tensorflow::SavedObjectGraph &saved,
-             const tensorflow::TrackableObjectGraph &checkpoint) {
+std::vector<int> MatchObjects(const tfproto::SavedObjectGraph &saved,
+                              const tfproto::TrackableObjectGraph &checkpoint) {
   std::vector<int> match(saved.nodes_size(), -1);
   if (saved.nodes_size() == 0 || checkpoint.nodes_size() == 0)
     return match;
@@ -138,14 +136,13 @@ absl::string_view InputNode(absl::string_view input) {
 
 } // namespace
 
-absl::StatusOr<absl::flat_hash_map<std::string, std::string>>
-CheckpointKeysFromObjectGraph(const tensorflow::MetaGraphDef &meta_graph,
-                              absl::string_view checkpoint_object_graph) {
+absl::StatusOr<absl::flat_hash_map<std::string, std::string>> CheckpointKeysFromObjectGraph(
+    const tfproto::MetaGraphDef &meta_graph, absl::string_view checkpoint_object_graph) {
   absl::flat_hash_map<std::string, std::string> keys;
-  const tensorflow::SavedObjectGraph &saved = meta_graph.object_graph_def();
+  const tfproto::SavedObjectGraph &saved = meta_graph.object_graph_def();
   if (saved.nodes_size() == 0 || saved.concrete_functions().empty())
     return keys;
-  tensorflow::TrackableObjectGraph checkpoint;
+  tfproto::TrackableObjectGraph checkpoint;
   if (!checkpoint.ParseFromArray(
           checkpoint_object_graph.data(),
           static_cast<int>(checkpoint_object_graph.size()))) {
@@ -167,10 +164,9 @@ CheckpointKeysFromObjectGraph(const tensorflow::MetaGraphDef &meta_graph,
     }
     return "";
   };
-  absl::flat_hash_map<absl::string_view, const tensorflow::NodeDef *> nodes;
-  for (const tensorflow::NodeDef &n : meta_graph.graph_def().node())
-    nodes[n.name()] = &n;
-  for (const tensorflow::NodeDef &call : meta_graph.graph_def().node()) {
+  absl::flat_hash_map<absl::string_view, const tfproto::NodeDef *> nodes;
+  for (const tfproto::NodeDef &n : meta_graph.graph_def().node()) nodes[n.name()] = &n;
+  for (const tfproto::NodeDef &call : meta_graph.graph_def().node()) {
     if (call.op() != "StatefulPartitionedCall" &&
         call.op() != "PartitionedCall")
       continue;
@@ -208,10 +204,9 @@ CheckpointKeysFromObjectGraph(const tensorflow::MetaGraphDef &meta_graph,
   return keys;
 }
 
-absl::StatusOr<absl::flat_hash_map<std::string, std::string>>
-CheckpointKeys(const tensorflow::MetaGraphDef &meta_graph,
-               const ops::KernelCatalog &kernels,
-               const loader::TensorBundleReader *variables) {
+absl::StatusOr<absl::flat_hash_map<std::string, std::string>> CheckpointKeys(
+    const tfproto::MetaGraphDef &meta_graph, const ops::KernelCatalog &kernels,
+    const loader::TensorBundleReader *variables) {
   absl::StatusOr<absl::flat_hash_map<std::string, std::string>> keys =
       CheckpointKeysFromSaver(meta_graph, kernels);
   if (!keys.ok() || variables == nullptr ||

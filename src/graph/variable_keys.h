@@ -14,7 +14,7 @@
 #include "graph/graph.h"
 #include "loader/tensor_bundle_reader.h"
 #include "ops/kernel_catalog.h"
-#include "tensorflow/meta_graph.pb.h"
+#include "smrt/tfproto/meta_graph.pb.h"
 
 namespace smrt::graph {
 
@@ -25,9 +25,8 @@ std::string VariableId(const Node &node);
 bool IsVariableNode(const Node &node);
 
 // Variable id -> checkpoint key. Empty when the model has no SaverDef.
-absl::StatusOr<absl::flat_hash_map<std::string, std::string>>
-CheckpointKeysFromSaver(const tensorflow::MetaGraphDef &meta_graph,
-                        const ops::KernelCatalog &kernels);
+absl::StatusOr<absl::flat_hash_map<std::string, std::string>> CheckpointKeysFromSaver(
+    const tfproto::MetaGraphDef &meta_graph, const ops::KernelCatalog &kernels);
 
 // Variable id -> checkpoint key as TensorFlow 2 binds variables when it loads
 // a SavedModel: a call node of the graph passes each variable handle it
@@ -40,17 +39,15 @@ CheckpointKeysFromSaver(const tensorflow::MetaGraphDef &meta_graph,
 // never assigns (it assigns copies named `Variable`, `Variable_1`).
 // Empty when the model has no object graph; InvalidArgument when the
 // checkpoint's object graph does not parse.
-absl::StatusOr<absl::flat_hash_map<std::string, std::string>>
-CheckpointKeysFromObjectGraph(const tensorflow::MetaGraphDef &meta_graph,
-                              absl::string_view checkpoint_object_graph);
+absl::StatusOr<absl::flat_hash_map<std::string, std::string>> CheckpointKeysFromObjectGraph(
+    const tfproto::MetaGraphDef &meta_graph, absl::string_view checkpoint_object_graph);
 
 // Both: the restore subgraph's keys, and the object graph's for variables
 // the restore subgraph does not assign. `variables` may be null (no
 // checkpoint).
-absl::StatusOr<absl::flat_hash_map<std::string, std::string>>
-CheckpointKeys(const tensorflow::MetaGraphDef &meta_graph,
-               const ops::KernelCatalog &kernels,
-               const loader::TensorBundleReader *variables);
+absl::StatusOr<absl::flat_hash_map<std::string, std::string>> CheckpointKeys(
+    const tfproto::MetaGraphDef &meta_graph, const ops::KernelCatalog &kernels,
+    const loader::TensorBundleReader *variables);
 
 } // namespace smrt::graph
 

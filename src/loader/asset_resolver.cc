@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "core/file.h"
+#include "loader/tf_any.h"
 
 namespace smrt::loader {
 namespace {
@@ -30,7 +31,7 @@ absl::Status CheckInside(const std::string& assets_dir, const std::string& filen
   return absl::OkStatus();
 }
 
-absl::StatusOr<Asset> Resolve(const tensorflow::AssetFileDef& def, const std::string& dir,
+absl::StatusOr<Asset> Resolve(const tfproto::AssetFileDef& def, const std::string& dir,
                               const std::string& assets_dir, const Env& env) {
   if (absl::Status s = CheckInside(assets_dir, def.filename()); !s.ok()) return s;
   Asset asset;
@@ -57,18 +58,18 @@ absl::StatusOr<Asset> Resolve(const tensorflow::AssetFileDef& def, const std::st
 
 }  // namespace
 
-absl::StatusOr<std::vector<Asset>> ResolveAssets(const tensorflow::MetaGraphDef& meta_graph,
+absl::StatusOr<std::vector<Asset>> ResolveAssets(const tfproto::MetaGraphDef& meta_graph,
                                                  const std::string& dir, const Env& env) {
-  std::vector<tensorflow::AssetFileDef> defs(meta_graph.asset_file_def().begin(),
-                                             meta_graph.asset_file_def().end());
+  std::vector<tfproto::AssetFileDef> defs(meta_graph.asset_file_def().begin(),
+                                          meta_graph.asset_file_def().end());
   auto it = meta_graph.collection_def().find(kAssetsCollection);
   if (it != meta_graph.collection_def().end()) {
     for (const auto& any : it->second.any_list().value()) {
-      tensorflow::AssetFileDef def;
-      if (!any.UnpackTo(&def)) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            "collection '", kAssetsCollection, "' holds a ", any.type_url(),
-            " that is not a valid AssetFileDef"));
+      tfproto::AssetFileDef def;
+      absl::Status unpacked = UnpackAny(any, &def);
+      if (!unpacked.ok()) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("collection '", kAssetsCollection, "' holds ", unpacked.message()));
       }
       defs.push_back(std::move(def));
     }

@@ -7,7 +7,7 @@
 
 #include "absl/status/statusor.h"
 #include "core/env.h"
-#include "tensorflow/meta_graph.pb.h"
+#include "smrt/tfproto/meta_graph.pb.h"
 
 namespace smrt::loader {
 
@@ -23,7 +23,7 @@ struct Asset {
 // file is allowed (Asset::exists is false), as in TensorFlow; InvalidArgument
 // for an absolute name, a ".." component, or a symlink leading outside the
 // assets folder.
-absl::StatusOr<std::vector<Asset>> ResolveAssets(const tensorflow::MetaGraphDef& meta_graph,
+absl::StatusOr<std::vector<Asset>> ResolveAssets(const tfproto::MetaGraphDef& meta_graph,
                                                  const std::string& dir,
                                                  const Env& env = *Env::Default());
 

@@ -28,7 +28,7 @@ TagSet ParseTagSet(absl::string_view text) {
   return Normalize(std::move(tags));
 }
 
-std::vector<TagSet> TagSets(const tensorflow::SavedModel& model) {
+std::vector<TagSet> TagSets(const tfproto::SavedModel& model) {
   std::vector<TagSet> sets;
   for (const auto& mg : model.meta_graphs()) {
     const auto& tags = mg.meta_info_def().tags();
@@ -41,8 +41,9 @@ std::string TagSetToString(const TagSet& tags) {
   return absl::StrCat("'", absl::StrJoin(tags, ", "), "'");
 }
 
-absl::StatusOr<const tensorflow::MetaGraphDef*> SelectMetaGraph(
-    const tensorflow::SavedModel& model, const TagSet& tags, absl::string_view where) {
+absl::StatusOr<const tfproto::MetaGraphDef*> SelectMetaGraph(const tfproto::SavedModel& model,
+                                                             const TagSet& tags,
+                                                             absl::string_view where) {
   TagSet want = Normalize(tags);
   std::vector<TagSet> present = TagSets(model);
   for (size_t i = 0; i < present.size(); ++i) {

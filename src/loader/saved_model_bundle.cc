@@ -44,11 +44,12 @@ absl::StatusOr<std::unique_ptr<SavedModelBundle>> LoadSavedModelBundle(
   if (absl::Status s = CheckFilesInside(dir, *env); !s.ok()) return s;
   auto bundle = std::make_unique<SavedModelBundle>();
   bundle->dir = dir;
-  absl::StatusOr<tensorflow::SavedModel> proto = ReadSavedModelProto(dir, options.max_model_bytes, &bundle->graph_checksum, *env);
+  absl::StatusOr<tfproto::SavedModel> proto =
+      ReadSavedModelProto(dir, options.max_model_bytes, &bundle->graph_checksum, *env);
   if (!proto.ok()) return proto.status();
   bundle->saved_model = *std::move(proto);
 
-  absl::StatusOr<const tensorflow::MetaGraphDef*> mg =
+  absl::StatusOr<const tfproto::MetaGraphDef*> mg =
       SelectMetaGraph(bundle->saved_model, options.tags, dir);
   if (!mg.ok()) return mg.status();
   bundle->meta_graph = *mg;

@@ -14,7 +14,7 @@
 #include "loader/meta_graph_select.h"
 #include "loader/saved_model_reader.h"
 #include "loader/tensor_bundle_reader.h"
-#include "tensorflow/saved_model.pb.h"
+#include "smrt/tfproto/saved_model.pb.h"
 
 namespace smrt::loader {
 
@@ -31,8 +31,8 @@ struct BundleOptions {
 
 struct SavedModelBundle {
   std::string dir;
-  tensorflow::SavedModel saved_model;
-  const tensorflow::MetaGraphDef* meta_graph = nullptr;  // into saved_model
+  tfproto::SavedModel saved_model;
+  const tfproto::MetaGraphDef* meta_graph = nullptr;  // into saved_model
   // Null when the model has no variables (no variables/variables.index).
   std::unique_ptr<TensorBundleReader> variables;
   std::vector<Asset> assets;

@@ -9,6 +9,7 @@
 #include "google/protobuf/io/coded_stream.h"
 #include "google/protobuf/io/tokenizer.h"
 #include "google/protobuf/text_format.h"
+#include "loader/tf_any.h"
 
 namespace smrt::loader {
 namespace {
@@ -30,15 +31,13 @@ class TextErrors : public google::protobuf::io::ErrorCollector {
 
 }  // namespace
 
-absl::StatusOr<tensorflow::SavedModel> ReadSavedModelProto(const std::string& dir,
-                                                           uint64_t max_bytes,
-                                                           FileChecksum* checksum,
-                                                           const Env& env) {
+absl::StatusOr<tfproto::SavedModel> ReadSavedModelProto(const std::string& dir, uint64_t max_bytes,
+                                                        FileChecksum* checksum, const Env& env) {
   if (!env.IsDirectory(dir)) {
     return absl::NotFoundError(absl::StrCat("SavedModel directory ", dir,
                                             " does not exist or is not a directory"));
   }
-  tensorflow::SavedModel model;
+  tfproto::SavedModel model;
   const std::string pb = file::JoinPath(dir, kSavedModelPb);
   if (env.Exists(pb)) {
     if (max_bytes > static_cast<uint64_t>(INT_MAX)) max_bytes = INT_MAX;
@@ -61,6 +60,8 @@ absl::StatusOr<tensorflow::SavedModel> ReadSavedModelProto(const std::string& di
     if (!text.ok()) return text.status();
     if (checksum != nullptr) *checksum = {crc32c::Value(text->data(), text->size()), text->size()};
     google::protobuf::TextFormat::Parser parser;
+    const TensorFlowAnyFinder finder;  // "[type.googleapis.com/tensorflow.X] { ... }"
+    parser.SetFinder(&finder);
     TextErrors errors;
     parser.RecordErrorsTo(&errors);
     if (!parser.ParseFromString(*text, &model)) {

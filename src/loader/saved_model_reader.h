@@ -7,7 +7,7 @@
 
 #include "absl/status/statusor.h"
 #include "core/env.h"
-#include "tensorflow/saved_model.pb.h"
+#include "smrt/tfproto/saved_model.pb.h"
 
 namespace smrt::loader {
 
@@ -24,9 +24,10 @@ struct FileChecksum {
   uint32_t crc32c = 0;
   uint64_t size = 0;
 };
-absl::StatusOr<tensorflow::SavedModel> ReadSavedModelProto(
-    const std::string& dir, uint64_t max_bytes = uint64_t{2} << 30,
-    FileChecksum* checksum = nullptr, const Env& env = *Env::Default());
+absl::StatusOr<tfproto::SavedModel> ReadSavedModelProto(const std::string& dir,
+                                                        uint64_t max_bytes = uint64_t{2} << 30,
+                                                        FileChecksum* checksum = nullptr,
+                                                        const Env& env = *Env::Default());
 
 }  // namespace smrt::loader
 

@@ -12,7 +12,7 @@
 #include "core/crc32c.h"
 #include "core/string_bytes.h"
 #include "loader/sstable_reader.h"
-#include "tensorflow/tensor_bundle.pb.h"
+#include "smrt/tfproto/tensor_bundle.pb.h"
 
 namespace smrt::loader {
 namespace {
@@ -64,8 +64,7 @@ uint32_t ExtendLittleEndian(uint32_t crc, T v) {
   return crc32c::Extend(crc, bytes, sizeof(T));
 }
 
-absl::Status CheckVersion(const tensorflow::VersionDef& v,
-                          const std::string& index_path) {
+absl::Status CheckVersion(const tfproto::VersionDef& v, const std::string& index_path) {
   if (v.producer() < kBundleMinProducer) {
     return absl::InvalidArgumentError(
         absl::StrCat(index_path, ": bundle producer version ", v.producer(),
@@ -93,7 +92,7 @@ absl::StatusOr<BundleEntry> DecodeEntry(
     const std::string& index_path, const std::string& key,
     const std::string& value, const std::vector<uint64_t>& shard_sizes,
     int num_shards) {
-  tensorflow::BundleEntryProto proto;
+  tfproto::BundleEntryProto proto;
   if (!proto.ParseFromString(value)) {
     return absl::DataLossError(
         absl::StrCat(index_path, ": the entry for tensor ", Quote(key),
@@ -173,18 +172,18 @@ absl::StatusOr<std::unique_ptr<TensorBundleReader>> TensorBundleReader::Open(
                      ": no header entry (the empty key); not a tensor bundle "
                      "index"));
   }
-  tensorflow::BundleHeaderProto header;
+  tfproto::BundleHeaderProto header;
   if (!header.ParseFromString(table->front().second)) {
     return absl::DataLossError(absl::StrCat(
         index_path, ": the header entry is not a valid BundleHeaderProto"));
   }
-  if (header.endianness() == tensorflow::BundleHeaderProto::BIG) {
+  if (header.endianness() == tfproto::BundleHeaderProto::BIG) {
     return absl::UnimplementedError(
         absl::StrCat(index_path,
                      ": the bundle was written big-endian; smrt reads only "
                      "little-endian bundles"));
   }
-  if (header.endianness() != tensorflow::BundleHeaderProto::LITTLE) {
+  if (header.endianness() != tfproto::BundleHeaderProto::LITTLE) {
     return absl::DataLossError(
         absl::StrCat(index_path, ": unknown endianness ",
                      static_cast<int>(header.endianness()), " in the header"));

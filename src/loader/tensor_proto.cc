@@ -9,8 +9,7 @@
 
 namespace smrt::loader {
 
-absl::StatusOr<PartialShape> PartialShapeFromProto(
-    const tensorflow::TensorShapeProto& proto) {
+absl::StatusOr<PartialShape> PartialShapeFromProto(const tfproto::TensorShapeProto& proto) {
   PartialShape shape;
   if (proto.unknown_rank()) {
     shape.known_rank = false;
@@ -27,7 +26,7 @@ absl::StatusOr<PartialShape> PartialShapeFromProto(
   return shape;
 }
 
-absl::StatusOr<Shape> ShapeFromProto(const tensorflow::TensorShapeProto& proto) {
+absl::StatusOr<Shape> ShapeFromProto(const tfproto::TensorShapeProto& proto) {
   absl::StatusOr<PartialShape> partial = PartialShapeFromProto(proto);
   if (!partial.ok()) return partial.status();
   if (!partial->known_rank) {
@@ -64,15 +63,14 @@ absl::Status FillFromValues(const Repeated& vals, int64_t n, T* out,
 
 }  // namespace
 
-absl::StatusOr<Tensor> TensorFromProto(const tensorflow::TensorProto& proto,
-                                       uint64_t max_bytes) {
+absl::StatusOr<Tensor> TensorFromProto(const tfproto::TensorProto& proto, uint64_t max_bytes) {
   DataType dtype = DataTypeFromProto(proto.dtype());
   if (dtype == DataType::kInvalid || dtype == DataType::kResource ||
       dtype == DataType::kVariant) {
-    return absl::UnimplementedError(absl::StrCat(
-        "TensorProto of dtype ",
-        tensorflow::DataType_Name(static_cast<tensorflow::DataType>(proto.dtype())),
-        " (", proto.dtype(), ") is not supported"));
+    return absl::UnimplementedError(
+        absl::StrCat("TensorProto of dtype ",
+                     tfproto::DataType_Name(static_cast<tfproto::DataType>(proto.dtype())), " (",
+                     proto.dtype(), ") is not supported"));
   }
   absl::StatusOr<Shape> shape = ShapeFromProto(proto.tensor_shape());
   if (!shape.ok()) return shape.status();
@@ -195,10 +193,10 @@ absl::StatusOr<Tensor> TensorFromProto(const tensorflow::TensorProto& proto,
   return t;
 }
 
-absl::StatusOr<tensorflow::TensorProto> TensorToProto(const Tensor& tensor) {
+absl::StatusOr<tfproto::TensorProto> TensorToProto(const Tensor& tensor) {
   if (!tensor.valid()) return absl::InvalidArgumentError("invalid tensor");
-  tensorflow::TensorProto proto;
-  proto.set_dtype(static_cast<tensorflow::DataType>(tensor.dtype()));
+  tfproto::TensorProto proto;
+  proto.set_dtype(static_cast<tfproto::DataType>(tensor.dtype()));
   for (int64_t d : tensor.shape()) proto.mutable_tensor_shape()->add_dim()->set_size(d);
   if (tensor.dtype() == DataType::kString) {
     const std::string* s = tensor.data<std::string>();

@@ -7,17 +7,16 @@
 #include "absl/status/statusor.h"
 #include "core/partial_shape.h"
 #include "smrt/tensor.h"
-#include "tensorflow/tensor.pb.h"
-#include "tensorflow/tensor_shape.pb.h"
+#include "smrt/tfproto/tensor.pb.h"
+#include "smrt/tfproto/tensor_shape.pb.h"
 
 namespace smrt::loader {
 
 // InvalidArgument for dims below -1.
-absl::StatusOr<PartialShape> PartialShapeFromProto(
-    const tensorflow::TensorShapeProto& proto);
+absl::StatusOr<PartialShape> PartialShapeFromProto(const tfproto::TensorShapeProto& proto);
 
 // A fully known shape: InvalidArgument for unknown rank or unknown dims.
-absl::StatusOr<Shape> ShapeFromProto(const tensorflow::TensorShapeProto& proto);
+absl::StatusOr<Shape> ShapeFromProto(const tfproto::TensorShapeProto& proto);
 
 // Decodes a TensorProto as TensorFlow does: from tensor_content when set, else
 // from the typed *_val field, where fewer values than elements repeat the last
@@ -25,11 +24,11 @@ absl::StatusOr<Shape> ShapeFromProto(const tensorflow::TensorShapeProto& proto);
 // match the shape or there are more values than elements; Unimplemented for
 // dtypes smrt does not hold. Element count is checked against max_bytes before
 // anything is allocated.
-absl::StatusOr<Tensor> TensorFromProto(const tensorflow::TensorProto& proto,
+absl::StatusOr<Tensor> TensorFromProto(const tfproto::TensorProto& proto,
                                        uint64_t max_bytes = uint64_t{1} << 34);
 
 // Encodes a tensor (tensor_content for fixed-size types, string_val for strings).
-absl::StatusOr<tensorflow::TensorProto> TensorToProto(const Tensor& tensor);
+absl::StatusOr<tfproto::TensorProto> TensorToProto(const Tensor& tensor);
 
 }  // namespace smrt::loader
 

@@ -26,7 +26,7 @@ TEST(Keras3VariablesTest, TheObjectGraphBindsWhatTheRestoreFunctionDoesNot) {
   absl::StatusOr<std::unique_ptr<loader::SavedModelBundle>> bundle =
       loader::LoadSavedModelBundle(ZooModel("keras3_dense_in_module"));
   ASSERT_TRUE(bundle.ok()) << bundle.status();
-  const tensorflow::MetaGraphDef &mg = *(*bundle)->meta_graph;
+  const tfproto::MetaGraphDef &mg = *(*bundle)->meta_graph;
   const kernels::KernelRegistry &registry = kernels::KernelRegistry::Default();
   absl::StatusOr<absl::flat_hash_map<std::string, std::string>> saver =
       graph::CheckpointKeysFromSaver(mg, registry);
@@ -36,7 +36,7 @@ TEST(Keras3VariablesTest, TheObjectGraphBindsWhatTheRestoreFunctionDoesNot) {
   ASSERT_TRUE(keys.ok()) << keys.status();
   // The signature's call node captures four handles (two Dense layers).
   int captured = 0;
-  for (const tensorflow::NodeDef &n : mg.graph_def().node()) {
+  for (const tfproto::NodeDef &n : mg.graph_def().node()) {
     if (n.op() != "VarHandleOp") continue;
     const std::string &id = n.attr().at("shared_name").s();
     if (id.rfind("Variable", 0) == 0) {
@@ -65,7 +65,7 @@ TEST(Keras3VariablesTest, CheckReportsVariablesNothingBinds) {
                         std::filesystem::copy_options::recursive);
   absl::StatusOr<std::string> bytes = file::ReadAll(dir + "/saved_model.pb");
   ASSERT_TRUE(bytes.ok());
-  tensorflow::SavedModel proto;
+  tfproto::SavedModel proto;
   ASSERT_TRUE(proto.ParseFromString(*bytes));
   for (auto &[name, fn] :
        *proto.mutable_meta_graphs(0)->mutable_object_graph_def()->mutable_concrete_functions()) {

@@ -210,7 +210,7 @@ TEST(ModelLoadTest, UnsupportedOpsAreListedAtLoad) {
   SMRT_SKIP_IF_NO_SHARED_MODELS();
   std::string dir = testing::MakeTempDir();
   testing::CopyTree(SharedModel(kHalfPlusTwo), dir);
-  absl::StatusOr<tensorflow::SavedModel> proto = loader::ReadSavedModelProto(dir);
+  absl::StatusOr<tfproto::SavedModel> proto = loader::ReadSavedModelProto(dir);
   ASSERT_TRUE(proto.ok());
   for (auto& n : *proto->mutable_meta_graphs(0)->mutable_graph_def()->mutable_node()) {
     if (n.op() == "Mul") n.set_op("FancyMul");

@@ -11,7 +11,7 @@
 #include "google/protobuf/text_format.h"
 #include "gtest/gtest.h"
 #include "smrt/model.h"
-#include "tensorflow/saved_model.pb.h"
+#include "smrt/tfproto/saved_model.pb.h"
 #include "testing/bundle_writer.h"
 #include "testing/paths.h"
 
@@ -38,7 +38,7 @@ std::string WriteModel() {
       "   inputs { key: 'x' value { name: 'x:0' dtype: DT_FLOAT tensor_", shape, " } }",
       "   outputs { key: 'w' value { name: 'w_read:0' dtype: DT_FLOAT tensor_", shape, " } }",
       "   outputs { key: 'y' value { name: 'y:0' dtype: DT_FLOAT tensor_", shape, " } } } } }");
-  tensorflow::SavedModel proto;
+  tfproto::SavedModel proto;
   EXPECT_TRUE(google::protobuf::TextFormat::ParseFromString(text, &proto));
   EXPECT_TRUE(file::WriteAll(dir + "/saved_model.pb", proto.SerializeAsString()).ok());
   Tensor w = *Tensor::Create(DataType::kFloat, {kN});

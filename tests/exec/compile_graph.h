@@ -20,7 +20,7 @@ inline std::unique_ptr<Program> Compile(const std::string& text,
                                         const std::vector<std::string>& feeds,
                                         const std::string& fetch) {
   const kernels::KernelRegistry& registry = kernels::KernelRegistry::Default();
-  tensorflow::GraphDef g;
+  tfproto::GraphDef g;
   EXPECT_TRUE(google::protobuf::TextFormat::ParseFromString(text, &g));
   graph::ImportRequest req;
   for (const std::string& f : feeds) req.feeds.push_back({f, DataType::kInvalid, PartialShape::Unknown()});

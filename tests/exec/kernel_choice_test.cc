@@ -103,7 +103,7 @@ struct Options {
 // x (Placeholder) -> y = op(x), fetched.
 std::unique_ptr<Program> Compile(const kernels::KernelRegistry& registry, const std::string& op,
                                  const Options& options = {}) {
-  tensorflow::GraphDef g;
+  tfproto::GraphDef g;
   const std::string text = absl::StrCat(
       "node { name: 'x' op: 'Placeholder' attr { key: 'dtype' value { type: DT_FLOAT } } }\n"
       "node { name: 'y' op: '", op, "' input: 'x' attr { key: 'T' value { type: DT_FLOAT } } }\n");

@@ -45,8 +45,8 @@
 #include "fuzz_util.h"
 #include "loader/sstable_reader.h"
 #include "smrt/check.h"
-#include "tensorflow/saved_model.pb.h"
-#include "tensorflow/tensor_bundle.pb.h"
+#include "smrt/tfproto/saved_model.pb.h"
+#include "smrt/tfproto/tensor_bundle.pb.h"
 #include "testing/bundle_writer.h"
 
 extern "C" size_t LLVMFuzzerMutate(uint8_t* data, size_t size, size_t max_size);
@@ -54,13 +54,13 @@ extern "C" size_t LLVMFuzzerMutate(uint8_t* data, size_t size, size_t max_size);
 namespace {
 
 namespace fs = std::filesystem;
-using tensorflow::AttrValue;
-using tensorflow::DataType;
-using tensorflow::FunctionDef;
-using tensorflow::GraphDef;
-using tensorflow::NodeDef;
-using tensorflow::TensorProto;
-using tensorflow::TensorShapeProto;
+using smrt::tfproto::AttrValue;
+using smrt::tfproto::DataType;
+using smrt::tfproto::FunctionDef;
+using smrt::tfproto::GraphDef;
+using smrt::tfproto::NodeDef;
+using smrt::tfproto::TensorProto;
+using smrt::tfproto::TensorShapeProto;
 
 using Records = std::vector<std::pair<std::string, std::string>>;
 
@@ -320,13 +320,13 @@ struct View {
   std::vector<NodeSite> with_inputs;
   std::vector<GraphDef*> graphs;
   std::vector<FunctionDef*> functions;
-  std::vector<tensorflow::MetaGraphDef*> meta_graphs;
+  std::vector<smrt::tfproto::MetaGraphDef*> meta_graphs;
   std::vector<TensorProto*> tensors;      // Const values, attr tensors, signature defaults
   std::vector<TensorShapeProto*> shapes;  // attr shapes, tensor shapes, signature shapes
   std::vector<std::string> ops;           // every op name seen
 
-  explicit View(tensorflow::SavedModel& sm) {
-    for (tensorflow::MetaGraphDef& mg : *sm.mutable_meta_graphs()) {
+  explicit View(smrt::tfproto::SavedModel& sm) {
+    for (smrt::tfproto::MetaGraphDef& mg : *sm.mutable_meta_graphs()) {
       meta_graphs.push_back(&mg);
       GraphDef* g = mg.mutable_graph_def();
       graphs.push_back(g);
@@ -685,19 +685,35 @@ void ClearValues(TensorProto* t) {
 // One value of the tensor's dtype in its *_val field (a splat).
 void SetOneValue(TensorProto* t) {
   switch (t->dtype()) {
-    case tensorflow::DT_FLOAT: t->add_float_val(1.5f); break;
-    case tensorflow::DT_DOUBLE: t->add_double_val(1.5); break;
-    case tensorflow::DT_INT64: t->add_int64_val(7); break;
-    case tensorflow::DT_STRING: t->add_string_val("splat"); break;
-    case tensorflow::DT_BOOL: t->add_bool_val(true); break;
-    case tensorflow::DT_HALF:
-    case tensorflow::DT_BFLOAT16: t->add_half_val(0x3c00); break;
-    case tensorflow::DT_COMPLEX64:
+    case smrt::tfproto::DT_FLOAT:
+      t->add_float_val(1.5f);
+      break;
+    case smrt::tfproto::DT_DOUBLE:
+      t->add_double_val(1.5);
+      break;
+    case smrt::tfproto::DT_INT64:
+      t->add_int64_val(7);
+      break;
+    case smrt::tfproto::DT_STRING:
+      t->add_string_val("splat");
+      break;
+    case smrt::tfproto::DT_BOOL:
+      t->add_bool_val(true);
+      break;
+    case smrt::tfproto::DT_HALF:
+    case smrt::tfproto::DT_BFLOAT16:
+      t->add_half_val(0x3c00);
+      break;
+    case smrt::tfproto::DT_COMPLEX64:
       t->add_scomplex_val(1);
       t->add_scomplex_val(2);
       break;
-    case tensorflow::DT_UINT32: t->add_uint32_val(7); break;
-    case tensorflow::DT_UINT64: t->add_uint64_val(7); break;
+    case smrt::tfproto::DT_UINT32:
+      t->add_uint32_val(7);
+      break;
+    case smrt::tfproto::DT_UINT64:
+      t->add_uint64_val(7);
+      break;
     default: t->add_int_val(7); break;
   }
 }
@@ -717,7 +733,8 @@ bool MutateConst(View& v, Rng& rng, size_t room) {
     }
     case 1: {  // a huge splat: one value, a shape of 2^20..2^62 elements
       ClearValues(t);
-      if (OneIn(rng, 3)) t->set_dtype(OneIn(rng, 2) ? tensorflow::DT_STRING : tensorflow::DT_FLOAT);
+      if (OneIn(rng, 3))
+        t->set_dtype(OneIn(rng, 2) ? smrt::tfproto::DT_STRING : smrt::tfproto::DT_FLOAT);
       SetOneValue(t);
       t->clear_tensor_shape();
       const int bits = 20 + static_cast<int>(Below(rng, 43));
@@ -732,7 +749,7 @@ bool MutateConst(View& v, Rng& rng, size_t room) {
     }
     case 2: {  // long strings, as values or as a splat
       ClearValues(t);
-      t->set_dtype(tensorflow::DT_STRING);
+      t->set_dtype(smrt::tfproto::DT_STRING);
       const int n = 1 + static_cast<int>(Below(rng, 4));
       for (int i = 0; i < n; ++i) t->add_string_val(LongString(rng, room / n));
       t->clear_tensor_shape();
@@ -771,11 +788,11 @@ bool MutateConst(View& v, Rng& rng, size_t room) {
       return true;
     default: {  // resource and variant tensors with made-up contents
       ClearValues(t);
-      t->set_dtype(OneIn(rng, 2) ? tensorflow::DT_RESOURCE : tensorflow::DT_VARIANT);
+      t->set_dtype(OneIn(rng, 2) ? smrt::tfproto::DT_RESOURCE : smrt::tfproto::DT_VARIANT);
       t->add_resource_handle_val()->set_name("no_such_resource");
       auto* var = t->add_variant_val();
-      var->set_type_name("tensorflow::TensorList");
-      var->add_tensors()->set_dtype(tensorflow::DT_FLOAT);
+      var->set_type_name("smrt::tfproto::TensorList");
+      var->add_tensors()->set_dtype(smrt::tfproto::DT_FLOAT);
       return true;
     }
   }
@@ -850,7 +867,7 @@ bool MutateFunctions(View& v, Rng& rng) {
       } else {
         auto* a = sig->add_input_arg();
         a->set_name("extra_arg");
-        a->set_type(tensorflow::DT_FLOAT);
+        a->set_type(smrt::tfproto::DT_FLOAT);
       }
       return true;
     case 4:  // one more or one fewer result than ret holds
@@ -859,7 +876,7 @@ bool MutateFunctions(View& v, Rng& rng) {
       } else {
         auto* a = sig->add_output_arg();
         a->set_name("extra_out");
-        a->set_type(tensorflow::DT_INT32);
+        a->set_type(smrt::tfproto::DT_INT32);
       }
       return true;
     case 5: {  // ret pointing at a missing node, an argument, or removed
@@ -876,7 +893,7 @@ bool MutateFunctions(View& v, Rng& rng) {
       return true;
     }
     case 6: {  // two functions with one name
-      tensorflow::FunctionDefLibrary* lib = nullptr;
+      smrt::tfproto::FunctionDefLibrary* lib = nullptr;
       for (GraphDef* g : v.graphs) {
         for (const FunctionDef& h : g->library().function()) {
           if (&h == f) lib = g->mutable_library();
@@ -927,7 +944,7 @@ bool MutateGraphNodes(View& v, Rng& rng) {
 
 bool MutateSignatures(View& v, Rng& rng) {
   if (v.meta_graphs.empty()) return false;
-  tensorflow::MetaGraphDef* mg = PickOf(rng, v.meta_graphs);
+  smrt::tfproto::MetaGraphDef* mg = PickOf(rng, v.meta_graphs);
   const size_t kind = Below(rng, 8);
   if (kind == 6) {  // assets: paths out of the directory, missing files
     if (mg->asset_file_def_size() == 0) {
@@ -959,7 +976,7 @@ bool MutateSignatures(View& v, Rng& rng) {
   if (sigs->empty()) return false;
   auto it = sigs->begin();
   std::advance(it, Below(rng, sigs->size()));
-  tensorflow::SignatureDef& sig = it->second;
+  smrt::tfproto::SignatureDef& sig = it->second;
   auto* side = OneIn(rng, 2) ? sig.mutable_inputs() : sig.mutable_outputs();
   if (kind == 5) {  // no inputs or outputs at all, or inputs and outputs swapped
     if (OneIn(rng, 2)) {
@@ -975,7 +992,7 @@ bool MutateSignatures(View& v, Rng& rng) {
   }
   auto t = side->begin();
   std::advance(t, Below(rng, side->size()));
-  tensorflow::TensorInfo& info = t->second;
+  smrt::tfproto::TensorInfo& info = t->second;
   switch (kind) {
     case 0: {  // missing tensors, bad indices
       static const char* kNames[] = {"no_such_tensor:0", "", ":0", "^x", "x:1:2"};
@@ -991,7 +1008,7 @@ bool MutateSignatures(View& v, Rng& rng) {
     case 2: info.set_dtype(InterestingDtype(rng)); return true;
     case 3: SetHostileShape(info.mutable_tensor_shape(), rng); return true;
     default: {  // two keys, one tensor
-      tensorflow::TensorInfo copy = info;
+      smrt::tfproto::TensorInfo copy = info;
       (*side)[t->first + "_again"] = copy;
       return true;
     }
@@ -1010,11 +1027,13 @@ bool MutateIndex(Input& in, Rng& rng) {
   const size_t at = Below(rng, in.index.size());
   auto& [key, value] = in.index[at];
   if (key.empty()) {  // the header
-    tensorflow::BundleHeaderProto h;
+    smrt::tfproto::BundleHeaderProto h;
     (void)h.ParseFromString(value);
     switch (Below(rng, 3)) {
       case 0: h.set_num_shards(static_cast<int32_t>(InterestingInt(rng))); break;
-      case 1: h.set_endianness(tensorflow::BundleHeaderProto::BIG); break;
+      case 1:
+        h.set_endianness(smrt::tfproto::BundleHeaderProto::BIG);
+        break;
       default:
         h.mutable_version()->set_producer(-1);
         h.mutable_version()->set_min_consumer(1 << 30);
@@ -1023,7 +1042,7 @@ bool MutateIndex(Input& in, Rng& rng) {
     value = h.SerializeAsString();
     return true;
   }
-  tensorflow::BundleEntryProto e;
+  smrt::tfproto::BundleEntryProto e;
   const bool parsed = e.ParseFromString(value);
   switch (Below(rng, 11)) {
     case 0: e.set_dtype(InterestingDtype(rng)); break;
@@ -1054,7 +1073,7 @@ bool MutateIndex(Input& in, Rng& rng) {
     default:  // another entry's place in the data shard
       if (!parsed || in.index.size() < 2) return false;
       {
-        tensorflow::BundleEntryProto other;
+        smrt::tfproto::BundleEntryProto other;
         (void)other.ParseFromString(in.index[Below(rng, in.index.size())].second);
         e.set_offset(other.offset());
         e.set_size(other.size());
@@ -1080,7 +1099,7 @@ extern "C" size_t LLVMFuzzerCustomMutator(uint8_t* data, size_t size, size_t max
                                           unsigned int seed) {
   Rng rng(seed);
   Input in = Decode(data, size);
-  tensorflow::SavedModel sm;
+  smrt::tfproto::SavedModel sm;
   // A few byte-level mutations keep numbers and names changing in ways the
   // semantic ones do not; an input that no longer parses stays byte-level.
   if (in.pb.empty() || OneIn(rng, 20) || !sm.ParseFromString(in.pb)) {
@@ -1132,13 +1151,13 @@ extern "C" size_t LLVMFuzzerCustomCrossOver(const uint8_t* data1, size_t size1,
   Rng rng(seed);
   Input a = Decode(data1, size1);
   Input b = Decode(data2, size2);
-  tensorflow::SavedModel sa, sb;
+  smrt::tfproto::SavedModel sa, sb;
   if (!sa.ParseFromString(a.pb) || !sb.ParseFromString(b.pb) || sa.meta_graphs_size() == 0 ||
       sb.meta_graphs_size() == 0) {
     return 0;
   }
   GraphDef* ga = sa.mutable_meta_graphs(0)->mutable_graph_def();
-  const tensorflow::MetaGraphDef& mb = sb.meta_graphs(0);
+  const smrt::tfproto::MetaGraphDef& mb = sb.meta_graphs(0);
   switch (Below(rng, 3)) {
     case 0:
       if (mb.graph_def().library().function_size() == 0) return 0;

@@ -17,20 +17,20 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "core/file.h"
 #include "google/protobuf/io/coded_stream.h"
 #include "google/protobuf/io/zero_copy_stream_impl_lite.h"
-#include "core/file.h"
 #include "smrt/tensor.h"
-#include "tensorflow/saved_model.pb.h"
-#include "tensorflow/tensor_bundle.pb.h"
+#include "smrt/tfproto/saved_model.pb.h"
+#include "smrt/tfproto/tensor_bundle.pb.h"
 #include "testing/bundle_writer.h"
 
 namespace {
 
 namespace fs = std::filesystem;
-using tensorflow::AttrValue;
-using tensorflow::DataType;
-using tensorflow::NodeDef;
+using smrt::tfproto::AttrValue;
+using smrt::tfproto::DataType;
+using smrt::tfproto::NodeDef;
 
 void SetType(NodeDef* n, const std::string& attr, DataType t) {
   (*n->mutable_attr())[attr].set_type(t);
@@ -38,7 +38,7 @@ void SetType(NodeDef* n, const std::string& attr, DataType t) {
 
 void SetShape(NodeDef* n, const std::string& attr, const std::vector<int64_t>& dims,
               bool unknown_rank = false) {
-  tensorflow::TensorShapeProto* s = (*n->mutable_attr())[attr].mutable_shape();
+  smrt::tfproto::TensorShapeProto* s = (*n->mutable_attr())[attr].mutable_shape();
   if (unknown_rank) s->set_unknown_rank(true);
   for (int64_t d : dims) s->add_dim()->set_size(d);
 }
@@ -49,8 +49,8 @@ void SetString(NodeDef* n, const std::string& attr, const std::string& v) {
 }
 void SetBool(NodeDef* n, const std::string& attr, bool v) { (*n->mutable_attr())[attr].set_b(v); }
 
-tensorflow::TensorProto* SetTensor(NodeDef* n, DataType t, const std::vector<int64_t>& dims) {
-  tensorflow::TensorProto* p = (*n->mutable_attr())["value"].mutable_tensor();
+smrt::tfproto::TensorProto* SetTensor(NodeDef* n, DataType t, const std::vector<int64_t>& dims) {
+  smrt::tfproto::TensorProto* p = (*n->mutable_attr())["value"].mutable_tensor();
   p->set_dtype(t);
   for (int64_t d : dims) p->mutable_tensor_shape()->add_dim()->set_size(d);
   return p;
@@ -68,9 +68,9 @@ class ModelBuilder {
     sig_->set_method_name("tensorflow/serving/predict");
   }
 
-  tensorflow::GraphDef* graph() { return g_; }
-  tensorflow::MetaGraphDef* meta_graph() { return mg_; }
-  tensorflow::FunctionDefLibrary* library() { return g_->mutable_library(); }
+  smrt::tfproto::GraphDef* graph() { return g_; }
+  smrt::tfproto::MetaGraphDef* meta_graph() { return mg_; }
+  smrt::tfproto::FunctionDefLibrary* library() { return g_->mutable_library(); }
 
   NodeDef* Node(const std::string& name, const std::string& op,
                 const std::vector<std::string>& inputs = {}) {
@@ -86,7 +86,7 @@ class ModelBuilder {
     NodeDef* n = Node(name, "Placeholder");
     SetType(n, "dtype", t);
     SetShape(n, "shape", dims, unknown_rank);
-    tensorflow::TensorInfo& info = (*sig_->mutable_inputs())[name];
+    smrt::tfproto::TensorInfo& info = (*sig_->mutable_inputs())[name];
     info.set_name(name + ":0");
     info.set_dtype(t);
     if (unknown_rank) {
@@ -102,7 +102,7 @@ class ModelBuilder {
                  const std::vector<T>& values) {
     NodeDef* n = Node(name, "Const");
     SetType(n, "dtype", t);
-    tensorflow::TensorProto* p = SetTensor(n, t, dims);
+    smrt::tfproto::TensorProto* p = SetTensor(n, t, dims);
     for (T v : values) {
       if constexpr (std::is_same_v<T, float>) p->add_float_val(v);
       if constexpr (std::is_same_v<T, int32_t>) p->add_int_val(v);
@@ -114,13 +114,14 @@ class ModelBuilder {
 
   NodeDef* StringConst(const std::string& name, const std::string& value) {
     NodeDef* n = Node(name, "Const");
-    SetType(n, "dtype", tensorflow::DT_STRING);
-    SetTensor(n, tensorflow::DT_STRING, {})->add_string_val(value);
+    SetType(n, "dtype", smrt::tfproto::DT_STRING);
+    SetTensor(n, smrt::tfproto::DT_STRING, {})->add_string_val(value);
     return n;
   }
 
-  void Output(const std::string& key, const std::string& tensor, DataType t = tensorflow::DT_FLOAT) {
-    tensorflow::TensorInfo& info = (*sig_->mutable_outputs())[key];
+  void Output(const std::string& key, const std::string& tensor,
+              DataType t = smrt::tfproto::DT_FLOAT) {
+    smrt::tfproto::TensorInfo& info = (*sig_->mutable_outputs())[key];
     info.set_name(tensor);
     info.set_dtype(t);
   }
@@ -156,19 +157,19 @@ class ModelBuilder {
   }
 
  private:
-  tensorflow::SavedModel sm_;
-  tensorflow::MetaGraphDef* mg_;
-  tensorflow::GraphDef* g_;
-  tensorflow::SignatureDef* sig_;
+  smrt::tfproto::SavedModel sm_;
+  smrt::tfproto::MetaGraphDef* mg_;
+  smrt::tfproto::GraphDef* g_;
+  smrt::tfproto::SignatureDef* sig_;
 };
 
 // y = x * 2: the well-formed base several byte-level cases corrupt.
 ModelBuilder Times2() {
   ModelBuilder b;
-  b.Placeholder("x", tensorflow::DT_FLOAT, {-1});
-  b.Const<float>("two", tensorflow::DT_FLOAT, {}, {2.0f});
+  b.Placeholder("x", smrt::tfproto::DT_FLOAT, {-1});
+  b.Const<float>("two", smrt::tfproto::DT_FLOAT, {}, {2.0f});
   NodeDef* mul = b.Node("y", "Mul", {"x", "two"});
-  SetType(mul, "T", tensorflow::DT_FLOAT);
+  SetType(mul, "T", smrt::tfproto::DT_FLOAT);
   b.Output("y", "y:0");
   return b;
 }
@@ -177,19 +178,19 @@ ModelBuilder Times2() {
 // A float [2] resource variable `name` and its read, "<name>/read".
 void AddVariable(ModelBuilder& b, const std::string& name) {
   NodeDef* h = b.Node(name, "VarHandleOp");
-  SetType(h, "dtype", tensorflow::DT_FLOAT);
+  SetType(h, "dtype", smrt::tfproto::DT_FLOAT);
   SetShape(h, "shape", {2});
   SetString(h, "shared_name", name);
   NodeDef* r = b.Node(name + "/read", "ReadVariableOp", {name});
-  SetType(r, "dtype", tensorflow::DT_FLOAT);
+  SetType(r, "dtype", smrt::tfproto::DT_FLOAT);
 }
 
 ModelBuilder WithVariable() {
   ModelBuilder b;
-  b.Placeholder("x", tensorflow::DT_FLOAT, {2});
+  b.Placeholder("x", smrt::tfproto::DT_FLOAT, {2});
   AddVariable(b, "w");
   NodeDef* mul = b.Node("y", "Mul", {"x", "w/read"});
-  SetType(mul, "T", tensorflow::DT_FLOAT);
+  SetType(mul, "T", smrt::tfproto::DT_FLOAT);
   b.Output("y", "y:0");
   return b;
 }
@@ -216,7 +217,7 @@ void FlipByte(const std::string& path, int64_t offset_from_start) {
 NodeDef* Unary(ModelBuilder& b, const std::string& name, const std::string& op,
                const std::string& in) {
   NodeDef* n = b.Node(name, op, {in});
-  SetType(n, "T", tensorflow::DT_FLOAT);
+  SetType(n, "T", smrt::tfproto::DT_FLOAT);
   return n;
 }
 
@@ -249,75 +250,75 @@ std::map<std::string, Case> Cases() {
   // --- attrs, Const values, shapes -----------------------------------------
   c["attr_wrong_type"] = [](const std::string& dir) {
     ModelBuilder b;
-    b.Placeholder("x", tensorflow::DT_FLOAT, {-1});
+    b.Placeholder("x", smrt::tfproto::DT_FLOAT, {-1});
     NodeDef* cast = b.Node("y", "Cast", {"x"});
-    SetType(cast, "SrcT", tensorflow::DT_FLOAT);
+    SetType(cast, "SrcT", smrt::tfproto::DT_FLOAT);
     SetString(cast, "DstT", "int32");  // a string where a type belongs
-    b.Output("y", "y:0", tensorflow::DT_INT32);
+    b.Output("y", "y:0", smrt::tfproto::DT_INT32);
     b.Write(dir);
   };
   c["const_no_value"] = [](const std::string& dir) {
     ModelBuilder b;
-    b.Placeholder("x", tensorflow::DT_FLOAT, {-1});
+    b.Placeholder("x", smrt::tfproto::DT_FLOAT, {-1});
     NodeDef* k = b.Node("two", "Const");
-    SetType(k, "dtype", tensorflow::DT_FLOAT);
+    SetType(k, "dtype", smrt::tfproto::DT_FLOAT);
     NodeDef* mul = b.Node("y", "Mul", {"x", "two"});
-    SetType(mul, "T", tensorflow::DT_FLOAT);
+    SetType(mul, "T", smrt::tfproto::DT_FLOAT);
     b.Output("y", "y:0");
     b.Write(dir);
   };
   c["const_size_mismatch"] = [](const std::string& dir) {
     ModelBuilder b;
-    b.Placeholder("x", tensorflow::DT_FLOAT, {4});
+    b.Placeholder("x", smrt::tfproto::DT_FLOAT, {4});
     NodeDef* k = b.Node("w", "Const");
-    SetType(k, "dtype", tensorflow::DT_FLOAT);
-    SetTensor(k, tensorflow::DT_FLOAT, {4})->set_tensor_content(std::string(12, '\0'));
+    SetType(k, "dtype", smrt::tfproto::DT_FLOAT);
+    SetTensor(k, smrt::tfproto::DT_FLOAT, {4})->set_tensor_content(std::string(12, '\0'));
     NodeDef* mul = b.Node("y", "Mul", {"x", "w"});
-    SetType(mul, "T", tensorflow::DT_FLOAT);
+    SetType(mul, "T", smrt::tfproto::DT_FLOAT);
     b.Output("y", "y:0");
     b.Write(dir);
   };
   c["const_too_many_values"] = [](const std::string& dir) {
     ModelBuilder b;
-    b.Placeholder("x", tensorflow::DT_FLOAT, {2});
-    b.Const<float>("w", tensorflow::DT_FLOAT, {2}, {1, 2, 3});
+    b.Placeholder("x", smrt::tfproto::DT_FLOAT, {2});
+    b.Const<float>("w", smrt::tfproto::DT_FLOAT, {2}, {1, 2, 3});
     NodeDef* mul = b.Node("y", "Mul", {"x", "w"});
-    SetType(mul, "T", tensorflow::DT_FLOAT);
+    SetType(mul, "T", smrt::tfproto::DT_FLOAT);
     b.Output("y", "y:0");
     b.Write(dir);
   };
   c["negative_dim"] = [](const std::string& dir) {
     ModelBuilder b;
-    b.Placeholder("x", tensorflow::DT_FLOAT, {-1});
-    b.Const<float>("w", tensorflow::DT_FLOAT, {-5}, {1});
+    b.Placeholder("x", smrt::tfproto::DT_FLOAT, {-1});
+    b.Const<float>("w", smrt::tfproto::DT_FLOAT, {-5}, {1});
     NodeDef* mul = b.Node("y", "Mul", {"x", "w"});
-    SetType(mul, "T", tensorflow::DT_FLOAT);
+    SetType(mul, "T", smrt::tfproto::DT_FLOAT);
     b.Output("y", "y:0");
     b.Write(dir);
   };
   c["placeholder_bad_dim"] = [](const std::string& dir) {
     ModelBuilder b;
-    b.Placeholder("x", tensorflow::DT_FLOAT, {-7});
+    b.Placeholder("x", smrt::tfproto::DT_FLOAT, {-7});
     Unary(b, "y", "Neg", "x");
     b.Output("y", "y:0");
     b.Write(dir);
   };
   c["overflowing_dims"] = [](const std::string& dir) {
     ModelBuilder b;
-    b.Placeholder("x", tensorflow::DT_FLOAT, {-1});
-    b.Const<float>("w", tensorflow::DT_FLOAT, {int64_t{1} << 40, int64_t{1} << 40}, {1});
+    b.Placeholder("x", smrt::tfproto::DT_FLOAT, {-1});
+    b.Const<float>("w", smrt::tfproto::DT_FLOAT, {int64_t{1} << 40, int64_t{1} << 40}, {1});
     NodeDef* mul = b.Node("y", "Mul", {"x", "w"});
-    SetType(mul, "T", tensorflow::DT_FLOAT);
+    SetType(mul, "T", smrt::tfproto::DT_FLOAT);
     b.Output("y", "y:0");
     b.Write(dir);
   };
   c["huge_const_splat"] = [](const std::string& dir) {
     // 20 bytes of proto that would expand to 8 GiB.
     ModelBuilder b;
-    b.Placeholder("x", tensorflow::DT_FLOAT, {-1});
-    b.Const<float>("w", tensorflow::DT_FLOAT, {int64_t{1} << 31}, {1});
+    b.Placeholder("x", smrt::tfproto::DT_FLOAT, {-1});
+    b.Const<float>("w", smrt::tfproto::DT_FLOAT, {int64_t{1} << 31}, {1});
     NodeDef* mul = b.Node("y", "Mul", {"x", "w"});
-    SetType(mul, "T", tensorflow::DT_FLOAT);
+    SetType(mul, "T", smrt::tfproto::DT_FLOAT);
     b.Output("y", "y:0");
     b.Write(dir);
   };
@@ -325,45 +326,46 @@ std::map<std::string, Case> Cases() {
   c["huge_string_splat"] = [](const std::string& dir) {
     // 2 KB of proto: one 2000-byte string repeated 4M times (8 GB).
     ModelBuilder b;
-    b.Placeholder("x", tensorflow::DT_STRING, {-1});
+    b.Placeholder("x", smrt::tfproto::DT_STRING, {-1});
     NodeDef* w = b.Node("w", "Const");
-    SetType(w, "dtype", tensorflow::DT_STRING);
-    SetTensor(w, tensorflow::DT_STRING, {int64_t{1} << 22})->add_string_val(std::string(2000, 'a'));
+    SetType(w, "dtype", smrt::tfproto::DT_STRING);
+    SetTensor(w, smrt::tfproto::DT_STRING, {int64_t{1} << 22})
+        ->add_string_val(std::string(2000, 'a'));
     NodeDef* y = b.Node("y", "StringJoin", {"x", "w"});
     SetInt(y, "N", 2);
     SetString(y, "separator", "");
-    b.Output("y", "y:0", tensorflow::DT_STRING);
+    b.Output("y", "y:0", smrt::tfproto::DT_STRING);
     b.Write(dir);
   };
 
   // --- graph structure -----------------------------------------------------
   c["graph_cycle"] = [](const std::string& dir) {
     ModelBuilder b;
-    b.Placeholder("x", tensorflow::DT_FLOAT, {-1});
+    b.Placeholder("x", smrt::tfproto::DT_FLOAT, {-1});
     NodeDef* a = b.Node("a", "Add", {"x", "c"});
-    SetType(a, "T", tensorflow::DT_FLOAT);
+    SetType(a, "T", smrt::tfproto::DT_FLOAT);
     Unary(b, "c", "Neg", "a");
     b.Output("y", "a:0");
     b.Write(dir);
   };
   c["recursive_function"] = [](const std::string& dir) {
     ModelBuilder b;
-    b.Placeholder("x", tensorflow::DT_FLOAT, {-1});
-    tensorflow::FunctionDef* f = b.library()->add_function();
+    b.Placeholder("x", smrt::tfproto::DT_FLOAT, {-1});
+    smrt::tfproto::FunctionDef* f = b.library()->add_function();
     f->mutable_signature()->set_name("forever");
     auto* in = f->mutable_signature()->add_input_arg();
     in->set_name("v");
-    in->set_type(tensorflow::DT_FLOAT);
+    in->set_type(smrt::tfproto::DT_FLOAT);
     auto* out = f->mutable_signature()->add_output_arg();
     out->set_name("r");
-    out->set_type(tensorflow::DT_FLOAT);
+    out->set_type(smrt::tfproto::DT_FLOAT);
     NodeDef* call = f->add_node_def();
     call->set_name("again");
     call->set_op("PartitionedCall");
     call->add_input("v");
     (*call->mutable_attr())["f"].mutable_func()->set_name("forever");
-    (*call->mutable_attr())["Tin"].mutable_list()->add_type(tensorflow::DT_FLOAT);
-    (*call->mutable_attr())["Tout"].mutable_list()->add_type(tensorflow::DT_FLOAT);
+    (*call->mutable_attr())["Tin"].mutable_list()->add_type(smrt::tfproto::DT_FLOAT);
+    (*call->mutable_attr())["Tout"].mutable_list()->add_type(smrt::tfproto::DT_FLOAT);
     (*f->mutable_ret())["r"] = "again:output:0";
     NodeDef* top = b.Node("y", "PartitionedCall", {"x"});
     *top->mutable_attr() = call->attr();
@@ -374,30 +376,30 @@ std::map<std::string, Case> Cases() {
     // f0 calls f1 twice, f1 calls f2 twice, ... f26: 2^27 inlined calls from
     // a few KB of functions.
     ModelBuilder b;
-    b.Placeholder("x", tensorflow::DT_FLOAT, {-1});
+    b.Placeholder("x", smrt::tfproto::DT_FLOAT, {-1});
     constexpr int kLevels = 27;
     auto call = [](NodeDef* n, const std::string& fn, const std::string& input) {
       n->set_op("PartitionedCall");
       n->add_input(input);
       (*n->mutable_attr())["f"].mutable_func()->set_name(fn);
-      (*n->mutable_attr())["Tin"].mutable_list()->add_type(tensorflow::DT_FLOAT);
-      (*n->mutable_attr())["Tout"].mutable_list()->add_type(tensorflow::DT_FLOAT);
+      (*n->mutable_attr())["Tin"].mutable_list()->add_type(smrt::tfproto::DT_FLOAT);
+      (*n->mutable_attr())["Tout"].mutable_list()->add_type(smrt::tfproto::DT_FLOAT);
     };
     for (int level = 0; level < kLevels; ++level) {
-      tensorflow::FunctionDef* f = b.library()->add_function();
+      smrt::tfproto::FunctionDef* f = b.library()->add_function();
       f->mutable_signature()->set_name("f" + std::to_string(level));
       auto* in = f->mutable_signature()->add_input_arg();
       in->set_name("v");
-      in->set_type(tensorflow::DT_FLOAT);
+      in->set_type(smrt::tfproto::DT_FLOAT);
       auto* out = f->mutable_signature()->add_output_arg();
       out->set_name("r");
-      out->set_type(tensorflow::DT_FLOAT);
+      out->set_type(smrt::tfproto::DT_FLOAT);
       if (level + 1 == kLevels) {
         NodeDef* n = f->add_node_def();
         n->set_name("n");
         n->set_op("Neg");
         n->add_input("v");
-        SetType(n, "T", tensorflow::DT_FLOAT);
+        SetType(n, "T", smrt::tfproto::DT_FLOAT);
         (*f->mutable_ret())["r"] = "n:y:0";
         continue;
       }
@@ -417,30 +419,30 @@ std::map<std::string, Case> Cases() {
   c["long_names"] = [](const std::string& dir) {
     // A 5000-byte node name and op name: errors quote both.
     ModelBuilder b;
-    b.Placeholder("x", tensorflow::DT_FLOAT, {-1});
+    b.Placeholder("x", smrt::tfproto::DT_FLOAT, {-1});
     b.Node(std::string(5000, 'n'), std::string(5000, 'O'), {"x"});
     b.Output("y", std::string(5000, 'n') + ":0");
     b.Write(dir);
   };
   c["dangling_input"] = [](const std::string& dir) {
     ModelBuilder b;
-    b.Placeholder("x", tensorflow::DT_FLOAT, {-1});
+    b.Placeholder("x", smrt::tfproto::DT_FLOAT, {-1});
     NodeDef* a = b.Node("y", "Add", {"x", "nowhere:0"});
-    SetType(a, "T", tensorflow::DT_FLOAT);
+    SetType(a, "T", smrt::tfproto::DT_FLOAT);
     b.Output("y", "y:0");
     b.Write(dir);
   };
   c["bad_output_index"] = [](const std::string& dir) {
     ModelBuilder b;
-    b.Placeholder("x", tensorflow::DT_FLOAT, {-1});
+    b.Placeholder("x", smrt::tfproto::DT_FLOAT, {-1});
     NodeDef* a = b.Node("y", "Neg", {"x:7"});
-    SetType(a, "T", tensorflow::DT_FLOAT);
+    SetType(a, "T", smrt::tfproto::DT_FLOAT);
     b.Output("y", "y:0");
     b.Write(dir);
   };
   c["duplicate_node_names"] = [](const std::string& dir) {
     ModelBuilder b;
-    b.Placeholder("x", tensorflow::DT_FLOAT, {-1});
+    b.Placeholder("x", smrt::tfproto::DT_FLOAT, {-1});
     Unary(b, "y", "Neg", "x");
     Unary(b, "y", "Abs", "x");
     b.Output("y", "y:0");
@@ -448,9 +450,9 @@ std::map<std::string, Case> Cases() {
   };
   c["wrong_input_count"] = [](const std::string& dir) {
     ModelBuilder b;
-    b.Placeholder("x", tensorflow::DT_FLOAT, {-1});
+    b.Placeholder("x", smrt::tfproto::DT_FLOAT, {-1});
     NodeDef* a = b.Node("y", "Add", {"x"});  // Add takes two inputs
-    SetType(a, "T", tensorflow::DT_FLOAT);
+    SetType(a, "T", smrt::tfproto::DT_FLOAT);
     b.Output("y", "y:0");
     b.Write(dir);
   };
@@ -481,12 +483,12 @@ std::map<std::string, Case> Cases() {
     // A one-shard bundle whose index entry claims shard 3.
     WithVariable().Write(dir);
     WriteVariables(dir);
-    tensorflow::BundleHeaderProto header;
+    smrt::tfproto::BundleHeaderProto header;
     header.set_num_shards(1);
-    header.set_endianness(tensorflow::BundleHeaderProto::LITTLE);
+    header.set_endianness(smrt::tfproto::BundleHeaderProto::LITTLE);
     header.mutable_version()->set_producer(1);
-    tensorflow::BundleEntryProto entry;
-    entry.set_dtype(tensorflow::DT_FLOAT);
+    smrt::tfproto::BundleEntryProto entry;
+    entry.set_dtype(smrt::tfproto::DT_FLOAT);
     entry.mutable_shape()->add_dim()->set_size(2);
     entry.set_shard_id(3);
     entry.set_size(8);
@@ -535,33 +537,33 @@ std::map<std::string, Case> Cases() {
   // the end of its 64-byte float buffer.
   c["saver_slices_not_strings"] = [](const std::string& dir) {
     ModelBuilder b;
-    b.Placeholder("x", tensorflow::DT_FLOAT, {2});
+    b.Placeholder("x", smrt::tfproto::DT_FLOAT, {2});
     NodeDef* w = b.Node("w", "VariableV2");
-    SetType(w, "dtype", tensorflow::DT_FLOAT);
+    SetType(w, "dtype", smrt::tfproto::DT_FLOAT);
     SetShape(w, "shape", {2});
     NodeDef* mul = b.Node("y", "Mul", {"x", "w"});
-    SetType(mul, "T", tensorflow::DT_FLOAT);
+    SetType(mul, "T", smrt::tfproto::DT_FLOAT);
     b.Output("y", "y:0");
     b.StringConst("save/Const", "model");
     NodeDef* names = b.Node("save/RestoreV2/tensor_names", "Const");
-    SetType(names, "dtype", tensorflow::DT_STRING);
-    tensorflow::TensorProto* p = SetTensor(names, tensorflow::DT_STRING, {3});
+    SetType(names, "dtype", smrt::tfproto::DT_STRING);
+    smrt::tfproto::TensorProto* p = SetTensor(names, smrt::tfproto::DT_STRING, {3});
     for (const char* key : {"a", "b", "w"}) p->add_string_val(key);
-    b.Const<float>("save/RestoreV2/shape_and_slices", tensorflow::DT_FLOAT, {16},
+    b.Const<float>("save/RestoreV2/shape_and_slices", smrt::tfproto::DT_FLOAT, {16},
                    std::vector<float>(16, 0.0f));
     NodeDef* restore = b.Node("save/RestoreV2", "RestoreV2",
                               {"save/Const", "save/RestoreV2/tensor_names",
                                "save/RestoreV2/shape_and_slices"});
     for (int i = 0; i < 3; ++i) {
-      (*restore->mutable_attr())["dtypes"].mutable_list()->add_type(tensorflow::DT_FLOAT);
+      (*restore->mutable_attr())["dtypes"].mutable_list()->add_type(smrt::tfproto::DT_FLOAT);
     }
     NodeDef* assign = b.Node("save/Assign", "Assign", {"w", "save/RestoreV2:2"});
-    SetType(assign, "T", tensorflow::DT_FLOAT);
+    SetType(assign, "T", smrt::tfproto::DT_FLOAT);
     b.Node("save/restore_all", "NoOp", {"^save/Assign"});
-    tensorflow::SaverDef* saver = b.meta_graph()->mutable_saver_def();
+    smrt::tfproto::SaverDef* saver = b.meta_graph()->mutable_saver_def();
     saver->set_filename_tensor_name("save/Const:0");
     saver->set_restore_op_name("save/restore_all");
-    saver->set_version(tensorflow::SaverDef::V2);
+    saver->set_version(smrt::tfproto::SaverDef::V2);
     b.Write(dir);
     WriteVariables(dir);
   };
@@ -571,7 +573,7 @@ std::map<std::string, Case> Cases() {
     ModelBuilder b = WithVariable();
     AddVariable(b, "v");
     NodeDef* add = b.Node("z", "AddV2", {"y", "v/read"});
-    SetType(add, "T", tensorflow::DT_FLOAT);
+    SetType(add, "T", smrt::tfproto::DT_FLOAT);
     b.Output("z", "z:0");
     b.Write(dir);
     fs::create_directories(dir + "/variables");
@@ -589,28 +591,28 @@ std::map<std::string, Case> Cases() {
   // --- refused ops and files -----------------------------------------------
   c["read_file_op"] = [](const std::string& dir) {
     ModelBuilder b;
-    b.Placeholder("x", tensorflow::DT_STRING, {});
+    b.Placeholder("x", smrt::tfproto::DT_STRING, {});
     b.StringConst("path", "/etc/passwd");
     b.Node("contents", "ReadFile", {"path"});
     b.Node("y", "StringJoin", {"x", "contents"});
     SetInt(b.graph()->mutable_node(3), "N", 2);
-    b.Output("y", "y:0", tensorflow::DT_STRING);
+    b.Output("y", "y:0", smrt::tfproto::DT_STRING);
     b.Write(dir);
   };
   c["write_file_op"] = [](const std::string& dir) {
     ModelBuilder b;
-    b.Placeholder("x", tensorflow::DT_STRING, {});
+    b.Placeholder("x", smrt::tfproto::DT_STRING, {});
     b.StringConst("path", "/tmp/smrt_was_here");
     b.Node("write", "WriteFile", {"path", "x"});
     b.Node("y", "Identity", {"x", "^write"});
-    SetType(b.graph()->mutable_node(3), "T", tensorflow::DT_STRING);
-    b.Output("y", "y:0", tensorflow::DT_STRING);
+    SetType(b.graph()->mutable_node(3), "T", smrt::tfproto::DT_STRING);
+    b.Output("y", "y:0", smrt::tfproto::DT_STRING);
     b.InitOp("write");
     b.Write(dir);
   };
   c["py_func_op"] = [](const std::string& dir) {
     ModelBuilder b;
-    b.Placeholder("x", tensorflow::DT_FLOAT, {-1});
+    b.Placeholder("x", smrt::tfproto::DT_FLOAT, {-1});
     NodeDef* p = b.Node("y", "PyFunc", {"x"});
     SetString(p, "token", "pyfunc_0");
     b.Output("y", "y:0");
@@ -618,45 +620,45 @@ std::map<std::string, Case> Cases() {
   };
   c["print_to_file"] = [](const std::string& dir) {
     ModelBuilder b;
-    b.Placeholder("x", tensorflow::DT_STRING, {});
+    b.Placeholder("x", smrt::tfproto::DT_STRING, {});
     NodeDef* p = b.Node("print", "PrintV2", {"x"});
     SetString(p, "output_stream", "file:///tmp/smrt_print");
     b.Node("y", "Identity", {"x", "^print"});
-    SetType(b.graph()->mutable_node(2), "T", tensorflow::DT_STRING);
-    b.Output("y", "y:0", tensorflow::DT_STRING);
+    SetType(b.graph()->mutable_node(2), "T", smrt::tfproto::DT_STRING);
+    b.Output("y", "y:0", smrt::tfproto::DT_STRING);
     b.InitOp("print");
     b.Write(dir);
   };
   c["table_file_outside"] = [](const std::string& dir) {
     // A lookup table initialized from a file the graph names directly.
     ModelBuilder b;
-    b.Placeholder("x", tensorflow::DT_STRING, {-1});
+    b.Placeholder("x", smrt::tfproto::DT_STRING, {-1});
     NodeDef* t = b.Node("table", "HashTableV2");
-    SetType(t, "key_dtype", tensorflow::DT_STRING);
-    SetType(t, "value_dtype", tensorflow::DT_INT64);
+    SetType(t, "key_dtype", smrt::tfproto::DT_STRING);
+    SetType(t, "value_dtype", smrt::tfproto::DT_INT64);
     SetString(t, "shared_name", "table");
     b.StringConst("path", "/etc/hostname");
     NodeDef* init = b.Node("init", "InitializeTableFromTextFileV2", {"table", "path"});
     SetInt(init, "key_index", -2);
     SetInt(init, "value_index", -1);
-    b.Const<int64_t>("default", tensorflow::DT_INT64, {}, {-1});
+    b.Const<int64_t>("default", smrt::tfproto::DT_INT64, {}, {-1});
     NodeDef* find = b.Node("y", "LookupTableFindV2", {"table", "x", "default"});
-    SetType(find, "Tin", tensorflow::DT_STRING);
-    SetType(find, "Tout", tensorflow::DT_INT64);
-    b.Output("y", "y:0", tensorflow::DT_INT64);
+    SetType(find, "Tin", smrt::tfproto::DT_STRING);
+    SetType(find, "Tout", smrt::tfproto::DT_INT64);
+    b.Output("y", "y:0", smrt::tfproto::DT_INT64);
     b.InitOp("init");
     b.Write(dir);
   };
   c["asset_parent_path"] = [](const std::string& dir) {
     ModelBuilder b = Times2();
-    tensorflow::AssetFileDef* a = b.meta_graph()->add_asset_file_def();
+    smrt::tfproto::AssetFileDef* a = b.meta_graph()->add_asset_file_def();
     a->set_filename("../../../etc/passwd");
     a->mutable_tensor_info()->set_name("asset_path:0");
     b.Write(dir);
   };
   c["asset_absolute_path"] = [](const std::string& dir) {
     ModelBuilder b = Times2();
-    tensorflow::AssetFileDef* a = b.meta_graph()->add_asset_file_def();
+    smrt::tfproto::AssetFileDef* a = b.meta_graph()->add_asset_file_def();
     a->set_filename("/etc/passwd");
     a->mutable_tensor_info()->set_name("asset_path:0");
     b.Write(dir);
@@ -665,7 +667,7 @@ std::map<std::string, Case> Cases() {
     // Base for the symlink tests, which add the links in a copy at test time
     // (git keeps symlinks, but a link out of the repo is not worth committing).
     ModelBuilder b = Times2();
-    tensorflow::AssetFileDef* a = b.meta_graph()->add_asset_file_def();
+    smrt::tfproto::AssetFileDef* a = b.meta_graph()->add_asset_file_def();
     a->set_filename("vocab.txt");
     a->mutable_tensor_info()->set_name("asset_path:0");
     b.StringConst("asset_path", "vocab.txt");
@@ -677,61 +679,61 @@ std::map<std::string, Case> Cases() {
   // --- run-time values ------------------------------------------------------
   c["gather_indices"] = [](const std::string& dir) {
     ModelBuilder b;
-    b.Placeholder("indices", tensorflow::DT_INT32, {-1});
-    b.Const<float>("params", tensorflow::DT_FLOAT, {4, 2}, {0, 1, 2, 3, 4, 5, 6, 7});
-    b.Const<int32_t>("axis", tensorflow::DT_INT32, {}, {0});
+    b.Placeholder("indices", smrt::tfproto::DT_INT32, {-1});
+    b.Const<float>("params", smrt::tfproto::DT_FLOAT, {4, 2}, {0, 1, 2, 3, 4, 5, 6, 7});
+    b.Const<int32_t>("axis", smrt::tfproto::DT_INT32, {}, {0});
     NodeDef* g = b.Node("y", "GatherV2", {"params", "indices", "axis"});
-    SetType(g, "Tparams", tensorflow::DT_FLOAT);
-    SetType(g, "Tindices", tensorflow::DT_INT32);
-    SetType(g, "Taxis", tensorflow::DT_INT32);
+    SetType(g, "Tparams", smrt::tfproto::DT_FLOAT);
+    SetType(g, "Tindices", smrt::tfproto::DT_INT32);
+    SetType(g, "Taxis", smrt::tfproto::DT_INT32);
     SetInt(g, "batch_dims", 0);
     b.Output("y", "y:0");
     b.Write(dir);
   };
   c["gather_nd_indices"] = [](const std::string& dir) {
     ModelBuilder b;
-    b.Placeholder("indices", tensorflow::DT_INT32, {-1, 2});
-    b.Const<float>("params", tensorflow::DT_FLOAT, {2, 2}, {0, 1, 2, 3});
+    b.Placeholder("indices", smrt::tfproto::DT_INT32, {-1, 2});
+    b.Const<float>("params", smrt::tfproto::DT_FLOAT, {2, 2}, {0, 1, 2, 3});
     NodeDef* g = b.Node("y", "GatherNd", {"params", "indices"});
-    SetType(g, "Tparams", tensorflow::DT_FLOAT);
-    SetType(g, "Tindices", tensorflow::DT_INT32);
+    SetType(g, "Tparams", smrt::tfproto::DT_FLOAT);
+    SetType(g, "Tindices", smrt::tfproto::DT_INT32);
     b.Output("y", "y:0");
     b.Write(dir);
   };
   c["one_hot"] = [](const std::string& dir) {
     ModelBuilder b;
-    b.Placeholder("indices", tensorflow::DT_INT32, {-1});
-    b.Placeholder("depth", tensorflow::DT_INT32, {});
-    b.Const<float>("on", tensorflow::DT_FLOAT, {}, {1});
-    b.Const<float>("off", tensorflow::DT_FLOAT, {}, {0});
+    b.Placeholder("indices", smrt::tfproto::DT_INT32, {-1});
+    b.Placeholder("depth", smrt::tfproto::DT_INT32, {});
+    b.Const<float>("on", smrt::tfproto::DT_FLOAT, {}, {1});
+    b.Const<float>("off", smrt::tfproto::DT_FLOAT, {}, {0});
     NodeDef* o = b.Node("y", "OneHot", {"indices", "depth", "on", "off"});
-    SetType(o, "T", tensorflow::DT_FLOAT);
-    SetType(o, "TI", tensorflow::DT_INT32);
+    SetType(o, "T", smrt::tfproto::DT_FLOAT);
+    SetType(o, "TI", smrt::tfproto::DT_INT32);
     SetInt(o, "axis", -1);
     b.Output("y", "y:0");
     b.Write(dir);
   };
   c["scatter_nd_indices"] = [](const std::string& dir) {
     ModelBuilder b;
-    b.Placeholder("indices", tensorflow::DT_INT32, {-1, 1});
-    b.Placeholder("updates", tensorflow::DT_FLOAT, {-1});
-    b.Const<int32_t>("shape", tensorflow::DT_INT32, {1}, {4});
+    b.Placeholder("indices", smrt::tfproto::DT_INT32, {-1, 1});
+    b.Placeholder("updates", smrt::tfproto::DT_FLOAT, {-1});
+    b.Const<int32_t>("shape", smrt::tfproto::DT_INT32, {1}, {4});
     NodeDef* s = b.Node("y", "ScatterNd", {"indices", "updates", "shape"});
-    SetType(s, "T", tensorflow::DT_FLOAT);
-    SetType(s, "Tindices", tensorflow::DT_INT32);
+    SetType(s, "T", smrt::tfproto::DT_FLOAT);
+    SetType(s, "Tindices", smrt::tfproto::DT_INT32);
     b.Output("y", "y:0");
     b.Write(dir);
   };
   c["strided_slice"] = [](const std::string& dir) {
     // begin/end/strides come from inputs, so the test drives the edge cases.
     ModelBuilder b;
-    b.Placeholder("x", tensorflow::DT_FLOAT, {-1, -1});
-    b.Placeholder("begin", tensorflow::DT_INT64, {2});
-    b.Placeholder("end", tensorflow::DT_INT64, {2});
-    b.Placeholder("strides", tensorflow::DT_INT64, {2});
+    b.Placeholder("x", smrt::tfproto::DT_FLOAT, {-1, -1});
+    b.Placeholder("begin", smrt::tfproto::DT_INT64, {2});
+    b.Placeholder("end", smrt::tfproto::DT_INT64, {2});
+    b.Placeholder("strides", smrt::tfproto::DT_INT64, {2});
     NodeDef* s = b.Node("y", "StridedSlice", {"x", "begin", "end", "strides"});
-    SetType(s, "T", tensorflow::DT_FLOAT);
-    SetType(s, "Index", tensorflow::DT_INT64);
+    SetType(s, "T", smrt::tfproto::DT_FLOAT);
+    SetType(s, "Index", smrt::tfproto::DT_INT64);
     for (const char* m : {"begin_mask", "end_mask", "ellipsis_mask", "new_axis_mask"}) SetInt(s, m, 0);
     SetInt(s, "shrink_axis_mask", 2);
     b.Output("y", "y:0");
@@ -739,97 +741,97 @@ std::map<std::string, Case> Cases() {
   };
   c["reshape_impossible"] = [](const std::string& dir) {
     ModelBuilder b;
-    b.Placeholder("x", tensorflow::DT_FLOAT, {2, 3});
-    b.Const<int32_t>("shape", tensorflow::DT_INT32, {2}, {4, -1});
+    b.Placeholder("x", smrt::tfproto::DT_FLOAT, {2, 3});
+    b.Const<int32_t>("shape", smrt::tfproto::DT_INT32, {2}, {4, -1});
     NodeDef* r = b.Node("y", "Reshape", {"x", "shape"});
-    SetType(r, "T", tensorflow::DT_FLOAT);
-    SetType(r, "Tshape", tensorflow::DT_INT32);
+    SetType(r, "T", smrt::tfproto::DT_FLOAT);
+    SetType(r, "Tshape", smrt::tfproto::DT_INT32);
     b.Output("y", "y:0");
     b.Write(dir);
   };
   c["reshape_input"] = [](const std::string& dir) {
     ModelBuilder b;
-    b.Placeholder("x", tensorflow::DT_FLOAT, {-1});
-    b.Placeholder("shape", tensorflow::DT_INT64, {-1});
+    b.Placeholder("x", smrt::tfproto::DT_FLOAT, {-1});
+    b.Placeholder("shape", smrt::tfproto::DT_INT64, {-1});
     NodeDef* r = b.Node("y", "Reshape", {"x", "shape"});
-    SetType(r, "T", tensorflow::DT_FLOAT);
-    SetType(r, "Tshape", tensorflow::DT_INT64);
+    SetType(r, "T", smrt::tfproto::DT_FLOAT);
+    SetType(r, "Tshape", smrt::tfproto::DT_INT64);
     b.Output("y", "y:0");
     b.Write(dir);
   };
   c["fill_input"] = [](const std::string& dir) {
     ModelBuilder b;
-    b.Placeholder("dims", tensorflow::DT_INT64, {-1});
-    b.Const<float>("value", tensorflow::DT_FLOAT, {}, {1});
+    b.Placeholder("dims", smrt::tfproto::DT_INT64, {-1});
+    b.Const<float>("value", smrt::tfproto::DT_FLOAT, {}, {1});
     NodeDef* f = b.Node("y", "Fill", {"dims", "value"});
-    SetType(f, "T", tensorflow::DT_FLOAT);
-    SetType(f, "index_type", tensorflow::DT_INT64);
+    SetType(f, "T", smrt::tfproto::DT_FLOAT);
+    SetType(f, "index_type", smrt::tfproto::DT_INT64);
     b.Output("y", "y:0");
     b.Write(dir);
   };
   c["tile_input"] = [](const std::string& dir) {
     ModelBuilder b;
-    b.Placeholder("x", tensorflow::DT_FLOAT, {-1, -1});
-    b.Placeholder("multiples", tensorflow::DT_INT64, {2});
+    b.Placeholder("x", smrt::tfproto::DT_FLOAT, {-1, -1});
+    b.Placeholder("multiples", smrt::tfproto::DT_INT64, {2});
     NodeDef* t = b.Node("y", "Tile", {"x", "multiples"});
-    SetType(t, "T", tensorflow::DT_FLOAT);
-    SetType(t, "Tmultiples", tensorflow::DT_INT64);
+    SetType(t, "T", smrt::tfproto::DT_FLOAT);
+    SetType(t, "Tmultiples", smrt::tfproto::DT_INT64);
     b.Output("y", "y:0");
     b.Write(dir);
   };
   c["string_tile_input"] = [](const std::string& dir) {
     ModelBuilder b;
-    b.Placeholder("x", tensorflow::DT_STRING, {-1});
-    b.Placeholder("multiples", tensorflow::DT_INT64, {1});
+    b.Placeholder("x", smrt::tfproto::DT_STRING, {-1});
+    b.Placeholder("multiples", smrt::tfproto::DT_INT64, {1});
     NodeDef* t = b.Node("y", "Tile", {"x", "multiples"});
-    SetType(t, "T", tensorflow::DT_STRING);
-    SetType(t, "Tmultiples", tensorflow::DT_INT64);
-    b.Output("y", "y:0", tensorflow::DT_STRING);
+    SetType(t, "T", smrt::tfproto::DT_STRING);
+    SetType(t, "Tmultiples", smrt::tfproto::DT_INT64);
+    b.Output("y", "y:0", smrt::tfproto::DT_STRING);
     b.Write(dir);
   };
   c["range_input"] = [](const std::string& dir) {
     ModelBuilder b;
-    b.Placeholder("limit", tensorflow::DT_INT64, {});
-    b.Placeholder("delta", tensorflow::DT_INT64, {});
-    b.Const<int64_t>("start", tensorflow::DT_INT64, {}, {0});
+    b.Placeholder("limit", smrt::tfproto::DT_INT64, {});
+    b.Placeholder("delta", smrt::tfproto::DT_INT64, {});
+    b.Const<int64_t>("start", smrt::tfproto::DT_INT64, {}, {0});
     NodeDef* r = b.Node("y", "Range", {"start", "limit", "delta"});
-    SetType(r, "Tidx", tensorflow::DT_INT64);
-    b.Output("y", "y:0", tensorflow::DT_INT64);
+    SetType(r, "Tidx", smrt::tfproto::DT_INT64);
+    b.Output("y", "y:0", smrt::tfproto::DT_INT64);
     b.Write(dir);
   };
   c["broadcast_to_input"] = [](const std::string& dir) {
     ModelBuilder b;
-    b.Placeholder("x", tensorflow::DT_FLOAT, {-1});
-    b.Placeholder("shape", tensorflow::DT_INT64, {-1});
+    b.Placeholder("x", smrt::tfproto::DT_FLOAT, {-1});
+    b.Placeholder("shape", smrt::tfproto::DT_INT64, {-1});
     NodeDef* t = b.Node("y", "BroadcastTo", {"x", "shape"});
-    SetType(t, "T", tensorflow::DT_FLOAT);
-    SetType(t, "Tidx", tensorflow::DT_INT64);
+    SetType(t, "T", smrt::tfproto::DT_FLOAT);
+    SetType(t, "Tidx", smrt::tfproto::DT_INT64);
     b.Output("y", "y:0");
     b.Write(dir);
   };
   c["numerics"] = [](const std::string& dir) {
     // y = log(x) + 1: NaN for x < 0, -Inf for x = 0.
     ModelBuilder b;
-    b.Placeholder("x", tensorflow::DT_FLOAT, {-1});
+    b.Placeholder("x", smrt::tfproto::DT_FLOAT, {-1});
     Unary(b, "log", "Log", "x");
-    b.Const<float>("one", tensorflow::DT_FLOAT, {}, {1});
+    b.Const<float>("one", smrt::tfproto::DT_FLOAT, {}, {1});
     NodeDef* a = b.Node("y", "AddV2", {"log", "one"});
-    SetType(a, "T", tensorflow::DT_FLOAT);
+    SetType(a, "T", smrt::tfproto::DT_FLOAT);
     b.Output("y", "y:0");
     b.Write(dir);
   };
   c["zero_size"] = [](const std::string& dir) {
     ModelBuilder b;
-    b.Placeholder("x", tensorflow::DT_FLOAT, {-1, 3});
-    b.Const<float>("w", tensorflow::DT_FLOAT, {3, 2}, {1, 2, 3, 4, 5, 6});
+    b.Placeholder("x", smrt::tfproto::DT_FLOAT, {-1, 3});
+    b.Const<float>("w", smrt::tfproto::DT_FLOAT, {3, 2}, {1, 2, 3, 4, 5, 6});
     NodeDef* m = b.Node("mm", "MatMul", {"x", "w"});
-    SetType(m, "T", tensorflow::DT_FLOAT);
+    SetType(m, "T", smrt::tfproto::DT_FLOAT);
     SetBool(m, "transpose_a", false);
     SetBool(m, "transpose_b", false);
-    b.Const<int32_t>("axis", tensorflow::DT_INT32, {}, {0});
+    b.Const<int32_t>("axis", smrt::tfproto::DT_INT32, {}, {0});
     NodeDef* s = b.Node("y", "Sum", {"mm", "axis"});
-    SetType(s, "T", tensorflow::DT_FLOAT);
-    SetType(s, "Tidx", tensorflow::DT_INT32);
+    SetType(s, "T", smrt::tfproto::DT_FLOAT);
+    SetType(s, "Tidx", smrt::tfproto::DT_INT32);
     SetBool(s, "keep_dims", false);
     NodeDef* mx = b.Node("z", "Max", {"mm", "axis"});
     *mx->mutable_attr() = s->attr();
@@ -841,45 +843,45 @@ std::map<std::string, Case> Cases() {
   // A TF1 Switch left with its data input only (no pred).
   c["switch_one_input"] = [](const std::string& dir) {
     ModelBuilder b;
-    b.Placeholder("x", tensorflow::DT_FLOAT, {2});
+    b.Placeholder("x", smrt::tfproto::DT_FLOAT, {2});
     NodeDef* s = b.Node("s", "Switch", {"x"});
-    SetType(s, "T", tensorflow::DT_FLOAT);
+    SetType(s, "T", smrt::tfproto::DT_FLOAT);
     NodeDef* y = b.Node("y", "Identity", {"s:1"});
-    SetType(y, "T", tensorflow::DT_FLOAT);
+    SetType(y, "T", smrt::tfproto::DT_FLOAT);
     b.Output("y", "y:0");
     b.Write(dir);
   };
   c["while_forever"] = [](const std::string& dir) {
     ModelBuilder b;
-    b.Placeholder("x", tensorflow::DT_FLOAT, {});
+    b.Placeholder("x", smrt::tfproto::DT_FLOAT, {});
     auto add_fn = [&](const std::string& name, bool is_cond) {
-      tensorflow::FunctionDef* f = b.library()->add_function();
+      smrt::tfproto::FunctionDef* f = b.library()->add_function();
       f->mutable_signature()->set_name(name);
       auto* in = f->mutable_signature()->add_input_arg();
       in->set_name("v");
-      in->set_type(tensorflow::DT_FLOAT);
+      in->set_type(smrt::tfproto::DT_FLOAT);
       auto* out = f->mutable_signature()->add_output_arg();
       out->set_name("r");
-      out->set_type(is_cond ? tensorflow::DT_BOOL : tensorflow::DT_FLOAT);
+      out->set_type(is_cond ? smrt::tfproto::DT_BOOL : smrt::tfproto::DT_FLOAT);
       NodeDef* n = f->add_node_def();
       if (is_cond) {
         n->set_name("t");
         n->set_op("Const");
-        SetType(n, "dtype", tensorflow::DT_BOOL);
-        SetTensor(n, tensorflow::DT_BOOL, {})->add_bool_val(true);
+        SetType(n, "dtype", smrt::tfproto::DT_BOOL);
+        SetTensor(n, smrt::tfproto::DT_BOOL, {})->add_bool_val(true);
         (*f->mutable_ret())["r"] = "t:output:0";
       } else {
         n->set_name("n");
         n->set_op("Neg");
         n->add_input("v");
-        SetType(n, "T", tensorflow::DT_FLOAT);
+        SetType(n, "T", smrt::tfproto::DT_FLOAT);
         (*f->mutable_ret())["r"] = "n:y:0";
       }
     };
     add_fn("cond", true);
     add_fn("body", false);
     NodeDef* w = b.Node("y", "StatelessWhile", {"x"});
-    (*w->mutable_attr())["T"].mutable_list()->add_type(tensorflow::DT_FLOAT);
+    (*w->mutable_attr())["T"].mutable_list()->add_type(smrt::tfproto::DT_FLOAT);
     (*w->mutable_attr())["cond"].mutable_func()->set_name("cond");
     (*w->mutable_attr())["body"].mutable_func()->set_name("body");
     b.Output("y", "y:0");

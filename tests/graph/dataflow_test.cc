@@ -109,7 +109,7 @@ struct Compiled {
 };
 
 Compiled Compile(const std::string& text, const std::vector<std::string>& fetches) {
-  tensorflow::GraphDef g;
+  tfproto::GraphDef g;
   EXPECT_TRUE(google::protobuf::TextFormat::ParseFromString(text, &g)) << text;
   graph::ImportRequest req;
   req.feeds.push_back({"x:0", DataType::kFloat, PartialShape::Unknown()});
@@ -148,7 +148,7 @@ TEST(DataflowTest, MergeForwardsTheLiveBranchAndItsIndex) {
 // keeps its T, so that a device's typed Identity kernel can serve it (a
 // CUDA check of an RLlib policy had reported "missing attr 'T'").
 TEST(DataflowTest, APivotIdentityKeepsItsType) {
-  tensorflow::GraphDef g;
+  tfproto::GraphDef g;
   ASSERT_TRUE(google::protobuf::TextFormat::ParseFromString(kInputs + kCond, &g));
   graph::ImportRequest req;
   req.feeds.push_back({"x:0", DataType::kFloat, PartialShape::Unknown()});

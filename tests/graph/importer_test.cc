@@ -11,8 +11,8 @@
 namespace smrt::graph {
 namespace {
 
-tensorflow::GraphDef Parse(const std::string& text) {
-  tensorflow::GraphDef g;
+tfproto::GraphDef Parse(const std::string& text) {
+  tfproto::GraphDef g;
   EXPECT_TRUE(google::protobuf::TextFormat::ParseFromString(text, &g)) << text;
   return g;
 }
@@ -51,7 +51,7 @@ const char kGraph[] = R"(
 )";
 
 TEST(ImporterTest, InlinesCallsAndPrunesIdentities) {
-  tensorflow::GraphDef g = Parse(kGraph);
+  tfproto::GraphDef g = Parse(kGraph);
   ImportRequest req;
   req.feeds.push_back({"x:0", DataType::kFloat, PartialShape::Known({-1})});
   req.fetches.push_back("y:0");
@@ -76,7 +76,7 @@ TEST(ImporterTest, InlinesCallsAndPrunesIdentities) {
 }
 
 TEST(ImporterTest, FeedingAnyTensorCutsTheGraph) {
-  tensorflow::GraphDef g = Parse(kGraph);
+  tfproto::GraphDef g = Parse(kGraph);
   ImportRequest req;
   // Feed the Mul output: x, c and Mul are never imported.
   req.feeds.push_back({"mul:0", DataType::kFloat, PartialShape::Unknown()});
@@ -87,7 +87,7 @@ TEST(ImporterTest, FeedingAnyTensorCutsTheGraph) {
 }
 
 TEST(ImporterTest, PlanCacheIsBoundedAndReused) {
-  tensorflow::GraphDef g = Parse(kGraph);
+  tfproto::GraphDef g = Parse(kGraph);
   ImportRequest req;
   req.feeds.push_back({"x:0", DataType::kFloat, PartialShape::Known({-1})});
   req.fetches.push_back("y:0");
@@ -108,7 +108,7 @@ TEST(ImporterTest, PlanCacheIsBoundedAndReused) {
 }
 
 TEST(ImporterTest, ErrorsNameTheProblem) {
-  tensorflow::GraphDef g = Parse(std::string(kConstF) + R"(
+  tfproto::GraphDef g = Parse(std::string(kConstF) + R"(
     node { name: "a" op: "AddV2" input: "b" input: "c" attr { key: "T" value { type: DT_FLOAT } } }
     node { name: "b" op: "AddV2" input: "a" input: "c" attr { key: "T" value { type: DT_FLOAT } } }
     node { name: "d" op: "AddV2" input: "nowhere" input: "c" attr { key: "T" value { type: DT_FLOAT } } }
@@ -138,7 +138,7 @@ TEST(ImporterTest, ErrorsNameTheProblem) {
 }
 
 TEST(ImporterTest, StrippedDefaultAttrsAreFilled) {
-  tensorflow::GraphDef g = Parse(R"(
+  tfproto::GraphDef g = Parse(R"(
     node { name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } } }
     node { name: "m" op: "MatMul" input: "x" input: "x" attr { key: "T" value { type: DT_FLOAT } } }
   )");

@@ -50,7 +50,7 @@ const char kGraph[] = R"(
 )";
 
 TEST(OpInventoryTest, WalksIntoFunctionsAndNamesPackages) {
-  tensorflow::GraphDef g;
+  tfproto::GraphDef g;
   ASSERT_TRUE(google::protobuf::TextFormat::ParseFromString(kGraph, &g));
   ImportRequest req;
   req.fetches = {"norm:0", "if:0"};
@@ -83,7 +83,7 @@ TEST(OpInventoryTest, WalksIntoFunctionsAndNamesPackages) {
 // is missing on `device` ("" when it is not).
 std::map<std::string, std::string> Missing(const char* text, const std::string& fetch,
                                            const std::string& device) {
-  tensorflow::GraphDef g;
+  tfproto::GraphDef g;
   EXPECT_TRUE(google::protobuf::TextFormat::ParseFromString(text, &g));
   ImportRequest req;
   req.feeds = {{"x:0", DataType::kFloat, PartialShape::Known({2, 3})}};

@@ -94,7 +94,7 @@ std::string N(const std::string& name, const std::string& op, const std::vector<
 }
 
 std::unique_ptr<Program> Compile(const std::string& text, const std::vector<std::string>& fetches) {
-  tensorflow::GraphDef g;
+  tfproto::GraphDef g;
   EXPECT_TRUE(google::protobuf::TextFormat::ParseFromString(text, &g)) << text;
   graph::ImportRequest req;
   req.feeds.push_back({"x:0", DataType::kFloat, PartialShape::Unknown()});

@@ -44,7 +44,7 @@ const std::string kGraph =
 
 // The inferred shapes of flat and zeros with x fed as `x_shape`.
 std::pair<PartialShape, PartialShape> Infer(const PartialShape& x_shape) {
-  tensorflow::GraphDef g;
+  tfproto::GraphDef g;
   EXPECT_TRUE(google::protobuf::TextFormat::ParseFromString(kGraph, &g));
   ImportRequest req;
   req.feeds.push_back({"x:0", DataType::kFloat, x_shape});

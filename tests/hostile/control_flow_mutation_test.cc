@@ -11,7 +11,7 @@
 #include "core/file.h"
 #include "gtest/gtest.h"
 #include "smrt/model.h"
-#include "tensorflow/saved_model.pb.h"
+#include "smrt/tfproto/saved_model.pb.h"
 #include "testing/paths.h"
 
 namespace smrt {
@@ -26,7 +26,7 @@ bool IsControlFlow(const std::string& op) {
 
 // The mutations of one node's inputs: each drops, empties, reverses or turns
 // data inputs into control inputs.
-std::vector<std::vector<std::string>> Mutations(const tensorflow::NodeDef& n) {
+std::vector<std::vector<std::string>> Mutations(const tfproto::NodeDef& n) {
   std::vector<std::string> data;
   std::vector<std::string> control;
   for (const std::string& in : n.input()) (absl::StartsWith(in, "^") ? control : data).push_back(in);
@@ -72,18 +72,18 @@ void MutateModel(const std::string& name) {
     ASSERT_TRUE(bytes.ok()) << bytes.status();
     files[f] = *std::move(bytes);
   }
-  tensorflow::SavedModel original;
+  tfproto::SavedModel original;
   ASSERT_TRUE(original.ParseFromString(files["saved_model.pb"]));
   LoadOptions options;
   options.limits.max_while_iterations = 1000;
   int mutants = 0;
   int loaded = 0;
-  const tensorflow::GraphDef& graph = original.meta_graphs(0).graph_def();
+  const tfproto::GraphDef& graph = original.meta_graphs(0).graph_def();
   for (int n = 0; n < graph.node_size(); ++n) {
     if (!IsControlFlow(graph.node(n).op())) continue;
     for (const std::vector<std::string>& inputs : Mutations(graph.node(n))) {
-      tensorflow::SavedModel mutant = original;
-      tensorflow::NodeDef* node = mutant.mutable_meta_graphs(0)->mutable_graph_def()->mutable_node(n);
+      tfproto::SavedModel mutant = original;
+      tfproto::NodeDef* node = mutant.mutable_meta_graphs(0)->mutable_graph_def()->mutable_node(n);
       node->clear_input();
       for (const std::string& in : inputs) node->add_input(in);
       ModelFiles mutant_files = files;

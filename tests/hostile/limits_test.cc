@@ -11,7 +11,7 @@
 #include "gtest/gtest.h"
 #include "smrt/check.h"
 #include "smrt/model.h"
-#include "tensorflow/saved_model.pb.h"
+#include "smrt/tfproto/saved_model.pb.h"
 #include "testing/paths.h"
 
 namespace smrt {
@@ -222,28 +222,28 @@ TEST(LimitsTest, CheckAppliesTheLoadLimits) {
 
 TEST(LimitsTest, DeepGraphsAreImportedWithoutOverflowingTheStack) {
   // A chain of 30000 Neg nodes: the importer recurses along inputs.
-  tensorflow::SavedModel sm;
-  tensorflow::MetaGraphDef* mg = sm.add_meta_graphs();
+  tfproto::SavedModel sm;
+  tfproto::MetaGraphDef* mg = sm.add_meta_graphs();
   mg->mutable_meta_info_def()->add_tags("serve");
-  tensorflow::GraphDef* g = mg->mutable_graph_def();
-  tensorflow::NodeDef* x = g->add_node();
+  tfproto::GraphDef* g = mg->mutable_graph_def();
+  tfproto::NodeDef* x = g->add_node();
   x->set_name("x");
   x->set_op("Placeholder");
-  (*x->mutable_attr())["dtype"].set_type(tensorflow::DT_FLOAT);
+  (*x->mutable_attr())["dtype"].set_type(tfproto::DT_FLOAT);
   (*x->mutable_attr())["shape"].mutable_shape()->add_dim()->set_size(1);
   constexpr int kDepth = 30000;
   std::string prev = "x";
   for (int i = 0; i < kDepth; ++i) {
-    tensorflow::NodeDef* n = g->add_node();
+    tfproto::NodeDef* n = g->add_node();
     n->set_name("n" + std::to_string(i));
     n->set_op("Neg");
     n->add_input(prev);
-    (*n->mutable_attr())["T"].set_type(tensorflow::DT_FLOAT);
+    (*n->mutable_attr())["T"].set_type(tfproto::DT_FLOAT);
     prev = n->name();
   }
   auto& sig = (*mg->mutable_signature_def())["serving_default"];
   (*sig.mutable_inputs())["x"].set_name("x:0");
-  (*sig.mutable_inputs())["x"].set_dtype(tensorflow::DT_FLOAT);
+  (*sig.mutable_inputs())["x"].set_dtype(tfproto::DT_FLOAT);
   (*sig.mutable_outputs())["y"].set_name(prev + ":0");
   const std::string dir = testing::MakeTempDir();
   ASSERT_TRUE(file::WriteAll(dir + "/saved_model.pb", sm.SerializeAsString()).ok());
@@ -323,7 +323,7 @@ TEST(AssetsTest, TableFilesInsideTheModelAreRead) {
   ASSERT_TRUE(file::WriteAll(dir + "/assets/vocab.txt", "a\nb\n").ok());
   absl::StatusOr<std::string> pb = file::ReadAll(dir + "/saved_model.pb");
   ASSERT_TRUE(pb.ok());
-  tensorflow::SavedModel sm;
+  tfproto::SavedModel sm;
   ASSERT_TRUE(sm.ParseFromString(*pb));
   for (auto& n : *sm.mutable_meta_graphs(0)->mutable_graph_def()->mutable_node()) {
     if (n.name() == "path") {

@@ -14,7 +14,7 @@
 #include "kernels/registry.h"
 #include "loader/saved_model_reader.h"
 #include "loader/tensor_proto.h"
-#include "tensorflow/example.pb.h"
+#include "smrt/tfproto/example.pb.h"
 #include "testing/kernel_test.h"
 #include "testing/paths.h"
 
@@ -135,27 +135,27 @@ std::vector<Tensor> V2Inputs(Tensor serialized, Tensor names,
 }
 
 // A serialized Example from (key, Feature) pairs.
-std::string Serialize(const std::vector<std::pair<std::string, tensorflow::Feature>>& features) {
-  tensorflow::Example ex;
+std::string Serialize(const std::vector<std::pair<std::string, tfproto::Feature>>& features) {
+  tfproto::Example ex;
   auto& map = *ex.mutable_features()->mutable_feature();
   for (const auto& [key, f] : features) map[key] = f;
   return ex.SerializeAsString();
 }
 
-tensorflow::Feature Floats(const std::vector<float>& v) {
-  tensorflow::Feature f;
+tfproto::Feature Floats(const std::vector<float>& v) {
+  tfproto::Feature f;
   for (float x : v) f.mutable_float_list()->add_value(x);
   if (v.empty()) f.mutable_float_list();
   return f;
 }
-tensorflow::Feature Ints(const std::vector<int64_t>& v) {
-  tensorflow::Feature f;
+tfproto::Feature Ints(const std::vector<int64_t>& v) {
+  tfproto::Feature f;
   for (int64_t x : v) f.mutable_int64_list()->add_value(x);
   if (v.empty()) f.mutable_int64_list();
   return f;
 }
-tensorflow::Feature Bytes(const std::vector<std::string>& v) {
-  tensorflow::Feature f;
+tfproto::Feature Bytes(const std::vector<std::string>& v) {
+  tfproto::Feature f;
   for (const std::string& x : v) f.mutable_bytes_list()->add_value(x);
   if (v.empty()) f.mutable_bytes_list();
   return f;
@@ -310,11 +310,11 @@ TEST(ParseExampleOpsTest, HalfPlusTwoNodeFromTheSavedModel) {
   auto model = loader::ReadSavedModelProto(
       smrt::testing::SharedModel("tf-serving/saved_model_half_plus_two_cpu/00000123"));
   ASSERT_TRUE(model.ok()) << model.status();
-  const tensorflow::GraphDef& graph = model->meta_graphs(0).graph_def();
-  std::map<std::string, const tensorflow::NodeDef*> nodes;
-  for (const tensorflow::NodeDef& n : graph.node()) nodes[n.name()] = &n;
+  const tfproto::GraphDef& graph = model->meta_graphs(0).graph_def();
+  std::map<std::string, const tfproto::NodeDef*> nodes;
+  for (const tfproto::NodeDef& n : graph.node()) nodes[n.name()] = &n;
   ASSERT_TRUE(nodes.count("ParseExample/ParseExample"));
-  const tensorflow::NodeDef& node = *nodes["ParseExample/ParseExample"];
+  const tfproto::NodeDef& node = *nodes["ParseExample/ParseExample"];
   ASSERT_EQ(node.op(), "ParseExample");
 
   AttrMap attrs;
@@ -345,7 +345,7 @@ TEST(ParseExampleOpsTest, HalfPlusTwoNodeFromTheSavedModel) {
   // Inputs 1.. are Consts, except a Reshape of a Const (the x2 default).
   std::vector<Tensor> inputs = {SerializedInput("half_plus_two")};
   for (int i = 1; i < node.input_size(); ++i) {
-    const tensorflow::NodeDef* in = nodes[node.input(i)];
+    const tfproto::NodeDef* in = nodes[node.input(i)];
     ASSERT_NE(in, nullptr) << node.input(i);
     Shape reshape;
     if (in->op() == "Reshape") {
@@ -402,7 +402,7 @@ TEST(ParseExampleOpsTest, WrongValueCountNamesFeatureExpectedAndActual) {
 }
 
 TEST(ParseExampleOpsTest, WrongListTypeIsAnErrorEvenWhenEmpty) {
-  for (const tensorflow::Feature& f : {Ints({1}), Ints({}), Bytes({"a"})}) {
+  for (const tfproto::Feature& f : {Ints({1}), Ints({}), Bytes({"a"})}) {
     auto out = ParseRequiredX({Serialize({{"x", f}})});
     ASSERT_EQ(out.status().code(), absl::StatusCode::kInvalidArgument);
     EXPECT_TRUE(Mentions(out.status(), "Data types don't match"));
@@ -424,7 +424,7 @@ TEST(ParseExampleOpsTest, UnparsableExampleNamesIndex) {
 }
 
 TEST(ParseExampleOpsTest, FeatureWithNoListCountsAsMissing) {
-  tensorflow::Feature no_list;
+  tfproto::Feature no_list;
   auto out =
       RunOp("ParseExample", V1Attrs({}, {DataType::kFloat}, {S({2})}),
             V1Inputs(StrVec({Serialize({{"x", no_list}}), "", Serialize({{"x", Floats({3, 4})}})}),

@@ -10,12 +10,15 @@ set(allowed_core    core smrt)
 set(allowed_device  device core smrt)
 set(allowed_memory  memory device core smrt)
 set(allowed_ops     ops core smrt)
-set(allowed_loader  loader core smrt)
-set(allowed_graph   graph loader ops core smrt)
-set(allowed_passes  passes graph loader ops core smrt)
-set(allowed_exec    exec passes graph loader ops kernels memory device core smrt)
-set(allowed_api     api exec passes graph loader ops kernels memory device core smrt)
-set(project_dirs core device memory ops loader graph passes exec api kernels tools smrt)
+set(allowed_loader  loader tfproto core smrt)
+set(allowed_graph   graph loader tfproto ops core smrt)
+set(allowed_passes  passes graph loader tfproto ops core smrt)
+set(allowed_exec    exec passes graph loader tfproto ops kernels memory device core smrt)
+set(allowed_api     api exec passes graph loader tfproto ops kernels memory device core smrt)
+# "tfproto" is the generated protos ("smrt/tfproto/*.pb.h", from proto/),
+# which the loader and the layers above it may include; "smrt" the public
+# headers.
+set(project_dirs core device memory ops loader tfproto graph passes exec api kernels tools smrt)
 
 # Kernel backends: each may include the shared kernel headers (kernels/*.h,
 # kernels/cpu/*.h, kernels/shared/) and its own folder, never another
@@ -29,6 +32,9 @@ function(check_file file allowed_dirs forbidden_prefixes)
   foreach(line IN LISTS lines)
     string(REGEX REPLACE "^#include \"([^\"]+)\".*" "\\1" header "${line}")
     string(REGEX MATCH "^[a-z_]+" top "${header}")
+    if(header MATCHES "^smrt/tfproto/")
+      set(top tfproto)
+    endif()
     if(allowed_dirs)
       list(FIND project_dirs "${top}" is_project)
       list(FIND allowed_dirs "${top}" is_allowed)

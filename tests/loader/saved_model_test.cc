@@ -8,6 +8,7 @@
 #include "google/protobuf/text_format.h"
 #include "google/protobuf/util/message_differencer.h"
 #include "gtest/gtest.h"
+#include "loader/asset_resolver.h"
 #include "loader/meta_graph_select.h"
 #include "loader/saved_model_bundle.h"
 #include "loader/saved_model_reader.h"
@@ -31,7 +32,7 @@ TEST(TagSetTest, ParseNormalizes) {
 TEST(SavedModelReaderTest, ReadsTf1AndTf2Models) {
   SMRT_SKIP_IF_NO_SHARED_MODELS();
   for (const char* rel : {kTf1, kTf2}) {
-    absl::StatusOr<tensorflow::SavedModel> model = ReadSavedModelProto(SharedModel(rel));
+    absl::StatusOr<tfproto::SavedModel> model = ReadSavedModelProto(SharedModel(rel));
     ASSERT_TRUE(model.ok()) << model.status();
     ASSERT_EQ(model->meta_graphs_size(), 1) << rel;
     EXPECT_EQ(TagSets(*model), (std::vector<TagSet>{{"serve"}})) << rel;
@@ -41,14 +42,13 @@ TEST(SavedModelReaderTest, ReadsTf1AndTf2Models) {
 
 TEST(SavedModelReaderTest, SelectsByTagsAndListsThemOnError) {
   SMRT_SKIP_IF_NO_SHARED_MODELS();
-  absl::StatusOr<tensorflow::SavedModel> model = ReadSavedModelProto(SharedModel(kTf1));
+  absl::StatusOr<tfproto::SavedModel> model = ReadSavedModelProto(SharedModel(kTf1));
   ASSERT_TRUE(model.ok());
-  absl::StatusOr<const tensorflow::MetaGraphDef*> mg =
-      SelectMetaGraph(*model, {"serve"}, "m");
+  absl::StatusOr<const tfproto::MetaGraphDef*> mg = SelectMetaGraph(*model, {"serve"}, "m");
   ASSERT_TRUE(mg.ok());
   EXPECT_EQ((*mg)->signature_def().count("serving_default"), 1u);
 
-  absl::StatusOr<const tensorflow::MetaGraphDef*> missing =
+  absl::StatusOr<const tfproto::MetaGraphDef*> missing =
       SelectMetaGraph(*model, {"serve", "gpu"}, "m");
   ASSERT_EQ(missing.status().code(), absl::StatusCode::kNotFound);
   EXPECT_NE(missing.status().message().find("'gpu, serve'"), std::string::npos);
@@ -57,10 +57,10 @@ TEST(SavedModelReaderTest, SelectsByTagsAndListsThemOnError) {
 }
 
 TEST(SavedModelReaderTest, MissingDirAndFilesAreNotFound) {
-  absl::StatusOr<tensorflow::SavedModel> none = ReadSavedModelProto("/no/such/dir");
+  absl::StatusOr<tfproto::SavedModel> none = ReadSavedModelProto("/no/such/dir");
   EXPECT_EQ(none.status().code(), absl::StatusCode::kNotFound);
   std::string empty = testing::MakeTempDir();
-  absl::StatusOr<tensorflow::SavedModel> nofile = ReadSavedModelProto(empty);
+  absl::StatusOr<tfproto::SavedModel> nofile = ReadSavedModelProto(empty);
   EXPECT_EQ(nofile.status().code(), absl::StatusCode::kNotFound);
   EXPECT_NE(nofile.status().message().find("saved_model.pb"), std::string::npos);
 }
@@ -71,7 +71,7 @@ TEST(SavedModelReaderTest, GarbageAndTruncatedPbAreInvalidArgument) {
   ASSERT_TRUE(file::WriteAll(file::JoinPath(dir, "saved_model.pb"),
                              "\xff\xff\xff\xff garbage that is not a proto")
                   .ok());
-  absl::StatusOr<tensorflow::SavedModel> garbage = ReadSavedModelProto(dir);
+  absl::StatusOr<tfproto::SavedModel> garbage = ReadSavedModelProto(dir);
   EXPECT_EQ(garbage.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_NE(garbage.status().message().find(file::JoinPath(dir, "saved_model.pb")),
             std::string::npos);
@@ -87,22 +87,60 @@ TEST(SavedModelReaderTest, GarbageAndTruncatedPbAreInvalidArgument) {
 
 TEST(SavedModelReaderTest, ReadsTextFormat) {
   SMRT_SKIP_IF_NO_SHARED_MODELS();
-  absl::StatusOr<tensorflow::SavedModel> model = ReadSavedModelProto(SharedModel(kTf1));
+  absl::StatusOr<tfproto::SavedModel> model = ReadSavedModelProto(SharedModel(kTf1));
   ASSERT_TRUE(model.ok());
   std::string dir = testing::MakeTempDir();
   std::string text;
   ASSERT_TRUE(google::protobuf::TextFormat::PrintToString(*model, &text));
   ASSERT_TRUE(file::WriteAll(file::JoinPath(dir, "saved_model.pbtxt"), text).ok());
-  absl::StatusOr<tensorflow::SavedModel> parsed = ReadSavedModelProto(dir);
+  absl::StatusOr<tfproto::SavedModel> parsed = ReadSavedModelProto(dir);
   ASSERT_TRUE(parsed.ok()) << parsed.status();
   EXPECT_TRUE(google::protobuf::util::MessageDifferencer::Equals(*parsed, *model));
 
   ASSERT_TRUE(file::WriteAll(file::JoinPath(dir, "saved_model.pbtxt"),
                              "meta_graphs { bogus_field: 1 }")
                   .ok());
-  absl::StatusOr<tensorflow::SavedModel> bad = ReadSavedModelProto(dir);
+  absl::StatusOr<tfproto::SavedModel> bad = ReadSavedModelProto(dir);
   EXPECT_EQ(bad.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_NE(bad.status().message().find("line 1"), std::string::npos) << bad.status();
+}
+
+// TensorFlow writes saved_model.pbtxt (as_text=True) with its Any values
+// expanded under TensorFlow's type names.
+TEST(SavedModelReaderTest, ReadsTextFormatAnyExpansions) {
+  const std::string dir = testing::MakeTempDir();
+  ASSERT_TRUE(file::WriteAll(file::JoinPath(dir, "saved_model.pbtxt"), R"pb(
+                saved_model_schema_version: 1
+                meta_graphs {
+                  meta_info_def { tags: "serve" }
+                  collection_def {
+                    key: "saved_model_assets"
+                    value {
+                      any_list {
+                        value {
+                          [type.googleapis.com/tensorflow.AssetFileDef] {
+                            tensor_info { name: "Const:0" }
+                            filename: "foo.txt"
+                          }
+                        }
+                      }
+                    }
+                  }
+                }
+              )pb")
+                  .ok());
+  absl::StatusOr<tfproto::SavedModel> model = ReadSavedModelProto(dir);
+  ASSERT_TRUE(model.ok()) << model.status();
+  const tfproto::CollectionDef& assets =
+      model->meta_graphs(0).collection_def().at("saved_model_assets");
+  ASSERT_EQ(assets.any_list().value_size(), 1);
+  EXPECT_EQ(assets.any_list().value(0).type_url(), "type.googleapis.com/tensorflow.AssetFileDef");
+  absl::StatusOr<std::vector<Asset>> resolved = ResolveAssets(model->meta_graphs(0), dir);
+  ASSERT_TRUE(resolved.ok()) << resolved.status();
+  ASSERT_EQ(resolved->size(), 1u);
+  EXPECT_EQ((*resolved)[0].tensor_name, "Const:0");
+  EXPECT_EQ((*resolved)[0].filename, "foo.txt");
+  EXPECT_FALSE((*resolved)[0].exists);
 }
 
 TEST(SavedModelBundleTest, EveryTfServingModelLoads) {
@@ -185,7 +223,7 @@ TEST(SavedModelBundleTest, AssetsExtraListed) {
 std::string ModelWithAssetName(const std::string& name) {
   std::string dir = testing::MakeTempDir();
   testing::CopyTree(SharedModel(kTf2), dir);
-  absl::StatusOr<tensorflow::SavedModel> model = ReadSavedModelProto(dir);
+  absl::StatusOr<tfproto::SavedModel> model = ReadSavedModelProto(dir);
   EXPECT_TRUE(model.ok());
   model->mutable_meta_graphs(0)->mutable_asset_file_def(0)->set_filename(name);
   EXPECT_TRUE(file::WriteAll(file::JoinPath(dir, "saved_model.pb"),

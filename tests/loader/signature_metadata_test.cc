@@ -33,17 +33,16 @@ void ExpectSignaturesMatchJson(const std::string& json_file, const std::string& 
                          .at("signature_def")
                          .struct_value();
 
-  absl::StatusOr<tensorflow::SavedModel> model = ReadSavedModelProto(SharedModel(model_dir));
+  absl::StatusOr<tfproto::SavedModel> model = ReadSavedModelProto(SharedModel(model_dir));
   ASSERT_TRUE(model.ok()) << model.status();
-  absl::StatusOr<const tensorflow::MetaGraphDef*> mg =
-      SelectMetaGraph(*model, {"serve"}, model_dir);
+  absl::StatusOr<const tfproto::MetaGraphDef*> mg = SelectMetaGraph(*model, {"serve"}, model_dir);
   ASSERT_TRUE(mg.ok());
   ASSERT_EQ(static_cast<size_t>(sigs.fields().size()), (*mg)->signature_def().size());
 
   for (const auto& [key, value] : sigs.fields()) {
     std::string sig_json;
     ASSERT_TRUE(pbu::MessageToJsonString(value.struct_value(), &sig_json).ok());
-    tensorflow::SignatureDef expected;
+    tfproto::SignatureDef expected;
     ASSERT_TRUE(pbu::JsonStringToMessage(sig_json, &expected).ok()) << sig_json;
     auto it = (*mg)->signature_def().find(key);
     ASSERT_NE(it, (*mg)->signature_def().end()) << "missing signature " << key;
@@ -51,7 +50,7 @@ void ExpectSignaturesMatchJson(const std::string& json_file, const std::string& 
     pbu::MessageDifferencer differ;
     differ.ReportDifferencesToString(&diff);
     if (ignore_defaults) {
-      differ.IgnoreField(tensorflow::SignatureDef::descriptor()->FindFieldByName("defaults"));
+      differ.IgnoreField(tfproto::SignatureDef::descriptor()->FindFieldByName("defaults"));
     }
     EXPECT_TRUE(differ.Compare(expected, it->second)) << key << ": " << diff;
   }

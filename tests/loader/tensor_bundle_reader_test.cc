@@ -10,8 +10,8 @@
 #include "core/file.h"
 #include "gtest/gtest.h"
 #include "loader/sstable_reader.h"
-#include "tensorflow/tensor_bundle.pb.h"
-#include "tensorflow/trackable_object_graph.pb.h"
+#include "smrt/tfproto/tensor_bundle.pb.h"
+#include "smrt/tfproto/trackable_object_graph.pb.h"
 #include "testing/bundle_writer.h"
 #include "testing/paths.h"
 #include "testing/status_matchers.h"
@@ -91,12 +91,11 @@ void RewriteIndex(const std::string& prefix,
   ASSERT_TRUE(file::WriteAll(prefix + ".index", *table).ok());
 }
 
-void EditHeader(
-    const std::string& prefix,
-    const std::function<void(tensorflow::BundleHeaderProto*)>& edit) {
+void EditHeader(const std::string& prefix,
+                const std::function<void(tfproto::BundleHeaderProto*)>& edit) {
   RewriteIndex(prefix, [&](SstableEntries* entries) {
     ASSERT_EQ((*entries)[0].first, "");
-    tensorflow::BundleHeaderProto header;
+    tfproto::BundleHeaderProto header;
     ASSERT_TRUE(header.ParseFromString((*entries)[0].second));
     edit(&header);
     (*entries)[0].second = header.SerializeAsString();
@@ -104,11 +103,11 @@ void EditHeader(
 }
 
 void EditEntry(const std::string& prefix, const std::string& key,
-               const std::function<void(tensorflow::BundleEntryProto*)>& edit) {
+               const std::function<void(tfproto::BundleEntryProto*)>& edit) {
   RewriteIndex(prefix, [&](SstableEntries* entries) {
     for (auto& [k, v] : *entries) {
       if (k != key) continue;
-      tensorflow::BundleEntryProto entry;
+      tfproto::BundleEntryProto entry;
       ASSERT_TRUE(entry.ParseFromString(v));
       edit(&entry);
       v = entry.SerializeAsString();
@@ -171,7 +170,7 @@ TEST(TensorBundleShared, HalfPlusTwoTf2HasObjectGraphAndValues) {
   ASSERT_TRUE(graph.ok()) << graph.status();
   EXPECT_EQ(graph->dtype(), DataType::kString);
   EXPECT_EQ(graph->rank(), 0);
-  tensorflow::TrackableObjectGraph object_graph;
+  tfproto::TrackableObjectGraph object_graph;
   ASSERT_TRUE(object_graph.ParseFromString(*graph->data<std::string>()));
   EXPECT_GT(object_graph.nodes_size(), 0);
 }
@@ -508,7 +507,7 @@ TEST_F(TensorBundleWritten, EveryFlippedDataByteIsCaught) {
 TEST_F(TensorBundleWritten, ZeroElementStringsWithNoBytes) {
   // TensorFlow writes 4 bytes (the length crc) but also reads size 0.
   ASSERT_TRUE(WriteBundle(prefix_, {{"s", Strings({0, 2}, {})}}).ok());
-  EditEntry(prefix_, "s", [](tensorflow::BundleEntryProto* e) {
+  EditEntry(prefix_, "s", [](tfproto::BundleEntryProto* e) {
     EXPECT_EQ(e->size(), 4);
     e->set_size(0);
     e->set_crc32c(crc32c::Mask(0));
@@ -524,9 +523,8 @@ TEST_F(TensorBundleWritten, SlicedEntryIsListedButNotRead) {
   ASSERT_TRUE(WriteBundle(prefix_, {{"part", Make<float>(DataType::kFloat, {2},
                                                          {1, 2})}})
                   .ok());
-  EditEntry(prefix_, "part", [](tensorflow::BundleEntryProto* e) {
-    e->add_slices()->add_extent()->set_start(0);
-  });
+  EditEntry(prefix_, "part",
+            [](tfproto::BundleEntryProto* e) { e->add_slices()->add_extent()->set_start(0); });
   auto reader = OpenOrDie(prefix_);
   ASSERT_NE(reader, nullptr);
   ASSERT_NE(reader->Find("part"), nullptr);
@@ -540,12 +538,8 @@ TEST_F(TensorBundleWritten, ResourceAndVariantAreListedButNotRead) {
   ASSERT_TRUE(WriteBundle(prefix_, {{"r", Strings({}, {"x"})},
                                     {"v", Strings({}, {"y"})}})
                   .ok());
-  EditEntry(prefix_, "r", [](tensorflow::BundleEntryProto* e) {
-    e->set_dtype(tensorflow::DT_RESOURCE);
-  });
-  EditEntry(prefix_, "v", [](tensorflow::BundleEntryProto* e) {
-    e->set_dtype(tensorflow::DT_VARIANT);
-  });
+  EditEntry(prefix_, "r", [](tfproto::BundleEntryProto* e) { e->set_dtype(tfproto::DT_RESOURCE); });
+  EditEntry(prefix_, "v", [](tfproto::BundleEntryProto* e) { e->set_dtype(tfproto::DT_VARIANT); });
   auto reader = OpenOrDie(prefix_);
   ASSERT_NE(reader, nullptr);
   EXPECT_EQ(reader->Find("r")->dtype, DataType::kResource);
@@ -561,21 +555,20 @@ TEST_F(TensorBundleWritten, HeaderChecks) {
   const std::vector<BundleTensor> one = {
       {"x", Make<float>(DataType::kFloat, {}, {1.f})}};
   struct Case {
-    std::function<void(tensorflow::BundleHeaderProto*)> edit;
+    std::function<void(tfproto::BundleHeaderProto*)> edit;
     absl::StatusCode code;
     const char* message;
   };
   const std::vector<Case> cases = {
-      {[](auto* h) { h->set_endianness(tensorflow::BundleHeaderProto::BIG); },
+      {[](auto* h) { h->set_endianness(tfproto::BundleHeaderProto::BIG); },
        absl::StatusCode::kUnimplemented, "big-endian"},
-      {[](auto* h) { h->mutable_version()->set_min_consumer(2); },
-       absl::StatusCode::kUnimplemented, "needs a reader of version 2"},
+      {[](auto* h) { h->mutable_version()->set_min_consumer(2); }, absl::StatusCode::kUnimplemented,
+       "needs a reader of version 2"},
       {[](auto* h) { h->mutable_version()->add_bad_consumers(1); },
        absl::StatusCode::kUnimplemented, "disallows reader version 1"},
-      {[](auto* h) { h->mutable_version()->set_producer(-1); },
-       absl::StatusCode::kInvalidArgument, "producer version -1"},
-      {[](auto* h) { h->set_num_shards(-2); }, absl::StatusCode::kDataLoss,
-       "names -2 shards"},
+      {[](auto* h) { h->mutable_version()->set_producer(-1); }, absl::StatusCode::kInvalidArgument,
+       "producer version -1"},
+      {[](auto* h) { h->set_num_shards(-2); }, absl::StatusCode::kDataLoss, "names -2 shards"},
       {[](auto* h) { h->set_num_shards(2); }, absl::StatusCode::kNotFound,
        ".data-00000-of-00002 is missing"},
   };
@@ -620,7 +613,7 @@ TEST_F(TensorBundleWritten, EntryChecks) {
       {"s", Strings({2}, {"ab", "c"})}};
   struct Case {
     const char* key;
-    std::function<void(tensorflow::BundleEntryProto*)> edit;
+    std::function<void(tfproto::BundleEntryProto*)> edit;
     const char* message;
   };
   const std::vector<Case> cases = {
@@ -668,8 +661,8 @@ TEST_F(TensorBundleWritten, UnsupportedDtypeIsListedButNotRead) {
   ASSERT_TRUE(
       WriteBundle(prefix_, {{"q", Make<int8_t>(DataType::kInt8, {1}, {1})}})
           .ok());
-  EditEntry(prefix_, "q", [](tensorflow::BundleEntryProto* e) {
-    e->set_dtype(static_cast<tensorflow::DataType>(11));  // DT_QINT8
+  EditEntry(prefix_, "q", [](tfproto::BundleEntryProto* e) {
+    e->set_dtype(static_cast<tfproto::DataType>(11));  // DT_QINT8
   });
   auto reader = OpenOrDie(prefix_);
   ASSERT_NE(reader, nullptr);

@@ -7,15 +7,15 @@
 namespace smrt::loader {
 namespace {
 
-tensorflow::TensorProto Proto(tensorflow::DataType dtype, std::vector<int64_t> dims) {
-  tensorflow::TensorProto p;
+tfproto::TensorProto Proto(tfproto::DataType dtype, std::vector<int64_t> dims) {
+  tfproto::TensorProto p;
   p.set_dtype(dtype);
   for (int64_t d : dims) p.mutable_tensor_shape()->add_dim()->set_size(d);
   return p;
 }
 
 TEST(TensorProtoTest, TensorContent) {
-  tensorflow::TensorProto p = Proto(tensorflow::DT_FLOAT, {2});
+  tfproto::TensorProto p = Proto(tfproto::DT_FLOAT, {2});
   float v[2] = {1.5f, -2.0f};
   p.set_tensor_content(std::string(reinterpret_cast<char*>(v), sizeof(v)));
   absl::StatusOr<Tensor> t = TensorFromProto(p);
@@ -26,7 +26,7 @@ TEST(TensorProtoTest, TensorContent) {
 }
 
 TEST(TensorProtoTest, ContentSizeMismatchIsAnError) {
-  tensorflow::TensorProto p = Proto(tensorflow::DT_INT32, {3});
+  tfproto::TensorProto p = Proto(tfproto::DT_INT32, {3});
   p.set_tensor_content(std::string(8, '\0'));
   absl::StatusOr<Tensor> t = TensorFromProto(p);
   EXPECT_EQ(t.status().code(), absl::StatusCode::kInvalidArgument);
@@ -34,7 +34,7 @@ TEST(TensorProtoTest, ContentSizeMismatchIsAnError) {
 }
 
 TEST(TensorProtoTest, TypedValuesSplatTheLastValue) {
-  tensorflow::TensorProto p = Proto(tensorflow::DT_INT64, {2, 2});
+  tfproto::TensorProto p = Proto(tfproto::DT_INT64, {2, 2});
   p.add_int64_val(7);
   p.add_int64_val(9);
   absl::StatusOr<Tensor> t = TensorFromProto(p);
@@ -42,38 +42,38 @@ TEST(TensorProtoTest, TypedValuesSplatTheLastValue) {
   EXPECT_EQ(std::vector<int64_t>(t->data<int64_t>(), t->data<int64_t>() + 4),
             (std::vector<int64_t>{7, 9, 9, 9}));
 
-  tensorflow::TensorProto zeros = Proto(tensorflow::DT_FLOAT, {3});
+  tfproto::TensorProto zeros = Proto(tfproto::DT_FLOAT, {3});
   absl::StatusOr<Tensor> z = TensorFromProto(zeros);
   ASSERT_TRUE(z.ok());
   EXPECT_EQ(z->data<float>()[2], 0.0f);
 
-  tensorflow::TensorProto too_many = Proto(tensorflow::DT_FLOAT, {1});
+  tfproto::TensorProto too_many = Proto(tfproto::DT_FLOAT, {1});
   too_many.add_float_val(1);
   too_many.add_float_val(2);
   EXPECT_EQ(TensorFromProto(too_many).status().code(), absl::StatusCode::kInvalidArgument);
 }
 
 TEST(TensorProtoTest, SmallIntsHalfBoolAndStrings) {
-  tensorflow::TensorProto u8 = Proto(tensorflow::DT_UINT8, {2});
+  tfproto::TensorProto u8 = Proto(tfproto::DT_UINT8, {2});
   u8.add_int_val(255);
   u8.add_int_val(3);
   absl::StatusOr<Tensor> a = TensorFromProto(u8);
   ASSERT_TRUE(a.ok());
   EXPECT_EQ(a->data<uint8_t>()[0], 255);
 
-  tensorflow::TensorProto half = Proto(tensorflow::DT_HALF, {});
+  tfproto::TensorProto half = Proto(tfproto::DT_HALF, {});
   half.add_half_val(0x3c00);  // 1.0 in float16
   absl::StatusOr<Tensor> h = TensorFromProto(half);
   ASSERT_TRUE(h.ok());
   EXPECT_EQ(h->data<uint16_t>()[0], 0x3c00);
 
-  tensorflow::TensorProto b = Proto(tensorflow::DT_BOOL, {2});
+  tfproto::TensorProto b = Proto(tfproto::DT_BOOL, {2});
   b.add_bool_val(true);
   absl::StatusOr<Tensor> bt = TensorFromProto(b);
   ASSERT_TRUE(bt.ok());
   EXPECT_TRUE(bt->data<bool>()[1]);
 
-  tensorflow::TensorProto s = Proto(tensorflow::DT_STRING, {3});
+  tfproto::TensorProto s = Proto(tfproto::DT_STRING, {3});
   s.add_string_val("x");
   s.add_string_val(std::string("\0y", 2));
   absl::StatusOr<Tensor> st = TensorFromProto(s);
@@ -83,13 +83,13 @@ TEST(TensorProtoTest, SmallIntsHalfBoolAndStrings) {
 }
 
 TEST(TensorProtoTest, RejectsBadShapesAndTypes) {
-  tensorflow::TensorProto unknown = Proto(tensorflow::DT_FLOAT, {-1});
+  tfproto::TensorProto unknown = Proto(tfproto::DT_FLOAT, {-1});
   EXPECT_EQ(TensorFromProto(unknown).status().code(), absl::StatusCode::kInvalidArgument);
-  tensorflow::TensorProto negative = Proto(tensorflow::DT_FLOAT, {-5});
+  tfproto::TensorProto negative = Proto(tfproto::DT_FLOAT, {-5});
   EXPECT_EQ(TensorFromProto(negative).status().code(), absl::StatusCode::kInvalidArgument);
-  tensorflow::TensorProto quantized = Proto(tensorflow::DT_QINT8, {1});
+  tfproto::TensorProto quantized = Proto(tfproto::DT_QINT8, {1});
   EXPECT_EQ(TensorFromProto(quantized).status().code(), absl::StatusCode::kUnimplemented);
-  tensorflow::TensorProto huge = Proto(tensorflow::DT_FLOAT, {1 << 20, 1 << 20});
+  tfproto::TensorProto huge = Proto(tfproto::DT_FLOAT, {1 << 20, 1 << 20});
   EXPECT_EQ(TensorFromProto(huge, 1 << 30).status().code(),
             absl::StatusCode::kResourceExhausted);
 }
@@ -98,7 +98,7 @@ TEST(TensorProtoTest, RoundTrip) {
   absl::StatusOr<Tensor> t = Tensor::Create(DataType::kDouble, {2, 1});
   ASSERT_TRUE(t.ok());
   t->data<double>()[0] = 3.25;
-  absl::StatusOr<tensorflow::TensorProto> p = TensorToProto(*t);
+  absl::StatusOr<tfproto::TensorProto> p = TensorToProto(*t);
   ASSERT_TRUE(p.ok());
   absl::StatusOr<Tensor> back = TensorFromProto(*p);
   ASSERT_TRUE(back.ok());
@@ -107,7 +107,7 @@ TEST(TensorProtoTest, RoundTrip) {
 }
 
 TEST(PartialShapeTest, UnknownDimsAndRank) {
-  tensorflow::TensorShapeProto p;
+  tfproto::TensorShapeProto p;
   p.add_dim()->set_size(-1);
   p.add_dim()->set_size(3);
   absl::StatusOr<PartialShape> s = PartialShapeFromProto(p);

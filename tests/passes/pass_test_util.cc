@@ -31,7 +31,7 @@ absl::StatusOr<Optimized> BuildAnd(const std::string& graph_text,
                                    const std::vector<graph::FeedSpec>& feeds,
                                    const std::vector<std::string>& fetches,
                                    const std::function<absl::Status(PassContext&)>& optimize) {
-  tensorflow::GraphDef def;
+  tfproto::GraphDef def;
   if (!google::protobuf::TextFormat::ParseFromString(graph_text, &def)) {
     return absl::InvalidArgumentError("bad GraphDef text");
   }

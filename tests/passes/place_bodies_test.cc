@@ -193,7 +193,7 @@ struct Options {
 // `def` (which holds the functions) and what `binder` binds must outlive the
 // program.
 absl::StatusOr<Placed> Compile(const kernels::KernelRegistry& registry, FakeDevice* device,
-                               const tensorflow::GraphDef& def, const Options& options,
+                               const tfproto::GraphDef& def, const Options& options,
                                const exec::ResourceBinder& binder) {
   Placed placed;
   graph::ImportRequest request;
@@ -237,7 +237,7 @@ struct TextGraph {
   explicit TextGraph(const char* text) {
     EXPECT_TRUE(google::protobuf::TextFormat::ParseFromString(text, &def));
   }
-  tensorflow::GraphDef def;
+  tfproto::GraphDef def;
   ops::VariableResource w{MakeTensor<float>({2, 2}, kW)};
   exec::ResourceBinder binder() {
     return [this](const graph::Node& n) -> absl::StatusOr<ops::Resource*> {
@@ -488,9 +488,8 @@ std::vector<PlacementRecord> ExpectTheCpusBits(const kernels::KernelRegistry& re
                                    "/saved_model");
   EXPECT_TRUE(bundle.ok()) << bundle.status();
   if (!bundle.ok()) return {};
-  const tensorflow::GraphDef& def = (*bundle)->meta_graph->graph_def();
-  const tensorflow::SignatureDef& sig =
-      (*bundle)->meta_graph->signature_def().at("serving_default");
+  const tfproto::GraphDef& def = (*bundle)->meta_graph->graph_def();
+  const tfproto::SignatureDef& sig = (*bundle)->meta_graph->signature_def().at("serving_default");
   Options options;
   options.feeds.clear();
   std::vector<Tensor> inputs;

@@ -78,7 +78,7 @@ struct Placed {
 absl::StatusOr<Placed> Place(const kernels::KernelRegistry& registry, FakeDevice* device,
                              const std::string& name, bool require = false,
                              const char* graph_text = kGraph, const std::string& fetch = "y:0") {
-  tensorflow::GraphDef def;
+  tfproto::GraphDef def;
   if (!google::protobuf::TextFormat::ParseFromString(graph_text, &def)) {
     return absl::InvalidArgumentError("bad GraphDef text");
   }

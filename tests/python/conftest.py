@@ -8,6 +8,14 @@ import struct
 import numpy as np
 import pytest
 
+# TensorFlow first when it is installed, so that the suite runs smrt loaded
+# after it in one process (issue 37; scripts/check_coexistence.sh tries both
+# orders).
+try:
+    import tensorflow  # noqa: F401
+except ImportError:
+    pass
+
 SOURCE_DIR = pathlib.Path(os.environ.get("SMRT_SOURCE_DIR",
                                          pathlib.Path(__file__).resolve().parents[2]))
 ZOO = SOURCE_DIR / "tests" / "data" / "zoo"

@@ -9,7 +9,7 @@
 #include "core/crc32c.h"
 #include "core/file.h"
 #include "loader/sstable_reader.h"
-#include "tensorflow/tensor_bundle.pb.h"
+#include "smrt/tfproto/tensor_bundle.pb.h"
 
 namespace smrt::testing {
 namespace {
@@ -319,9 +319,9 @@ absl::Status WriteBundle(const std::string& prefix,
   std::vector<std::string> shards(num_shards);
   std::map<std::string, std::string> index;  // sorted, as the SSTable needs
 
-  tensorflow::BundleHeaderProto header;
+  tfproto::BundleHeaderProto header;
   header.set_num_shards(num_shards);
-  header.set_endianness(tensorflow::BundleHeaderProto::LITTLE);
+  header.set_endianness(tfproto::BundleHeaderProto::LITTLE);
   header.mutable_version()->set_producer(1);
   index[""] = header.SerializeAsString();
 
@@ -339,10 +339,10 @@ absl::Status WriteBundle(const std::string& prefix,
     absl::StatusOr<EncodedTensor> enc = EncodeTensorData(t.value);
     if (!enc.ok()) return enc.status();
 
-    tensorflow::BundleEntryProto entry;
-    entry.set_dtype(static_cast<tensorflow::DataType>(t.value.dtype()));
+    tfproto::BundleEntryProto entry;
+    entry.set_dtype(static_cast<tfproto::DataType>(t.value.dtype()));
     // TensorFlow sets shape even for scalars (an empty submessage on disk).
-    tensorflow::TensorShapeProto* shape = entry.mutable_shape();
+    tfproto::TensorShapeProto* shape = entry.mutable_shape();
     for (int64_t d : t.value.shape()) shape->add_dim()->set_size(d);
     entry.set_shard_id(t.shard);
     entry.set_offset(static_cast<int64_t>(shards[t.shard].size()));

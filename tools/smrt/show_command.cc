@@ -19,7 +19,7 @@
 #include "smrt/flags.h"
 #include "smrt/memory_report.h"
 #include "smrt/model.h"
-#include "tensorflow/saved_model.pb.h"
+#include "smrt/tfproto/saved_model.pb.h"
 
 namespace smrt::cli {
 namespace {
@@ -27,12 +27,12 @@ namespace {
 using loader::TagSet;
 
 std::string DtypeName(int dtype) {
-  if (!tensorflow::DataType_IsValid(dtype)) return absl::StrCat("DT_UNKNOWN_", dtype);
-  return tensorflow::DataType_Name(static_cast<tensorflow::DataType>(dtype));
+  if (!tfproto::DataType_IsValid(dtype)) return absl::StrCat("DT_UNKNOWN_", dtype);
+  return tfproto::DataType_Name(static_cast<tfproto::DataType>(dtype));
 }
 
 // saved_model_cli's shape format: "(-1, 1)", "()" for scalars, "unknown_rank".
-std::string ShapeText(const tensorflow::TensorShapeProto& shape) {
+std::string ShapeText(const tfproto::TensorShapeProto& shape) {
   if (shape.unknown_rank()) return "unknown_rank";
   std::vector<std::string> dims;
   for (const auto& d : shape.dim()) dims.push_back(absl::StrCat(d.size()));
@@ -47,14 +47,13 @@ std::vector<std::string> SortedKeys(const Map& map) {
   return keys;
 }
 
-void PrintTensorInfo(const tensorflow::TensorInfo& info, const std::string& pad,
-                     std::ostream& out) {
+void PrintTensorInfo(const tfproto::TensorInfo& info, const std::string& pad, std::ostream& out) {
   out << pad << "    dtype: " << DtypeName(info.dtype()) << "\n";
   out << pad << "    shape: " << ShapeText(info.tensor_shape()) << "\n";
   out << pad << "    name: " << info.name() << "\n";
 }
 
-void PrintSignature(const tensorflow::SignatureDef& sig, int indent, std::ostream& out) {
+void PrintSignature(const tfproto::SignatureDef& sig, int indent, std::ostream& out) {
   const std::string pad(2 * indent, ' ');
   out << pad << "The given SavedModel SignatureDef contains the following input(s):\n";
   for (const std::string& key : SortedKeys(sig.inputs())) {
@@ -69,8 +68,8 @@ void PrintSignature(const tensorflow::SignatureDef& sig, int indent, std::ostrea
   out << pad << "Method name is: " << sig.method_name() << "\n";
 }
 
-absl::StatusOr<const tensorflow::SignatureDef*> FindSignature(
-    const tensorflow::MetaGraphDef& mg, const std::string& key) {
+absl::StatusOr<const tfproto::SignatureDef*> FindSignature(const tfproto::MetaGraphDef& mg,
+                                                           const std::string& key) {
   auto it = mg.signature_def().find(key);
   if (it == mg.signature_def().end()) {
     return absl::NotFoundError(absl::StrCat(
@@ -83,17 +82,17 @@ absl::StatusOr<const tensorflow::SignatureDef*> FindSignature(
 // Op types used by the graph and the library functions it reaches (through
 // call ops or function-named ops), excluding the function names themselves:
 // TensorFlow's ops_used_by_graph_def.
-std::set<std::string> OpsUsed(const tensorflow::GraphDef& graph) {
-  std::map<std::string, const tensorflow::FunctionDef*> functions;
+std::set<std::string> OpsUsed(const tfproto::GraphDef& graph) {
+  std::map<std::string, const tfproto::FunctionDef*> functions;
   for (const auto& f : graph.library().function()) functions[f.signature().name()] = &f;
   std::set<std::string> used;
-  std::vector<const tensorflow::FunctionDef*> pending;
+  std::vector<const tfproto::FunctionDef*> pending;
   auto mark = [&](const std::string& op) {
     auto f = functions.find(op);
     if (!used.count(op) && f != functions.end()) pending.push_back(f->second);
     used.insert(op);
   };
-  auto process = [&](const tensorflow::NodeDef& n) {
+  auto process = [&](const tfproto::NodeDef& n) {
     mark(n.op());
     if (n.op() == "PartitionedCall" || n.op() == "StatefulPartitionedCall") {
       auto f = n.attr().find("f");
@@ -102,7 +101,7 @@ std::set<std::string> OpsUsed(const tensorflow::GraphDef& graph) {
   };
   for (const auto& n : graph.node()) process(n);
   while (!pending.empty()) {
-    const tensorflow::FunctionDef* f = pending.back();
+    const tfproto::FunctionDef* f = pending.back();
     pending.pop_back();
     for (const auto& n : f->node_def()) process(n);
   }
@@ -113,10 +112,10 @@ std::set<std::string> OpsUsed(const tensorflow::GraphDef& graph) {
   return ops;
 }
 
-void PrintAll(const tensorflow::SavedModel& model, std::ostream& out) {
-  std::vector<const tensorflow::MetaGraphDef*> graphs;
+void PrintAll(const tfproto::SavedModel& model, std::ostream& out) {
+  std::vector<const tfproto::MetaGraphDef*> graphs;
   for (const auto& mg : model.meta_graphs()) graphs.push_back(&mg);
-  auto tags_of = [](const tensorflow::MetaGraphDef* mg) {
+  auto tags_of = [](const tfproto::MetaGraphDef* mg) {
     const auto& t = mg->meta_info_def().tags();
     return std::vector<std::string>(t.begin(), t.end());
   };
@@ -255,7 +254,7 @@ absl::Status RunShow(const std::vector<std::string>& args, std::ostream& out) {
   std::optional<std::string> dir = flags->Get("dir");
   if (!dir) return absl::InvalidArgumentError("--dir is required");
 
-  absl::StatusOr<tensorflow::SavedModel> model = loader::ReadSavedModelProto(*dir);
+  absl::StatusOr<tfproto::SavedModel> model = loader::ReadSavedModelProto(*dir);
   if (!model.ok()) return model.status();
 
   if (flags->Switch("all")) {
@@ -312,11 +311,10 @@ absl::Status RunShow(const std::vector<std::string>& args, std::ostream& out) {
     return absl::OkStatus();
   }
 
-  absl::StatusOr<const tensorflow::MetaGraphDef*> mg =
-      loader::SelectMetaGraph(*model, tags, *dir);
+  absl::StatusOr<const tfproto::MetaGraphDef*> mg = loader::SelectMetaGraph(*model, tags, *dir);
   if (!mg.ok()) return mg.status();
   if (sig_key) {
-    absl::StatusOr<const tensorflow::SignatureDef*> sig = FindSignature(**mg, *sig_key);
+    absl::StatusOr<const tfproto::SignatureDef*> sig = FindSignature(**mg, *sig_key);
     if (!sig.ok()) return sig.status();
     PrintSignature(**sig, 0, out);
     return absl::OkStatus();

@@ -30,9 +30,45 @@ from typing import Dict, Mapping, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
-from ._smrt import Error, __version__, load_option_keys
-from ._smrt import Cancellation, _Model
-from ._smrt import _get_log_level, _set_log_callback, _set_log_level
+
+def _import_native():
+    """Imports the extension module, with libsmrt.so's own libraries first in
+    its symbol lookup when the process already exports other copies of them.
+
+    TensorFlow's Python package loads its libraries with RTLD_GLOBAL, and they
+    export protobuf, re2, snappy and farmhash symbols under the very names
+    libsmrt.so binds to (it is built against the system's versions): imported
+    after TensorFlow, smrt would run on TensorFlow's protobuf and crash.
+    RTLD_DEEPBIND makes libsmrt.so and its dependencies look in their own
+    libraries first. Only then: it would also bypass a preloaded malloc or
+    AddressSanitizer's interceptors.
+    """
+    import ctypes
+    import sys
+
+    from_others = ("_ZN6google8protobuf14DescriptorPool24InternalAddGeneratedFileEPKvi",
+                   "_ZN3re23RE2C1EPKc", "_ZN6snappy13RawUncompressEPKcmPc")
+    try:
+        process = ctypes.CDLL(None)
+        clash = any(hasattr(process, name) for name in from_others)
+    except OSError:
+        clash = False
+    if not clash or not hasattr(os, "RTLD_DEEPBIND"):
+        from . import _smrt
+        return _smrt
+    flags = sys.getdlopenflags()
+    sys.setdlopenflags(flags | os.RTLD_DEEPBIND)
+    try:
+        from . import _smrt
+    finally:
+        sys.setdlopenflags(flags)
+    return _smrt
+
+
+_import_native()
+from ._smrt import Error, __version__, load_option_keys  # noqa: E402
+from ._smrt import Cancellation, _Model  # noqa: E402
+from ._smrt import _get_log_level, _set_log_callback, _set_log_level  # noqa: E402
 
 __all__ = ["Cancellation", "Error", "Model", "Signature", "TensorSpec", "get_log_level", "load",
            "load_from_memory", "load_option_keys", "set_log_level", "__version__"]

@@ -32,7 +32,7 @@
 #include "kernels/cpu/reference/register.h"
 #include "kernels/registry.h"
 #include "ops/parse_example_attrs.h"
-#include "tensorflow/example.pb.h"
+#include "smrt/tfproto/example.pb.h"
 
 namespace smrt::kernels {
 namespace {
@@ -47,13 +47,13 @@ using ops::parse_example::Version;
 // Reading features.
 
 // The value type a Feature holds; kInvalid when no list is set.
-DataType FeatureType(const tensorflow::Feature& f) {
+DataType FeatureType(const tfproto::Feature& f) {
   switch (f.kind_case()) {
-    case tensorflow::Feature::kBytesList:
+    case tfproto::Feature::kBytesList:
       return DataType::kString;
-    case tensorflow::Feature::kFloatList:
+    case tfproto::Feature::kFloatList:
       return DataType::kFloat;
-    case tensorflow::Feature::kInt64List:
+    case tfproto::Feature::kInt64List:
       return DataType::kInt64;
     default:
       return DataType::kInvalid;
@@ -71,13 +71,13 @@ absl::string_view ListName(DataType t) {
   }
 }
 
-int64_t FeatureSize(const tensorflow::Feature& f) {
+int64_t FeatureSize(const tfproto::Feature& f) {
   switch (f.kind_case()) {
-    case tensorflow::Feature::kBytesList:
+    case tfproto::Feature::kBytesList:
       return f.bytes_list().value_size();
-    case tensorflow::Feature::kFloatList:
+    case tfproto::Feature::kFloatList:
       return f.float_list().value_size();
-    case tensorflow::Feature::kInt64List:
+    case tfproto::Feature::kInt64List:
       return f.int64_list().value_size();
     default:
       return 0;
@@ -86,7 +86,7 @@ int64_t FeatureSize(const tensorflow::Feature& f) {
 
 // Copies the feature's values to out[offset...]; the caller checked that the
 // types match and that they fit.
-void CopyFeature(const tensorflow::Feature& f, Tensor& out, int64_t offset) {
+void CopyFeature(const tfproto::Feature& f, Tensor& out, int64_t offset) {
   switch (out.dtype()) {
     case DataType::kFloat:
       std::copy(f.float_list().value().begin(), f.float_list().value().end(),
@@ -122,15 +122,15 @@ void CopyElements(const Tensor& from, int64_t from_offset, Tensor& to, int64_t t
 // The parsed batch and what error messages need to say about it.
 class ExampleBatch {
  public:
-  ExampleBatch(const Tensor& names, std::vector<tensorflow::Example> examples)
+  ExampleBatch(const Tensor& names, std::vector<tfproto::Example> examples)
       : names_(names), examples_(std::move(examples)) {}
 
   int64_t size() const { return static_cast<int64_t>(examples_.size()); }
 
   // The feature `key` of example i, or null when it is absent or has no list.
   // A list of another type than `dtype` is an error.
-  absl::StatusOr<const tensorflow::Feature*> Find(int64_t i, const std::string& key,
-                                                  DataType dtype) const {
+  absl::StatusOr<const tfproto::Feature*> Find(int64_t i, const std::string& key,
+                                               DataType dtype) const {
     const auto& map = examples_[i].features().feature();
     auto it = map.find(key);
     if (it == map.end()) return nullptr;
@@ -155,7 +155,7 @@ class ExampleBatch {
 
  private:
   const Tensor& names_;
-  std::vector<tensorflow::Example> examples_;
+  std::vector<tfproto::Example> examples_;
 };
 
 // ---------------------------------------------------------------------------
@@ -164,10 +164,10 @@ class ExampleBatch {
 absl::Status ParseSparse(const ExampleBatch& batch, bool scalar_input, const std::string& key,
                          DataType dtype, KernelContext& ctx, int indices_out, int values_out,
                          int shape_out) {
-  std::vector<const tensorflow::Feature*> found(batch.size());
+  std::vector<const tfproto::Feature*> found(batch.size());
   int64_t total = 0, longest = 0;
   for (int64_t i = 0; i < batch.size(); ++i) {
-    absl::StatusOr<const tensorflow::Feature*> f = batch.Find(i, key, dtype);
+    absl::StatusOr<const tfproto::Feature*> f = batch.Find(i, key, dtype);
     if (!f.ok()) return f.status();
     found[i] = *f;
     int64_t n = *f == nullptr ? 0 : FeatureSize(**f);
@@ -210,7 +210,7 @@ absl::Status ParseFixedDense(const ExampleBatch& batch, const Shape& prefix, con
   absl::StatusOr<Tensor*> values = ctx.allocate_output(out, dtype, shape);
   if (!values.ok()) return values.status();
   for (int64_t i = 0; i < batch.size(); ++i) {
-    absl::StatusOr<const tensorflow::Feature*> f = batch.Find(i, key, dtype);
+    absl::StatusOr<const tfproto::Feature*> f = batch.Find(i, key, dtype);
     if (!f.ok()) return f.status();
     if (*f == nullptr) {
       if (default_value.num_elements() == 0) {
@@ -240,10 +240,10 @@ absl::Status ParseVarLenDense(const ExampleBatch& batch, const Shape& prefix,
                               const Tensor& default_value, KernelContext& ctx, int out) {
   const Shape row_shape(dense_shape.begin() + 1, dense_shape.end());
   const int64_t row = *NumElements(row_shape);  // checked with the attrs
-  std::vector<const tensorflow::Feature*> found(batch.size());
+  std::vector<const tfproto::Feature*> found(batch.size());
   int64_t rows = 0;
   for (int64_t i = 0; i < batch.size(); ++i) {
-    absl::StatusOr<const tensorflow::Feature*> f = batch.Find(i, key, dtype);
+    absl::StatusOr<const tfproto::Feature*> f = batch.Find(i, key, dtype);
     if (!f.ok()) return f.status();
     found[i] = *f;
     if (*f == nullptr) continue;
@@ -272,10 +272,10 @@ absl::Status ParseVarLenDense(const ExampleBatch& batch, const Shape& prefix,
 absl::Status ParseRagged(const ExampleBatch& batch, bool scalar_input, const std::string& key,
                          DataType dtype, DataType split_type, KernelContext& ctx, int values_out,
                          int splits_out) {
-  std::vector<const tensorflow::Feature*> found(batch.size());
+  std::vector<const tfproto::Feature*> found(batch.size());
   int64_t total = 0;
   for (int64_t i = 0; i < batch.size(); ++i) {
-    absl::StatusOr<const tensorflow::Feature*> f = batch.Find(i, key, dtype);
+    absl::StatusOr<const tfproto::Feature*> f = batch.Find(i, key, dtype);
     if (!f.ok()) return f.status();
     found[i] = *f;
     if (*f != nullptr) total += FeatureSize(**f);
@@ -399,7 +399,7 @@ absl::Status ComputeParseExample(KernelContext& ctx, Version version) {
   }
 
   const bool scalar_input = serialized.rank() == 0;
-  std::vector<tensorflow::Example> examples(static_cast<size_t>(serialized.num_elements()));
+  std::vector<tfproto::Example> examples(static_cast<size_t>(serialized.num_elements()));
   for (size_t i = 0; i < examples.size(); ++i) {
     const std::string& bytes = serialized.data<std::string>()[i];
     if (!examples[i].ParseFromString(bytes)) {

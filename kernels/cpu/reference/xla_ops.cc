@@ -18,13 +18,13 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "kernels/shared/array_util.h"
 #include "kernels/cpu/gemm.h"
-#include "kernels/shared/kernel_util.h"
 #include "kernels/cpu/reference/misc_util.h"
 #include "kernels/cpu/reference/register.h"
 #include "kernels/registry.h"
-#include "xla/xla_data.pb.h"
+#include "kernels/shared/array_util.h"
+#include "kernels/shared/kernel_util.h"
+#include "smrt/tfproto/xla/xla_data.pb.h"
 
 namespace smrt::kernels {
 namespace {
@@ -82,7 +82,7 @@ Ints FreeAxes(int64_t rank, const Ints& a, const Ints& b) {
 
 // Validates the dimension numbers against the operand shapes (dims may be -1
 // during inference) and returns the output shape.
-absl::StatusOr<Shape> DotShape(const xla::DotDimensionNumbers& dn, const Shape& lhs,
+absl::StatusOr<Shape> DotShape(const tfproto::xla::DotDimensionNumbers& dn, const Shape& lhs,
                                const Shape& rhs, DotPlan& plan) {
   plan.lhs_batch = ToInts(dn.lhs_batch_dimensions());
   plan.rhs_batch = ToInts(dn.rhs_batch_dimensions());
@@ -136,8 +136,8 @@ absl::Status InferDot(InferenceContext& ctx) {
   const PartialShape& l = ctx.input(0).shape;
   const PartialShape& r = ctx.input(1).shape;
   if (l.known_rank && r.known_rank) {
-    absl::StatusOr<xla::DotDimensionNumbers> dn =
-        ParseAttrProto<xla::DotDimensionNumbers>(ctx.attrs(), "dimension_numbers");
+    absl::StatusOr<tfproto::xla::DotDimensionNumbers> dn =
+        ParseAttrProto<tfproto::xla::DotDimensionNumbers>(ctx.attrs(), "dimension_numbers");
     if (!dn.ok()) return dn.status();
     DotPlan plan;
     absl::StatusOr<Shape> s = DotShape(*dn, l.dims, r.dims, plan);
@@ -208,8 +208,8 @@ absl::Status RunDot(const Tensor& lhs, const Tensor& rhs, const DotPlan& plan, T
 }
 
 absl::Status ComputeDot(KernelContext& ctx) {
-  absl::StatusOr<xla::DotDimensionNumbers> dn =
-      ParseAttrProto<xla::DotDimensionNumbers>(ctx.attrs(), "dimension_numbers");
+  absl::StatusOr<tfproto::xla::DotDimensionNumbers> dn =
+      ParseAttrProto<tfproto::xla::DotDimensionNumbers>(ctx.attrs(), "dimension_numbers");
   if (!dn.ok()) return dn.status();
   absl::StatusOr<DataType> t = ctx.attrs().Get<DataType>("preferred_element_type");
   if (!t.ok()) return t.status();
@@ -471,8 +471,9 @@ struct GatherPlan {
   Ints offset_operand;  // operand axis of each offset dim, in order
 };
 
-absl::StatusOr<Shape> GatherShape(const xla::GatherDimensionNumbers& dn, const Shape& operand,
-                                  const Shape& indices, const Ints& slice_sizes, GatherPlan& p) {
+absl::StatusOr<Shape> GatherShape(const tfproto::xla::GatherDimensionNumbers& dn,
+                                  const Shape& operand, const Shape& indices,
+                                  const Ints& slice_sizes, GatherPlan& p) {
   if (dn.operand_batching_dims_size() > 0 || dn.start_indices_batching_dims_size() > 0) {
     return absl::UnimplementedError("XlaGather with operand_batching_dims is not supported");
   }
@@ -551,8 +552,8 @@ absl::Status InferGather(InferenceContext& ctx) {
   const PartialShape& indices = ctx.input(1).shape;
   std::optional<Ints> sizes = KnownInts(ctx, 2);
   if (operand.known_rank && indices.known_rank && sizes.has_value()) {
-    absl::StatusOr<xla::GatherDimensionNumbers> dn =
-        ParseAttrProto<xla::GatherDimensionNumbers>(ctx.attrs(), "dimension_numbers");
+    absl::StatusOr<tfproto::xla::GatherDimensionNumbers> dn =
+        ParseAttrProto<tfproto::xla::GatherDimensionNumbers>(ctx.attrs(), "dimension_numbers");
     if (!dn.ok()) return dn.status();
     GatherPlan p;
     absl::StatusOr<Shape> s = GatherShape(*dn, operand.dims, indices.dims, *sizes, p);
@@ -568,8 +569,8 @@ absl::Status ComputeGather(KernelContext& ctx) {
   const Tensor& indices = ctx.input(1);
   absl::StatusOr<Ints> sizes = IntValues(ctx.input(2), "slice_sizes");
   if (!sizes.ok()) return sizes.status();
-  absl::StatusOr<xla::GatherDimensionNumbers> dn =
-      ParseAttrProto<xla::GatherDimensionNumbers>(ctx.attrs(), "dimension_numbers");
+  absl::StatusOr<tfproto::xla::GatherDimensionNumbers> dn =
+      ParseAttrProto<tfproto::xla::GatherDimensionNumbers>(ctx.attrs(), "dimension_numbers");
   if (!dn.ok()) return dn.status();
   GatherPlan p;
   absl::StatusOr<Shape> shape = GatherShape(*dn, operand.shape(), indices.shape(), *sizes, p);
