@@ -20,11 +20,6 @@
 
 namespace smrt::kernels {
 
-absl::Status ScanAxisError(int64_t axis, int rank) {
-  return absl::InvalidArgumentError(absl::StrCat("ScanOp: Expected scan axis in the range [", -rank,
-                                                 ", ", rank, "), but got ", axis));
-}
-
 absl::StatusOr<ScanPlan> PlanScan(const KernelContext& ctx) {
   const Tensor& x = ctx.input(0);
   const Tensor& axis_t = ctx.input(1);

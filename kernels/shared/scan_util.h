@@ -8,10 +8,12 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "kernels/kernel.h"
+#include "ops/axis_shapes.h"
 
 namespace smrt::kernels {
 
-absl::Status ScanAxisError(int64_t axis, int rank);
+// The axis check's message, as inference gives it (ops/axis_shapes.h).
+using ops::ScanAxisError;
 
 // The input viewed as (outer, len, inner), scanned along len.
 struct ScanPlan {

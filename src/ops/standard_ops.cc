@@ -45,6 +45,18 @@ const OpRegistry& StandardOps() {
     RegisterSegmentOps(*r);
     RegisterSetOps(*r);
     RegisterBitwiseOps(*r);
+    RegisterReverseSequenceOps(*r);
+    RegisterScanOps(*r);
+    RegisterScatterOps(*r);
+    RegisterShapeOps(*r);
+    RegisterSliceOps(*r);
+    RegisterTransposeOps(*r);
+    RegisterPoolOps(*r);
+    RegisterSpaceBatchOps(*r);
+    RegisterVolumeOps(*r);
+    RegisterStringOps(*r);
+    RegisterXlaOps(*r);
+    RegisterXlaReduceOps(*r);
     return r;
   }();
   return *registry;

@@ -9,15 +9,16 @@
 set(allowed_core    core smrt)
 set(allowed_device  device core smrt)
 set(allowed_memory  memory device core smrt)
-set(allowed_ops     ops core smrt)
+set(allowed_ops     ops tfproto core smrt)
 set(allowed_loader  loader tfproto core smrt)
 set(allowed_graph   graph loader tfproto ops core smrt)
 set(allowed_passes  passes graph loader tfproto ops core smrt)
 set(allowed_exec    exec passes graph loader tfproto ops kernels memory device core smrt)
 set(allowed_api     api exec passes graph loader tfproto ops kernels memory device core smrt)
-# "tfproto" is the generated protos ("smrt/tfproto/*.pb.h", from proto/),
-# which the loader and the layers above it may include; "smrt" the public
-# headers.
+# "tfproto" is the generated protos ("smrt/tfproto/*.pb.h", from proto/):
+# wire formats with no code of ours beneath them, which ops (the XLA ops'
+# dimension numbers are serialized protos in attrs), the loader and the
+# layers above them may include; "smrt" the public headers.
 set(project_dirs core device memory ops loader tfproto graph passes exec api kernels tools smrt)
 
 # Kernel backends: each may include the shared kernel headers (kernels/*.h,

@@ -18,156 +18,18 @@
 #include "kernels/cpu/parallel_for.h"
 #include "kernels/shared/conv_util.h"
 #include "kernels/shared/kernel_util.h"
+#include "ops/pool_shapes.h"
 #include "kernels/cpu/reference/register.h"
 #include "kernels/registry.h"
 
 namespace smrt::kernels {
 namespace {
 
-enum class PoolKind { kMax, kAvg };
-
-struct PoolAttrs {
-  Layout layout = Layout::kNhwc;
-  Padding padding = Padding::kValid;
-  std::array<int64_t, 4> ksize{};    // NHWC order
-  std::array<int64_t, 4> strides{};  // NHWC order
-  std::array<std::array<int64_t, 2>, 2> pads{};
-};
-
-// Layout and padding from attrs; ksize and strides are filled by the caller.
-absl::StatusOr<PoolAttrs> ReadPoolLayout(const AttrMap& attrs, bool allow_explicit) {
-  PoolAttrs p;
-  absl::StatusOr<Layout> layout = ParseLayout(attrs);
-  if (!layout.ok()) return layout.status();
-  p.layout = *layout;
-  absl::StatusOr<Padding> padding = ParsePadding(attrs, allow_explicit);
-  if (!padding.ok()) return padding.status();
-  p.padding = *padding;
-  absl::StatusOr<std::array<std::array<int64_t, 2>, 2>> pads =
-      ReadExplicitPaddings(attrs, p.padding, p.layout);
-  if (!pads.ok()) return pads.status();
-  p.pads = *pads;
-  return p;
-}
-
-// Checks what TensorFlow's PoolParameters checks that does not depend on the
-// input shape.
-absl::Status ValidateWindow(const PoolAttrs& p, PoolKind kind) {
-  for (int i = 0; i < 4; ++i) {
-    if (p.ksize[i] <= 0) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("Sliding window ksize must be positive, got ksize (NHWC) [",
-                       absl::StrJoin(p.ksize, ", "), "]"));
-    }
-    if (p.strides[i] <= 0) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("Sliding window strides must be positive, got strides (NHWC) [",
-                       absl::StrJoin(p.strides, ", "), "]"));
-    }
-  }
-  if (p.ksize[0] != 1 || p.strides[0] != 1) {
-    return absl::UnimplementedError("Pooling is not yet supported on the batch dimension.");
-  }
-  const bool depth_pool = p.ksize[3] != 1;
-  // Like TensorFlow's kernels, a depth stride with a depth window of 1 is ignored.
-  if (kind == PoolKind::kAvg && depth_pool) {
-    return absl::UnimplementedError(
-        "Non-spatial pooling (over depth) is not supported for AvgPool.");
-  }
-  if (depth_pool) {
-    if (p.ksize[1] != 1 || p.ksize[2] != 1) {
-      return absl::UnimplementedError(
-          "MaxPooling supports exactly one of pooling across depth or pooling across "
-          "width/height.");
-    }
-    if (p.strides[3] != p.ksize[3]) {
-      return absl::UnimplementedError(
-          "Depthwise max pooling requires the depth window to equal the depth stride");
-    }
-    if (p.strides[1] != 1 || p.strides[2] != 1) {
-      return absl::UnimplementedError(
-          "Depthwise max pooling with spatial strides other than 1 is not supported");
-    }
-  }
-  for (int d = 0; d < 2; ++d) {
-    static constexpr const char* kBefore[] = {"Top", "Left"};
-    static constexpr const char* kAfter[] = {"Bottom", "Right"};
-    if (p.pads[d][0] >= p.ksize[1 + d]) {
-      return absl::InvalidArgumentError(absl::StrCat(kBefore[d], " padding ", p.pads[d][0],
-                                                     " needs to be smaller than the window size ",
-                                                     p.ksize[1 + d]));
-    }
-    if (p.pads[d][1] >= p.ksize[1 + d]) {
-      return absl::InvalidArgumentError(absl::StrCat(kAfter[d], " padding ", p.pads[d][1],
-                                                     " needs to be smaller than the window size ",
-                                                     p.ksize[1 + d]));
-    }
-  }
-  return absl::OkStatus();
-}
-
-absl::StatusOr<PoolAttrs> ReadPoolAttrs(const AttrMap& attrs, PoolKind kind, bool allow_explicit) {
-  absl::StatusOr<PoolAttrs> p = ReadPoolLayout(attrs, allow_explicit);
-  if (!p.ok()) return p.status();
-  absl::StatusOr<std::array<int64_t, 4>> ksize = ReadFourInts(attrs, "ksize", p->layout);
-  if (!ksize.ok()) return ksize.status();
-  absl::StatusOr<std::array<int64_t, 4>> strides = ReadFourInts(attrs, "strides", p->layout);
-  if (!strides.ok()) return strides.status();
-  p->ksize = *ksize;
-  p->strides = *strides;
-  if (absl::Status s = ValidateWindow(*p, kind); !s.ok()) return s;
-  return p;
-}
-
-// Output depth of a pool over `depth` input channels (-1 stays unknown).
-absl::StatusOr<int64_t> OutputDepth(const PoolAttrs& p, int64_t depth) {
-  if (p.ksize[3] == 1 || depth < 0) return p.ksize[3] == 1 ? depth : int64_t{-1};
-  if (depth % p.ksize[3] != 0) {
-    return absl::UnimplementedError(absl::StrCat(
-        "Depthwise max pooling requires the depth window to evenly divide the input depth, got "
-        "depth window ",
-        p.ksize[3], " and input depth ", depth));
-  }
-  return depth / p.ksize[3];
-}
-
-absl::Status InferPoolShape(InferenceContext& ctx, const PoolAttrs* p) {
-  const ValueInfo& in = ctx.input(0);
-  if (in.shape.known_rank && in.shape.rank() != 4) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(ctx.op(), " input must be 4-dimensional, got ", in.shape.ToString()));
-  }
-  Layout layout = p != nullptr ? p->layout : Layout::kNhwc;
-  if (p == nullptr) {
-    absl::StatusOr<Layout> l = ParseLayout(ctx.attrs());
-    if (!l.ok()) return l.status();
-    layout = *l;
-  }
-  int64_t n = -1, h = -1, w = -1, c = -1;
-  if (in.shape.known_rank) {
-    LayoutAxes ax = AxesOf(layout);
-    n = in.shape.dims[ax.n];
-    h = in.shape.dims[ax.h];
-    w = in.shape.dims[ax.w];
-    c = in.shape.dims[ax.c];
-  }
-  if (p == nullptr) {  // window unknown until run time
-    ctx.set_output(0, ValueInfo{in.dtype, PartialShape::Known(ShapeInLayout(n, -1, -1, -1,
-                                                                             layout))});
-    return absl::OkStatus();
-  }
-  absl::StatusOr<int64_t> oh = InferWindowedOutputSize(h, p->ksize[1], 1, p->strides[1],
-                                                       p->padding, p->pads[0][0], p->pads[0][1]);
-  if (!oh.ok()) return oh.status();
-  absl::StatusOr<int64_t> ow = InferWindowedOutputSize(w, p->ksize[2], 1, p->strides[2],
-                                                       p->padding, p->pads[1][0], p->pads[1][1]);
-  if (!ow.ok()) return ow.status();
-  absl::StatusOr<int64_t> oc = OutputDepth(*p, c);
-  if (!oc.ok()) return oc.status();
-  ctx.set_output(0, ValueInfo{in.dtype, PartialShape::Known(ShapeInLayout(n, *oh, *ow, *oc,
-                                                                           layout))});
-  return absl::OkStatus();
-}
+using ops::PoolAttrs;
+using ops::PoolAttrsFromValues;
+using ops::PoolKind;
+using ops::PoolOutputDepth;
+using ops::ReadPoolAttrs;
 
 struct PoolGeometry {
   int64_t batch = 0, in_h = 0, in_w = 0, depth = 0;
@@ -290,7 +152,7 @@ absl::Status ComputePool(KernelContext& ctx, const PoolAttrs& p, PoolKind kind) 
   absl::StatusOr<WindowedSize> cols =
       WindowedOutputSize(g.in_w, g.k_w, 1, g.stride_w, p.padding, p.pads[1][0], p.pads[1][1]);
   if (!cols.ok()) return cols.status();
-  absl::StatusOr<int64_t> out_depth = OutputDepth(p, g.depth);
+  absl::StatusOr<int64_t> out_depth = PoolOutputDepth(p, g.depth);
   if (!out_depth.ok()) return out_depth.status();
   g.out_h = rows->size;
   g.out_w = cols->size;
@@ -322,22 +184,6 @@ absl::Status ComputePool(KernelContext& ctx, const PoolAttrs& p, PoolKind kind) 
   return absl::OkStatus();
 }
 
-// MaxPoolV2 reads ksize and strides from inputs 1 and 2.
-absl::StatusOr<PoolAttrs> PoolAttrsFromValues(const AttrMap& attrs,
-                                              const std::vector<int64_t>& ksize,
-                                              const std::vector<int64_t>& strides) {
-  absl::StatusOr<PoolAttrs> p = ReadPoolLayout(attrs, /*allow_explicit=*/false);
-  if (!p.ok()) return p.status();
-  absl::StatusOr<std::array<int64_t, 4>> k = FourIntsFromValues(ksize, "ksize", p->layout);
-  if (!k.ok()) return k.status();
-  absl::StatusOr<std::array<int64_t, 4>> s = FourIntsFromValues(strides, "strides", p->layout);
-  if (!s.ok()) return s.status();
-  p->ksize = *k;
-  p->strides = *s;
-  if (absl::Status st = ValidateWindow(*p, PoolKind::kMax); !st.ok()) return st;
-  return p;
-}
-
 const std::vector<DataType>& MaxPoolTypes() {
   static const std::vector<DataType> types = {
       DataType::kFloat, DataType::kDouble, DataType::kInt32, DataType::kInt64,
@@ -348,33 +194,12 @@ const std::vector<DataType>& MaxPoolTypes() {
 }  // namespace
 
 void RegisterPoolOps(KernelRegistry& r) {
-  r.AddOp({"MaxPool",
-           {{"T", DataType::kFloat},
-            {"explicit_paddings", EmptyList{}},
-            {"data_format", std::string("NHWC")}},
-           [](InferenceContext& ctx) -> absl::Status {
-             absl::StatusOr<PoolAttrs> p = ReadPoolAttrs(ctx.attrs(), PoolKind::kMax, true);
-             if (!p.ok()) return p.status();
-             return InferPoolShape(ctx, &*p);
-           },
-           nullptr});
   r.AddKernel({"MaxPool", kCpu, "T", MaxPoolTypes(), [](KernelContext& ctx) -> absl::Status {
                  absl::StatusOr<PoolAttrs> p = ReadPoolAttrs(ctx.attrs(), PoolKind::kMax, true);
                  if (!p.ok()) return p.status();
                  return ComputePool(ctx, *p, PoolKind::kMax);
                }});
 
-  r.AddOp({"MaxPoolV2",
-           {{"T", DataType::kFloat}, {"data_format", std::string("NHWC")}},
-           [](InferenceContext& ctx) -> absl::Status {
-             std::optional<std::vector<int64_t>> ksize = ConstInts(ctx, 1);
-             std::optional<std::vector<int64_t>> strides = ConstInts(ctx, 2);
-             if (!ksize || !strides) return InferPoolShape(ctx, nullptr);
-             absl::StatusOr<PoolAttrs> p = PoolAttrsFromValues(ctx.attrs(), *ksize, *strides);
-             if (!p.ok()) return p.status();
-             return InferPoolShape(ctx, &*p);
-           },
-           nullptr});
   r.AddKernel({"MaxPoolV2", kCpu, "T", MaxPoolTypes(), [](KernelContext& ctx) -> absl::Status {
                  absl::StatusOr<std::vector<int64_t>> ksize = ToInt64s(ctx.input(1));
                  if (!ksize.ok()) return ksize.status();
@@ -385,14 +210,6 @@ void RegisterPoolOps(KernelRegistry& r) {
                  return ComputePool(ctx, *p, PoolKind::kMax);
                }});
 
-  r.AddOp({"AvgPool",
-           {{"data_format", std::string("NHWC")}},
-           [](InferenceContext& ctx) -> absl::Status {
-             absl::StatusOr<PoolAttrs> p = ReadPoolAttrs(ctx.attrs(), PoolKind::kAvg, false);
-             if (!p.ok()) return p.status();
-             return InferPoolShape(ctx, &*p);
-           },
-           nullptr});
   r.AddKernel({"AvgPool", kCpu, "T", {DataType::kFloat, DataType::kDouble},
                [](KernelContext& ctx) -> absl::Status {
                  absl::StatusOr<PoolAttrs> p = ReadPoolAttrs(ctx.attrs(), PoolKind::kAvg, false);

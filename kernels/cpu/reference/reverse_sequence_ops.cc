@@ -12,60 +12,16 @@
 #include "kernels/shared/kernel_util.h"
 #include "kernels/cpu/reference/register.h"
 #include "kernels/registry.h"
+#include "ops/axis_shapes.h"
 
 namespace smrt::kernels {
 namespace {
-
-struct SeqDims {
-  int seq = 0;
-  int batch = 0;
-};
-
-absl::StatusOr<SeqDims> ReadDims(const AttrMap& attrs, int rank) {
-  absl::StatusOr<int64_t> seq = attrs.Get<int64_t>("seq_dim");
-  if (!seq.ok()) return seq.status();
-  absl::StatusOr<int64_t> batch = attrs.GetOr<int64_t>("batch_dim", 0);
-  if (!batch.ok()) return batch.status();
-  if (*seq < 0 || *seq >= rank) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("Invalid seq_dim ", *seq, " for an input of rank ", rank));
-  }
-  if (*batch < 0 || *batch >= rank) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("Invalid batch_dim ", *batch, " for an input of rank ", rank));
-  }
-  if (*seq == *batch) {
-    return absl::InvalidArgumentError(absl::StrCat("batch_dim == seq_dim == ", *seq));
-  }
-  return SeqDims{static_cast<int>(*seq), static_cast<int>(*batch)};
-}
-
-absl::Status InferReverseSequence(InferenceContext& ctx) {
-  const ValueInfo& in = ctx.input(0);
-  if (in.shape.known_rank) {
-    absl::StatusOr<SeqDims> d = ReadDims(ctx.attrs(), in.shape.rank());
-    if (!d.ok()) return d.status();
-    const PartialShape& lens = ctx.input(1).shape;
-    if (lens.known_rank && lens.rank() == 1) {
-      absl::StatusOr<int64_t> merged =
-          MergeDim(in.shape.dims[d->batch], lens.dims[0],
-                   "the length of seq_lengths and input.dims(batch_dim)");
-      if (!merged.ok()) return merged.status();
-      ValueInfo out = in;
-      out.shape.dims[d->batch] = *merged;
-      ctx.set_output(0, std::move(out));
-      return absl::OkStatus();
-    }
-  }
-  ctx.set_output(0, in);
-  return absl::OkStatus();
-}
 
 absl::Status ComputeReverseSequence(KernelContext& ctx) {
   const Tensor& input = ctx.input(0);
   const Tensor& lengths_t = ctx.input(1);
   const int rank = input.rank();
-  absl::StatusOr<SeqDims> d = ReadDims(ctx.attrs(), rank);
+  absl::StatusOr<ops::SeqDims> d = ops::ReadSeqDims(ctx.attrs(), rank);
   if (!d.ok()) return d.status();
   if (lengths_t.rank() != 1) {
     return absl::InvalidArgumentError(absl::StrCat("seq_lengths must be 1-dimensional, got shape ",
@@ -113,8 +69,6 @@ absl::Status ComputeReverseSequence(KernelContext& ctx) {
 }  // namespace
 
 void RegisterReverseSequenceOps(KernelRegistry& r) {
-  r.AddOp(ArrayOp("ReverseSequence", {{"batch_dim", int64_t{0}}, {"Tlen", DataType::kInt64}},
-                  InferReverseSequence));
   AddArrayKernel(r, "ReverseSequence", "T", ComputeReverseSequence);
 }
 

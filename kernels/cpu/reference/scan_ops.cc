@@ -4,7 +4,6 @@
 #include <cstdint>
 #include <limits>
 #include <numeric>
-#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -24,17 +23,6 @@ namespace {
 
 // ---------------------------------------------------------------------------
 // Cumsum, Cumprod
-
-absl::Status InferScan(InferenceContext& ctx) {
-  const PartialShape& x = ctx.input(0).shape;
-  if (std::optional<std::vector<int64_t>> axis = KnownInts(ctx, 1);
-      axis.has_value() && axis->size() == 1 && x.known_rank) {
-    if ((*axis)[0] < -x.rank() || (*axis)[0] >= x.rank())
-      return ScanAxisError((*axis)[0], x.rank());
-  }
-  ctx.set_output(0, ValueInfo{InputDType(ctx, 0, "T"), x});
-  return absl::OkStatus();
-}
 
 // Scans along the middle dim of x viewed as (outer, len, inner).
 template <typename T>
@@ -79,8 +67,6 @@ void RegisterScanOps(KernelRegistry& r) {
   const std::vector<DataType>& real = misc::RealTypes();
   for (const char* op : {"Cumsum", "Cumprod"}) {
     const bool prod = std::string(op) == "Cumprod";
-    r.AddOp(ArrayOp(op, {{"exclusive", false}, {"reverse", false}, {"Tidx", DataType::kInt32}},
-                    InferScan));
     r.AddKernel(
         {op, kCpu, "T", real, [prod](KernelContext& ctx) { return ComputeScan(ctx, prod); }});
   }

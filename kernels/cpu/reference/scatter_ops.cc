@@ -7,7 +7,6 @@
 // CPU kernels report it.
 #include <algorithm>
 #include <cstdint>
-#include <optional>
 #include <string>
 #include <vector>
 
@@ -94,24 +93,6 @@ absl::StatusOr<ScatterPlan> PlanScatter(const AttrMap& attrs, const Tensor& indi
   return p;
 }
 
-absl::Status InferScatterNd(InferenceContext& ctx) {
-  ValueInfo out;
-  out.dtype = InputDType(ctx, 1, "T");
-  if (std::optional<Ints> shape = KnownInts(ctx, 2); shape.has_value()) {
-    for (int64_t d : *shape) {
-      if (d < 0) {
-        return absl::InvalidArgumentError(
-            absl::StrCat("shape [", absl::StrJoin(*shape, ", "), "] has a negative dimension"));
-      }
-    }
-    out.shape = PartialShape::Known(*shape);
-  } else if (int64_t n = KnownVectorLength(ctx, 2); n >= 0) {
-    out.shape = UnknownDims(static_cast<int>(n));
-  }
-  ctx.set_output(0, std::move(out));
-  return absl::OkStatus();
-}
-
 enum class Combine { kAdd, kAssign };
 
 // Applies the plan to `out`, already holding the base values. T is a real
@@ -188,12 +169,9 @@ absl::Status ComputeTensorScatter(KernelContext& ctx) {
 }  // namespace
 
 void RegisterScatterOps(KernelRegistry& r) {
-  r.AddOp(ArrayOp("ScatterNd", {{"bad_indices_policy", std::string()}}, InferScatterNd));
   r.AddKernel({"ScatterNd", kCpu, "T", misc::RealTypes(), ComputeScatterNd});
-  r.AddOp(ArrayOp("TensorScatterAdd", {{"bad_indices_policy", std::string()}}, UnchangedShape));
   r.AddKernel(
       {"TensorScatterAdd", kCpu, "T", misc::RealTypes(), ComputeTensorScatter<Combine::kAdd>});
-  r.AddOp(ArrayOp("TensorScatterUpdate", {{"bad_indices_policy", std::string()}}, UnchangedShape));
   AddArrayKernel(r, "TensorScatterUpdate", "T", ComputeTensorScatter<Combine::kAssign>);
 }
 

@@ -19,6 +19,7 @@
 #include "absl/strings/str_join.h"
 #include "kernels/shared/array_util.h"
 #include "kernels/shared/depth_space_util.h"
+#include "ops/space_batch_shapes.h"
 #include "kernels/cpu/reference/register.h"
 #include "kernels/registry.h"
 
@@ -26,166 +27,10 @@ namespace smrt::kernels {
 
 namespace {
 
-struct BlockSpec {
-  std::vector<int64_t> block;                       // M positive sizes
-  std::vector<std::pair<int64_t, int64_t>> amount;  // paddings or crops, (before, after)
-  int64_t block_product = 1;
-};
-
-// Reads block_shape (1-D, positive) and the (M, 2) paddings/crops matrix
-// (non-negative). `what` is "paddings" or "crops".
-absl::StatusOr<BlockSpec> ReadBlockSpec(absl::string_view op, const Tensor& block_shape,
-                                        const Tensor& amounts, absl::string_view what) {
-  if (block_shape.rank() != 1) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(op, ": block_shape must be one-dimensional, got shape ",
-                     ShapeToString(block_shape.shape())));
-  }
-  const int64_t m = block_shape.dim(0);
-  if (amounts.rank() != 2 || amounts.dim(0) != m || amounts.dim(1) != 2) {
-    return absl::InvalidArgumentError(absl::StrCat(op, ": ", what, " must have shape [", m,
-                                                   ", 2] for block_shape of length ", m, ", got ",
-                                                   ShapeToString(amounts.shape())));
-  }
-  absl::StatusOr<std::vector<int64_t>> b = IntValues(block_shape, "block_shape");
-  if (!b.ok()) return b.status();
-  absl::StatusOr<std::vector<int64_t>> a = IntValues(amounts, what);
-  if (!a.ok()) return a.status();
-  BlockSpec s;
-  s.block = *b;
-  for (int64_t i = 0; i < m; ++i) {
-    if (s.block[i] < 1) {
-      return absl::InvalidArgumentError(absl::StrCat(op, ": block_shape must be positive, got [",
-                                                     absl::StrJoin(s.block, ", "), "]"));
-    }
-    if (__builtin_mul_overflow(s.block_product, s.block[i], &s.block_product)) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          op, ": the product of block_shape [", absl::StrJoin(s.block, ", "), "] overflows int64"));
-    }
-    const int64_t before = (*a)[2 * i], after = (*a)[2 * i + 1];
-    if (before < 0 || after < 0) {
-      return absl::InvalidArgumentError(absl::StrCat(op, ": ", what, " must be non-negative, got (",
-                                                     before, ", ", after, ") for block dim ", i));
-    }
-    s.amount.emplace_back(before, after);
-  }
-  return s;
-}
-
-// Output shape of SpaceToBatchND (to_batch) or BatchToSpaceND. Input dims may
-// be -1 (unknown) during inference; they give -1.
-absl::StatusOr<Shape> BlockOutputShape(absl::string_view op, const Shape& in, const BlockSpec& s,
-                                       bool to_batch) {
-  const int m = static_cast<int>(s.block.size());
-  if (static_cast<int>(in.size()) < 1 + m) {
-    return absl::InvalidArgumentError(absl::StrCat(op, ": input rank must be at least ", 1 + m,
-                                                   " for block_shape of length ", m,
-                                                   ", got input shape ", ShapeToString(in)));
-  }
-  Shape out = in;
-  if (in[0] >= 0) {
-    if (to_batch) {
-      if (__builtin_mul_overflow(in[0], s.block_product, &out[0])) {
-        return absl::InvalidArgumentError(absl::StrCat(op, ": output batch size overflows int64"));
-      }
-    } else {
-      if (in[0] % s.block_product != 0) {
-        return absl::InvalidArgumentError(
-            absl::StrCat(op, ": input batch dimension ", in[0],
-                         " is not divisible by the product of block_shape [",
-                         absl::StrJoin(s.block, ", "), "] (", s.block_product, ")"));
-      }
-      out[0] = in[0] / s.block_product;
-    }
-  }
-  for (int i = 0; i < m; ++i) {
-    const int64_t dim = in[1 + i];
-    if (dim < 0) continue;
-    const auto [before, after] = s.amount[i];
-    if (to_batch) {
-      int64_t padded;
-      if (__builtin_add_overflow(dim, before, &padded) ||
-          __builtin_add_overflow(padded, after, &padded)) {
-        return absl::InvalidArgumentError(absl::StrCat(op, ": padded dimension overflows int64"));
-      }
-      if (padded % s.block[i] != 0) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            op, ": padded_shape[", i, "]=", padded, " is not divisible by block_shape[", i,
-            "]=", s.block[i], " (input shape ", ShapeToString(in), ")"));
-      }
-      out[1 + i] = padded / s.block[i];
-    } else {
-      int64_t full;
-      if (__builtin_mul_overflow(dim, s.block[i], &full)) {
-        return absl::InvalidArgumentError(
-            absl::StrCat(op, ": uncropped dimension overflows int64"));
-      }
-      if (before > full - after) {
-        return absl::InvalidArgumentError(absl::StrCat(op, ": crops (", before, ", ", after,
-                                                       ") for dimension ", i + 1,
-                                                       " are larger than the uncropped size ", full,
-                                                       " (input shape ", ShapeToString(in), ")"));
-      }
-      out[1 + i] = full - before - after;
-    }
-  }
-  return out;
-}
-
-// The ND ops take block_shape and paddings/crops as inputs 1 and 2; the TF1
-// SpaceToBatch / BatchToSpace take paddings/crops as input 1 and a square
-// block_size attr over a 4-D (NHWC) input. `block` is null for those.
-bool IsNd(absl::string_view op) { return op == "SpaceToBatchND" || op == "BatchToSpaceND"; }
-
-absl::StatusOr<BlockSpec> ReadSpec(absl::string_view op, const AttrMap& attrs, const Tensor* block,
-                                   const Tensor& amounts, int input_rank, bool to_batch) {
-  const char* what = to_batch ? "paddings" : "crops";
-  if (IsNd(op)) return ReadBlockSpec(op, *block, amounts, what);
-  absl::StatusOr<int64_t> size = attrs.Get<int64_t>("block_size");
-  if (!size.ok()) return size.status();
-  if (*size < 2) {
-    return absl::InvalidArgumentError(absl::StrCat(op, ": block_size should be > 1, got ", *size));
-  }
-  if (input_rank != 4) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(op, ": input must be 4-dimensional, got rank ", input_rank));
-  }
-  Tensor square = *Tensor::Create(DataType::kInt64, {2});
-  square.data<int64_t>()[0] = square.data<int64_t>()[1] = *size;
-  return ReadBlockSpec(op, square, amounts, what);
-}
-
-absl::Status InferBlockOp(InferenceContext& ctx, bool to_batch) {
-  ValueInfo out;
-  out.dtype = InputDType(ctx, 0, "T");
-  const PartialShape& in = ctx.input(0).shape;
-  const bool nd = IsNd(ctx.op());
-  const Tensor* block = nd ? ctx.input_value(1) : nullptr;
-  const Tensor* amounts = ctx.input_value(nd ? 2 : 1);
-  if (in.known_rank && (block != nullptr || !nd) && amounts != nullptr) {
-    absl::StatusOr<BlockSpec> s =
-        ReadSpec(ctx.op(), ctx.attrs(), block, *amounts, in.rank(), to_batch);
-    if (!s.ok()) return s.status();
-    absl::StatusOr<Shape> dims = BlockOutputShape(ctx.op(), in.dims, *s, to_batch);
-    if (!dims.ok()) return dims.status();
-    out.shape = PartialShape::Known(*std::move(dims));
-  } else if (in.known_rank) {
-    // The batch and spatial dims change; dims after the spatial ones do not.
-    Shape dims(in.dims.size(), -1);
-    const int64_t m = nd ? KnownVectorLength(ctx, 1) : 2;
-    if (m >= 0 && m + 1 <= in.rank()) {
-      for (int d = static_cast<int>(m) + 1; d < in.rank(); ++d) dims[d] = in.dims[d];
-    }
-    out.shape = PartialShape::Known(std::move(dims));
-  }
-  ctx.set_output(0, std::move(out));
-  return absl::OkStatus();
-}
-
 // Calls fn(out_index, in_index) for each run of `inner` contiguous elements.
 // Output and input runs are given as run indices (element offset / inner).
 template <typename Fn>
-void ForEachBlockRun(const Shape& in, const Shape& out, const BlockSpec& s, bool to_batch,
+void ForEachBlockRun(const Shape& in, const Shape& out, const ops::BlockSpec& s, bool to_batch,
                      Fn&& fn) {
   const int m = static_cast<int>(s.block.size());
   // `big` is the side with the larger batch (the space-to-batch output).
@@ -240,11 +85,12 @@ void ForEachBlockRun(const Shape& in, const Shape& out, const BlockSpec& s, bool
 
 absl::Status ComputeBlockOp(KernelContext& ctx, bool to_batch) {
   const Tensor& input = ctx.input(0);
-  const bool nd = IsNd(ctx.op());
-  absl::StatusOr<BlockSpec> s = ReadSpec(ctx.op(), ctx.attrs(), nd ? &ctx.input(1) : nullptr,
-                                         ctx.input(nd ? 2 : 1), input.rank(), to_batch);
+  const bool nd = ops::IsBlockNdOp(ctx.op());
+  absl::StatusOr<ops::BlockSpec> s =
+      ops::ReadBlockSpec(ctx.op(), ctx.attrs(), nd ? &ctx.input(1) : nullptr, ctx.input(nd ? 2 : 1),
+                         input.rank(), to_batch);
   if (!s.ok()) return s.status();
-  absl::StatusOr<Shape> dims = BlockOutputShape(ctx.op(), input.shape(), *s, to_batch);
+  absl::StatusOr<Shape> dims = ops::BlockOutputShape(ctx.op(), input.shape(), *s, to_batch);
   if (!dims.ok()) return dims.status();
   absl::StatusOr<Tensor*> out = ctx.allocate_output(0, input.dtype(), *dims);
   if (!out.ok()) return out.status();
@@ -261,25 +107,6 @@ absl::Status ComputeBlockOp(KernelContext& ctx, bool to_batch) {
     });
     return absl::OkStatus();
   });
-}
-
-// SpaceToDepth / DepthToSpace (depth_space_util.h plans their shapes).
-
-absl::Status InferDepthOp(InferenceContext& ctx, bool to_depth) {
-  absl::StatusOr<int64_t> b = ReadBlockSize(ctx.attrs(), ctx.op());
-  if (!b.ok()) return b.status();
-  ValueInfo out;
-  out.dtype = InputDType(ctx, 0, "T");
-  const PartialShape& in = ctx.input(0).shape;
-  if (in.known_rank) {
-    absl::StatusOr<Shape> dims = DepthOutputShape(ctx.op(), in.dims, *b, to_depth);
-    if (!dims.ok()) return dims.status();
-    out.shape = PartialShape::Known(*std::move(dims));
-  } else {
-    out.shape = UnknownDims(4);
-  }
-  ctx.set_output(0, std::move(out));
-  return absl::OkStatus();
 }
 
 absl::Status ComputeDepthOp(KernelContext& ctx, bool to_depth) {
@@ -325,29 +152,14 @@ absl::Status ComputeDepthOp(KernelContext& ctx, bool to_depth) {
 }  // namespace
 
 void RegisterSpaceBatchOps(KernelRegistry& r) {
-  r.AddOp(ArrayOp("SpaceToBatchND",
-                  {{"Tblock_shape", DataType::kInt32}, {"Tpaddings", DataType::kInt32}},
-                  [](InferenceContext& ctx) { return InferBlockOp(ctx, /*to_batch=*/true); }));
-  r.AddOp(ArrayOp("BatchToSpaceND",
-                  {{"Tblock_shape", DataType::kInt32}, {"Tcrops", DataType::kInt32}},
-                  [](InferenceContext& ctx) { return InferBlockOp(ctx, /*to_batch=*/false); }));
   AddArrayKernel(r, "SpaceToBatchND", "T",
                  [](KernelContext& ctx) { return ComputeBlockOp(ctx, /*to_batch=*/true); });
   AddArrayKernel(r, "BatchToSpaceND", "T",
                  [](KernelContext& ctx) { return ComputeBlockOp(ctx, /*to_batch=*/false); });
-  r.AddOp(ArrayOp("SpaceToBatch", {{"Tpaddings", DataType::kInt32}},
-                  [](InferenceContext& ctx) { return InferBlockOp(ctx, /*to_batch=*/true); }));
-  r.AddOp(ArrayOp("BatchToSpace", {{"Tidx", DataType::kInt32}},
-                  [](InferenceContext& ctx) { return InferBlockOp(ctx, /*to_batch=*/false); }));
   AddArrayKernel(r, "SpaceToBatch", "T",
                  [](KernelContext& ctx) { return ComputeBlockOp(ctx, /*to_batch=*/true); });
   AddArrayKernel(r, "BatchToSpace", "T",
                  [](KernelContext& ctx) { return ComputeBlockOp(ctx, /*to_batch=*/false); });
-
-  r.AddOp(ArrayOp("SpaceToDepth", {{"data_format", std::string("NHWC")}},
-                  [](InferenceContext& ctx) { return InferDepthOp(ctx, /*to_depth=*/true); }));
-  r.AddOp(ArrayOp("DepthToSpace", {{"data_format", std::string("NHWC")}},
-                  [](InferenceContext& ctx) { return InferDepthOp(ctx, /*to_depth=*/false); }));
   AddArrayKernel(r, "SpaceToDepth", "T",
                  [](KernelContext& ctx) { return ComputeDepthOp(ctx, /*to_depth=*/true); });
   AddArrayKernel(r, "DepthToSpace", "T",

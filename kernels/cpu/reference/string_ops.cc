@@ -47,9 +47,15 @@
 #include "kernels/shared/kernel_util.h"
 #include "kernels/cpu/reference/register.h"
 #include "kernels/registry.h"
+#include "ops/string_shapes.h"
 
 namespace smrt::kernels {
 namespace {
+
+using ops::AsStringFormat;
+using ops::CompileRegex;
+using ops::MakeAsStringFormat;
+using ops::NumBuckets;
 
 absl::Status CheckString(const Tensor& t, absl::string_view what) {
   if (t.dtype() == DataType::kString) return absl::OkStatus();
@@ -62,20 +68,6 @@ absl::Status CheckScalarString(const Tensor& t, absl::string_view what) {
   if (t.rank() == 0) return absl::OkStatus();
   return absl::InvalidArgumentError(
       absl::StrCat(what, " must be a scalar, got shape ", ShapeToString(t.shape())));
-}
-
-absl::Status RequireRank(const PartialShape& s, int rank, absl::string_view what) {
-  if (!s.known_rank || s.rank() == rank) return absl::OkStatus();
-  return absl::InvalidArgumentError(
-      absl::StrCat(what, " must have rank ", rank, ", got shape ", s.ToString()));
-}
-
-// Output 0: `dtype` with input 0's shape.
-InferFn SameShapeAs(DataType dtype) {
-  return [dtype](InferenceContext& ctx) -> absl::Status {
-    ctx.set_output(0, ValueInfo{dtype, ctx.input(0).shape});
-    return absl::OkStatus();
-  };
 }
 
 // Applies fn to every element of a string input, same shape out.
@@ -94,17 +86,6 @@ absl::Status MapStrings(KernelContext& ctx, Fn fn) {
 }
 
 // ------------------------------------------------------------ StringLower/Upper
-
-absl::Status InferCase(InferenceContext& ctx) {
-  absl::StatusOr<std::string> encoding = ctx.attrs().GetOr<std::string>("encoding", "");
-  if (!encoding.ok()) return encoding.status();
-  if (!encoding->empty()) {
-    return absl::UnimplementedError(absl::StrCat(
-        ctx.op(), " with encoding '", *encoding,
-        "' (Unicode case mapping) is not supported; only the default ASCII mapping is"));
-  }
-  return SameShapeAs(DataType::kString)(ctx);
-}
 
 ComputeFn CaseMap(bool upper) {
   return [upper](KernelContext& ctx) -> absl::Status {
@@ -131,28 +112,6 @@ ComputeFn CaseMap(bool upper) {
 // is, as RE2 (and so TensorFlow) does. The one option set here only keeps
 // RE2's complaints about bad patterns out of stderr: they are in the status.
 
-absl::StatusOr<std::unique_ptr<RE2>> CompileRegex(const std::string& pattern) {
-  RE2::Options options;
-  options.set_log_errors(false);
-  auto re = std::make_unique<RE2>(pattern, options);
-  if (!re->ok()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("Invalid pattern: ", pattern, ", error: ", re->error()));
-  }
-  return re;
-}
-
-absl::Status InferStaticRegex(InferenceContext& ctx, DataType out) {
-  absl::StatusOr<std::string> pattern = ctx.attrs().Get<std::string>("pattern");
-  if (!pattern.ok()) return pattern.status();
-  // TensorFlow compiles the pattern when it builds the kernel; compiling here
-  // makes a model with a bad pattern fail at load.
-  absl::StatusOr<std::unique_ptr<RE2>> re = CompileRegex(*pattern);
-  if (!re.ok()) return re.status();
-  ctx.set_output(0, ValueInfo{out, ctx.input(0).shape});
-  return absl::OkStatus();
-}
-
 absl::Status ReplaceAll(KernelContext& ctx, const RE2& re, const std::string& rewrite) {
   absl::StatusOr<bool> global = ctx.attrs().GetOr<bool>("replace_global", true);
   if (!global.ok()) return global.status();
@@ -175,12 +134,6 @@ absl::Status ComputeStaticRegexReplace(KernelContext& ctx) {
   absl::StatusOr<std::unique_ptr<RE2>> re = CompileRegex(*pattern);
   if (!re.ok()) return re.status();
   return ReplaceAll(ctx, **re, *rewrite);
-}
-
-absl::Status InferRegexReplace(InferenceContext& ctx) {
-  if (absl::Status s = RequireRank(ctx.input(1).shape, 0, "pattern"); !s.ok()) return s;
-  if (absl::Status s = RequireRank(ctx.input(2).shape, 0, "rewrite"); !s.ok()) return s;
-  return SameShapeAs(DataType::kString)(ctx);
 }
 
 absl::Status ComputeRegexReplace(KernelContext& ctx) {
@@ -208,11 +161,6 @@ absl::Status ComputeStaticRegexFullMatch(KernelContext& ctx) {
   absl::StatusOr<std::unique_ptr<RE2>> re = CompileRegex(*pattern);
   if (!re.ok()) return re.status();
   return FullMatchAll(ctx, **re);
-}
-
-absl::Status InferRegexFullMatch(InferenceContext& ctx) {
-  if (absl::Status s = RequireRank(ctx.input(1).shape, 0, "pattern"); !s.ok()) return s;
-  return SameShapeAs(DataType::kBool)(ctx);
 }
 
 absl::Status ComputeRegexFullMatch(KernelContext& ctx) {
@@ -283,17 +231,6 @@ std::vector<absl::string_view> SplitV1(absl::string_view text, absl::string_view
   return result;
 }
 
-absl::StatusOr<int> ThreeOutputs(const AttrMap&, int) { return 3; }
-
-absl::Status InferSplit(InferenceContext& ctx) {
-  if (absl::Status s = RequireRank(ctx.input(0).shape, 1, "input"); !s.ok()) return s;
-  if (absl::Status s = RequireRank(ctx.input(1).shape, 0, "separator"); !s.ok()) return s;
-  ctx.set_output(0, ValueInfo{DataType::kInt64, PartialShape::Known({-1, 2})});
-  ctx.set_output(1, ValueInfo{DataType::kString, PartialShape::Known({-1})});
-  ctx.set_output(2, ValueInfo{DataType::kInt64, PartialShape::Known({2})});
-  return absl::OkStatus();
-}
-
 // Writes the sparse (indices, values, dense_shape) of per-row tokens.
 absl::Status EmitSparseTokens(KernelContext& ctx,
                               const std::vector<std::vector<absl::string_view>>& rows) {
@@ -361,41 +298,6 @@ absl::Status ComputeStringSplit(KernelContext& ctx) {
 
 // ------------------------------------------------------------------- StringJoin
 
-absl::Status InferStringJoin(InferenceContext& ctx) {
-  bool all_scalar = true;
-  for (int i = 0; i < ctx.num_inputs(); ++i) {
-    if (ctx.input(i).shape.rank() != 0) all_scalar = false;
-  }
-  if (all_scalar) {
-    ctx.set_output(0, ValueInfo{DataType::kString, PartialShape::Known({})});
-    return absl::OkStatus();
-  }
-  // Merge the non-scalar inputs of known rank (unknown ranks may be scalars).
-  PartialShape out = PartialShape::Unknown();
-  for (int i = 0; i < ctx.num_inputs(); ++i) {
-    const PartialShape& s = ctx.input(i).shape;
-    if (!s.known_rank || s.rank() == 0) continue;
-    if (!out.known_rank) {
-      out = s;
-      continue;
-    }
-    if (out.rank() != s.rank()) {
-      return absl::InvalidArgumentError(absl::StrCat("StringJoin: input shapes do not match: ",
-                                                     out.ToString(), " vs ", s.ToString()));
-    }
-    for (int d = 0; d < s.rank(); ++d) {
-      if (out.dims[d] < 0) {
-        out.dims[d] = s.dims[d];
-      } else if (s.dims[d] >= 0 && s.dims[d] != out.dims[d]) {
-        return absl::InvalidArgumentError(absl::StrCat("StringJoin: input shapes do not match: ",
-                                                       out.ToString(), " vs ", s.ToString()));
-      }
-    }
-  }
-  ctx.set_output(0, ValueInfo{DataType::kString, out});
-  return absl::OkStatus();
-}
-
 absl::Status ComputeStringJoin(KernelContext& ctx) {
   absl::StatusOr<std::string> separator = ctx.attrs().GetOr<std::string>("separator", "");
   if (!separator.ok()) return separator.status();
@@ -429,55 +331,6 @@ absl::Status ComputeStringJoin(KernelContext& ctx) {
 
 // ------------------------------------------------------------------- ReduceJoin
 
-// Which dims are reduced, in the order given (validated against rank).
-absl::StatusOr<std::vector<int>> ReductionDims(const std::vector<int64_t>& indices, int rank) {
-  std::vector<int> dims;
-  std::vector<bool> seen(static_cast<size_t>(rank), false);
-  for (int64_t i : indices) {
-    if (i < -rank || i >= rank) {
-      return absl::InvalidArgumentError(absl::StrCat("Invalid reduction dimension ", i,
-                                                     " for input with ", rank, " dimension(s)"));
-    }
-    int d = static_cast<int>(i < 0 ? i + rank : i);
-    if (seen[d]) return absl::InvalidArgumentError(absl::StrCat("Duplicate reduction dimension ", i));
-    seen[d] = true;
-    dims.push_back(d);
-  }
-  return dims;
-}
-
-absl::Status InferReduceJoin(InferenceContext& ctx) {
-  absl::StatusOr<bool> keep = ctx.attrs().GetOr<bool>("keep_dims", false);
-  if (!keep.ok()) return keep.status();
-  const PartialShape& in = ctx.input(0).shape;
-  std::optional<std::vector<int64_t>> indices = ConstInts(ctx, 1);
-  if (!in.known_rank) {
-    ctx.set_output(0, ValueInfo{DataType::kString, PartialShape::Unknown()});
-    return absl::OkStatus();
-  }
-  if (!indices) {
-    if (*keep) {
-      ctx.set_output(0, ValueInfo{DataType::kString, PartialShape::Known(Shape(in.dims.size(), -1))});
-    } else {
-      ctx.set_output(0, ValueInfo{DataType::kString, PartialShape::Unknown()});
-    }
-    return absl::OkStatus();
-  }
-  absl::StatusOr<std::vector<int>> dims = ReductionDims(*indices, in.rank());
-  if (!dims.ok()) return dims.status();
-  Shape out;
-  for (int d = 0; d < in.rank(); ++d) {
-    bool reduced = std::find(dims->begin(), dims->end(), d) != dims->end();
-    if (!reduced) {
-      out.push_back(in.dims[d]);
-    } else if (*keep) {
-      out.push_back(1);
-    }
-  }
-  ctx.set_output(0, ValueInfo{DataType::kString, PartialShape::Known(out)});
-  return absl::OkStatus();
-}
-
 absl::Status ComputeReduceJoin(KernelContext& ctx) {
   const Tensor& in = ctx.input(0);
   if (absl::Status s = CheckString(in, "inputs"); !s.ok()) return s;
@@ -488,7 +341,7 @@ absl::Status ComputeReduceJoin(KernelContext& ctx) {
   absl::StatusOr<std::vector<int64_t>> indices = ToInt64s(ctx.input(1));
   if (!indices.ok()) return indices.status();
   const int rank = in.rank();
-  absl::StatusOr<std::vector<int>> dims = ReductionDims(*indices, rank);
+  absl::StatusOr<std::vector<int>> dims = ops::ReduceJoinDims(*indices, rank);
   if (!dims.ok()) return dims.status();
   std::vector<bool> reduced(static_cast<size_t>(rank), false);
   for (int d : *dims) reduced[d] = true;
@@ -573,20 +426,6 @@ absl::Status ComputeStringLength(KernelContext& ctx) {
 
 // -------------------------------------------------------- StringToHashBucketFast
 
-absl::StatusOr<int64_t> NumBuckets(const AttrMap& attrs) {
-  absl::StatusOr<int64_t> n = attrs.Get<int64_t>("num_buckets");
-  if (!n.ok()) return n.status();
-  if (*n < 1) {
-    return absl::InvalidArgumentError(absl::StrCat("num_buckets must be >= 1, got ", *n));
-  }
-  return *n;
-}
-
-absl::Status InferHashBucket(InferenceContext& ctx) {
-  if (absl::StatusOr<int64_t> n = NumBuckets(ctx.attrs()); !n.ok()) return n.status();
-  return SameShapeAs(DataType::kInt64)(ctx);
-}
-
 absl::Status ComputeHashBucketFast(KernelContext& ctx) {
   const Tensor& in = ctx.input(0);
   if (absl::Status s = CheckString(in, "input"); !s.ok()) return s;
@@ -660,25 +499,6 @@ bool SubstrRange(absl::string_view in, int64_t pos, int64_t len, bool utf8, int6
   return true;
 }
 
-absl::Status InferSubstr(InferenceContext& ctx) {
-  const PartialShape& pos = ctx.input(1).shape;
-  const PartialShape& len = ctx.input(2).shape;
-  if (pos.known_rank && len.known_rank) {
-    bool same = pos.rank() == len.rank();
-    for (int d = 0; same && d < pos.rank(); ++d) {
-      same = pos.dims[d] < 0 || len.dims[d] < 0 || pos.dims[d] == len.dims[d];
-    }
-    if (!same) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "pos and len shapes must match: ", pos.ToString(), " vs ", len.ToString()));
-    }
-  }
-  absl::StatusOr<PartialShape> out = BroadcastPartialShapes({ctx.input(0).shape, pos});
-  if (!out.ok()) return out.status();
-  ctx.set_output(0, ValueInfo{DataType::kString, *out});
-  return absl::OkStatus();
-}
-
 absl::Status ComputeSubstr(KernelContext& ctx) {
   const Tensor& in = ctx.input(0);
   if (absl::Status s = CheckString(in, "input"); !s.ok()) return s;
@@ -722,59 +542,6 @@ absl::Status ComputeSubstr(KernelContext& ctx) {
 }
 
 // --------------------------------------------------------------------- AsString
-
-struct AsStringFormat {
-  std::string spec;  // printf conversion without length modifier, e.g. "%0*.*f"
-  int width = 0;
-  int precision = -1;
-};
-
-absl::StatusOr<AsStringFormat> MakeAsStringFormat(const AttrMap& attrs, DataType dtype) {
-  absl::StatusOr<int64_t> precision = attrs.GetOr<int64_t>("precision", -1);
-  if (!precision.ok()) return precision.status();
-  absl::StatusOr<bool> scientific = attrs.GetOr<bool>("scientific", false);
-  if (!scientific.ok()) return scientific.status();
-  absl::StatusOr<bool> shortest = attrs.GetOr<bool>("shortest", false);
-  if (!shortest.ok()) return shortest.status();
-  absl::StatusOr<int64_t> width = attrs.GetOr<int64_t>("width", -1);
-  if (!width.ok()) return width.status();
-  absl::StatusOr<std::string> fill = attrs.GetOr<std::string>("fill", "");
-  if (!fill.ok()) return fill.status();
-  const bool floating = dtype == DataType::kFloat || dtype == DataType::kDouble ||
-                        dtype == DataType::kComplex64 || dtype == DataType::kComplex128;
-  if (dtype != DataType::kString && !floating) {
-    if (*scientific || *shortest) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "scientific and shortest format not supported for datatype ", DataTypeName(dtype)));
-    }
-    if (*precision >= 0) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("precision not supported for datatype ", DataTypeName(dtype)));
-    }
-  }
-  if (fill->size() > 1) {
-    return absl::InvalidArgumentError("Fill string must be one or fewer characters");
-  }
-  if (*scientific && *shortest) {
-    return absl::InvalidArgumentError("Cannot select both scientific and shortest notation");
-  }
-  if (!fill->empty() && std::string(" +-0#").find((*fill)[0]) == std::string::npos) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("Fill argument not supported: \"", *fill, "\""));
-  }
-  if (*width > 1 << 20 || *precision > 1 << 20) {
-    return absl::InvalidArgumentError(absl::StrCat("width (", *width, ") and precision (",
-                                                   *precision, ") must be at most 2^20"));
-  }
-  AsStringFormat f;
-  f.width = static_cast<int>(std::max<int64_t>(*width, 0));
-  f.precision = static_cast<int>(std::max<int64_t>(*precision, -1));
-  char conv = 's';
-  if (floating) conv = *shortest ? 'g' : *scientific ? 'e' : 'f';
-  f.spec = absl::StrCat("%", *fill, "*.*");
-  f.spec.push_back(conv);
-  return f;
-}
 
 // printf with `spec` ("%<fill>*.*<conv>") where conv may need a length modifier.
 template <typename T>
@@ -831,14 +598,6 @@ void FormatComplex(const AsStringFormat& f, const Tensor& in, Tensor& out) {
     out.data<std::string>()[i] = absl::StrCat("(", FormatOne<T>(f, v[0]), ",",
                                               FormatOne<T>(f, v[1]), ")");
   }
-}
-
-absl::Status InferAsString(InferenceContext& ctx) {
-  absl::StatusOr<DataType> t = ctx.attrs().Get<DataType>("T");
-  if (!t.ok()) return t.status();
-  absl::StatusOr<AsStringFormat> f = MakeAsStringFormat(ctx.attrs(), *t);
-  if (!f.ok()) return f.status();
-  return SameShapeAs(DataType::kString)(ctx);
 }
 
 absl::Status ComputeAsString(KernelContext& ctx) {
@@ -906,12 +665,6 @@ bool ParseNumber(absl::string_view s, T* out) {
   }
 }
 
-absl::Status InferStringToNumber(InferenceContext& ctx) {
-  absl::StatusOr<DataType> t = ctx.attrs().GetOr<DataType>("out_type", DataType::kFloat);
-  if (!t.ok()) return t.status();
-  return SameShapeAs(*t)(ctx);
-}
-
 template <typename T>
 absl::Status ConvertAll(const Tensor& in, Tensor& out) {
   for (int64_t i = 0; i < in.num_elements(); ++i) {
@@ -947,48 +700,24 @@ absl::Status ComputeStringToNumber(KernelContext& ctx) {
 }  // namespace
 
 void RegisterStringOps(KernelRegistry& r) {
-  r.AddOp({"StringLower", {{"encoding", std::string()}}, InferCase});
   r.AddKernel({"StringLower", kCpu, "", {}, CaseMap(/*upper=*/false)});
-  r.AddOp({"StringUpper", {{"encoding", std::string()}}, InferCase});
   r.AddKernel({"StringUpper", kCpu, "", {}, CaseMap(/*upper=*/true)});
 
-  r.AddOp({"StaticRegexReplace",
-           {{"replace_global", true}},
-           [](InferenceContext& ctx) { return InferStaticRegex(ctx, DataType::kString); }});
   r.AddKernel({"StaticRegexReplace", kCpu, "", {}, ComputeStaticRegexReplace});
-  r.AddOp({"RegexReplace", {{"replace_global", true}}, InferRegexReplace});
   r.AddKernel({"RegexReplace", kCpu, "", {}, ComputeRegexReplace});
-  r.AddOp({"StaticRegexFullMatch", {},
-           [](InferenceContext& ctx) { return InferStaticRegex(ctx, DataType::kBool); }});
   r.AddKernel({"StaticRegexFullMatch", kCpu, "", {}, ComputeStaticRegexFullMatch});
-  r.AddOp({"RegexFullMatch", {}, InferRegexFullMatch});
   r.AddKernel({"RegexFullMatch", kCpu, "", {}, ComputeRegexFullMatch});
 
-  r.AddOp({"StringSplitV2", {{"maxsplit", int64_t{-1}}}, InferSplit, ThreeOutputs});
   r.AddKernel({"StringSplitV2", kCpu, "", {}, ComputeStringSplitV2});
-  r.AddOp({"StringSplit", {{"skip_empty", true}}, InferSplit, ThreeOutputs});
   r.AddKernel({"StringSplit", kCpu, "", {}, ComputeStringSplit});
-  r.AddOp({"StringJoin", {{"separator", std::string()}}, InferStringJoin});
   r.AddKernel({"StringJoin", kCpu, "", {}, ComputeStringJoin});
-  r.AddOp({"ReduceJoin", {{"keep_dims", false}, {"separator", std::string()}}, InferReduceJoin});
   r.AddKernel({"ReduceJoin", kCpu, "", {}, ComputeReduceJoin});
 
-  r.AddOp({"StringToHashBucketFast", {}, InferHashBucket});
   r.AddKernel({"StringToHashBucketFast", kCpu, "", {}, ComputeHashBucketFast});
-  r.AddOp({"StringStrip", {}, SameShapeAs(DataType::kString)});
   r.AddKernel({"StringStrip", kCpu, "", {}, ComputeStringStrip});
-  r.AddOp({"StringLength", {{"unit", std::string("BYTE")}}, SameShapeAs(DataType::kInt32)});
   r.AddKernel({"StringLength", kCpu, "", {}, ComputeStringLength});
-  r.AddOp({"Substr", {{"unit", std::string("BYTE")}}, InferSubstr});
   r.AddKernel({"Substr", kCpu, "T", {DataType::kInt32, DataType::kInt64}, ComputeSubstr});
 
-  r.AddOp({"AsString",
-           {{"precision", int64_t{-1}},
-            {"scientific", false},
-            {"shortest", false},
-            {"width", int64_t{-1}},
-            {"fill", std::string()}},
-           InferAsString});
   r.AddKernel({"AsString",
                kCpu,
                "T",
@@ -997,7 +726,6 @@ void RegisterStringOps(KernelRegistry& r) {
                 DataType::kUInt32, DataType::kUInt64, DataType::kComplex64,
                 DataType::kComplex128, DataType::kBool, DataType::kString},
                ComputeAsString});
-  r.AddOp({"StringToNumber", {{"out_type", DataType::kFloat}}, InferStringToNumber});
   r.AddKernel({"StringToNumber",
                kCpu,
                "out_type",

@@ -17,6 +17,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "kernels/shared/conv_util.h"
+#include "ops/volume_shapes.h"
 #include "kernels/cpu/gemm.h"
 #include "kernels/cpu/reference/register.h"
 #include "kernels/registry.h"
@@ -26,77 +27,8 @@ namespace {
 
 constexpr int64_t kPatchBlockElements = int64_t{1} << 20;
 
-using Five = std::array<int64_t, 5>;
-
-absl::StatusOr<Five> ReadFive(const AttrMap& attrs, absl::string_view name, int64_t fallback) {
-  if (!attrs.Has(name)) {
-    if (fallback > 0) return Five{fallback, fallback, fallback, fallback, fallback};
-    return absl::InvalidArgumentError(absl::StrCat("missing attr ", name));
-  }
-  absl::StatusOr<std::vector<int64_t>> v = attrs.Get<std::vector<int64_t>>(name);
-  if (!v.ok()) return v.status();
-  if (v->size() != 5) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(name, " must specify 5 dimensions, got [", absl::StrJoin(*v, ", "), "]"));
-  }
-  return Five{(*v)[0], (*v)[1], (*v)[2], (*v)[3], (*v)[4]};
-}
-
-absl::Status CheckNdhwc(const AttrMap& attrs, absl::string_view op) {
-  absl::StatusOr<std::string> f = attrs.GetOr<std::string>("data_format", "NDHWC");
-  if (!f.ok()) return f.status();
-  if (*f != "NDHWC") {
-    return absl::UnimplementedError(
-        absl::StrCat(op, ": only data_format NDHWC is supported on CPU, got ", *f));
-  }
-  return absl::OkStatus();
-}
-
-// The attrs of a 3-D window op, in NDHWC order. `window` is the pool ksize
-// (unused for Conv3D, whose window is the filter).
-struct VolumeAttrs {
-  Padding padding = Padding::kValid;
-  Five window{};
-  Five strides{};
-  Five dilations{1, 1, 1, 1, 1};
-};
-
-absl::StatusOr<VolumeAttrs> ReadVolumeAttrs(const AttrMap& attrs, absl::string_view op, bool pool) {
-  if (absl::Status s = CheckNdhwc(attrs, op); !s.ok()) return s;
-  VolumeAttrs a;
-  absl::StatusOr<Padding> padding = ParsePadding(attrs, /*allow_explicit=*/false);
-  if (!padding.ok()) return padding.status();
-  a.padding = *padding;
-  absl::StatusOr<Five> strides = ReadFive(attrs, "strides", 0);
-  if (!strides.ok()) return strides.status();
-  a.strides = *strides;
-  if (pool) {
-    absl::StatusOr<Five> k = ReadFive(attrs, "ksize", 0);
-    if (!k.ok()) return k.status();
-    a.window = *k;
-  } else {
-    absl::StatusOr<Five> d = ReadFive(attrs, "dilations", 1);
-    if (!d.ok()) return d.status();
-    a.dilations = *d;
-  }
-  for (int i = 0; i < 5; ++i) {
-    if (a.strides[i] <= 0 || a.dilations[i] <= 0 || (pool && a.window[i] <= 0)) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          op, ": strides", pool ? ", ksize" : ", dilations", " must be positive, got strides [",
-          absl::StrJoin(a.strides, ", "), "] ", pool ? "ksize [" : "dilations [",
-          absl::StrJoin(pool ? a.window : a.dilations, ", "), "]"));
-    }
-  }
-  if (a.strides[0] != 1 || a.strides[4] != 1 || a.dilations[0] != 1 || a.dilations[4] != 1 ||
-      (pool && (a.window[0] != 1 || a.window[4] != 1))) {
-    return absl::UnimplementedError(
-        absl::StrCat(op,
-                     ": windows, strides and dilations over the batch and depth dimensions are not "
-                     "supported, got strides [",
-                     absl::StrJoin(a.strides, ", "), "]"));
-  }
-  return a;
-}
+using ops::ReadVolumeAttrs;
+using ops::VolumeAttrs;
 
 struct Geometry {
   int64_t batch = 0, in_c = 0, out_c = 0;
@@ -122,56 +54,7 @@ absl::Status SpatialGeometry(const VolumeAttrs& a, const Shape& in, const std::a
   return absl::OkStatus();
 }
 
-// Inference: input NDHWC; `k` the window (filter dims or ksize), `out_c` the
-// output depth (-1 unknown).
-absl::Status InferVolume(InferenceContext& ctx, const VolumeAttrs& a,
-                         const std::array<int64_t, 3>& k, int64_t out_c) {
-  const ValueInfo& in = ctx.input(0);
-  if (in.shape.known_rank && in.shape.rank() != 5) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(ctx.op(), " input must be 5-dimensional, got ", in.shape.ToString()));
-  }
-  Shape out(5, -1);
-  out[4] = out_c;
-  if (in.shape.known_rank) {
-    out[0] = in.shape.dims[0];
-    for (int i = 0; i < 3; ++i) {
-      absl::StatusOr<int64_t> o = InferWindowedOutputSize(
-          in.shape.dims[1 + i], k[i], a.dilations[1 + i], a.strides[1 + i], a.padding);
-      if (!o.ok()) return o.status();
-      out[1 + i] = *o;
-    }
-  }
-  ctx.set_output(0, ValueInfo{in.dtype, PartialShape::Known(std::move(out))});
-  return absl::OkStatus();
-}
-
 // Conv3D
-
-absl::Status InferConv3D(InferenceContext& ctx) {
-  absl::StatusOr<VolumeAttrs> a = ReadVolumeAttrs(ctx.attrs(), ctx.op(), /*pool=*/false);
-  if (!a.ok()) return a.status();
-  const ValueInfo& filter = ctx.input(1);
-  if (filter.shape.known_rank && filter.shape.rank() != 5) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("Conv3D filter must be 5-dimensional, got ", filter.shape.ToString()));
-  }
-  std::array<int64_t, 3> k{-1, -1, -1};
-  int64_t out_c = -1;
-  if (filter.shape.known_rank) {
-    k = {filter.shape.dims[0], filter.shape.dims[1], filter.shape.dims[2]};
-    out_c = filter.shape.dims[4];
-    const ValueInfo& in = ctx.input(0);
-    if (in.shape.known_rank && in.shape.rank() == 5 && in.shape.dims[4] >= 0 &&
-        filter.shape.dims[3] >= 0 && in.shape.dims[4] != filter.shape.dims[3]) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("Conv3D: input depth ", in.shape.dims[4],
-                       " must equal the filter's input depth ", filter.shape.dims[3], " (input ",
-                       in.shape.ToString(), ", filter ", filter.shape.ToString(), ")"));
-    }
-  }
-  return InferVolume(ctx, *a, k, out_c);
-}
 
 template <typename T>
 void Conv3DNdhwc(const T* in, const T* filter, const Geometry& g, T* out) {
@@ -266,14 +149,6 @@ absl::Status ComputeConv3D(KernelContext& ctx) {
 
 enum class PoolKind { kMax, kAvg };
 
-absl::Status InferPool3D(InferenceContext& ctx) {
-  absl::StatusOr<VolumeAttrs> a = ReadVolumeAttrs(ctx.attrs(), ctx.op(), /*pool=*/true);
-  if (!a.ok()) return a.status();
-  const ValueInfo& in = ctx.input(0);
-  const int64_t c = in.shape.known_rank && in.shape.rank() == 5 ? in.shape.dims[4] : -1;
-  return InferVolume(ctx, *a, {a->window[1], a->window[2], a->window[3]}, c);
-}
-
 // Accumulates in float for half types.
 template <typename T>
 using Acc = std::conditional_t<std::is_same_v<T, double>, double, float>;
@@ -361,29 +236,14 @@ absl::Status ComputePool3D(KernelContext& ctx, PoolKind kind) {
   return absl::OkStatus();
 }
 
-OpSpec VolumeOp(std::string op, std::vector<std::pair<std::string, AttrValue>> defaults,
-                InferFn infer) {
-  OpSpec spec;
-  spec.op = std::move(op);
-  spec.attr_defaults = std::move(defaults);
-  spec.infer = std::move(infer);
-  return spec;
-}
-
 }  // namespace
 
 void RegisterVolumeOps(KernelRegistry& r) {
-  r.AddOp(VolumeOp(
-      "Conv3D",
-      {{"data_format", std::string("NDHWC")}, {"dilations", std::vector<int64_t>{1, 1, 1, 1, 1}}},
-      InferConv3D));
   r.AddKernel({"Conv3D", kCpu, "T", {DataType::kFloat, DataType::kDouble}, ComputeConv3D});
   const std::vector<DataType> pool_types = {DataType::kFloat, DataType::kDouble, DataType::kHalf,
                                             DataType::kBFloat16};
-  r.AddOp(VolumeOp("MaxPool3D", {{"data_format", std::string("NDHWC")}}, InferPool3D));
   r.AddKernel({"MaxPool3D", kCpu, "T", pool_types,
                [](KernelContext& ctx) { return ComputePool3D(ctx, PoolKind::kMax); }});
-  r.AddOp(VolumeOp("AvgPool3D", {{"data_format", std::string("NDHWC")}}, InferPool3D));
   r.AddKernel({"AvgPool3D", kCpu, "T", pool_types,
                [](KernelContext& ctx) { return ComputePool3D(ctx, PoolKind::kAvg); }});
 }

@@ -24,6 +24,7 @@
 #include "kernels/cpu/reference/misc_util.h"
 #include "kernels/cpu/reference/register.h"
 #include "kernels/registry.h"
+#include "ops/xla_shapes.h"
 
 namespace smrt::kernels {
 namespace {
@@ -131,41 +132,6 @@ absl::StatusOr<std::string> FunctionName(const AttrMap& attrs, absl::string_view
 
 // ---------------------------------------------------------------- XlaReduce
 
-// The input axes that remain, after checking `reduce` names distinct axes.
-absl::StatusOr<Ints> KeptAxes(const Ints& reduce, int rank) {
-  std::vector<bool> reduced(static_cast<size_t>(rank), false);
-  for (int64_t d : reduce) {
-    if (d < 0 || d >= rank || reduced[d]) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("dimensions_to_reduce [", absl::StrJoin(reduce, ", "),
-                       "] must be distinct axes of the rank-", rank, " input"));
-    }
-    reduced[d] = true;
-  }
-  Ints kept;
-  for (int d = 0; d < rank; ++d) {
-    if (!reduced[d]) kept.push_back(d);
-  }
-  return kept;
-}
-
-absl::Status InferReduce(InferenceContext& ctx) {
-  ValueInfo out;
-  out.dtype = InputDType(ctx, 0, "T");
-  const PartialShape& in = ctx.input(0).shape;
-  if (in.known_rank) {
-    absl::StatusOr<Ints> reduce = ctx.attrs().Get<std::vector<int64_t>>("dimensions_to_reduce");
-    if (!reduce.ok()) return reduce.status();
-    absl::StatusOr<Ints> kept = KeptAxes(*reduce, in.rank());
-    if (!kept.ok()) return kept.status();
-    Shape dims;
-    for (int64_t d : *kept) dims.push_back(in.dims[d]);
-    out.shape = PartialShape::Known(std::move(dims));
-  }
-  ctx.set_output(0, std::move(out));
-  return absl::OkStatus();
-}
-
 // Flat offsets of every index over `axes` of a tensor, row-major.
 Ints AxisOffsets(const Shape& shape, const Shape& strides, const Ints& axes) {
   Ints offsets = {0};
@@ -186,7 +152,7 @@ absl::Status ComputeReduce(KernelContext& ctx) {
   if (absl::Status s = CheckInit(input, init); !s.ok()) return s;
   absl::StatusOr<Ints> reduce = ctx.attrs().Get<std::vector<int64_t>>("dimensions_to_reduce");
   if (!reduce.ok()) return reduce.status();
-  absl::StatusOr<Ints> kept = KeptAxes(*reduce, input.rank());
+  absl::StatusOr<Ints> kept = ops::KeptAxes(*reduce, input.rank());
   if (!kept.ok()) return kept.status();
   absl::StatusOr<std::string> fn = FunctionName(ctx.attrs(), "reducer");
   if (!fn.ok()) return fn.status();
@@ -216,94 +182,6 @@ absl::Status ComputeReduce(KernelContext& ctx) {
 
 // ---------------------------------------------------------- XlaReduceWindow
 
-struct WindowPlan {
-  Ints window, strides, base_dilations, window_dilations, low, high;
-};
-
-// Reads inputs 2..6 (window_dimensions, window_strides, base_dilations,
-// window_dilations, padding) for a rank-`rank` operand.
-absl::StatusOr<WindowPlan> ReadWindow(const Tensor* const t[5], int rank) {
-  WindowPlan p;
-  Ints* vectors[4] = {&p.window, &p.strides, &p.base_dilations, &p.window_dilations};
-  const char* names[5] = {"window_dimensions", "window_strides", "base_dilations",
-                          "window_dilations", "padding"};
-  for (int i = 0; i < 4; ++i) {
-    absl::StatusOr<Ints> v = IntValues(*t[i], names[i]);
-    if (!v.ok()) return v.status();
-    if (t[i]->rank() != 1 || static_cast<int>(v->size()) != rank) {
-      return absl::InvalidArgumentError(absl::StrCat(names[i], " must be a vector of length ", rank,
-                                                     " (the input's rank), got ",
-                                                     t[i]->DebugString()));
-    }
-    for (int64_t x : *v) {
-      if (x < 1) {
-        return absl::InvalidArgumentError(
-            absl::StrCat(names[i], " [", absl::StrJoin(*v, ", "), "] must be positive"));
-      }
-    }
-    *vectors[i] = *std::move(v);
-  }
-  absl::StatusOr<Ints> pad = IntValues(*t[4], names[4]);
-  if (!pad.ok()) return pad.status();
-  if (t[4]->shape() != Shape{rank, 2}) {
-    return absl::InvalidArgumentError(absl::StrCat("padding must have shape [", rank,
-                                                   ", 2] (low, high per input dimension), got ",
-                                                   t[4]->DebugString()));
-  }
-  for (int d = 0; d < rank; ++d) {
-    p.low.push_back((*pad)[2 * d]);
-    p.high.push_back((*pad)[2 * d + 1]);
-  }
-  return p;
-}
-
-// The input dim after base dilation (holes between elements).
-int64_t DilatedDim(int64_t dim, int64_t dilation) {
-  return dim == 0 ? 0 : (dim - 1) * dilation + 1;
-}
-
-// Output dim d (-1 when the input dim is unknown).
-absl::StatusOr<int64_t> WindowOutputDim(const WindowPlan& p, int64_t dim, int d) {
-  if (dim < 0) return int64_t{-1};
-  constexpr int64_t kLimit = int64_t{1} << 40;
-  if (dim > kLimit || p.base_dilations[d] > kLimit || p.window_dilations[d] > kLimit ||
-      p.window[d] > kLimit || std::abs(p.low[d]) > kLimit || std::abs(p.high[d]) > kLimit) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("window or padding of dimension ", d, " is too large"));
-  }
-  const int64_t padded = DilatedDim(dim, p.base_dilations[d]) + p.low[d] + p.high[d];
-  if (padded < 0) {
-    return absl::InvalidArgumentError(absl::StrCat("dimension ", d, " of size ", dim,
-                                                   " padded by (", p.low[d], ", ", p.high[d],
-                                                   ") would be negative"));
-  }
-  const int64_t span = (p.window[d] - 1) * p.window_dilations[d] + 1;
-  return padded < span ? 0 : (padded - span) / p.strides[d] + 1;
-}
-
-absl::Status InferReduceWindow(InferenceContext& ctx) {
-  ValueInfo out;
-  out.dtype = InputDType(ctx, 0, "T");
-  const PartialShape& in = ctx.input(0).shape;
-  const Tensor* const t[5] = {ctx.input_value(2), ctx.input_value(3), ctx.input_value(4),
-                              ctx.input_value(5), ctx.input_value(6)};
-  if (in.known_rank && std::all_of(t, t + 5, [](const Tensor* v) { return v != nullptr; })) {
-    absl::StatusOr<WindowPlan> p = ReadWindow(t, in.rank());
-    if (!p.ok()) return p.status();
-    Shape dims(in.dims.size());
-    for (int d = 0; d < in.rank(); ++d) {
-      absl::StatusOr<int64_t> s = WindowOutputDim(*p, in.dims[d], d);
-      if (!s.ok()) return s.status();
-      dims[d] = *s;
-    }
-    out.shape = PartialShape::Known(std::move(dims));
-  } else if (in.known_rank) {
-    out.shape = UnknownDims(in.rank());
-  }
-  ctx.set_output(0, std::move(out));
-  return absl::OkStatus();
-}
-
 absl::Status ComputeReduceWindow(KernelContext& ctx) {
   const Tensor& input = ctx.input(0);
   const Tensor& init = ctx.input(1);
@@ -311,13 +189,13 @@ absl::Status ComputeReduceWindow(KernelContext& ctx) {
   const int rank = input.rank();
   const Tensor* const t[5] = {&ctx.input(2), &ctx.input(3), &ctx.input(4), &ctx.input(5),
                               &ctx.input(6)};
-  absl::StatusOr<WindowPlan> p = ReadWindow(t, rank);
+  absl::StatusOr<ops::WindowPlan> p = ops::ReadWindowPlan(t, rank);
   if (!p.ok()) return p.status();
   absl::StatusOr<std::string> fn = FunctionName(ctx.attrs(), "computation");
   if (!fn.ok()) return fn.status();
   Shape out_shape(static_cast<size_t>(rank));
   for (int d = 0; d < rank; ++d) {
-    absl::StatusOr<int64_t> s = WindowOutputDim(*p, input.dim(d), d);
+    absl::StatusOr<int64_t> s = ops::ReduceWindowOutputDim(*p, input.dim(d), d);
     if (!s.ok()) return s.status();
     out_shape[d] = *s;
   }
@@ -331,7 +209,7 @@ absl::Status ComputeReduceWindow(KernelContext& ctx) {
   std::vector<Ints> table(static_cast<size_t>(rank));
   for (int d = 0; d < rank; ++d) {
     const int64_t w = p->window[d];
-    const int64_t dilated = DilatedDim(input.dim(d), p->base_dilations[d]);
+    const int64_t dilated = ops::DilatedDim(input.dim(d), p->base_dilations[d]);
     table[d].resize(static_cast<size_t>(out_shape[d] * w));
     for (int64_t o = 0; o < out_shape[d]; ++o) {
       for (int64_t k = 0; k < w; ++k) {
@@ -375,18 +253,10 @@ absl::Status ComputeReduceWindow(KernelContext& ctx) {
   });
 }
 
-OpSpec FunctionOp(std::string op, InferFn infer) {
-  OpSpec spec = ArrayOp(std::move(op), {}, std::move(infer));
-  spec.calls_functions = true;
-  return spec;
-}
-
 }  // namespace
 
 void RegisterXlaReduceOps(KernelRegistry& r) {
-  r.AddOp(FunctionOp("XlaReduce", InferReduce));
   r.AddKernel({"XlaReduce", kCpu, "T", misc::RealTypes(), ComputeReduce});
-  r.AddOp(FunctionOp("XlaReduceWindow", InferReduceWindow));
   r.AddKernel({"XlaReduceWindow", kCpu, "T", misc::RealTypes(), ComputeReduceWindow});
 }
 

@@ -2,10 +2,6 @@
 // each in the file that defines those ops (attr defaults, shape inference,
 // output counts, state). Backends register kernels for these ops; see
 // docs/architecture.md, "How to add an op".
-//
-// Families not listed here still define their ops next to their reference
-// kernels (kernels/cpu/reference, through KernelRegistry::AddOp) and move
-// here one by one.
 #ifndef SMRT_OPS_DEFS_REGISTER_H_
 #define SMRT_OPS_DEFS_REGISTER_H_
 
@@ -53,6 +49,19 @@ void RegisterBitwiseOps(OpRegistry& r);  // bitwise_ops.cc: BitwiseAnd, LeftShif
 void RegisterCheckOps(OpRegistry& r);      // check_ops.cc: Assert, EnsureShape
 void RegisterMatrixOps(OpRegistry& r);     // matrix_ops.cc: MatrixBandPart
 void RegisterBucketizeOps(OpRegistry& r);  // bucketize_ops.cc: Bucketize
+
+void RegisterReverseSequenceOps(OpRegistry& r);  // reverse_sequence_ops.cc: ReverseSequence
+void RegisterScanOps(OpRegistry& r);             // scan_ops.cc: Cumsum, Cumprod
+void RegisterScatterOps(OpRegistry& r);          // scatter_ops.cc: ScatterNd, TensorScatter*
+void RegisterShapeOps(OpRegistry& r);            // shape_ops.cc: Reshape, Squeeze, Shape, Size...
+void RegisterSliceOps(OpRegistry& r);            // slice_ops.cc: Slice, StridedSlice
+void RegisterTransposeOps(OpRegistry& r);        // transpose_ops.cc: Transpose
+void RegisterPoolOps(OpRegistry& r);             // pool_ops.cc: MaxPool, MaxPoolV2, AvgPool
+void RegisterSpaceBatchOps(OpRegistry& r);       // space_batch_ops.cc: SpaceToBatchND...
+void RegisterVolumeOps(OpRegistry& r);           // volume_ops.cc: Conv3D, MaxPool3D, AvgPool3D
+void RegisterStringOps(OpRegistry& r);           // string_ops.cc: StringSplitV2, RegexReplace...
+void RegisterXlaOps(OpRegistry& r);              // xla_ops.cc: XlaDotV2, XlaGather, XlaPad...
+void RegisterXlaReduceOps(OpRegistry& r);        // xla_ops.cc: XlaReduce, XlaReduceWindow
 
 }  // namespace smrt::ops
 

@@ -1,4 +1,4 @@
-#include "kernels/shared/strided_slice_util.h"
+#include "ops/slice_shapes.h"
 
 #include <algorithm>
 #include <limits>
@@ -8,7 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 
-namespace smrt::kernels {
+namespace smrt::ops {
 namespace {
 
 bool Bit(uint32_t mask, int64_t i) { return i >= 0 && i < 32 && ((mask >> i) & 1u) != 0; }
@@ -227,4 +227,4 @@ absl::StatusOr<Shape> SliceSizes(const Shape& dims,
   return out;
 }
 
-}  // namespace smrt::kernels
+}  // namespace smrt::ops
