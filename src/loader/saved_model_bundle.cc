@@ -1,8 +1,13 @@
 #include "loader/saved_model_bundle.h"
 
+#include <algorithm>
+
 #include "absl/status/status.h"
+#include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/string_view.h"
 #include "core/file.h"
 #include "loader/saved_model_reader.h"
 
@@ -38,9 +43,40 @@ absl::Status CheckFilesInside(const std::string& dir, const Env& env) {
 
 }  // namespace
 
+absl::StatusOr<std::string> ResolveModelVersion(const std::string& dir, const Env& env) {
+  if (!env.IsDirectory(dir) || env.Exists(file::JoinPath(dir, kSavedModelPb)) ||
+      env.Exists(file::JoinPath(dir, kSavedModelPbtxt))) {
+    return dir;
+  }
+  absl::StatusOr<std::vector<std::string>> files = env.ListFiles(dir);
+  if (!files.ok()) return files.status();
+  int64_t best = -1;
+  std::string best_name;
+  for (const std::string& f : *files) {
+    const size_t slash = f.find('/');
+    if (slash == std::string::npos) continue;
+    const absl::string_view name = absl::string_view(f).substr(0, slash);
+    const absl::string_view rest = absl::string_view(f).substr(slash + 1);
+    int64_t version;
+    if ((rest != kSavedModelPb && rest != kSavedModelPbtxt) || name.empty() ||
+        !std::all_of(name.begin(), name.end(), absl::ascii_isdigit) ||
+        !absl::SimpleAtoi(name, &version)) {
+      continue;
+    }
+    if (version > best) {
+      best = version;
+      best_name = std::string(name);
+    }
+  }
+  return best < 0 ? dir : file::JoinPath(dir, best_name);
+}
+
 absl::StatusOr<std::unique_ptr<SavedModelBundle>> LoadSavedModelBundle(
-    const std::string& dir, const BundleOptions& options) {
+    const std::string& base, const BundleOptions& options) {
   const std::shared_ptr<const Env> env = options.env != nullptr ? options.env : Env::Default();
+  absl::StatusOr<std::string> version = ResolveModelVersion(base, *env);
+  if (!version.ok()) return version.status();
+  const std::string& dir = *version;
   if (absl::Status s = CheckFilesInside(dir, *env); !s.ok()) return s;
   auto bundle = std::make_unique<SavedModelBundle>();
   bundle->dir = dir;
@@ -65,11 +101,11 @@ absl::StatusOr<std::unique_ptr<SavedModelBundle>> LoadSavedModelBundle(
     const uint64_t data_bytes = bundle->variables->data_bytes();
     if (data_bytes > options.max_model_bytes ||
         graph_bytes > options.max_model_bytes - data_bytes) {
-      return absl::ResourceExhaustedError(absl::StrCat(
-          "SavedModel ", dir, " holds ", graph_bytes, " bytes of graph and ", data_bytes,
-          " bytes of variables (", bundle->variables->num_shards(),
-          " shards), more than the limit of ", options.max_model_bytes,
-          " bytes (LoadOptions::limits.max_model_bytes)"));
+      return absl::ResourceExhaustedError(
+          absl::StrCat("SavedModel ", dir, " holds ", graph_bytes, " bytes of graph and ",
+                       data_bytes, " bytes of variables (", bundle->variables->num_shards(),
+                       " shards), more than the limit of ", options.max_model_bytes,
+                       " bytes (LoadOptions::limits.max_model_bytes)"));
     }
   }
 

@@ -42,9 +42,17 @@ struct SavedModelBundle {
 
 // Reads saved_model.pb(txt), selects the MetaGraphDef by tag set, opens the
 // variables bundle (index and shard presence checked; tensor data is read on
-// demand) and resolves assets. Every error names the file at fault.
+// demand) and resolves assets. Every error names the file at fault. `dir` may
+// be a TensorFlow Serving model base path (ResolveModelVersion); the bundle's
+// dir is then the version folder read.
 absl::StatusOr<std::unique_ptr<SavedModelBundle>> LoadSavedModelBundle(
     const std::string& dir, const BundleOptions& options = {});
+
+// A model base path as TensorFlow Serving lays it out, numbered version
+// folders each holding a SavedModel ("model/1", "model/2"), names its highest
+// version: "<dir>/<N>". A directory that holds saved_model.pb(txt) itself,
+// or has no such version folder, is returned as it is.
+absl::StatusOr<std::string> ResolveModelVersion(const std::string& dir, const Env& env);
 
 // "<dir>/variables/variables".
 std::string VariablesPrefix(const std::string& dir);

@@ -256,3 +256,38 @@ TEST(SavedModelBundleTest, AssetsMustStayInsideTheModel) {
 
 }  // namespace
 }  // namespace smrt::loader
+
+namespace smrt::loader {
+namespace {
+
+// A TensorFlow Serving model base path: numbered version folders; the highest
+// number (not the last in text order) is read, other folders are ignored.
+TEST(ModelVersionTest, ABasePathLoadsItsHighestVersion) {
+  namespace fs = std::filesystem;
+  const std::string base = testing::MakeTempDir() + "/served";
+  const std::string model = testing::TestDataDir() + "/zoo/keras3_dense_in_module/saved_model";
+  fs::create_directories(base);
+  for (const char* v : {"1", "2", "10"}) {
+    fs::copy(model, base + "/" + v, fs::copy_options::recursive);
+  }
+  fs::create_directories(base + "/tmp_upload");
+  ASSERT_TRUE(file::WriteAll(base + "/11.pb", "not a version folder").ok());
+  absl::StatusOr<std::string> v = ResolveModelVersion(base, *Env::Default());
+  ASSERT_TRUE(v.ok()) << v.status();
+  EXPECT_EQ(*v, base + "/10");
+  absl::StatusOr<std::unique_ptr<SavedModelBundle>> bundle = LoadSavedModelBundle(base);
+  ASSERT_TRUE(bundle.ok()) << bundle.status();
+  EXPECT_EQ((*bundle)->dir, base + "/10");
+  ASSERT_NE((*bundle)->variables, nullptr);
+  // A version folder itself, and a SavedModel directory, are what they are.
+  EXPECT_EQ(*ResolveModelVersion(base + "/2", *Env::Default()), base + "/2");
+  EXPECT_EQ(*ResolveModelVersion(model, *Env::Default()), model);
+  // No version folder: the directory, whose read says what is missing.
+  const std::string empty = testing::MakeTempDir() + "/empty_base";
+  fs::create_directories(empty + "/tmp_upload");
+  EXPECT_EQ(*ResolveModelVersion(empty, *Env::Default()), empty);
+  EXPECT_EQ(LoadSavedModelBundle(empty).status().code(), absl::StatusCode::kNotFound);
+}
+
+}  // namespace
+}  // namespace smrt::loader

@@ -253,6 +253,10 @@ absl::Status RunShow(const std::vector<std::string>& args, std::ostream& out) {
   if (!flags.ok()) return flags.status();
   std::optional<std::string> dir = flags->Get("dir");
   if (!dir) return absl::InvalidArgumentError("--dir is required");
+  // A TensorFlow Serving base path shows its highest version, as Load reads it.
+  absl::StatusOr<std::string> version = loader::ResolveModelVersion(*dir, *Env::Default());
+  if (!version.ok()) return version.status();
+  dir = *version;
 
   absl::StatusOr<tfproto::SavedModel> model = loader::ReadSavedModelProto(*dir);
   if (!model.ok()) return model.status();
