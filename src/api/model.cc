@@ -46,6 +46,15 @@
 namespace smrt {
 namespace {
 
+// "the model has: a, b", or says in words that it has none.
+std::string SignaturesItHas(const std::vector<std::string>& keys) {
+  if (keys.empty()) {
+    return "the model has no signatures (a TF1 export without a SignatureDef, or a TF2 "
+           "export saved without signatures=)";
+  }
+  return absl::StrCat("the model has: ", absl::StrJoin(keys, ", "));
+}
+
 constexpr char kInitOpSignature[] = "__saved_model_init_op";
 
 // The tensors a loaded model feeds itself: asset paths.
@@ -559,7 +568,7 @@ absl::StatusOr<std::unique_ptr<Model::Impl>> LoadImpl(const std::string& dir,
       }
       std::sort(have.begin(), have.end());
       return absl::NotFoundError(absl::StrCat("SavedModel ", dir, " has no signature '", key,
-                                              "'; it has: ", absl::StrJoin(have, ", ")));
+                                              "'; ", SignaturesItHas(have)));
     }
     absl::StatusOr<ImportedSignature> sig = impl->Import(key, it->second);
     if (!sig.ok()) return sig.status();
@@ -629,8 +638,8 @@ std::vector<std::string> Model::signature_keys() const {
 absl::StatusOr<const SignatureInfo*> Model::signature(absl::string_view key) const {
   auto it = impl_->signatures.find(std::string(key));
   if (it == impl_->signatures.end()) {
-    return absl::NotFoundError(absl::StrCat("no signature '", key, "'; the model has: ",
-                                            absl::StrJoin(signature_keys(), ", ")));
+    return absl::NotFoundError(
+        absl::StrCat("no signature '", key, "'; ", SignaturesItHas(signature_keys())));
   }
   return &it->second.info;
 }

@@ -347,5 +347,32 @@ TEST(CommunityModelsTest, RllibMouseCheeseV1CondsMatchTensorFlow) {
   FAIL() << "community/rllib_mouse_cheese is not among the community models";
 }
 
+// A model without signatures says so in words, both when a load asks for a
+// signature and when a caller does.
+TEST(ModelTest, AModelWithoutSignaturesSaysSo) {
+  const std::string dir = testing::MakeTempDir() + "/no_signatures";
+  std::filesystem::copy(testing::TestDataDir() + "/zoo/keras3_dense_in_module/saved_model", dir,
+                        std::filesystem::copy_options::recursive);
+  absl::StatusOr<tfproto::SavedModel> proto = loader::ReadSavedModelProto(dir);
+  ASSERT_TRUE(proto.ok()) << proto.status();
+  auto* sigs = proto->mutable_meta_graphs(0)->mutable_signature_def();
+  for (auto it = sigs->begin(); it != sigs->end();) {
+    it = it->first == "__saved_model_init_op" ? std::next(it) : sigs->erase(it);
+  }
+  ASSERT_TRUE(file::WriteAll(dir + "/saved_model.pb", proto->SerializeAsString()).ok());
+  LoadOptions wants;
+  wants.signatures = {"serving_default"};
+  absl::StatusOr<std::unique_ptr<Model>> refused = Model::Load(dir, wants);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.status().message().find("has no signatures"), std::string::npos)
+      << refused.status();
+  absl::StatusOr<std::unique_ptr<Model>> model = Model::Load(dir);
+  ASSERT_TRUE(model.ok()) << model.status();
+  EXPECT_TRUE((*model)->signature_keys().empty());
+  absl::StatusOr<const SignatureInfo*> sig = (*model)->signature("serving_default");
+  ASSERT_FALSE(sig.ok());
+  EXPECT_NE(sig.status().message().find("has no signatures"), std::string::npos) << sig.status();
+}
+
 }  // namespace
 }  // namespace smrt
