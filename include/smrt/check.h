@@ -61,7 +61,9 @@ struct ModelCheck {
   bool ok() const;
 };
 
-// `device` is "cpu" or "cuda" (case-insensitive). options.signatures limits
+// `device` is "cpu" or "cuda" (case-insensitive; also "gpu", and with an index
+// as run takes it: "CUDA:0"). In a build without the CUDA backend every op is
+// missing on CUDA, and OpCheck::missing says that. options.signatures limits
 // the check to those keys (default: all). Errors are for the model as a whole
 // (unreadable files, unknown tags or signature keys, unknown device).
 absl::StatusOr<ModelCheck> CheckModel(const std::string& dir, const LoadOptions& options = {},

@@ -6,6 +6,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/ascii.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "api/load_options.h"
@@ -15,6 +16,7 @@
 #include "graph/variable_keys.h"
 #include "graph/op_inventory.h"
 #include "graph/op_packages.h"
+#include "kernels/cuda_build.h"
 #include "kernels/kernel.h"
 #include "kernels/registry.h"
 #include "loader/saved_model_bundle.h"
@@ -176,14 +178,21 @@ namespace {
 absl::StatusOr<ModelCheck> CheckModelUnguarded(const std::string& dir, const LoadOptions& options,
                                                const std::string& device) {
   ModelCheck result;
-  const std::string lower = absl::AsciiStrToLower(device);
+  // The names run and bench take: "cpu", "cuda", "gpu", with or without an
+  // index ("CUDA:0"); ops are checked per kind, so the index does not matter.
+  std::string lower = absl::AsciiStrToLower(device);
+  int64_t index = 0;
+  if (size_t colon = lower.find(':'); colon != std::string::npos) {
+    if (!absl::SimpleAtoi(lower.substr(colon + 1), &index) || index < 0) lower = "?";
+    lower.resize(std::min(colon, lower.size()));
+  }
   if (lower == "cpu") {
     result.device = kernels::kCpu;
   } else if (lower == "cuda" || lower == "gpu") {
     result.device = "CUDA";
   } else {
-    return absl::InvalidArgumentError(
-        absl::StrCat("unknown device '", device, "'; use cpu or cuda"));
+    return absl::InvalidArgumentError(absl::StrCat(
+        "unknown device '", device, "'; use CPU or CUDA (also as CUDA:0, GPU:0)"));
   }
   // The limits Model::Load would apply: check reads and builds the same.
   absl::StatusOr<ResolvedLoadOptions> resolved = ResolveLoadOptions(dir, options);
@@ -252,6 +261,17 @@ absl::StatusOr<ModelCheck> CheckModelUnguarded(const std::string& dir, const Loa
                      /*is_init=*/false));
   }
   if (result.device != kernels::kCpu) CheckAfterPasses(dir, options, graph_def, result);
+  if (result.device != kernels::kCpu && kernels::ThisCudaBuild().runtime_version == 0) {
+    // Say why every op is missing, rather than "no CUDA kernel" for each.
+    for (SignatureCheck& s : result.signatures) {
+      if (s.device == kernels::kCpu) continue;
+      for (OpCheck& op : s.ops) {
+        if (!op.supported() && !op.refused) {
+          op.missing = "this smrt was built without the CUDA backend (-DSMRT_WITH_CUDA=ON)";
+        }
+      }
+    }
+  }
   return result;
 }
 

@@ -67,10 +67,22 @@ absl::string_view PackageOfOp(absl::string_view op) {
   return "";
 }
 
-absl::string_view RefusedOpReason(absl::string_view op) {
-  static constexpr const char* kCheckpoint[] = {"Save", "SaveV2", "SaveSlices", "Restore",
+namespace {
+
+constexpr const char* kCheckpoint[] = {"Save", "SaveV2", "SaveSlices", "Restore",
                                                 "RestoreV2", "RestoreSlice", "MergeV2Checkpoints",
                                                 "ShardedFilename", "ShardedFilespec"};
+
+}  // namespace
+
+bool IsCheckpointOp(absl::string_view op) {
+  for (const char* name : kCheckpoint) {
+    if (op == name) return true;
+  }
+  return false;
+}
+
+absl::string_view RefusedOpReason(absl::string_view op) {
   static constexpr const char* kFiles[] = {
       "ReadFile", "WriteFile", "MatchingFiles", "ImmutableConst", "WholeFileReader",
       "WholeFileReaderV2", "TFRecordReader", "TFRecordReaderV2", "FixedLengthRecordReader",
@@ -92,11 +104,9 @@ absl::string_view RefusedOpReason(absl::string_view op) {
       "CollectiveBcastRecvV2", "CollectiveAllToAllV2", "CollectiveAllToAllV3",
       "CollectiveReduceV3", "CollectiveInitializeCommunicator"};
   static constexpr const char* kPython[] = {"PyFunc", "PyFuncStateless", "EagerPyFunc"};
-  for (const char* name : kCheckpoint) {
-    if (op == name) {
-      return "reads or writes checkpoint files; smrt restores variables itself at load and "
-             "runs inference only";
-    }
+  if (IsCheckpointOp(op)) {
+    return "reads or writes checkpoint files; smrt restores variables itself at load and "
+           "runs inference only";
   }
   for (const char* name : kFiles) {
     if (op == name) return "touches the file system; smrt runs inference only";

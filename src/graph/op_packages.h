@@ -18,6 +18,10 @@ absl::string_view PackageOfOp(absl::string_view op);
 // smrt reads variables itself at load and runs inference only.
 absl::string_view RefusedOpReason(absl::string_view op);
 
+// Save, Restore and their helpers: a signature with them saves or restores
+// checkpoints (a training signature), which no option makes runnable.
+bool IsCheckpointOp(absl::string_view op);
+
 }  // namespace smrt::graph
 
 #endif  // SMRT_GRAPH_OP_PACKAGES_H_

@@ -30,7 +30,15 @@ std::vector<UnsupportedOp> FindUnsupportedOps(const Graph& graph, const std::vec
       }
     }
     if (!refused.empty() && !allowed) {
-      reason = absl::StrCat(refused, " (LoadOptions::allowed_ops can allow it)");
+      // No option runs a signature that saves or restores: serving only the
+      // signatures that serve does.
+      reason = absl::StrCat(
+          refused, IsCheckpointOp(n.op)
+                       ? " (a signature that saves or restores checkpoints, such as a training "
+                         "one, cannot run: load only the signatures you serve, with "
+                         "LoadOptions::signatures or --signature_def, or export with "
+                         "signatures= naming them)"
+                       : " (LoadOptions::allowed_ops can allow it)");
     } else if (kernels.FindOp(n.op) == nullptr) {
       absl::string_view package = PackageOfOp(n.op);
       reason = package.empty()

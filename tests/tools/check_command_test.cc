@@ -8,7 +8,9 @@
 
 #include "absl/strings/match.h"
 #include "gtest/gtest.h"
+#include "kernels/cuda_build.h"
 #include "smrt/check.h"
+#include "smrt/model.h"
 #include "testing/paths.h"
 
 namespace smrt::cli {
@@ -66,6 +68,18 @@ TEST(CheckCommandTest, RefusedOpsFailNamingOpSignatureAndNode) {
   EXPECT_EQ(refused, 2);
 }
 
+// A signature that saves or restores cannot run; the message points at what
+// works (serving only the serving signatures), not at allowed_ops.
+TEST(CheckCommandTest, ATrainingSignaturePointsAtTheSignaturesOption) {
+  SMRT_SKIP_IF_NO_SHARED_MODELS();
+  LoadOptions o;
+  o.signatures = {"save"};
+  absl::Status s = Model::Load(SharedModel("community/mobile_train_mnist"), o).status();
+  ASSERT_FALSE(s.ok());
+  EXPECT_TRUE(absl::StrContains(s.message(), "LoadOptions::signatures")) << s;
+  EXPECT_FALSE(absl::StrContains(s.message(), "allowed_ops")) << s;
+}
+
 TEST(CheckCommandTest, OpsWithoutAKernelAreMissingNotRefused) {
   SMRT_SKIP_IF_NO_SHARED_MODELS();
   std::ostringstream out;
@@ -88,6 +102,35 @@ TEST(CheckCommandTest, CudaHasNoKernelsInThisBuildAndSaysSo) {
   ASSERT_TRUE(c.ok()) << c.status();
   EXPECT_EQ(c->device, "CUDA");
   EXPECT_FALSE(c->ok());
+  if (kernels::ThisCudaBuild().runtime_version == 0) {
+    for (const SignatureCheck& s : c->signatures) {
+      for (const OpCheck& op : s.ops) {
+        if (s.device == "CUDA" && !op.supported()) {
+          EXPECT_TRUE(absl::StrContains(op.missing, "built without the CUDA backend")) << op.missing;
+        }
+      }
+    }
+  }
+  // The device names run and bench take are accepted; the index does not
+  // change which ops exist.
+  for (const char* name : {"CUDA:0", "GPU:0", "gpu", "Cuda"}) {
+    absl::StatusOr<ModelCheck> named = CheckModel(
+        SharedModel("tf-serving/saved_model_half_plus_two_cpu/00000123"), {}, name);
+    ASSERT_TRUE(named.ok()) << name << ": " << named.status();
+    EXPECT_EQ(named->device, "CUDA") << name;
+  }
+  absl::StatusOr<ModelCheck> cpu0 = CheckModel(
+      SharedModel("tf-serving/saved_model_half_plus_two_cpu/00000123"), {}, "CPU:0");
+  ASSERT_TRUE(cpu0.ok()) << cpu0.status();
+  EXPECT_TRUE(cpu0->ok());
+  for (const char* bad : {"tpu", "CUDA:x", "CUDA:-1"}) {
+    EXPECT_EQ(CheckModel(SharedModel("tf-serving/saved_model_half_plus_two_cpu/00000123"), {},
+                         bad)
+                  .status()
+                  .code(),
+              absl::StatusCode::kInvalidArgument)
+        << bad;
+  }
   absl::StatusOr<ModelCheck> cpu =
       CheckModel(SharedModel("tf-serving/saved_model_half_plus_two_cpu/00000123"));
   ASSERT_TRUE(cpu.ok());

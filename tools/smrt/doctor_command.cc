@@ -116,6 +116,12 @@ absl::Status RunDoctor(const std::vector<std::string>& args, std::ostream& out) 
   // What stops GPU use, whether this build's kernels run on each GPU
   // included (kernels/cuda_build.h).
   std::vector<std::string> gpu_problems = cuda.problems;
+  const bool cuda_built = kernels::ThisCudaBuild().runtime_version != 0;
+  if (!cuda_built) {
+    gpu_problems.insert(gpu_problems.begin(),
+                        "this smrt was built without the CUDA backend (configure with "
+                        "-DSMRT_WITH_CUDA=ON; scripts/test.sh --cuda builds one)");
+  }
   for (const device::GpuInfo& gpu : cuda.gpus) {
     const std::string why = kernels::WhyCudaBuildCannotRun(
         kernels::ThisCudaBuild(), cuda.driver_version, gpu.cc_major, gpu.cc_minor);
@@ -268,7 +274,9 @@ absl::Status RunDoctor(const std::vector<std::string>& args, std::ostream& out) 
       cuda_ops += std::any_of(op.kernels.begin(), op.kernels.end(),
                               [](const OpKernels& k) { return k.device == "CUDA"; });
     }
-    out << "  smrt CUDA kernels in this build: " << cuda_ops << " ops\n";
+    out << "  smrt CUDA kernels in this build: "
+        << (cuda_built ? absl::StrCat(cuda_ops, " ops") : "none (built without the CUDA backend)")
+        << "\n";
     if (gpu_usable) {
       out << "  GPU use: possible\n";
     } else {
@@ -292,8 +300,9 @@ absl::Status RunDoctor(const std::vector<std::string>& args, std::ostream& out) 
             << (on_cpu.empty() ? "all supported"
                                : absl::StrCat("missing ", absl::StrJoin(on_cpu, ", ")))
             << "; CUDA: "
-            << (on_cuda.empty() ? "all supported"
-                                : absl::StrCat(on_cuda.size(), " op types missing"))
+            << (!cuda_built       ? "not in this build"
+                : on_cuda.empty() ? "all supported"
+                                  : absl::StrCat(on_cuda.size(), " op types missing"))
             << "\n";
         auto mem = memory.find(s.key);
         if (mem != memory.end()) {
