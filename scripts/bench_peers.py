@@ -4,6 +4,7 @@
     .venv-peers/bin/python scripts/bench_peers.py [--models resnet50,mobilenetv2,...]
         [--batches 1,16] [--threads 2] [--rounds 3] [--warmup 5] [--iters 30]
         [--neighbours K] [--concurrency N] [--ov_precision default|f32|both]
+        [--smrt_precision float32|bfloat16]
         [--ov_requests max|callers|optimal] [--zoo ~/.cache/smrt/zoo] [--markdown]
 
 Needs a venv with the peers (kept out of git):
@@ -24,7 +25,9 @@ is not counted. OpenVINO reads the SavedModel directly.
 
 OpenVINO runs twice by default (--ov_precision both): "ov" at its own defaults (bfloat16 on CPUs
 with AMX / AVX512_BF16) and "ov-f32" with INFERENCE_PRECISION_HINT=f32; each row says the
-precision OpenVINO reports it compiled for. smrt, TensorFlow and ONNX Runtime run float32.
+precision OpenVINO reports it compiled for. TensorFlow and ONNX Runtime run float32, and smrt
+too unless --smrt_precision bfloat16 (its precision load option) says otherwise; the ratio
+columns are always against the smrt row.
 
 --neighbours K starts K single-threaded busy-loop processes (`python -c 'while True: pass'`)
 after the preparation (ONNX conversion, inputs) and before the first measurement, and kills them
@@ -326,7 +329,8 @@ def first_json(text):
     return json.JSONDecoder().raw_decode(text[start:])[0]
 
 
-def run_smrt(model_dir, input_files, threads, warmup, iters, batch, concurrency):
+def run_smrt(model_dir, input_files, threads, warmup, iters, batch, concurrency,
+             precision="float32"):
     binary = os.path.join(ROOT, os.environ.get("BUILD_DIR", "build"), "bin", "smrt")
     if not os.path.exists(binary):
         return {"error": f"no smrt binary at {binary} (scripts/build.sh smrt)"}
@@ -337,6 +341,8 @@ def run_smrt(model_dir, input_files, threads, warmup, iters, batch, concurrency)
            "--batch", str(batch), "--threads", str(threads), "--warmup", str(warmup),
            "--iters", str(iters * concurrency), "--json",  # smrt's callers share --iters
            "--inputs", ";".join(f"{k}={v}" for k, v in input_files.items())]
+    if precision != "float32":
+        cmd += ["--precision", precision]
     if concurrency > 1:  # only then: an smrt without the flag still runs the N = 1 tables
         cmd += ["--concurrency", str(concurrency)]
     out = run_child(cmd, env)
@@ -609,6 +615,8 @@ def main():
     ap.add_argument("--concurrency", type=int, default=1,
                     help="threads calling the one loaded model in each worker")
     ap.add_argument("--ov_precision", choices=("default", "f32", "both"), default="both")
+    ap.add_argument("--smrt_precision", choices=("float32", "bfloat16"), default="float32",
+                    help="smrt's precision load option")
     ap.add_argument("--ov_requests", choices=("max", "callers", "optimal"), default="max",
                     help="OpenVINO's infer requests at --concurrency > 1: max(N, optimal), N, "
                          "or OPTIMAL_NUMBER_OF_INFER_REQUESTS")
@@ -658,7 +666,8 @@ def main():
                     for rt in runtimes:
                         if rt == "smrt":
                             res = run_smrt(model_dir, files, args.threads, args.warmup,
-                                           args.iters, batch, args.concurrency)
+                                           args.iters, batch, args.concurrency,
+                                           args.smrt_precision)
                         elif rt == "ort" and onnx_path is None:
                             res = {"error": "tf2onnx conversion failed"}
                         else:

@@ -24,6 +24,7 @@
 #include "core/env.h"
 #include "core/run_control.h"
 #include "core/run_limits.h"
+#include "device/cpu_info.h"
 #include "device/cuda_runtime.h"
 #include "device/device_registry.h"
 #include "exec/cuda_device_context.h"
@@ -515,6 +516,12 @@ absl::StatusOr<std::unique_ptr<Model::Impl>> LoadImpl(const std::string& dir,
     impl->device_context = *std::move(device);
   } else {
     return device.status();
+  }
+  if (impl->device_context == nullptr) {
+    // Never silently slower: 16-bit products the CPU cannot run are widened.
+    const device::CpuPrecision precision =
+        device::DescribeCpuPrecision(device::ProbeCpu(), options.precision);
+    if (precision.slower_than_float32) Log(LogLevel::kWarning, precision.text);
   }
   RunLimitsScope limits_scope(&impl->run_limits);
   kernels::IntraOpThreadsScope threads_scope(impl->intra_op_threads);

@@ -2,11 +2,13 @@
 
 #include <cpuid.h>
 
+#include <algorithm>
 #include <fstream>
 #include <thread>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/strip.h"
 #include "oneapi/dnnl/dnnl.h"
 
@@ -63,8 +65,52 @@ CpuInfo ProbeCpu() {
   }
   const dnnl_version_t* v = dnnl_version();
   info.onednn_version = absl::StrCat(v->major, ".", v->minor, ".", v->patch);
-  info.onednn_isa = OneDnnIsa(dnnl_get_effective_cpu_isa());
+  const dnnl_cpu_isa_t isa = dnnl_get_effective_cpu_isa();
+  info.onednn_isa = OneDnnIsa(isa);
+  // ISA values are nested bit sets: AMX's includes AVX512_BF16's.
+  const unsigned bf16 = static_cast<unsigned>(dnnl_cpu_isa_avx512_core_bf16);
+  info.onednn_bf16 = (static_cast<unsigned>(isa) & bf16) == bf16;
   return info;
+}
+
+CpuPrecision DescribeCpuPrecision(const CpuInfo& cpu, const std::string& precision) {
+  CpuPrecision p;
+  if (precision != "bfloat16" && precision != "float16") return p;
+  if (precision == "bfloat16" && cpu.onednn_bf16) {
+    p.text = absl::StrCat(
+        "precision=bfloat16 on the CPU: convolutions and matmuls run in bfloat16 on oneDNN's ",
+        cpu.onednn_isa,
+        " kernels (float32 accumulation); other ops stay float32 or widen (docs/precision.md)");
+    return p;
+  }
+  auto has = [&](const char* name) {
+    return std::find(cpu.isa.begin(), cpu.isa.end(), name) != cpu.isa.end();
+  };
+  std::vector<std::string> hardware;
+  if (precision == "bfloat16") {
+    if (has("avx512_bf16")) hardware.push_back("AVX512_BF16");
+    if (has("amx_bf16")) hardware.push_back("AMX-BF16");
+  } else if (has("avx512_fp16")) {
+    hardware.push_back("AVX512_FP16");
+  }
+  p.slower_than_float32 = true;
+  p.text = absl::StrCat(
+      "precision=", precision,
+      " on the CPU: smrt's CPU kernels compute these 16-bit products by widening them to "
+      "float32, which is slower than float32 (docs/precision.md); ");
+  if (hardware.empty()) {
+    absl::StrAppend(&p.text, "this CPU has no ", precision, " instructions",
+                    precision == "bfloat16" ? " (oneDNN dispatches to " + cpu.onednn_isa + ")" : "",
+                    ". Use precision=float32 on the CPU");
+  } else {
+    absl::StrAppend(&p.text, "this CPU's ", absl::StrJoin(hardware, " and "), " are not used (",
+                    precision == "bfloat16"
+                        ? "oneDNN dispatches only to " + cpu.onednn_isa +
+                              " here: is ONEDNN_MAX_CPU_ISA set?"
+                        : "smrt has no float16 CPU kernels",
+                    "). Use precision=float32 on the CPU");
+  }
+  return p;
 }
 
 }  // namespace smrt::device

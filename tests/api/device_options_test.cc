@@ -3,8 +3,13 @@
 // read, and a GPU that is not there (or a build without CUDA kernels) fails
 // the load saying why, never falling back to the CPU unasked. Running on a
 // GPU is checked by scripts/gpu_check.sh (the conformance subset on CUDA:0).
+#include <string>
+#include <string_view>
+#include <vector>
+
 #include "device/device_registry.h"
 #include "gtest/gtest.h"
+#include "smrt/log.h"
 #include "smrt/model.h"
 #include "smrt/options.h"
 #include "testing/paths.h"
@@ -26,6 +31,26 @@ TEST(DeviceOptionsTest, TheTextKeysSetTheFields) {
   EXPECT_EQ(options.device, "CUDA:0");
   EXPECT_EQ(options.device_policy, "require");
   EXPECT_TRUE(options.log_placement);
+}
+
+// float16 on the CPU is widened to float32: slower, and said so (bfloat16
+// too on a CPU without bf16 kernels; DescribeCpuPrecision's tests).
+TEST(DeviceOptionsTest, Fp16OnTheCpuWarnsThatItIsSlower) {
+  std::vector<std::string> warnings;
+  SetLogSink([&](LogLevel level, std::string_view message) {
+    if (level == LogLevel::kWarning) warnings.emplace_back(message);
+  });
+  LoadOptions options;
+  options.precision = "float16";
+  absl::StatusOr<std::unique_ptr<Model>> model = Model::Load(Mlp(), options);
+  options.precision = "float32";
+  absl::StatusOr<std::unique_ptr<Model>> plain = Model::Load(Mlp(), options);
+  SetLogSink(nullptr);
+  ASSERT_TRUE(model.ok()) << model.status();
+  ASSERT_TRUE(plain.ok()) << plain.status();
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_NE(warnings[0].find("precision=float16 on the CPU"), std::string::npos) << warnings[0];
+  EXPECT_NE(warnings[0].find("slower than float32"), std::string::npos) << warnings[0];
 }
 
 TEST(DeviceOptionsTest, AnUnknownPolicyIsRefused) {

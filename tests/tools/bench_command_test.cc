@@ -70,6 +70,8 @@ TEST(BenchCommandTest, ReportsLatencyThroughputAndMemory) {
   EXPECT_TRUE(absl::StrContains(text.str(), "peak RSS")) << text.str();
   EXPECT_TRUE(absl::StrContains(text.str(), "min ")) << text.str();
   EXPECT_TRUE(absl::StrContains(text.str(), "std ")) << text.str();
+  EXPECT_TRUE(absl::StrContains(text.str(), "precision    float32")) << text.str();
+  EXPECT_TRUE(absl::StrContains(json, "\"precision\": \"float32\"")) << json;
 }
 
 TEST(BenchCommandTest, ShapesFillUnknownDims) {

@@ -29,6 +29,9 @@ TEST(DoctorCommandTest, JsonDescribesCpuCudaAndModel) {
   const auto& cpu = f.at("cpu").struct_value().fields();
   EXPECT_FALSE(cpu.at("onednn_version").string_value().empty());
   EXPECT_FALSE(cpu.at("onednn_isa").string_value().empty());
+  // What precision=bfloat16 does here (device/cpu_info.h).
+  EXPECT_NE(cpu.at("bfloat16").string_value().find("precision=bfloat16 on the CPU"),
+            std::string::npos);
   EXPECT_GE(cpu.at("logical_cores").number_value(), 1);
   const auto& cuda = f.at("cuda").struct_value().fields();
   EXPECT_EQ(cuda.at("libraries").list_value().values_size(), 5);

@@ -511,7 +511,7 @@ absl::Status RunBench(const std::vector<std::string>& args, std::ostream& out) {
     w.Key("p99_ms").Number(latency.p99);
     w.Key("throughput_per_s").Number(throughput);
     w.Key("peak_rss_mib").Number(rss_mib, 1);
-    w.Key("device").String(options.device);
+    w.Key("device").String(options.device).Key("precision").String(options.precision);
     w.Key("device_peak_mib").Number(device_peak_mib, 1);
     w.Key("device_reserved_mib").Number(device_reserved_mib, 1);
     if (trace_path) w.Key("profile").String(*trace_path);
@@ -521,6 +521,7 @@ absl::Status RunBench(const std::vector<std::string>& args, std::ostream& out) {
     return absl::OkStatus();
   }
   out << absl::StrFormat("model        %s\nsignature    %s\nbatch        %d\n", *dir, key, *batch)
+      << absl::StrFormat("precision    %s\n", options.precision)
       << absl::StrFormat("load         %.1f ms\nfirst run    %.2f ms\n", load_ms, first_ms)
       << absl::StrFormat("calls        %d in %s, %d caller%s\n", calls, Duration(timing->wall_s),
                          *concurrency, *concurrency == 1 ? "" : "s at once")

@@ -188,6 +188,7 @@ absl::Status RunDoctor(const std::vector<std::string>& args, std::ostream& out) 
     cf["isa"] = List(cpu.isa);
     cf["onednn_version"] = Str(cpu.onednn_version);
     cf["onednn_isa"] = Str(cpu.onednn_isa);
+    cf["bfloat16"] = Str(device::DescribeCpuPrecision(cpu, "bfloat16").text);
     cf["budget"] = CpuBudgetJson(budget, omp_num_threads);
     cf["onednn_threads"] = Str(kernels::OneDnnUsesSmrtTeams() ? "smrt" : "libgomp");
     f["cpu"] = c;
@@ -245,6 +246,7 @@ absl::Status RunDoctor(const std::vector<std::string>& args, std::ostream& out) 
     out << "CPU: " << cpu.model << ", " << cpu.logical_cores << " logical cores\n"
         << "  ISA: " << absl::StrJoin(cpu.isa, " ") << "\n"
         << "  oneDNN " << cpu.onednn_version << " dispatches to: " << cpu.onednn_isa << "\n"
+        << "  " << device::DescribeCpuPrecision(cpu, "bfloat16").text << "\n"
         << "  budget: " << budget.Explain() << "\n"
         << "    (" << kThreadsPrecedence << ")\n"
         << (kernels::OneDnnUsesSmrtTeams()

@@ -19,6 +19,24 @@ dnnl::stream& ThreadStream() {
   return stream;
 }
 
+bool HasBf16() {
+  // ISA values are nested bit sets: AMX's includes AVX512_BF16's.
+  const unsigned bf16 = static_cast<unsigned>(dnnl_cpu_isa_avx512_core_bf16);
+  return (static_cast<unsigned>(dnnl_get_effective_cpu_isa()) & bf16) == bf16;
+}
+
+std::vector<DataType> FloatTypes() { return {DataType::kFloat, DataType::kBFloat16}; }
+
+bool TypeRunsHere(const AttrMap& attrs) {
+  absl::StatusOr<DataType> t = attrs.Get<DataType>("T");
+  return t.ok() && (*t == DataType::kFloat || (*t == DataType::kBFloat16 && HasBf16()));
+}
+
+dnnl::memory::data_type DnnlType(DataType type) {
+  return type == DataType::kBFloat16 ? dnnl::memory::data_type::bf16
+                                     : dnnl::memory::data_type::f32;
+}
+
 namespace {
 
 void AppendActivation(dnnl::post_ops& po, Activation a, float alpha) {

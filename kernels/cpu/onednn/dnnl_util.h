@@ -19,6 +19,19 @@
 namespace smrt::kernels::onednn {
 
 dnnl::engine& Engine();
+
+// Whether oneDNN runs bfloat16 convolutions and matmuls on this CPU's own
+// instructions (AVX512_BF16 or AMX-BF16), not by emulation.
+bool HasBf16();
+// The float types the convolution, matmul and pooling kernels are
+// registered for: float32 and bfloat16 (the same on every machine, so that
+// `smrt ops` is too) ...
+std::vector<DataType> FloatTypes();
+// ... of which a node's "T" runs here: bfloat16 only where HasBf16()
+// (elsewhere bfloat16 nodes go to the reference kernels, which widen them).
+bool TypeRunsHere(const AttrMap& attrs);
+// float32 -> f32, bfloat16 -> bf16.
+dnnl::memory::data_type DnnlType(DataType type);
 // A stream for the calling thread (streams are not shared across threads).
 dnnl::stream& ThreadStream();
 

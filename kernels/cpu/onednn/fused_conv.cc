@@ -1,6 +1,8 @@
 // _SmrtFusedConv2D on oneDNN: regular, grouped and depthwise convolution
 // with the bias in the primitive and activations / the residual sum as
-// post-ops, forward_inference. Weights are given format_tag::any and
+// post-ops, forward_inference. float32, and bfloat16 (fp32 accumulation;
+// AMX or AVX512_BF16) on CPUs that have bf16 instructions: the
+// precision=bfloat16 load option converts the graph's convolutions to it. Weights are given format_tag::any and
 // reordered to the layout oneDNN picks once per (node, input shape) when
 // they are constant; primitives are created once per (node, input shape).
 #include <cstring>
@@ -97,30 +99,30 @@ absl::StatusOr<Geometry> MakeGeometry(const KernelContext& ctx, const FusedOps& 
 
 // TensorFlow's HWIO filter (or depthwise [kh, kw, C, multiplier]) described
 // in place for oneDNN: OIHW dims, or GOIHW when grouped.
-dnnl::memory::desc UserWeights(const Geometry& g) {
+dnnl::memory::desc UserWeights(const Geometry& g, dt type) {
   if (g.groups == 1) {
-    return dnnl::memory::desc({g.oc, g.kc, g.kh, g.kw}, dt::f32,
+    return dnnl::memory::desc({g.oc, g.kc, g.kh, g.kw}, type,
                               {1, g.oc, g.kw * g.kc * g.oc, g.kc * g.oc});
   }
   const int64_t opg = g.oc / g.groups;
   if (g.depthwise) {
-    return dnnl::memory::desc({g.groups, opg, 1, g.kh, g.kw}, dt::f32,
+    return dnnl::memory::desc({g.groups, opg, 1, g.kh, g.kw}, type,
                               {opg, 1, g.oc, g.kw * g.oc, g.oc});
   }
-  return dnnl::memory::desc({g.groups, opg, g.kc, g.kh, g.kw}, dt::f32,
+  return dnnl::memory::desc({g.groups, opg, g.kc, g.kh, g.kw}, type,
                             {opg, 1, g.oc, g.kw * g.kc * g.oc, g.kc * g.oc});
 }
 
 absl::StatusOr<std::shared_ptr<const ConvPlan>> MakePlan(const KernelContext& ctx,
                                                          const Geometry& g,
-                                                         const FusedOps& ops) {
+                                                         const FusedOps& ops, dt type) {
   auto plan = std::make_shared<ConvPlan>();
-  dnnl::memory::desc src({g.n, g.c, g.h, g.w}, dt::f32, tag::nhwc);
-  dnnl::memory::desc dst({g.n, g.oc, g.oh, g.ow}, dt::f32, tag::nhwc);
-  plan->user_weights = UserWeights(g);
-  dnnl::memory::desc weights_any(plan->user_weights.dims(), dt::f32, tag::any);
+  dnnl::memory::desc src({g.n, g.c, g.h, g.w}, type, tag::nhwc);
+  dnnl::memory::desc dst({g.n, g.oc, g.oh, g.ow}, type, tag::nhwc);
+  plan->user_weights = UserWeights(g, type);
+  dnnl::memory::desc weights_any(plan->user_weights.dims(), type, tag::any);
   plan->has_bias = !ops.ops.empty() && ops.ops[0].kind == PostOp::kBiasAdd;
-  dnnl::memory::desc bias({g.oc}, dt::f32, tag::x);
+  dnnl::memory::desc bias({g.oc}, type, tag::x);
   const dnnl::memory::dims strides = {g.a.strides[1], g.a.strides[2]};
   const dnnl::memory::dims dilations = {g.a.dilations[1] - 1, g.a.dilations[2] - 1};
   const dnnl::memory::dims pad_l = {g.pad_t, g.pad_l};
@@ -154,14 +156,17 @@ absl::StatusOr<std::shared_ptr<const ConvPlan>> MakePlan(const KernelContext& ct
 absl::Status Compute(KernelContext& ctx) {
   absl::StatusOr<FusedOps> ops = ParseFusedOps(ctx.attrs(), ctx.num_inputs());
   if (!ops.ok()) return ops.status();
-  if (ctx.input(0).dtype() != DataType::kFloat || ctx.input(1).dtype() != DataType::kFloat) {
-    return absl::InvalidArgumentError("fused conv input and filter must be float32");
+  const DataType type = ctx.input(0).dtype();
+  if ((type != DataType::kFloat && type != DataType::kBFloat16) || ctx.input(1).dtype() != type) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("fused conv input and filter must both be float32 or both bfloat16, got ",
+                     ctx.input(0).DebugString(), " and ", ctx.input(1).DebugString()));
   }
   absl::StatusOr<Geometry> g = MakeGeometry(ctx, *ops);
   if (!g.ok()) return g.status();
   // oneDNN divides by zero-size dims: an empty result needs no primitive.
   if (g->n == 0 || g->oh == 0 || g->ow == 0 || g->oc == 0) {
-    return ctx.allocate_output(0, DataType::kFloat, {g->n, g->oh, g->ow, g->oc}).status();
+    return ctx.allocate_output(0, type, {g->n, g->oh, g->ow, g->oc}).status();
   }
   if (g->c == 0 || g->kh == 0 || g->kw == 0) {
     return absl::UnimplementedError("fused convolution with an empty input depth or window");
@@ -173,7 +178,8 @@ absl::Status Compute(KernelContext& ctx) {
     key.insert(key.end(), ctx.input(1).shape().begin(), ctx.input(1).shape().end());
     if (state != nullptr) plan = state->Find(key);
     if (plan == nullptr) {
-      absl::StatusOr<std::shared_ptr<const ConvPlan>> made = MakePlan(ctx, *g, *ops);
+      absl::StatusOr<std::shared_ptr<const ConvPlan>> made =
+          MakePlan(ctx, *g, *ops, onednn::DnnlType(type));
       if (!made.ok()) return made.status();
       plan = *made;
       if (state != nullptr) state->Insert(key, plan);
@@ -186,10 +192,10 @@ absl::Status Compute(KernelContext& ctx) {
     for (const PostOp& op : ops->ops) {
       if (op.kind != PostOp::kAdd) continue;
       residual = &ctx.input(op.arg < 0 ? 0 : op.arg);
-      if (residual->dtype() != DataType::kFloat || residual->shape() != plan->out_shape) {
+      if (residual->dtype() != type || residual->shape() != plan->out_shape) {
         return absl::InvalidArgumentError(absl::StrCat(
-            "the residual input must be float32 ", ShapeToString(plan->out_shape), ", got ",
-            residual->DebugString()));
+            "the residual input must be ", DataTypeShortName(type), " ",
+            ShapeToString(plan->out_shape), ", got ", residual->DebugString()));
       }
     }
     Tensor* out = nullptr;
@@ -198,7 +204,7 @@ absl::Status Compute(KernelContext& ctx) {
       out = &ctx.output(0);
     } else {
       absl::StatusOr<Tensor*> made =
-          ctx.allocate_output_for_overwrite(0, DataType::kFloat, plan->out_shape);
+          ctx.allocate_output_for_overwrite(0, type, plan->out_shape);
       if (!made.ok()) return made.status();
       out = *made;
       if (residual != nullptr) std::memcpy(out->raw_data(), residual->raw_data(), residual->byte_size());
@@ -218,10 +224,10 @@ absl::Status Compute(KernelContext& ctx) {
     for (const PostOp& op : ops->ops) {
       if (op.kind != PostOp::kBiasAdd) continue;
       const Tensor& arg = ctx.input(op.arg < 0 ? 0 : op.arg);
-      if (arg.dtype() != DataType::kFloat || arg.rank() != 1 || arg.dim(0) != plan->out_shape[3]) {
-        return absl::InvalidArgumentError(absl::StrCat("bias must be a float32 vector of ",
-                                                       plan->out_shape[3], " values, got ",
-                                                       arg.DebugString()));
+      if (arg.dtype() != type || arg.rank() != 1 || arg.dim(0) != plan->out_shape[3]) {
+        return absl::InvalidArgumentError(absl::StrCat("bias must be a ", DataTypeShortName(type),
+                                                       " vector of ", plan->out_shape[3],
+                                                       " values, got ", arg.DebugString()));
       }
       args.insert({DNNL_ARG_BIAS, dnnl::memory(plan->pd.bias_desc(), Engine(),
                                                const_cast<void*>(arg.raw_data()))});
@@ -233,6 +239,7 @@ absl::Status Compute(KernelContext& ctx) {
 }
 
 bool Supports(const AttrMap& attrs) {
+  if (!onednn::TypeRunsHere(attrs)) return false;
   if (attrs.GetOr<std::string>("data_format", "NHWC").value_or("") != "NHWC") return false;
   absl::StatusOr<std::vector<std::string>> names =
       attrs.GetOr<std::vector<std::string>>("fused_ops", {});
@@ -246,7 +253,7 @@ bool Supports(const AttrMap& attrs) {
 }  // namespace
 
 void RegisterOneDnnFusedConv(KernelRegistry& r) {
-  KernelSpec k{kFusedConv2D, kCpu, "T", {DataType::kFloat}, Compute};
+  KernelSpec k{kFusedConv2D, kCpu, "T", onednn::FloatTypes(), Compute};
   k.priority = kOneDnnPriority;
   k.backend = kOneDnnBackend;
   k.supports = Supports;

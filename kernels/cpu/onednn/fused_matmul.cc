@@ -1,5 +1,6 @@
 // _SmrtFusedMatMul on oneDNN: a 2-D matmul with the bias in the primitive
-// and activations as eltwise post-ops. Constant weights are reordered once
+// and activations as eltwise post-ops; float32, and bfloat16 where the CPU
+// has bf16 instructions (onednn::FloatTypes). Constant weights are reordered once
 // per (node, rows) to the layout oneDNN picks (format_tag::any).
 #include <map>
 #include <memory>
@@ -34,11 +35,14 @@ absl::Status Compute(KernelContext& ctx) {
   if (!ops.ok()) return ops.status();
   const Tensor& a = ctx.input(0);
   const Tensor& b = ctx.input(1);
-  if (a.dtype() != DataType::kFloat || b.dtype() != DataType::kFloat || a.rank() != 2 ||
-      b.rank() != 2) {
-    return absl::InvalidArgumentError(absl::StrCat("fused matmul takes two float32 matrices, got ",
-                                                   a.DebugString(), " and ", b.DebugString()));
+  const DataType type = a.dtype();
+  if ((type != DataType::kFloat && type != DataType::kBFloat16) || b.dtype() != type ||
+      a.rank() != 2 || b.rank() != 2) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("fused matmul takes two float32 or two bfloat16 matrices, got ",
+                     a.DebugString(), " and ", b.DebugString()));
   }
+  const dt dtype = onednn::DnnlType(type);
   const bool ta = ctx.attrs().GetOr<bool>("transpose_a", false).value_or(false);
   const bool tb = ctx.attrs().GetOr<bool>("transpose_b", false).value_or(false);
   const int64_t m = ta ? a.dim(1) : a.dim(0), k = ta ? a.dim(0) : a.dim(1);
@@ -49,9 +53,9 @@ absl::Status Compute(KernelContext& ctx) {
                                                    ShapeToString(b.shape())));
   }
   // oneDNN divides by zero-size dims: an empty result needs no primitive.
-  if (m == 0 || n == 0) return ctx.allocate_output(0, DataType::kFloat, {m, n}).status();
+  if (m == 0 || n == 0) return ctx.allocate_output(0, type, {m, n}).status();
   if (k == 0) {  // an empty product is zeros: only the post-ops remain
-    absl::StatusOr<Tensor*> out = ctx.allocate_output(0, DataType::kFloat, {m, n});
+    absl::StatusOr<Tensor*> out = ctx.allocate_output(0, type, {m, n});
     if (!out.ok()) return out.status();
     std::vector<const Tensor*> inputs;
     for (int i = 0; i < ctx.num_inputs(); ++i) inputs.push_back(&ctx.input(i));
@@ -65,12 +69,12 @@ absl::Status Compute(KernelContext& ctx) {
     if (plan == nullptr) {
       auto p = std::make_shared<MatMulPlan>();
       p->m = m, p->n = n;
-      p->user_src = dnnl::memory::desc({m, k}, dt::f32, ta ? dnnl::memory::dims{1, m}
-                                                           : dnnl::memory::dims{k, 1});
-      p->user_weights = dnnl::memory::desc({k, n}, dt::f32, tb ? dnnl::memory::dims{1, k}
-                                                               : dnnl::memory::dims{n, 1});
-      dnnl::memory::desc weights_any({k, n}, dt::f32, tag::any);
-      dnnl::memory::desc dst({m, n}, dt::f32, tag::ab);
+      p->user_src = dnnl::memory::desc({m, k}, dtype, ta ? dnnl::memory::dims{1, m}
+                                                          : dnnl::memory::dims{k, 1});
+      p->user_weights = dnnl::memory::desc({k, n}, dtype, tb ? dnnl::memory::dims{1, k}
+                                                              : dnnl::memory::dims{n, 1});
+      dnnl::memory::desc weights_any({k, n}, dtype, tag::any);
+      dnnl::memory::desc dst({m, n}, dtype, tag::ab);
       p->has_bias = !ops->ops.empty() && ops->ops[0].kind == PostOp::kBiasAdd;
       dnnl::primitive_attr attr;
       bool summand = false;
@@ -78,7 +82,7 @@ absl::Status Compute(KernelContext& ctx) {
       attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
       dnnl::matmul::desc d =
           p->has_bias ? dnnl::matmul::desc(p->user_src, weights_any,
-                                           dnnl::memory::desc({1, n}, dt::f32, tag::ab), dst)
+                                           dnnl::memory::desc({1, n}, dtype, tag::ab), dst)
                       : dnnl::matmul::desc(p->user_src, weights_any, dst);
       p->pd = dnnl::matmul::primitive_desc(d, attr, Engine());
       p->prim = dnnl::matmul(p->pd);
@@ -89,7 +93,7 @@ absl::Status Compute(KernelContext& ctx) {
       if (state != nullptr) state->Insert(key, plan);
     }
     // The primitive writes every element.
-    absl::StatusOr<Tensor*> out = ctx.allocate_output_for_overwrite(0, DataType::kFloat, {m, n});
+    absl::StatusOr<Tensor*> out = ctx.allocate_output_for_overwrite(0, type, {m, n});
     if (!out.ok()) return out.status();
     std::unordered_map<int, dnnl::memory> args;
     args.insert({DNNL_ARG_SRC,
@@ -105,9 +109,10 @@ absl::Status Compute(KernelContext& ctx) {
     args.insert({DNNL_ARG_WEIGHTS, weights});
     if (plan->has_bias) {
       const Tensor& bias = ctx.input(ops->ops[0].arg);
-      if (bias.dtype() != DataType::kFloat || bias.rank() != 1 || bias.dim(0) != n) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            "bias must be a float32 vector of ", n, " values, got ", bias.DebugString()));
+      if (bias.dtype() != type || bias.rank() != 1 || bias.dim(0) != n) {
+        return absl::InvalidArgumentError(absl::StrCat("bias must be a ", DataTypeShortName(type),
+                                                       " vector of ", n, " values, got ",
+                                                       bias.DebugString()));
       }
       args.insert({DNNL_ARG_BIAS, dnnl::memory(plan->pd.bias_desc(), Engine(),
                                                const_cast<void*>(bias.raw_data()))});
@@ -119,6 +124,7 @@ absl::Status Compute(KernelContext& ctx) {
 }
 
 bool Supports(const AttrMap& attrs) {
+  if (!onednn::TypeRunsHere(attrs)) return false;
   absl::StatusOr<std::vector<std::string>> names =
       attrs.GetOr<std::vector<std::string>>("fused_ops", {});
   if (!names.ok()) return false;
@@ -134,7 +140,7 @@ bool Supports(const AttrMap& attrs) {
 }  // namespace
 
 void RegisterOneDnnFusedMatMul(KernelRegistry& r) {
-  KernelSpec k{kFusedMatMul, kCpu, "T", {DataType::kFloat}, Compute};
+  KernelSpec k{kFusedMatMul, kCpu, "T", onednn::FloatTypes(), Compute};
   k.priority = kOneDnnPriority;
   k.backend = kOneDnnBackend;
   k.supports = Supports;

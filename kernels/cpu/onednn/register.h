@@ -14,12 +14,14 @@ void RegisterOneDnnFusedConv(KernelRegistry& r);    // fused_conv.cc
 void RegisterOneDnnFusedMatMul(KernelRegistry& r);  // fused_matmul.cc
 void RegisterOneDnnSoftmax(KernelRegistry& r);      // softmax.cc
 void RegisterOneDnnAttention(KernelRegistry& r);    // attention.cc
+void RegisterOneDnnPool(KernelRegistry& r);         // pool.cc
 
 inline void RegisterOneDnnKernels(KernelRegistry& r) {
   RegisterOneDnnFusedConv(r);
   RegisterOneDnnFusedMatMul(r);
   RegisterOneDnnSoftmax(r);
   RegisterOneDnnAttention(r);
+  RegisterOneDnnPool(r);
 }
 
 }  // namespace smrt::kernels
