@@ -1,4 +1,5 @@
-// MatMul (2-D, float32) + BiasAdd + activation -> one _SmrtFusedMatMul.
+// MatMul (2-D, float32) + BiasAdd + activation -> one _SmrtFusedMatMul; and
+// Einsums with constant weights marked so (ops/weight_attrs.h).
 // Only matmuls with constant weights (input 1) are taken: those are the
 // layers (Dense) a backend can prepare once. Keras's Dense on a 3-D input is
 // a Tensordot, MatMul -> Reshape -> BiasAdd -> activation: the bias and the
@@ -6,6 +7,7 @@
 // before it into the matmul and the Reshape follows the fused op.
 #include "absl/strings/str_cat.h"
 #include "ops/fused_ops.h"
+#include "ops/weight_attrs.h"
 #include "passes/passes.h"
 #include "passes/post_op_chain.h"
 
@@ -108,6 +110,14 @@ class FuseMatMulPass : public Pass {
   absl::Status Run(PassContext& ctx) const override {
     absl::StatusOr<std::vector<graph::NodeId>> order = LiveOrder(ctx);
     if (!order.ok()) return order.status();
+    for (graph::NodeId id : *order) {
+      graph::Node& e = ctx.graph.node(id);
+      // Keras's EinsumDense: a backend prepares its constant weights once.
+      if (e.op == "Einsum" && e.inputs.size() == 2 &&
+          InvariantValue(ctx.graph, e.inputs[1]) != nullptr) {
+        e.attrs.Set(ops::kWeightsConstantAttr, true);
+      }
+    }
     for (graph::NodeId id : *order) {
       const graph::Node& n = ctx.graph.node(id);
       if (n.op != "MatMul") continue;

@@ -15,6 +15,7 @@ void RegisterOneDnnFusedMatMul(KernelRegistry& r);  // fused_matmul.cc
 void RegisterOneDnnSoftmax(KernelRegistry& r);      // softmax.cc
 void RegisterOneDnnAttention(KernelRegistry& r);    // attention.cc
 void RegisterOneDnnPool(KernelRegistry& r);         // pool.cc
+void RegisterOneDnnEinsum(KernelRegistry& r);       // einsum.cc
 
 inline void RegisterOneDnnKernels(KernelRegistry& r) {
   RegisterOneDnnFusedConv(r);
@@ -22,6 +23,7 @@ inline void RegisterOneDnnKernels(KernelRegistry& r) {
   RegisterOneDnnSoftmax(r);
   RegisterOneDnnAttention(r);
   RegisterOneDnnPool(r);
+  RegisterOneDnnEinsum(r);
 }
 
 }  // namespace smrt::kernels

@@ -1,0 +1,119 @@
+// Einsum on oneDNN (kernels/cpu/onednn/einsum.cc) for dense-layer equations,
+// against the reference Einsum (checked against TensorFlow's goldens):
+// float32 within summation-order differences, bfloat16 within two bf16
+// roundings of the float32 answer on the same bf16 operands; other
+// equations stay with the reference kernel.
+#include <string>
+#include <vector>
+
+#include "Eigen/Core"
+#include "absl/strings/str_cat.h"
+#include "gtest/gtest.h"
+#include "kernels/registry.h"
+#include "ops/weight_attrs.h"
+#include "testing/kernel_test.h"
+
+namespace smrt::kernels {
+namespace {
+
+const KernelSpec* EinsumKernel(const std::string& backend) {
+  static std::vector<std::unique_ptr<KernelSpec>> keep;
+  for (const KernelSpec& k : KernelRegistry::Default().Kernels("Einsum")) {
+    if (k.device != kCpu || k.backend != backend) continue;
+    keep.push_back(std::make_unique<KernelSpec>(k));
+    return keep.back().get();
+  }
+  return nullptr;
+}
+
+Tensor Convert(const Tensor& t, DataType type) {
+  if (type == DataType::kFloat) return t;
+  Tensor out = *Tensor::Create(DataType::kBFloat16, t.shape());
+  for (int64_t i = 0; i < t.num_elements(); ++i) {
+    out.data<Eigen::bfloat16>()[i] = static_cast<Eigen::bfloat16>(t.data<float>()[i]);
+  }
+  return out;
+}
+
+Tensor ToFloat(const Tensor& t) {
+  if (t.dtype() == DataType::kFloat) return t;
+  Tensor out = *Tensor::Create(DataType::kFloat, t.shape());
+  for (int64_t i = 0; i < t.num_elements(); ++i) {
+    out.data<float>()[i] = static_cast<float>(t.data<Eigen::bfloat16>()[i]);
+  }
+  return out;
+}
+
+AttrMap EinsumAttrs(const std::string& equation, DataType type) {
+  AttrMap a;
+  a.Set("equation", equation);
+  a.Set("T", type);
+  a.Set("N", int64_t{2});
+  return a;
+}
+
+TEST(OneDnnEinsumTest, DenseEquationsMatchTheReference) {
+  const KernelSpec* onednn = EinsumKernel("onednn");
+  const KernelSpec* reference = EinsumKernel("reference");
+  ASSERT_NE(onednn, nullptr);
+  ASSERT_NE(reference, nullptr);
+  struct Case {
+    std::string equation;
+    Shape x, w;
+  };
+  const std::vector<Case> cases = {
+      {"abc,cd->abd", {2, 7, 48}, {48, 40}},          // EinsumDense
+      {"abc,cde->abde", {1, 9, 64}, {64, 4, 16}},     // Q, K, V heads
+      {"abcd,cde->abe", {2, 9, 4, 16}, {4, 16, 32}},  // attention output
+      {"ab,bc->ac", {5, 33}, {33, 7}},                // a plain matmul
+      {"bc,cd->bd", {0, 8}, {8, 3}},                  // no rows
+      {"abc,cd->abd", {2, 3, 0}, {0, 5}},             // nothing to contract: zeros
+  };
+  int checked = 0;
+  for (DataType type : {DataType::kFloat, DataType::kBFloat16}) {
+    for (const Case& c : cases) {
+      SCOPED_TRACE(absl::StrCat(c.equation, " ", DataTypeShortName(type)));
+      const AttrMap attrs = EinsumAttrs(c.equation, type);
+      if (!onednn->supports(attrs)) {
+        ASSERT_EQ(type, DataType::kBFloat16);  // only bf16 may be missing (no bf16 CPU)
+        continue;
+      }
+      const Tensor x = Convert(RandomFloats(c.x, 21, -2, 2), type);
+      const Tensor w = Convert(RandomFloats(c.w, 22, -0.5, 0.5), type);
+      // The reference Einsum has no bfloat16 kernel: it answers in float32
+      // on the same (bf16-rounded) operands.
+      absl::StatusOr<Tensor> want = RunKernel(*reference, EinsumAttrs(c.equation, DataType::kFloat),
+                                              {ToFloat(x), ToFloat(w)}, nullptr);
+      ASSERT_TRUE(want.ok()) << want.status().ToString();
+      const double tol = type == DataType::kFloat ? 1e-4 : 2.0 / 128;
+      for (bool constant : {false, true}) {
+        AttrMap a = attrs;
+        a.Set(ops::kWeightsConstantAttr, constant);
+        std::unique_ptr<KernelState> state = onednn->make_state();
+        for (int run = 0; run < 2; ++run) {
+          absl::StatusOr<Tensor> got = RunKernel(*onednn, a, {x, w}, state.get());
+          ASSERT_TRUE(got.ok()) << got.status();
+          ASSERT_EQ(got->shape(), want->shape());
+          ASSERT_EQ(got->dtype(), type);
+          EXPECT_TRUE(TensorsNear(ToFloat(*got), ToFloat(*want), tol, tol));
+        }
+      }
+      ++checked;
+    }
+  }
+  EXPECT_GE(checked, 6);
+}
+
+TEST(OneDnnEinsumTest, OtherEquationsStayWithTheReference) {
+  const KernelSpec* onednn = EinsumKernel("onednn");
+  ASSERT_NE(onednn, nullptr);
+  for (const char* equation : {"bij,bjk->bik", "abc,dc->abd", "abc,cd->adb", "ii->i",
+                               "abc,cd->abcd", "aab,bc->ac", "...c,cd->...d", "abc,cd"}) {
+    EXPECT_FALSE(onednn->supports(EinsumAttrs(equation, DataType::kFloat))) << equation;
+  }
+  EXPECT_TRUE(onednn->supports(EinsumAttrs("abc,cd->abd", DataType::kFloat)));
+  EXPECT_FALSE(onednn->supports(EinsumAttrs("abc,cd->abd", DataType::kDouble)));
+}
+
+}  // namespace
+}  // namespace smrt::kernels
