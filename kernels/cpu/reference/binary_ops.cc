@@ -308,9 +308,13 @@ bool ChannelBroadcast(const BroadcastPlan& plan, const T* a, const T* b, Out* o,
                   const T* v = tiled.get() + i * tile;
                   Out* po = o + offset;
                   if (vector_b) {
-                    for (int64_t j = 0; j < n; ++j) po[j] = static_cast<Out>(fn(x[j], v[j]));
+                    for (int64_t j = 0; j < n; ++j) {
+                      po[j] = static_cast<Out>(fn(Load(x[j]), Load(v[j])));
+                    }
                   } else {
-                    for (int64_t j = 0; j < n; ++j) po[j] = static_cast<Out>(fn(v[j], x[j]));
+                    for (int64_t j = 0; j < n; ++j) {
+                      po[j] = static_cast<Out>(fn(Load(v[j]), Load(x[j])));
+                    }
                   }
                 }
               });
@@ -337,7 +341,8 @@ absl::Status BroadcastBinary(KernelContext& ctx, const Fn& fn) {
   const T* a = x.data<T>();
   const T* b = y.data<T>();
   Out* o = (*out)->template data<Out>();
-  if constexpr (std::is_arithmetic_v<T>) {
+  // bfloat16 too: squeeze-excite's Mul under precision=bfloat16.
+  if constexpr (std::is_arithmetic_v<T> || elementwise::kIsHalfLike<T>) {
     if (ChannelBroadcast(*plan, a, b, o, fn)) return absl::OkStatus();
   }
   // Each row writes only its own stretch of the output: rows run in parallel.
