@@ -3,16 +3,27 @@
 // post-ops, forward_inference. Weights are given format_tag::any and
 // reordered to the layout oneDNN picks once per (node, input shape) when
 // they are constant; primitives are created once per (node, input shape).
+//
+// _SmrtQuantizedFusedConv2D (ops/quantized_ops.h) is the same convolution
+// in int8: the input quantized per call (a oneDNN reorder), the constant
+// filter quantized per output channel when the plan is made, s32
+// accumulation, and the per-channel dequantization as oneDNN output scales
+// before the same post-ops, into a float32 output.
+#include <cstdlib>
 #include <cstring>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "kernels/cpu/onednn/dnnl_util.h"
+#include "kernels/cpu/onednn/quantize_util.h"
 #include "kernels/cpu/onednn/register.h"
-#include "kernels/shared/conv_util.h"
 #include "kernels/registry.h"
+#include "kernels/shared/conv_util.h"
+#include "ops/quantized_ops.h"
 
 namespace smrt::kernels {
 namespace {
@@ -29,6 +40,11 @@ struct ConvPlan {
   bool has_bias = false;
   bool summand = false;
   Shape out_shape;
+  // Quantized plans: the input's scale and type, and the output scales
+  // (input scale times each output channel's weight scale).
+  std::optional<ops::InputQuantization> quant;
+  std::vector<float> out_scales;
+  onednn::InputQuantizer quantizer;
 };
 
 using ConvState = onednn::PlanCache<ConvPlan>;
@@ -64,8 +80,8 @@ absl::StatusOr<Geometry> MakeGeometry(const KernelContext& ctx, const FusedOps& 
   g.kh = f.dim(0), g.kw = f.dim(1), g.kc = f.dim(2);
   if (g.depthwise) {
     if (g.kc != g.c) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "input and filter must have the same depth: ", g.c, " vs ", g.kc));
+      return absl::InvalidArgumentError(
+          absl::StrCat("input and filter must have the same depth: ", g.c, " vs ", g.kc));
     }
     g.groups = g.c;
     g.oc = g.c * f.dim(3);
@@ -81,13 +97,11 @@ absl::StatusOr<Geometry> MakeGeometry(const KernelContext& ctx, const FusedOps& 
           "output depth must be evenly divisible by number of groups: ", g.oc, " vs ", g.groups));
     }
   }
-  absl::StatusOr<WindowedSize> rows = WindowedOutputSize(g.h, g.kh, g.a.dilations[1],
-                                                         g.a.strides[1], g.a.padding,
-                                                         (*pads)[0][0], (*pads)[0][1]);
+  absl::StatusOr<WindowedSize> rows = WindowedOutputSize(
+      g.h, g.kh, g.a.dilations[1], g.a.strides[1], g.a.padding, (*pads)[0][0], (*pads)[0][1]);
   if (!rows.ok()) return rows.status();
-  absl::StatusOr<WindowedSize> cols = WindowedOutputSize(g.w, g.kw, g.a.dilations[2],
-                                                         g.a.strides[2], g.a.padding,
-                                                         (*pads)[1][0], (*pads)[1][1]);
+  absl::StatusOr<WindowedSize> cols = WindowedOutputSize(
+      g.w, g.kw, g.a.dilations[2], g.a.strides[2], g.a.padding, (*pads)[1][0], (*pads)[1][1]);
   if (!cols.ok()) return cols.status();
   g.oh = rows->size, g.ow = cols->size;
   g.pad_t = rows->pad_before, g.pad_b = rows->pad_after;
@@ -97,28 +111,39 @@ absl::StatusOr<Geometry> MakeGeometry(const KernelContext& ctx, const FusedOps& 
 
 // TensorFlow's HWIO filter (or depthwise [kh, kw, C, multiplier]) described
 // in place for oneDNN: OIHW dims, or GOIHW when grouped.
-dnnl::memory::desc UserWeights(const Geometry& g) {
+// Its output channel is the flat index modulo g.oc in both layouts.
+dnnl::memory::desc UserWeights(const Geometry& g, dt type = dt::f32) {
   if (g.groups == 1) {
-    return dnnl::memory::desc({g.oc, g.kc, g.kh, g.kw}, dt::f32,
+    return dnnl::memory::desc({g.oc, g.kc, g.kh, g.kw}, type,
                               {1, g.oc, g.kw * g.kc * g.oc, g.kc * g.oc});
   }
   const int64_t opg = g.oc / g.groups;
   if (g.depthwise) {
-    return dnnl::memory::desc({g.groups, opg, 1, g.kh, g.kw}, dt::f32,
+    return dnnl::memory::desc({g.groups, opg, 1, g.kh, g.kw}, type,
                               {opg, 1, g.oc, g.kw * g.oc, g.oc});
   }
-  return dnnl::memory::desc({g.groups, opg, g.kc, g.kh, g.kw}, dt::f32,
+  return dnnl::memory::desc({g.groups, opg, g.kc, g.kh, g.kw}, type,
                             {opg, 1, g.oc, g.kw * g.kc * g.oc, g.kc * g.oc});
 }
 
-absl::StatusOr<std::shared_ptr<const ConvPlan>> MakePlan(const KernelContext& ctx,
-                                                         const Geometry& g,
-                                                         const FusedOps& ops) {
+absl::StatusOr<std::shared_ptr<const ConvPlan>> MakePlan(
+    const KernelContext& ctx, const Geometry& g, const FusedOps& ops,
+    const std::optional<ops::InputQuantization>& quant) {
   auto plan = std::make_shared<ConvPlan>();
-  dnnl::memory::desc src({g.n, g.c, g.h, g.w}, dt::f32, tag::nhwc);
+  plan->quant = quant;
+  const dt src_type = !quant ? dt::f32 : quant->is_signed ? dt::s8 : dt::u8;
+  const dt weights_type = quant ? dt::s8 : dt::f32;
+  dnnl::memory::desc src({g.n, g.c, g.h, g.w}, src_type, tag::nhwc);
   dnnl::memory::desc dst({g.n, g.oc, g.oh, g.ow}, dt::f32, tag::nhwc);
-  plan->user_weights = UserWeights(g);
-  dnnl::memory::desc weights_any(plan->user_weights.dims(), dt::f32, tag::any);
+  plan->user_weights = UserWeights(g, weights_type);
+  dnnl::memory::desc weights_any(plan->user_weights.dims(), weights_type, tag::any);
+  onednn::QuantizedWeights qw;
+  if (quant) {
+    qw = onednn::QuantizePerChannel(ctx.input(1).data<float>(), ctx.input(1).num_elements(), g.oc,
+                                    /*channel_fastest=*/true);
+    plan->out_scales.resize(g.oc);
+    for (int64_t i = 0; i < g.oc; ++i) plan->out_scales[i] = quant->scale * qw.scales[i];
+  }
   plan->has_bias = !ops.ops.empty() && ops.ops[0].kind == PostOp::kBiasAdd;
   dnnl::memory::desc bias({g.oc}, dt::f32, tag::x);
   const dnnl::memory::dims strides = {g.a.strides[1], g.a.strides[2]};
@@ -128,32 +153,44 @@ absl::StatusOr<std::shared_ptr<const ConvPlan>> MakePlan(const KernelContext& ct
   dnnl::primitive_attr attr;
   attr.set_post_ops(onednn::MakePostOps(ops, plan->summand));
   attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+  if (quant) attr.set_output_scales(/*mask: per dst channel*/ 1 << 1, plan->out_scales);
   using conv = dnnl::convolution_forward;
-  conv::desc d = plan->has_bias
-                     ? conv::desc(dnnl::prop_kind::forward_inference,
-                                  dnnl::algorithm::convolution_direct, src, weights_any, bias, dst,
-                                  strides, dilations, pad_l, pad_r)
-                     : conv::desc(dnnl::prop_kind::forward_inference,
-                                  dnnl::algorithm::convolution_direct, src, weights_any, dst,
-                                  strides, dilations, pad_l, pad_r);
+  conv::desc d =
+      plan->has_bias
+          ? conv::desc(dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct, src,
+                       weights_any, bias, dst, strides, dilations, pad_l, pad_r)
+          : conv::desc(dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct, src,
+                       weights_any, dst, strides, dilations, pad_l, pad_r);
   plan->pd = conv::primitive_desc(d, attr, Engine());
   plan->prim = conv(plan->pd);
   plan->out_shape = {g.n, g.oh, g.ow, g.oc};
-  if (ops.weights_constant) {
+  if (quant) {  // constant (checked): reordered once per plan
+    plan->quantizer = onednn::InputQuantizer(plan->pd.src_desc(), *quant);
+    plan->weights =
+        onednn::ReorderWeights(plan->user_weights, qw.values.data(), plan->pd.weights_desc());
+  } else if (ops.weights_constant) {
     auto* state = static_cast<ConvState*>(ctx.kernel_state());
     const Tensor& filter = ctx.input(1);
-    plan->weights = state != nullptr ? state->Weights(plan->user_weights, filter,
-                                                      plan->pd.weights_desc())
-                                     : onednn::ReorderWeights(plan->user_weights,
-                                                              filter.raw_data(),
-                                                              plan->pd.weights_desc());
+    plan->weights = state != nullptr
+                        ? state->Weights(plan->user_weights, filter, plan->pd.weights_desc())
+                        : onednn::ReorderWeights(plan->user_weights, filter.raw_data(),
+                                                 plan->pd.weights_desc());
   }
   return std::shared_ptr<const ConvPlan>(std::move(plan));
 }
 
-absl::Status Compute(KernelContext& ctx) {
+absl::Status Compute(KernelContext& ctx, bool quantized) {
   absl::StatusOr<FusedOps> ops = ParseFusedOps(ctx.attrs(), ctx.num_inputs());
   if (!ops.ok()) return ops.status();
+  std::optional<ops::InputQuantization> quant;
+  if (quantized) {
+    absl::StatusOr<ops::InputQuantization> q = ops::ReadInputQuantization(ctx.attrs());
+    if (!q.ok()) return q.status();
+    if (!ops->weights_constant) {
+      return absl::InvalidArgumentError("an int8 convolution needs a constant filter");
+    }
+    quant = *q;
+  }
   if (ctx.input(0).dtype() != DataType::kFloat || ctx.input(1).dtype() != DataType::kFloat) {
     return absl::InvalidArgumentError("fused conv input and filter must be float32");
   }
@@ -173,7 +210,7 @@ absl::Status Compute(KernelContext& ctx) {
     key.insert(key.end(), ctx.input(1).shape().begin(), ctx.input(1).shape().end());
     if (state != nullptr) plan = state->Find(key);
     if (plan == nullptr) {
-      absl::StatusOr<std::shared_ptr<const ConvPlan>> made = MakePlan(ctx, *g, *ops);
+      absl::StatusOr<std::shared_ptr<const ConvPlan>> made = MakePlan(ctx, *g, *ops, quant);
       if (!made.ok()) return made.status();
       plan = *made;
       if (state != nullptr) state->Insert(key, plan);
@@ -187,9 +224,9 @@ absl::Status Compute(KernelContext& ctx) {
       if (op.kind != PostOp::kAdd) continue;
       residual = &ctx.input(op.arg < 0 ? 0 : op.arg);
       if (residual->dtype() != DataType::kFloat || residual->shape() != plan->out_shape) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            "the residual input must be float32 ", ShapeToString(plan->out_shape), ", got ",
-            residual->DebugString()));
+        return absl::InvalidArgumentError(absl::StrCat("the residual input must be float32 ",
+                                                       ShapeToString(plan->out_shape), ", got ",
+                                                       residual->DebugString()));
       }
     }
     Tensor* out = nullptr;
@@ -201,13 +238,21 @@ absl::Status Compute(KernelContext& ctx) {
           ctx.allocate_output_for_overwrite(0, DataType::kFloat, plan->out_shape);
       if (!made.ok()) return made.status();
       out = *made;
-      if (residual != nullptr) std::memcpy(out->raw_data(), residual->raw_data(), residual->byte_size());
+      if (residual != nullptr)
+        std::memcpy(out->raw_data(), residual->raw_data(), residual->byte_size());
     }
     std::unordered_map<int, dnnl::memory> args;
-    args.insert({DNNL_ARG_SRC, dnnl::memory(plan->pd.src_desc(), Engine(),
-                                            const_cast<void*>(ctx.input(0).raw_data()))});
+    onednn::AlignedBuffer quantized_input(nullptr, std::free);
+    if (plan->quant) {
+      quantized_input = plan->quantizer.Run(ctx.input(0));
+      args.insert(
+          {DNNL_ARG_SRC, dnnl::memory(plan->pd.src_desc(), Engine(), quantized_input.get())});
+    } else {
+      args.insert({DNNL_ARG_SRC, dnnl::memory(plan->pd.src_desc(), Engine(),
+                                              const_cast<void*>(ctx.input(0).raw_data()))});
+    }
     dnnl::memory weights = plan->weights;
-    if (!ops->weights_constant || state == nullptr) {
+    if (!plan->quant && (!ops->weights_constant || state == nullptr)) {
       dnnl::memory user(plan->user_weights, Engine(), const_cast<void*>(ctx.input(1).raw_data()));
       weights = dnnl::memory(plan->pd.weights_desc(), Engine());
       dnnl::stream& s = onednn::ThreadStream();
@@ -215,6 +260,7 @@ absl::Status Compute(KernelContext& ctx) {
       s.wait();
     }
     args.insert({DNNL_ARG_WEIGHTS, weights});
+    std::vector<float> scaled_bias;
     for (const PostOp& op : ops->ops) {
       if (op.kind != PostOp::kBiasAdd) continue;
       const Tensor& arg = ctx.input(op.arg < 0 ? 0 : op.arg);
@@ -223,8 +269,13 @@ absl::Status Compute(KernelContext& ctx) {
                                                        plan->out_shape[3], " values, got ",
                                                        arg.DebugString()));
       }
-      args.insert({DNNL_ARG_BIAS, dnnl::memory(plan->pd.bias_desc(), Engine(),
-                                               const_cast<void*>(arg.raw_data()))});
+      const void* bias = arg.raw_data();
+      if (plan->quant) {
+        scaled_bias = onednn::BiasBeforeOutputScales(arg.data<float>(), plan->out_scales);
+        bias = scaled_bias.data();
+      }
+      args.insert(
+          {DNNL_ARG_BIAS, dnnl::memory(plan->pd.bias_desc(), Engine(), const_cast<void*>(bias))});
     }
     args.insert({DNNL_ARG_DST, dnnl::memory(plan->pd.dst_desc(), Engine(), out->raw_data())});
     onednn::Execute(plan->prim, plan->pd.scratchpad_desc(), std::move(args));
@@ -246,12 +297,24 @@ bool Supports(const AttrMap& attrs) {
 }  // namespace
 
 void RegisterOneDnnFusedConv(KernelRegistry& r) {
-  KernelSpec k{kFusedConv2D, kCpu, "T", {DataType::kFloat}, Compute};
+  KernelSpec k{kFusedConv2D, kCpu, "T", {DataType::kFloat}, [](KernelContext& ctx) {
+                 return Compute(ctx, /*quantized=*/false);
+               }};
   k.priority = kOneDnnPriority;
   k.backend = kOneDnnBackend;
   k.supports = Supports;
   k.make_state = [] { return std::make_unique<ConvState>(); };
   r.AddKernel(std::move(k));
+  KernelSpec q{ops::kQuantizedFusedConv2D, kCpu, "T", {DataType::kFloat}, [](KernelContext& ctx) {
+                 return Compute(ctx, /*quantized=*/true);
+               }};
+  q.priority = kOneDnnPriority;
+  q.backend = kOneDnnBackend;
+  q.supports = [](const AttrMap& attrs) {
+    return Supports(attrs) && ops::ReadInputQuantization(attrs).ok();
+  };
+  q.make_state = [] { return std::make_unique<ConvState>(); };
+  r.AddKernel(std::move(q));
 }
 
 }  // namespace smrt::kernels

@@ -1,15 +1,24 @@
 // _SmrtFusedMatMul on oneDNN: a 2-D matmul with the bias in the primitive
 // and activations as eltwise post-ops. Constant weights are reordered once
 // per (node, rows) to the layout oneDNN picks (format_tag::any).
+//
+// _SmrtQuantizedFusedMatMul (ops/quantized_ops.h): the same in int8, a
+// quantized per call, the constant b quantized per output column when the
+// plan is made, the dequantization as oneDNN output scales.
+#include <cstdlib>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "kernels/cpu/onednn/dnnl_util.h"
+#include "kernels/cpu/onednn/quantize_util.h"
 #include "kernels/cpu/onednn/register.h"
 #include "kernels/post_ops.h"
 #include "kernels/registry.h"
+#include "ops/quantized_ops.h"
 
 namespace smrt::kernels {
 namespace {
@@ -25,13 +34,25 @@ struct MatMulPlan {
   dnnl::memory weights;
   bool has_bias = false;
   int64_t m = 0, n = 0;
+  std::optional<ops::InputQuantization> quant;
+  std::vector<float> out_scales;  // input scale times each column's weight scale
+  onednn::InputQuantizer quantizer;
 };
 
 using MatMulState = onednn::PlanCache<MatMulPlan>;
 
-absl::Status Compute(KernelContext& ctx) {
+absl::Status Compute(KernelContext& ctx, bool quantized) {
   absl::StatusOr<FusedOps> ops = ParseFusedOps(ctx.attrs(), ctx.num_inputs());
   if (!ops.ok()) return ops.status();
+  std::optional<ops::InputQuantization> quant;
+  if (quantized) {
+    absl::StatusOr<ops::InputQuantization> q = ops::ReadInputQuantization(ctx.attrs());
+    if (!q.ok()) return q.status();
+    if (!ops->weights_constant) {
+      return absl::InvalidArgumentError("an int8 matmul needs a constant b");
+    }
+    quant = *q;
+  }
   const Tensor& a = ctx.input(0);
   const Tensor& b = ctx.input(1);
   if (a.dtype() != DataType::kFloat || b.dtype() != DataType::kFloat || a.rank() != 2 ||
@@ -44,9 +65,9 @@ absl::Status Compute(KernelContext& ctx) {
   const int64_t m = ta ? a.dim(1) : a.dim(0), k = ta ? a.dim(0) : a.dim(1);
   const int64_t kb = tb ? b.dim(1) : b.dim(0), n = tb ? b.dim(0) : b.dim(1);
   if (k != kb) {
-    return absl::InvalidArgumentError(absl::StrCat("Matrix size-incompatible: In[0]: ",
-                                                   ShapeToString(a.shape()), ", In[1]: ",
-                                                   ShapeToString(b.shape())));
+    return absl::InvalidArgumentError(
+        absl::StrCat("Matrix size-incompatible: In[0]: ", ShapeToString(a.shape()),
+                     ", In[1]: ", ShapeToString(b.shape())));
   }
   // oneDNN divides by zero-size dims: an empty result needs no primitive.
   if (m == 0 || n == 0) return ctx.allocate_output(0, DataType::kFloat, {m, n}).status();
@@ -65,24 +86,39 @@ absl::Status Compute(KernelContext& ctx) {
     if (plan == nullptr) {
       auto p = std::make_shared<MatMulPlan>();
       p->m = m, p->n = n;
-      p->user_src = dnnl::memory::desc({m, k}, dt::f32, ta ? dnnl::memory::dims{1, m}
-                                                           : dnnl::memory::dims{k, 1});
-      p->user_weights = dnnl::memory::desc({k, n}, dt::f32, tb ? dnnl::memory::dims{1, k}
-                                                               : dnnl::memory::dims{n, 1});
-      dnnl::memory::desc weights_any({k, n}, dt::f32, tag::any);
+      p->quant = quant;
+      const dt src_type = !quant ? dt::f32 : quant->is_signed ? dt::s8 : dt::u8;
+      const dt weights_type = quant ? dt::s8 : dt::f32;
+      p->user_src = dnnl::memory::desc({m, k}, src_type,
+                                       ta ? dnnl::memory::dims{1, m} : dnnl::memory::dims{k, 1});
+      p->user_weights = dnnl::memory::desc(
+          {k, n}, weights_type, tb ? dnnl::memory::dims{1, k} : dnnl::memory::dims{n, 1});
+      dnnl::memory::desc weights_any({k, n}, weights_type, tag::any);
+      onednn::QuantizedWeights qw;
+      if (quant) {  // b is [k, n], or [n, k] when transposed
+        qw = onednn::QuantizePerChannel(b.data<float>(), b.num_elements(), n,
+                                        /*channel_fastest=*/!tb);
+        p->out_scales.resize(n);
+        for (int64_t i = 0; i < n; ++i) p->out_scales[i] = quant->scale * qw.scales[i];
+      }
       dnnl::memory::desc dst({m, n}, dt::f32, tag::ab);
       p->has_bias = !ops->ops.empty() && ops->ops[0].kind == PostOp::kBiasAdd;
       dnnl::primitive_attr attr;
       bool summand = false;
       attr.set_post_ops(onednn::MakePostOps(*ops, summand));
       attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+      if (quant) attr.set_output_scales(/*mask: per dst column*/ 1 << 1, p->out_scales);
       dnnl::matmul::desc d =
           p->has_bias ? dnnl::matmul::desc(p->user_src, weights_any,
                                            dnnl::memory::desc({1, n}, dt::f32, tag::ab), dst)
                       : dnnl::matmul::desc(p->user_src, weights_any, dst);
       p->pd = dnnl::matmul::primitive_desc(d, attr, Engine());
       p->prim = dnnl::matmul(p->pd);
-      if (ops->weights_constant && state != nullptr) {
+      if (quant) {
+        p->quantizer = onednn::InputQuantizer(p->user_src, *quant);
+        p->weights =
+            onednn::ReorderWeights(p->user_weights, qw.values.data(), p->pd.weights_desc());
+      } else if (ops->weights_constant && state != nullptr) {
         p->weights = state->Weights(p->user_weights, b, p->pd.weights_desc());
       }
       plan = p;
@@ -92,8 +128,11 @@ absl::Status Compute(KernelContext& ctx) {
     absl::StatusOr<Tensor*> out = ctx.allocate_output_for_overwrite(0, DataType::kFloat, {m, n});
     if (!out.ok()) return out.status();
     std::unordered_map<int, dnnl::memory> args;
+    onednn::AlignedBuffer quantized_a(nullptr, std::free);
+    if (plan->quant) quantized_a = plan->quantizer.Run(a);
     args.insert({DNNL_ARG_SRC,
-                 dnnl::memory(plan->user_src, Engine(), const_cast<void*>(a.raw_data()))});
+                 dnnl::memory(plan->user_src, Engine(),
+                              plan->quant ? quantized_a.get() : const_cast<void*>(a.raw_data()))});
     dnnl::memory weights = plan->weights;
     if (!weights) {
       dnnl::memory user(plan->user_weights, Engine(), const_cast<void*>(b.raw_data()));
@@ -103,14 +142,20 @@ absl::Status Compute(KernelContext& ctx) {
       s.wait();
     }
     args.insert({DNNL_ARG_WEIGHTS, weights});
+    std::vector<float> scaled_bias;  // outlives the execution
     if (plan->has_bias) {
       const Tensor& bias = ctx.input(ops->ops[0].arg);
       if (bias.dtype() != DataType::kFloat || bias.rank() != 1 || bias.dim(0) != n) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            "bias must be a float32 vector of ", n, " values, got ", bias.DebugString()));
+        return absl::InvalidArgumentError(absl::StrCat("bias must be a float32 vector of ", n,
+                                                       " values, got ", bias.DebugString()));
       }
-      args.insert({DNNL_ARG_BIAS, dnnl::memory(plan->pd.bias_desc(), Engine(),
-                                               const_cast<void*>(bias.raw_data()))});
+      const void* data = bias.raw_data();
+      if (plan->quant) {
+        scaled_bias = onednn::BiasBeforeOutputScales(bias.data<float>(), plan->out_scales);
+        data = scaled_bias.data();
+      }
+      args.insert(
+          {DNNL_ARG_BIAS, dnnl::memory(plan->pd.bias_desc(), Engine(), const_cast<void*>(data))});
     }
     args.insert({DNNL_ARG_DST, dnnl::memory(plan->pd.dst_desc(), Engine(), (*out)->raw_data())});
     onednn::Execute(plan->prim, plan->pd.scratchpad_desc(), std::move(args));
@@ -134,12 +179,24 @@ bool Supports(const AttrMap& attrs) {
 }  // namespace
 
 void RegisterOneDnnFusedMatMul(KernelRegistry& r) {
-  KernelSpec k{kFusedMatMul, kCpu, "T", {DataType::kFloat}, Compute};
+  KernelSpec k{kFusedMatMul, kCpu, "T", {DataType::kFloat}, [](KernelContext& ctx) {
+                 return Compute(ctx, /*quantized=*/false);
+               }};
   k.priority = kOneDnnPriority;
   k.backend = kOneDnnBackend;
   k.supports = Supports;
   k.make_state = [] { return std::make_unique<MatMulState>(); };
   r.AddKernel(std::move(k));
+  KernelSpec q{ops::kQuantizedFusedMatMul, kCpu, "T", {DataType::kFloat}, [](KernelContext& ctx) {
+                 return Compute(ctx, /*quantized=*/true);
+               }};
+  q.priority = kOneDnnPriority;
+  q.backend = kOneDnnBackend;
+  q.supports = [](const AttrMap& attrs) {
+    return Supports(attrs) && ops::ReadInputQuantization(attrs).ok();
+  };
+  q.make_state = [] { return std::make_unique<MatMulState>(); };
+  r.AddKernel(std::move(q));
 }
 
 }  // namespace smrt::kernels

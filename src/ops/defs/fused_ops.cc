@@ -14,6 +14,7 @@
 #include "ops/conv_shapes.h"
 #include "ops/defs/register.h"
 #include "ops/matmul_shapes.h"
+#include "ops/quantized_ops.h"
 #include "ops/shape_fns.h"
 
 namespace smrt::ops {
@@ -35,6 +36,18 @@ absl::Status InferFusedConv(InferenceContext& ctx) {
 absl::Status InferFusedMatMul(InferenceContext& ctx) {
   if (absl::Status s = CheckArgs(ctx.attrs(), ctx.num_inputs()); !s.ok()) return s;
   return matmul::InferMatMul(ctx, matmul::BatchMode::kNone);
+}
+
+// The int8 ops (ops/quantized_ops.h): the float op's shapes, and a valid
+// input quantization.
+absl::Status InferQuantizedFusedConv(InferenceContext& ctx) {
+  if (absl::Status s = ReadInputQuantization(ctx.attrs()).status(); !s.ok()) return s;
+  return InferFusedConv(ctx);
+}
+
+absl::Status InferQuantizedFusedMatMul(InferenceContext& ctx) {
+  if (absl::Status s = ReadInputQuantization(ctx.attrs()).status(); !s.ok()) return s;
+  return InferFusedMatMul(ctx);
 }
 
 std::vector<std::pair<std::string, AttrValue>> FusedDefaults(bool conv) {
@@ -79,6 +92,13 @@ absl::Status InferAttention(InferenceContext& ctx) {
 void RegisterFusedOps(OpRegistry& r) {
   r.AddOp({kFusedConv2D, FusedDefaults(true), InferFusedConv, nullptr});
   r.AddOp({kFusedMatMul, FusedDefaults(false), InferFusedMatMul, nullptr});
+  // input_scale has no default: a quantized node without one is malformed.
+  std::vector<std::pair<std::string, AttrValue>> quantized = FusedDefaults(true);
+  quantized.emplace_back(kInputSignedAttr, false);
+  r.AddOp({kQuantizedFusedConv2D, quantized, InferQuantizedFusedConv, nullptr});
+  quantized = FusedDefaults(false);
+  quantized.emplace_back(kInputSignedAttr, false);
+  r.AddOp({kQuantizedFusedMatMul, quantized, InferQuantizedFusedMatMul, nullptr});
   for (const char* op : {"_SmrtSwish", "_SmrtHardSwish", "_SmrtGeluErf", "_SmrtGeluTanh"}) {
     r.AddOp({op, {}, UnchangedShape, nullptr});
   }

@@ -1,0 +1,56 @@
+#include "kernels/cpu/onednn/quantize_util.h"
+
+#include <algorithm>
+#include <cmath>
+#include <new>
+
+#include "kernels/cpu/onednn/dnnl_util.h"
+
+namespace smrt::kernels::onednn {
+
+QuantizedWeights QuantizePerChannel(const float* w, int64_t count, int64_t channels,
+                                    bool channel_fastest) {
+  QuantizedWeights q;
+  q.values.resize(count);
+  q.scales.assign(channels, 0.0f);
+  const int64_t per_channel = channels > 0 ? count / channels : 0;
+  auto channel = [&](int64_t i) { return channel_fastest ? i % channels : i / per_channel; };
+  for (int64_t i = 0; i < count; ++i) {
+    float& s = q.scales[channel(i)];
+    s = std::max(s, std::fabs(w[i]));
+  }
+  for (float& s : q.scales) s = s > 0 ? s / 127.0f : 1.0f;
+  for (int64_t i = 0; i < count; ++i) {
+    const float v = std::nearbyint(w[i] / q.scales[channel(i)]);
+    q.values[i] = static_cast<int8_t>(std::clamp(v, -127.0f, 127.0f));
+  }
+  return q;
+}
+
+std::vector<float> BiasBeforeOutputScales(const float* bias, const std::vector<float>& scales) {
+  std::vector<float> out(scales.size());
+  for (size_t i = 0; i < scales.size(); ++i) out[i] = bias[i] / scales[i];
+  return out;
+}
+
+InputQuantizer::InputQuantizer(const dnnl::memory::desc& quantized, const ops::InputQuantization& q)
+    : from_(quantized), to_(quantized) {
+  from_.data.data_type = dnnl_f32;  // same dims and strides (in elements)
+  dnnl::primitive_attr attr;
+  attr.set_output_scales(0, {1.0f / q.scale});
+  reorder_ = dnnl::reorder(dnnl::reorder::primitive_desc(Engine(), from_, Engine(), to_, attr));
+}
+
+AlignedBuffer InputQuantizer::Run(const Tensor& input) const {
+  const size_t size = to_.get_size();
+  AlignedBuffer buffer(std::aligned_alloc(64, (size + 63) / 64 * 64), std::free);
+  if (buffer == nullptr) throw std::bad_alloc();
+  dnnl::memory from(from_, Engine(), const_cast<void*>(input.raw_data()));
+  dnnl::memory to(to_, Engine(), buffer.get());
+  dnnl::stream& s = ThreadStream();
+  reorder_.execute(s, from, to);
+  s.wait();
+  return buffer;
+}
+
+}  // namespace smrt::kernels::onednn

@@ -1,0 +1,52 @@
+// What the int8 oneDNN kernels (ops/quantized_ops.h) share: per-channel
+// weight quantization, the input's quantizing reorder and the bias scaling
+// oneDNN 2.x asks for.
+#ifndef SMRT_KERNELS_CPU_ONEDNN_QUANTIZE_UTIL_H_
+#define SMRT_KERNELS_CPU_ONEDNN_QUANTIZE_UTIL_H_
+
+#include <cstdint>
+#include <cstdlib>
+#include <memory>
+#include <vector>
+
+#include "oneapi/dnnl/dnnl.hpp"
+#include "ops/quantized_ops.h"
+#include "smrt/tensor.h"
+
+namespace smrt::kernels::onednn {
+
+struct QuantizedWeights {
+  std::vector<int8_t> values;  // in the float weights' layout
+  std::vector<float> scales;   // per channel: max|w| / 127 (1 for an all-zero channel)
+};
+
+// Symmetric per-channel int8 of `count` floats holding `channels` channels:
+// element i is in channel i % channels when `channel_fastest`, else
+// i / (count / channels). q = round-half-even(w / scale), in [-127, 127].
+QuantizedWeights QuantizePerChannel(const float* w, int64_t count, int64_t channels,
+                                    bool channel_fastest);
+
+// oneDNN 2.x adds the bias to the int32 sum before the output scales: the
+// float bias divided by each channel's output scale.
+std::vector<float> BiasBeforeOutputScales(const float* bias, const std::vector<float>& scales);
+
+using AlignedBuffer = std::unique_ptr<void, void (*)(void*)>;
+
+// Quantizes a float32 input laid out as `quantized` says (its layout, u8 or
+// s8) with the given scale: one oneDNN reorder, made once per plan.
+class InputQuantizer {
+ public:
+  InputQuantizer() = default;
+  InputQuantizer(const dnnl::memory::desc& quantized, const ops::InputQuantization& q);
+  // `input` (float32, the layout's element count) quantized into a new
+  // 64-byte aligned buffer.
+  AlignedBuffer Run(const Tensor& input) const;
+
+ private:
+  dnnl::memory::desc from_, to_;
+  dnnl::reorder reorder_;
+};
+
+}  // namespace smrt::kernels::onednn
+
+#endif  // SMRT_KERNELS_CPU_ONEDNN_QUANTIZE_UTIL_H_
