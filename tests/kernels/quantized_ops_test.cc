@@ -102,6 +102,12 @@ std::vector<Case> ConvCases() {
   c.push_back({"depthwise_mult2_valid_signed", {1, 7, 7, 4}, {3, 3, 4, 2}});
   c.back().depthwise = true;
   c.back().padding = "VALID";
+  // MobileNetV2's first layer: 3 channels, stride 2, SAME padding only after.
+  c.push_back({"stem_3ch_stride2_same_relu6", {1, 96, 96, 3}, {3, 3, 3, 16}});
+  c.back().strides = {1, 2, 2, 1};
+  c.back().fused_ops = {"BiasAdd", "Relu6"};
+  c.back().lo = 0;
+  c.back().hi = 1;
   c.push_back({"pointwise_bias_residual", {3, 5, 5, 32}, {1, 1, 32, 32}});
   c.back().fused_ops = {"BiasAdd", "Add"};
   c.back().lo = 0;
