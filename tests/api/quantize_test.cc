@@ -161,5 +161,30 @@ TEST(QuantizeTest, RefusesNoCalibrationCalls) {
   EXPECT_EQ(empty.status().code(), absl::StatusCode::kInvalidArgument);
 }
 
+// MobileNetV2's 17 depthwise convolutions are recorded but marked float32
+// unless asked for (int8 measured slower there: docs/precision.md).
+TEST(QuantizeTest, DepthwiseConvolutionsStayFloatUnlessAskedFor) {
+  const std::string model = Zoo("mobilenetv2_035_96");
+  absl::StatusOr<Tensor> x = npy::Read(testing::TestDataDir() +
+                                       "/zoo/mobilenetv2_035_96/cases/b1/inputs/keras_tensor.npy");
+  ASSERT_TRUE(x.ok()) << x.status();
+  const std::string out = testing::MakeTempDir() + "/mnv2.int8.json";
+  absl::StatusOr<QuantizeReport> r = Quantize(model, {{{"keras_tensor", *x}}}, out);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->nodes_recorded, 53);
+  EXPECT_EQ(r->nodes_float, 17);
+  absl::StatusOr<std::string> text = file::ReadAll(out);
+  ASSERT_TRUE(text.ok());
+  EXPECT_NE(text->find("block_5_depthwise_1/depthwise/fused\": {\"op\": \"_SmrtFusedConv2D\", "
+                       "\"float\": true, \"min\": 0.0"),
+            std::string::npos)
+      << *text;
+  QuantizeOptions all;
+  all.depthwise_int8 = true;
+  r = Quantize(model, {{{"keras_tensor", *x}}}, out, all);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->nodes_float, 0);
+}
+
 }  // namespace
 }  // namespace smrt

@@ -77,6 +77,7 @@ absl::Status RunQuantize(const std::vector<std::string>& args, std::ostream& out
   spec.valued = {"dir",       "calibration", "out",   "validation", "signature_def",
                  "signature", "tag_set",     "batch", "keep_float", "threads"};
   spec.repeated = {"keep_float"};
+  spec.switches = {"depthwise_int8"};
   absl::StatusOr<Flags> flags = Flags::Parse(args, spec);
   if (!flags.ok()) return flags.status();
   std::optional<std::string> dir = flags->Get("dir"), calibration = flags->Get("calibration"),
@@ -100,6 +101,7 @@ absl::Status RunQuantize(const std::vector<std::string>& args, std::ostream& out
     }
   }
   options.keep_float = flags->GetAll("keep_float");
+  options.depthwise_int8 = flags->Switch("depthwise_int8");
 
   // The signature's inputs, to find the files (a light load: no passes).
   LoadOptions probe_options = options.load;
@@ -130,7 +132,7 @@ absl::Status RunQuantize(const std::vector<std::string>& args, std::ostream& out
   if (!report.ok()) return report.status();
   out << "signature " << report->signature << ": " << report->calibration_runs
       << " calibration calls, input ranges of " << report->nodes_recorded
-      << " convolutions and matmuls\n";
+      << " convolutions and matmuls (" << report->nodes_float << " marked float32)\n";
   out << "wrote " << *out_path << "\n";
   if (report->validation_runs > 0) {
     out << "validation: " << report->validation_runs << " calls; " << report->nodes_int8

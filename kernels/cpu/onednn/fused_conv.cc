@@ -242,11 +242,9 @@ absl::Status Compute(KernelContext& ctx, bool quantized) {
         std::memcpy(out->raw_data(), residual->raw_data(), residual->byte_size());
     }
     std::unordered_map<int, dnnl::memory> args;
-    onednn::AlignedBuffer quantized_input(nullptr, std::free);
     if (plan->quant) {
-      quantized_input = plan->quantizer.Run(ctx.input(0));
-      args.insert(
-          {DNNL_ARG_SRC, dnnl::memory(plan->pd.src_desc(), Engine(), quantized_input.get())});
+      args.insert({DNNL_ARG_SRC,
+                   dnnl::memory(plan->pd.src_desc(), Engine(), plan->quantizer.Run(ctx.input(0)))});
     } else {
       args.insert({DNNL_ARG_SRC, dnnl::memory(plan->pd.src_desc(), Engine(),
                                               const_cast<void*>(ctx.input(0).raw_data()))});

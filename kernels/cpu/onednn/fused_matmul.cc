@@ -128,11 +128,8 @@ absl::Status Compute(KernelContext& ctx, bool quantized) {
     absl::StatusOr<Tensor*> out = ctx.allocate_output_for_overwrite(0, DataType::kFloat, {m, n});
     if (!out.ok()) return out.status();
     std::unordered_map<int, dnnl::memory> args;
-    onednn::AlignedBuffer quantized_a(nullptr, std::free);
-    if (plan->quant) quantized_a = plan->quantizer.Run(a);
-    args.insert({DNNL_ARG_SRC,
-                 dnnl::memory(plan->user_src, Engine(),
-                              plan->quant ? quantized_a.get() : const_cast<void*>(a.raw_data()))});
+    void* src = plan->quant ? plan->quantizer.Run(a) : const_cast<void*>(a.raw_data());
+    args.insert({DNNL_ARG_SRC, dnnl::memory(plan->user_src, Engine(), src)});
     dnnl::memory weights = plan->weights;
     if (!weights) {
       dnnl::memory user(plan->user_weights, Engine(), const_cast<void*>(b.raw_data()));

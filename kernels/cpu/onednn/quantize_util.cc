@@ -41,12 +41,28 @@ InputQuantizer::InputQuantizer(const dnnl::memory::desc& quantized, const ops::I
   reorder_ = dnnl::reorder(dnnl::reorder::primitive_desc(Engine(), from_, Engine(), to_, attr));
 }
 
-AlignedBuffer InputQuantizer::Run(const Tensor& input) const {
-  const size_t size = to_.get_size();
-  AlignedBuffer buffer(std::aligned_alloc(64, (size + 63) / 64 * 64), std::free);
-  if (buffer == nullptr) throw std::bad_alloc();
+namespace {
+
+void* ThreadBuffer(size_t size) {
+  thread_local AlignedBuffer buffer(nullptr, std::free);
+  thread_local size_t capacity = 0;
+  if (size > capacity) {
+    capacity = (size + 63) / 64 * 64;
+    buffer.reset(std::aligned_alloc(64, capacity));
+    if (buffer == nullptr) {
+      capacity = 0;
+      throw std::bad_alloc();
+    }
+  }
+  return buffer.get();
+}
+
+}  // namespace
+
+void* InputQuantizer::Run(const Tensor& input) const {
+  void* buffer = ThreadBuffer(to_.get_size());
   dnnl::memory from(from_, Engine(), const_cast<void*>(input.raw_data()));
-  dnnl::memory to(to_, Engine(), buffer.get());
+  dnnl::memory to(to_, Engine(), buffer);
   dnnl::stream& s = ThreadStream();
   reorder_.execute(s, from, to);
   s.wait();

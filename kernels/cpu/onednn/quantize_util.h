@@ -38,9 +38,12 @@ class InputQuantizer {
  public:
   InputQuantizer() = default;
   InputQuantizer(const dnnl::memory::desc& quantized, const ops::InputQuantization& q);
-  // `input` (float32, the layout's element count) quantized into a new
-  // 64-byte aligned buffer.
-  AlignedBuffer Run(const Tensor& input) const;
+  // `input` (float32, the layout's element count) quantized into the calling
+  // thread's quantization buffer (64-byte aligned), valid until the thread's
+  // next Run. The buffer grows to the largest input the thread quantized and
+  // is kept: a fresh allocation per call (mmap and page faults for inputs of
+  // megabytes) cost as much as a depthwise convolution.
+  void* Run(const Tensor& input) const;
 
  private:
   dnnl::memory::desc from_, to_;
