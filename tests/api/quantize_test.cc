@@ -15,6 +15,7 @@
 #include "core/npy.h"
 #include "gtest/gtest.h"
 #include "smrt/model.h"
+#include "smrt/options.h"
 #include "testing/paths.h"
 
 namespace smrt {
@@ -135,8 +136,9 @@ TEST(QuantizeTest, LoadRefusesAFileForAnotherModelOrAMalformedOne) {
   ASSERT_TRUE(
       Quantize(Zoo("mlp_bn_dropout"), Calls("mlp_bn_dropout", "calibration", "features", 64), out)
           .ok());
-  LoadOptions options;
-  options.quantization = out;
+  LoadOptions options;  // by text, as the C API and Python set it
+  ASSERT_TRUE(SetLoadOption(&options, "quantization", out).ok());
+  EXPECT_EQ(options.quantization, out);
   absl::StatusOr<std::unique_ptr<Model>> other = Model::Load(Zoo("conv_autoencoder"), options);
   ASSERT_FALSE(other.ok());
   EXPECT_EQ(other.status().code(), absl::StatusCode::kFailedPrecondition);
