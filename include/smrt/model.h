@@ -137,7 +137,8 @@ struct LoadOptions {
   // smrt::Quantize, smrt/quantize.h) made for this model, on the local file
   // system: the convolutions and matmuls it gives input ranges run in int8
   // on the CPU (8-bit inputs per tensor, 8-bit weights per output channel,
-  // float32 outputs); every other op stays float32 (docs/precision.md has
+  // 8-bit values between consecutive int8 ops, float32 for every other
+  // reader); every other op stays float32 (docs/precision.md has
   // the measured differences). Used only with precision "float32" on the
   // CPU. A file made for another model fails the load with
   // FailedPrecondition; a malformed one with InvalidArgument. Empty: none.

@@ -34,19 +34,13 @@ struct QuantizeOptions {
   // Nodes (names after the passes, as `smrt show --fusions` prints them) to
   // keep float32: the file marks them so.
   std::vector<std::string> keep_float;
-  // Depthwise convolutions are recorded but marked float32 unless this is
-  // set: each reads little per output, so quantizing its float32 input per
-  // call costs more than the int8 convolution saves (MobileNetV2 on
-  // oneDNN 2.6 measured slower and less accurate with them in int8;
-  // docs/precision.md).
-  bool depthwise_int8 = false;
 };
 
 struct QuantizeReport {
   std::string signature;
   int calibration_runs = 0;
   // Fused convolutions and matmuls whose input range the file records, those
-  // it marks float32 (keep_float, depthwise), and how many the int8 load
+  // it marks float32 (keep_float), and how many the int8 load
   // actually runs in int8 (known only when validation calls were given; -1
   // otherwise).
   int nodes_recorded = 0;

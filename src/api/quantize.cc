@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <set>
 
 #include "absl/strings/str_cat.h"
 #include "api/caller_status.h"
@@ -39,18 +38,13 @@ class RangeObserver : public exec::RunObserver {
     auto [it, added] = nodes_.try_emplace(std::string(step.name));
     passes::QuantizationFile::Node& node = it->second;
     node.op = std::string(step.op);
-    if (step.context->attrs().GetOr<bool>("depthwise", false).value_or(false)) {
-      depthwise_.insert(it->first);
-    }
     node.min = added ? lo : std::min(node.min, lo);
     node.max = added ? hi : std::max(node.max, hi);
   }
   std::map<std::string, passes::QuantizationFile::Node>& nodes() { return nodes_; }
-  const std::set<std::string>& depthwise() const { return depthwise_; }
 
  private:
   std::map<std::string, passes::QuantizationFile::Node> nodes_;
-  std::set<std::string> depthwise_;
 };
 
 absl::StatusOr<std::string> PickSignature(const Model& model, const std::string& wanted) {
@@ -138,9 +132,6 @@ absl::StatusOr<QuantizeReport> QuantizeImpl(const std::string& model_dir,
   passes::QuantizationFile file;
   std::tie(file.model_crc32c, file.model_bytes) = ModelInternals::GraphChecksum(**model);
   file.nodes = std::move(observer.nodes());
-  if (!options.depthwise_int8) {
-    for (const std::string& name : observer.depthwise()) file.nodes[name].keep_float = true;
-  }
   for (const std::string& name : options.keep_float) {
     auto it = file.nodes.find(name);
     if (it == file.nodes.end()) {

@@ -243,5 +243,87 @@ TEST(QuantizedFusedOpsTest, RefusesVariableWeightsAndAMissingScale) {
   EXPECT_NE(got.status().message().find("input_scale"), std::string::npos) << got.status();
 }
 
+// Requantization (passes/requantize_int8.cc): an 8-bit output is the float
+// output divided by output_scale, rounded and saturated; an 8-bit input
+// gives what quantizing the float input to those values gives.
+TEST(QuantizedFusedOpsTest, EightBitOutputsAndInputsMatchTheFloatPath) {
+  const KernelSpec* conv = Find(ops::kQuantizedFusedConv2D, "onednn");
+  const KernelSpec* mm = Find(ops::kQuantizedFusedMatMul, "onednn");
+  if (conv == nullptr || mm == nullptr) GTEST_SKIP() << "built without oneDNN";
+  Case c{"relu6_to_uint8", {2, 9, 8, 16}, {3, 3, 16, 24}};
+  c.fused_ops = {"BiasAdd", "Relu6"};
+  c.lo = 0;
+  const Tensor x = RandomFloats(c.x, 11, 0, 2), w = RandomFloats(c.w, 12);
+  const Tensor bias = RandomFloats({24}, 13);
+  const ops::InputQuantization iq = ops::InputQuantizationFor(0, 2);
+  AttrMap attrs = ConvAttrs(c);
+  attrs.Set(ops::kInputScaleAttr, iq.scale);
+  absl::StatusOr<Tensor> y = RunKernel(*conv, attrs, {x, w, bias});
+  ASSERT_TRUE(y.ok()) << y.status();
+
+  for (bool is_signed : {false, true}) {
+    SCOPED_TRACE(is_signed ? "int8 output" : "uint8 output");
+    const float out_scale = is_signed ? 6.0f / 127 : 6.0f / 255;
+    AttrMap a = attrs;
+    a.Set(ops::kOutputScaleAttr, out_scale);
+    a.Set(ops::kOutputSignedAttr, is_signed);
+    absl::StatusOr<Tensor> y8 = RunKernel(*conv, a, {x, w, bias});
+    ASSERT_TRUE(y8.ok()) << y8.status();
+    ASSERT_EQ(y8->dtype(), is_signed ? DataType::kInt8 : DataType::kUInt8);
+    ASSERT_EQ(y8->shape(), y->shape());
+    int64_t off = 0;
+    for (int64_t i = 0; i < y->num_elements(); ++i) {
+      const float want = std::clamp(std::nearbyint(y->data<float>()[i] / out_scale),
+                                    is_signed ? -128.0f : 0.0f, is_signed ? 127.0f : 255.0f);
+      const float got = is_signed ? y8->data<int8_t>()[i] : y8->data<uint8_t>()[i];
+      ASSERT_LE(std::fabs(got - want), 1) << i;  // a tie may round either way
+      off += got != want;
+    }
+    EXPECT_LE(off, y->num_elements() / 100);
+  }
+
+  // The uint8 values the kernel would have made of x, given as they are.
+  Tensor x8 = *Tensor::Create(DataType::kUInt8, x.shape());
+  for (int64_t i = 0; i < x.num_elements(); ++i) {
+    x8.data<uint8_t>()[i] = static_cast<uint8_t>(
+        std::clamp(std::nearbyint(x.data<float>()[i] / iq.scale), 0.0f, 255.0f));
+  }
+  AttrMap a = attrs;
+  a.Set(ops::kInputQuantizedAttr, true);
+  absl::StatusOr<Tensor> from8 = RunKernel(*conv, a, {x8, w, bias});
+  ASSERT_TRUE(from8.ok()) << from8.status();
+  EXPECT_TRUE(TensorsNear(*from8, *y, 0, 0));
+  // A float input where the 8-bit one is declared is refused.
+  EXPECT_FALSE(RunKernel(*conv, a, {x, w, bias}).ok());
+
+  // The matmul: a signed 8-bit input and output.
+  AttrMap m;
+  m.Set("T", DataType::kFloat);
+  m.Set("fused_ops", std::vector<std::string>{"BiasAdd"});
+  m.Set("weights_constant", true);
+  const ops::InputQuantization mq = ops::InputQuantizationFor(-1, 1);
+  m.Set(ops::kInputScaleAttr, mq.scale);
+  m.Set(ops::kInputSignedAttr, true);
+  const Tensor am = RandomFloats({6, 32}, 14), bm = RandomFloats({32, 10}, 15);
+  const Tensor biasm = RandomFloats({10}, 16);
+  absl::StatusOr<Tensor> ym = RunKernel(*mm, m, {am, bm, biasm});
+  ASSERT_TRUE(ym.ok()) << ym.status();
+  Tensor a8 = *Tensor::Create(DataType::kInt8, am.shape());
+  for (int64_t i = 0; i < am.num_elements(); ++i) {
+    a8.data<int8_t>()[i] = static_cast<int8_t>(
+        std::clamp(std::nearbyint(am.data<float>()[i] / mq.scale), -128.0f, 127.0f));
+  }
+  m.Set(ops::kInputQuantizedAttr, true);
+  m.Set(ops::kOutputScaleAttr, 0.05f);
+  m.Set(ops::kOutputSignedAttr, true);
+  absl::StatusOr<Tensor> ym8 = RunKernel(*mm, m, {a8, bm, biasm});
+  ASSERT_TRUE(ym8.ok()) << ym8.status();
+  ASSERT_EQ(ym8->dtype(), DataType::kInt8);
+  for (int64_t i = 0; i < ym->num_elements(); ++i) {
+    const float want = std::clamp(std::nearbyint(ym->data<float>()[i] / 0.05f), -128.0f, 127.0f);
+    ASSERT_LE(std::fabs(ym8->data<int8_t>()[i] - want), 1) << i;
+  }
+}
+
 }  // namespace
 }  // namespace smrt::kernels

@@ -123,5 +123,62 @@ TEST(QuantizeInt8Test, RewritesTheNodesTheFileGivesARangeAndKeepsTheRestFloat) {
       << absl::StrJoin(none->log, "\n");
 }
 
+// requantize_int8: conv1's only reader is the int8 conv2, so conv1 writes
+// uint8 at conv2's input scale and conv2 reads it; the matmul's output is
+// fetched and stays float32. The answers are quantize_int8's.
+TEST(QuantizeInt8Test, ConsecutiveInt8NodesPassEightBitValues) {
+  PipelineOptions plain_options;
+  absl::StatusOr<Optimized> plain = Build(Graph(), Feeds(), {"y:0", "z:0"}, &plain_options);
+  ASSERT_TRUE(plain.ok()) << plain.status();
+  const std::vector<std::string> names = Products(*plain);
+  ASSERT_EQ(names.size(), 3u);
+  const std::string conv1 = names[0].find("c1") != std::string::npos ? names[0] : names[1];
+  const std::string conv2 = conv1 == names[0] ? names[1] : names[0];
+  auto file = std::make_shared<QuantizationFile>();
+  file->nodes[conv1] = {"", -1, 1, false};
+  file->nodes[conv2] = {"", 0, 6, false};
+  file->nodes[names[2]] = {"", -1, 1, false};
+  PipelineOptions options;
+  options.quantization = file;
+  absl::StatusOr<Optimized> chained = Build(Graph(), Feeds(), {"y:0", "z:0"}, &options);
+  ASSERT_TRUE(chained.ok()) << chained.status();
+  if (chained->count(ops::kQuantizedFusedConv2D) == 0) GTEST_SKIP() << "no int8 kernel";
+  options.disabled_passes = {"requantize_int8"};
+  absl::StatusOr<Optimized> unchained = Build(Graph(), Feeds(), {"y:0", "z:0"}, &options);
+  ASSERT_TRUE(unchained.ok()) << unchained.status();
+
+  int seen = 0;
+  for (const graph::Node& n : chained->program->graph().nodes()) {
+    if (n.name == conv1) {
+      ++seen;
+      EXPECT_FLOAT_EQ(n.attrs.GetOr<float>(ops::kOutputScaleAttr, 0).value_or(0), 6.0f / 255);
+      EXPECT_FALSE(n.attrs.GetOr<bool>(ops::kOutputSignedAttr, true).value_or(true));
+      EXPECT_EQ(n.outputs[0].dtype, DataType::kUInt8);
+    }
+    if (n.name == conv2) {
+      ++seen;
+      EXPECT_TRUE(n.attrs.GetOr<bool>(ops::kInputQuantizedAttr, false).value_or(false));
+      EXPECT_FALSE(n.attrs.Has(ops::kOutputScaleAttr));  // y is fetched
+    }
+    if (n.name == names[2]) {
+      ++seen;
+      EXPECT_FALSE(n.attrs.Has(ops::kOutputScaleAttr));
+    }
+  }
+  EXPECT_EQ(seen, 3);
+  EXPECT_NE(absl::StrJoin(chained->log, "\n")
+                .find("requantize_int8: 1 int8 products write 8-bit values to int8 readers"),
+            std::string::npos)
+      << absl::StrJoin(chained->log, "\n");
+
+  const Tensor x = RandomFloats({2, 8, 8, 4}, 7), m = RandomFloats({3, 16}, 8);
+  absl::StatusOr<std::vector<Tensor>> a = chained->program->Run({x, m});
+  absl::StatusOr<std::vector<Tensor>> b = unchained->program->Run({x, m});
+  ASSERT_TRUE(a.ok() && b.ok());
+  for (int i = 0; i < 2; ++i) {
+    EXPECT_LE(MaxAbsDiff((*a)[i], (*b)[i]), 1e-3f * MaxAbs((*b)[i])) << i;
+  }
+}
+
 }  // namespace
 }  // namespace smrt::passes

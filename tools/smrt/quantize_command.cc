@@ -77,7 +77,6 @@ absl::Status RunQuantize(const std::vector<std::string>& args, std::ostream& out
   spec.valued = {"dir",       "calibration", "out",   "validation", "signature_def",
                  "signature", "tag_set",     "batch", "keep_float", "threads"};
   spec.repeated = {"keep_float"};
-  spec.switches = {"depthwise_int8"};
   absl::StatusOr<Flags> flags = Flags::Parse(args, spec);
   if (!flags.ok()) return flags.status();
   std::optional<std::string> dir = flags->Get("dir"), calibration = flags->Get("calibration"),
@@ -101,7 +100,6 @@ absl::Status RunQuantize(const std::vector<std::string>& args, std::ostream& out
     }
   }
   options.keep_float = flags->GetAll("keep_float");
-  options.depthwise_int8 = flags->Switch("depthwise_int8");
 
   // The signature's inputs, to find the files (a light load: no passes).
   LoadOptions probe_options = options.load;

@@ -13,7 +13,7 @@ namespace smrt::cli {
 inline constexpr char kQuantizeUsage[] =
     "usage: smrt quantize --dir DIR --calibration CDIR --out FILE [--validation VDIR]\n"
     "                     [--signature_def KEY] [--tag_set serve] [--batch N]\n"
-    "                     [--keep_float NODE]... [--depthwise_int8] [--threads T]\n"
+    "                     [--keep_float NODE]... [--threads T]\n"
     "  runs the float32 model on the calibration inputs, records the input range of\n"
     "  every fused convolution and matmul, and writes them to FILE (JSON; keep it beside\n"
     "  the SavedModel, not inside it). Load it with `smrt run/bench --quantization FILE`\n"
@@ -24,8 +24,7 @@ inline constexpr char kQuantizeUsage[] =
     "  and it prints the largest relative error (max |int8 - float32| / max |float32| of\n"
     "  an output) and, for outputs shaped [batch, classes], top-1 agreement.\n"
     "  --keep_float keeps a node (its name as `smrt show --fusions` prints it) float32.\n"
-    "  Depthwise convolutions are marked float32 (int8 measured slower for them) unless\n"
-    "  --depthwise_int8.\n"
+
     "  Defaults: serving_default (or the only signature), batch 1.\n";
 
 absl::Status RunQuantize(const std::vector<std::string>& args, std::ostream& out);

@@ -42,7 +42,7 @@ struct ConvPlan {
   Shape out_shape;
   // Quantized plans: the input's scale and type, and the output scales
   // (input scale times each output channel's weight scale).
-  std::optional<ops::InputQuantization> quant;
+  std::optional<onednn::Int8Attrs> quant;
   std::vector<float> out_scales;
   onednn::InputQuantizer quantizer;
 };
@@ -128,13 +128,14 @@ dnnl::memory::desc UserWeights(const Geometry& g, dt type = dt::f32) {
 
 absl::StatusOr<std::shared_ptr<const ConvPlan>> MakePlan(
     const KernelContext& ctx, const Geometry& g, const FusedOps& ops,
-    const std::optional<ops::InputQuantization>& quant) {
+    const std::optional<onednn::Int8Attrs>& quant) {
   auto plan = std::make_shared<ConvPlan>();
   plan->quant = quant;
-  const dt src_type = !quant ? dt::f32 : quant->is_signed ? dt::s8 : dt::u8;
+  const dt src_type = !quant ? dt::f32 : quant->input.is_signed ? dt::s8 : dt::u8;
   const dt weights_type = quant ? dt::s8 : dt::f32;
   dnnl::memory::desc src({g.n, g.c, g.h, g.w}, src_type, tag::nhwc);
-  dnnl::memory::desc dst({g.n, g.oc, g.oh, g.ow}, dt::f32, tag::nhwc);
+  dnnl::memory::desc dst({g.n, g.oc, g.oh, g.ow}, quant ? quant->output_type() : dt::f32,
+                         tag::nhwc);
   plan->user_weights = UserWeights(g, weights_type);
   dnnl::memory::desc weights_any(plan->user_weights.dims(), weights_type, tag::any);
   onednn::QuantizedWeights qw;
@@ -142,7 +143,7 @@ absl::StatusOr<std::shared_ptr<const ConvPlan>> MakePlan(
     qw = onednn::QuantizePerChannel(ctx.input(1).data<float>(), ctx.input(1).num_elements(), g.oc,
                                     /*channel_fastest=*/true);
     plan->out_scales.resize(g.oc);
-    for (int64_t i = 0; i < g.oc; ++i) plan->out_scales[i] = quant->scale * qw.scales[i];
+    for (int64_t i = 0; i < g.oc; ++i) plan->out_scales[i] = quant->input.scale * qw.scales[i];
   }
   plan->has_bias = !ops.ops.empty() && ops.ops[0].kind == PostOp::kBiasAdd;
   dnnl::memory::desc bias({g.oc}, dt::f32, tag::x);
@@ -151,7 +152,9 @@ absl::StatusOr<std::shared_ptr<const ConvPlan>> MakePlan(
   const dnnl::memory::dims pad_l = {g.pad_t, g.pad_l};
   const dnnl::memory::dims pad_r = {g.pad_b, g.pad_r};
   dnnl::primitive_attr attr;
-  attr.set_post_ops(onednn::MakePostOps(ops, plan->summand));
+  dnnl::post_ops post_ops = onednn::MakePostOps(ops, plan->summand);
+  if (quant) onednn::AppendOutputQuantization(post_ops, *quant);
+  attr.set_post_ops(post_ops);
   attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
   if (quant) attr.set_output_scales(/*mask: per dst channel*/ 1 << 1, plan->out_scales);
   using conv = dnnl::convolution_forward;
@@ -165,7 +168,9 @@ absl::StatusOr<std::shared_ptr<const ConvPlan>> MakePlan(
   plan->prim = conv(plan->pd);
   plan->out_shape = {g.n, g.oh, g.ow, g.oc};
   if (quant) {  // constant (checked): reordered once per plan
-    plan->quantizer = onednn::InputQuantizer(plan->pd.src_desc(), *quant);
+    if (!quant->input_quantized) {
+      plan->quantizer = onednn::InputQuantizer(plan->pd.src_desc(), quant->input);
+    }
     plan->weights =
         onednn::ReorderWeights(plan->user_weights, qw.values.data(), plan->pd.weights_desc());
   } else if (ops.weights_constant) {
@@ -182,23 +187,28 @@ absl::StatusOr<std::shared_ptr<const ConvPlan>> MakePlan(
 absl::Status Compute(KernelContext& ctx, bool quantized) {
   absl::StatusOr<FusedOps> ops = ParseFusedOps(ctx.attrs(), ctx.num_inputs());
   if (!ops.ok()) return ops.status();
-  std::optional<ops::InputQuantization> quant;
+  std::optional<onednn::Int8Attrs> quant;
+  DataType in_dtype = DataType::kFloat, out_dtype = DataType::kFloat;
   if (quantized) {
-    absl::StatusOr<ops::InputQuantization> q = ops::ReadInputQuantization(ctx.attrs());
+    absl::StatusOr<onednn::Int8Attrs> q = onednn::ReadInt8Attrs(ctx.attrs());
     if (!q.ok()) return q.status();
     if (!ops->weights_constant) {
       return absl::InvalidArgumentError("an int8 convolution needs a constant filter");
     }
     quant = *q;
+    if (q->input_quantized) in_dtype = ops::QuantizedType(q->input.is_signed);
+    out_dtype = q->output_dtype();
   }
-  if (ctx.input(0).dtype() != DataType::kFloat || ctx.input(1).dtype() != DataType::kFloat) {
-    return absl::InvalidArgumentError("fused conv input and filter must be float32");
+  if (ctx.input(0).dtype() != in_dtype || ctx.input(1).dtype() != DataType::kFloat) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "fused conv input and filter must be ", DataTypeName(in_dtype), " and float32, got ",
+        DataTypeName(ctx.input(0).dtype()), " and ", DataTypeName(ctx.input(1).dtype())));
   }
   absl::StatusOr<Geometry> g = MakeGeometry(ctx, *ops);
   if (!g.ok()) return g.status();
   // oneDNN divides by zero-size dims: an empty result needs no primitive.
   if (g->n == 0 || g->oh == 0 || g->ow == 0 || g->oc == 0) {
-    return ctx.allocate_output(0, DataType::kFloat, {g->n, g->oh, g->ow, g->oc}).status();
+    return ctx.allocate_output(0, out_dtype, {g->n, g->oh, g->ow, g->oc}).status();
   }
   if (g->c == 0 || g->kh == 0 || g->kw == 0) {
     return absl::UnimplementedError("fused convolution with an empty input depth or window");
@@ -223,6 +233,9 @@ absl::Status Compute(KernelContext& ctx, bool quantized) {
     for (const PostOp& op : ops->ops) {
       if (op.kind != PostOp::kAdd) continue;
       residual = &ctx.input(op.arg < 0 ? 0 : op.arg);
+      if (out_dtype != DataType::kFloat) {
+        return absl::InvalidArgumentError("an 8-bit output cannot take a residual sum");
+      }
       if (residual->dtype() != DataType::kFloat || residual->shape() != plan->out_shape) {
         return absl::InvalidArgumentError(absl::StrCat("the residual input must be float32 ",
                                                        ShapeToString(plan->out_shape), ", got ",
@@ -235,17 +248,17 @@ absl::Status Compute(KernelContext& ctx, bool quantized) {
       out = &ctx.output(0);
     } else {
       absl::StatusOr<Tensor*> made =
-          ctx.allocate_output_for_overwrite(0, DataType::kFloat, plan->out_shape);
+          ctx.allocate_output_for_overwrite(0, out_dtype, plan->out_shape);
       if (!made.ok()) return made.status();
       out = *made;
       if (residual != nullptr)
         std::memcpy(out->raw_data(), residual->raw_data(), residual->byte_size());
     }
     std::unordered_map<int, dnnl::memory> args;
-    if (plan->quant) {
+    if (plan->quant && !plan->quant->input_quantized) {
       args.insert({DNNL_ARG_SRC,
                    dnnl::memory(plan->pd.src_desc(), Engine(), plan->quantizer.Run(ctx.input(0)))});
-    } else {
+    } else {  // float32, or already 8-bit
       args.insert({DNNL_ARG_SRC, dnnl::memory(plan->pd.src_desc(), Engine(),
                                               const_cast<void*>(ctx.input(0).raw_data()))});
     }

@@ -34,7 +34,7 @@ struct MatMulPlan {
   dnnl::memory weights;
   bool has_bias = false;
   int64_t m = 0, n = 0;
-  std::optional<ops::InputQuantization> quant;
+  std::optional<onednn::Int8Attrs> quant;
   std::vector<float> out_scales;  // input scale times each column's weight scale
   onednn::InputQuantizer quantizer;
 };
@@ -44,19 +44,21 @@ using MatMulState = onednn::PlanCache<MatMulPlan>;
 absl::Status Compute(KernelContext& ctx, bool quantized) {
   absl::StatusOr<FusedOps> ops = ParseFusedOps(ctx.attrs(), ctx.num_inputs());
   if (!ops.ok()) return ops.status();
-  std::optional<ops::InputQuantization> quant;
+  std::optional<onednn::Int8Attrs> quant;
+  DataType in_dtype = DataType::kFloat, out_dtype = DataType::kFloat;
   if (quantized) {
-    absl::StatusOr<ops::InputQuantization> q = ops::ReadInputQuantization(ctx.attrs());
+    absl::StatusOr<onednn::Int8Attrs> q = onednn::ReadInt8Attrs(ctx.attrs());
     if (!q.ok()) return q.status();
     if (!ops->weights_constant) {
       return absl::InvalidArgumentError("an int8 matmul needs a constant b");
     }
     quant = *q;
+    if (q->input_quantized) in_dtype = ops::QuantizedType(q->input.is_signed);
+    out_dtype = q->output_dtype();
   }
   const Tensor& a = ctx.input(0);
   const Tensor& b = ctx.input(1);
-  if (a.dtype() != DataType::kFloat || b.dtype() != DataType::kFloat || a.rank() != 2 ||
-      b.rank() != 2) {
+  if (a.dtype() != in_dtype || b.dtype() != DataType::kFloat || a.rank() != 2 || b.rank() != 2) {
     return absl::InvalidArgumentError(absl::StrCat("fused matmul takes two float32 matrices, got ",
                                                    a.DebugString(), " and ", b.DebugString()));
   }
@@ -70,7 +72,10 @@ absl::Status Compute(KernelContext& ctx, bool quantized) {
                      ", In[1]: ", ShapeToString(b.shape())));
   }
   // oneDNN divides by zero-size dims: an empty result needs no primitive.
-  if (m == 0 || n == 0) return ctx.allocate_output(0, DataType::kFloat, {m, n}).status();
+  if (m == 0 || n == 0) return ctx.allocate_output(0, out_dtype, {m, n}).status();
+  if (k == 0 && out_dtype != DataType::kFloat) {
+    return absl::UnimplementedError("an int8 matmul with an 8-bit output and an empty product");
+  }
   if (k == 0) {  // an empty product is zeros: only the post-ops remain
     absl::StatusOr<Tensor*> out = ctx.allocate_output(0, DataType::kFloat, {m, n});
     if (!out.ok()) return out.status();
@@ -87,7 +92,7 @@ absl::Status Compute(KernelContext& ctx, bool quantized) {
       auto p = std::make_shared<MatMulPlan>();
       p->m = m, p->n = n;
       p->quant = quant;
-      const dt src_type = !quant ? dt::f32 : quant->is_signed ? dt::s8 : dt::u8;
+      const dt src_type = !quant ? dt::f32 : quant->input.is_signed ? dt::s8 : dt::u8;
       const dt weights_type = quant ? dt::s8 : dt::f32;
       p->user_src = dnnl::memory::desc({m, k}, src_type,
                                        ta ? dnnl::memory::dims{1, m} : dnnl::memory::dims{k, 1});
@@ -99,13 +104,15 @@ absl::Status Compute(KernelContext& ctx, bool quantized) {
         qw = onednn::QuantizePerChannel(b.data<float>(), b.num_elements(), n,
                                         /*channel_fastest=*/!tb);
         p->out_scales.resize(n);
-        for (int64_t i = 0; i < n; ++i) p->out_scales[i] = quant->scale * qw.scales[i];
+        for (int64_t i = 0; i < n; ++i) p->out_scales[i] = quant->input.scale * qw.scales[i];
       }
-      dnnl::memory::desc dst({m, n}, dt::f32, tag::ab);
+      dnnl::memory::desc dst({m, n}, quant ? quant->output_type() : dt::f32, tag::ab);
       p->has_bias = !ops->ops.empty() && ops->ops[0].kind == PostOp::kBiasAdd;
       dnnl::primitive_attr attr;
       bool summand = false;
-      attr.set_post_ops(onednn::MakePostOps(*ops, summand));
+      dnnl::post_ops post_ops = onednn::MakePostOps(*ops, summand);
+      if (quant) onednn::AppendOutputQuantization(post_ops, *quant);
+      attr.set_post_ops(post_ops);
       attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
       if (quant) attr.set_output_scales(/*mask: per dst column*/ 1 << 1, p->out_scales);
       dnnl::matmul::desc d =
@@ -115,7 +122,8 @@ absl::Status Compute(KernelContext& ctx, bool quantized) {
       p->pd = dnnl::matmul::primitive_desc(d, attr, Engine());
       p->prim = dnnl::matmul(p->pd);
       if (quant) {
-        p->quantizer = onednn::InputQuantizer(p->user_src, *quant);
+        if (!quant->input_quantized)
+          p->quantizer = onednn::InputQuantizer(p->user_src, quant->input);
         p->weights =
             onednn::ReorderWeights(p->user_weights, qw.values.data(), p->pd.weights_desc());
       } else if (ops->weights_constant && state != nullptr) {
@@ -125,10 +133,11 @@ absl::Status Compute(KernelContext& ctx, bool quantized) {
       if (state != nullptr) state->Insert(key, plan);
     }
     // The primitive writes every element.
-    absl::StatusOr<Tensor*> out = ctx.allocate_output_for_overwrite(0, DataType::kFloat, {m, n});
+    absl::StatusOr<Tensor*> out = ctx.allocate_output_for_overwrite(0, out_dtype, {m, n});
     if (!out.ok()) return out.status();
     std::unordered_map<int, dnnl::memory> args;
-    void* src = plan->quant ? plan->quantizer.Run(a) : const_cast<void*>(a.raw_data());
+    void* src = plan->quant && !plan->quant->input_quantized ? plan->quantizer.Run(a)
+                                                             : const_cast<void*>(a.raw_data());
     args.insert({DNNL_ARG_SRC, dnnl::memory(plan->user_src, Engine(), src)});
     dnnl::memory weights = plan->weights;
     if (!weights) {

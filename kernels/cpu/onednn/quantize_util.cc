@@ -8,6 +8,25 @@
 
 namespace smrt::kernels::onednn {
 
+absl::StatusOr<Int8Attrs> ReadInt8Attrs(const AttrMap& attrs) {
+  Int8Attrs q;
+  absl::StatusOr<ops::InputQuantization> in = ops::ReadInputQuantization(attrs);
+  if (!in.ok()) return in.status();
+  q.input = *in;
+  absl::StatusOr<bool> input_quantized = attrs.GetOr<bool>(ops::kInputQuantizedAttr, false);
+  if (!input_quantized.ok()) return input_quantized.status();
+  q.input_quantized = *input_quantized;
+  absl::StatusOr<std::optional<ops::InputQuantization>> out = ops::ReadOutputQuantization(attrs);
+  if (!out.ok()) return out.status();
+  q.output = *out;
+  return q;
+}
+
+void AppendOutputQuantization(dnnl::post_ops& po, const Int8Attrs& q) {
+  if (!q.output) return;
+  po.append_eltwise(1.0f, dnnl::algorithm::eltwise_linear, 1.0f / q.output->scale, 0.0f);
+}
+
 QuantizedWeights QuantizePerChannel(const float* w, int64_t count, int64_t channels,
                                     bool channel_fastest) {
   QuantizedWeights q;

@@ -7,13 +7,36 @@
 #include <cstdint>
 #include <cstdlib>
 #include <memory>
+#include <optional>
 #include <vector>
 
+#include "absl/status/statusor.h"
+#include "core/attr_map.h"
 #include "oneapi/dnnl/dnnl.hpp"
 #include "ops/quantized_ops.h"
 #include "smrt/tensor.h"
 
 namespace smrt::kernels::onednn {
+
+// What an int8 node's attrs say (ops/quantized_ops.h).
+struct Int8Attrs {
+  ops::InputQuantization input;
+  bool input_quantized = false;                  // input 0 is already 8-bit
+  std::optional<ops::InputQuantization> output;  // an 8-bit output
+  DataType output_dtype() const {
+    return output ? ops::QuantizedType(output->is_signed) : DataType::kFloat;
+  }
+  dnnl::memory::data_type output_type() const {
+    return !output             ? dnnl::memory::data_type::f32
+           : output->is_signed ? dnnl::memory::data_type::s8
+                               : dnnl::memory::data_type::u8;
+  }
+};
+absl::StatusOr<Int8Attrs> ReadInt8Attrs(const AttrMap& attrs);
+
+// An 8-bit output is the post-ops' float result divided by its scale: an
+// eltwise linear post-op after them (oneDNN then rounds and saturates).
+void AppendOutputQuantization(dnnl::post_ops& po, const Int8Attrs& q);
 
 struct QuantizedWeights {
   std::vector<int8_t> values;  // in the float weights' layout
