@@ -174,6 +174,10 @@ TEST(QuantizedFusedConvTest, MatchesFloatOnDequantizedOperandsAndWithinTheStepOf
       EXPECT_GT(MaxAbs(diff), 0.0f);
       EXPECT_LT(MaxAbs(diff), bound);
     }
+    // The node's state holds its int8 weights once (memory reports count
+    // them): about a quarter of the float32 filter's bytes, padded.
+    EXPECT_GE(state->bytes(), w.num_elements());
+    EXPECT_LE(state->bytes(), 4 * static_cast<int64_t>(w.byte_size()));
   }
 }
 

@@ -172,7 +172,8 @@ absl::StatusOr<std::shared_ptr<const ConvPlan>> MakePlan(
       plan->quantizer = onednn::InputQuantizer(plan->pd.src_desc(), quant->input);
     }
     plan->weights =
-        onednn::ReorderWeights(plan->user_weights, qw.values.data(), plan->pd.weights_desc());
+        onednn::QuantizedWeightsIn(static_cast<ConvState*>(ctx.kernel_state()), plan->user_weights,
+                                   qw, ctx.input(1).shape(), plan->pd.weights_desc());
   } else if (ops.weights_constant) {
     auto* state = static_cast<ConvState*>(ctx.kernel_state());
     const Tensor& filter = ctx.input(1);

@@ -125,7 +125,7 @@ absl::Status Compute(KernelContext& ctx, bool quantized) {
         if (!quant->input_quantized)
           p->quantizer = onednn::InputQuantizer(p->user_src, quant->input);
         p->weights =
-            onednn::ReorderWeights(p->user_weights, qw.values.data(), p->pd.weights_desc());
+            onednn::QuantizedWeightsIn(state, p->user_weights, qw, b.shape(), p->pd.weights_desc());
       } else if (ops->weights_constant && state != nullptr) {
         p->weights = state->Weights(p->user_weights, b, p->pd.weights_desc());
       }

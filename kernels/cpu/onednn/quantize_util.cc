@@ -46,6 +46,16 @@ QuantizedWeights QuantizePerChannel(const float* w, int64_t count, int64_t chann
   return q;
 }
 
+dnnl::memory QuantizedWeightsIn(WeightCache* cache, const dnnl::memory::desc& user,
+                                const QuantizedWeights& q, const Shape& shape,
+                                const dnnl::memory::desc& want) {
+  if (cache == nullptr) return ReorderWeights(user, q.values.data(), want);
+  absl::StatusOr<Tensor> view =
+      Tensor::View(DataType::kInt8, shape, const_cast<int8_t*>(q.values.data()), q.values.size());
+  if (!view.ok()) return ReorderWeights(user, q.values.data(), want);
+  return cache->Weights(user, *view, want);
+}
+
 std::vector<float> BiasBeforeOutputScales(const float* bias, const std::vector<float>& scales) {
   std::vector<float> out(scales.size());
   for (size_t i = 0; i < scales.size(); ++i) out[i] = bias[i] / scales[i];

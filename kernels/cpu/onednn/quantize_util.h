@@ -12,6 +12,7 @@
 
 #include "absl/status/statusor.h"
 #include "core/attr_map.h"
+#include "kernels/cpu/onednn/dnnl_util.h"
 #include "oneapi/dnnl/dnnl.hpp"
 #include "ops/quantized_ops.h"
 #include "smrt/tensor.h"
@@ -48,6 +49,13 @@ struct QuantizedWeights {
 // i / (count / channels). q = round-half-even(w / scale), in [-127, 127].
 QuantizedWeights QuantizePerChannel(const float* w, int64_t count, int64_t channels,
                                     bool channel_fastest);
+
+// `q` (laid out as `user`, of the float weights' shape) in layout `want`:
+// kept in `cache` (the node's state, so its memory reports count them and
+// plans of other input shapes share them) when there is one.
+dnnl::memory QuantizedWeightsIn(WeightCache* cache, const dnnl::memory::desc& user,
+                                const QuantizedWeights& q, const Shape& shape,
+                                const dnnl::memory::desc& want);
 
 // oneDNN 2.x adds the bias to the int32 sum before the output scales: the
 // float bias divided by each channel's output scale.
