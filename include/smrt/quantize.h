@@ -34,6 +34,12 @@ struct QuantizeOptions {
   // Nodes (names after the passes, as `smrt show --fusions` prints them) to
   // keep float32: the file marks them so.
   std::vector<std::string> keep_float;
+  // 100: each node's range is the min and max its input took. p < 100 (in
+  // (50, 100]): per calibration call, the values with 100 - p % of the
+  // input below and p % below, widest over the calls, so rare outliers no
+  // longer stretch the step (values beyond saturate). A range that starts
+  // at 0 keeps starting there.
+  double percentile = 100;
 };
 
 struct QuantizeReport {

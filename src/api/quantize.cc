@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "api/caller_status.h"
@@ -18,9 +19,13 @@
 namespace smrt {
 namespace {
 
-// The range of each fused product's input 0, over every call observed.
+// The range of each fused product's input 0, over every call observed: per
+// call its min and max, or with percentile p < 100 the values below which
+// 100 - p % of its values lie (the lowest) and p % (the highest); over calls
+// the widest.
 class RangeObserver : public exec::RunObserver {
  public:
+  explicit RangeObserver(double percentile) : percentile_(percentile) {}
   void OnStep(const exec::StepRecord& step) override {
     if (step.depth != 0 || step.context == nullptr) return;
     if (step.op != ops::kFusedConv2D && step.op != ops::kFusedMatMul) return;
@@ -35,6 +40,7 @@ class RangeObserver : public exec::RunObserver {
       hi = std::max(hi, v[i]);
     }
     if (lo > hi) return;
+    if (percentile_ < 100) Clip(v, x.num_elements(), lo, hi);
     auto [it, added] = nodes_.try_emplace(std::string(step.name));
     passes::QuantizationFile::Node& node = it->second;
     node.op = std::string(step.op);
@@ -44,6 +50,24 @@ class RangeObserver : public exec::RunObserver {
   std::map<std::string, passes::QuantizationFile::Node>& nodes() { return nodes_; }
 
  private:
+  void Clip(const float* v, int64_t n, float& lo, float& hi) {
+    values_.clear();
+    for (int64_t i = 0; i < n; ++i) {
+      if (std::isfinite(v[i])) values_.push_back(v[i]);
+    }
+    const size_t last = values_.size() - 1;
+    const auto at = [&](double share) {
+      const size_t k = static_cast<size_t>(std::llround(share * static_cast<double>(last)));
+      std::nth_element(values_.begin(), values_.begin() + k, values_.end());
+      return values_[k];
+    };
+    hi = at(percentile_ / 100);
+    lo = std::min(at(1 - percentile_ / 100), 0.0f);  // a range from 0 stays one (uint8)
+    hi = std::max(hi, 0.0f);
+  }
+
+  double percentile_;
+  std::vector<float> values_;
   std::map<std::string, passes::QuantizationFile::Node> nodes_;
 };
 
@@ -113,7 +137,11 @@ absl::StatusOr<QuantizeReport> QuantizeImpl(const std::string& model_dir,
 
   QuantizeReport report;
   report.signature = *key;
-  RangeObserver observer;
+  if (!(options.percentile > 50 && options.percentile <= 100)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("percentile must be in (50, 100], got ", options.percentile));
+  }
+  RangeObserver observer(options.percentile);
   for (size_t i = 0; i < calibration.size(); ++i) {
     exec::ScopedRunObserver scope(&observer);
     absl::StatusOr<NamedTensors> out = (*model)->Run(*key, calibration[i]);

@@ -14,6 +14,7 @@
 #include "core/file.h"
 #include "core/npy.h"
 #include "gtest/gtest.h"
+#include "passes/quantization_file.h"
 #include "smrt/model.h"
 #include "smrt/options.h"
 #include "testing/paths.h"
@@ -188,6 +189,32 @@ TEST(QuantizeTest, RecordsEveryProductAndKeepsTheNamedOnesFloat) {
   EXPECT_NE(text->find(dw + "\": {\"op\": \"_SmrtFusedConv2D\", \"float\": true, \"min\": 0.0"),
             std::string::npos)
       << *text;
+}
+
+// --percentile narrows the recorded ranges (rare values saturate instead of
+// stretching the step); a percentile outside (50, 100] is refused.
+TEST(QuantizeTest, PercentileNarrowsTheRanges) {
+  const std::string dir = testing::MakeTempDir();
+  const std::vector<NamedTensors> calls = Calls("mlp_bn_dropout", "calibration", "features", 64);
+  ASSERT_TRUE(Quantize(Zoo("mlp_bn_dropout"), calls, dir + "/all.json").ok());
+  QuantizeOptions options;
+  options.percentile = 99;
+  ASSERT_TRUE(Quantize(Zoo("mlp_bn_dropout"), calls, dir + "/p99.json", options).ok());
+  absl::StatusOr<passes::QuantizationFile> all = passes::ReadQuantizationFile(dir + "/all.json");
+  absl::StatusOr<passes::QuantizationFile> p99 = passes::ReadQuantizationFile(dir + "/p99.json");
+  ASSERT_TRUE(all.ok() && p99.ok());
+  ASSERT_EQ(all->nodes.size(), p99->nodes.size());
+  int narrower = 0;
+  for (const auto& [name, node] : all->nodes) {
+    const passes::QuantizationFile::Node& p = p99->nodes.at(name);
+    EXPECT_LE(p.max, node.max) << name;
+    EXPECT_GE(p.min, node.min) << name;
+    narrower += p.max < node.max;
+  }
+  EXPECT_EQ(narrower, static_cast<int>(all->nodes.size()));
+  options.percentile = 40;
+  EXPECT_EQ(Quantize(Zoo("mlp_bn_dropout"), calls, dir + "/bad.json", options).status().code(),
+            absl::StatusCode::kInvalidArgument);
 }
 
 }  // namespace

@@ -74,8 +74,8 @@ absl::StatusOr<std::vector<NamedTensors>> ReadSamples(const std::string& dir,
 
 absl::Status RunQuantize(const std::vector<std::string>& args, std::ostream& out) {
   FlagSpec spec;
-  spec.valued = {"dir",       "calibration", "out",   "validation", "signature_def",
-                 "signature", "tag_set",     "batch", "keep_float", "threads"};
+  spec.valued = {"dir",     "calibration", "out",        "validation", "signature_def", "signature",
+                 "tag_set", "batch",       "keep_float", "threads",    "percentile"};
   spec.repeated = {"keep_float"};
   absl::StatusOr<Flags> flags = Flags::Parse(args, spec);
   if (!flags.ok()) return flags.status();
@@ -100,6 +100,12 @@ absl::Status RunQuantize(const std::vector<std::string>& args, std::ostream& out
     }
   }
   options.keep_float = flags->GetAll("keep_float");
+  if (std::optional<std::string> p = flags->Get("percentile")) {
+    if (!absl::SimpleAtod(*p, &options.percentile)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--percentile expects a number, got '", *p, "'"));
+    }
+  }
 
   // The signature's inputs, to find the files (a light load: no passes).
   LoadOptions probe_options = options.load;

@@ -13,7 +13,7 @@ namespace smrt::cli {
 inline constexpr char kQuantizeUsage[] =
     "usage: smrt quantize --dir DIR --calibration CDIR --out FILE [--validation VDIR]\n"
     "                     [--signature_def KEY] [--tag_set serve] [--batch N]\n"
-    "                     [--keep_float NODE]... [--threads T]\n"
+    "                     [--keep_float NODE]... [--percentile P] [--threads T]\n"
     "  runs the float32 model on the calibration inputs, records the input range of\n"
     "  every fused convolution and matmul, and writes them to FILE (JSON; keep it beside\n"
     "  the SavedModel, not inside it). Load it with `smrt run/bench --quantization FILE`\n"
@@ -23,6 +23,8 @@ inline constexpr char kQuantizeUsage[] =
     "  default 1). With --validation, the held-out samples run through float32 and int8\n"
     "  and it prints the largest relative error (max |int8 - float32| / max |float32| of\n"
     "  an output) and, for outputs shaped [batch, classes], top-1 agreement.\n"
+    "  --percentile P (in (50, 100], default 100: min and max): each call's range is the\n"
+    "  P-th percentile of a node's input (and the (100-P)-th below 0), widest over calls.\n"
     "  --keep_float keeps a node (its name as `smrt show --fusions` prints it) float32.\n"
 
     "  Defaults: serving_default (or the only signature), batch 1.\n";
