@@ -6,7 +6,8 @@
 
 namespace smrt::cli {
 
-absl::StatusOr<Flags> Flags::Parse(const std::vector<std::string>& args, const FlagSpec& spec) {
+absl::StatusOr<Flags> Flags::Parse(const std::vector<std::string>& args,
+                                   const FlagSpec& spec) {
   Flags flags;
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& arg = args[i];

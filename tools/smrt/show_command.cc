@@ -72,8 +72,9 @@ absl::StatusOr<const tfproto::SignatureDef*> FindSignature(const tfproto::MetaGr
                                                            const std::string& key) {
   auto it = mg.signature_def().find(key);
   if (it == mg.signature_def().end()) {
-    return absl::NotFoundError(absl::StrCat("no SignatureDef '", key, "'; the MetaGraphDef has: ",
-                                            absl::StrJoin(SortedKeys(mg.signature_def()), ", ")));
+    return absl::NotFoundError(absl::StrCat(
+        "no SignatureDef '", key, "'; the MetaGraphDef has: ",
+        absl::StrJoin(SortedKeys(mg.signature_def()), ", ")));
   }
   return &it->second;
 }
@@ -147,8 +148,8 @@ void PrintVariables(const loader::SavedModelBundle& bundle, std::ostream& out) {
   const auto& entries = bundle.variables->entries();
   int64_t total = 0;
   for (const auto& e : entries) total += e.size;
-  out << "The given SavedModel has " << entries.size() << " checkpoint tensor(s), " << total
-      << " bytes in " << bundle.variables->num_shards() << " shard(s):\n";
+  out << "The given SavedModel has " << entries.size() << " checkpoint tensor(s), "
+      << total << " bytes in " << bundle.variables->num_shards() << " shard(s):\n";
   for (const auto& e : entries) {
     out << "  " << e.key << "\n"
         << "      dtype: " << DtypeName(e.tf_dtype) << "\n"
@@ -180,7 +181,8 @@ void PrintAssets(const loader::SavedModelBundle& bundle, std::ostream& out) {
 
 // What the graph passes did to each signature: every fusion made and every
 // candidate left unfused, with the reason, then the pass log.
-absl::Status PrintFusions(const std::string& dir, const LoadOptions& options, std::ostream& out) {
+absl::Status PrintFusions(const std::string& dir, const LoadOptions& options,
+                          std::ostream& out) {
   absl::StatusOr<std::unique_ptr<Model>> model = Model::Load(dir, options);
   if (!model.ok()) return model.status();
   for (const std::string& key : (*model)->signature_keys()) {
@@ -188,13 +190,13 @@ absl::Status PrintFusions(const std::string& dir, const LoadOptions& options, st
     if (!report.ok()) return report.status();
     int fused = 0;
     for (const passes::FusionRecord& r : *report->fusions) fused += r.fused;
-    out << "signature '" << key << "': " << fused << " fusions, " << report->fusions->size() - fused
-        << " candidates left unfused\n";
+    out << "signature '" << key << "': " << fused << " fusions, "
+        << report->fusions->size() - fused << " candidates left unfused\n";
     for (bool made : {true, false}) {
       for (const passes::FusionRecord& r : *report->fusions) {
         if (r.fused != made) continue;
-        out << "  " << (made ? "fused    " : "unfused  ") << r.pattern << " at '" << r.node << "' ("
-            << r.pass << ")";
+        out << "  " << (made ? "fused    " : "unfused  ") << r.pattern << " at '" << r.node
+            << "' (" << r.pass << ")";
         if (!made) out << ": " << r.reason;
         out << "\n";
       }
@@ -236,8 +238,7 @@ absl::Status PrintMemory(const std::string& dir, const LoadOptions& options, int
           << (p.unplanned.size() > first.size() ? ", ..." : "") << ")";
     }
     out << "\n  predicted: " << ByteCount(m.predicted_bytes())
-        << " (weights + activation peak; feeds, outputs, kernel scratch and unplanned tensors "
-           "extra)\n";
+        << " (weights + activation peak; feeds, outputs, kernel scratch and unplanned tensors extra)\n";
   }
   return absl::OkStatus();
 }
