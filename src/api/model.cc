@@ -588,6 +588,18 @@ absl::StatusOr<std::unique_ptr<Model::Impl>> LoadImpl(const std::string& dir,
     if (GraphWritesVariables(sig.imported.graph, mg.graph_def())) read_only = false;
   }
   passes::PipelineOptions pass_options = resolved->passes;
+  if (!options.quantization.empty()) {
+    absl::StatusOr<passes::QuantizationFile> file =
+        passes::ReadQuantizationFile(options.quantization);
+    if (!file.ok()) return file.status();
+    if (absl::Status s = passes::CheckQuantizationModel(
+            *file, options.quantization, dir, impl->bundle->graph_checksum.crc32c,
+            impl->bundle->graph_checksum.size);
+        !s.ok()) {
+      return s;
+    }
+    pass_options.quantization = std::make_shared<passes::QuantizationFile>(*std::move(file));
+  }
   if (impl->device_context != nullptr) {
     pass_options.placement.device = absl::StrCat("CUDA:", impl->device_context->device());
     pass_options.placement.require = options.device_policy == "require";
@@ -858,6 +870,10 @@ absl::StatusOr<ModelInternals::PassReport> ModelInternals::Passes(const Model& m
   auto it = model.impl_->signatures.find(std::string(key));
   if (it == model.impl_->signatures.end()) return model.signature(key).status();
   return PassReport{&it->second.pass_log, &it->second.fusions, &it->second.program->graph()};
+}
+
+std::pair<uint32_t, uint64_t> ModelInternals::GraphChecksum(const Model& model) {
+  return {model.impl_->bundle->graph_checksum.crc32c, model.impl_->bundle->graph_checksum.size};
 }
 
 }  // namespace smrt

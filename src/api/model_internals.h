@@ -3,7 +3,9 @@
 #ifndef SMRT_API_MODEL_INTERNALS_H_
 #define SMRT_API_MODEL_INTERNALS_H_
 
+#include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -21,6 +23,8 @@ struct ModelInternals {
   };
   // NotFound for an unknown signature. Pointers live as long as the model.
   static absl::StatusOr<PassReport> Passes(const Model& model, absl::string_view key);
+  // saved_model.pb's crc32c and size as loaded (a quantization file's key).
+  static std::pair<uint32_t, uint64_t> GraphChecksum(const Model& model);
 };
 
 }  // namespace smrt

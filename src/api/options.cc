@@ -93,6 +93,9 @@ constexpr Key kKeys[] = {
     {"precision", "what a float32 model's convolutions and matmuls compute in: float32, "
      "tf32 (a GPU's TF32 tensor cores), float16 or bfloat16 (default float32)",
      Set<&LoadOptions::precision>},
+    {"quantization", "path of an int8 quantization file from `smrt quantize` for this model: "
+     "its convolutions and matmuls run in int8 on the CPU (default none)",
+     Set<&LoadOptions::quantization>},
     {"cpu_kernels", "CPU nodes with several kernels: measure (per shape, the faster), "
      "preferred (oneDNN's), onednn or reference (default measure)",
      Set<&LoadOptions::cpu_kernels>},

@@ -20,6 +20,8 @@
 
 namespace smrt::passes {
 
+struct QuantizationFile;  // passes/quantization_file.h
+
 // One fusion made, or one candidate left as it was.
 struct FusionRecord {
   std::string pass;
@@ -76,6 +78,8 @@ struct PassContext {
   DataType precision = DataType::kFloat;
   // Whether float32 products on a GPU may use TF32 (allow_tf32.cc).
   bool tf32 = false;
+  // The input ranges for int8 (quantize_int8.cc); null: float as loaded.
+  const QuantizationFile* quantization = nullptr;
 
   std::vector<std::string> log;
   std::vector<FusionRecord> fusions;

@@ -21,6 +21,8 @@ std::unique_ptr<Pass> MakeFuseConvPass();           // fuse_conv.cc
 std::unique_ptr<Pass> MakeFuseMatMulPass();         // fuse_matmul.cc
 std::unique_ptr<Pass> MakeReducePrecisionPass();    // reduce_precision.cc
 std::unique_ptr<Pass> MakeAllowTf32Pass();          // allow_tf32.cc
+std::unique_ptr<Pass> MakeQuantizeInt8Pass();       // quantize_int8.cc
+std::unique_ptr<Pass> MakeRequantizeInt8Pass();     // requantize_int8.cc
 std::unique_ptr<Pass> MakePrunePass();              // prune.cc
 
 }  // namespace smrt::passes

@@ -162,6 +162,7 @@ absl::Status RunPasses(PassContext& ctx, const PipelineOptions& options,
   ctx.max_folded_bytes = options.max_folded_bytes;
   ctx.precision = options.precision;
   ctx.tf32 = options.tf32;
+  ctx.quantization = options.quantization.get();
   ctx.device_type = options.placement.device.substr(0, options.placement.device.find(':'));
   absl::StatusOr<std::vector<graph::NodeId>> order = LiveOrder(ctx);
   if (!order.ok()) return absl::OkStatus();  // Program::Create reports the cycle

@@ -12,6 +12,7 @@
 #include "absl/status/status.h"
 #include "passes/pass.h"
 #include "passes/place_nodes.h"
+#include "passes/quantization_file.h"
 
 namespace smrt::passes {
 
@@ -25,6 +26,8 @@ struct PipelineOptions {
   // PassContext::precision and ::tf32.
   DataType precision = DataType::kFloat;
   bool tf32 = false;
+  // PassContext::quantization.
+  std::shared_ptr<const QuantizationFile> quantization;
   // When placement.device is set, nodes are placed on it after the passes
   // (passes/place_nodes.h); the placement is not a pass and cannot be
   // disabled.

@@ -18,7 +18,7 @@ inline constexpr char kBenchUsage[] =
     "                  [--concurrency C] [--threads T] [--json]\n"
     "                  [--profile trace.json] [--op_stats] [--profile_runs R]\n"
     "                  [--device CUDA:0] [--device_policy prefer|require] [--log_placement]\n"
-    "                  [--precision float32|tf32|float16|bfloat16]\n"
+    "                  [--precision float32|tf32|float16|bfloat16] [--quantization FILE]\n"
     "  loads the model (timed), runs once (first run, timed), then W warm-up and I timed\n"
     "  calls (or timed calls for SECONDS), and prints load ms, first-run ms, latency\n"
     "  p50/p90/p99, min/max/mean/std ms over every timed call, throughput (items/s at\n"
@@ -47,7 +47,9 @@ inline constexpr char kBenchUsage[] =
     "  --device runs on a GPU (LoadOptions::device, device_policy, log_placement) and\n"
     "  adds the GPU arena's peak bytes in use and bytes reserved. --precision runs a\n"
     "  float32 model's convolutions and matmuls in 16 bits, or on a GPU's TF32 tensor\n"
-    "  cores (LoadOptions::precision).\n";
+    "  cores (LoadOptions::precision). --quantization runs the convolutions and matmuls\n"
+    "  an int8 quantization file from `smrt quantize` gives ranges in int8\n"
+    "  (LoadOptions::quantization).\n";
 
 absl::Status RunBench(const std::vector<std::string>& args, std::ostream& out);
 

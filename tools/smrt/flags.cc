@@ -66,6 +66,7 @@ void AddDeviceFlags(FlagSpec& spec) {
   spec.valued.insert("device");
   spec.valued.insert("device_policy");
   spec.valued.insert("precision");
+  spec.valued.insert("quantization");
   spec.switches.insert("log_placement");
 }
 
@@ -73,6 +74,7 @@ void ApplyDeviceFlags(const Flags& flags, LoadOptions& options) {
   if (std::optional<std::string> d = flags.Get("device")) options.device = *d;
   if (std::optional<std::string> p = flags.Get("device_policy")) options.device_policy = *p;
   if (std::optional<std::string> p = flags.Get("precision")) options.precision = *p;
+  if (std::optional<std::string> q = flags.Get("quantization")) options.quantization = *q;
   options.log_placement = flags.Switch("log_placement");
 }
 

@@ -23,8 +23,7 @@ class Flags {
  public:
   // Parses args (after the subcommand). InvalidArgument for unknown flags,
   // a missing value, a repeated non-repeatable flag or a positional argument.
-  static absl::StatusOr<Flags> Parse(const std::vector<std::string>& args,
-                                     const FlagSpec& spec);
+  static absl::StatusOr<Flags> Parse(const std::vector<std::string>& args, const FlagSpec& spec);
 
   std::optional<std::string> Get(const std::string& name) const;
   std::vector<std::string> GetAll(const std::string& name) const;
@@ -37,7 +36,8 @@ class Flags {
 
 // The device flags of commands that load a model: --device (CPU, CUDA:0),
 // --device_policy (prefer, require), --precision (float32, tf32, float16,
-// bfloat16) and the switch --log_placement.
+// bfloat16), --quantization (an int8 quantization file) and the switch
+// --log_placement.
 void AddDeviceFlags(FlagSpec& spec);
 void ApplyDeviceFlags(const Flags& flags, LoadOptions& options);
 

@@ -8,6 +8,7 @@
 #include "smrt/devices_command.h"
 #include "smrt/doctor_command.h"
 #include "smrt/ops_command.h"
+#include "smrt/quantize_command.h"
 #include "smrt/run_command.h"
 #include "smrt/show_command.h"
 
@@ -21,6 +22,7 @@ constexpr char kUsage[] =
     "  check   which ops the signatures need and whether smrt runs them on a device\n"
     "  ops     every op this build runs, per device and dtype\n"
     "  bench   load time, first-run and steady latency, throughput, peak RSS\n"
+    "  quantize measure int8 input ranges on calibration inputs; write a quantization file\n"
     "  doctor  CPU, oneDNN, CUDA libraries and GPUs found; with --dir, a model's needs\n"
     "  devices CPU and CUDA devices; without a GPU, exactly why not\n"
     "run `smrt COMMAND --help` for a command's options\n";
@@ -105,6 +107,18 @@ int main(int argc, char** argv) {
     absl::Status status = smrt::cli::RunBench(args, std::cout);
     if (!status.ok()) {
       std::cerr << "smrt bench: " << status.message() << "\n";
+      return 1;
+    }
+    return 0;
+  }
+  if (command == "quantize") {
+    if (help) {
+      std::cout << smrt::cli::kQuantizeUsage;
+      return 0;
+    }
+    absl::Status status = smrt::cli::RunQuantize(args, std::cout);
+    if (!status.ok()) {
+      std::cerr << "smrt quantize: " << status.message() << "\n";
       return 1;
     }
     return 0;

@@ -16,7 +16,7 @@ inline constexpr char kRunUsage[] =
     "                [--inputs 'x=file.npy;y=other.npy'] [--input_exprs 'x=[[1],[2]]']\n"
     "                [--outdir DIR] [--overwrite] [--timeout SECONDS]\n"
     "                [--device CUDA:0] [--device_policy prefer|require] [--log_placement]\n"
-    "                [--precision float32|tf32|float16|bfloat16]\n"
+    "                [--precision float32|tf32|float16|bfloat16] [--quantization FILE]\n"
     "  --inputs        inputs from NumPy .npy files\n"
     "  --input_exprs   inputs as literals: numbers, nested lists, quoted strings\n"
     "  --outdir        also write each output to DIR/<output key>.npy\n"
@@ -25,7 +25,9 @@ inline constexpr char kRunUsage[] =
     "                  CPU under --device_policy prefer (logged), fail the load under require\n"
     "  --log_placement print every node's device at load\n"
     "  --precision     what a float32 model's convolutions and matmuls compute in\n"
-    "                  (LoadOptions::precision; docs/precision.md)\n";
+    "                  (LoadOptions::precision; docs/precision.md)\n"
+    "  --quantization  an int8 quantization file from `smrt quantize` for this model\n"
+    "                  (LoadOptions::quantization)\n";
 
 absl::Status RunRun(const std::vector<std::string>& args, std::ostream& out);
 

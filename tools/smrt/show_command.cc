@@ -247,7 +247,7 @@ absl::Status PrintMemory(const std::string& dir, const LoadOptions& options, int
 
 absl::Status RunShow(const std::vector<std::string>& args, std::ostream& out) {
   FlagSpec spec;
-  spec.valued = {"dir", "tag_set", "signature_def", "batch", "precision"};
+  spec.valued = {"dir", "tag_set", "signature_def", "batch", "precision", "quantization"};
   spec.switches = {"all", "variables", "assets", "fusions", "memory"};
   absl::StatusOr<Flags> flags = Flags::Parse(args, spec);
   if (!flags.ok()) return flags.status();
@@ -268,8 +268,11 @@ absl::Status RunShow(const std::vector<std::string>& args, std::ostream& out) {
   if (flags->Has("batch") && !flags->Switch("memory")) {
     return absl::InvalidArgumentError("--batch goes with --memory");
   }
-  if (flags->Has("precision") && !flags->Switch("fusions") && !flags->Switch("memory")) {
-    return absl::InvalidArgumentError("--precision goes with --fusions or --memory");
+  for (const char* flag : {"precision", "quantization"}) {
+    if (flags->Has(flag) && !flags->Switch("fusions") && !flags->Switch("memory")) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--", flag, " goes with --fusions or --memory"));
+    }
   }
   if (flags->Switch("fusions") || flags->Switch("memory")) {
     LoadOptions options;
@@ -279,6 +282,7 @@ absl::Status RunShow(const std::vector<std::string>& args, std::ostream& out) {
     }
     if (std::optional<std::string> s = flags->Get("signature_def")) options.signatures = {*s};
     if (std::optional<std::string> p = flags->Get("precision")) options.precision = *p;
+    if (std::optional<std::string> q = flags->Get("quantization")) options.quantization = *q;
     if (flags->Switch("fusions")) {
       if (absl::Status s = PrintFusions(*dir, options, out); !s.ok()) return s;
     }

@@ -14,7 +14,7 @@ namespace smrt::cli {
 inline constexpr char kShowUsage[] =
     "usage: smrt show --dir DIR [--tag_set TAGS] [--signature_def KEY] [--all]\n"
     "                 [--variables] [--assets] [--fusions] [--memory [--batch N]]\n"
-    "                 [--precision float32|tf32|float16|bfloat16]\n"
+    "                 [--precision float32|tf32|float16|bfloat16] [--quantization FILE]\n"
     "  no options        the tag sets of the SavedModel\n"
     "  --tag_set TAGS    the SignatureDef keys of that MetaGraphDef (e.g. serve)\n"
     "  --signature_def   inputs, outputs and method of one SignatureDef\n"
@@ -29,7 +29,9 @@ inline constexpr char kShowUsage[] =
     "                    best fit over tensor lifetimes), the naive sum, and the tensors\n"
     "                    left unplanned because their size is known only at run time\n"
     "  --precision       with --fusions / --memory: load as LoadOptions::precision says\n"
-    "                    (the reduce_precision pass's log; 16-bit weight bytes)\n";
+    "                    (the reduce_precision pass's log; 16-bit weight bytes)\n"
+    "  --quantization    with --fusions / --memory: load with an int8 quantization file\n"
+    "                    (the nodes quantize_int8 made int8, and why others stayed float)\n";
 
 // Runs `smrt show` with the arguments after "show". Output goes to `out`;
 // errors are returned (the caller prints them and exits non-zero).

@@ -2,19 +2,31 @@
 // with the bias in the primitive and activations / the residual sum as
 // post-ops, forward_inference. float32, and bfloat16 (fp32 accumulation;
 // AMX or AVX512_BF16) on CPUs that have bf16 instructions: the
-// precision=bfloat16 load option converts the graph's convolutions to it. Weights are given format_tag::any and
+// precision=bfloat16 load option converts the graph's convolutions to it.
+// Weights are given format_tag::any and
 // reordered to the layout oneDNN picks once per (node, input shape) when
 // they are constant; primitives are created once per (node, input shape).
+//
+// _SmrtQuantizedFusedConv2D (ops/quantized_ops.h) is the same convolution
+// in int8: the input quantized per call (a oneDNN reorder), the constant
+// filter quantized per output channel when the plan is made, s32
+// accumulation, and the per-channel dequantization as oneDNN output scales
+// before the same post-ops, into a float32 output.
+#include <cstdlib>
 #include <cstring>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "kernels/cpu/onednn/dnnl_util.h"
+#include "kernels/cpu/onednn/quantize_util.h"
 #include "kernels/cpu/onednn/register.h"
-#include "kernels/shared/conv_util.h"
 #include "kernels/registry.h"
+#include "kernels/shared/conv_util.h"
+#include "ops/quantized_ops.h"
 
 namespace smrt::kernels {
 namespace {
@@ -31,6 +43,11 @@ struct ConvPlan {
   bool has_bias = false;
   bool summand = false;
   Shape out_shape;
+  // Quantized plans: the input's scale and type, and the output scales
+  // (input scale times each output channel's weight scale).
+  std::optional<onednn::Int8Attrs> quant;
+  std::vector<float> out_scales;
+  onednn::InputQuantizer quantizer;
 };
 
 using ConvState = onednn::PlanCache<ConvPlan>;
@@ -66,8 +83,8 @@ absl::StatusOr<Geometry> MakeGeometry(const KernelContext& ctx, const FusedOps& 
   g.kh = f.dim(0), g.kw = f.dim(1), g.kc = f.dim(2);
   if (g.depthwise) {
     if (g.kc != g.c) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "input and filter must have the same depth: ", g.c, " vs ", g.kc));
+      return absl::InvalidArgumentError(
+          absl::StrCat("input and filter must have the same depth: ", g.c, " vs ", g.kc));
     }
     g.groups = g.c;
     g.oc = g.c * f.dim(3);
@@ -83,13 +100,11 @@ absl::StatusOr<Geometry> MakeGeometry(const KernelContext& ctx, const FusedOps& 
           "output depth must be evenly divisible by number of groups: ", g.oc, " vs ", g.groups));
     }
   }
-  absl::StatusOr<WindowedSize> rows = WindowedOutputSize(g.h, g.kh, g.a.dilations[1],
-                                                         g.a.strides[1], g.a.padding,
-                                                         (*pads)[0][0], (*pads)[0][1]);
+  absl::StatusOr<WindowedSize> rows = WindowedOutputSize(
+      g.h, g.kh, g.a.dilations[1], g.a.strides[1], g.a.padding, (*pads)[0][0], (*pads)[0][1]);
   if (!rows.ok()) return rows.status();
-  absl::StatusOr<WindowedSize> cols = WindowedOutputSize(g.w, g.kw, g.a.dilations[2],
-                                                         g.a.strides[2], g.a.padding,
-                                                         (*pads)[1][0], (*pads)[1][1]);
+  absl::StatusOr<WindowedSize> cols = WindowedOutputSize(
+      g.w, g.kw, g.a.dilations[2], g.a.strides[2], g.a.padding, (*pads)[1][0], (*pads)[1][1]);
   if (!cols.ok()) return cols.status();
   g.oh = rows->size, g.ow = cols->size;
   g.pad_t = rows->pad_before, g.pad_b = rows->pad_after;
@@ -99,7 +114,8 @@ absl::StatusOr<Geometry> MakeGeometry(const KernelContext& ctx, const FusedOps& 
 
 // TensorFlow's HWIO filter (or depthwise [kh, kw, C, multiplier]) described
 // in place for oneDNN: OIHW dims, or GOIHW when grouped.
-dnnl::memory::desc UserWeights(const Geometry& g, dt type) {
+// Its output channel is the flat index modulo g.oc in both layouts.
+dnnl::memory::desc UserWeights(const Geometry& g, dt type = dt::f32) {
   if (g.groups == 1) {
     return dnnl::memory::desc({g.oc, g.kc, g.kh, g.kw}, type,
                               {1, g.oc, g.kw * g.kc * g.oc, g.kc * g.oc});
@@ -113,60 +129,98 @@ dnnl::memory::desc UserWeights(const Geometry& g, dt type) {
                             {opg, 1, g.oc, g.kw * g.kc * g.oc, g.kc * g.oc});
 }
 
-absl::StatusOr<std::shared_ptr<const ConvPlan>> MakePlan(const KernelContext& ctx,
-                                                         const Geometry& g,
-                                                         const FusedOps& ops, dt type) {
+absl::StatusOr<std::shared_ptr<const ConvPlan>> MakePlan(
+    const KernelContext& ctx, const Geometry& g, const FusedOps& ops,
+    const std::optional<onednn::Int8Attrs>& quant, dt float_type) {
   auto plan = std::make_shared<ConvPlan>();
-  dnnl::memory::desc src({g.n, g.c, g.h, g.w}, type, tag::nhwc);
-  dnnl::memory::desc dst({g.n, g.oc, g.oh, g.ow}, type, tag::nhwc);
-  plan->user_weights = UserWeights(g, type);
-  dnnl::memory::desc weights_any(plan->user_weights.dims(), type, tag::any);
+  plan->quant = quant;
+  const dt src_type = !quant ? float_type : quant->input.is_signed ? dt::s8 : dt::u8;
+  const dt weights_type = quant ? dt::s8 : float_type;
+  dnnl::memory::desc src({g.n, g.c, g.h, g.w}, src_type, tag::nhwc);
+  dnnl::memory::desc dst({g.n, g.oc, g.oh, g.ow}, quant ? quant->output_type() : float_type,
+                         tag::nhwc);
+  plan->user_weights = UserWeights(g, weights_type);
+  dnnl::memory::desc weights_any(plan->user_weights.dims(), weights_type, tag::any);
+  onednn::QuantizedWeights qw;
+  if (quant) {
+    qw = onednn::QuantizePerChannel(ctx.input(1).data<float>(), ctx.input(1).num_elements(), g.oc,
+                                    /*channel_fastest=*/true);
+    plan->out_scales.resize(g.oc);
+    for (int64_t i = 0; i < g.oc; ++i) plan->out_scales[i] = quant->input.scale * qw.scales[i];
+  }
   plan->has_bias = !ops.ops.empty() && ops.ops[0].kind == PostOp::kBiasAdd;
-  dnnl::memory::desc bias({g.oc}, type, tag::x);
+  dnnl::memory::desc bias({g.oc}, quant ? dt::f32 : float_type, tag::x);
   const dnnl::memory::dims strides = {g.a.strides[1], g.a.strides[2]};
   const dnnl::memory::dims dilations = {g.a.dilations[1] - 1, g.a.dilations[2] - 1};
   const dnnl::memory::dims pad_l = {g.pad_t, g.pad_l};
   const dnnl::memory::dims pad_r = {g.pad_b, g.pad_r};
   dnnl::primitive_attr attr;
-  attr.set_post_ops(onednn::MakePostOps(ops, plan->summand));
+  dnnl::post_ops post_ops = onednn::MakePostOps(ops, plan->summand);
+  if (quant) onednn::AppendOutputQuantization(post_ops, *quant);
+  attr.set_post_ops(post_ops);
   attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+  if (quant) attr.set_output_scales(/*mask: per dst channel*/ 1 << 1, plan->out_scales);
   using conv = dnnl::convolution_forward;
-  conv::desc d = plan->has_bias
-                     ? conv::desc(dnnl::prop_kind::forward_inference,
-                                  dnnl::algorithm::convolution_direct, src, weights_any, bias, dst,
-                                  strides, dilations, pad_l, pad_r)
-                     : conv::desc(dnnl::prop_kind::forward_inference,
-                                  dnnl::algorithm::convolution_direct, src, weights_any, dst,
-                                  strides, dilations, pad_l, pad_r);
+  conv::desc d =
+      plan->has_bias
+          ? conv::desc(dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct, src,
+                       weights_any, bias, dst, strides, dilations, pad_l, pad_r)
+          : conv::desc(dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct, src,
+                       weights_any, dst, strides, dilations, pad_l, pad_r);
   plan->pd = conv::primitive_desc(d, attr, Engine());
   plan->prim = conv(plan->pd);
   plan->out_shape = {g.n, g.oh, g.ow, g.oc};
-  if (ops.weights_constant) {
+  if (quant) {  // constant (checked): reordered once per plan
+    if (!quant->input_quantized) {
+      plan->quantizer = onednn::InputQuantizer(plan->pd.src_desc(), quant->input);
+    }
+    plan->weights =
+        onednn::QuantizedWeightsIn(static_cast<ConvState*>(ctx.kernel_state()), plan->user_weights,
+                                   qw, ctx.input(1).shape(), plan->pd.weights_desc());
+  } else if (ops.weights_constant) {
     auto* state = static_cast<ConvState*>(ctx.kernel_state());
     const Tensor& filter = ctx.input(1);
-    plan->weights = state != nullptr ? state->Weights(plan->user_weights, filter,
-                                                      plan->pd.weights_desc())
-                                     : onednn::ReorderWeights(plan->user_weights,
-                                                              filter.raw_data(),
-                                                              plan->pd.weights_desc());
+    plan->weights = state != nullptr
+                        ? state->Weights(plan->user_weights, filter, plan->pd.weights_desc())
+                        : onednn::ReorderWeights(plan->user_weights, filter.raw_data(),
+                                                 plan->pd.weights_desc());
   }
   return std::shared_ptr<const ConvPlan>(std::move(plan));
 }
 
-absl::Status Compute(KernelContext& ctx) {
+absl::Status Compute(KernelContext& ctx, bool quantized) {
   absl::StatusOr<FusedOps> ops = ParseFusedOps(ctx.attrs(), ctx.num_inputs());
   if (!ops.ok()) return ops.status();
-  const DataType type = ctx.input(0).dtype();
-  if ((type != DataType::kFloat && type != DataType::kBFloat16) || ctx.input(1).dtype() != type) {
+  // float32 or bfloat16 (input, filter, bias, output alike); int8 nodes
+  // keep a float32 filter and bias.
+  const DataType float_type = quantized ? DataType::kFloat : ctx.input(0).dtype();
+  if (float_type != DataType::kFloat && float_type != DataType::kBFloat16) {
+    return absl::InvalidArgumentError(absl::StrCat("fused conv takes float32 or bfloat16, got ",
+                                                   DataTypeName(ctx.input(0).dtype())));
+  }
+  std::optional<onednn::Int8Attrs> quant;
+  DataType in_dtype = float_type, out_dtype = float_type;
+  if (quantized) {
+    absl::StatusOr<onednn::Int8Attrs> q = onednn::ReadInt8Attrs(ctx.attrs());
+    if (!q.ok()) return q.status();
+    if (!ops->weights_constant) {
+      return absl::InvalidArgumentError("an int8 convolution needs a constant filter");
+    }
+    quant = *q;
+    if (q->input_quantized) in_dtype = ops::QuantizedType(q->input.is_signed);
+    out_dtype = q->output_dtype();
+  }
+  if (ctx.input(0).dtype() != in_dtype || ctx.input(1).dtype() != float_type) {
     return absl::InvalidArgumentError(
-        absl::StrCat("fused conv input and filter must both be float32 or both bfloat16, got ",
-                     ctx.input(0).DebugString(), " and ", ctx.input(1).DebugString()));
+        absl::StrCat("fused conv input and filter must be ", DataTypeName(in_dtype), " and ",
+                     DataTypeName(float_type), ", got ", DataTypeName(ctx.input(0).dtype()),
+                     " and ", DataTypeName(ctx.input(1).dtype())));
   }
   absl::StatusOr<Geometry> g = MakeGeometry(ctx, *ops);
   if (!g.ok()) return g.status();
   // oneDNN divides by zero-size dims: an empty result needs no primitive.
   if (g->n == 0 || g->oh == 0 || g->ow == 0 || g->oc == 0) {
-    return ctx.allocate_output(0, type, {g->n, g->oh, g->ow, g->oc}).status();
+    return ctx.allocate_output(0, out_dtype, {g->n, g->oh, g->ow, g->oc}).status();
   }
   if (g->c == 0 || g->kh == 0 || g->kw == 0) {
     return absl::UnimplementedError("fused convolution with an empty input depth or window");
@@ -179,7 +233,7 @@ absl::Status Compute(KernelContext& ctx) {
     if (state != nullptr) plan = state->Find(key);
     if (plan == nullptr) {
       absl::StatusOr<std::shared_ptr<const ConvPlan>> made =
-          MakePlan(ctx, *g, *ops, onednn::DnnlType(type));
+          MakePlan(ctx, *g, *ops, quant, onednn::DnnlType(float_type));
       if (!made.ok()) return made.status();
       plan = *made;
       if (state != nullptr) state->Insert(key, plan);
@@ -192,10 +246,13 @@ absl::Status Compute(KernelContext& ctx) {
     for (const PostOp& op : ops->ops) {
       if (op.kind != PostOp::kAdd) continue;
       residual = &ctx.input(op.arg < 0 ? 0 : op.arg);
-      if (residual->dtype() != type || residual->shape() != plan->out_shape) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            "the residual input must be ", DataTypeShortName(type), " ",
-            ShapeToString(plan->out_shape), ", got ", residual->DebugString()));
+      if (quant && out_dtype != DataType::kFloat) {
+        return absl::InvalidArgumentError("an 8-bit output cannot take a residual sum");
+      }
+      if (residual->dtype() != out_dtype || residual->shape() != plan->out_shape) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("the residual input must be ", DataTypeShortName(out_dtype), " ",
+                         ShapeToString(plan->out_shape), ", got ", residual->DebugString()));
       }
     }
     Tensor* out = nullptr;
@@ -204,16 +261,22 @@ absl::Status Compute(KernelContext& ctx) {
       out = &ctx.output(0);
     } else {
       absl::StatusOr<Tensor*> made =
-          ctx.allocate_output_for_overwrite(0, type, plan->out_shape);
+          ctx.allocate_output_for_overwrite(0, out_dtype, plan->out_shape);
       if (!made.ok()) return made.status();
       out = *made;
-      if (residual != nullptr) std::memcpy(out->raw_data(), residual->raw_data(), residual->byte_size());
+      if (residual != nullptr)
+        std::memcpy(out->raw_data(), residual->raw_data(), residual->byte_size());
     }
     std::unordered_map<int, dnnl::memory> args;
-    args.insert({DNNL_ARG_SRC, dnnl::memory(plan->pd.src_desc(), Engine(),
-                                            const_cast<void*>(ctx.input(0).raw_data()))});
+    if (plan->quant && !plan->quant->input_quantized) {
+      args.insert({DNNL_ARG_SRC,
+                   dnnl::memory(plan->pd.src_desc(), Engine(), plan->quantizer.Run(ctx.input(0)))});
+    } else {  // float32, or already 8-bit
+      args.insert({DNNL_ARG_SRC, dnnl::memory(plan->pd.src_desc(), Engine(),
+                                              const_cast<void*>(ctx.input(0).raw_data()))});
+    }
     dnnl::memory weights = plan->weights;
-    if (!ops->weights_constant || state == nullptr) {
+    if (!plan->quant && (!ops->weights_constant || state == nullptr)) {
       dnnl::memory user(plan->user_weights, Engine(), const_cast<void*>(ctx.input(1).raw_data()));
       weights = dnnl::memory(plan->pd.weights_desc(), Engine());
       dnnl::stream& s = onednn::ThreadStream();
@@ -221,16 +284,22 @@ absl::Status Compute(KernelContext& ctx) {
       s.wait();
     }
     args.insert({DNNL_ARG_WEIGHTS, weights});
+    std::vector<float> scaled_bias;
     for (const PostOp& op : ops->ops) {
       if (op.kind != PostOp::kBiasAdd) continue;
       const Tensor& arg = ctx.input(op.arg < 0 ? 0 : op.arg);
-      if (arg.dtype() != type || arg.rank() != 1 || arg.dim(0) != plan->out_shape[3]) {
-        return absl::InvalidArgumentError(absl::StrCat("bias must be a ", DataTypeShortName(type),
-                                                       " vector of ", plan->out_shape[3],
-                                                       " values, got ", arg.DebugString()));
+      if (arg.dtype() != float_type || arg.rank() != 1 || arg.dim(0) != plan->out_shape[3]) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("bias must be a ", DataTypeShortName(float_type), " vector of ",
+                         plan->out_shape[3], " values, got ", arg.DebugString()));
       }
-      args.insert({DNNL_ARG_BIAS, dnnl::memory(plan->pd.bias_desc(), Engine(),
-                                               const_cast<void*>(arg.raw_data()))});
+      const void* bias = arg.raw_data();
+      if (plan->quant) {
+        scaled_bias = onednn::BiasBeforeOutputScales(arg.data<float>(), plan->out_scales);
+        bias = scaled_bias.data();
+      }
+      args.insert(
+          {DNNL_ARG_BIAS, dnnl::memory(plan->pd.bias_desc(), Engine(), const_cast<void*>(bias))});
     }
     args.insert({DNNL_ARG_DST, dnnl::memory(plan->pd.dst_desc(), Engine(), out->raw_data())});
     onednn::Execute(plan->prim, plan->pd.scratchpad_desc(), std::move(args));
@@ -253,12 +322,23 @@ bool Supports(const AttrMap& attrs) {
 }  // namespace
 
 void RegisterOneDnnFusedConv(KernelRegistry& r) {
-  KernelSpec k{kFusedConv2D, kCpu, "T", onednn::FloatTypes(), Compute};
+  KernelSpec k{kFusedConv2D, kCpu, "T", onednn::FloatTypes(),
+               [](KernelContext& ctx) { return Compute(ctx, /*quantized=*/false); }};
   k.priority = kOneDnnPriority;
   k.backend = kOneDnnBackend;
   k.supports = Supports;
   k.make_state = [] { return std::make_unique<ConvState>(); };
   r.AddKernel(std::move(k));
+  KernelSpec q{ops::kQuantizedFusedConv2D, kCpu, "T", {DataType::kFloat}, [](KernelContext& ctx) {
+                 return Compute(ctx, /*quantized=*/true);
+               }};
+  q.priority = kOneDnnPriority;
+  q.backend = kOneDnnBackend;
+  q.supports = [](const AttrMap& attrs) {
+    return Supports(attrs) && ops::ReadInputQuantization(attrs).ok();
+  };
+  q.make_state = [] { return std::make_unique<ConvState>(); };
+  r.AddKernel(std::move(q));
 }
 
 }  // namespace smrt::kernels

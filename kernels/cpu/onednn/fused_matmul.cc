@@ -2,15 +2,24 @@
 // and activations as eltwise post-ops; float32, and bfloat16 where the CPU
 // has bf16 instructions (onednn::FloatTypes). Constant weights are reordered once
 // per (node, rows) to the layout oneDNN picks (format_tag::any).
+//
+// _SmrtQuantizedFusedMatMul (ops/quantized_ops.h): the same in int8, a
+// quantized per call, the constant b quantized per output column when the
+// plan is made, the dequantization as oneDNN output scales.
+#include <cstdlib>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "kernels/cpu/onednn/dnnl_util.h"
+#include "kernels/cpu/onednn/quantize_util.h"
 #include "kernels/cpu/onednn/register.h"
 #include "kernels/post_ops.h"
 #include "kernels/registry.h"
+#include "ops/quantized_ops.h"
 
 namespace smrt::kernels {
 namespace {
@@ -26,36 +35,59 @@ struct MatMulPlan {
   dnnl::memory weights;
   bool has_bias = false;
   int64_t m = 0, n = 0;
+  std::optional<onednn::Int8Attrs> quant;
+  std::vector<float> out_scales;  // input scale times each column's weight scale
+  onednn::InputQuantizer quantizer;
 };
 
 using MatMulState = onednn::PlanCache<MatMulPlan>;
 
-absl::Status Compute(KernelContext& ctx) {
+absl::Status Compute(KernelContext& ctx, bool quantized) {
   absl::StatusOr<FusedOps> ops = ParseFusedOps(ctx.attrs(), ctx.num_inputs());
   if (!ops.ok()) return ops.status();
+  // float32 or bfloat16 (a, b, bias, output alike); int8 nodes keep a
+  // float32 b and bias.
+  const DataType float_type = quantized ? DataType::kFloat : ctx.input(0).dtype();
+  if (float_type != DataType::kFloat && float_type != DataType::kBFloat16) {
+    return absl::InvalidArgumentError(absl::StrCat("fused matmul takes float32 or bfloat16, got ",
+                                                   DataTypeName(ctx.input(0).dtype())));
+  }
+  std::optional<onednn::Int8Attrs> quant;
+  DataType in_dtype = float_type, out_dtype = float_type;
+  if (quantized) {
+    absl::StatusOr<onednn::Int8Attrs> q = onednn::ReadInt8Attrs(ctx.attrs());
+    if (!q.ok()) return q.status();
+    if (!ops->weights_constant) {
+      return absl::InvalidArgumentError("an int8 matmul needs a constant b");
+    }
+    quant = *q;
+    if (q->input_quantized) in_dtype = ops::QuantizedType(q->input.is_signed);
+    out_dtype = q->output_dtype();
+  }
   const Tensor& a = ctx.input(0);
   const Tensor& b = ctx.input(1);
-  const DataType type = a.dtype();
-  if ((type != DataType::kFloat && type != DataType::kBFloat16) || b.dtype() != type ||
-      a.rank() != 2 || b.rank() != 2) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("fused matmul takes two float32 or two bfloat16 matrices, got ",
-                     a.DebugString(), " and ", b.DebugString()));
+  if (a.dtype() != in_dtype || b.dtype() != float_type || a.rank() != 2 || b.rank() != 2) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "fused matmul takes a ", DataTypeShortName(in_dtype), " and a ",
+        DataTypeShortName(float_type), " matrix, got ", a.DebugString(), " and ", b.DebugString()));
   }
-  const dt dtype = onednn::DnnlType(type);
   const bool ta = ctx.attrs().GetOr<bool>("transpose_a", false).value_or(false);
   const bool tb = ctx.attrs().GetOr<bool>("transpose_b", false).value_or(false);
   const int64_t m = ta ? a.dim(1) : a.dim(0), k = ta ? a.dim(0) : a.dim(1);
   const int64_t kb = tb ? b.dim(1) : b.dim(0), n = tb ? b.dim(0) : b.dim(1);
   if (k != kb) {
-    return absl::InvalidArgumentError(absl::StrCat("Matrix size-incompatible: In[0]: ",
-                                                   ShapeToString(a.shape()), ", In[1]: ",
-                                                   ShapeToString(b.shape())));
+    return absl::InvalidArgumentError(
+        absl::StrCat("Matrix size-incompatible: In[0]: ", ShapeToString(a.shape()),
+                     ", In[1]: ", ShapeToString(b.shape())));
   }
   // oneDNN divides by zero-size dims: an empty result needs no primitive.
-  if (m == 0 || n == 0) return ctx.allocate_output(0, type, {m, n}).status();
+  if (m == 0 || n == 0) return ctx.allocate_output(0, out_dtype, {m, n}).status();
+  if (k == 0 && out_dtype != DataType::kFloat) {
+    return absl::UnimplementedError(absl::StrCat(
+        "a fused matmul with a ", DataTypeShortName(out_dtype), " output and an empty product"));
+  }
   if (k == 0) {  // an empty product is zeros: only the post-ops remain
-    absl::StatusOr<Tensor*> out = ctx.allocate_output(0, type, {m, n});
+    absl::StatusOr<Tensor*> out = ctx.allocate_output(0, DataType::kFloat, {m, n});
     if (!out.ok()) return out.status();
     std::vector<const Tensor*> inputs;
     for (int i = 0; i < ctx.num_inputs(); ++i) inputs.push_back(&ctx.input(i));
@@ -69,35 +101,55 @@ absl::Status Compute(KernelContext& ctx) {
     if (plan == nullptr) {
       auto p = std::make_shared<MatMulPlan>();
       p->m = m, p->n = n;
-      p->user_src = dnnl::memory::desc({m, k}, dtype, ta ? dnnl::memory::dims{1, m}
-                                                          : dnnl::memory::dims{k, 1});
-      p->user_weights = dnnl::memory::desc({k, n}, dtype, tb ? dnnl::memory::dims{1, k}
-                                                              : dnnl::memory::dims{n, 1});
-      dnnl::memory::desc weights_any({k, n}, dtype, tag::any);
-      dnnl::memory::desc dst({m, n}, dtype, tag::ab);
+      p->quant = quant;
+      const dt float_dt = onednn::DnnlType(float_type);
+      const dt src_type = !quant ? float_dt : quant->input.is_signed ? dt::s8 : dt::u8;
+      const dt weights_type = quant ? dt::s8 : float_dt;
+      p->user_src = dnnl::memory::desc({m, k}, src_type,
+                                       ta ? dnnl::memory::dims{1, m} : dnnl::memory::dims{k, 1});
+      p->user_weights = dnnl::memory::desc(
+          {k, n}, weights_type, tb ? dnnl::memory::dims{1, k} : dnnl::memory::dims{n, 1});
+      dnnl::memory::desc weights_any({k, n}, weights_type, tag::any);
+      onednn::QuantizedWeights qw;
+      if (quant) {  // b is [k, n], or [n, k] when transposed
+        qw = onednn::QuantizePerChannel(b.data<float>(), b.num_elements(), n,
+                                        /*channel_fastest=*/!tb);
+        p->out_scales.resize(n);
+        for (int64_t i = 0; i < n; ++i) p->out_scales[i] = quant->input.scale * qw.scales[i];
+      }
+      dnnl::memory::desc dst({m, n}, quant ? quant->output_type() : float_dt, tag::ab);
       p->has_bias = !ops->ops.empty() && ops->ops[0].kind == PostOp::kBiasAdd;
       dnnl::primitive_attr attr;
       bool summand = false;
-      attr.set_post_ops(onednn::MakePostOps(*ops, summand));
+      dnnl::post_ops post_ops = onednn::MakePostOps(*ops, summand);
+      if (quant) onednn::AppendOutputQuantization(post_ops, *quant);
+      attr.set_post_ops(post_ops);
       attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+      if (quant) attr.set_output_scales(/*mask: per dst column*/ 1 << 1, p->out_scales);
       dnnl::matmul::desc d =
           p->has_bias ? dnnl::matmul::desc(p->user_src, weights_any,
-                                           dnnl::memory::desc({1, n}, dtype, tag::ab), dst)
+                                           dnnl::memory::desc({1, n}, float_dt, tag::ab), dst)
                       : dnnl::matmul::desc(p->user_src, weights_any, dst);
       p->pd = dnnl::matmul::primitive_desc(d, attr, Engine());
       p->prim = dnnl::matmul(p->pd);
-      if (ops->weights_constant && state != nullptr) {
+      if (quant) {
+        if (!quant->input_quantized)
+          p->quantizer = onednn::InputQuantizer(p->user_src, quant->input);
+        p->weights =
+            onednn::QuantizedWeightsIn(state, p->user_weights, qw, b.shape(), p->pd.weights_desc());
+      } else if (ops->weights_constant && state != nullptr) {
         p->weights = state->Weights(p->user_weights, b, p->pd.weights_desc());
       }
       plan = p;
       if (state != nullptr) state->Insert(key, plan);
     }
     // The primitive writes every element.
-    absl::StatusOr<Tensor*> out = ctx.allocate_output_for_overwrite(0, type, {m, n});
+    absl::StatusOr<Tensor*> out = ctx.allocate_output_for_overwrite(0, out_dtype, {m, n});
     if (!out.ok()) return out.status();
     std::unordered_map<int, dnnl::memory> args;
-    args.insert({DNNL_ARG_SRC,
-                 dnnl::memory(plan->user_src, Engine(), const_cast<void*>(a.raw_data()))});
+    void* src = plan->quant && !plan->quant->input_quantized ? plan->quantizer.Run(a)
+                                                             : const_cast<void*>(a.raw_data());
+    args.insert({DNNL_ARG_SRC, dnnl::memory(plan->user_src, Engine(), src)});
     dnnl::memory weights = plan->weights;
     if (!weights) {
       dnnl::memory user(plan->user_weights, Engine(), const_cast<void*>(b.raw_data()));
@@ -107,15 +159,21 @@ absl::Status Compute(KernelContext& ctx) {
       s.wait();
     }
     args.insert({DNNL_ARG_WEIGHTS, weights});
+    std::vector<float> scaled_bias;  // outlives the execution
     if (plan->has_bias) {
       const Tensor& bias = ctx.input(ops->ops[0].arg);
-      if (bias.dtype() != type || bias.rank() != 1 || bias.dim(0) != n) {
-        return absl::InvalidArgumentError(absl::StrCat("bias must be a ", DataTypeShortName(type),
-                                                       " vector of ", n, " values, got ",
-                                                       bias.DebugString()));
+      if (bias.dtype() != float_type || bias.rank() != 1 || bias.dim(0) != n) {
+        return absl::InvalidArgumentError(absl::StrCat("bias must be a ",
+                                                       DataTypeShortName(float_type), " vector of ",
+                                                       n, " values, got ", bias.DebugString()));
       }
-      args.insert({DNNL_ARG_BIAS, dnnl::memory(plan->pd.bias_desc(), Engine(),
-                                               const_cast<void*>(bias.raw_data()))});
+      const void* data = bias.raw_data();
+      if (plan->quant) {
+        scaled_bias = onednn::BiasBeforeOutputScales(bias.data<float>(), plan->out_scales);
+        data = scaled_bias.data();
+      }
+      args.insert(
+          {DNNL_ARG_BIAS, dnnl::memory(plan->pd.bias_desc(), Engine(), const_cast<void*>(data))});
     }
     args.insert({DNNL_ARG_DST, dnnl::memory(plan->pd.dst_desc(), Engine(), (*out)->raw_data())});
     onednn::Execute(plan->prim, plan->pd.scratchpad_desc(), std::move(args));
@@ -140,12 +198,23 @@ bool Supports(const AttrMap& attrs) {
 }  // namespace
 
 void RegisterOneDnnFusedMatMul(KernelRegistry& r) {
-  KernelSpec k{kFusedMatMul, kCpu, "T", onednn::FloatTypes(), Compute};
+  KernelSpec k{kFusedMatMul, kCpu, "T", onednn::FloatTypes(),
+               [](KernelContext& ctx) { return Compute(ctx, /*quantized=*/false); }};
   k.priority = kOneDnnPriority;
   k.backend = kOneDnnBackend;
   k.supports = Supports;
   k.make_state = [] { return std::make_unique<MatMulState>(); };
   r.AddKernel(std::move(k));
+  KernelSpec q{ops::kQuantizedFusedMatMul, kCpu, "T", {DataType::kFloat}, [](KernelContext& ctx) {
+                 return Compute(ctx, /*quantized=*/true);
+               }};
+  q.priority = kOneDnnPriority;
+  q.backend = kOneDnnBackend;
+  q.supports = [](const AttrMap& attrs) {
+    return Supports(attrs) && ops::ReadInputQuantization(attrs).ok();
+  };
+  q.make_state = [] { return std::make_unique<MatMulState>(); };
+  r.AddKernel(std::move(q));
 }
 
 }  // namespace smrt::kernels

@@ -14,6 +14,7 @@
 #include "ops/conv_shapes.h"
 #include "ops/defs/register.h"
 #include "ops/matmul_shapes.h"
+#include "ops/quantized_ops.h"
 #include "ops/shape_fns.h"
 
 namespace smrt::ops {
@@ -36,6 +37,47 @@ absl::Status InferFusedMatMul(InferenceContext& ctx) {
   if (absl::Status s = CheckArgs(ctx.attrs(), ctx.num_inputs()); !s.ok()) return s;
   return matmul::InferMatMul(ctx, matmul::BatchMode::kNone);
 }
+
+// The int8 ops (ops/quantized_ops.h): the float op's shapes, an 8-bit
+// input 0 when input_quantized, an 8-bit output when output_scale is set.
+absl::Status InferQuantized(InferenceContext& ctx, bool conv) {
+  absl::StatusOr<InputQuantization> in = ReadInputQuantization(ctx.attrs());
+  if (!in.ok()) return in.status();
+  absl::StatusOr<std::optional<InputQuantization>> out = ReadOutputQuantization(ctx.attrs());
+  if (!out.ok()) return out.status();
+  absl::StatusOr<bool> input_quantized = ctx.attrs().GetOr<bool>(kInputQuantizedAttr, false);
+  if (!input_quantized.ok()) return input_quantized.status();
+  std::vector<ValueInfo> inputs;
+  std::vector<const Tensor*> values;
+  for (int i = 0; i < ctx.num_inputs(); ++i) {
+    inputs.push_back(ctx.input(i));
+    values.push_back(ctx.input_value(i));
+  }
+  if (*input_quantized && !inputs.empty()) {
+    const DataType want = QuantizedType(in->is_signed);
+    if (inputs[0].dtype != DataType::kInvalid && inputs[0].dtype != want) {
+      return absl::InvalidArgumentError(absl::StrCat("input 0 must be ", DataTypeName(want),
+                                                     " (input_quantized), got ",
+                                                     DataTypeName(inputs[0].dtype)));
+    }
+    inputs[0].dtype = DataType::kFloat;  // the float op's rules for the rest
+  }
+  InferenceContext inner(ctx.node_name(), ctx.op(), ctx.attrs(), std::move(inputs),
+                         std::move(values), ctx.num_outputs());
+  absl::Status s = conv ? InferFusedConv(inner) : InferFusedMatMul(inner);
+  if (inner.missing_input() >= 0) ctx.input(inner.missing_input());
+  if (!s.ok()) return s;
+  for (int i = 0; i < ctx.num_outputs(); ++i) {
+    ValueInfo v = inner.outputs()[i];
+    if (out->has_value()) v.dtype = QuantizedType((*out)->is_signed);
+    ctx.set_output(i, std::move(v));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status InferQuantizedFusedConv(InferenceContext& ctx) { return InferQuantized(ctx, true); }
+
+absl::Status InferQuantizedFusedMatMul(InferenceContext& ctx) { return InferQuantized(ctx, false); }
 
 std::vector<std::pair<std::string, AttrValue>> FusedDefaults(bool conv) {
   std::vector<std::pair<std::string, AttrValue>> d = {
@@ -79,6 +121,19 @@ absl::Status InferAttention(InferenceContext& ctx) {
 void RegisterFusedOps(OpRegistry& r) {
   r.AddOp({kFusedConv2D, FusedDefaults(true), InferFusedConv, nullptr});
   r.AddOp({kFusedMatMul, FusedDefaults(false), InferFusedMatMul, nullptr});
+  // input_scale has no default: a quantized node without one is malformed.
+  std::vector<std::pair<std::string, AttrValue>> quantized = FusedDefaults(true);
+  quantized.emplace_back(kInputSignedAttr, false);
+  quantized.emplace_back(kInputQuantizedAttr, false);
+  quantized.emplace_back(kOutputScaleAttr, 0.0f);
+  quantized.emplace_back(kOutputSignedAttr, false);
+  r.AddOp({kQuantizedFusedConv2D, quantized, InferQuantizedFusedConv, nullptr});
+  quantized = FusedDefaults(false);
+  quantized.emplace_back(kInputSignedAttr, false);
+  quantized.emplace_back(kInputQuantizedAttr, false);
+  quantized.emplace_back(kOutputScaleAttr, 0.0f);
+  quantized.emplace_back(kOutputSignedAttr, false);
+  r.AddOp({kQuantizedFusedMatMul, quantized, InferQuantizedFusedMatMul, nullptr});
   for (const char* op : {"_SmrtSwish", "_SmrtHardSwish", "_SmrtGeluErf", "_SmrtGeluTanh"}) {
     r.AddOp({op, {}, UnchangedShape, nullptr});
   }

@@ -1,0 +1,101 @@
+#include "kernels/cpu/onednn/quantize_util.h"
+
+#include <algorithm>
+#include <cmath>
+#include <new>
+
+#include "kernels/cpu/onednn/dnnl_util.h"
+
+namespace smrt::kernels::onednn {
+
+absl::StatusOr<Int8Attrs> ReadInt8Attrs(const AttrMap& attrs) {
+  Int8Attrs q;
+  absl::StatusOr<ops::InputQuantization> in = ops::ReadInputQuantization(attrs);
+  if (!in.ok()) return in.status();
+  q.input = *in;
+  absl::StatusOr<bool> input_quantized = attrs.GetOr<bool>(ops::kInputQuantizedAttr, false);
+  if (!input_quantized.ok()) return input_quantized.status();
+  q.input_quantized = *input_quantized;
+  absl::StatusOr<std::optional<ops::InputQuantization>> out = ops::ReadOutputQuantization(attrs);
+  if (!out.ok()) return out.status();
+  q.output = *out;
+  return q;
+}
+
+void AppendOutputQuantization(dnnl::post_ops& po, const Int8Attrs& q) {
+  if (!q.output) return;
+  po.append_eltwise(1.0f, dnnl::algorithm::eltwise_linear, 1.0f / q.output->scale, 0.0f);
+}
+
+QuantizedWeights QuantizePerChannel(const float* w, int64_t count, int64_t channels,
+                                    bool channel_fastest) {
+  QuantizedWeights q;
+  q.values.resize(count);
+  q.scales.assign(channels, 0.0f);
+  const int64_t per_channel = channels > 0 ? count / channels : 0;
+  auto channel = [&](int64_t i) { return channel_fastest ? i % channels : i / per_channel; };
+  for (int64_t i = 0; i < count; ++i) {
+    float& s = q.scales[channel(i)];
+    s = std::max(s, std::fabs(w[i]));
+  }
+  for (float& s : q.scales) s = s > 0 ? s / 127.0f : 1.0f;
+  for (int64_t i = 0; i < count; ++i) {
+    const float v = std::nearbyint(w[i] / q.scales[channel(i)]);
+    q.values[i] = static_cast<int8_t>(std::clamp(v, -127.0f, 127.0f));
+  }
+  return q;
+}
+
+dnnl::memory QuantizedWeightsIn(WeightCache* cache, const dnnl::memory::desc& user,
+                                const QuantizedWeights& q, const Shape& shape,
+                                const dnnl::memory::desc& want) {
+  if (cache == nullptr) return ReorderWeights(user, q.values.data(), want);
+  absl::StatusOr<Tensor> view =
+      Tensor::View(DataType::kInt8, shape, const_cast<int8_t*>(q.values.data()), q.values.size());
+  if (!view.ok()) return ReorderWeights(user, q.values.data(), want);
+  return cache->Weights(user, *view, want);
+}
+
+std::vector<float> BiasBeforeOutputScales(const float* bias, const std::vector<float>& scales) {
+  std::vector<float> out(scales.size());
+  for (size_t i = 0; i < scales.size(); ++i) out[i] = bias[i] / scales[i];
+  return out;
+}
+
+InputQuantizer::InputQuantizer(const dnnl::memory::desc& quantized, const ops::InputQuantization& q)
+    : from_(quantized), to_(quantized) {
+  from_.data.data_type = dnnl_f32;  // same dims and strides (in elements)
+  dnnl::primitive_attr attr;
+  attr.set_output_scales(0, {1.0f / q.scale});
+  reorder_ = dnnl::reorder(dnnl::reorder::primitive_desc(Engine(), from_, Engine(), to_, attr));
+}
+
+namespace {
+
+void* ThreadBuffer(size_t size) {
+  thread_local AlignedBuffer buffer(nullptr, std::free);
+  thread_local size_t capacity = 0;
+  if (size > capacity) {
+    capacity = (size + 63) / 64 * 64;
+    buffer.reset(std::aligned_alloc(64, capacity));
+    if (buffer == nullptr) {
+      capacity = 0;
+      throw std::bad_alloc();
+    }
+  }
+  return buffer.get();
+}
+
+}  // namespace
+
+void* InputQuantizer::Run(const Tensor& input) const {
+  void* buffer = ThreadBuffer(to_.get_size());
+  dnnl::memory from(from_, Engine(), const_cast<void*>(input.raw_data()));
+  dnnl::memory to(to_, Engine(), buffer);
+  dnnl::stream& s = ThreadStream();
+  reorder_.execute(s, from, to);
+  s.wait();
+  return buffer;
+}
+
+}  // namespace smrt::kernels::onednn

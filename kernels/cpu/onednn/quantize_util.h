@@ -1,0 +1,86 @@
+// What the int8 oneDNN kernels (ops/quantized_ops.h) share: per-channel
+// weight quantization, the input's quantizing reorder and the bias scaling
+// oneDNN 2.x asks for.
+#ifndef SMRT_KERNELS_CPU_ONEDNN_QUANTIZE_UTIL_H_
+#define SMRT_KERNELS_CPU_ONEDNN_QUANTIZE_UTIL_H_
+
+#include <cstdint>
+#include <cstdlib>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "core/attr_map.h"
+#include "kernels/cpu/onednn/dnnl_util.h"
+#include "oneapi/dnnl/dnnl.hpp"
+#include "ops/quantized_ops.h"
+#include "smrt/tensor.h"
+
+namespace smrt::kernels::onednn {
+
+// What an int8 node's attrs say (ops/quantized_ops.h).
+struct Int8Attrs {
+  ops::InputQuantization input;
+  bool input_quantized = false;                  // input 0 is already 8-bit
+  std::optional<ops::InputQuantization> output;  // an 8-bit output
+  DataType output_dtype() const {
+    return output ? ops::QuantizedType(output->is_signed) : DataType::kFloat;
+  }
+  dnnl::memory::data_type output_type() const {
+    return !output             ? dnnl::memory::data_type::f32
+           : output->is_signed ? dnnl::memory::data_type::s8
+                               : dnnl::memory::data_type::u8;
+  }
+};
+absl::StatusOr<Int8Attrs> ReadInt8Attrs(const AttrMap& attrs);
+
+// An 8-bit output is the post-ops' float result divided by its scale: an
+// eltwise linear post-op after them (oneDNN then rounds and saturates).
+void AppendOutputQuantization(dnnl::post_ops& po, const Int8Attrs& q);
+
+struct QuantizedWeights {
+  std::vector<int8_t> values;  // in the float weights' layout
+  std::vector<float> scales;   // per channel: max|w| / 127 (1 for an all-zero channel)
+};
+
+// Symmetric per-channel int8 of `count` floats holding `channels` channels:
+// element i is in channel i % channels when `channel_fastest`, else
+// i / (count / channels). q = round-half-even(w / scale), in [-127, 127].
+QuantizedWeights QuantizePerChannel(const float* w, int64_t count, int64_t channels,
+                                    bool channel_fastest);
+
+// `q` (laid out as `user`, of the float weights' shape) in layout `want`:
+// kept in `cache` (the node's state, so its memory reports count them and
+// plans of other input shapes share them) when there is one.
+dnnl::memory QuantizedWeightsIn(WeightCache* cache, const dnnl::memory::desc& user,
+                                const QuantizedWeights& q, const Shape& shape,
+                                const dnnl::memory::desc& want);
+
+// oneDNN 2.x adds the bias to the int32 sum before the output scales: the
+// float bias divided by each channel's output scale.
+std::vector<float> BiasBeforeOutputScales(const float* bias, const std::vector<float>& scales);
+
+using AlignedBuffer = std::unique_ptr<void, void (*)(void*)>;
+
+// Quantizes a float32 input laid out as `quantized` says (its layout, u8 or
+// s8) with the given scale: one oneDNN reorder, made once per plan.
+class InputQuantizer {
+ public:
+  InputQuantizer() = default;
+  InputQuantizer(const dnnl::memory::desc& quantized, const ops::InputQuantization& q);
+  // `input` (float32, the layout's element count) quantized into the calling
+  // thread's quantization buffer (64-byte aligned), valid until the thread's
+  // next Run. The buffer grows to the largest input the thread quantized and
+  // is kept: a fresh allocation per call (mmap and page faults for inputs of
+  // megabytes) cost as much as a depthwise convolution.
+  void* Run(const Tensor& input) const;
+
+ private:
+  dnnl::memory::desc from_, to_;
+  dnnl::reorder reorder_;
+};
+
+}  // namespace smrt::kernels::onednn
+
+#endif  // SMRT_KERNELS_CPU_ONEDNN_QUANTIZE_UTIL_H_

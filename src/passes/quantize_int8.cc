@@ -1,0 +1,78 @@
+// The load option `quantization` (a quantization file,
+// passes/quantization_file.h): each float32 fused conv / matmul whose input
+// range the file records becomes its int8 op (ops/quantized_ops.h) with the
+// input scale that range gives; the rest stays float32. Runs after the
+// fusions, on the CPU only (the GPU has no int8 kernels), and only for
+// float32 loads (a float16 / bfloat16 load is left as it is).
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "ops/fused_ops.h"
+#include "ops/quantized_ops.h"
+#include "passes/passes.h"
+#include "passes/quantization_file.h"
+#include "passes/rewrite.h"
+
+namespace smrt::passes {
+namespace {
+
+constexpr char kPass[] = "quantize_int8";
+
+class QuantizeInt8Pass : public Pass {
+ public:
+  absl::string_view name() const override { return kPass; }
+  absl::Status Run(PassContext& ctx) const override {
+    if (ctx.quantization == nullptr) return absl::OkStatus();
+    if (!ctx.device_type.empty() || ctx.precision != DataType::kFloat) {
+      ctx.Log(kPass, "int8 runs on the CPU in a float32 load: the quantization file is unused");
+      return absl::OkStatus();
+    }
+    absl::StatusOr<std::vector<graph::NodeId>> order = LiveOrder(ctx);
+    if (!order.ok()) return order.status();
+    int quantized = 0, kept = 0, absent = 0;
+    for (graph::NodeId id : *order) {
+      graph::Node& n = ctx.graph.node(id);
+      const bool conv = n.op == ops::kFusedConv2D;
+      if (!conv && n.op != ops::kFusedMatMul) continue;
+      auto it = ctx.quantization->nodes.find(n.name);
+      if (it == ctx.quantization->nodes.end()) {
+        ++absent;
+        continue;
+      }
+      if (it->second.keep_float) {
+        ++kept;
+        continue;
+      }
+      const char* op = conv ? ops::kQuantizedFusedConv2D : ops::kQuantizedFusedMatMul;
+      if (TypeAttr(n) != DataType::kFloat) {
+        ctx.Declined(kPass, n.name, op, "not float32");
+        continue;
+      }
+      if (!n.attrs.GetOr<bool>("weights_constant", false).value_or(false)) {
+        ctx.Declined(kPass, n.name, op, "the weights are not constant");
+        continue;
+      }
+      const ops::InputQuantization q = ops::InputQuantizationFor(it->second.min, it->second.max);
+      AttrMap attrs = n.attrs;
+      attrs.Set(ops::kInputScaleAttr, q.scale);
+      attrs.Set(ops::kInputSignedAttr, q.is_signed);
+      if (absl::Status s = ctx.kernels.FindKernelInfo(op, ops::kCpu, attrs).status(); !s.ok()) {
+        ctx.Declined(kPass, n.name, op, absl::StrCat("no int8 kernel: ", s.message()));
+        continue;
+      }
+      n.op = op;
+      n.attrs = std::move(attrs);
+      ctx.Fused(kPass, n.name, op);
+      ++quantized;
+    }
+    ctx.Log(kPass, absl::StrCat(quantized, " products in int8; ", kept,
+                                " kept float32 by the file; ", absent, " not in the file"));
+    return absl::OkStatus();
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Pass> MakeQuantizeInt8Pass() { return std::make_unique<QuantizeInt8Pass>(); }
+
+}  // namespace smrt::passes
