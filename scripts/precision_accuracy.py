@@ -10,8 +10,9 @@ the resolution, resized bilinearly, in the range of the zoo's golden input or of
 first layers expect; token ids for BERT), TensorFlow 2.21 answers them in float32 (its own
 kernels, TF_ENABLE_ONEDNN_OPTS=0), and `smrt run --precision P` answers them for each P. Reported
 per model and precision: the largest |smrt - tf| / max(1, |tf|) over every output element (the
-figure of docs/precision.md), and, for classifiers (a rank-2 output with 2 or more classes),
-top-1 agreement: the share of samples whose arg max is TensorFlow's. The zoo models have
+figure of docs/precision.md), and, for classifiers (their rank-2 class-score output),
+top-1 agreement: the share of samples whose arg max is TensorFlow's (for the models listed
+as classifiers below). The zoo models have
 fixed-seed random weights with batch norms calibrated (tests/generators/zoo/common.py); the
 community models are trained (../shared/models/community/SOURCE.md).
 
@@ -35,20 +36,24 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 COMMUNITY = os.path.join(ROOT, "..", "shared", "models", "community")
 
-# name -> (where, signature, {input: (shape without batch, low, high)} or None for the zoo's own)
+# name -> (where, signature, {input: (shape without batch, low, high)} or None for the zoo's
+# own, whether its output is class scores)
 MODELS = {
-    "resnet50": ("zoo", "serving_default", None),
-    "mobilenetv2": ("zoo", "serving_default", None),
-    "efficientnetb0": ("zoo", "serving_default", None),
-    "bert_base": ("zoo", "serving_default", None),
+    "resnet50": ("zoo", "serving_default", None, True),
+    "mobilenetv2": ("zoo", "serving_default", None, True),
+    "efficientnetb0": ("zoo", "serving_default", None, True),
+    "bert_base": ("zoo", "serving_default", None, False),
     "potato_cnn_flat": ("community", "serving_default",
-                        {"sequential_1_input": ((256, 256, 3), 0, 255)}),
+                        {"sequential_1_input": ((256, 256, 3), 0, 255)}, True),
     "openmv_mnv2": ("community", "serving_default",
-                    {"sequential_input": ((160, 120, 1), 0, 255)}),
-    "jetson_serving": ("community", "serving_default", {"Conv1_input": ((28, 28, 1), 0, 1)}),
-    "gan_mnist_disc": ("community", "serving_default", {"conv2d_input": ((28, 28, 1), -1, 1)}),
-    "ocr_ctc": ("community", "serving_default", {"the_input": ((128, 32, 3), 0, 1)}),
-    "super_res": ("community", "serving_default", {"conv2d_input": ((953, 902, 3), 0, 1)}),
+                    {"sequential_input": ((160, 120, 1), 0, 255)}, True),
+    "jetson_serving": ("community", "serving_default", {"Conv1_input": ((28, 28, 1), 0, 1)},
+                       True),
+    "gan_mnist_disc": ("community", "serving_default", {"conv2d_input": ((28, 28, 1), -1, 1)},
+                       False),
+    "ocr_ctc": ("community", "serving_default", {"the_input": ((128, 32, 3), 0, 1)}, False),
+    "super_res": ("community", "serving_default", {"conv2d_input": ((953, 902, 3), 0, 1)},
+                  False),
 }
 
 
@@ -100,6 +105,7 @@ def tf_answers(model_dir, signature, inputs, chunk):
 
 
 def smrt_answers(model_dir, signature, inputs, precision, tmp, chunk):
+    tmp = tempfile.mkdtemp(dir=tmp)  # one folder per model and precision
     binary = os.path.join(ROOT, os.environ.get("BUILD_DIR", "build"), "bin", "smrt")
     n = len(next(iter(inputs.values())))
     parts = []
@@ -119,7 +125,7 @@ def smrt_answers(model_dir, signature, inputs, precision, tmp, chunk):
     return {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
 
 
-def compare(tf_out, smrt_out):
+def compare(tf_out, smrt_out, classifier):
     worst, agree, classified = 0.0, None, 0
     for k, t in tf_out.items():
         s = smrt_out[k].astype(np.float64)
@@ -127,7 +133,7 @@ def compare(tf_out, smrt_out):
         if s.shape != t.shape:
             raise RuntimeError(f"output {k}: smrt {s.shape}, tf {t.shape}")
         worst = max(worst, float(np.max(np.abs(s - t) / np.maximum(1.0, np.abs(t)))))
-        if t.ndim == 2 and t.shape[1] >= 2:
+        if classifier and t.ndim == 2 and t.shape[1] >= 2:
             same = int(np.sum(np.argmax(s, axis=1) == np.argmax(t, axis=1)))
             agree = (agree or 0) + same
             classified += t.shape[0]
@@ -147,7 +153,7 @@ def main():
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         for name in args.models.split(","):
-            where, signature, spec = MODELS[name]
+            where, signature, spec, classifier = MODELS[name]
             rng = np.random.default_rng(args.seed)
             n = args.samples if name != "super_res" else min(args.samples, 4)
             chunk = 16 if name != "super_res" else 1
@@ -166,7 +172,7 @@ def main():
             for p in precisions:
                 try:
                     got = smrt_answers(model_dir, signature, inputs, p, tmp, chunk)
-                    worst, top1 = compare(want, got)
+                    worst, top1 = compare(want, got, classifier)
                     rows.append((name, n, p, f"{worst:.1e}",
                                  "" if top1 is None else f"{100 * top1:.1f} %"))
                 except RuntimeError as e:
