@@ -3,6 +3,7 @@
 #include <Eigen/Core>
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -270,6 +271,52 @@ TEST(CastSelectOpsTest, SelectInference) {
       "SelectV2", f,
       {{DataType::kInt32, Dims({})}, {DataType::kFloat, Dims({})}, {DataType::kFloat, Dims({})}});
   EXPECT_EQ(info.status().code(), absl::StatusCode::kInvalidArgument);
+}
+
+// Large float32 <-> bfloat16 casts run split across threads, on the
+// branch-free path: the bits are Eigen's round-to-nearest-even, NaN (with its
+// sign), infinities, ties and subnormals included, and back exactly.
+TEST(CastSelectOpsTest, LargeBf16CastsAreEigensRoundingOnEveryThread) {
+  const int64_t n = 200003;  // several shards, and a ragged end
+  Tensor x = *Tensor::Create(DataType::kFloat, {n});
+  float* v = x.data<float>();
+  for (int64_t i = 0; i < n; ++i) {
+    uint32_t bits = static_cast<uint32_t>(i) * 2654435761u;  // spread over all exponents
+    if (i % 5 == 0) bits = (bits & 0xffff0000u) | 0x8000u;   // ties to even
+    std::memcpy(&v[i], &bits, sizeof(bits));
+  }
+  v[0] = std::numeric_limits<float>::quiet_NaN();
+  v[1] = -std::numeric_limits<float>::quiet_NaN();
+  v[2] = std::numeric_limits<float>::infinity();
+  v[3] = -std::numeric_limits<float>::infinity();
+  v[4] = std::numeric_limits<float>::denorm_min();
+  v[5] = 3.3961514e38f;  // rounds up to infinity
+  absl::StatusOr<std::vector<Tensor>> narrow =
+      RunOp("Cast", CastAttrs(DataType::kFloat, DataType::kBFloat16), {x});
+  ASSERT_TRUE(narrow.ok()) << narrow.status();
+  const auto* b = (*narrow)[0].data<Eigen::bfloat16>();
+  int mismatches = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    const Eigen::bfloat16 want(v[i]);
+    uint16_t got_bits, want_bits;
+    std::memcpy(&got_bits, &b[i], 2);
+    std::memcpy(&want_bits, &want, 2);
+    mismatches += got_bits != want_bits;
+  }
+  EXPECT_EQ(mismatches, 0);
+  absl::StatusOr<std::vector<Tensor>> wide =
+      RunOp("Cast", CastAttrs(DataType::kBFloat16, DataType::kFloat), {(*narrow)[0]});
+  ASSERT_TRUE(wide.ok()) << wide.status();
+  const float* w = (*wide)[0].data<float>();
+  for (int64_t i = 0; i < n; ++i) {
+    uint32_t got_bits, want_bits;
+    std::memcpy(&got_bits, &w[i], 4);
+    want_bits = static_cast<uint32_t>(Eigen::numext::bit_cast<uint16_t>(b[i])) << 16;
+    if (got_bits != want_bits) {
+      ADD_FAILURE() << "element " << i;
+      break;
+    }
+  }
 }
 
 }  // namespace

@@ -28,6 +28,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "kernels/cpu/parallel_for.h"
 #include "kernels/shared/broadcast.h"
 #include "kernels/cpu/reference/elementwise_util.h"
 #include "kernels/cpu/reference/register.h"
@@ -230,13 +231,19 @@ absl::Status CastCompute(KernelContext& ctx) {
       const From* in = x.data<From>();
       To* o = (*out)->template data<To>();
       const bool t = *truncate;
+      // Split across the intra-op threads: BERT under precision=bfloat16
+      // casts 111 activations of [batch, 128, 768] per call.
       if constexpr (std::is_same_v<From, float> && std::is_same_v<To, Eigen::bfloat16>) {
         if (!t) {
-          FloatsToBFloat16(in, o, x.num_elements());
+          ParallelFor(x.num_elements(), kMinShardElements, 16, [&](int64_t begin, int64_t end) {
+            FloatsToBFloat16(in + begin, o + begin, end - begin);
+          });
           return absl::OkStatus();
         }
       } else if constexpr (std::is_same_v<From, Eigen::bfloat16> && std::is_same_v<To, float>) {
-        BFloat16sToFloat(in, o, x.num_elements());
+        ParallelFor(x.num_elements(), kMinShardElements, 16, [&](int64_t begin, int64_t end) {
+          BFloat16sToFloat(in + begin, o + begin, end - begin);
+        });
         return absl::OkStatus();
       }
       for (int64_t i = 0; i < x.num_elements(); ++i) o[i] = CastValue<To>(in[i], t);
