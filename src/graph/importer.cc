@@ -99,7 +99,7 @@ class Importer {
  public:
   Importer(const tfproto::GraphDef& g, const ops::KernelCatalog& kernels,
            const ImportLimits& limits)
-      : graph_def_(g), kernels_(kernels), limits_(limits) {
+      : kernels_(kernels), limits_(limits) {
     for (const auto& f : g.library().function()) {
       if (!functions_.emplace(f.signature().name(), &f).second && duplicate_.empty()) {
         duplicate_ = absl::StrCat("the function library defines '", f.signature().name(),
@@ -614,7 +614,6 @@ class Importer {
     return absl::OkStatus();
   }
 
-  const tfproto::GraphDef& graph_def_;
   const ops::KernelCatalog& kernels_;
   ImportLimits limits_;
   absl::flat_hash_map<std::string, const tfproto::FunctionDef*> functions_;
