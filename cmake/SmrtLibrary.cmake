@@ -160,13 +160,19 @@ function(smrt_add_library)
 
   include(CMakePackageConfigHelpers)
   set(cmake_dir ${CMAKE_INSTALL_LIBDIR}/cmake/smrt)
-  install(TARGETS smrt_shared smrt_static EXPORT smrtTargets
+  install(TARGETS smrt_shared EXPORT smrtTargets
           LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
-          ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
           RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
   install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/smrt
           DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} FILES_MATCHING PATTERN "*.h")
   install(EXPORT smrtTargets NAMESPACE smrt:: DESTINATION ${cmake_dir})
+  # The static library (hundreds of MB with debug info) only when asked:
+  # `cmake --install build --component static`; smrtConfig.cmake then also
+  # defines smrt::smrt_static.
+  install(TARGETS smrt_static EXPORT smrtStaticTargets
+          ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT static EXCLUDE_FROM_ALL)
+  install(EXPORT smrtStaticTargets NAMESPACE smrt:: DESTINATION ${cmake_dir}
+          COMPONENT static EXCLUDE_FROM_ALL)
 
   set(SMRT_FIND_DEPENDENCIES "")
   foreach(pkg IN LISTS packages)

@@ -13,9 +13,12 @@ examples_build=$build/examples-installed
 rm -rf "$prefix" "$examples_build"
 
 cmake --install "$build" --prefix "$prefix" --strip >/dev/null
+# The static library is a component of its own, installed only when asked.
+[ ! -e "$prefix/lib/libsmrt.a" ] || { echo "libsmrt.a installed unasked" >&2; exit 1; }
+cmake --install "$build" --prefix "$prefix" --component static >/dev/null
 # --strip leaves archives alone; without debug info libsmrt.a links in a second.
 strip --strip-debug "$prefix/lib/libsmrt.a"
-for f in include/smrt/model.h include/smrt/c_api.h lib/libsmrt.a bin/smrt \
+for f in include/smrt/model.h include/smrt/c_api.h include/smrt/cxx_api.h lib/libsmrt.a bin/smrt \
          lib/cmake/smrt/smrtConfig.cmake lib/cmake/smrt/smrtConfigVersion.cmake \
          lib/pkgconfig/smrt.pc; do
   [ -e "$prefix/$f" ] || { echo "install lacks $f" >&2; exit 1; }
