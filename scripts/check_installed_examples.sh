@@ -34,6 +34,15 @@ symbols=$(nm -D --defined-only "$prefix/lib/libsmrt.so" | awk '{print $3}' | c++
 internal=$({ grep -E '^smrt::tfproto::' <<<"$symbols";
              grep -v -E '^(Smrt|smrt::)' <<<"$symbols" | grep -v -E "$openmp"; } || true)
 [ -z "$internal" ] || { echo "libsmrt.so exports internal symbols:" >&2; head <<<"$internal" >&2; exit 1; }
+# ... and every free function the public headers declare (classes' members
+# are exported by class in cmake/libsmrt.map).
+for f in $(ls include/smrt/*.h | grep -v -E 'c_api|cxx_api' |
+           xargs grep -ohE '^[A-Za-z][A-Za-z0-9_:<>, ]*[ *&]+([A-Z][A-Za-z0-9]+)\(' |
+           grep -v -E '^(inline|using|return|typedef) ' |
+           sed -E 's/.*[ *&]([A-Z][A-Za-z0-9]+)\($/\1/' | sort -u); do
+  grep -q -E "^smrt::$f(\(|\[abi:)" <<<"$symbols" ||
+    { echo "libsmrt.so does not export smrt::$f, which include/smrt declares" >&2; exit 1; }
+done
 echo "installed: libsmrt.so (SONAME $soname), libsmrt.a, bin/smrt, headers, CMake config, smrt.pc"
 shown=$("$prefix/bin/smrt" show --dir examples/models/digits --tag_set serve)
 grep -q serving_default <<<"$shown" || { echo "installed smrt CLI fails: $shown" >&2; exit 1; }
