@@ -191,25 +191,11 @@ absl::StatusOr<std::shared_ptr<const ConvPlan>> MakePlan(
 absl::Status Compute(KernelContext& ctx, bool quantized) {
   absl::StatusOr<FusedOps> ops = ParseFusedOps(ctx.attrs(), ctx.num_inputs());
   if (!ops.ok()) return ops.status();
-  // float32 or bfloat16 (input, filter, bias, output alike); int8 nodes
-  // keep a float32 filter and bias.
-  const DataType float_type = quantized ? DataType::kFloat : ctx.input(0).dtype();
-  if (float_type != DataType::kFloat && float_type != DataType::kBFloat16) {
-    return absl::InvalidArgumentError(absl::StrCat("fused conv takes float32 or bfloat16, got ",
-                                                   DataTypeName(ctx.input(0).dtype())));
-  }
-  std::optional<onednn::Int8Attrs> quant;
-  DataType in_dtype = float_type, out_dtype = float_type;
-  if (quantized) {
-    absl::StatusOr<onednn::Int8Attrs> q = onednn::ReadInt8Attrs(ctx.attrs());
-    if (!q.ok()) return q.status();
-    if (!ops->weights_constant) {
-      return absl::InvalidArgumentError("an int8 convolution needs a constant filter");
-    }
-    quant = *q;
-    if (q->input_quantized) in_dtype = ops::QuantizedType(q->input.is_signed);
-    out_dtype = q->output_dtype();
-  }
+  absl::StatusOr<onednn::NodeTypes> types = onednn::ResolveNodeTypes(
+      ctx, quantized, ops->weights_constant, "fused conv", "convolution", "filter");
+  if (!types.ok()) return types.status();
+  const DataType float_type = types->float_type, in_dtype = types->in, out_dtype = types->out;
+  const std::optional<onednn::Int8Attrs>& quant = types->quant;
   if (ctx.input(0).dtype() != in_dtype || ctx.input(1).dtype() != float_type) {
     return absl::InvalidArgumentError(
         absl::StrCat("fused conv input and filter must be ", DataTypeName(in_dtype), " and ",

@@ -45,25 +45,11 @@ using MatMulState = onednn::PlanCache<MatMulPlan>;
 absl::Status Compute(KernelContext& ctx, bool quantized) {
   absl::StatusOr<FusedOps> ops = ParseFusedOps(ctx.attrs(), ctx.num_inputs());
   if (!ops.ok()) return ops.status();
-  // float32 or bfloat16 (a, b, bias, output alike); int8 nodes keep a
-  // float32 b and bias.
-  const DataType float_type = quantized ? DataType::kFloat : ctx.input(0).dtype();
-  if (float_type != DataType::kFloat && float_type != DataType::kBFloat16) {
-    return absl::InvalidArgumentError(absl::StrCat("fused matmul takes float32 or bfloat16, got ",
-                                                   DataTypeName(ctx.input(0).dtype())));
-  }
-  std::optional<onednn::Int8Attrs> quant;
-  DataType in_dtype = float_type, out_dtype = float_type;
-  if (quantized) {
-    absl::StatusOr<onednn::Int8Attrs> q = onednn::ReadInt8Attrs(ctx.attrs());
-    if (!q.ok()) return q.status();
-    if (!ops->weights_constant) {
-      return absl::InvalidArgumentError("an int8 matmul needs a constant b");
-    }
-    quant = *q;
-    if (q->input_quantized) in_dtype = ops::QuantizedType(q->input.is_signed);
-    out_dtype = q->output_dtype();
-  }
+  absl::StatusOr<onednn::NodeTypes> types = onednn::ResolveNodeTypes(
+      ctx, quantized, ops->weights_constant, "fused matmul", "matmul", "b");
+  if (!types.ok()) return types.status();
+  const DataType float_type = types->float_type, in_dtype = types->in, out_dtype = types->out;
+  const std::optional<onednn::Int8Attrs>& quant = types->quant;
   const Tensor& a = ctx.input(0);
   const Tensor& b = ctx.input(1);
   if (a.dtype() != in_dtype || b.dtype() != float_type || a.rank() != 2 || b.rank() != 2) {

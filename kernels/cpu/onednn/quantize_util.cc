@@ -4,6 +4,7 @@
 #include <cmath>
 #include <new>
 
+#include "absl/strings/str_cat.h"
 #include "kernels/cpu/onednn/dnnl_util.h"
 
 namespace smrt::kernels::onednn {
@@ -96,6 +97,30 @@ void* InputQuantizer::Run(const Tensor& input) const {
   reorder_.execute(s, from, to);
   s.wait();
   return buffer;
+}
+
+absl::StatusOr<NodeTypes> ResolveNodeTypes(const KernelContext& ctx, bool quantized,
+                                           bool weights_constant, const char* what,
+                                           const char* int8_what, const char* weights) {
+  NodeTypes t;
+  t.float_type = quantized ? DataType::kFloat : ctx.input(0).dtype();
+  if (t.float_type != DataType::kFloat && t.float_type != DataType::kBFloat16) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(what, " takes float32 or bfloat16, got ", DataTypeName(ctx.input(0).dtype())));
+  }
+  t.in = t.out = t.float_type;
+  if (quantized) {
+    absl::StatusOr<Int8Attrs> q = ReadInt8Attrs(ctx.attrs());
+    if (!q.ok()) return q.status();
+    if (!weights_constant) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("an int8 ", int8_what, " needs a constant ", weights));
+    }
+    t.quant = *q;
+    if (q->input_quantized) t.in = ops::QuantizedType(q->input.is_signed);
+    t.out = q->output_dtype();
+  }
+  return t;
 }
 
 }  // namespace smrt::kernels::onednn

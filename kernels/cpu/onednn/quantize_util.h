@@ -35,6 +35,20 @@ struct Int8Attrs {
 };
 absl::StatusOr<Int8Attrs> ReadInt8Attrs(const AttrMap& attrs);
 
+// The types of a fused conv or matmul node: float32 or bfloat16 alike for
+// input, weights, bias and output; an int8 node (`quantized`) keeps float32
+// weights and bias and takes its input and output types from its attrs.
+struct NodeTypes {
+  DataType float_type = DataType::kFloat;  // weights and bias
+  DataType in = DataType::kFloat, out = DataType::kFloat;
+  std::optional<Int8Attrs> quant;
+};
+// `what` names the op in messages ("fused conv"); an int8 node with variable
+// weights is refused as "an int8 <int8_what> needs a constant <weights>".
+absl::StatusOr<NodeTypes> ResolveNodeTypes(const KernelContext& ctx, bool quantized,
+                                           bool weights_constant, const char* what,
+                                           const char* int8_what, const char* weights);
+
 // An 8-bit output is the post-ops' float result divided by its scale: an
 // eltwise linear post-op after them (oneDNN then rounds and saturates).
 void AppendOutputQuantization(dnnl::post_ops& po, const Int8Attrs& q);
