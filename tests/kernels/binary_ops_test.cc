@@ -10,6 +10,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/match.h"
 #include "gtest/gtest.h"
+#include "kernels/bfloat16_test_util.h"
 #include "kernels/elementwise_test_util.h"
 #include "testing/kernel_test.h"
 
@@ -474,22 +475,8 @@ namespace {
 // vector first) take the channel-vector path: each element one float
 // product rounded once, exactly as a float32 Mul rounded to bfloat16.
 TEST(BinaryOpsTest, Bf16ChannelVectorsAreOneRoundedFloatProduct) {
-  auto to_bf16 = [](const Tensor& t) {
-    Tensor out = *Tensor::Create(DataType::kBFloat16, t.shape());
-    for (int64_t i = 0; i < t.num_elements(); ++i) {
-      out.data<Eigen::bfloat16>()[i] = static_cast<Eigen::bfloat16>(t.data<float>()[i]);
-    }
-    return out;
-  };
-  auto to_float = [](const Tensor& t) {
-    Tensor out = *Tensor::Create(DataType::kFloat, t.shape());
-    for (int64_t i = 0; i < t.num_elements(); ++i) {
-      out.data<float>()[i] = static_cast<float>(t.data<Eigen::bfloat16>()[i]);
-    }
-    return out;
-  };
-  const Tensor x = to_bf16(RandomFloats({2, 5, 7, 96}, 31, -3, 3));
-  const Tensor v = to_bf16(RandomFloats({2, 1, 1, 96}, 32, -2, 2));
+  const Tensor x = ToBFloat16(RandomFloats({2, 5, 7, 96}, 31, -3, 3));
+  const Tensor v = ToBFloat16(RandomFloats({2, 1, 1, 96}, 32, -2, 2));
   for (bool vector_first : {false, true}) {
     SCOPED_TRACE(vector_first ? "vector first" : "vector second");
     AttrMap bf16, f32;
@@ -500,9 +487,9 @@ TEST(BinaryOpsTest, Bf16ChannelVectorsAreOneRoundedFloatProduct) {
     absl::StatusOr<std::vector<Tensor>> got = RunOp("Mul", bf16, in);
     ASSERT_TRUE(got.ok()) << got.status();
     absl::StatusOr<std::vector<Tensor>> wide =
-        RunOp("Mul", f32, {to_float(in[0]), to_float(in[1])});
+        RunOp("Mul", f32, {ToFloat(in[0]), ToFloat(in[1])});
     ASSERT_TRUE(wide.ok()) << wide.status();
-    const Tensor want = to_bf16((*wide)[0]);
+    const Tensor want = ToBFloat16((*wide)[0]);
     ASSERT_EQ((*got)[0].shape(), want.shape());
     EXPECT_EQ(std::memcmp((*got)[0].raw_data(), want.raw_data(), want.byte_size()), 0);
   }

@@ -4,32 +4,13 @@
 
 #include "Eigen/Core"
 #include "gtest/gtest.h"
+#include "kernels/bfloat16_test_util.h"
 #include "testing/kernel_test.h"
 
 namespace smrt::kernels {
 namespace {
 
 Tensor Golden(const std::string& name) { return ReadGolden("kernels/half/" + name); }
-
-// float32 copy of a float16/bfloat16/float32 tensor.
-Tensor ToFloat(const Tensor& t) {
-  Tensor out = *Tensor::Create(DataType::kFloat, t.shape());
-  for (int64_t i = 0; i < t.num_elements(); ++i) {
-    float v = t.dtype() == DataType::kHalf       ? static_cast<float>(t.data<Eigen::half>()[i])
-              : t.dtype() == DataType::kBFloat16 ? static_cast<float>(t.data<Eigen::bfloat16>()[i])
-                                                 : t.data<float>()[i];
-    out.data<float>()[i] = v;
-  }
-  return out;
-}
-
-Tensor ToBFloat16(const Tensor& t) {
-  Tensor out = *Tensor::Create(DataType::kBFloat16, t.shape());
-  for (int64_t i = 0; i < t.num_elements(); ++i) {
-    out.data<Eigen::bfloat16>()[i] = static_cast<Eigen::bfloat16>(t.data<float>()[i]);
-  }
-  return out;
-}
 
 // Output dtype must be the 16-bit type, and values within one ulp of
 // TensorFlow's (TF and smrt both compute in float and round once; summation

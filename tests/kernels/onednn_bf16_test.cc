@@ -11,6 +11,7 @@
 #include "Eigen/Core"
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
+#include "kernels/bfloat16_test_util.h"
 #include "kernels/registry.h"
 #include "ops/fused_ops.h"
 #include "testing/kernel_test.h"
@@ -18,41 +19,12 @@
 namespace smrt::kernels {
 namespace {
 
-const KernelSpec* Bf16Kernel(const std::string& op, const std::string& backend) {
-  static std::vector<std::unique_ptr<KernelSpec>> keep;
-  for (const KernelSpec& k : KernelRegistry::Default().Kernels(op)) {
-    if (k.device != kCpu || k.backend != backend) continue;
-    for (DataType t : k.types) {
-      if (t != DataType::kBFloat16) continue;
-      keep.push_back(std::make_unique<KernelSpec>(k));
-      return keep.back().get();
-    }
-  }
-  return nullptr;
-}
-
-Tensor ToBFloat16(const Tensor& t) {
-  Tensor out = *Tensor::Create(DataType::kBFloat16, t.shape());
-  for (int64_t i = 0; i < t.num_elements(); ++i) {
-    out.data<Eigen::bfloat16>()[i] = static_cast<Eigen::bfloat16>(t.data<float>()[i]);
-  }
-  return out;
-}
-
-Tensor ToFloat(const Tensor& t) {
-  Tensor out = *Tensor::Create(DataType::kFloat, t.shape());
-  for (int64_t i = 0; i < t.num_elements(); ++i) {
-    out.data<float>()[i] = static_cast<float>(t.data<Eigen::bfloat16>()[i]);
-  }
-  return out;
-}
-
 constexpr double kBf16Ulp = 1.0 / 128;  // 2^-7: one bfloat16 ulp at 1
 
 void ExpectSameAsReference(const std::string& op, const AttrMap& attrs,
                            const std::vector<Tensor>& inputs) {
-  const KernelSpec* onednn = Bf16Kernel(op, "onednn");
-  const KernelSpec* reference = Bf16Kernel(op, "reference");
+  const KernelSpec* onednn = CpuKernel(op, "onednn", DataType::kBFloat16);
+  const KernelSpec* reference = CpuKernel(op, "reference", DataType::kBFloat16);
   ASSERT_NE(reference, nullptr);
   ASSERT_NE(onednn, nullptr);
   if (!onednn->supports(attrs)) GTEST_SKIP() << "no bf16 instructions: oneDNN runs no bf16 " << op;
@@ -158,7 +130,7 @@ TEST(OneDnnBf16Test, TheRegistryPrefersOneDnnForBf16) {
   ApplyAttrDefaults(*r.FindOp(kFusedConv2D), attrs);
   absl::StatusOr<const KernelSpec*> k = r.FindKernel(kFusedConv2D, kCpu, attrs);
   ASSERT_TRUE(k.ok()) << k.status();
-  const bool bf16_here = Bf16Kernel(kFusedConv2D, "onednn")->supports(attrs);
+  const bool bf16_here = CpuKernel(kFusedConv2D, "onednn", DataType::kBFloat16)->supports(attrs);
   // Without bf16 instructions the reference kernel (which widens) serves it.
   EXPECT_EQ((*k)->backend, bf16_here ? "onednn" : "reference");
 }

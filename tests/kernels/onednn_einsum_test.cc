@@ -9,6 +9,7 @@
 #include "Eigen/Core"
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
+#include "kernels/bfloat16_test_util.h"
 #include "kernels/registry.h"
 #include "ops/weight_attrs.h"
 #include "testing/kernel_test.h"
@@ -16,32 +17,8 @@
 namespace smrt::kernels {
 namespace {
 
-const KernelSpec* EinsumKernel(const std::string& backend) {
-  static std::vector<std::unique_ptr<KernelSpec>> keep;
-  for (const KernelSpec& k : KernelRegistry::Default().Kernels("Einsum")) {
-    if (k.device != kCpu || k.backend != backend) continue;
-    keep.push_back(std::make_unique<KernelSpec>(k));
-    return keep.back().get();
-  }
-  return nullptr;
-}
-
 Tensor Convert(const Tensor& t, DataType type) {
-  if (type == DataType::kFloat) return t;
-  Tensor out = *Tensor::Create(DataType::kBFloat16, t.shape());
-  for (int64_t i = 0; i < t.num_elements(); ++i) {
-    out.data<Eigen::bfloat16>()[i] = static_cast<Eigen::bfloat16>(t.data<float>()[i]);
-  }
-  return out;
-}
-
-Tensor ToFloat(const Tensor& t) {
-  if (t.dtype() == DataType::kFloat) return t;
-  Tensor out = *Tensor::Create(DataType::kFloat, t.shape());
-  for (int64_t i = 0; i < t.num_elements(); ++i) {
-    out.data<float>()[i] = static_cast<float>(t.data<Eigen::bfloat16>()[i]);
-  }
-  return out;
+  return type == DataType::kFloat ? t : ToBFloat16(t);
 }
 
 AttrMap EinsumAttrs(const std::string& equation, DataType type) {
@@ -53,8 +30,8 @@ AttrMap EinsumAttrs(const std::string& equation, DataType type) {
 }
 
 TEST(OneDnnEinsumTest, DenseEquationsMatchTheReference) {
-  const KernelSpec* onednn = EinsumKernel("onednn");
-  const KernelSpec* reference = EinsumKernel("reference");
+  const KernelSpec* onednn = CpuKernel("Einsum", "onednn", DataType::kFloat);
+  const KernelSpec* reference = CpuKernel("Einsum", "reference", DataType::kFloat);
   ASSERT_NE(onednn, nullptr);
   ASSERT_NE(reference, nullptr);
   struct Case {
@@ -105,7 +82,7 @@ TEST(OneDnnEinsumTest, DenseEquationsMatchTheReference) {
 }
 
 TEST(OneDnnEinsumTest, OtherEquationsStayWithTheReference) {
-  const KernelSpec* onednn = EinsumKernel("onednn");
+  const KernelSpec* onednn = CpuKernel("Einsum", "onednn", DataType::kFloat);
   ASSERT_NE(onednn, nullptr);
   for (const char* equation : {"bij,bjk->bik", "abc,dc->abd", "abc,cd->adb", "ii->i",
                                "abc,cd->abcd", "aab,bc->ac", "...c,cd->...d", "abc,cd"}) {

@@ -9,32 +9,12 @@
 #include "Eigen/Core"
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
+#include "kernels/bfloat16_test_util.h"
 #include "kernels/registry.h"
 #include "testing/kernel_test.h"
 
 namespace smrt::kernels {
 namespace {
-
-const KernelSpec* MaxPoolKernel(const std::string& backend, DataType type) {
-  static std::vector<std::unique_ptr<KernelSpec>> keep;
-  for (const KernelSpec& k : KernelRegistry::Default().Kernels("MaxPool")) {
-    if (k.device != kCpu || k.backend != backend) continue;
-    for (DataType t : k.types) {
-      if (t != type) continue;
-      keep.push_back(std::make_unique<KernelSpec>(k));
-      return keep.back().get();
-    }
-  }
-  return nullptr;
-}
-
-Tensor ToBFloat16(const Tensor& t) {
-  Tensor out = *Tensor::Create(DataType::kBFloat16, t.shape());
-  for (int64_t i = 0; i < t.num_elements(); ++i) {
-    out.data<Eigen::bfloat16>()[i] = static_cast<Eigen::bfloat16>(t.data<float>()[i]);
-  }
-  return out;
-}
 
 struct PoolCase {
   std::string name;
@@ -55,8 +35,8 @@ TEST(OneDnnPoolTest, MaxPoolIsTheReferenceBitForBit) {
   };
   int checked = 0;
   for (DataType type : {DataType::kFloat, DataType::kBFloat16}) {
-    const KernelSpec* onednn = MaxPoolKernel("onednn", type);
-    const KernelSpec* reference = MaxPoolKernel("reference", type);
+    const KernelSpec* onednn = CpuKernel("MaxPool", "onednn", type);
+    const KernelSpec* reference = CpuKernel("MaxPool", "reference", type);
     ASSERT_NE(onednn, nullptr);
     ASSERT_NE(reference, nullptr);
     AttrMap probe;
@@ -99,7 +79,7 @@ TEST(OneDnnPoolTest, MaxPoolIsTheReferenceBitForBit) {
 }
 
 TEST(OneDnnPoolTest, NchwAndDepthWindowsStayWithTheReference) {
-  const KernelSpec* onednn = MaxPoolKernel("onednn", DataType::kFloat);
+  const KernelSpec* onednn = CpuKernel("MaxPool", "onednn", DataType::kFloat);
   ASSERT_NE(onednn, nullptr);
   AttrMap attrs;
   attrs.Set("T", DataType::kFloat);
