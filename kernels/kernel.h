@@ -42,6 +42,7 @@ using ops::kAllowTf32Attr;
 using ops::kAttention;
 using ops::kCpu;
 using ops::kFusedConv2D;
+using ops::kFusedEinsum;
 using ops::kFusedMatMul;
 using ops::kLayerNorm;
 using ops::kRoundTo;

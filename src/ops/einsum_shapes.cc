@@ -1,6 +1,7 @@
 #include "ops/einsum_shapes.h"
 
 #include <algorithm>
+#include <cctype>
 #include <utility>
 
 #include "absl/status/status.h"
@@ -169,6 +170,35 @@ absl::StatusOr<EinsumBinding> BindEinsum(const std::string& equation, const Eins
   }
   b.output = expand(eq.output, max_bcast);
   return b;
+}
+
+namespace {
+
+bool DistinctLetters(const std::string& s) {
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (!std::isalpha(static_cast<unsigned char>(s[i]))) return false;
+    if (s.find(s[i], i + 1) != std::string::npos) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+std::optional<DenseEquation> ParseDenseEquation(const std::string& equation) {
+  const size_t comma = equation.find(',');
+  const size_t arrow = equation.find("->");
+  if (comma == std::string::npos || arrow == std::string::npos || arrow < comma) return {};
+  const std::string a = equation.substr(0, comma);
+  const std::string b = equation.substr(comma + 1, arrow - comma - 1);
+  const std::string out = equation.substr(arrow + 2);
+  if (!DistinctLetters(a) || !DistinctLetters(b) || !DistinctLetters(out)) return {};
+  // C: the labels both operands have, a suffix of a and a prefix of b.
+  size_t c = std::min(a.size(), b.size());
+  while (c > 0 && a.compare(a.size() - c, c, b, 0, c) != 0) --c;
+  if (c == 0) return {};
+  const std::string f = a.substr(0, a.size() - c), g = b.substr(c);
+  if (out != f + g || !DistinctLetters(f + b)) return {};
+  return DenseEquation{static_cast<int>(f.size()), static_cast<int>(c), static_cast<int>(g.size())};
 }
 
 }  // namespace smrt::ops::einsum

@@ -5,6 +5,7 @@
 #define SMRT_OPS_EINSUM_SHAPES_H_
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -39,6 +40,19 @@ struct EinsumBinding {
 // ranks or dims that do not fit the equation.
 absl::StatusOr<EinsumBinding> BindEinsum(const std::string& equation, const EinsumEquation& eq,
                                          const std::vector<const Shape*>& shapes);
+
+// A dense layer's equation (Keras's EinsumDense: "abc,cd->abd",
+// "abc,cde->abde", "abcd,cde->abe"): operand 0's leading `kept` labels F
+// stay, its trailing `contracted` labels C are operand 1's leading ones, and
+// the output is F then operand 1's `added` other labels G. That is one
+// matmul, [prod F, prod C] x [prod C, prod G], with no transposes.
+struct DenseEquation {
+  int kept = 0, contracted = 0, added = 0;
+};
+
+// The dense form of `equation`, if it has one (distinct letters, no
+// ellipsis, at least one contracted label).
+std::optional<DenseEquation> ParseDenseEquation(const std::string& equation);
 
 }  // namespace smrt::ops::einsum
 

@@ -5,8 +5,12 @@
 //   _SmrtFusedConv2D(input, filter, args...)   NHWC, HWIO filter; attr
 //       depthwise=true: DepthwiseConv2dNative's filter layout
 //   _SmrtFusedMatMul(a, b, args...)            2-D, transpose_a / transpose_b
+//   _SmrtFusedEinsum(x, w, args...)            attr equation, a dense layer's
+//       (ops/einsum_shapes.h: x [F, C], w [C, G] -> [F, G]); its post-ops
+//       act on the [prod F, prod G] product: "BiasAdd" adds a vector of
+//       prod G values (Keras's EinsumDense bias, flattened); no "Add"
 //
-// Both carry `fused_ops`, the operations applied in order to the product:
+// All three carry `fused_ops`, the operations applied in order to the product:
 // "BiasAdd" adds the next arg (a vector over the last dim), "Add" adds the
 // next arg (a tensor of the output's shape: a residual), and activations
 // (Relu, Relu6, Elu, LeakyRelu with `leakyrelu_alpha`, Sigmoid, Tanh, Swish,
@@ -45,6 +49,7 @@ namespace smrt::ops {
 
 inline constexpr char kFusedConv2D[] = "_SmrtFusedConv2D";
 inline constexpr char kFusedMatMul[] = "_SmrtFusedMatMul";
+inline constexpr char kFusedEinsum[] = "_SmrtFusedEinsum";
 inline constexpr char kLayerNorm[] = "_SmrtLayerNorm";
 inline constexpr char kAttention[] = "_SmrtAttention";
 inline constexpr char kRoundTo[] = "_SmrtRoundTo";

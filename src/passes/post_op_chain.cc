@@ -33,16 +33,26 @@ bool SameShape(const PartialShape& a, const PartialShape& b) {
   return true;
 }
 
+// Whether `s` is `dims` with leading 1s, all known.
+bool IsDimsWithLeadingOnes(const PartialShape& s, const Shape& dims) {
+  if (!s.known_rank || s.rank() < static_cast<int>(dims.size())) return false;
+  const int lead = s.rank() - static_cast<int>(dims.size());
+  for (int i = 0; i < s.rank(); ++i) {
+    if (s.dims[i] != (i < lead ? 1 : dims[i - lead])) return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 PostOpChain MatchPostOps(PassContext& ctx, const Uses& uses, NodeId anchor, bool allow_sum,
-                         absl::string_view pass) {
+                         absl::string_view pass, const Shape* bias_dims) {
   const graph::Graph& g = ctx.graph;
   PostOpChain chain;
   chain.tail = {anchor, 0};
   chain.pattern = g.node(anchor).op;
-  const ops::ValueInfo out = g.node(anchor).outputs.empty() ? ops::ValueInfo{}
-                                                                 : g.node(anchor).outputs[0];
+  const ops::ValueInfo out =
+      g.node(anchor).outputs.empty() ? ops::ValueInfo{} : g.node(anchor).outputs[0];
   const int64_t channels = LastDim(out);
   // start -BiasAdd-> biased; start|biased -act-> activated;
   // start|biased|activated -Add-> summed -act-> done.
@@ -69,7 +79,10 @@ PostOpChain MatchPostOps(PassContext& ctx, const Uses& uses, NodeId anchor, bool
     std::optional<ops::Activation> act = ops::ActivationOfOp(c.op);
     if (stage == kStart && c.op == "BiasAdd" && cin == 0) {
       absl::StatusOr<std::string> format = c.attrs.GetOr<std::string>("data_format", "NHWC");
-      if (format.ok() && *format == "NHWC") {
+      const Endpoint o = c.inputs[1];
+      if (format.ok() && *format == "NHWC" &&
+          (bias_dims == nullptr ||
+           IsDimsWithLeadingOnes(g.node(o.node).outputs[o.index].shape, *bias_dims))) {
         step = "BiasAdd";
         arg = c.inputs[1];
         after = kBiased;
@@ -77,7 +90,12 @@ PostOpChain MatchPostOps(PassContext& ctx, const Uses& uses, NodeId anchor, bool
     } else if (stage == kStart && IsAdd(c.op) && c.inputs.size() == 2 && channels > 0) {
       const Endpoint o = c.inputs[1 - cin];
       const ops::ValueInfo& other = g.node(o.node).outputs[o.index];
-      if (other.shape.known_rank && other.shape.rank() == 1 && other.shape.dims[0] == channels) {
+      const bool bias = bias_dims == nullptr ? other.shape.known_rank && other.shape.rank() == 1 &&
+                                                   other.shape.dims[0] == channels
+                                             : out.shape.known_rank && other.shape.known_rank &&
+                                                   other.shape.rank() <= out.shape.rank() &&
+                                                   IsDimsWithLeadingOnes(other.shape, *bias_dims);
+      if (bias) {
         step = "BiasAdd";
         arg = o;
         after = kBiased;

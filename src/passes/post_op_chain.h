@@ -24,9 +24,13 @@ struct PostOpChain {
 // Follows single-consumer float32 post-ops from `anchor`'s output 0. Records
 // in ctx why the chain stopped where a longer one was in sight (a second
 // consumer, a signature output, an unsupported activation...). `allow_sum`:
-// whether a residual Add of a same-shape tensor may join.
+// whether a residual Add of a same-shape tensor may join. A bias is a vector
+// over the output's last dim; with `bias_dims`, a tensor of those dims
+// instead (leading 1s aside: a dense einsum's bias over the labels its
+// weights add).
 PostOpChain MatchPostOps(PassContext& ctx, const Uses& uses, graph::NodeId anchor,
-                         bool allow_sum, absl::string_view pass);
+                         bool allow_sum, absl::string_view pass,
+                         const Shape* bias_dims = nullptr);
 
 // Replaces the chain by a node of `op` with inputs (anchor inputs 0 and 1,
 // args...), the anchor's attrs named in `keep_attrs` and the chain's attrs.

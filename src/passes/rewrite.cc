@@ -201,7 +201,7 @@ DataType TypeAttr(const graph::Node& n) {
 bool IsProductOp(const std::string& op) {
   return op == "Conv2D" || op == "DepthwiseConv2dNative" || op == "Conv2DBackpropInput" ||
          op == "MatMul" || op == "BatchMatMul" || op == "BatchMatMulV2" || op == "Einsum" ||
-         op == ops::kFusedConv2D || op == ops::kFusedMatMul;
+         op == ops::kFusedConv2D || op == ops::kFusedMatMul || op == ops::kFusedEinsum;
 }
 
 std::string WhyNotPrivateChain(const graph::Graph& g, const Uses& uses, graph::NodeId out,

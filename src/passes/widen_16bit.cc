@@ -64,7 +64,7 @@ bool RoundsOnce(const std::string& op) {
       "Const",   "Cast",     "Conv2D",   "Conv2DBackpropInput", "DepthwiseConv2dNative",
       "MatMul",  "BatchMatMul", "BatchMatMulV2", "BatchMatMulV3", "Einsum",
       "FusedBatchNorm", "FusedBatchNormV2", "FusedBatchNormV3", "AvgPool", "MaxPool",
-      "Softmax", "LogSoftmax", ops::kFusedConv2D, ops::kFusedMatMul,
+      "Softmax", "LogSoftmax", ops::kFusedConv2D, ops::kFusedMatMul, ops::kFusedEinsum,
       "Add",     "AddV2",    "Sub",      "Mul",      "RealDiv",  "Div",      "DivNoNan",
       "BiasAdd", "Tanh",     "Sqrt",     "Rsqrt",    "Exp",      "Expm1",    "Log",
       "Log1p",   "Square",   "Sum",      "Mean",     "Prod",

@@ -396,6 +396,69 @@ TEST(FusionTest, TensordotBiasAndActivationMoveBeforeTheReshape) {
   EXPECT_LT(MaxAbsDiff(b->fused_out[0], b->plain_out[0]), 1e-5f);
 }
 
+std::string EinsumOp(const std::string& name, const std::string& x, const std::string& w,
+                     const std::string& equation) {
+  return Op(name, "Einsum", {x, w},
+            absl::StrCat("attr { key: \"equation\" value { s: \"", equation,
+                         "\" } } attr { key: \"N\" value { i: 2 } }"));
+}
+
+// Keras's EinsumDense: the einsum, then its bias over the labels the
+// weights add (a [heads, depth] bias for the query projection), then an
+// activation: one _SmrtFusedEinsum, the same numbers.
+TEST(FusionTest, EinsumDenseBiasAndActivationBecomeOneFusedEinsum) {
+  struct Case {
+    std::string equation;
+    Shape x, w, bias;
+    std::string bias_op, activation;
+  };
+  const std::vector<Case> cases = {
+      {"abc,cde->abde", {2, 5, 16}, {16, 3, 4}, {3, 4}, "AddV2", ""},
+      {"abc,cde->abde", {2, 5, 16}, {16, 3, 4}, {1, 1, 3, 4}, "Add", "Relu"},
+      {"abcd,cde->abe", {2, 5, 3, 4}, {3, 4, 16}, {16}, "BiasAdd", "Tanh"},
+      {"abc,cd->abd", {2, 5, 16}, {16, 8}, {8}, "AddV2", "Sigmoid"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.equation + " " + c.bias_op + " " + c.activation);
+    std::string g = Placeholder("x") + FloatConst("w", RandomFloats(c.w, 31)) +
+                    FloatConst("b", RandomFloats(c.bias, 32)) +
+                    EinsumOp("e", "x", "w", c.equation) + Op("biased", c.bias_op, {"e", "b"});
+    std::string out = "biased";
+    if (!c.activation.empty()) g += Op("y", c.activation, {"biased"}), out = "y";
+    Tensor x = RandomFloats(c.x, 33);
+    absl::StatusOr<testing::Both> b = testing::RunBoth(g, Feed(c.x), {out + ":0"}, {x});
+    ASSERT_TRUE(b.ok()) << b.status();
+    std::vector<std::string> want = {"BiasAdd"};
+    if (!c.activation.empty()) want.push_back(c.activation);
+    EXPECT_EQ(FusedOpsOf(b->fused, ops::kFusedEinsum), want);
+    EXPECT_EQ(b->fused.count("Einsum"), 0);
+    EXPECT_LT(MaxAbsDiff(b->fused_out[0], b->plain_out[0]), 1e-5f);
+  }
+}
+
+// A summand that is not a bias over the added labels (here one that
+// broadcasts along them, and an activation), an einsum of two activations
+// and one that is not a dense layer's stay as they are.
+TEST(FusionTest, EinsumWithoutADenseBiasIsLeftAlone) {
+  const std::string g =
+      Placeholder("x") + Placeholder("y") + FloatConst("w", RandomFloats({16, 3, 4}, 41)) +
+      FloatConst("b", RandomFloats({4}, 42)) + FloatConst("w2", RandomFloats({16, 8}, 43)) +
+      FloatConst("b2", RandomFloats({5}, 44)) + EinsumOp("e", "x", "w", "abc,cde->abde") +
+      Op("broadcast", "AddV2", {"e", "b"}) + EinsumOp("scores", "x", "y", "abc,adc->abd") +
+      Op("s2", "AddV2", {"scores", "scores"}) + EinsumOp("t", "x", "w2", "abc,cd->adb") +
+      Op("t2", "AddV2", {"t", "b2"});
+  absl::StatusOr<testing::Both> b = testing::RunBoth(
+      g,
+      {{"x:0", DataType::kFloat, PartialShape::Known({2, 5, 16})},
+       {"y:0", DataType::kFloat, PartialShape::Known({2, 7, 16})}},
+      {"broadcast:0", "s2:0", "t2:0"},
+      {RandomFloats({2, 5, 16}, 45), RandomFloats({2, 7, 16}, 46)});
+  ASSERT_TRUE(b.ok()) << b.status();
+  EXPECT_EQ(b->fused.count(ops::kFusedEinsum), 0);
+  EXPECT_EQ(b->fused.count("Einsum"), 3);
+  for (int i = 0; i < 3; ++i) EXPECT_EQ(MaxAbsDiff(b->fused_out[i], b->plain_out[i]), 0.0f);
+}
+
 TEST(FusionTest, HardSwishAndGeluTanhAloneBecomeOneOp) {
   // keras hard_swish: x * (relu6(x + 3) / 6); tf.nn.gelu(approximate=True).
   const std::string g =

@@ -1,19 +1,24 @@
 // The fused ops graph passes make (ops/fused_ops.h), on the reference
-// kernels: the conv or matmul, then the post-ops in place. Also the composite
+// kernels: the conv, matmul or dense einsum, then the post-ops in place. Also the composite
 // activations the passes recognise (_SmrtSwish, _SmrtHardSwish, _SmrtGeluErf,
 // _SmrtGeluTanh), as single elementwise ops.
 #include <algorithm>
+#include <optional>
+#include <string>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "kernels/cpu/gemm.h"
 #include "kernels/cpu/parallel_for.h"
 #include "kernels/cpu/reference/conv_ops.h"
-#include "kernels/shared/kernel_util.h"
 #include "kernels/cpu/reference/matmul_ops.h"
 #include "kernels/cpu/reference/register.h"
 #include "kernels/post_ops.h"
 #include "kernels/registry.h"
+#include "kernels/shared/kernel_util.h"
 #include "ops/conv_shapes.h"
+#include "ops/einsum_shapes.h"
 #include "ops/fused_ops.h"
 
 namespace smrt::kernels {
@@ -44,6 +49,56 @@ absl::Status ComputeFusedMatMul(KernelContext& ctx) {
   return ApplyPostOps(*ops, InputPointers(ctx), ctx.output(0));
 }
 
+// A dense layer's einsum (ops/einsum_shapes.h) is one [m, k] x [k, n]
+// GEMM; the post-ops act on the [m, n] product, the bias flattened to n.
+absl::Status ComputeFusedEinsum(KernelContext& ctx) {
+  absl::StatusOr<FusedOps> ops = ParseFusedOps(ctx.attrs(), ctx.num_inputs());
+  if (!ops.ok()) return ops.status();
+  absl::StatusOr<std::string> equation = ctx.attrs().Get<std::string>("equation");
+  if (!equation.ok()) return equation.status();
+  const std::optional<ops::einsum::DenseEquation> eq = ops::einsum::ParseDenseEquation(*equation);
+  const Tensor& x = ctx.input(0);
+  const Tensor& w = ctx.input(1);
+  if (!eq || x.dtype() != DataType::kFloat || w.dtype() != DataType::kFloat ||
+      x.rank() != eq->kept + eq->contracted || w.rank() != eq->contracted + eq->added) {
+    return absl::InvalidArgumentError(absl::StrCat(kFusedEinsum, " '", *equation, "' on ",
+                                                   x.DebugString(), " and ", w.DebugString(),
+                                                   " is not a float32 dense layer's"));
+  }
+  int64_t m = 1, k = 1, n = 1;
+  Shape out_shape;
+  for (int i = 0; i < eq->kept; ++i) m *= x.dim(i), out_shape.push_back(x.dim(i));
+  for (int i = 0; i < eq->contracted; ++i) {
+    if (x.dim(eq->kept + i) != w.dim(i)) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "Einsum '", *equation, "': contracted dims differ: ", ShapeToString(x.shape()), " and ",
+          ShapeToString(w.shape())));
+    }
+    k *= w.dim(i);
+  }
+  for (int i = eq->contracted; i < w.rank(); ++i) n *= w.dim(i), out_shape.push_back(w.dim(i));
+  absl::StatusOr<Tensor*> out = ctx.allocate_output_for_overwrite(0, DataType::kFloat, out_shape);
+  if (!out.ok()) return out.status();
+  Gemm<float>(false, false, m, n, k, x.data<float>(), k, w.data<float>(), n, (*out)->data<float>(),
+              n);
+  absl::StatusOr<Tensor> matrix = (*out)->Reshaped({m, n});
+  if (!matrix.ok()) return matrix.status();
+  std::vector<const Tensor*> inputs = InputPointers(ctx);
+  Tensor flat_bias;
+  if (!ops->ops.empty() && ops->ops[0].kind == PostOp::kBiasAdd) {
+    const Tensor& bias = ctx.input(ops->ops[0].arg);
+    if (bias.num_elements() != n) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "the bias of Einsum '", *equation, "' must be ", n, " values, got ", bias.DebugString()));
+    }
+    absl::StatusOr<Tensor> flat = bias.Reshaped({n});
+    if (!flat.ok()) return flat.status();
+    flat_bias = *std::move(flat);
+    inputs[ops->ops[0].arg] = &flat_bias;
+  }
+  return ApplyPostOps(*ops, inputs, *matrix);
+}
+
 absl::Status ComputeActivation(KernelContext& ctx, Activation a) {
   const Tensor& x = ctx.input(0);
   if (x.dtype() != DataType::kFloat) {
@@ -65,8 +120,9 @@ absl::Status ComputeActivation(KernelContext& ctx, Activation a) {
 }
 
 void AddActivationOp(KernelRegistry& r, const char* op, Activation a) {
-  r.AddKernel({op, kCpu, "T", {DataType::kFloat},
-               [a](KernelContext& ctx) { return ComputeActivation(ctx, a); }});
+  r.AddKernel({op, kCpu, "T", {DataType::kFloat}, [a](KernelContext& ctx) {
+                 return ComputeActivation(ctx, a);
+               }});
 }
 
 }  // namespace
@@ -78,6 +134,7 @@ void RegisterFusedLinearOps(KernelRegistry& r) {
   KernelSpec matmul{kFusedMatMul, kCpu, "T", {DataType::kFloat}, ComputeFusedMatMul};
   matmul.contends = true;
   r.AddKernel(std::move(matmul));
+  r.AddKernel({kFusedEinsum, kCpu, "T", {DataType::kFloat}, ComputeFusedEinsum});
   AddActivationOp(r, "_SmrtSwish", Activation::kSwish);
   AddActivationOp(r, "_SmrtHardSwish", Activation::kHardSwish);
   AddActivationOp(r, "_SmrtGeluErf", Activation::kGeluErf);

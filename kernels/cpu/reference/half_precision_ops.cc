@@ -133,6 +133,7 @@ void RegisterHalfPrecisionOps(KernelRegistry& r) {
       // What the precision load option converts after the fusions.
       {kFusedConv2D, {"T"}, {}},
       {kFusedMatMul, {"T"}, {}},
+      {kFusedEinsum, {"T"}, {}},
   };
   for (const HalfOp& spec : ops) {
     for (const KernelSpec& k : r.Kernels(spec.op)) {

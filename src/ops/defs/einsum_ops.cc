@@ -1,13 +1,16 @@
-// Einsum over one or two operands (ops/einsum_shapes.h).
+// Einsum over one or two operands (ops/einsum_shapes.h), and the fused
+// dense-layer einsum the passes make (ops/fused_ops.h).
 #include <algorithm>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
 #include "ops/array_shapes.h"
 #include "ops/defs/register.h"
 #include "ops/einsum_shapes.h"
+#include "ops/fused_ops.h"
 
 namespace smrt::ops {
 namespace {
@@ -50,8 +53,38 @@ absl::Status InferEinsum(InferenceContext& ctx) {
   return absl::OkStatus();
 }
 
+// _SmrtFusedEinsum: Einsum's shapes from its two operands; the post-op args
+// must match fused_ops and the equation be a dense layer's.
+absl::Status InferFusedEinsum(InferenceContext& ctx) {
+  if (absl::Status s = ParseFusedOps(ctx.attrs(), ctx.num_inputs()).status(); !s.ok()) return s;
+  absl::StatusOr<std::string> equation = ctx.attrs().Get<std::string>("equation");
+  if (!equation.ok()) return equation.status();
+  if (!einsum::ParseDenseEquation(*equation)) {
+    return absl::InvalidArgumentError(absl::StrCat(kFusedEinsum,
+                                                   " needs a dense layer's equation "
+                                                   "(\"abc,cd->abd\"), got '",
+                                                   *equation, "'"));
+  }
+  if (ctx.num_inputs() < 2) {
+    return absl::InvalidArgumentError(absl::StrCat(kFusedEinsum, " takes two operands"));
+  }
+  InferenceContext inner(ctx.node_name(), "Einsum", ctx.attrs(), {ctx.input(0), ctx.input(1)},
+                         {ctx.input_value(0), ctx.input_value(1)}, 1);
+  absl::Status s = InferEinsum(inner);
+  if (inner.missing_input() >= 0) ctx.input(inner.missing_input());
+  if (!s.ok()) return s;
+  ctx.set_output(0, inner.outputs()[0]);
+  return absl::OkStatus();
+}
+
 }  // namespace
 
-void RegisterEinsumOps(OpRegistry& r) { r.AddOp(ArrayOp("Einsum", {}, InferEinsum)); }
+void RegisterEinsumOps(OpRegistry& r) {
+  r.AddOp(ArrayOp("Einsum", {}, InferEinsum));
+  r.AddOp(
+      ArrayOp(kFusedEinsum,
+              {{"fused_ops", EmptyList{}}, {"leakyrelu_alpha", 0.2f}, {"weights_constant", false}},
+              InferFusedEinsum));
+}
 
 }  // namespace smrt::ops
