@@ -19,6 +19,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "kernels/cpu/parallel_for.h"
+#include "kernels/shared/bfloat16_util.h"
 #include "kernels/shared/broadcast.h"
 #include "kernels/cpu/reference/elementwise_util.h"
 #include "kernels/shared/kernel_util.h"
@@ -67,12 +68,7 @@ decltype(auto) Load(const T& v) {
 template <typename Out, typename V>
 Out Store(const V& v) {
   if constexpr (std::is_same_v<Out, Eigen::bfloat16> && std::is_same_v<V, float>) {
-    uint32_t u;
-    std::memcpy(&u, &v, sizeof(u));
-    const uint32_t rounded = (u + 0x7fffu + ((u >> 16) & 1u)) >> 16;
-    const uint32_t nan = ((u >> 16) & 0x8000u) | 0x7fc0u;
-    return Eigen::numext::bit_cast<Eigen::bfloat16>(
-        static_cast<uint16_t>((u & 0x7fffffffu) > 0x7f800000u ? nan : rounded));
+    return ToBFloat16(v);
   } else {
     return static_cast<Out>(v);
   }

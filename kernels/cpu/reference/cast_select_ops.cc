@@ -29,6 +29,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "kernels/cpu/parallel_for.h"
+#include "kernels/shared/bfloat16_util.h"
 #include "kernels/shared/broadcast.h"
 #include "kernels/cpu/reference/elementwise_util.h"
 #include "kernels/cpu/reference/register.h"
@@ -186,29 +187,6 @@ To CastValue(const From& v, bool truncate) {
     } else {
       return static_cast<To>(static_cast<ComputeType<From>>(v));
     }
-  }
-}
-
-// float <-> bfloat16 without truncation, the casts precision=bfloat16 puts
-// around the converted part of a graph (an image input: 150K elements per
-// call), as CastValue's formulas written without branches, so that the
-// compiler vectorizes them: 8x faster than the element-by-element loop.
-void FloatsToBFloat16(const float* in, Eigen::bfloat16* out, int64_t n) {
-  auto* o = reinterpret_cast<uint16_t*>(out);
-  for (int64_t i = 0; i < n; ++i) {
-    uint32_t u;
-    std::memcpy(&u, in + i, sizeof(u));
-    const uint32_t rounded = (u + 0x7fffu + ((u >> 16) & 1u)) >> 16;
-    const uint32_t nan = ((u >> 16) & 0x8000u) | 0x7fc0u;
-    o[i] = static_cast<uint16_t>((u & 0x7fffffffu) > 0x7f800000u ? nan : rounded);
-  }
-}
-
-void BFloat16sToFloat(const Eigen::bfloat16* in, float* out, int64_t n) {
-  const auto* b = reinterpret_cast<const uint16_t*>(in);
-  for (int64_t i = 0; i < n; ++i) {
-    const uint32_t u = static_cast<uint32_t>(b[i]) << 16;
-    std::memcpy(out + i, &u, sizeof(u));
   }
 }
 
