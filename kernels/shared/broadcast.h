@@ -86,13 +86,35 @@ void ForEachBroadcastRow(const BroadcastPlan& plan, RowFn&& row) {
 
 // The same, with the rows split across the intra-op threads (ParallelFor):
 // for row functions that only write their own row of the output.
+// Rows of at least 2 * kMinShardElements (inputs of one shape are a single
+// row: a residual add) are cut into pieces of kMinShardElements, each
+// called as a row of its own; the row function must treat elements alike.
 template <size_t N, typename RowFn>
 void ParallelForEachBroadcastRow(const BroadcastPlan& plan, RowFn&& row) {
   if (plan.out_size == 0) return;
   const int rank = static_cast<int>(plan.dims.size());
   const int64_t inner = rank == 0 ? 1 : plan.dims[rank - 1];
-  ParallelFor(plan.out_size / inner, std::max<int64_t>(1, kMinShardElements / inner), 1,
-              [&](int64_t begin, int64_t end) { ForEachBroadcastRowIn<N>(plan, begin, end, row); });
+  const int64_t rows = plan.out_size / inner;
+  if (inner < 2 * kMinShardElements) {
+    ParallelFor(
+        rows, std::max<int64_t>(1, kMinShardElements / inner), 1,
+        [&](int64_t begin, int64_t end) { ForEachBroadcastRowIn<N>(plan, begin, end, row); });
+    return;
+  }
+  const int64_t piece = kMinShardElements;
+  const int64_t pieces = (inner + piece - 1) / piece;
+  ParallelFor(rows * pieces, 1, 1, [&](int64_t begin, int64_t end) {
+    for (int64_t u = begin; u < end; ++u) {
+      const int64_t start = (u % pieces) * piece;
+      ForEachBroadcastRowIn<N>(plan, u / pieces, u / pieces + 1,
+                               [&](int64_t out_offset, const std::array<int64_t, N>& in, int64_t n,
+                                   const std::array<int64_t, N>& strides) {
+                                 std::array<int64_t, N> at = in;
+                                 for (size_t k = 0; k < N; ++k) at[k] += start * strides[k];
+                                 row(out_offset + start, at, std::min(piece, n - start), strides);
+                               });
+    }
+  });
 }
 
 }  // namespace smrt::kernels
