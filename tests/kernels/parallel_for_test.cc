@@ -134,6 +134,27 @@ TEST(ParallelKernelsTest, SameBitsAtOneAndTwoThreads) {
   ExpectSameBitsAtOneAndTwoThreads("BiasAdd", float_t, {x, testing::RandomFloats({771}, 4, -1.0f, 1.0f)});
 }
 
+// Inputs of one shape are one long row, cut into pieces across the threads;
+// a scalar operand rides along. Every element is its own sum.
+TEST(ParallelKernelsTest, LongRowsAreSplitAndEveryElementIsRight) {
+  AttrMap float_t;
+  float_t.Set("T", DataType::kFloat);
+  const Tensor a = testing::RandomFloats({517, 771}, 7, -2.0f, 2.0f);
+  const Tensor b = testing::RandomFloats({517, 771}, 8, -2.0f, 2.0f);
+  const Tensor c = testing::RandomFloats({}, 9, -2.0f, 2.0f);
+  for (const auto& [x, y] : {std::pair{a, b}, std::pair{a, c}, std::pair{c, b}}) {
+    ExpectSameBitsAtOneAndTwoThreads("AddV2", float_t, {x, y});
+    const std::vector<Tensor> two = RunAt(2, "AddV2", float_t, {x, y});
+    ASSERT_EQ(two.size(), 1u);
+    ASSERT_EQ(two[0].shape(), a.shape());
+    for (int64_t i = 0; i < two[0].num_elements(); ++i) {
+      const float want = x.data<float>()[x.num_elements() == 1 ? 0 : i] +
+                         y.data<float>()[y.num_elements() == 1 ? 0 : i];
+      ASSERT_EQ(two[0].data<float>()[i], want) << i;
+    }
+  }
+}
+
 TEST(ParallelKernelsTest, BroadcastingOpsSameBitsAtOneAndTwoThreads) {
   AttrMap float_t;
   float_t.Set("T", DataType::kFloat);
