@@ -14,12 +14,15 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <vector>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "kernels/cpu/gemm.h"
+#include "kernels/cpu/parallel_for.h"
+#include "kernels/cpu/target_clones.h"
 #include "kernels/shared/kernel_util.h"
 #include "ops/attention_attrs.h"
 #include "ops/fused_ops.h"
@@ -36,18 +39,18 @@ namespace {
 // broadcast.
 absl::StatusOr<std::vector<int64_t>> MaskStrides(const Tensor& mask, const Shape& scores) {
   if (mask.rank() > 4) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "the mask must broadcast against the scores ", ShapeToString(scores), ", got ",
-        ShapeToString(mask.shape())));
+    return absl::InvalidArgumentError(absl::StrCat("the mask must broadcast against the scores ",
+                                                   ShapeToString(scores), ", got ",
+                                                   ShapeToString(mask.shape())));
   }
   std::vector<int64_t> strides(4, 0);
   int64_t stride = 1;
   for (int d = 3, m = mask.rank() - 1; m >= 0; --d, --m) {
     const int64_t size = mask.dim(m);
     if (size != 1 && size != scores[d]) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "the mask must broadcast against the scores ", ShapeToString(scores), ", got ",
-          ShapeToString(mask.shape())));
+      return absl::InvalidArgumentError(absl::StrCat("the mask must broadcast against the scores ",
+                                                     ShapeToString(scores), ", got ",
+                                                     ShapeToString(mask.shape())));
     }
     strides[d] = size == 1 ? 0 : stride;
     stride *= size;
@@ -55,27 +58,45 @@ absl::StatusOr<std::vector<int64_t>> MaskStrides(const Tensor& mask, const Shape
   return strides;
 }
 
-// The key positions j in [0, n) where mask[j * stride] is false, into *out.
-void MaskedPositions(const bool* mask, int64_t stride, int64_t n, std::vector<int64_t>* out) {
-  out->clear();
-  for (int64_t j = 0; j < n; ++j) {
-    if (!mask[j * stride]) out->push_back(j);
+// row[j] = fill where mask[j * stride] is false, for j in [0, n): a select
+// the compiler vectorizes for a contiguous mask row (Keras's [batch, query,
+// key] masks vary along the query: one row per score row). gcc vectorizes
+// it only over bytes, not bools, and with the row element read
+// unconditionally.
+SMRT_TARGET_CLONES
+void FillMasked(const bool* mask, int64_t stride, int64_t n, float fill, float* row) {
+  const auto* m = reinterpret_cast<const uint8_t*>(mask);
+  if (stride == 1) {
+    for (int64_t j = 0; j < n; ++j) {
+      const float r = row[j];
+      row[j] = m[j] ? r : fill;
+    }
+  } else if (stride == 0) {
+    if (!m[0]) std::fill_n(row, n, fill);
+  } else {
+    for (int64_t j = 0; j < n; ++j) {
+      const float r = row[j];
+      row[j] = m[j * stride] ? r : fill;
+    }
   }
 }
 
 }  // namespace
 
-absl::Status ComputeAttention(KernelContext& ctx, SoftmaxRowsFn softmax) {
+absl::Status ComputeAttention(KernelContext& ctx, SoftmaxRowsFn softmax,
+                              const AttentionGemms* gemms) {
   absl::StatusOr<AttentionAttrs> attrs = ReadAttentionAttrs(ctx.attrs(), ctx.num_inputs());
   if (!attrs.ok()) return attrs.status();
   const Tensor& q = ctx.input(0);
   const Tensor& k = ctx.input(1);
   const Tensor& v = ctx.input(2);
+  const DataType type = q.dtype();
   for (const Tensor* t : {&q, &k, &v}) {
-    if (t->dtype() != DataType::kFloat || t->rank() != 4) {
+    if (t->dtype() != type || (type != DataType::kFloat && gemms == nullptr) || t->rank() != 4) {
       return absl::InvalidArgumentError(absl::StrCat(
-          "query, key and value must be float32 [batch, seq, heads, depth], got ",
-          DataTypeName(t->dtype()), " ", ShapeToString(t->shape())));
+          "query, key and value must be ", gemms == nullptr ? "float32" : "of one float type",
+          " [batch, seq, heads, depth], got ", DataTypeName(t->dtype()), " ",
+          ShapeToString(t->shape())));
     }
   }
   const int64_t batch = q.dim(0), tq = q.dim(1), heads = q.dim(2), depth = q.dim(3);
@@ -109,40 +130,19 @@ absl::Status ComputeAttention(KernelContext& ctx, SoftmaxRowsFn softmax) {
       mask_f = mask.data<float>();
     }
   }
-  absl::StatusOr<Tensor*> out =
-      ctx.allocate_output_for_overwrite(0, DataType::kFloat, {batch, tq, heads, dv});
+  absl::StatusOr<Tensor*> out = ctx.allocate_output_for_overwrite(0, type, {batch, tq, heads, dv});
   if (!out.ok()) return out.status();
   if ((*out)->num_elements() == 0) return absl::OkStatus();
   if (ts == 0) {  // no keys: the context is an empty sum, as the batched matmul gives
-    std::fill_n((*out)->data<float>(), (*out)->num_elements(), 0.0f);
+    std::memset((*out)->raw_data(), 0, (*out)->byte_size());  // +0.0 in float and bfloat16
     return absl::OkStatus();
   }
-  const float* qd = q.data<float>();
-  const float* kd = k.data<float>();
-  const float* vd = v.data<float>();
-  float* od = (*out)->data<float>();
   const AttentionAttrs& a = *attrs;
-  // One (batch, head) per GEMM pair: heads spread over the threads when small.
-  ForEachGemm(batch * heads, tq, ts, depth, [&](int64_t i) {
-    const int64_t b = i / heads, h = i % heads;
-    thread_local std::vector<float> scratch;
-    scratch.resize(static_cast<size_t>(tq * ts));
-    float* s = scratch.data();
-    Gemm<float>(false, true, tq, ts, depth, qd + (b * tq * heads + h) * depth, heads * depth,
-                kd + (b * ts * heads + h) * depth, heads * depth, s, ts);
-    // A bool mask is applied through the list of its masked key positions
-    // (a padding mask has few), made once per block when it does not vary
-    // along the query.
-    thread_local std::vector<int64_t> masked;
-    const bool per_query_mask = mask_b != nullptr && ms[2] != 0;
-    if (mask_b != nullptr && !per_query_mask) {
-      MaskedPositions(mask_b + b * ms[0] + h * ms[1], ms[3], ts, &masked);
-    }
+  // Scales, masks and softmaxes the [query, key] scores of (batch b, head h)
+  // in place, in the unfused ops' order.
+  auto probabilities = [&](int64_t b, int64_t h, float* s) {
     auto fill_masked = [&](int64_t t, float* row, float fill) {
-      if (per_query_mask) {
-        MaskedPositions(mask_b + b * ms[0] + h * ms[1] + t * ms[2], ms[3], ts, &masked);
-      }
-      for (int64_t j : masked) row[j] = fill;
+      FillMasked(mask_b + b * ms[0] + h * ms[1] + t * ms[2], ms[3], ts, fill, row);
     };
     for (int64_t t = 0; t < tq; ++t) {
       float* row = s + t * ts;
@@ -164,6 +164,33 @@ absl::Status ComputeAttention(KernelContext& ctx, SoftmaxRowsFn softmax) {
     if (mask_b != nullptr && a.fill_masked_probs) {
       for (int64_t t = 0; t < tq; ++t) fill_masked(t, s + t * ts, a.probs_fill);
     }
+  };
+  if (gemms != nullptr) {
+    // A batch element at a time: the backend's products over all heads at
+    // once (each spread over the threads), the rows in between by head.
+    std::vector<float> scores(static_cast<size_t>(heads * tq * ts));
+    for (int64_t b = 0; b < batch; ++b) {
+      gemms->scores(b, scores.data());
+      ParallelFor(heads, 1, 1, [&](int64_t begin, int64_t end) {
+        for (int64_t h = begin; h < end; ++h) probabilities(b, h, scores.data() + h * tq * ts);
+      });
+      gemms->context(b, scores.data());
+    }
+    return absl::OkStatus();
+  }
+  const float* qd = q.data<float>();
+  const float* kd = k.data<float>();
+  const float* vd = v.data<float>();
+  float* od = (*out)->data<float>();
+  // One (batch, head) per GEMM pair: heads spread over the threads when small.
+  ForEachGemm(batch * heads, tq, ts, depth, [&](int64_t i) {
+    const int64_t b = i / heads, h = i % heads;
+    thread_local std::vector<float> scratch;
+    scratch.resize(static_cast<size_t>(tq * ts));
+    float* s = scratch.data();
+    Gemm<float>(false, true, tq, ts, depth, qd + (b * tq * heads + h) * depth, heads * depth,
+                kd + (b * ts * heads + h) * depth, heads * depth, s, ts);
+    probabilities(b, h, s);
     Gemm<float>(false, false, tq, dv, ts, s, ts, vd + (b * ts * heads + h) * dv, heads * dv,
                 od + (b * tq * heads + h) * dv, heads * dv);
   });

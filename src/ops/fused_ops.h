@@ -19,7 +19,9 @@
 //
 //   _SmrtLayerNorm(x, gamma, beta)             attr epsilon; over the last dim:
 //       (x - mean) * rsqrt(var + epsilon) * gamma + beta, var the population
-//       variance; gamma and beta hold 1 or last-dim values
+//       variance; gamma and beta hold 1 or last-dim values. x and the
+//       output are of type T; gamma and beta stay float32 when T is
+//       bfloat16 (the statistics are computed in float32 or wider)
 //
 //   _SmrtAttention(q, k, v[, mask])            multi-head attention core:
 //       q [B, T, N, H], k [B, S, N, H], v [B, S, N, Hv] -> [B, T, N, Hv];
@@ -28,7 +30,9 @@
 //       false the score becomes mask_fill, and with fill_masked_probs the
 //       probability becomes probs_fill after the softmax); "add" (float mask
 //       added to the scores). The mask broadcasts against [B, N, T, S].
-//       out[b, :, n] = softmax(scores) v[b, :, n]
+//       out[b, :, n] = softmax(scores) v[b, :, n]. q, k, v and out are of
+//       type T; a float mask stays float32 when T is bfloat16 (the scores,
+//       mask and softmax are float32 whatever T is)
 //
 //   _SmrtRoundTo(x)                            float32 in and out; attr
 //       `dtype` (float16 or bfloat16): each value rounded to the nearest

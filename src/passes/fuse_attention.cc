@@ -42,6 +42,10 @@ struct Chain {
   float probs_fill = 0.0f;
   std::vector<NodeId> inner;  // every node of the chain but the output
   std::string pattern;
+  // q = Mul(unscaled_q, q_scale) (Keras 3 scales the query, not the
+  // scores): absorbed into scale when nothing else reads the Mul.
+  Endpoint unscaled_q = kNone;
+  float q_scale = 1.0f;
 };
 
 bool IsAdd(const graph::Node& n) { return n.op == "AddV2" || n.op == "Add"; }
@@ -94,7 +98,8 @@ class Matcher {
       mask_pattern = c.fill_masked_probs ? "+SelectV2 mask (twice)" : "+SelectV2 mask";
     } else if (c.fill_masked_probs) {
       return std::nullopt;
-    } else if (const graph::Node* add = Op(scaled, IsAdd); add != nullptr && add->inputs.size() == 2) {
+    } else if (const graph::Node* add = Op(scaled, IsAdd);
+               add != nullptr && add->inputs.size() == 2) {
       // Which side is the scores: the one the rest of the chain matches.
       for (int i = 0; i < 2; ++i) {
         Chain trial = c;
@@ -132,7 +137,7 @@ class Matcher {
     const Tensor* p = ConstValue(g_, t->inputs[1]);
     if (p == nullptr || p->num_elements() != static_cast<int64_t>(perm.size())) return nullptr;
     for (size_t i = 0; i < perm.size(); ++i) {
-      const int64_t v = p->dtype() == DataType::kInt32 ? p->data<int32_t>()[i]
+      const int64_t v = p->dtype() == DataType::kInt32   ? p->data<int32_t>()[i]
                         : p->dtype() == DataType::kInt64 ? p->data<int64_t>()[i]
                                                          : -1;
       if (v != perm[i]) return nullptr;
@@ -156,8 +161,7 @@ class Matcher {
 
   const Tensor* ScalarFloat(Endpoint e) const {
     const Tensor* t = ConstValue(g_, e);
-    return t != nullptr && t->dtype() == DataType::kFloat && t->num_elements() == 1 ? t
-                                                                                      : nullptr;
+    return t != nullptr && t->dtype() == DataType::kFloat && t->num_elements() == 1 ? t : nullptr;
   }
 
   // scaled = scores * c | scores.
@@ -205,8 +209,8 @@ class Matcher {
     if (bmm == nullptr || bmm->inputs.size() != 2 || Adjoint(*bmm, "adj_x")) return false;
     Chain trial = c;
     trial.inner.push_back(scores.node);
-    const std::vector<int64_t> k_perm =
-        Adjoint(*bmm, "adj_y") ? std::vector<int64_t>{0, 2, 1, 3} : std::vector<int64_t>{0, 2, 3, 1};
+    const std::vector<int64_t> k_perm = Adjoint(*bmm, "adj_y") ? std::vector<int64_t>{0, 2, 1, 3}
+                                                               : std::vector<int64_t>{0, 2, 3, 1};
     if (!Untransposed(bmm->inputs[0], {0, 2, 1, 3}, &trial.q, trial) ||
         !Untransposed(bmm->inputs[1], k_perm, &trial.k, trial)) {
       return false;
@@ -216,8 +220,18 @@ class Matcher {
     return true;
   }
 
-  static std::optional<Chain> Finish(Chain c) {
+  std::optional<Chain> Finish(Chain c) const {
     c.pattern += "+Softmax, V)";
+    if (const graph::Node* mul = Op(c.q, [](const graph::Node& n) { return n.op == "Mul"; });
+        mul != nullptr && mul->inputs.size() == 2) {
+      for (int i = 0; i < 2; ++i) {
+        if (const Tensor* s = ScalarFloat(mul->inputs[1 - i]); s != nullptr) {
+          c.unscaled_q = mul->inputs[i];
+          c.q_scale = s->data<float>()[0];
+          break;
+        }
+      }
+    }
     return c;
   }
 
@@ -246,7 +260,16 @@ std::string WhyNot(const PassContext& ctx, const Uses& uses, NodeId out, const C
   return "";
 }
 
-absl::Status Apply(PassContext& ctx, NodeId out, const Chain& c) {
+absl::Status Apply(PassContext& ctx, NodeId out, Chain c) {
+  if (c.unscaled_q.node >= 0) {
+    absl::StatusOr<Uses> uses = Uses::Build(ctx);
+    if (!uses.ok()) return uses.status();
+    if (uses->WhyNotSingleUse(ctx.graph, c.q).empty()) {
+      c.q = c.unscaled_q;
+      c.scale *= c.q_scale;
+      c.pattern += "*query scale";
+    }
+  }
   graph::Graph& g = ctx.graph;
   const std::string at = g.node(out).name;
   const std::string scope = at.substr(0, at.rfind('/') == std::string::npos ? 0 : at.rfind('/'));

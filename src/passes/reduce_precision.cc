@@ -9,7 +9,10 @@
 // - products (kProducts): converted whenever the device has a 16-bit kernel;
 // - followers (kFollowers), cheap elementwise and layout ops: converted when
 //   one of their float inputs already is, so a conv -> bias -> relu -> pool
-//   chain stays 16-bit instead of casting back and forth;
+//   chain stays 16-bit instead of casting back and forth; among them the
+//   fused layer norm and attention, which take and give 16-bit values but
+//   keep their statistics, softmax and parameters (gamma, beta, a float
+//   mask) in float32;
 // - the rest stay float32.
 // A converted node reads its float32 inputs through a Cast (a constant is
 // converted once, here, with the CPU Cast kernel: weights shrink by half),
@@ -33,11 +36,17 @@ constexpr char kPass[] = "reduce_precision";
 
 bool IsFollower(const std::string& op) {
   static const auto* ops = new absl::flat_hash_set<std::string>{
-      "BiasAdd", "Relu",     "Relu6",   "Elu",     "LeakyRelu", "Sigmoid",    "Tanh",
-      "Add",     "AddV2",    "Sub",     "Mul",     "Maximum",   "Minimum",    "MaxPool",
-      "AvgPool", "Identity", "Reshape", "Squeeze", "ExpandDims", "Transpose", "ConcatV2",
-      "Pad",     "Neg",      "Erf",     "Erfc"};
+      "BiasAdd", "Relu",     "Relu6",   "Elu",     "LeakyRelu",     "Sigmoid",      "Tanh",
+      "Add",     "AddV2",    "Sub",     "Mul",     "Maximum",       "Minimum",      "MaxPool",
+      "AvgPool", "Identity", "Reshape", "Squeeze", "ExpandDims",    "Transpose",    "ConcatV2",
+      "Pad",     "Neg",      "Erf",     "Erfc",    ops::kLayerNorm, ops::kAttention};
   return ops->contains(op);
+}
+
+// Inputs a converted node reads in float32 whatever its T: the layer norm's
+// gamma and beta, the attention's mask (ops/fused_ops.h).
+bool KeepsFloatInput(const std::string& op, size_t input) {
+  return (op == ops::kLayerNorm && input >= 1) || (op == ops::kAttention && input >= 3);
 }
 
 // Whether node n, with T set to `to`, has a kernel on the CPU and on the
@@ -138,9 +147,9 @@ class Rewriter {
         if (f == e) f = *back;
       }
     }
-    ctx_.Log(kPass, absl::StrCat(converted_.size(), " nodes compute in ", ShortName(to_), "; ",
-                                 consts_.size(), " constants converted, ", casts_.size(),
-                                 " casts added"));
+    ctx_.Log(kPass,
+             absl::StrCat(converted_.size(), " nodes compute in ", ShortName(to_), "; ",
+                          consts_.size(), " constants converted, ", casts_.size(), " casts added"));
     return absl::OkStatus();
   }
 
@@ -150,6 +159,14 @@ class Rewriter {
     graph::Graph& g = ctx_.graph;
     for (size_t i = 0; i < g.node(id).inputs.size(); ++i) {
       const graph::Endpoint in = g.node(id).inputs[i];
+      if (KeepsFloatInput(g.node(id).op, i)) {
+        if (converted_.contains(in.node) && OutputType(g, in) == DataType::kFloat) {
+          absl::StatusOr<graph::Endpoint> back = CastOf(in, to_, DataType::kFloat);
+          if (!back.ok()) return back.status();
+          g.node(id).inputs[i] = *back;
+        }
+        continue;
+      }
       if (converted_.contains(in.node) || OutputType(g, in) != DataType::kFloat) continue;
       absl::StatusOr<graph::Endpoint> narrow;
       if (const Tensor* value = ConstValue(g, in); value != nullptr) {

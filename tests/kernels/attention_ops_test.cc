@@ -1,5 +1,6 @@
 // _SmrtAttention (ops/fused_ops.h) on every CPU backend built (reference
 // and oneDNN), against the definition computed in double: each mask mode,
+// bfloat16 on oneDNN where the CPU has it (within its roundings),
 // masks broadcast in several ways, shapes small enough for heads to run in
 // parallel and large enough for one GEMM at a time, rows masked out entirely,
 // and the errors a bad node gets.
@@ -11,6 +12,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
+#include "kernels/bfloat16_test_util.h"
 #include "kernels/registry.h"
 #include "ops/fused_ops.h"
 #include "testing/kernel_test.h"
@@ -133,10 +135,32 @@ TEST(AttentionOpsTest, EveryBackendMatchesTheDefinition) {
   ASSERT_FALSE(kernels.empty());
   const std::vector<Case> cases = {
       {"no mask, scaled", 2, 5, 7, 3, 4, 6, "none", {}, 0.35f},
-      {"padding select mask, both fills", 2, 6, 9, 2, 8, 8, "select", {2, 1, 1, 9}, 1.0f, -1e9f,
-       true, 0.0f},
+      {"padding select mask, both fills",
+       2,
+       6,
+       9,
+       2,
+       8,
+       8,
+       "select",
+       {2, 1, 1, 9},
+       1.0f,
+       -1e9f,
+       true,
+       0.0f},
       {"per-query select mask", 1, 4, 4, 3, 5, 2, "select", {1, 1, 4, 4}, 0.5f, -1e4f},
-      {"per-head select mask, rank 3", 2, 3, 6, 4, 4, 4, "select", {4, 1, 6}, 1.0f, -30.0f, true,
+      {"per-head select mask, rank 3",
+       2,
+       3,
+       6,
+       4,
+       4,
+       4,
+       "select",
+       {4, 1, 6},
+       1.0f,
+       -30.0f,
+       true,
        0.25f},
       {"additive mask [key]", 3, 4, 5, 2, 3, 3, "add", {5}, 0.8f},
       {"additive mask [batch, 1, query, key]", 2, 5, 5, 3, 4, 4, "add", {2, 1, 5, 5}},
@@ -164,9 +188,71 @@ TEST(AttentionOpsTest, EveryBackendMatchesTheDefinition) {
   }
 }
 
+// bfloat16 query, key, value and output (precision=bfloat16): against the
+// definition on the same bf16-rounded inputs, within the rounding of the
+// probabilities (for the second product) and of the output to bf16.
+TEST(AttentionOpsTest, Bfloat16OnOneDnnMatchesTheDefinitionWithinItsRoundings) {
+  AttrMap probe;
+  probe.Set("T", DataType::kBFloat16);
+  const KernelSpec* k = CpuKernel(kAttention, "onednn", DataType::kBFloat16);
+  if (k == nullptr || !k->supports(probe)) GTEST_SKIP() << "no bfloat16 instructions here";
+  const std::vector<Case> cases = {
+      {"no mask, scaled", 2, 5, 7, 3, 4, 6, "none", {}, 0.35f},
+      {"padding select mask, both fills",
+       2,
+       6,
+       9,
+       2,
+       8,
+       8,
+       "select",
+       {2, 1, 1, 9},
+       1.0f,
+       -1e9f,
+       true,
+       0.0f},
+      {"per-query select mask", 2, 4, 4, 3, 5, 2, "select", {2, 1, 4, 4}, 0.5f, -1e4f},
+      {"additive mask [batch, 1, query, key]", 2, 5, 5, 3, 4, 4, "add", {2, 1, 5, 5}},
+      {"no keys", 1, 3, 0, 2, 4, 5, "none", {}},
+      {"BERT-sized heads", 2, 128, 128, 3, 64, 64, "select", {2, 1, 128, 128}, 0.125f, -1e9f, true},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    const Tensor q = ToBFloat16(RandomFloats({c.batch, c.query, c.heads, c.depth}, 1, -1, 1));
+    const Tensor kk = ToBFloat16(RandomFloats({c.batch, c.key, c.heads, c.depth}, 2, -1, 1));
+    const Tensor v = ToBFloat16(RandomFloats({c.batch, c.key, c.heads, c.value_depth}, 3, -1, 1));
+    std::vector<Tensor> inputs = {q, kk, v};
+    Tensor mask;
+    if (c.mask != "none") inputs.push_back(mask = MakeMask(c));
+    const std::vector<double> want =
+        Expected(c, ToFloat(q), ToFloat(kk), ToFloat(v), c.mask != "none" ? &mask : nullptr);
+    AttrMap attrs = Attrs(c);
+    attrs.Set("T", DataType::kBFloat16);
+    absl::StatusOr<Tensor> got = RunAttention(*k, attrs, inputs);
+    ASSERT_TRUE(got.ok()) << got.status();
+    ASSERT_EQ(got->dtype(), DataType::kBFloat16);
+    ASSERT_EQ(got->shape(), (Shape{c.batch, c.query, c.heads, c.value_depth}));
+    const Tensor y = ToFloat(*got);
+    for (int64_t i = 0; i < y.num_elements(); ++i) {
+      // |out| <= max |v| = 1: the probabilities' rounding moves it by at
+      // most 2^-8, the output's by 2^-8 of itself.
+      ASSERT_NEAR(y.data<float>()[i], want[i], 1.0 / 128) << "element " << i;
+    }
+  }
+}
+
 TEST(AttentionOpsTest, RowsMaskedWithMinusInfinityAreNaNAsInTensorFlow) {
   // Every key of batch 1 masked with -inf: softmax(-inf, ..., -inf) is NaN.
-  Case c{"all masked", 2, 3, 4, 2, 4, 4, "select", {2, 1, 1, 4}, 1.0f,
+  Case c{"all masked",
+         2,
+         3,
+         4,
+         2,
+         4,
+         4,
+         "select",
+         {2, 1, 1, 4},
+         1.0f,
          -std::numeric_limits<float>::infinity()};
   Tensor mask = *Tensor::Create(DataType::kBool, c.mask_shape);
   for (int64_t i = 0; i < mask.num_elements(); ++i) mask.data<bool>()[i] = i < 4;
@@ -197,7 +283,9 @@ TEST(AttentionOpsTest, BadNodesSayWhatIsWrong) {
   const std::vector<Bad> bad = {
       {{q, RandomFloats({1, 5, 2, 3}, 9), k}, "none", "do not match"},
       {{q, k, RandomFloats({1, 4, 2, 4}, 9)}, "none", "do not match"},
-      {{q, k, k, bool_mask}, "select", "must broadcast against the scores (1, 2, 3, 5), got (1, 1, 1, 4)"},
+      {{q, k, k, bool_mask},
+       "select",
+       "must broadcast against the scores (1, 2, 3, 5), got (1, 1, 1, 4)"},
       {{q, k, k, float_mask}, "select", "must be DT_BOOL, got DT_FLOAT"},
       {{q, k, k}, "add", "takes 4 inputs, got 3"},
       {{RandomFloats({3, 2, 4}, 9), k, k}, "none", "[batch, seq, heads, depth]"},

@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
+#include "kernels/bfloat16_test_util.h"
 #include "ops/fused_ops.h"
 #include "testing/kernel_test.h"
 
@@ -89,6 +90,29 @@ TEST(LayerNormTest, ScalarGammaAndBetaBroadcast) {
   const std::vector<double> want = Naive(x, 8, {2.0f}, {0.5f}, 1e-5);
   for (size_t i = 0; i < want.size(); ++i) {
     EXPECT_NEAR(out->at(0).data<float>()[i], want[i], 1e-5) << i;
+  }
+}
+
+// bfloat16 x (precision=bfloat16), float32 gamma and beta: each row is
+// normalized in float32 and rounded once, so the answer is the float32
+// kernel's on the widened row, rounded to bf16, bit for bit.
+TEST(LayerNormTest, Bfloat16IsTheFloat32AnswerRoundedOnce) {
+  constexpr int64_t kDepth = 768;
+  const Tensor x = ToBFloat16(Floats({3, 4, kDepth}, RandomValues(12 * kDepth, 5, -4, 4)));
+  const Tensor g = Floats({kDepth}, RandomValues(kDepth, 6, 0.5f, 1.5f));
+  const Tensor b = Floats({kDepth}, RandomValues(kDepth, 7, -1, 1));
+  AttrMap attrs = Eps(1e-12f);
+  attrs.Set("T", DataType::kBFloat16);
+  absl::StatusOr<std::vector<Tensor>> got = RunOp(kLayerNorm, attrs, {x, g, b});
+  ASSERT_TRUE(got.ok()) << got.status();
+  ASSERT_EQ(got->at(0).dtype(), DataType::kBFloat16);
+  absl::StatusOr<std::vector<Tensor>> want = RunOp(kLayerNorm, Eps(1e-12f), {ToFloat(x), g, b});
+  ASSERT_TRUE(want.ok()) << want.status();
+  const Tensor rounded = ToBFloat16(want->at(0));
+  for (int64_t i = 0; i < rounded.num_elements(); ++i) {
+    ASSERT_EQ(Eigen::numext::bit_cast<uint16_t>(got->at(0).data<Eigen::bfloat16>()[i]),
+              Eigen::numext::bit_cast<uint16_t>(rounded.data<Eigen::bfloat16>()[i]))
+        << i;
   }
 }
 

@@ -46,11 +46,11 @@ std::string Perms() {
 std::string Keras3() {
   return Placeholder("q") + Placeholder("k") + Placeholder("v") + Placeholder("mask", "DT_BOOL") +
          Perms() + Transpose("kt", "k", "p0213") + Transpose("qt", "q", "p0231") +
-         BatchMatMul("kq", "kt", "qt") + Transpose("scores", "kq", "p0132") +
-         Scalar("neg", -1e9f) + Op("masked", "SelectV2", {"mask", "scores", "neg"}) +
-         Op("sm", "Softmax", {"masked"}) + Scalar("zero", 0.0f) +
-         Op("probs", "SelectV2", {"mask", "sm", "zero"}) + Transpose("vt", "v", "p0213") +
-         BatchMatMul("context", "probs", "vt") + Transpose("out", "context", "p0213");
+         BatchMatMul("kq", "kt", "qt") + Transpose("scores", "kq", "p0132") + Scalar("neg", -1e9f) +
+         Op("masked", "SelectV2", {"mask", "scores", "neg"}) + Op("sm", "Softmax", {"masked"}) +
+         Scalar("zero", 0.0f) + Op("probs", "SelectV2", {"mask", "sm", "zero"}) +
+         Transpose("vt", "v", "p0213") + BatchMatMul("context", "probs", "vt") +
+         Transpose("out", "context", "p0213");
 }
 
 // softmax(Q Kᵀ * scale + mask) V, with an additive float mask.
@@ -95,9 +95,8 @@ const FusionRecord* Record(const std::vector<FusionRecord>& records, bool fused)
 }
 
 TEST(FuseAttentionTest, Keras3MultiHeadAttentionCoreBecomesOneOp) {
-  absl::StatusOr<testing::Both> b =
-      testing::RunBoth(Keras3(), Feeds(DataType::kBool, {kBatch, 1, 1, kKey}), {"out:0"},
-                       Inputs(PaddingMask()));
+  absl::StatusOr<testing::Both> b = testing::RunBoth(
+      Keras3(), Feeds(DataType::kBool, {kBatch, 1, 1, kKey}), {"out:0"}, Inputs(PaddingMask()));
   ASSERT_TRUE(b.ok()) << b.status();
   EXPECT_EQ(b->fused.count(ops::kAttention), 1) << absl::StrJoin(b->fused.ops(), ",");
   for (const char* gone : {"Transpose", "BatchMatMulV2", "SelectV2", "Softmax"}) {
@@ -136,11 +135,42 @@ TEST(FuseAttentionTest, ScaledScoresWithAnAdditiveMask) {
   EXPECT_LT(MaxAbsDiff(b->fused_out[0], b->plain_out[0]), 1e-5f);
 }
 
+// Keras 3 scales the query (q * 1/sqrt(depth)) before the scores: the Mul
+// becomes the op's scale, unless something else reads the scaled query.
+TEST(FuseAttentionTest, AQueryScaledByAConstantJoinsTheScale) {
+  std::string g = Keras3();
+  const std::string scaled = "node { name: \"q\"";
+  ASSERT_NE(g.find(scaled), std::string::npos);
+  // The graph reads "qs" = q * 0.25 where it read q.
+  g += Scalar("quarter", 0.25f) + Op("qs", "Mul", {"q", "quarter"});
+  const std::string qt = Transpose("qt", "q", "p0231");
+  ASSERT_NE(g.find(qt), std::string::npos);
+  g.replace(g.find(qt), qt.size(), Transpose("qt", "qs", "p0231"));
+  for (bool also_fetched : {false, true}) {
+    SCOPED_TRACE(also_fetched ? "the scaled query is also an output" : "");
+    std::vector<std::string> fetches = {"out:0"};
+    if (also_fetched) fetches.push_back("qs:0");
+    absl::StatusOr<testing::Both> b = testing::RunBoth(
+        g, Feeds(DataType::kBool, {kBatch, 1, 1, kKey}), fetches, Inputs(PaddingMask()));
+    ASSERT_TRUE(b.ok()) << b.status();
+    EXPECT_EQ(b->fused.count(ops::kAttention), 1) << absl::StrJoin(b->fused.ops(), ",");
+    EXPECT_EQ(b->fused.count("Mul"), also_fetched ? 1 : 0) << absl::StrJoin(b->fused.ops(), ",");
+    const FusionRecord* r = Record(b->fused.fusions, true);
+    ASSERT_NE(r, nullptr);
+    EXPECT_EQ(r->pattern.find("*query scale") != std::string::npos, !also_fetched) << r->pattern;
+    for (const graph::Node& n : b->fused.program->graph().nodes()) {
+      if (n.op != ops::kAttention) continue;
+      EXPECT_EQ(n.attrs.GetOr<float>("scale", 0.0f).value(), also_fetched ? 1.0f : 0.25f);
+    }
+    EXPECT_LT(MaxAbsDiff(b->fused_out[0], b->plain_out[0]), 1e-5f);
+  }
+}
+
 TEST(FuseAttentionTest, DeclinesWhenAnInnerValueIsUsedElsewhereAndCanBeSwitchedOff) {
   // The probabilities are also a signature output (attention scores).
   absl::StatusOr<testing::Both> b =
-      testing::RunBoth(Keras3(), Feeds(DataType::kBool, {kBatch, 1, 1, kKey}),
-                       {"out:0", "probs:0"}, Inputs(PaddingMask()));
+      testing::RunBoth(Keras3(), Feeds(DataType::kBool, {kBatch, 1, 1, kKey}), {"out:0", "probs:0"},
+                       Inputs(PaddingMask()));
   ASSERT_TRUE(b.ok()) << b.status();
   EXPECT_EQ(b->fused.count(ops::kAttention), 0);
   const FusionRecord* r = Record(b->fused.fusions, false);

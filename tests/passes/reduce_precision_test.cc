@@ -83,8 +83,9 @@ TEST(ReducePrecisionTest, ConvChainRunsInFloat16WithCastsAtItsEdges) {
   EXPECT_EQ(b->fused.count("Cast"), 2) << ops;
   // The filter and bias are float16 constants; the float32 ones are gone.
   for (DataType t : ConstTypes(b->fused)) EXPECT_NE(t, DataType::kFloat) << ops;
-  EXPECT_TRUE(HasLogLine(b->fused, "reduce_precision: 2 nodes compute in float16; 2 constants "
-                                   "converted, 2 casts added"))
+  EXPECT_TRUE(HasLogLine(b->fused,
+                         "reduce_precision: 2 nodes compute in float16; 2 constants "
+                         "converted, 2 casts added"))
       << absl::StrJoin(b->fused.log, "\n");
   // Signature outputs keep their dtype; values move by about one float16
   // rounding per layer (relative 2^-11 each; the conv sums 36 products).
@@ -99,17 +100,16 @@ TEST(ReducePrecisionTest, ConvChainRunsInFloat16WithCastsAtItsEdges) {
 // A reader of dims alone (Shape, as Keras's Tensordot reads a Dense
 // layer's 3-D output) takes the 16-bit value itself: no Cast back for it.
 TEST(ReducePrecisionTest, AShapeReadsTheConvertedValueWithoutACastBack) {
-  const std::string graph = ConvNet() + Op("dims", "Shape", {"y"},
-                                           "attr { key: \"out_type\" value { type: DT_INT32 } }");
+  const std::string graph =
+      ConvNet() + Op("dims", "Shape", {"y"}, "attr { key: \"out_type\" value { type: DT_INT32 } }");
   const Tensor x = RandomFloats({2, 8, 8, 4}, 3, -2, 2);
-  absl::StatusOr<testing::Both> b = testing::RunBoth(graph, Feed({-1, 8, 8, 4}), {"dims:0"}, {x},
-                                                     Precision(DataType::kHalf));
+  absl::StatusOr<testing::Both> b =
+      testing::RunBoth(graph, Feed({-1, 8, 8, 4}), {"dims:0"}, {x}, Precision(DataType::kHalf));
   ASSERT_TRUE(b.ok()) << b.status();
   const std::string ops = absl::StrJoin(b->fused.ops(), ",");
   EXPECT_EQ(TypeOf(b->fused, "Shape"), DataType::kHalf) << ops;
   EXPECT_EQ(b->fused.count("Cast"), 1) << ops;  // x in; nothing back
-  EXPECT_EQ(kernels::testing::Values<int32_t>(b->fused_out[0]),
-            (std::vector<int32_t>{2, 4, 4, 8}));
+  EXPECT_EQ(kernels::testing::Values<int32_t>(b->fused_out[0]), (std::vector<int32_t>{2, 4, 4, 8}));
 }
 
 TEST(ReducePrecisionTest, BFloat16MovesTheNumbersByItsCoarserRounding) {
@@ -126,10 +126,9 @@ TEST(ReducePrecisionTest, BFloat16MovesTheNumbersByItsCoarserRounding) {
 TEST(ReducePrecisionTest, SoftmaxStaysFloat32AndAResidualOperandIsCast) {
   // x -> MatMul -> AddV2(x) -> Softmax: the Add follows the MatMul into
   // float16 and reads x through a cast; the Softmax reads the sum cast back.
-  const std::string g =
-      Placeholder("x") + FloatConst("w", RandomFloats({16, 16}, 4)) +
-      Op("mm", "MatMul", {"x", "w"}) + Op("add", "AddV2", {"mm", "x"}) +
-      Op("y", "Softmax", {"add"});
+  const std::string g = Placeholder("x") + FloatConst("w", RandomFloats({16, 16}, 4)) +
+                        Op("mm", "MatMul", {"x", "w"}) + Op("add", "AddV2", {"mm", "x"}) +
+                        Op("y", "Softmax", {"add"});
   const Tensor x = RandomFloats({3, 16}, 5);
   absl::StatusOr<testing::Both> b =
       testing::RunBoth(g, Feed({3, 16}), {"y:0"}, {x}, Precision(DataType::kHalf));
@@ -145,13 +144,13 @@ TEST(ReducePrecisionTest, EinsumProjectionsAndAttentionScoresRunInFloat16) {
   // Keras' EinsumDense and MultiHeadAttention: x[b,t,16] projected by
   // "abc,cd->abd", the scores "abd,aed->abe" of the projection with itself,
   // then Softmax. Both Einsums compute in float16; the Softmax does not.
-  const std::string equation = "attr { key: \"N\" value { i: 2 } } "
-                               "attr { key: \"equation\" value { s: \"";
-  const std::string g =
-      Placeholder("x") + FloatConst("w", RandomFloats({16, 8}, 7)) +
-      Op("proj", "Einsum", {"x", "w"}, equation + "abc,cd->abd\" } }") +
-      Op("scores", "Einsum", {"proj", "proj"}, equation + "abd,aed->abe\" } }") +
-      Op("y", "Softmax", {"scores"});
+  const std::string equation =
+      "attr { key: \"N\" value { i: 2 } } "
+      "attr { key: \"equation\" value { s: \"";
+  const std::string g = Placeholder("x") + FloatConst("w", RandomFloats({16, 8}, 7)) +
+                        Op("proj", "Einsum", {"x", "w"}, equation + "abc,cd->abd\" } }") +
+                        Op("scores", "Einsum", {"proj", "proj"}, equation + "abd,aed->abe\" } }") +
+                        Op("y", "Softmax", {"scores"});
   const Tensor x = RandomFloats({2, 5, 16}, 8);
   absl::StatusOr<testing::Both> b =
       testing::RunBoth(g, Feed({2, 5, 16}), {"y:0"}, {x}, Precision(DataType::kHalf));
@@ -159,8 +158,8 @@ TEST(ReducePrecisionTest, EinsumProjectionsAndAttentionScoresRunInFloat16) {
   const std::string ops = absl::StrJoin(b->fused.ops(), ",");
   int half_einsums = 0;
   for (const graph::Node& n : b->fused.program->graph().nodes()) {
-    if (n.op == "Einsum" && n.attrs.GetOr<DataType>("T", DataType::kInvalid).value() ==
-                                DataType::kHalf) {
+    if (n.op == "Einsum" &&
+        n.attrs.GetOr<DataType>("T", DataType::kInvalid).value() == DataType::kHalf) {
       ++half_einsums;
     }
   }
@@ -169,6 +168,58 @@ TEST(ReducePrecisionTest, EinsumProjectionsAndAttentionScoresRunInFloat16) {
   EXPECT_EQ(b->fused.count("Cast"), 2) << ops;  // x in, the scores out
   const float diff = MaxAbsDiff(b->fused_out[0], b->plain_out[0]);
   EXPECT_LT(diff, 5e-3f);
+  EXPECT_GT(diff, 0.0f);
+}
+
+// A transformer block's fused layer norm and attention follow the bf16
+// projections around them (no casts between), while gamma, beta and a float
+// mask stay float32 (ops/fused_ops.h).
+TEST(ReducePrecisionTest, LayerNormAndAttentionTakeBFloat16WithFloatParameters) {
+  const std::string equation =
+      "attr { key: \"N\" value { i: 2 } } "
+      "attr { key: \"equation\" value { s: \"";
+  auto attention_attrs = [] {
+    return std::string(
+        "attr { key: \"mask\" value { s: \"add\" } } attr { key: \"scale\" value { f: 0.5 "
+        "} }");
+  };
+  const std::string g =
+      Placeholder("x") + Placeholder("mask") + FloatConst("w", RandomFloats({8, 2, 4}, 11)) +
+      FloatConst("gamma", RandomFloats({8}, 12, 0.5f, 1.5f)) +
+      FloatConst("beta", RandomFloats({8}, 13)) +
+      Op("proj", "Einsum", {"x", "w"}, equation + "abc,cde->abde\" } }") +
+      Op("att", ops::kAttention, {"proj", "proj", "proj", "mask"}, attention_attrs()) +
+      FloatConst("wo", RandomFloats({2, 4, 8}, 14)) +
+      Op("o", "Einsum", {"att", "wo"}, equation + "abcd,cde->abe\" } }") +
+      Op("sum", "AddV2", {"o", "x"}) +
+      Op("y", ops::kLayerNorm, {"sum", "gamma", "beta"},
+         "attr { key: \"epsilon\" value { f: "
+         "0.001 } }");
+  const Tensor x = RandomFloats({2, 5, 8}, 15);
+  Tensor mask = RandomFloats({2, 1, 5, 5}, 16, -1, 0);
+  absl::StatusOr<testing::Both> b =
+      testing::RunBoth(g,
+                       {{"x:0", DataType::kFloat, PartialShape::Known({2, 5, 8})},
+                        {"mask:0", DataType::kFloat, PartialShape::Known({2, 1, 5, 5})}},
+                       {"y:0"}, {x, mask}, Precision(DataType::kBFloat16));
+  ASSERT_TRUE(b.ok()) << b.status();
+  const std::string ops = absl::StrJoin(b->fused.ops(), ",");
+  if (TypeOf(b->fused, ops::kAttention) != DataType::kBFloat16) {
+    GTEST_SKIP() << "no bfloat16 attention kernel on this CPU: " << ops;
+  }
+  EXPECT_EQ(TypeOf(b->fused, ops::kLayerNorm), DataType::kBFloat16) << ops;
+  // Casts: x in (read by the projection and the residual), y out; none
+  // for the mask, gamma or beta, whose inputs stay float32.
+  EXPECT_EQ(b->fused.count("Cast"), 2) << ops;
+  for (const graph::Node& n : b->fused.program->graph().nodes()) {
+    if (n.op != ops::kLayerNorm && n.op != ops::kAttention) continue;
+    for (size_t i = n.op == ops::kLayerNorm ? 1 : 3; i < n.inputs.size(); ++i) {
+      const graph::Node& in = b->fused.program->graph().node(n.inputs[i].node);
+      EXPECT_EQ(in.outputs.at(n.inputs[i].index).dtype, DataType::kFloat) << n.name << " " << i;
+    }
+  }
+  const float diff = MaxAbsDiff(b->fused_out[0], b->plain_out[0]);
+  EXPECT_LT(diff, 0.1f);
   EXPECT_GT(diff, 0.0f);
 }
 
@@ -212,8 +263,8 @@ TEST(ReducePrecisionTest, Float32ByDefaultAndWhenDisabled) {
 }
 
 TEST(ReducePrecisionTest, Float64AndIntegerGraphsAreLeftAlone) {
-  const std::string g = Placeholder("x", "DT_DOUBLE") +
-                        Op("y", "MatMul", {"x", "x"}, "", "DT_DOUBLE");
+  const std::string g =
+      Placeholder("x", "DT_DOUBLE") + Op("y", "MatMul", {"x", "x"}, "", "DT_DOUBLE");
   const PipelineOptions options = Precision(DataType::kHalf);
   absl::StatusOr<testing::Optimized> o = testing::Build(
       g, {{"x:0", DataType::kDouble, PartialShape::Known({2, 2})}}, {"y:0"}, &options);

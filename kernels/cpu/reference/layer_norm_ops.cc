@@ -4,6 +4,8 @@
 // chain does in float) and x - mean are computed in double, so a row of large
 // values or of one repeated value (variance 0) loses nothing to cancellation;
 // each pass over a row is a plain loop, also built for AVX2 and AVX-512.
+// bfloat16 x and y (precision=bfloat16): each row is widened to float32,
+// normalized as above with float32 gamma and beta, and rounded once.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -12,10 +14,11 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "kernels/cpu/parallel_for.h"
-#include "kernels/shared/kernel_util.h"
 #include "kernels/cpu/reference/register.h"
 #include "kernels/cpu/target_clones.h"
 #include "kernels/registry.h"
+#include "kernels/shared/bfloat16_util.h"
+#include "kernels/shared/kernel_util.h"
 #include "ops/fused_ops.h"
 
 namespace smrt::kernels {
@@ -29,7 +32,8 @@ inline double SumAsDouble(const float* x, int64_t n) {
   for (; j + 8 <= n; j += 8) {
     for (int l = 0; l < 8; ++l) part[l] += x[j + l];
   }
-  double sum = ((part[0] + part[1]) + (part[2] + part[3])) + ((part[4] + part[5]) + (part[6] + part[7]));
+  double sum =
+      ((part[0] + part[1]) + (part[2] + part[3])) + ((part[4] + part[5]) + (part[6] + part[7]));
   for (; j < n; ++j) sum += x[j];
   return sum;
 }
@@ -50,7 +54,8 @@ void NormalizeRow(const float* x, int64_t depth, const float* gamma, const float
       part[l] += d * d;
     }
   }
-  double ss = ((part[0] + part[1]) + (part[2] + part[3])) + ((part[4] + part[5]) + (part[6] + part[7]));
+  double ss =
+      ((part[0] + part[1]) + (part[2] + part[3])) + ((part[4] + part[5]) + (part[6] + part[7]));
   for (; j < depth; ++j) {
     const double d = x[j] - mean;
     ss += d * d;
@@ -80,9 +85,10 @@ absl::Status CheckParam(const KernelContext& ctx, int i, const char* what, int64
 
 absl::Status ComputeLayerNorm(KernelContext& ctx) {
   const Tensor& x = ctx.input(0);
-  if (x.dtype() != DataType::kFloat) {
-    return absl::UnimplementedError(
-        absl::StrCat(ctx.op(), " computes float32 only, got ", DataTypeName(x.dtype())));
+  const DataType type = x.dtype();
+  if (type != DataType::kFloat && type != DataType::kBFloat16) {
+    return absl::UnimplementedError(absl::StrCat(
+        ctx.op(), " computes float32 and bfloat16 only, got ", DataTypeName(x.dtype())));
   }
   if (x.rank() < 1) {
     return absl::InvalidArgumentError(absl::StrCat(ctx.op(), " '", ctx.node_name(),
@@ -96,8 +102,7 @@ absl::Status ComputeLayerNorm(KernelContext& ctx) {
   if (absl::Status s = CheckParam(ctx, 2, "beta", depth); !s.ok()) return s;
   // Every element is written, each after its row's statistics are taken and
   // from the same element of x: x's buffer can take y when x is handed over.
-  absl::StatusOr<Tensor*> y =
-      ctx.forward_input_or_allocate_output({0}, 0, DataType::kFloat, x.shape());
+  absl::StatusOr<Tensor*> y = ctx.forward_input_or_allocate_output({0}, 0, type, x.shape());
   if (!y.ok()) return y.status();
   if (x.num_elements() == 0) return absl::OkStatus();
   const int64_t rows = x.num_elements() / depth;
@@ -109,9 +114,25 @@ absl::Status ComputeLayerNorm(KernelContext& ctx) {
   const float* b = beta.data<float>();
   if (gamma.num_elements() == 1) g = (g_row = std::vector<float>(depth, *g)).data();
   if (beta.num_elements() == 1) b = (b_row = std::vector<float>(depth, *b)).data();
+  const double epsilon = static_cast<double>(*eps);
+  if (type == DataType::kBFloat16) {
+    const Eigen::bfloat16* in = x.data<Eigen::bfloat16>();
+    Eigen::bfloat16* out = (*y)->data<Eigen::bfloat16>();
+    ParallelFor(rows, std::max<int64_t>(1, kMinShardElements / depth), 1,
+                [&](int64_t begin, int64_t end) {
+                  thread_local std::vector<float> row, normalized;
+                  row.resize(depth);
+                  normalized.resize(depth);
+                  for (int64_t r = begin; r < end; ++r) {
+                    BFloat16sToFloat(in + r * depth, row.data(), depth);
+                    NormalizeRow(row.data(), depth, g, b, epsilon, normalized.data());
+                    FloatsToBFloat16(normalized.data(), out + r * depth, depth);
+                  }
+                });
+    return absl::OkStatus();
+  }
   const float* in = x.data<float>();
   float* out = (*y)->data<float>();
-  const double epsilon = static_cast<double>(*eps);
   // Rows are independent: split them across the intra-op threads.
   ParallelFor(rows, std::max<int64_t>(1, kMinShardElements / depth), 1,
               [&](int64_t begin, int64_t end) {
@@ -125,7 +146,7 @@ absl::Status ComputeLayerNorm(KernelContext& ctx) {
 }  // namespace
 
 void RegisterLayerNormOps(KernelRegistry& r) {
-  r.AddKernel({kLayerNorm, kCpu, "T", {DataType::kFloat}, ComputeLayerNorm});
+  r.AddKernel({kLayerNorm, kCpu, "T", {DataType::kFloat, DataType::kBFloat16}, ComputeLayerNorm});
 }
 
 }  // namespace smrt::kernels

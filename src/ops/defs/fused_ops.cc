@@ -94,7 +94,7 @@ std::vector<std::pair<std::string, AttrValue>> FusedDefaults(bool conv) {
   return d;
 }
 
-// _SmrtAttention: float32 [batch, query, heads, value depth].
+// _SmrtAttention: [batch, query, heads, value depth] of the query's type.
 absl::Status InferAttention(InferenceContext& ctx) {
   absl::StatusOr<AttentionAttrs> attrs = ReadAttentionAttrs(ctx.attrs(), ctx.num_inputs());
   if (!attrs.ok()) return attrs.status();
@@ -112,7 +112,8 @@ absl::Status InferAttention(InferenceContext& ctx) {
   out.dims = {-1, -1, -1, -1};
   if (q.known_rank) out.dims = {q.dims[0], q.dims[1], q.dims[2], -1};
   if (v.known_rank) out.dims[3] = v.dims[3];
-  ctx.set_output(0, {DataType::kFloat, out});
+  const DataType type = ctx.input(0).dtype;
+  ctx.set_output(0, {type == DataType::kInvalid ? DataType::kFloat : type, out});
   return absl::OkStatus();
 }
 
