@@ -42,6 +42,7 @@ const OpRegistry& StandardOps() {
     RegisterCheckOps(*r);
     RegisterMatrixOps(*r);
     RegisterBucketizeOps(*r);
+    RegisterFakeQuantOps(*r);
     RegisterSegmentOps(*r);
     RegisterSetOps(*r);
     RegisterBitwiseOps(*r);

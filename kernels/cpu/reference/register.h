@@ -57,6 +57,7 @@ void RegisterRoundOps(KernelRegistry& r);        // round_ops.cc: _SmrtRoundTo
 void RegisterCheckOps(KernelRegistry& r);        // check_ops.cc: Assert, EnsureShape
 void RegisterMatrixOps(KernelRegistry& r);       // matrix_ops.cc: MatrixBandPart
 void RegisterBucketizeOps(KernelRegistry& r);    // bucketize_ops.cc: Bucketize
+void RegisterFakeQuantOps(KernelRegistry& r);    // fake_quant_ops.cc: FakeQuantWithMinMax*
 void RegisterSegmentOps(KernelRegistry& r);      // segment_ops.cc: SegmentSum, UnsortedSegmentMax...
 void RegisterSetOps(KernelRegistry& r);          // set_ops.cc: Unique, UniqueWithCounts, ListDiff...
 void RegisterBitwiseOps(KernelRegistry& r);      // bitwise_ops.cc: BitwiseAnd, LeftShift, Bitcast...
@@ -114,6 +115,7 @@ inline void RegisterReferenceKernels(KernelRegistry& r) {
   RegisterCheckOps(r);
   RegisterMatrixOps(r);
   RegisterBucketizeOps(r);
+  RegisterFakeQuantOps(r);
   RegisterSegmentOps(r);
   RegisterSetOps(r);
   RegisterBitwiseOps(r);
