@@ -26,6 +26,14 @@ inline Eigen::bfloat16 ToBFloat16(float v) {
   return Eigen::numext::bit_cast<Eigen::bfloat16>(BFloat16Bits(v));
 }
 
+// The float a bfloat16 holds, exactly (Eigen's conversion keeps loops scalar).
+inline float FromBFloat16(Eigen::bfloat16 b) {
+  const uint32_t u = static_cast<uint32_t>(Eigen::numext::bit_cast<uint16_t>(b)) << 16;
+  float f;
+  std::memcpy(&f, &u, sizeof(f));
+  return f;
+}
+
 inline void FloatsToBFloat16(const float* in, Eigen::bfloat16* out, int64_t n) {
   auto* o = reinterpret_cast<uint16_t*>(out);
   for (int64_t i = 0; i < n; ++i) o[i] = BFloat16Bits(in[i]);

@@ -19,12 +19,12 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "kernels/cpu/parallel_for.h"
-#include "kernels/shared/bfloat16_util.h"
-#include "kernels/shared/broadcast.h"
 #include "kernels/cpu/reference/elementwise_util.h"
-#include "kernels/shared/kernel_util.h"
 #include "kernels/cpu/reference/register.h"
 #include "kernels/registry.h"
+#include "kernels/shared/bfloat16_util.h"
+#include "kernels/shared/broadcast.h"
+#include "kernels/shared/kernel_util.h"
 
 namespace smrt::kernels {
 namespace {
@@ -36,7 +36,6 @@ using elementwise::DataTypeFor;
 using elementwise::DataTypes;
 using elementwise::Dispatch;
 using elementwise::FloatTypes;
-using ops::IsNchw;
 using elementwise::kIsFloat;
 using elementwise::kIsInteger;
 using elementwise::RealTypes;
@@ -48,12 +47,15 @@ using elementwise::WrapMul;
 using elementwise::WrapNeg;
 using elementwise::WrapSub;
 using elementwise::WrapType;
+using ops::IsNchw;
 
 // An element as its compute type: float for float16/bfloat16, else a
 // reference to the element itself (no string copies).
 template <typename T>
 decltype(auto) Load(const T& v) {
-  if constexpr (elementwise::kIsHalfLike<T>) {
+  if constexpr (std::is_same_v<T, Eigen::bfloat16>) {
+    return FromBFloat16(v);  // a shift the compiler vectorizes
+  } else if constexpr (elementwise::kIsHalfLike<T>) {
     return static_cast<float>(v);
   } else {
     return (v);
@@ -350,7 +352,8 @@ absl::Status BroadcastBinary(KernelContext& ctx, const Fn& fn) {
   // input of the output's shape and type may be overwritten in place.
   absl::StatusOr<Tensor*> out =
       std::is_same_v<T, Out>
-          ? ctx.forward_input_or_allocate_output({0, 1}, 0, DataTypeFor<Out>::value, plan->out_shape)
+          ? ctx.forward_input_or_allocate_output({0, 1}, 0, DataTypeFor<Out>::value,
+                                                 plan->out_shape)
           : ctx.allocate_output_for_overwrite(0, DataTypeFor<Out>::value, plan->out_shape);
   if (!out.ok()) return out.status();
   if (plan->out_size == 0) return absl::OkStatus();  // (an empty dim may be the last)
@@ -362,9 +365,8 @@ absl::Status BroadcastBinary(KernelContext& ctx, const Fn& fn) {
     if (ChannelBroadcast(*plan, a, b, o, fn)) return absl::OkStatus();
   }
   // Each row writes only its own stretch of the output: rows run in parallel.
-  ParallelForEachBroadcastRow<2>(
-      *plan, [&](int64_t out_offset, const std::array<int64_t, 2>& in, int64_t n,
-                 const std::array<int64_t, 2>& stride) {
+  ParallelForEachBroadcastRow<2>(*plan, [&](int64_t out_offset, const std::array<int64_t, 2>& in,
+                                            int64_t n, const std::array<int64_t, 2>& stride) {
     const T* pa = a + in[0];
     const T* pb = b + in[1];
     Out* po = o + out_offset;
@@ -487,7 +489,8 @@ absl::Status BiasAddTyped(KernelContext& ctx, bool nchw) {
   for (int64_t r = 0, start = 0; r < outer; ++r) {
     for (int64_t c = 0; c < channels; ++c, start += inner) {
       const auto& bc = Load(b[c]);
-      for (int64_t j = 0; j < inner; ++j) o[start + j] = static_cast<T>(add(Load(v[start + j]), bc));
+      for (int64_t j = 0; j < inner; ++j)
+        o[start + j] = static_cast<T>(add(Load(v[start + j]), bc));
     }
   }
   return absl::OkStatus();
