@@ -12,7 +12,8 @@
 //   chain stays 16-bit instead of casting back and forth; among them the
 //   fused layer norm and attention, which take and give 16-bit values but
 //   keep their statistics, softmax and parameters (gamma, beta, a float
-//   mask) in float32;
+//   mask) in float32, and, in bfloat16 on the CPU, Mean (a global average
+//   pool, squeeze-excite), whose CPU kernel sums in float32 or wider;
 // - the rest stay float32.
 // A converted node reads its float32 inputs through a Cast (a constant is
 // converted once, here, with the CPU Cast kernel: weights shrink by half),
@@ -93,7 +94,9 @@ class Rewriter {
       const graph::Node& n = g.node(id);
       if (uses->is_feed(id) || !FloatThroughT(n)) continue;
       bool convert = IsProductOp(n.op);
-      if (!convert && IsFollower(n.op)) {
+      const bool follows = IsFollower(n.op) || (n.op == "Mean" && to_ == DataType::kBFloat16 &&
+                                                ctx_.device_type.empty());
+      if (!convert && follows) {
         for (const graph::Endpoint& in : n.inputs) convert |= converted_.contains(in.node);
       }
       if (convert && HasKernels(ctx_, n, to_)) converted_.insert(id);

@@ -11,6 +11,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/match.h"
 #include "gtest/gtest.h"
+#include "kernels/bfloat16_test_util.h"
 #include "kernels/cpu/intra_op_threads.h"
 #include "kernels/elementwise_test_util.h"
 #include "testing/kernel_test.h"
@@ -117,6 +118,33 @@ TEST(ReductionOpsTest, MatchTensorFlow) {
   }
   CheckReductions("bool", DataType::kBool, "All", 0, 0);
   CheckReductions("bool", DataType::kBool, "Any", 0, 0);
+}
+
+// A bfloat16 global average pool ([N, H, W, C] over H and W, as
+// precision=bfloat16 runs squeeze-excite): the double sum of the exact
+// values, rounded once, at one and two threads.
+TEST(ReductionOpsTest, Bfloat16MeanOverRowsSumsInDoubleAndRoundsOnce) {
+  const Tensor x = ToBFloat16(testing::RandomFloats({3, 37, 29, 24}, 5, -3.0f, 5.0f));
+  const Tensor xf = ToFloat(x);
+  Tensor axes = *Tensor::Create(DataType::kInt32, {2});
+  axes.data<int32_t>()[0] = 1;
+  axes.data<int32_t>()[1] = 2;
+  for (int threads : {1, 2}) {
+    IntraOpThreadsScope scope(threads);
+    absl::StatusOr<std::vector<Tensor>> out =
+        RunOp("Mean", ReduceAttrs(DataType::kBFloat16), {x, axes});
+    ASSERT_TRUE(out.ok()) << out.status();
+    ASSERT_EQ(out->at(0).shape(), (Shape{3, 24}));
+    const Tensor got = ToFloat(out->at(0));
+    for (int64_t b = 0; b < 3; ++b) {
+      for (int64_t c = 0; c < 24; ++c) {
+        double sum = 0;
+        for (int64_t i = 0; i < 37 * 29; ++i) sum += xf.data<float>()[(b * 37 * 29 + i) * 24 + c];
+        const float want = static_cast<float>(Eigen::bfloat16(static_cast<float>(sum / (37 * 29))));
+        ASSERT_EQ(got.data<float>()[b * 24 + c], want) << b << " " << c << " at " << threads;
+      }
+    }
+  }
 }
 
 TEST(ReductionOpsTest, NaNPropagatesThroughMaxMinButNotArgMaxArgMin) {
@@ -393,9 +421,9 @@ TEST(ReductionOpsTest, GlobalPoolSumsMatchPlainSumsAtEveryThreadCount) {
       std::vector<float> first;
       for (int threads : {1, 2, 3}) {
         IntraOpThreadsScope scope(threads);
-        absl::StatusOr<std::vector<Tensor>> out = RunOp(
-            op, ReduceAttrs(DataType::kFloat, true),
-            {x, MakeTensor<int32_t>({static_cast<int64_t>(c.axes.size())}, c.axes)});
+        absl::StatusOr<std::vector<Tensor>> out =
+            RunOp(op, ReduceAttrs(DataType::kFloat, true),
+                  {x, MakeTensor<int32_t>({static_cast<int64_t>(c.axes.size())}, c.axes)});
         ASSERT_TRUE(out.ok()) << out.status();
         const std::vector<float> got = Values<float>((*out)[0]);
         ASSERT_EQ(got.size(), want.size());

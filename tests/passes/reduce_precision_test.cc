@@ -223,6 +223,20 @@ TEST(ReducePrecisionTest, LayerNormAndAttentionTakeBFloat16WithFloatParameters) 
   EXPECT_GT(diff, 0.0f);
 }
 
+// Under bfloat16 on the CPU a global average pool follows the convolution
+// (its kernel sums in double and rounds once), so the activation is not cast
+// to float32 for it; under float16 it stays float32 (the test above).
+TEST(ReducePrecisionTest, ABFloat16MeanFollowsTheConvolution) {
+  const Tensor x = RandomFloats({2, 6, 6, 4}, 17);
+  absl::StatusOr<testing::Both> b = testing::RunBoth(ConvNet(), Feed({2, 6, 6, 4}), {"y:0", "z:0"},
+                                                     {x}, Precision(DataType::kBFloat16));
+  ASSERT_TRUE(b.ok()) << b.status();
+  const std::string ops = absl::StrJoin(b->fused.ops(), ",");
+  EXPECT_EQ(TypeOf(b->fused, "Mean"), DataType::kBFloat16) << ops;
+  EXPECT_EQ(b->fused.count("Cast"), 3) << ops;  // x in, y and z out
+  EXPECT_LT(MaxAbsDiff(b->fused_out[1], b->plain_out[1]), 0.05f);
+}
+
 TEST(ReducePrecisionTest, TransposedConvolutionsRunInFloat16) {
   // Keras' Conv2DTranspose: dx (1, 8, 8, 4) from x (1, 4, 4, 6), stride 2.
   const std::string g =

@@ -7,7 +7,9 @@
 // (Sum 0, Prod 1, Max lowest/-inf, Min highest/+inf, All true, Any false,
 // Mean NaN for floats and 0 for integers). Integer Sum/Prod wrap; integer
 // Mean accumulates in 64 bits and truncates toward zero. Float sums
-// accumulate in double (float16/bfloat16 in float). Max/Min propagate NaN.
+// accumulate in double (float16/bfloat16 in float, but a bfloat16 sum over
+// rows, a global average pool, in double as float32's). Max/Min propagate
+// NaN.
 // ArgMax/ArgMin skip NaN and break ties toward the first index.
 #include <algorithm>
 #include <cmath>
@@ -23,12 +25,13 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "kernels/cpu/parallel_for.h"
-#include "kernels/cpu/target_clones.h"
-#include "kernels/shared/arg_reduce_util.h"
 #include "kernels/cpu/reference/elementwise_util.h"
-#include "kernels/shared/kernel_util.h"
 #include "kernels/cpu/reference/register.h"
+#include "kernels/cpu/target_clones.h"
 #include "kernels/registry.h"
+#include "kernels/shared/arg_reduce_util.h"
+#include "kernels/shared/bfloat16_util.h"
+#include "kernels/shared/kernel_util.h"
 #include "ops/reduction_shapes.h"
 
 namespace smrt::kernels {
@@ -93,8 +96,8 @@ ReducePlan MakeReducePlan(const Shape& in, const std::vector<bool>& reduced, boo
 // Calls step(acc[out_index], in[i]) for every input element i; when the
 // innermost dim is kept, only for its indices in [col_begin, col_end).
 template <typename T, typename Acc, typename Step>
-void Accumulate(const ReducePlan& p, const T* in, Acc* acc, const Step& step,
-                int64_t col_begin = 0, int64_t col_end = -1) {
+void Accumulate(const ReducePlan& p, const T* in, Acc* acc, const Step& step, int64_t col_begin = 0,
+                int64_t col_end = -1) {
   if (p.in_size == 0) return;
   const int rank = static_cast<int>(p.dims.size());
   if (rank == 0) {
@@ -187,10 +190,36 @@ void AddColumnSums(const float* in, int64_t rows, int64_t cols, double* acc) {
   }
 }
 
+// The same over bfloat16 rows (precision=bfloat16's squeeze-excite), each
+// value widened exactly: the sums are the float32 loop's on those values.
+SMRT_TARGET_CLONES
+void AddColumnSums(const Eigen::bfloat16* in, int64_t rows, int64_t cols, double* acc) {
+  int64_t r = 0;
+  for (; r + 8 <= rows; r += 8) {
+    const Eigen::bfloat16* x = in + r * cols;
+    for (int64_t j = 0; j < cols; ++j) {
+      const double s0 = static_cast<double>(FromBFloat16(x[j])) + FromBFloat16(x[j + cols]);
+      const double s1 =
+          static_cast<double>(FromBFloat16(x[j + 2 * cols])) + FromBFloat16(x[j + 3 * cols]);
+      const double s2 =
+          static_cast<double>(FromBFloat16(x[j + 4 * cols])) + FromBFloat16(x[j + 5 * cols]);
+      const double s3 =
+          static_cast<double>(FromBFloat16(x[j + 6 * cols])) + FromBFloat16(x[j + 7 * cols]);
+      acc[j] += (s0 + s1) + (s2 + s3);
+    }
+  }
+  for (; r < rows; ++r) {
+    const Eigen::bfloat16* x = in + r * cols;
+    for (int64_t j = 0; j < cols; ++j) acc[j] += FromBFloat16(x[j]);
+  }
+}
+
+// float32 or bfloat16 (summed in double, rounded once).
+template <typename T>
 absl::Status RunColumnReduction(KernelContext& ctx, const ReducePlan& p, bool mean) {
-  absl::StatusOr<Tensor*> out = ctx.allocate_output(0, DataType::kFloat, p.out_shape);
+  absl::StatusOr<Tensor*> out = ctx.allocate_output(0, DataTypeFor<T>::value, p.out_shape);
   if (!out.ok()) return out.status();
-  const float* in = ctx.input(0).data<float>();
+  const T* in = ctx.input(0).data<T>();
   const size_t rank = p.dims.size();
   const int64_t rows = p.dims[rank - 2], cols = p.dims[rank - 1];
   const int64_t batch = rank == 3 ? p.dims[0] : 1;
@@ -209,12 +238,17 @@ absl::Status RunColumnReduction(KernelContext& ctx, const ReducePlan& p, bool me
     }
   });
   const double count = mean ? static_cast<double>(p.count) : 1.0;
-  float* o = (*out)->data<float>();
+  T* o = (*out)->data<T>();
   for (int64_t b = 0; b < batch; ++b) {
     for (int64_t j = 0; j < cols; ++j) {
       double sum = 0.0;
       for (int64_t c = 0; c < chunks; ++c) sum += partial[(b * chunks + c) * cols + j];
-      o[b * cols + j] = static_cast<float>(sum / count);
+      const float value = static_cast<float>(sum / count);
+      if constexpr (std::is_same_v<T, float>) {
+        o[b * cols + j] = value;
+      } else {
+        o[b * cols + j] = ToBFloat16(value);
+      }
     }
   }
   return absl::OkStatus();
@@ -262,9 +296,9 @@ absl::Status ReduceTyped(KernelContext& ctx, Reduce kind, const ReducePlan& p) {
     return RunReduction<T>(
         ctx, p, false, [](bool& a, bool x) { a = a || x; }, cast_back);
   } else {
-    if constexpr (std::is_same_v<T, float>) {
+    if constexpr (std::is_same_v<T, float> || std::is_same_v<T, Eigen::bfloat16>) {
       if ((kind == Reduce::kSum || kind == Reduce::kMean) && IsColumnReduction(p)) {
-        return RunColumnReduction(ctx, p, kind == Reduce::kMean);
+        return RunColumnReduction<T>(ctx, p, kind == Reduce::kMean);
       }
     }
     switch (kind) {
