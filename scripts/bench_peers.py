@@ -4,11 +4,12 @@
     .venv-peers/bin/python scripts/bench_peers.py [--models resnet50,mobilenetv2,...]
         [--batches 1,16] [--threads 2] [--rounds 3] [--warmup 5] [--iters 30]
         [--neighbours K] [--concurrency N] [--ov_precision default|f32|both]
-        [--smrt_precision float32|bfloat16]
+        [--smrt_precision float32|bfloat16] [--int8] [--int8_seed S] [--int8_samples N]
+        [--int8_cache ~/.cache/smrt/peers_int8] [--int8_redo]
         [--ov_requests max|callers|optimal] [--zoo ~/.cache/smrt/zoo] [--markdown]
 
 Needs a venv with the peers (kept out of git):
-    python3 -m venv .venv-peers && .venv-peers/bin/pip install tensorflow-cpu onnxruntime openvino tf2onnx
+    python3 -m venv .venv-peers && .venv-peers/bin/pip install tensorflow-cpu onnxruntime openvino tf2onnx nncf sympy
 and the zoo (scripts/make_zoo.py) and a build (scripts/build.sh smrt):
     .venv-peers/bin/python -P scripts/make_zoo.py --out ~/.cache/smrt/zoo \
         --only resnet50,mobilenetv2,efficientnetb0,bert_base
@@ -33,6 +34,36 @@ columns are always against the smrt row.
 after the preparation (ONNX conversion, inputs) and before the first measurement, and kills them
 after the last one (also on Ctrl-C, SIGTERM or an exception; they get SIGKILL from the kernel if
 this script dies without cleaning up). Every runtime is measured with the same neighbours running.
+
+int8, each runtime at its best on the same calibration inputs (issue 34): `--int8` adds the
+runtimes smrt-int8, ov-int8 and ort-int8 to --runtimes; smrt's int8 against the peers' int8 and
+against its own float32 and OpenVINO's defaults:
+    .venv-peers/bin/python -P scripts/bench_peers.py --models resnet50,mobilenetv2,bert_base \
+        --runtimes smrt,smrt-int8,ov,ov-int8,ort-int8 --ov_precision default --markdown
+The calibration set is made once per model: --int8_samples (32) inputs from a fixed seed
+(--int8_seed), shaped like the benchmark's inputs (the zoo case make_inputs picks) with one
+sample per call: smooth random images in the range of the zoo's golden input (uniform noise at
+1/8 of the resolution, upsampled bilinearly, as scripts/precision_accuracy.py makes them), token
+ids below the golden input's largest, attention masks of ones. From it, once, each runtime's own
+post-training quantization:
+  smrt-int8: `smrt quantize --dir MODEL --calibration CAL --out smrt.int8.json`, then
+             `smrt bench --quantization smrt.int8.json` (and --smrt_precision for the rest);
+  ov-int8:   NNCF `nncf.quantize(model, nncf.Dataset(feeds), subset_size=all)` at its default
+             preset (model_type=TRANSFORMER for models with token-id inputs, as NNCF advises),
+             saved as IR, compiled at OpenVINO's defaults (no precision hint: what is not int8
+             runs in the precision OpenVINO picks, which the settings column shows);
+  ort-int8:  `quant_pre_process` (ONNX Runtime's recommended shape inference and optimization;
+             retried with auto_merge, then skip_symbolic_shape, where its symbolic shape
+             inference gives up, as for BERT; without it if all fail; the settings say which),
+             then `quantize_static` on the tf2onnx model: QDQ, per_channel=True, MinMax
+             calibration, the types ONNX Runtime's documentation advises for this CPU (uint8
+             activations and int8 weights on x86 with VNNI; with reduce_range without VNNI;
+             int8 both elsewhere).
+The artifacts are kept in --int8_cache (~/.cache/smrt/peers_int8)/MODEL/seedS_nN/ with how long
+each took (*.meta.json) and remade only when missing or older than the model (--int8_redo or
+deleting the folder redoes them). A runtime whose quantization fails gets an error row saying
+why. The precision column of these rows says int8 (what the int8 kernels do not cover runs as the
+settings say); their ratio columns are against smrt-int8 when it ran (the others' against smrt).
 
 --concurrency N (N > 1): N threads in the worker process call the one loaded model at batch
 --batches (use 1), each thread with its own copy of the inputs, pulling calls from a shared count
@@ -59,6 +90,8 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 RUNTIMES = ("smrt", "tf", "ort", "ov")
+INT8_RUNTIMES = ("smrt-int8", "ov-int8", "ort-int8")
+INT8_SEED = 20261207  # --int8_seed: the calibration inputs' (scripts/precision_accuracy.py's)
 PR_SET_PDEATHSIG = 1
 _KEEP = []  # OpenVINO objects that must not be destroyed before the worker's os._exit
 
@@ -190,7 +223,7 @@ def worker(runtime, model_dir, onnx_path, inputs_npz, threads, warmup, iters, co
         def make_call():
             feeds = {k: tf.constant(np.copy(v)) for k, v in data.items()}
             return lambda: fn(**feeds)
-    elif runtime == "ort":
+    elif runtime in ("ort", "ort-int8"):  # ort-int8: --onnx is quantize_static's model
         import onnxruntime as ort
         import_s = time.perf_counter() - t_import
         t0 = time.perf_counter()
@@ -199,18 +232,17 @@ def worker(runtime, model_dir, onnx_path, inputs_npz, threads, warmup, iters, co
             so.intra_op_num_threads = threads
             so.inter_op_num_threads = 1
         sess = ort.InferenceSession(onnx_path, so, providers=["CPUExecutionProvider"])
-        names = {i.name: i.name for i in sess.get_inputs()}
-        feed_names = {}
-        for k in data:
-            match = [n for n in names if n == k or n.startswith(k + ":") or n.endswith(k)]
-            feed_names[k] = match[0] if match else k
+        if runtime == "ort-int8":
+            precision = "int8"
+        names = [i.name for i in sess.get_inputs()]
+        feed_names = {k: onnx_input_name(k, names) for k in data}
         if concurrency > 1:
             settings += f" session shared by {concurrency} threads"
 
         def make_call():
             feeds = {feed_names[k]: np.copy(v) for k, v in data.items()}
             return lambda: sess.run(None, feeds)
-    elif runtime in ("ov", "ov-f32"):
+    elif runtime in ("ov", "ov-f32", "ov-int8"):  # ov-int8: --dir is NNCF's IR
         import openvino as ov
         import_s = time.perf_counter() - t_import
         t0 = time.perf_counter()
@@ -233,6 +265,9 @@ def worker(runtime, model_dir, onnx_path, inputs_npz, threads, warmup, iters, co
         settings = (f"threads={ov_prop(compiled, 'INFERENCE_NUM_THREADS')} "
                     f"hint={ov_prop(compiled, 'PERFORMANCE_HINT')} "
                     f"streams={ov_prop(compiled, 'NUM_STREAMS')}")
+        if runtime == "ov-int8":  # NNCF's int8 ops; the rest at OpenVINO's default precision
+            settings += f" default precision hint (rest {precision})"
+            precision = "int8"
         feeds = {}
         for inp in compiled.inputs:
             key = next((k for k in data if k in inp.get_names()), None)
@@ -254,7 +289,7 @@ def worker(runtime, model_dir, onnx_path, inputs_npz, threads, warmup, iters, co
     load_first_ms = (time.perf_counter() - t0) * 1000
     version = {"tf": lambda: sys.modules["tensorflow"].__version__,
                "ort": lambda: sys.modules["onnxruntime"].__version__}.get(
-        runtime, lambda: sys.modules["openvino"].get_version().split("-")[0])()
+        runtime.split("-")[0], lambda: sys.modules["openvino"].get_version().split("-")[0])()
     if ov_async:
         ms, wall = ov_async_calls(compiled, feeds, ov_async, warmup, iters, concurrency)
     else:
@@ -329,9 +364,13 @@ def first_json(text):
     return json.JSONDecoder().raw_decode(text[start:])[0]
 
 
+def smrt_binary():
+    return os.path.join(ROOT, os.environ.get("BUILD_DIR", "build"), "bin", "smrt")
+
+
 def run_smrt(model_dir, input_files, threads, warmup, iters, batch, concurrency,
-             precision="float32"):
-    binary = os.path.join(ROOT, os.environ.get("BUILD_DIR", "build"), "bin", "smrt")
+             precision="float32", quantization=None):
+    binary = smrt_binary()
     if not os.path.exists(binary):
         return {"error": f"no smrt binary at {binary} (scripts/build.sh smrt)"}
     env = dict(os.environ)
@@ -343,6 +382,8 @@ def run_smrt(model_dir, input_files, threads, warmup, iters, batch, concurrency,
            "--inputs", ";".join(f"{k}={v}" for k, v in input_files.items())]
     if precision != "float32":
         cmd += ["--precision", precision]
+    if quantization:  # smrt-int8: `smrt quantize`'s file (prepare_int8)
+        cmd += ["--quantization", quantization]
     if concurrency > 1:  # only then: an smrt without the flag still runs the N = 1 tables
         cmd += ["--concurrency", str(concurrency)]
     out = run_child(cmd, env)
@@ -365,12 +406,15 @@ def run_smrt(model_dir, input_files, threads, warmup, iters, batch, concurrency,
     for k in ("mode", "wait_policy"):
         if k in r:
             settings += f" {k}={r[k]}"
+    precision = {"float32": "f32", "bfloat16": "bf16"}.get(r.get("precision", "float32"),
+                                                           r.get("precision"))
+    if quantization:
+        settings += f" --quantization (rest {precision})"
+        precision = "int8"
     return {"load_first_ms": r["load_ms"] + r["first_run_ms"], "p50_ms": r["p50_ms"],
             "p99_ms": r["p99_ms"], "mean_ms": r.get("mean_ms"), "items_per_s": tput,
             "calls": r.get("calls", r.get("iters")), "peak_rss_mb": rss,
-            "precision": {"float32": "f32", "bfloat16": "bf16"}.get(r.get("precision", "float32"),
-                                                                     r.get("precision")),
-            "settings": settings}
+            "precision": precision, "settings": settings}
 
 
 def run_python(runtime, model_dir, onnx_path, npz, threads, warmup, iters, concurrency,
@@ -478,11 +522,9 @@ def replace_erfc(path):
         onnx.save(model, path)
 
 
-def make_inputs(model_root, batch, tmp):
-    """The zoo's own inputs for serving_default (TensorFlow's golden inputs of its largest
-    batch case, tiled or cut to `batch` rows), as .npy files and one .npz."""
+def golden_case(model_root):
+    """The zoo case of serving_default with stored inputs and the most rows: (folder, manifest)."""
     import glob
-    import numpy as np
     best = None
     for manifest in sorted(glob.glob(os.path.join(model_root, "cases", "*", "manifest.json"))):
         with open(manifest) as f:
@@ -494,7 +536,14 @@ def make_inputs(model_root, batch, tmp):
             best = (rows, os.path.dirname(manifest), m)
     if best is None:
         raise SystemExit(f"no serving_default case with stored inputs under {model_root}")
-    _, case_dir, m = best
+    return best[1], best[2]
+
+
+def make_inputs(model_root, batch, tmp):
+    """The zoo's own inputs for serving_default (TensorFlow's golden inputs of its largest
+    batch case, tiled or cut to `batch` rows), as .npy files and one .npz."""
+    import numpy as np
+    case_dir, m = golden_case(model_root)
     name = os.path.basename(model_root)
     arrays = {}
     for i in m["inputs"]:
@@ -508,6 +557,206 @@ def make_inputs(model_root, batch, tmp):
     npz = os.path.join(tmp, f"{name}_b{batch}.npz")
     np.savez(npz, **arrays)
     return files, npz
+
+
+def onnx_input_name(key, names):
+    """The ONNX input (tf2onnx may add ":0") that feeds the signature input `key`."""
+    match = [n for n in names if n == key or n.startswith(key + ":") or n.endswith(key)]
+    return match[0] if match else key
+
+
+def smooth_images(rng, n, shape, low, high):
+    """scripts/precision_accuracy.py's smooth random images without TensorFlow: uniform noise at
+    1/8 of the resolution, upsampled bilinearly (half-pixel centres), scaled to [low, high]."""
+    import numpy as np
+    h, w, c = shape
+    coarse = rng.uniform(0, 1, size=(n, max(1, h // 8), max(1, w // 8), c)).astype(np.float32)
+
+    def axis(size, small):
+        pos = np.clip((np.arange(size) + 0.5) * small / size - 0.5, 0, small - 1)
+        lo = np.floor(pos).astype(np.int64)
+        return lo, np.minimum(lo + 1, small - 1), (pos - lo).astype(np.float32)
+
+    y0, y1, ty = axis(h, coarse.shape[1])
+    x0, x1, tx = axis(w, coarse.shape[2])
+    rows = coarse[:, y0] * (1 - ty)[:, None, None] + coarse[:, y1] * ty[:, None, None]
+    fine = rows[:, :, x0] * (1 - tx)[:, None] + rows[:, :, x1] * tx[:, None]
+    return (low + (high - low) * fine).astype(np.float32)
+
+
+def make_calibration(model_root, n, seed, out_dir):
+    """The int8 calibration set, made once: `n` inputs shaped like one row of make_inputs' case,
+    as one NAME.npy per signature input with the samples along dim 0 (what `smrt quantize
+    --calibration` reads; the peers read the same files). Images: smooth random fields in the
+    golden input's range; attention masks: ones; other integers (token ids): uniform below the
+    golden input's largest + 1; other floats: uniform in the golden range."""
+    import shutil
+    import numpy as np
+    if os.path.isdir(out_dir):
+        return
+    case_dir, m = golden_case(model_root)
+    rng = np.random.default_rng(seed)
+    part = out_dir + ".part"
+    shutil.rmtree(part, ignore_errors=True)
+    os.makedirs(part)
+    for spec in m["inputs"]:
+        golden = np.load(os.path.join(case_dir, "inputs", spec["file"]))
+        shape = golden.shape[1:]
+        if golden.dtype.kind == "f" and len(shape) == 3:
+            a = smooth_images(rng, n, shape, float(golden.min()), float(golden.max()))
+        elif "mask" in spec["name"]:
+            a = np.ones((n,) + shape, golden.dtype)
+        elif golden.dtype.kind in "iu":
+            a = rng.integers(0, int(golden.max()) + 1, size=(n,) + shape).astype(golden.dtype)
+        else:
+            a = rng.uniform(golden.min(), golden.max(), size=(n,) + shape).astype(golden.dtype)
+        np.save(os.path.join(part, spec["name"] + ".npy"), a)
+    os.rename(part, out_dir)
+
+
+def ort_quant_types():
+    """ONNX Runtime's advice for CPU inference (quantize_static's docstring): uint8 activations
+    and int8 weights on x86 (reduce_range without VNNI), int8 both elsewhere."""
+    import platform
+    if platform.machine().lower() not in ("x86_64", "amd64", "i386", "i686"):
+        return "QInt8", False
+    flags = set()
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("flags"):
+                    flags = set(line.split(":", 1)[1].split())
+                    break
+    except OSError:
+        pass
+    return "QUInt8", not flags & {"avx512_vnni", "avx_vnni", "amx_int8"}
+
+
+def quantize_peer(runtime, model_dir, onnx_path, calib_dir, out):
+    """Runs in a child process (--prepare-int8), so that this one does not grow: NNCF's
+    (ov-int8) or ONNX Runtime's (ort-int8) post-training quantization on the calibration set,
+    one sample per call, written to `out`. Prints JSON with what it did."""
+    import numpy as np
+    model_dir, calib_dir, out = (os.path.abspath(p) for p in (model_dir, calib_dir, out))
+    onnx_path = os.path.abspath(onnx_path) if onnx_path else None
+    # ONNX Runtime's shape inference leaves temporary files (the weights, a model) in the
+    # working folder, also when it fails.
+    scratch = tempfile.TemporaryDirectory(dir=os.path.dirname(out))
+    os.chdir(scratch.name)
+    calib = {f[:-4]: np.load(os.path.join(calib_dir, f))
+             for f in sorted(os.listdir(calib_dir)) if f.endswith(".npy")}
+    n = len(next(iter(calib.values())))
+    samples = [{k: v[i:i + 1] for k, v in calib.items()} for i in range(n)]
+    if runtime == "ov-int8":
+        import nncf
+        import openvino as ov
+        model = ov.Core().read_model(model_dir)
+        feeds = []
+        for sample in samples:
+            feed = {}
+            for idx, inp in enumerate(model.inputs):
+                key = next((k for k in sample if k in inp.get_names()), list(sample)[0])
+                feed[idx] = sample[key]
+            feeds.append(feed)
+        tokens = any(v.dtype.kind in "iu" for v in calib.values())
+        kwargs = {"model_type": nncf.ModelType.TRANSFORMER} if tokens else {}
+        quantized = nncf.quantize(model, nncf.Dataset(feeds), subset_size=n, **kwargs)
+        ov.save_model(quantized, out, compress_to_fp16=False)
+        note = (f"NNCF {nncf.__version__} default preset"
+                + (", model_type=TRANSFORMER" if tokens else "") + f", {n} calibration inputs")
+    elif runtime == "ort-int8":
+        import onnx
+        from onnxruntime.quantization import (CalibrationDataReader, CalibrationMethod,
+                                              QuantFormat, QuantType, quantize_static)
+        from onnxruntime.quantization.shape_inference import quant_pre_process
+        pre = out[:-len(".onnx")] + ".pre.onnx"
+        source, note = onnx_path, "no quant_pre_process (it failed: {}), "
+        # ONNX Runtime's own fallbacks when symbolic shape inference gives up (BERT from tf2onnx
+        # needs auto_merge).
+        for kwargs in ({}, {"auto_merge": True}, {"skip_symbolic_shape": True}):
+            try:
+                quant_pre_process(onnx_path, pre, **kwargs)
+            except Exception as e:  # noqa: BLE001 - said in the settings column
+                print(f"quant_pre_process({kwargs}) failed: {e!r}", file=sys.stderr)
+                note = note.format(str(e)[:60])
+                continue
+            source = pre
+            note = "quant_pre_process" + "".join(f" {k}" for k in kwargs) + ", "
+            break
+        graph = onnx.load(source, load_external_data=False).graph
+        inits = {i.name for i in graph.initializer}
+        names = [i.name for i in graph.input if i.name not in inits]
+        feeds = iter([{onnx_input_name(k, names): v for k, v in s.items()} for s in samples])
+
+        class Reader(CalibrationDataReader):
+            def get_next(self):
+                return next(feeds, None)
+
+        activations, reduce_range = ort_quant_types()
+        quantize_static(source, out, Reader(), quant_format=QuantFormat.QDQ, per_channel=True,
+                        activation_type=getattr(QuantType, activations),
+                        weight_type=QuantType.QInt8, reduce_range=reduce_range,
+                        calibrate_method=CalibrationMethod.MinMax)
+        if os.path.exists(pre):
+            os.remove(pre)
+        os.chdir(os.path.dirname(out))
+        scratch.cleanup()
+        note += (f"quantize_static QDQ per_channel MinMax {activations[1:].lower()} activations "
+                 f"int8 weights{' reduce_range' if reduce_range else ''}, "
+                 f"{n} calibration inputs")
+    else:
+        raise SystemExit(f"no peer quantization for {runtime}")
+    print(json.dumps({"note": note}))
+
+
+INT8_FILES = {"smrt-int8": "smrt.int8.json", "ov-int8": "ov_int8.xml", "ort-int8": "ort_int8.onnx"}
+
+
+def prepare_int8(runtime, model_dir, onnx_path, calib_dir, threads, redo):
+    """`runtime`'s quantized model (smrt: the quantization file) beside calib_dir, made unless it
+    is there and newer than the model: {"path", "note", "seconds"} or {"error"}."""
+    path = os.path.join(os.path.dirname(calib_dir), INT8_FILES[runtime])
+    meta_path = path + ".meta.json"
+    if runtime == "ort-int8" and onnx_path is None:
+        return {"error": "tf2onnx conversion failed"}
+    source = onnx_path if runtime == "ort-int8" else os.path.join(model_dir, "saved_model.pb")
+    if (not redo and os.path.exists(meta_path) and os.path.exists(path)
+            and os.path.getmtime(path) >= os.path.getmtime(source)):
+        with open(meta_path) as f:
+            return dict(json.load(f), path=path, cached=True)
+    if os.path.exists(meta_path):
+        os.remove(meta_path)
+    env = dict(os.environ)
+    if threads > 0:
+        env["OMP_NUM_THREADS"] = str(threads)
+    import numpy as np
+    n = len(np.load(os.path.join(calib_dir, next(
+        f for f in sorted(os.listdir(calib_dir)) if f.endswith(".npy")))))
+    if runtime == "smrt-int8":
+        cmd = [smrt_binary(), "quantize", "--dir", model_dir, "--signature_def",
+               "serving_default", "--calibration", calib_dir, "--out", path]
+        if threads > 0:
+            cmd += ["--threads", str(threads)]
+        note = f"smrt quantize, {n} calibration inputs"
+    else:
+        cmd = [sys.executable, os.path.abspath(__file__), "--prepare-int8", runtime,
+               "--dir", model_dir, "--onnx", onnx_path or "", "--calibration", calib_dir,
+               "--int8_out", path]
+    t0 = time.perf_counter()
+    out = run_child(cmd, env)
+    seconds = time.perf_counter() - t0
+    if out.returncode != 0:
+        return {"error": f"{runtime} quantization failed: "
+                         + error_text(out.stderr or out.stdout, out.returncode)}
+    if runtime != "smrt-int8":
+        try:
+            note = json.loads(out.stdout.strip().splitlines()[-1])["note"]
+        except (ValueError, IndexError, KeyError):
+            return {"error": f"{runtime} quantization printed no JSON: {out.stdout[-200:]!r}"}
+    meta = {"note": note, "seconds": round(seconds, 1), "made": time.strftime("%Y-%m-%d %H:%M")}
+    with open(meta_path, "w") as f:
+        json.dump(meta, f, indent=1)
+    return dict(meta, path=path, cached=False)
 
 
 def ratio(a, b):
@@ -534,16 +783,17 @@ def command_line():
     return shlex.join([exe, script] + sys.argv[1:])
 
 
-def expand_runtimes(names, ov_precision):
+def expand_runtimes(names, ov_precision, int8=False):
     out = []
-    for rt in names:
+    for rt in names + (list(INT8_RUNTIMES) if int8 else []):
         if rt == "ov":
             out += {"default": ["ov"], "f32": ["ov-f32"], "both": ["ov", "ov-f32"]}[ov_precision]
         else:
             out.append(rt)
-    bad = [rt for rt in out if rt not in RUNTIMES + ("ov-f32",)]
+    bad = [rt for rt in out if rt not in RUNTIMES + ("ov-f32",) + INT8_RUNTIMES]
     if bad:
-        raise SystemExit(f"unknown runtimes {bad}: choose from smrt, tf, ort, ov, ov-f32")
+        raise SystemExit(f"unknown runtimes {bad}: choose from smrt, tf, ort, ov, ov-f32, "
+                         + ", ".join(INT8_RUNTIMES))
     return list(dict.fromkeys(out))
 
 
@@ -574,10 +824,18 @@ def fmt(v, spec):
     return "-" if v is None else format(v, spec)
 
 
+def reference(med, rt):
+    """The row whose figures a row's ratios divide: smrt-int8's for the int8 rows when it ran,
+    smrt's otherwise."""
+    if rt in INT8_RUNTIMES and "smrt-int8" in med:
+        return med["smrt-int8"]
+    return med.get("smrt", {})
+
+
 def row_cells(rt, m, s):
     if "error" in m:
         return [rt, "", "error: " + m["error"].replace("|", "/")[:160]] + [""] * (len(COLUMNS) - 3)
-    rr = [""] * 5 if rt == "smrt" else [
+    rr = [""] * 5 if rt in ("smrt", "smrt-int8") else [
         ratio(s.get("p50_ms"), m["p50_ms"]), ratio(s.get("p99_ms"), m["p99_ms"]),
         ratio(s.get("items_per_s"), m["items_per_s"]),
         ratio(s.get("peak_rss_mb"), m["peak_rss_mb"]),
@@ -604,7 +862,21 @@ def main():
     ap.add_argument("--models", default="resnet50,mobilenetv2,efficientnetb0,bert_base")
     ap.add_argument("--batches", default="1,16")
     ap.add_argument("--runtimes", default=",".join(RUNTIMES),
-                    help="from smrt, tf, ort, ov (expanded by --ov_precision), ov-f32")
+                    help="from smrt, tf, ort, ov (expanded by --ov_precision), ov-f32, smrt-int8, "
+                         "ov-int8, ort-int8; int8 against int8: "
+                         "smrt,smrt-int8,ov,ov-int8,ort-int8 --ov_precision default")
+    ap.add_argument("--int8", action="store_true",
+                    help="add smrt-int8, ov-int8 and ort-int8 to --runtimes")
+    ap.add_argument("--int8_seed", type=int, default=INT8_SEED,
+                    help="seed of the int8 calibration inputs")
+    ap.add_argument("--int8_samples", type=int, default=32, help="int8 calibration inputs")
+    ap.add_argument("--int8_cache", default=os.path.expanduser("~/.cache/smrt/peers_int8"),
+                    help="where the calibration inputs and quantized models are kept")
+    ap.add_argument("--int8_redo", action="store_true",
+                    help="quantize again even where --int8_cache has the result")
+    ap.add_argument("--prepare-int8")
+    ap.add_argument("--calibration")
+    ap.add_argument("--int8_out")
     ap.add_argument("--threads", type=int, default=os.cpu_count() or 1,
                     help="intra-op threads for every runtime; 0: each runtime's defaults")
     ap.add_argument("--rounds", type=int, default=3)
@@ -631,6 +903,9 @@ def main():
     if args.replace_erfc:
         replace_erfc(args.replace_erfc)
         return
+    if args.prepare_int8:
+        quantize_peer(args.prepare_int8, args.dir, args.onnx, args.calibration, args.int8_out)
+        return
     if args.worker:
         worker(args.worker, args.dir, args.onnx, args.npz, args.threads, args.warmup, args.iters,
                max(1, args.concurrency), args.ov_requests)
@@ -640,7 +915,7 @@ def main():
     signal.signal(signal.SIGTERM, on_sigterm)
     TIMEOUT_S = args.timeout
 
-    runtimes = expand_runtimes(args.runtimes.split(","), args.ov_precision)
+    runtimes = expand_runtimes(args.runtimes.split(","), args.ov_precision, args.int8)
     batches = [int(b) for b in args.batches.split(",")]
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
@@ -654,26 +929,51 @@ def main():
                 print(f"skip {model}: {model_dir} missing (scripts/make_zoo.py --only {model})",
                       file=sys.stderr)
                 continue
-            onnx_path = convert_onnx(model_dir) if "ort" in runtimes else None
+            onnx_path = (convert_onnx(model_dir) if any(rt.startswith("ort") for rt in runtimes)
+                         else None)
+            int8 = {}  # runtime -> prepare_int8's answer, made before any measurement
+            if any(rt in INT8_RUNTIMES for rt in runtimes):
+                calib_error = None
+                calib_dir = os.path.join(args.int8_cache, model,
+                                         f"seed{args.int8_seed}_n{args.int8_samples}",
+                                         "calibration")
+                try:
+                    make_calibration(os.path.dirname(model_dir), args.int8_samples,
+                                     args.int8_seed, calib_dir)
+                except (Exception, SystemExit) as e:  # noqa: BLE001 - in the int8 rows
+                    calib_error = f"no calibration inputs: {e}"
+                for rt in (rt for rt in runtimes if rt in INT8_RUNTIMES):
+                    int8[rt] = ({"error": calib_error} if calib_error else
+                                prepare_int8(rt, model_dir, onnx_path, calib_dir, args.threads,
+                                             args.int8_redo))
+                    print(f"{model} {rt} quantization: {int8[rt]}", file=sys.stderr, flush=True)
             for batch in batches:
                 files, npz = make_inputs(os.path.dirname(model_dir), batch, tmp)
-                jobs.append((model, model_dir, onnx_path, batch, files, npz))
+                jobs.append((model, model_dir, onnx_path, int8, batch, files, npz))
         load_before = os.getloadavg()[0]
         with Neighbours(args.neighbours):
-            for model, model_dir, onnx_path, batch, files, npz in jobs:
+            for model, model_dir, onnx_path, int8, batch, files, npz in jobs:
                 results = {r: [] for r in runtimes}
                 for _ in range(args.rounds):
                     for rt in runtimes:
-                        if rt == "smrt":
+                        prep = int8.get(rt, {})
+                        if "error" in prep:
+                            res = {"error": prep["error"]}
+                        elif rt in ("smrt", "smrt-int8"):
                             res = run_smrt(model_dir, files, args.threads, args.warmup,
                                            args.iters, batch, args.concurrency,
-                                           args.smrt_precision)
+                                           args.smrt_precision, prep.get("path"))
                         elif rt == "ort" and onnx_path is None:
                             res = {"error": "tf2onnx conversion failed"}
-                        else:
-                            res = run_python(rt, model_dir, onnx_path, npz, args.threads,
-                                             args.warmup, args.iters, args.concurrency,
-                                             args.ov_requests)
+                        else:  # ov-int8 reads NNCF's IR, ort-int8 quantize_static's model
+                            res = run_python(rt, prep.get("path", model_dir) if rt == "ov-int8"
+                                             else model_dir,
+                                             prep.get("path", onnx_path) if rt == "ort-int8"
+                                             else onnx_path, npz, args.threads, args.warmup,
+                                             args.iters, args.concurrency, args.ov_requests)
+                        if prep and "error" not in res:
+                            res["settings"] += (f"; {prep['note']}, quantized once in "
+                                                f"{prep['seconds']:.0f} s")
                         results[rt].append(res)
                         print(f"{model} b{batch} {rt}: {res}", file=sys.stderr, flush=True)
                 rows.append((model, batch, medians(results)))
@@ -692,7 +992,9 @@ def main():
               + (f"; {', '.join(f'{k} {v}' for k, v in versions.items())}" if versions else "")
               + f"; command: `{command_line()}`")
     legend = ("medians over rounds; ratio = smrt / peer (p50, p99, RSS, load: below 1 smrt "
-              "better; items/s: above 1 smrt better)")
+              "better; items/s: above 1 smrt better)"
+              + ("; the int8 rows' ratios are smrt-int8 / peer" if "smrt-int8" in runtimes
+                 else ""))
     if args.markdown:
         print(header + "\n\n" + legend + "\n")
         for model, batch, med in rows:
@@ -700,7 +1002,7 @@ def main():
             print("| " + " | ".join(COLUMNS) + " |")
             print("|---" * len(COLUMNS) + "|")
             for rt, m in med.items():
-                print("| " + " | ".join(row_cells(rt, m, med.get("smrt", {}))) + " |")
+                print("| " + " | ".join(row_cells(rt, m, reference(med, rt))) + " |")
             print()
         return
     print(header + "\n" + legend + "\n")
@@ -708,7 +1010,7 @@ def main():
     print("|---" * (len(COLUMNS) + 2) + "|")
     for model, batch, med in rows:
         for rt, m in med.items():
-            print("| " + " | ".join([model, str(batch)] + row_cells(rt, m, med.get("smrt", {})))
+            print("| " + " | ".join([model, str(batch)] + row_cells(rt, m, reference(med, rt)))
                   + " |")
 
 
