@@ -9,13 +9,13 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "api/caller_status.h"
 #include "api/load_options.h"
 #include "api/model_internals.h"
-#include "api/caller_status.h"
 #include "graph/importer.h"
-#include "graph/variable_keys.h"
 #include "graph/op_inventory.h"
 #include "graph/op_packages.h"
+#include "graph/variable_keys.h"
 #include "kernels/cuda_build.h"
 #include "kernels/kernel.h"
 #include "kernels/registry.h"
@@ -132,8 +132,8 @@ SignatureCheck CheckRequest(const std::string& key, const tfproto::GraphDef& gra
 // On a device other than the CPU, what runs is the graph after the load-time
 // passes: batch norms folded into convolutions, lookups of frozen tables made
 // gathers, fusions with their own device kernels. Loads the model on the CPU
-// with the passes the device would get (attention is not fused where the
-// device has no kernel for it) and checks each signature's rewritten graph in
+// with the passes the device would get (attention and dense einsums are not
+// fused where the device has no kernel for them) and checks each signature's rewritten graph in
 // place of its imported one. A model that does not load keeps the import
 // check, which says why.
 void CheckAfterPasses(const std::string& dir, const LoadOptions& options,
@@ -145,6 +145,12 @@ void CheckAfterPasses(const std::string& dir, const LoadOptions& options,
   float32.Set("T", DataType::kFloat);
   if (!registry.FindKernel(kernels::kAttention, result.device, float32).ok()) {
     cpu.disabled_passes.push_back("fuse_attention");
+  }
+  AttrMap einsum = float32;
+  einsum.Set("equation", std::string("abc,cd->abd"));
+  einsum.Set("fused_ops", std::vector<std::string>{"BiasAdd"});
+  if (!registry.FindKernel(kernels::kFusedEinsum, result.device, einsum).ok()) {
+    cpu.disabled_passes.push_back("fuse_einsum");
   }
   cpu.disabled_passes.push_back("widen_16bit");  // a GPU runs 16-bit ops as exported
   absl::StatusOr<std::unique_ptr<Model>> model = Model::Load(dir, cpu);
@@ -191,8 +197,8 @@ absl::StatusOr<ModelCheck> CheckModelUnguarded(const std::string& dir, const Loa
   } else if (lower == "cuda" || lower == "gpu") {
     result.device = "CUDA";
   } else {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "unknown device '", device, "'; use CPU or CUDA (also as CUDA:0, GPU:0)"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("unknown device '", device, "'; use CPU or CUDA (also as CUDA:0, GPU:0)"));
   }
   // The limits Model::Load would apply: check reads and builds the same.
   absl::StatusOr<ResolvedLoadOptions> resolved = ResolveLoadOptions(dir, options);
@@ -250,15 +256,15 @@ absl::StatusOr<ModelCheck> CheckModelUnguarded(const std::string& dir, const Loa
     graph::ImportRequest request;
     for (const auto& [k, info] : it->second.inputs()) {
       if (info.name().empty()) continue;  // composite: reported by Model::Load
-      request.feeds.push_back({info.name(), DataTypeFromProto(info.dtype()),
-                               PartialShape::Unknown()});
+      request.feeds.push_back(
+          {info.name(), DataTypeFromProto(info.dtype()), PartialShape::Unknown()});
     }
     for (const auto& [k, info] : it->second.outputs()) {
       if (!info.name().empty()) request.fetches.push_back(info.name());
     }
-    result.signatures.push_back(
-        CheckRequest(key, graph_def, request, result.device, resolved->import_limits, binding,
-                     /*is_init=*/false));
+    result.signatures.push_back(CheckRequest(key, graph_def, request, result.device,
+                                             resolved->import_limits, binding,
+                                             /*is_init=*/false));
   }
   if (result.device != kernels::kCpu) CheckAfterPasses(dir, options, graph_def, result);
   if (result.device != kernels::kCpu && kernels::ThisCudaBuild().runtime_version == 0) {
@@ -280,7 +286,7 @@ absl::StatusOr<ModelCheck> CheckModelUnguarded(const std::string& dir, const Loa
 absl::StatusOr<ModelCheck> CheckModel(const std::string& dir, const LoadOptions& options,
                                       const std::string& device) {
   return api::CallerStatus(absl::StrCat("checking ", dir),
-                               [&] { return CheckModelUnguarded(dir, options, device); });
+                           [&] { return CheckModelUnguarded(dir, options, device); });
 }
 
 std::vector<SupportedOp> SupportedOps() {

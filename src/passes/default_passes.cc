@@ -17,6 +17,7 @@ std::vector<std::unique_ptr<Pass>> DefaultPasses() {
   p.push_back(MakeFoldPadIntoMaxPoolPass());
   p.push_back(MakeFuseConvPass());
   p.push_back(MakeFuseMatMulPass());
+  p.push_back(MakeFuseEinsumPass());
   p.push_back(MakeReducePrecisionPass());  // after the fusions: it converts the fused ops
   p.push_back(MakeAllowTf32Pass());        // after the fusions: it marks the fused ops
   p.push_back(MakeQuantizeInt8Pass());     // after the fusions: it converts the fused ops

@@ -1,14 +1,11 @@
-// MatMul (2-D, float32) + BiasAdd + activation -> one _SmrtFusedMatMul;
-// a dense layer's Einsum (Keras's EinsumDense) + bias + activation -> one
-// _SmrtFusedEinsum where the device has its kernel; other Einsums with
-// constant weights marked so (ops/weight_attrs.h).
+// MatMul (2-D, float32) + BiasAdd + activation -> one _SmrtFusedMatMul; and
+// Einsums with constant weights marked so (ops/weight_attrs.h).
 // Only matmuls with constant weights (input 1) are taken: those are the
 // layers (Dense) a backend can prepare once. Keras's Dense on a 3-D input is
 // a Tensordot, MatMul -> Reshape -> BiasAdd -> activation: the bias and the
 // activation act on the last dim, which the Reshape keeps, so they move
 // before it into the matmul and the Reshape follows the fused op.
 #include "absl/strings/str_cat.h"
-#include "ops/einsum_shapes.h"
 #include "ops/fused_ops.h"
 #include "ops/weight_attrs.h"
 #include "passes/passes.h"
@@ -107,43 +104,6 @@ absl::StatusOr<bool> FuseThroughReshape(PassContext& ctx, const Uses& uses, grap
   return true;
 }
 
-// Einsum(x, w) of a dense equation, float32, w constant, + a bias over the
-// labels w adds (G) + an activation -> _SmrtFusedEinsum. OkStatus when it
-// declines (recorded in ctx).
-absl::Status FuseEinsum(PassContext& ctx, graph::NodeId id) {
-  const graph::Node& e = ctx.graph.node(id);
-  const std::string pattern = "Einsum";
-  absl::StatusOr<std::string> equation = e.attrs.Get<std::string>("equation");
-  if (!equation.ok() || e.inputs.size() != 2) return absl::OkStatus();
-  const std::optional<ops::einsum::DenseEquation> eq = ops::einsum::ParseDenseEquation(*equation);
-  if (!eq) return absl::OkStatus();  // not a dense layer: nothing to fuse
-  if (TypeAttr(e) != DataType::kFloat) {
-    ctx.Declined(kPass, e.name, pattern, "not float32");
-    return absl::OkStatus();
-  }
-  const Tensor* w = InvariantValue(ctx.graph, e.inputs[1]);
-  if (w == nullptr || w->rank() != eq->contracted + eq->added) {
-    ctx.Declined(kPass, e.name, pattern, "weights (input 1) are not constant");
-    return absl::OkStatus();
-  }
-  AttrMap attrs = e.attrs;
-  attrs.Set("fused_ops", std::vector<std::string>{"BiasAdd"});
-  for (const std::string& device : {std::string(ops::kCpu), ctx.device_type}) {
-    if (!device.empty() && !ctx.kernels.FindKernelInfo(ops::kFusedEinsum, device, attrs).ok()) {
-      ctx.Declined(kPass, e.name, pattern,
-                   absl::StrCat("no ", device, " kernel for ", ops::kFusedEinsum));
-      return absl::OkStatus();
-    }
-  }
-  absl::StatusOr<Uses> uses = Uses::Build(ctx);
-  if (!uses.ok()) return uses.status();
-  const Shape g(w->shape().begin() + eq->contracted, w->shape().end());
-  PostOpChain chain = MatchPostOps(ctx, *uses, id, /*allow_sum=*/false, kPass, &g);
-  if (chain.fused_ops.empty()) return absl::OkStatus();
-  AttrMap extra;
-  return ReplaceWithFused(ctx, id, chain, ops::kFusedEinsum, {"T", "equation"}, extra, kPass);
-}
-
 class FuseMatMulPass : public Pass {
  public:
   absl::string_view name() const override { return kPass; }
@@ -157,10 +117,6 @@ class FuseMatMulPass : public Pass {
           InvariantValue(ctx.graph, e.inputs[1]) != nullptr) {
         e.attrs.Set(ops::kWeightsConstantAttr, true);
       }
-    }
-    for (graph::NodeId id : *order) {
-      if (ctx.graph.node(id).op != "Einsum") continue;
-      if (absl::Status s = FuseEinsum(ctx, id); !s.ok()) return s;
     }
     for (graph::NodeId id : *order) {
       const graph::Node& n = ctx.graph.node(id);

@@ -19,6 +19,7 @@ std::unique_ptr<Pass> MakeFoldPadIntoConvPass();    // fold_pad_into_conv.cc
 std::unique_ptr<Pass> MakeFoldPadIntoMaxPoolPass(); // fold_pad_into_max_pool.cc
 std::unique_ptr<Pass> MakeFuseConvPass();           // fuse_conv.cc
 std::unique_ptr<Pass> MakeFuseMatMulPass();         // fuse_matmul.cc
+std::unique_ptr<Pass> MakeFuseEinsumPass();         // fuse_einsum.cc
 std::unique_ptr<Pass> MakeReducePrecisionPass();    // reduce_precision.cc
 std::unique_ptr<Pass> MakeAllowTf32Pass();          // allow_tf32.cc
 std::unique_ptr<Pass> MakeQuantizeInt8Pass();       // quantize_int8.cc
