@@ -29,6 +29,10 @@ TEST(OpsCommandTest, ListsDtypesPerDevice) {
   std::ostringstream out;
   ASSERT_TRUE(RunOps({}, out).ok());
   EXPECT_TRUE(absl::StrContains(out.str(), "\nConv2D  CPU: ")) << out.str().substr(0, 500);
+  // An op of one type without a type attr says which, not "any dtype".
+  std::ostringstream markdown;
+  ASSERT_TRUE(RunOps({"--markdown"}, markdown).ok());
+  EXPECT_TRUE(absl::StrContains(markdown.str(), "| FakeQuantWithMinMaxVars | float32 |"));
   EXPECT_FALSE(RunOps({"--bogus"}, out).ok());
 }
 

@@ -11,15 +11,18 @@
 namespace smrt::cli {
 namespace {
 
-// "float32, float64 (T)" or "any dtype".
+// "float32, float64 (T)", "float32" (an op of one type, without a type
+// attr: its kernel lists it) or "any dtype".
 std::string Dtypes(const std::vector<OpKernels>& kernels, const std::string& device) {
   std::vector<std::string> parts;
   for (const OpKernels& k : kernels) {
     if (k.device != device) continue;
-    if (k.type_attr.empty()) return "any dtype";
+    if (k.type_attr.empty() && k.types.empty()) return "any dtype";
     std::vector<std::string> names;
     for (DataType t : k.types) names.emplace_back(DataTypeShortName(t));
-    parts.push_back(absl::StrCat(absl::StrJoin(names, ", "), " (", k.type_attr, ")"));
+    parts.push_back(k.type_attr.empty()
+                        ? absl::StrJoin(names, ", ")
+                        : absl::StrCat(absl::StrJoin(names, ", "), " (", k.type_attr, ")"));
   }
   return absl::StrJoin(parts, "; ");
 }

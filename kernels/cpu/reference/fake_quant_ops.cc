@@ -220,9 +220,11 @@ absl::Status ComputePerChannel(KernelContext& ctx) {
 }  // namespace
 
 void RegisterFakeQuantOps(KernelRegistry& r) {
-  r.AddKernel({"FakeQuantWithMinMaxArgs", kCpu, "", {}, ComputeArgs});
-  r.AddKernel({"FakeQuantWithMinMaxVars", kCpu, "", {}, ComputeVars});
-  r.AddKernel({"FakeQuantWithMinMaxVarsPerChannel", kCpu, "", {}, ComputePerChannel});
+  // float32 only (TensorFlow's ops have no type attr); listed for `smrt ops`.
+  r.AddKernel({"FakeQuantWithMinMaxArgs", kCpu, "", {DataType::kFloat}, ComputeArgs});
+  r.AddKernel({"FakeQuantWithMinMaxVars", kCpu, "", {DataType::kFloat}, ComputeVars});
+  r.AddKernel(
+      {"FakeQuantWithMinMaxVarsPerChannel", kCpu, "", {DataType::kFloat}, ComputePerChannel});
 }
 
 }  // namespace smrt::kernels
