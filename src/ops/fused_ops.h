@@ -17,9 +17,11 @@
 // HardSwish, GeluErf, GeluTanh). `weights_constant` says the filter / b is a
 // constant, so a backend may transform it once and keep it.
 //
-//   _SmrtLayerNorm(x, gamma, beta)             attr epsilon; over the last dim:
+//   _SmrtLayerNorm(x, gamma, beta[, r])        attr epsilon; over the last dim:
 //       (x - mean) * rsqrt(var + epsilon) * gamma + beta, var the population
-//       variance; gamma and beta hold 1 or last-dim values. x and the
+//       variance; gamma and beta hold 1 or last-dim values. With r (a
+//       post-norm transformer's residual), x + r, broadcast as AddV2 does,
+//       is normalized in its place, the sum taken in float32. x, r and the
 //       output are of type T; gamma and beta stay float32 when T is
 //       bfloat16 (the statistics are computed in float32 or wider)
 //

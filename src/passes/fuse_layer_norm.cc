@@ -11,9 +11,13 @@
 //        | x * inv + -(mean * inv)               the same without an offset
 //
 // gamma and beta must be constants that vary along the last axis only; eps a
-// scalar constant. A chain whose inner values something else also reads, or
-// that normalises over another axis, is left as it is, with the reason.
+// scalar constant. On the CPU, an Add whose sum only the chain reads (a
+// post-norm transformer's residual) joins as the op's fourth input. A chain whose inner values
+// something else also reads, or that normalises over another axis, is left as it is, with the
+// reason.
+#include <algorithm>
 #include <optional>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -278,6 +282,29 @@ absl::StatusOr<Endpoint> VectorConst(graph::Graph& g, Endpoint e, float fill,
   return AddConst(g, name, *std::move(v), alive_with);
 }
 
+// x = Add(a, b) of two float32 values that only the chain reads: (a, b),
+// for the layer norm to take the sum itself. Only for the CPU, whose kernels
+// take the residual.
+absl::StatusOr<std::optional<std::pair<Endpoint, Endpoint>>> PrivateSum(PassContext& ctx,
+                                                                        NodeId out,
+                                                                        const Chain& c) {
+  const graph::Graph& g = ctx.graph;
+  const graph::Node& add = g.node(c.x.node);
+  if (!ctx.device_type.empty() || !IsAdd(add) || add.inputs.size() != 2 || c.x.index != 0 ||
+      add.inputs[0] == add.inputs[1] || TypeAttr(add) != DataType::kFloat) {
+    return std::nullopt;
+  }
+  absl::StatusOr<Uses> uses = Uses::Build(ctx);
+  if (!uses.ok()) return uses.status();
+  if (uses->fetched(c.x) || uses->control_consumed(c.x.node)) return std::nullopt;
+  for (const auto& [consumer, input] : uses->consumers(c.x)) {
+    if (consumer != out && std::find(c.inner.begin(), c.inner.end(), consumer) == c.inner.end()) {
+      return std::nullopt;
+    }
+  }
+  return std::make_pair(add.inputs[0], add.inputs[1]);
+}
+
 absl::Status Apply(PassContext& ctx, NodeId out, const Chain& c) {
   graph::Graph& g = ctx.graph;
   const std::string at = g.node(out).name;
@@ -300,7 +327,15 @@ absl::Status Apply(PassContext& ctx, NodeId out, const Chain& c) {
   ln.attrs.Set("T", DataType::kFloat);
   ln.attrs.Set("epsilon", ConstValue(g, c.eps)->data<float>()[0]);
   ln.inputs = {c.x, *gamma, *beta};
-  return ReplaceWithFused(ctx, out, std::move(ln), kPass, c.pattern);
+  std::string pattern = c.pattern;
+  absl::StatusOr<std::optional<std::pair<Endpoint, Endpoint>>> sum = PrivateSum(ctx, out, c);
+  if (!sum.ok()) return sum.status();
+  if (sum->has_value()) {
+    ln.inputs = {(*sum)->first, *gamma, *beta, (*sum)->second};
+    ln.control_inputs = g.node(c.x.node).control_inputs;  // the Add's, kept
+    pattern = "Add+" + pattern;
+  }
+  return ReplaceWithFused(ctx, out, std::move(ln), kPass, pattern);
 }
 
 class FuseLayerNormPass : public Pass {

@@ -47,7 +47,8 @@ bool IsFollower(const std::string& op) {
 // Inputs a converted node reads in float32 whatever its T: the layer norm's
 // gamma and beta, the attention's mask (ops/fused_ops.h).
 bool KeepsFloatInput(const std::string& op, size_t input) {
-  return (op == ops::kLayerNorm && input >= 1) || (op == ops::kAttention && input >= 3);
+  return (op == ops::kLayerNorm && (input == 1 || input == 2)) ||
+         (op == ops::kAttention && input >= 3);
 }
 
 // Whether node n, with T set to `to`, has a kernel on the CPU and on the

@@ -116,6 +116,54 @@ TEST(LayerNormTest, Bfloat16IsTheFloat32AnswerRoundedOnce) {
   }
 }
 
+// A residual input: normalizes x + r, summed in float32 (float32: the
+// bits of AddV2 then the layer norm); r of x's shape, or broadcast.
+TEST(LayerNormTest, AResidualIsAddedBeforeNormalizing) {
+  constexpr int64_t kDepth = 40;
+  const Tensor x = Floats({3, 4, kDepth}, RandomValues(12 * kDepth, 8, -4, 4));
+  const Tensor g = Floats({kDepth}, RandomValues(kDepth, 9, 0.5f, 1.5f));
+  const Tensor b = Floats({kDepth}, RandomValues(kDepth, 10, -1, 1));
+  for (const Shape& rs : {Shape{3, 4, kDepth}, Shape{4, kDepth}, Shape{3, 1, 1}}) {
+    SCOPED_TRACE(ShapeToString(rs));
+    int64_t n = 1;
+    for (int64_t d : rs) n *= d;
+    const Tensor r = Floats(rs, RandomValues(n, 11, -2, 2));
+    absl::StatusOr<std::vector<Tensor>> got = RunOp(kLayerNorm, Eps(1e-5f), {x, g, b, r});
+    ASSERT_TRUE(got.ok()) << got.status();
+    AttrMap add;
+    add.Set("T", DataType::kFloat);
+    absl::StatusOr<std::vector<Tensor>> sum = RunOp("AddV2", add, {x, r});
+    ASSERT_TRUE(sum.ok()) << sum.status();
+    absl::StatusOr<std::vector<Tensor>> want = RunOp(kLayerNorm, Eps(1e-5f), {sum->at(0), g, b});
+    ASSERT_TRUE(want.ok()) << want.status();
+    ASSERT_EQ(got->at(0).shape(), want->at(0).shape());
+    for (int64_t i = 0; i < want->at(0).num_elements(); ++i) {
+      ASSERT_EQ(got->at(0).data<float>()[i], want->at(0).data<float>()[i]) << i;
+    }
+    // bfloat16 x and r: within a bf16 rounding of the float32 answer on the
+    // same (rounded) values.
+    AttrMap bf16 = Eps(1e-5f);
+    bf16.Set("T", DataType::kBFloat16);
+    absl::StatusOr<std::vector<Tensor>> half =
+        RunOp(kLayerNorm, bf16, {ToBFloat16(x), g, b, ToBFloat16(r)});
+    ASSERT_TRUE(half.ok()) << half.status();
+    absl::StatusOr<std::vector<Tensor>> sum16 =
+        RunOp("AddV2", add, {ToFloat(ToBFloat16(x)), ToFloat(ToBFloat16(r))});
+    ASSERT_TRUE(sum16.ok());
+    absl::StatusOr<std::vector<Tensor>> want16 =
+        RunOp(kLayerNorm, Eps(1e-5f), {sum16->at(0), g, b});
+    ASSERT_TRUE(want16.ok());
+    const Tensor h = ToFloat(half->at(0));
+    for (int64_t i = 0; i < h.num_elements(); ++i) {
+      const float w = want16->at(0).data<float>()[i];
+      ASSERT_NEAR(h.data<float>()[i], w, std::fabs(w) / 256 + 1e-6) << i;
+    }
+  }
+  // A residual that does not broadcast, or of another type, says so.
+  EXPECT_FALSE(RunOp(kLayerNorm, Eps(1e-5f), {x, g, b, Floats({5}, RandomValues(5, 12, 0, 1))})
+                   .ok());
+}
+
 TEST(LayerNormTest, ShapesAndBadInputs) {
   absl::StatusOr<std::vector<ValueInfo>> info =
       InferOp(kLayerNorm, Eps(1e-3f),

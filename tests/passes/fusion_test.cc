@@ -550,6 +550,35 @@ TEST(FusionTest, KerasAndTfNnLayerNormsBecomeOneOpEach) {
   EXPECT_GT(MaxAbsDiff(b->fused_out[0], x), 1.0f);
 }
 
+// A post-norm transformer's residual: the Add whose sum only the layer norm
+// reads joins it (the same sum, then the same rows); a broadcast summand
+// too. A sum read elsewhere stays an Add of its own.
+TEST(FusionTest, AResidualAddBeforeALayerNormJoinsIt) {
+  const std::string g = Placeholder("x") + Placeholder("r") + Placeholder("p") +
+                        Op("sum", "AddV2", {"x", "r"}) + Keras("ln1", "sum", -1, 16) +
+                        Op("pos", "AddV2", {"ln1/out", "p"}) + Keras("ln2", "pos", -1, 16) +
+                        Op("kept", "AddV2", {"ln2/out", "x"}) + Keras("ln3", "kept", -1, 16);
+  const std::vector<graph::FeedSpec> feeds = {
+      {"x:0", DataType::kFloat, PartialShape::Known({2, 5, 16})},
+      {"r:0", DataType::kFloat, PartialShape::Known({2, 5, 16})},
+      {"p:0", DataType::kFloat, PartialShape::Known({5, 16})}};
+  const std::vector<Tensor> in = {RandomFloats({2, 5, 16}, 61, -4, 20),
+                                  RandomFloats({2, 5, 16}, 62, -3, 3),
+                                  RandomFloats({5, 16}, 63, -2, 2)};
+  absl::StatusOr<testing::Both> b =
+      testing::RunBoth(g, feeds, {"ln1/out:0", "ln2/out:0", "ln3/out:0", "kept:0"}, in);
+  ASSERT_TRUE(b.ok()) << b.status();
+  const std::string ops = absl::StrJoin(b->fused.ops(), ",");
+  EXPECT_EQ(b->fused.count(ops::kLayerNorm), 3) << ops;
+  EXPECT_EQ(b->fused.count("AddV2"), 1) << ops;  // "kept", an output too
+  int with_residual = 0;
+  for (const graph::Node& n : b->fused.program->graph().nodes()) {
+    if (n.op == ops::kLayerNorm && n.inputs.size() == 4) ++with_residual;
+  }
+  EXPECT_EQ(with_residual, 2) << ops;
+  for (int i = 0; i < 4; ++i) EXPECT_LT(MaxAbsDiff(b->fused_out[i], b->plain_out[i]), 1e-5f) << i;
+}
+
 TEST(FusionTest, LayerNormWithoutGammaOrBeta) {
   // Keras 3 with center=False, scale=False: inv = Rsqrt(...), no + beta.
   const std::string g = Placeholder("x") + Axes("axes", 1) + Mean("mean", "x", "axes") +

@@ -148,14 +148,15 @@ TEST(ShowCommandTest, FusionsListsWhatWasFusedAndWhy) {
 
 TEST(ShowCommandTest, FusionsListsTheTransformersLayerNorms) {
   // The committed Keras 3 transformer: 5 LayerNormalization layers (one after
-  // the embedding, two per encoder block), each one _SmrtLayerNorm.
+  // the embedding, two per encoder block), each one _SmrtLayerNorm that also
+  // takes the sum before it (the embeddings', each block's residual).
   const std::string dir = testing::TestDataDir() + "/zoo/transformer_small/saved_model";
   absl::StatusOr<std::string> out =
       Show({"--dir", dir, "--fusions", "--signature_def", "serving_default"});
   ASSERT_TRUE(out.ok()) << out.status();
   int fused = 0;
-  for (size_t at = out->find("fused    LayerNorm(keras) at '"); at != std::string::npos;
-       at = out->find("fused    LayerNorm(keras) at '", at + 1)) {
+  for (size_t at = out->find("fused    Add+LayerNorm(keras) at '"); at != std::string::npos;
+       at = out->find("fused    Add+LayerNorm(keras) at '", at + 1)) {
     ++fused;
   }
   EXPECT_EQ(fused, 5) << *out;

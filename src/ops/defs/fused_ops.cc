@@ -11,6 +11,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "ops/attention_attrs.h"
+#include "ops/broadcast_shapes.h"
 #include "ops/conv_shapes.h"
 #include "ops/defs/register.h"
 #include "ops/matmul_shapes.h"
@@ -94,6 +95,22 @@ std::vector<std::pair<std::string, AttrValue>> FusedDefaults(bool conv) {
   return d;
 }
 
+// _SmrtLayerNorm: x's dtype; its shape, or with a residual input the
+// broadcast of both.
+absl::Status InferLayerNorm(InferenceContext& ctx) {
+  if (ctx.num_inputs() != 3 && ctx.num_inputs() != 4) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(kLayerNorm, " takes x, gamma, beta and an optional residual, got ",
+                     ctx.num_inputs(), " inputs"));
+  }
+  if (ctx.num_inputs() == 3) return UnchangedShape(ctx);
+  absl::StatusOr<PartialShape> shape =
+      BroadcastPartialShapes({ctx.input(0).shape, ctx.input(3).shape});
+  if (!shape.ok()) return shape.status();
+  ctx.set_output(0, {ctx.input(0).dtype, *std::move(shape)});
+  return absl::OkStatus();
+}
+
 // _SmrtAttention: [batch, query, heads, value depth] of the query's type.
 absl::Status InferAttention(InferenceContext& ctx) {
   absl::StatusOr<AttentionAttrs> attrs = ReadAttentionAttrs(ctx.attrs(), ctx.num_inputs());
@@ -138,7 +155,7 @@ void RegisterFusedOps(OpRegistry& r) {
   for (const char* op : {"_SmrtSwish", "_SmrtHardSwish", "_SmrtGeluErf", "_SmrtGeluTanh"}) {
     r.AddOp({op, {}, UnchangedShape, nullptr});
   }
-  r.AddOp({kLayerNorm, {{"epsilon", 0.001f}}, UnchangedShape, nullptr});
+  r.AddOp({kLayerNorm, {{"epsilon", 0.001f}}, InferLayerNorm, nullptr});
   r.AddOp({kAttention,
            {{"mask", std::string("none")},
             {"scale", 1.0f},
