@@ -201,4 +201,26 @@ std::optional<DenseEquation> ParseDenseEquation(const std::string& equation) {
   return DenseEquation{static_cast<int>(f.size()), static_cast<int>(c), static_cast<int>(g.size())};
 }
 
+absl::StatusOr<DenseProduct> DenseProductOf(const std::string& equation, const Shape& x,
+                                            const Shape& w) {
+  const std::optional<DenseEquation> eq = ParseDenseEquation(equation);
+  const int x_rank = static_cast<int>(x.size()), w_rank = static_cast<int>(w.size());
+  if (!eq || x_rank != eq->kept + eq->contracted || w_rank != eq->contracted + eq->added) {
+    return absl::InvalidArgumentError(absl::StrCat("Einsum '", equation, "' on ", Brackets(x),
+                                                   " and ", Brackets(w),
+                                                   " is not a dense layer's"));
+  }
+  DenseProduct p;
+  for (int i = 0; i < eq->kept; ++i) p.m *= x[i], p.out_shape.push_back(x[i]);
+  for (int i = 0; i < eq->contracted; ++i) {
+    if (x[eq->kept + i] != w[i]) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "Einsum '", equation, "': contracted dims differ: ", Brackets(x), " and ", Brackets(w)));
+    }
+    p.k *= w[i];
+  }
+  for (int i = eq->contracted; i < w_rank; ++i) p.n *= w[i], p.out_shape.push_back(w[i]);
+  return p;
+}
+
 }  // namespace smrt::ops::einsum

@@ -54,6 +54,18 @@ struct DenseEquation {
 // ellipsis, at least one contracted label).
 std::optional<DenseEquation> ParseDenseEquation(const std::string& equation);
 
+// A dense equation on operand shapes x [F, C] and w [C, G] as one matmul:
+// [m = prod F, k = prod C] x [k, n = prod G], and the output's shape F G.
+struct DenseProduct {
+  int64_t m = 1, k = 1, n = 1;
+  Shape out_shape;
+};
+
+// InvalidArgument naming the equation when it is not a dense layer's, or
+// the operands' ranks or contracted dims do not fit it.
+absl::StatusOr<DenseProduct> DenseProductOf(const std::string& equation, const Shape& x,
+                                            const Shape& w);
+
 }  // namespace smrt::ops::einsum
 
 #endif  // SMRT_OPS_EINSUM_SHAPES_H_

@@ -14,12 +14,13 @@
 // probabilities are rounded to bf16 for the second batched matmul, whose
 // bf16 context is scattered back to [query, heads, depth]. One primitive
 // call per product and batch element, spread over the threads by oneDNN.
+#include "kernels/cpu/attention.h"
+
 #include <cstring>
 #include <memory>
 #include <unordered_map>
 #include <vector>
 
-#include "kernels/cpu/attention.h"
 #include "kernels/cpu/onednn/dnnl_util.h"
 #include "kernels/cpu/onednn/register.h"
 #include "kernels/cpu/parallel_for.h"
@@ -112,26 +113,15 @@ absl::StatusOr<std::shared_ptr<const Bf16Plan>> Bf16PlanFor(onednn::PlanCache<Bf
   return plan;
 }
 
-// [seq, heads, width] (one batch element) <-> [heads, seq, width], by head
-// across the threads.
-void ToHeadMajor(const Eigen::bfloat16* x, int64_t seq, int64_t heads, int64_t width,
-                 Eigen::bfloat16* out) {
-  ParallelFor(heads, 1, 1, [&](int64_t begin, int64_t end) {
-    for (int64_t h = begin; h < end; ++h) {
-      for (int64_t t = 0; t < seq; ++t) {
-        std::memcpy(out + (h * seq + t) * width, x + (t * heads + h) * width,
-                    width * sizeof(Eigen::bfloat16));
-      }
-    }
-  });
-}
-
-void FromHeadMajor(const Eigen::bfloat16* x, int64_t seq, int64_t heads, int64_t width,
-                   Eigen::bfloat16* out) {
-  ParallelFor(seq, 1, 1, [&](int64_t begin, int64_t end) {
-    for (int64_t t = begin; t < end; ++t) {
-      for (int64_t h = 0; h < heads; ++h) {
-        std::memcpy(out + (t * heads + h) * width, x + (h * seq + t) * width,
+// x [rows, cols, width] -> out [cols, rows, width] (one batch element's
+// [seq, heads, depth] to head-major and back), by output row across the
+// threads.
+void SwapLeadingDims(const Eigen::bfloat16* x, int64_t rows, int64_t cols, int64_t width,
+                     Eigen::bfloat16* out) {
+  ParallelFor(cols, 1, 1, [&](int64_t begin, int64_t end) {
+    for (int64_t c = begin; c < end; ++c) {
+      for (int64_t r = 0; r < rows; ++r) {
+        std::memcpy(out + (c * rows + r) * width, x + (r * cols + c) * width,
                     width * sizeof(Eigen::bfloat16));
       }
     }
@@ -197,18 +187,18 @@ absl::Status Compute(KernelContext& ctx) {
       std::fill_n(s, heads * tq * ts, 0.0f);
       return;
     }
-    ToHeadMajor(qd + b * tq * heads * depth, tq, heads, depth, qh.data());
-    ToHeadMajor(kd + b * ts * heads * depth, ts, heads, depth, kh.data());
+    SwapLeadingDims(qd + b * tq * heads * depth, tq, heads, depth, qh.data());
+    SwapLeadingDims(kd + b * ts * heads * depth, ts, heads, depth, kh.data());
     Run(plan16->scores, plan16->scores_pd, qh.data(), kh.data(), s);
   };
   auto context = [&](int64_t b, const float* probs) {
     ParallelFor(heads * tq * ts, kMinShardElements, 64, [&](int64_t begin, int64_t end) {
       FloatsToBFloat16(probs + begin, ph.data() + begin, end - begin);
     });
-    ToHeadMajor(vd + b * ts * heads * dv, ts, heads, dv, vh.data());
+    SwapLeadingDims(vd + b * ts * heads * dv, ts, heads, dv, vh.data());
     Run(plan16->context, plan16->context_pd, ph.data(), vh.data(), oh.data());
     auto* out = ctx.output(0).data<Eigen::bfloat16>();
-    FromHeadMajor(oh.data(), tq, heads, dv, out + b * tq * heads * dv);
+    SwapLeadingDims(oh.data(), heads, tq, dv, out + b * tq * heads * dv);
   };
   const AttentionGemms gemms{scores, context};
   return ComputeAttention(ctx, softmax, &gemms);

@@ -55,7 +55,6 @@ absl::StatusOr<Tensor> WidenedFlat(const Tensor& t, int64_t n) {
 absl::Status Compute(KernelContext& ctx, bool fused) {
   absl::StatusOr<std::string> equation = ctx.attrs().Get<std::string>("equation");
   if (!equation.ok()) return equation.status();
-  const std::optional<ops::einsum::DenseEquation> eq = ops::einsum::ParseDenseEquation(*equation);
   FusedOps post;
   if (fused) {
     absl::StatusOr<FusedOps> parsed = ParseFusedOps(ctx.attrs(), ctx.num_inputs());
@@ -68,27 +67,16 @@ absl::Status Compute(KernelContext& ctx, bool fused) {
   const Tensor& x = ctx.input(0);
   const Tensor& w = ctx.input(1);
   const DataType type = x.dtype();
-  if (!eq || (!fused && ctx.num_inputs() != 2) || w.dtype() != type ||
-      x.rank() != eq->kept + eq->contracted || w.rank() != eq->contracted + eq->added) {
+  if ((!fused && ctx.num_inputs() != 2) || w.dtype() != type) {
     return absl::InvalidArgumentError(absl::StrCat("Einsum '", *equation, "' on ", x.DebugString(),
                                                    " and ", w.DebugString(),
                                                    " is not a dense layer's"));
   }
-  int64_t m = 1, k = 1, n = 1;
-  Shape out_shape;
-  for (int i = 0; i < eq->kept; ++i) m *= x.dim(i), out_shape.push_back(x.dim(i));
-  for (int i = 0; i < eq->contracted; ++i) {
-    if (x.dim(eq->kept + i) != w.dim(i)) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "Einsum '", *equation, "': contracted dims differ: ", ShapeToString(x.shape()), " and ",
-          ShapeToString(w.shape())));
-    }
-    k *= w.dim(i);
-  }
-  for (int i = 0; i < eq->added; ++i) {
-    n *= w.dim(eq->contracted + i);
-    out_shape.push_back(w.dim(eq->contracted + i));
-  }
+  absl::StatusOr<ops::einsum::DenseProduct> dims =
+      ops::einsum::DenseProductOf(*equation, x.shape(), w.shape());
+  if (!dims.ok()) return dims.status();
+  const int64_t m = dims->m, k = dims->k, n = dims->n;
+  const Shape& out_shape = dims->out_shape;
   const bool has_bias = !post.ops.empty() && post.ops[0].kind == PostOp::kBiasAdd;
   const Tensor* bias = has_bias ? &ctx.input(post.ops[0].arg) : nullptr;
   if (bias != nullptr && (bias->dtype() != type || bias->num_elements() != n)) {

@@ -56,28 +56,18 @@ absl::Status ComputeFusedEinsum(KernelContext& ctx) {
   if (!ops.ok()) return ops.status();
   absl::StatusOr<std::string> equation = ctx.attrs().Get<std::string>("equation");
   if (!equation.ok()) return equation.status();
-  const std::optional<ops::einsum::DenseEquation> eq = ops::einsum::ParseDenseEquation(*equation);
   const Tensor& x = ctx.input(0);
   const Tensor& w = ctx.input(1);
-  if (!eq || x.dtype() != DataType::kFloat || w.dtype() != DataType::kFloat ||
-      x.rank() != eq->kept + eq->contracted || w.rank() != eq->contracted + eq->added) {
-    return absl::InvalidArgumentError(absl::StrCat(kFusedEinsum, " '", *equation, "' on ",
-                                                   x.DebugString(), " and ", w.DebugString(),
-                                                   " is not a float32 dense layer's"));
+  if (x.dtype() != DataType::kFloat || w.dtype() != DataType::kFloat) {
+    return absl::InvalidArgumentError(absl::StrCat(kFusedEinsum, " computes float32 here, got ",
+                                                   x.DebugString(), " and ", w.DebugString()));
   }
-  int64_t m = 1, k = 1, n = 1;
-  Shape out_shape;
-  for (int i = 0; i < eq->kept; ++i) m *= x.dim(i), out_shape.push_back(x.dim(i));
-  for (int i = 0; i < eq->contracted; ++i) {
-    if (x.dim(eq->kept + i) != w.dim(i)) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "Einsum '", *equation, "': contracted dims differ: ", ShapeToString(x.shape()), " and ",
-          ShapeToString(w.shape())));
-    }
-    k *= w.dim(i);
-  }
-  for (int i = eq->contracted; i < w.rank(); ++i) n *= w.dim(i), out_shape.push_back(w.dim(i));
-  absl::StatusOr<Tensor*> out = ctx.allocate_output_for_overwrite(0, DataType::kFloat, out_shape);
+  absl::StatusOr<ops::einsum::DenseProduct> dims =
+      ops::einsum::DenseProductOf(*equation, x.shape(), w.shape());
+  if (!dims.ok()) return dims.status();
+  const int64_t m = dims->m, k = dims->k, n = dims->n;
+  absl::StatusOr<Tensor*> out =
+      ctx.allocate_output_for_overwrite(0, DataType::kFloat, dims->out_shape);
   if (!out.ok()) return out.status();
   Gemm<float>(false, false, m, n, k, x.data<float>(), k, w.data<float>(), n, (*out)->data<float>(),
               n);
