@@ -30,6 +30,28 @@ precision OpenVINO reports it compiled for. TensorFlow and ONNX Runtime run floa
 too unless --smrt_precision bfloat16 (its precision load option) says otherwise; the ratio
 columns are always against the smrt row.
 
+TensorFlow at its best on this CPU (issue 34): the runtime tf-bf16 (not in the default
+--runtimes; name it) is "tf" with grappler's oneDNN bfloat16 auto mixed precision,
+    tf.config.optimizer.set_experimental_options({"auto_mixed_precision_onednn_bfloat16": True})
+(`auto_mixed_precision_mkl` in older TensorFlow), set before the SavedModel is loaded. Grappler
+rewrites the graphs that run as functions, as the signature's concrete function that the worker
+calls does: its convolutions, matmuls and the ops around them run in bfloat16 (oneDNN's AMX /
+AVX512 bf16 kernels where the CPU has them; ONEDNN_VERBOSE=1 shows the bf16 primitives), with
+casts at the edges, so the outputs stay float32. The rewrite happens at the first call, inside
+load + first run. The row's precision says "bf16 (AMP)"; its ratios are against the smrt row, so
+the fair comparison is a run with --smrt_precision bfloat16:
+    .venv-peers/bin/python -P scripts/bench_peers.py --runtimes smrt,tf,tf-bf16,ov \
+        --smrt_precision bfloat16 --ov_precision default --markdown
+A TensorFlow without oneDNN (TF_ENABLE_ONEDNN_OPTS=0 or a build without it) cannot do the
+rewrite: the row is then an error. bfloat16 is not always faster in TensorFlow: a SavedModel's
+weights are variables, so the rewritten graph casts them to bfloat16 (and oneDNN reorders them)
+on every call. On a 2-core AMX Xeon (TensorFlow 2.21), ResNet50 ran 1.7x to 1.8x faster at
+batch 16 and about as fast at batch 1, MobileNetV2 1.2x to 1.5x slower at batches 1 and 16, and
+BERT-base at batch 1 about as fast or slower, although ONEDNN_VERBOSE shows all their
+convolutions and matmuls in bf16 on AMX. These rows show what the option does to the
+SavedModel, not a frozen graph's (convert_variables_to_constants_v2), where constant folding can
+cast the weights once.
+
 --neighbours K starts K single-threaded busy-loop processes (`python -c 'while True: pass'`)
 after the preparation (ONNX conversion, inputs) and before the first measurement, and kills them
 after the last one (also on Ctrl-C, SIGTERM or an exception; they get SIGKILL from the kernel if
@@ -91,6 +113,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 RUNTIMES = ("smrt", "tf", "ort", "ov")
 INT8_RUNTIMES = ("smrt-int8", "ov-int8", "ort-int8")
+EXTRA_RUNTIMES = ("ov-f32", "tf-bf16")  # named in --runtimes (ov-f32 also by --ov_precision)
 INT8_SEED = 20261207  # --int8_seed: the calibration inputs' (scripts/precision_accuracy.py's)
 PR_SET_PDEATHSIG = 1
 _KEEP = []  # OpenVINO objects that must not be destroyed before the worker's os._exit
@@ -207,16 +230,23 @@ def worker(runtime, model_dir, onnx_path, inputs_npz, threads, warmup, iters, co
     # threads 0: each runtime's own default thread settings.
     precision, ov_async = "f32", None
     settings = f"intra={threads} inter=1" if threads > 0 else "default threads"
-    if runtime == "tf":
+    if runtime in ("tf", "tf-bf16"):
         os.environ["TF_CPP_MIN_LOG_LEVEL"] = "3"
         import tensorflow as tf
         if threads > 0:
             tf.config.threading.set_intra_op_parallelism_threads(threads)
             tf.config.threading.set_inter_op_parallelism_threads(1)
+        if runtime == "tf-bf16":
+            amp = tf_bf16_amp(tf)
         import_s = time.perf_counter() - t_import
         t0 = time.perf_counter()
+        # A ConcreteFunction: each call runs the signature's graph as a function, which is what
+        # grappler (and so the mixed-precision rewrite) optimizes.
         fn = tf.saved_model.load(model_dir).signatures["serving_default"]
         settings += " oneDNN=" + os.environ.get("TF_ENABLE_ONEDNN_OPTS", "default")
+        if runtime == "tf-bf16":
+            precision = "bf16 (AMP)"
+            settings += f" {amp}"
         if concurrency > 1:
             settings += f" function shared by {concurrency} threads"
 
@@ -305,6 +335,32 @@ def worker(runtime, model_dir, onnx_path, inputs_npz, threads, warmup, iters, co
     sys.stdout.flush()
     sys.stderr.flush()
     os._exit(0)
+
+
+def tf_bf16_amp(tf):
+    """tf-bf16: turns on grappler's oneDNN bfloat16 auto mixed precision for every function this
+    process runs (before the eager context starts); returns the option's name. Exits when it could
+    not take effect: grappler would otherwise only log that and run float32."""
+    from tensorflow.core.protobuf import rewriter_config_pb2
+    from tensorflow.python.eager import context
+    fields = rewriter_config_pb2.RewriterConfig.DESCRIPTOR.fields_by_name
+    name = next((n for n in ("auto_mixed_precision_onednn_bfloat16", "auto_mixed_precision_mkl")
+                 if n in fields), None)
+    if name is None:
+        raise SystemExit(f"TensorFlow {tf.__version__} has no oneDNN auto mixed precision")
+    try:
+        from tensorflow.python.util import _pywrap_util_port
+        onednn = _pywrap_util_port.IsMklEnabled()
+    except (ImportError, AttributeError):
+        onednn = os.environ.get("TF_ENABLE_ONEDNN_OPTS") == "1"
+    if not onednn:
+        raise SystemExit("TensorFlow runs without oneDNN (TF_ENABLE_ONEDNN_OPTS=0?): "
+                         f"{name} cannot rewrite the graph")
+    tf.config.optimizer.set_experimental_options({name: True})
+    rewrite = context.context().config.graph_options.rewrite_options
+    if getattr(rewrite, name) != rewriter_config_pb2.RewriterConfig.ON:
+        raise SystemExit(f"{name} did not reach TensorFlow's RewriterConfig")
+    return name
 
 
 def peak_rss_mb():
@@ -790,10 +846,10 @@ def expand_runtimes(names, ov_precision, int8=False):
             out += {"default": ["ov"], "f32": ["ov-f32"], "both": ["ov", "ov-f32"]}[ov_precision]
         else:
             out.append(rt)
-    bad = [rt for rt in out if rt not in RUNTIMES + ("ov-f32",) + INT8_RUNTIMES]
+    bad = [rt for rt in out if rt not in RUNTIMES + EXTRA_RUNTIMES + INT8_RUNTIMES]
     if bad:
-        raise SystemExit(f"unknown runtimes {bad}: choose from smrt, tf, ort, ov, ov-f32, "
-                         + ", ".join(INT8_RUNTIMES))
+        raise SystemExit(f"unknown runtimes {bad}: choose from "
+                         + ", ".join(RUNTIMES + EXTRA_RUNTIMES + INT8_RUNTIMES))
     return list(dict.fromkeys(out))
 
 
@@ -862,7 +918,8 @@ def main():
     ap.add_argument("--models", default="resnet50,mobilenetv2,efficientnetb0,bert_base")
     ap.add_argument("--batches", default="1,16")
     ap.add_argument("--runtimes", default=",".join(RUNTIMES),
-                    help="from smrt, tf, ort, ov (expanded by --ov_precision), ov-f32, smrt-int8, "
+                    help="from smrt, tf, ort, ov (expanded by --ov_precision), ov-f32, tf-bf16 "
+                         "(TensorFlow's oneDNN bfloat16 auto mixed precision), smrt-int8, "
                          "ov-int8, ort-int8; int8 against int8: "
                          "smrt,smrt-int8,ov,ov-int8,ort-int8 --ov_precision default")
     ap.add_argument("--int8", action="store_true",
