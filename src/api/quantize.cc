@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <optional>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -19,10 +21,10 @@
 namespace smrt {
 namespace {
 
-// The range of each fused product's input 0, over every call observed: per
-// call its min and max, or with percentile p < 100 the values below which
-// 100 - p % of its values lie (the lowest) and p % (the highest); over calls
-// the widest.
+// The range of each fused product's input 0 and of its output, over every
+// call observed: per call its min and max, or with percentile p < 100 the
+// values below which 100 - p % of its values lie (the lowest) and p % (the
+// highest); over calls the widest.
 class RangeObserver : public exec::RunObserver {
  public:
   explicit RangeObserver(double percentile) : percentile_(percentile) {}
@@ -30,8 +32,27 @@ class RangeObserver : public exec::RunObserver {
     if (step.depth != 0 || step.context == nullptr) return;
     if (step.op != ops::kFusedConv2D && step.op != ops::kFusedMatMul) return;
     if (step.context->num_inputs() < 1) return;
-    const Tensor& x = step.context->input(0);
-    if (!x.valid() || x.dtype() != DataType::kFloat || x.on_device()) return;
+    std::optional<std::pair<float, float>> in = RangeOf(step.context->input(0));
+    if (!in) return;
+    auto [it, added] = nodes_.try_emplace(std::string(step.name));
+    passes::QuantizationFile::Node& node = it->second;
+    node.op = std::string(step.op);
+    node.min = added ? in->first : std::min(node.min, in->first);
+    node.max = added ? in->second : std::max(node.max, in->second);
+    if (step.outputs == nullptr || step.outputs->empty()) return;
+    std::optional<std::pair<float, float>> out = RangeOf(step.outputs->front());
+    if (!out) return;
+    const bool first = !node.has_output_range;
+    node.has_output_range = true;
+    node.out_min = first ? out->first : std::min(node.out_min, out->first);
+    node.out_max = first ? out->second : std::max(node.out_max, out->second);
+  }
+  std::map<std::string, passes::QuantizationFile::Node>& nodes() { return nodes_; }
+
+ private:
+  // A float32 host tensor's range (clipped to the percentile), or nullopt.
+  std::optional<std::pair<float, float>> RangeOf(const Tensor& x) {
+    if (!x.valid() || x.dtype() != DataType::kFloat || x.on_device()) return std::nullopt;
     const float* v = x.data<float>();
     float lo = std::numeric_limits<float>::infinity(), hi = -lo;
     for (int64_t i = 0; i < x.num_elements(); ++i) {
@@ -39,17 +60,11 @@ class RangeObserver : public exec::RunObserver {
       lo = std::min(lo, v[i]);
       hi = std::max(hi, v[i]);
     }
-    if (lo > hi) return;
+    if (lo > hi) return std::nullopt;
     if (percentile_ < 100) Clip(v, x.num_elements(), lo, hi);
-    auto [it, added] = nodes_.try_emplace(std::string(step.name));
-    passes::QuantizationFile::Node& node = it->second;
-    node.op = std::string(step.op);
-    node.min = added ? lo : std::min(node.min, lo);
-    node.max = added ? hi : std::max(node.max, hi);
+    return std::make_pair(lo, hi);
   }
-  std::map<std::string, passes::QuantizationFile::Node>& nodes() { return nodes_; }
 
- private:
   void Clip(const float* v, int64_t n, float& lo, float& hi) {
     values_.clear();
     for (int64_t i = 0; i < n; ++i) {

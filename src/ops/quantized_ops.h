@@ -21,7 +21,15 @@
 //     input_signed says) at input_scale, not float32;
 //   - output_scale > 0: the output is quantized like an input (uint8 unless
 //     output_signed, no zero point) after the post-ops, rounded to nearest
-//     even and saturated; not with a residual sum.
+//     even and saturated;
+//   - residual_scale > 0 (conv only, with output_scale): the residual sum's
+//     operand is 8-bit too (uint8 unless residual_signed) at that scale; it
+//     is added as residual_scale * q before the activations that follow it.
+//     An 8-bit output takes no float32 residual, since the sum accumulates
+//     in the output's buffer.
+//
+//   _SmrtDequantize(x)   attr scale: x (uint8 or int8, attr T) times scale,
+//       float32; where a float reader takes an int8 node's 8-bit output.
 #ifndef SMRT_OPS_QUANTIZED_OPS_H_
 #define SMRT_OPS_QUANTIZED_OPS_H_
 
@@ -42,6 +50,9 @@ inline constexpr char kInputSignedAttr[] = "input_signed";
 inline constexpr char kInputQuantizedAttr[] = "input_quantized";
 inline constexpr char kOutputScaleAttr[] = "output_scale";
 inline constexpr char kOutputSignedAttr[] = "output_signed";
+inline constexpr char kResidualScaleAttr[] = "residual_scale";
+inline constexpr char kResidualSignedAttr[] = "residual_signed";
+inline constexpr char kDequantize[] = "_SmrtDequantize";
 
 struct InputQuantization {
   float scale = 1.0f;  // real value of one step
@@ -78,20 +89,33 @@ inline DataType QuantizedType(bool is_signed) {
   return is_signed ? DataType::kInt8 : DataType::kUInt8;
 }
 
-// output_scale / output_signed: nullopt for a float32 output (no
-// output_scale, or 0); InvalidArgument for a negative or non-finite scale.
-inline absl::StatusOr<std::optional<InputQuantization>> ReadOutputQuantization(
-    const AttrMap& attrs) {
-  absl::StatusOr<float> scale = attrs.GetOr<float>(kOutputScaleAttr, 0.0f);
+// An optional 8-bit value's quantization from a scale attr and its sign
+// attr: nullopt when the scale is missing or 0; InvalidArgument for a
+// negative or non-finite scale.
+inline absl::StatusOr<std::optional<InputQuantization>> ReadOptionalQuantization(
+    const AttrMap& attrs, const char* scale_attr, const char* signed_attr) {
+  absl::StatusOr<float> scale = attrs.GetOr<float>(scale_attr, 0.0f);
   if (!scale.ok()) return scale.status();
-  absl::StatusOr<bool> is_signed = attrs.GetOr<bool>(kOutputSignedAttr, false);
+  absl::StatusOr<bool> is_signed = attrs.GetOr<bool>(signed_attr, false);
   if (!is_signed.ok()) return is_signed.status();
   if (*scale == 0) return std::optional<InputQuantization>();
   if (!(*scale > 0) || !std::isfinite(*scale)) {
     return absl::InvalidArgumentError(
-        absl::StrCat("output_scale must be a positive finite number or 0, got ", *scale));
+        absl::StrCat(scale_attr, " must be a positive finite number or 0, got ", *scale));
   }
   return std::optional<InputQuantization>(InputQuantization{*scale, *is_signed});
+}
+
+// output_scale / output_signed: nullopt for a float32 output.
+inline absl::StatusOr<std::optional<InputQuantization>> ReadOutputQuantization(
+    const AttrMap& attrs) {
+  return ReadOptionalQuantization(attrs, kOutputScaleAttr, kOutputSignedAttr);
+}
+
+// residual_scale / residual_signed: nullopt for a float32 residual (or none).
+inline absl::StatusOr<std::optional<InputQuantization>> ReadResidualQuantization(
+    const AttrMap& attrs) {
+  return ReadOptionalQuantization(attrs, kResidualScaleAttr, kResidualSignedAttr);
 }
 
 }  // namespace smrt::ops

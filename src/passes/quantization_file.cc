@@ -1,6 +1,8 @@
 #include "passes/quantization_file.h"
 
 #include <cmath>
+#include <tuple>
+#include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "core/file.h"
@@ -23,6 +25,9 @@ std::string QuantizationFileText(const QuantizationFile& file) {
     if (node.keep_float) w.Key("float").Bool(true);
     if (!node.keep_float || node.min != 0 || node.max != 0) {
       w.Key("min").Number(node.min, 9).Key("max").Number(node.max, 9);
+    }
+    if (node.has_output_range) {
+      w.Key("out_min").Number(node.out_min, 9).Key("out_max").Number(node.out_max, 9);
     }
     w.EndObject();
   }
@@ -77,6 +82,22 @@ class Reader {
     return static_cast<uint64_t>(d);
   }
 
+  // Two numbers [lo_key, hi_key]: finite, lo <= hi.
+  absl::StatusOr<std::pair<float, float>> Range(const JsonValue& v, const std::string& where,
+                                                absl::string_view lo_key,
+                                                absl::string_view hi_key) const {
+    absl::StatusOr<const JsonValue*> lo = Member(v, where, lo_key, Kind::kNumber);
+    if (!lo.ok()) return lo.status();
+    absl::StatusOr<const JsonValue*> hi = Member(v, where, hi_key, Kind::kNumber);
+    if (!hi.ok()) return hi.status();
+    const float a = static_cast<float>((*lo)->number), b = static_cast<float>((*hi)->number);
+    if (!std::isfinite(a) || !std::isfinite(b) || a > b) {
+      return Error(where, absl::StrCat("the range [", (*lo)->number, ", ", (*hi)->number,
+                                       "] must be finite with ", lo_key, " <= ", hi_key));
+    }
+    return std::make_pair(a, b);
+  }
+
  private:
   std::string path_;
 };
@@ -121,7 +142,10 @@ absl::StatusOr<QuantizationFile> ParseQuantizationFile(absl::string_view text,
   for (const auto& [name, v] : (*nodes)->object) {
     const std::string where = absl::StrCat("node \"", name, "\"");
     if (v.kind != Kind::kObject) return r.Error(where, "must be an object");
-    if (absl::Status s = r.OnlyKeys(v, where, {"op", "float", "min", "max"}); !s.ok()) return s;
+    if (absl::Status s = r.OnlyKeys(v, where, {"op", "float", "min", "max", "out_min", "out_max"});
+        !s.ok()) {
+      return s;
+    }
     QuantizationFile::Node node;
     if (v.Find("op") != nullptr) {
       absl::StatusOr<const JsonValue*> op = r.Member(v, where, "op", Kind::kString);
@@ -135,16 +159,15 @@ absl::StatusOr<QuantizationFile> ParseQuantizationFile(absl::string_view text,
     }
     const bool has_range = v.Find("min") != nullptr || v.Find("max") != nullptr;
     if (!node.keep_float || has_range) {
-      absl::StatusOr<const JsonValue*> lo = r.Member(v, where, "min", Kind::kNumber);
-      if (!lo.ok()) return lo.status();
-      absl::StatusOr<const JsonValue*> hi = r.Member(v, where, "max", Kind::kNumber);
-      if (!hi.ok()) return hi.status();
-      node.min = static_cast<float>((*lo)->number);
-      node.max = static_cast<float>((*hi)->number);
-      if (!std::isfinite(node.min) || !std::isfinite(node.max) || node.min > node.max) {
-        return r.Error(where, absl::StrCat("the range [", (*lo)->number, ", ", (*hi)->number,
-                                           "] must be finite with min <= max"));
-      }
+      absl::StatusOr<std::pair<float, float>> range = r.Range(v, where, "min", "max");
+      if (!range.ok()) return range.status();
+      std::tie(node.min, node.max) = *range;
+    }
+    if (v.Find("out_min") != nullptr || v.Find("out_max") != nullptr) {
+      absl::StatusOr<std::pair<float, float>> range = r.Range(v, where, "out_min", "out_max");
+      if (!range.ok()) return range.status();
+      std::tie(node.out_min, node.out_max) = *range;
+      node.has_output_range = true;
     }
     file.nodes.emplace(name, std::move(node));
   }

@@ -1,6 +1,8 @@
 // MaxPool on oneDNN (kernels/cpu/onednn/pool.cc) against the reference
-// kernel: max is exact, so float32 and bfloat16 results must be identical,
+// kernel: max is exact, so float32, bfloat16, uint8 and int8 (an int8
+// model's 8-bit values) results must be identical,
 // for SAME, VALID and explicit padding, strides and empty inputs.
+#include <cstdint>
 #include <cstring>
 #include <limits>
 #include <string>
@@ -34,7 +36,7 @@ TEST(OneDnnPoolTest, MaxPoolIsTheReferenceBitForBit) {
       {"empty_batch", {0, 9, 9, 4}, {1, 3, 3, 1}, {1, 2, 2, 1}, "SAME", {}},
   };
   int checked = 0;
-  for (DataType type : {DataType::kFloat, DataType::kBFloat16}) {
+  for (DataType type : {DataType::kFloat, DataType::kBFloat16, DataType::kUInt8, DataType::kInt8}) {
     const KernelSpec* onednn = CpuKernel("MaxPool", "onednn", type);
     const KernelSpec* reference = CpuKernel("MaxPool", "reference", type);
     ASSERT_NE(onednn, nullptr);
@@ -62,6 +64,18 @@ TEST(OneDnnPoolTest, MaxPoolIsTheReferenceBitForBit) {
                                    : -std::numeric_limits<float>::infinity();
       }
       if (type == DataType::kBFloat16) x = ToBFloat16(x);
+      if (type == DataType::kUInt8 || type == DataType::kInt8) {
+        Tensor q = *Tensor::Create(type, x.shape());
+        for (int64_t i = 0; i < x.num_elements(); ++i) {
+          const int v = static_cast<int>(i * 37 % 256);  // every value, both ends
+          if (type == DataType::kUInt8) {
+            q.data<uint8_t>()[i] = static_cast<uint8_t>(v);
+          } else {
+            q.data<int8_t>()[i] = static_cast<int8_t>(v - 128);
+          }
+        }
+        x = q;
+      }
       absl::StatusOr<Tensor> want = RunKernel(*reference, attrs, {x}, nullptr);
       ASSERT_TRUE(want.ok()) << want.status();
       std::unique_ptr<KernelState> state = onednn->make_state();
@@ -75,7 +89,7 @@ TEST(OneDnnPoolTest, MaxPoolIsTheReferenceBitForBit) {
       ++checked;
     }
   }
-  EXPECT_GE(checked, static_cast<int>(cases.size()));  // float32 at least
+  EXPECT_GE(checked, 3 * static_cast<int>(cases.size()));  // all but bfloat16 everywhere
 }
 
 TEST(OneDnnPoolTest, NchwAndDepthWindowsStayWithTheReference) {

@@ -329,5 +329,94 @@ TEST(QuantizedFusedOpsTest, EightBitOutputsAndInputsMatchTheFloatPath) {
   }
 }
 
+// A residual block in 8 bits: the residual (the sum post-op's operand)
+// arrives 8-bit at residual_scale and the output leaves 8-bit; the answer is
+// the float32 output's of the dequantized residual, divided by output_scale,
+// rounded and saturated. The residual may be signed where the output is not.
+TEST(QuantizedFusedOpsTest, EightBitResidualSumMatchesTheFloatPath) {
+  const KernelSpec* conv = Find(ops::kQuantizedFusedConv2D, "onednn");
+  if (conv == nullptr) GTEST_SKIP() << "built without oneDNN";
+  Case c{"pointwise_bias_sum_relu", {2, 7, 6, 32}, {1, 1, 32, 48}};
+  c.fused_ops = {"BiasAdd", "Add", "Relu"};
+  const Tensor x = RandomFloats(c.x, 21, 0, 2), w = RandomFloats(c.w, 22);
+  const Tensor bias = RandomFloats({48}, 23);
+  AttrMap attrs = ConvAttrs(c);
+  attrs.Set(ops::kInputScaleAttr, ops::InputQuantizationFor(0, 2).scale);
+  for (bool residual_signed : {false, true}) {
+    SCOPED_TRACE(residual_signed ? "int8 residual" : "uint8 residual");
+    const ops::InputQuantization rq = ops::InputQuantizationFor(residual_signed ? -3 : 0, 3);
+    const Tensor r = RandomFloats({2, 7, 6, 48}, 24, residual_signed ? -3 : 0, 3);
+    Tensor r8 = *Tensor::Create(ops::QuantizedType(residual_signed), r.shape());
+    Tensor r_deq = *r.Clone();
+    for (int64_t i = 0; i < r.num_elements(); ++i) {
+      const float q =
+          std::clamp(std::nearbyint(r.data<float>()[i] / rq.scale),
+                     residual_signed ? -127.0f : 0.0f, residual_signed ? 127.0f : 255.0f);
+      if (residual_signed) {
+        r8.data<int8_t>()[i] = static_cast<int8_t>(q);
+      } else {
+        r8.data<uint8_t>()[i] = static_cast<uint8_t>(q);
+      }
+      r_deq.data<float>()[i] = q * rq.scale;
+    }
+    absl::StatusOr<Tensor> y = RunKernel(*conv, attrs, {x, w, bias, r_deq});
+    ASSERT_TRUE(y.ok()) << y.status();
+    const float out_scale = 8.0f / 255;
+    AttrMap a = attrs;
+    a.Set(ops::kOutputScaleAttr, out_scale);
+    a.Set(ops::kResidualScaleAttr, rq.scale);
+    a.Set(ops::kResidualSignedAttr, residual_signed);
+    absl::StatusOr<Tensor> y8 = RunKernel(*conv, a, {x, w, bias, r8});
+    ASSERT_TRUE(y8.ok()) << y8.status();
+    ASSERT_EQ(y8->dtype(), DataType::kUInt8);
+    int64_t off = 0, saturated = 0;
+    for (int64_t i = 0; i < y->num_elements(); ++i) {
+      const float want = std::clamp(std::nearbyint(y->data<float>()[i] / out_scale), 0.0f, 255.0f);
+      const float got = y8->data<uint8_t>()[i];
+      ASSERT_LE(std::fabs(got - want), 1) << i;  // a tie may round either way
+      off += got != want;
+      saturated += want == 255;
+    }
+    EXPECT_LE(off, y->num_elements() / 100);
+    EXPECT_LT(saturated, y->num_elements() / 10);  // the range fits the values
+    // The residual must be the declared 8-bit type, and an 8-bit output
+    // takes no float residual.
+    EXPECT_FALSE(RunKernel(*conv, a, {x, w, bias, r_deq}).ok());
+    AttrMap float_residual = a;
+    float_residual.Set(ops::kResidualScaleAttr, 0.0f);
+    EXPECT_FALSE(RunKernel(*conv, float_residual, {x, w, bias, r_deq}).ok());
+  }
+  // residual_scale without an 8-bit output is malformed.
+  AttrMap a = attrs;
+  a.Set(ops::kResidualScaleAttr, 0.1f);
+  Tensor r8 = *Tensor::Create(DataType::kUInt8, {2, 7, 6, 48});
+  EXPECT_FALSE(RunKernel(*conv, a, {x, w, bias, r8}).ok());
+}
+
+// _SmrtDequantize: each 8-bit value times scale, exactly.
+TEST(DequantizeTest, MultipliesEachValueByTheScale) {
+  const KernelSpec* k = Find(ops::kDequantize, "reference");
+  ASSERT_NE(k, nullptr);
+  Tensor u = *Tensor::Create(DataType::kUInt8, {3, 40000});
+  Tensor s = *Tensor::Create(DataType::kInt8, {3, 40000});
+  for (int64_t i = 0; i < u.num_elements(); ++i) {
+    u.data<uint8_t>()[i] = static_cast<uint8_t>(i * 7);
+    s.data<int8_t>()[i] = static_cast<int8_t>(static_cast<int>(i * 13 % 255) - 127);
+  }
+  for (const Tensor* t : {&u, &s}) {
+    AttrMap a;
+    a.Set("T", t->dtype());
+    a.Set("scale", 0.037f);
+    absl::StatusOr<Tensor> y = RunKernel(*k, a, {*t});
+    ASSERT_TRUE(y.ok()) << y.status();
+    ASSERT_EQ(y->dtype(), DataType::kFloat);
+    ASSERT_EQ(y->shape(), t->shape());
+    for (int64_t i = 0; i < t->num_elements(); ++i) {
+      const float q = t->dtype() == DataType::kUInt8 ? t->data<uint8_t>()[i] : t->data<int8_t>()[i];
+      ASSERT_EQ(y->data<float>()[i], q * 0.037f) << i;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace smrt::kernels

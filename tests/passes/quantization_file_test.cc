@@ -16,6 +16,9 @@ QuantizationFile Example() {
   f.model_crc32c = 4000000000u;
   f.model_bytes = 123456789;
   f.nodes["conv/fused"] = {"_SmrtFusedConv2D", 0.0f, 5.9375f, false};
+  f.nodes["conv/fused"].has_output_range = true;
+  f.nodes["conv/fused"].out_min = -1.75f;
+  f.nodes["conv/fused"].out_max = 7.5f;
   f.nodes["dw \"odd\" name"] = {"_SmrtFusedConv2D", -2.5f, 3.25f, false};
   f.nodes["logits/fused"] = {"_SmrtFusedMatMul", 0, 0, true};
   return f;
@@ -36,6 +39,9 @@ TEST(QuantizationFileTest, RoundTrips) {
     EXPECT_EQ(b.min, node.min);
     EXPECT_EQ(b.max, node.max);
     EXPECT_EQ(b.keep_float, node.keep_float);
+    EXPECT_EQ(b.has_output_range, node.has_output_range);
+    EXPECT_EQ(b.out_min, node.out_min);
+    EXPECT_EQ(b.out_max, node.out_max);
   }
 }
 
@@ -82,6 +88,8 @@ TEST(QuantizationFileTest, RefusesMalformedFilesNamingTheProblem) {
            {replaced("\"min\": -2.500000000, ", ""), "missing \"min\""},
            {replaced("\"float\": true", "\"float\": 1"), "\"float\" must be a bool"},
            {replaced("\"max\": 5.937500000", "\"max\": 1e999"), "must be finite"},
+           {replaced("\"out_min\": -1.750000000", "\"out_min\": 8"), "out_min <= out_max"},
+           {replaced("\"out_min\": -1.750000000, ", ""), "missing \"out_min\""},
            {replaced("\"max\": 5.937500000", "\"max\": 5.9375, \"scale\": 2"),
             "unknown key \"scale\""},
        }) {

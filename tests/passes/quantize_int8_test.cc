@@ -180,5 +180,198 @@ TEST(QuantizeInt8Test, ConsecutiveInt8NodesPassEightBitValues) {
   }
 }
 
+// Three residual blocks, as in ResNet:
+//   r1 = relu(conv1(x)); r2 = relu(conv2(r1)); y3 = relu(conv3(r2) + r1);
+//   r4 = relu(conv4(y3)); p6 = conv6(y3); y5 = relu(conv5(r4) + p6);
+//   r7 = relu(conv7(y5)); y = relu(conv8(r7) + y5); n = Neg(r1).
+// r1 is read by conv2, by conv3's residual sum and by Neg; p6 (a projection
+// shortcut, signed) only by conv5's sum; y5 by conv7 and conv8's sum. y is
+// fetched, so conv8 writes float32 and takes y5 through a dequantized copy;
+// so does Neg with r1.
+std::string ResidualGraph() {
+  std::string g = Placeholder("x");
+  for (int i = 1; i <= 8; ++i) {
+    const std::string k = std::to_string(i);
+    const int64_t size = i == 6 ? 1 : 3;
+    g += FloatConst("w" + k, RandomFloats({size, size, i == 1 ? 4 : 8, 8}, 10 + i, -0.3f, 0.3f)) +
+         FloatConst("b" + k, RandomFloats({8}, 20 + i, -0.2f, 0.2f));
+  }
+  auto conv = [](const std::string& i, const std::string& in) {
+    return Op("c" + i, "Conv2D", {in, "w" + i}, kConvAttrs) +
+           Op("a" + i, "BiasAdd", {"c" + i, "b" + i});
+  };
+  g += conv("1", "x") + Op("r1", "Relu", {"a1"}) + conv("2", "r1") + Op("r2", "Relu", {"a2"}) +
+       conv("3", "r2") + Op("s3", "AddV2", {"a3", "r1"}) + Op("y3", "Relu", {"s3"}) +
+       conv("4", "y3") + Op("r4", "Relu", {"a4"}) + conv("6", "y3") + conv("5", "r4") +
+       Op("s5", "AddV2", {"a5", "a6"}) + Op("y5", "Relu", {"s5"}) + conv("7", "y5") +
+       Op("r7", "Relu", {"a7"}) + conv("8", "r7") + Op("s8", "AddV2", {"a8", "y5"}) +
+       Op("y", "Relu", {"s8"}) + Op("n", "Neg", {"r1"});
+  return g;
+}
+
+TEST(QuantizeInt8Test, ResidualBlocksStayEightBitAndFloatReadersGetADequantizedCopy) {
+  const std::vector<graph::FeedSpec> feeds = {
+      {"x:0", DataType::kFloat, PartialShape::Known({2, 9, 9, 4})}};
+  PipelineOptions plain_options;
+  absl::StatusOr<Optimized> plain = Build(ResidualGraph(), feeds, {"y:0", "n:0"}, &plain_options);
+  ASSERT_TRUE(plain.ok()) << plain.status();
+  const std::vector<std::string> names = Products(*plain);
+  ASSERT_EQ(names.size(), 8u) << absl::StrJoin(names, ",");
+  // Each fused conv is named after the Conv2D it grew from ("c3/...").
+  std::vector<std::string> conv(9);
+  for (const std::string& name : names) {
+    ASSERT_EQ(name[0], 'c') << name;
+    conv[name[1] - '0'] = name;
+  }
+  // Ranges that hold the values: x in [0, 1); the rest ReLU outputs.
+  auto file = std::make_shared<QuantizationFile>();
+  file->nodes[conv[1]] = {"", 0, 1, false};
+  for (int i = 2; i <= 8; ++i) file->nodes[conv[i]] = {"", 0, 4, false};
+  file->nodes[conv[6]].has_output_range = true;  // what `smrt quantize` records
+  file->nodes[conv[6]].out_min = -2;
+  file->nodes[conv[6]].out_max = 1;
+  PipelineOptions options;
+  options.quantization = file;
+  absl::StatusOr<Optimized> chained = Build(ResidualGraph(), feeds, {"y:0", "n:0"}, &options);
+  ASSERT_TRUE(chained.ok()) << chained.status();
+  if (chained->count(ops::kQuantizedFusedConv2D) == 0) GTEST_SKIP() << "no int8 kernel";
+  EXPECT_EQ(chained->count(ops::kQuantizedFusedConv2D), 8);
+  EXPECT_EQ(chained->count(ops::kDequantize), 2);
+  options.disabled_passes = {"requantize_int8"};
+  absl::StatusOr<Optimized> unchained = Build(ResidualGraph(), feeds, {"y:0", "n:0"}, &options);
+  ASSERT_TRUE(unchained.ok()) << unchained.status();
+
+  const graph::Graph& g = chained->program->graph();
+  auto node = [&](const std::string& name) -> const graph::Node& {
+    for (const graph::Node& n : g.nodes()) {
+      if (n.name == name) return n;
+    }
+    ADD_FAILURE() << name;
+    return g.nodes().front();
+  };
+  const float step = 4.0f / 255;
+  for (int i : {1, 2, 3, 4, 5, 7}) {
+    SCOPED_TRACE(conv[i]);
+    EXPECT_FLOAT_EQ(node(conv[i]).attrs.GetOr<float>(ops::kOutputScaleAttr, 0).value_or(0), step);
+    EXPECT_EQ(node(conv[i]).outputs[0].dtype, DataType::kUInt8);
+  }
+  // The projection: signed, at the scale of its recorded output range.
+  const graph::Node& c6 = node(conv[6]);
+  EXPECT_FLOAT_EQ(c6.attrs.GetOr<float>(ops::kOutputScaleAttr, 0).value_or(0), 2.0f / 127);
+  EXPECT_EQ(c6.outputs[0].dtype, DataType::kInt8);
+  const graph::Node& c3 = node(conv[3]);
+  EXPECT_FLOAT_EQ(c3.attrs.GetOr<float>(ops::kResidualScaleAttr, 0).value_or(0), step);
+  EXPECT_EQ(g.node(c3.inputs[3].node).name, conv[1]);  // x, w, bias, residual
+  const graph::Node& c5 = node(conv[5]);
+  EXPECT_FLOAT_EQ(c5.attrs.GetOr<float>(ops::kResidualScaleAttr, 0).value_or(0), 2.0f / 127);
+  EXPECT_TRUE(c5.attrs.GetOr<bool>(ops::kResidualSignedAttr, false).value_or(false));
+  EXPECT_EQ(g.node(c5.inputs[3].node).name, conv[6]);
+  const graph::Node& c8 = node(conv[8]);
+  EXPECT_FALSE(c8.attrs.Has(ops::kOutputScaleAttr));  // y is fetched
+  EXPECT_FALSE(c8.attrs.Has(ops::kResidualScaleAttr));
+  EXPECT_EQ(g.node(c8.inputs[3].node).op, ops::kDequantize);
+  EXPECT_EQ(g.node(g.node(c8.inputs[3].node).inputs[0].node).name, conv[5]);
+  EXPECT_NE(absl::StrJoin(chained->log, "\n")
+                .find("requantize_int8: 7 int8 products write 8-bit values to int8 readers (2 "
+                      "with an 8-bit residual sum, 0 MaxPools on 8-bit values); 2 dequantized "
+                      "copies for float32 readers"),
+            std::string::npos)
+      << absl::StrJoin(chained->log, "\n");
+
+  // Without the output range the projection stays float32, and so does
+  // the sum that reads it.
+  file->nodes[conv[6]].has_output_range = false;
+  options.disabled_passes.clear();
+  absl::StatusOr<Optimized> no_range = Build(ResidualGraph(), feeds, {"y:0", "n:0"}, &options);
+  ASSERT_TRUE(no_range.ok()) << no_range.status();
+  for (const graph::Node& n : no_range->program->graph().nodes()) {
+    if (n.name == conv[6] || n.name == conv[5]) {
+      EXPECT_EQ(n.outputs[0].dtype, DataType::kFloat) << n.name;
+    }
+  }
+
+  // The residuals (and the projection) now carry the rounding 8 bits make
+  // of them, half a step each, which the convs after them carry on: answers
+  // move by a few steps, and stay near float32's.
+  const Tensor x = RandomFloats({2, 9, 9, 4}, 30, 0, 1);
+  absl::StatusOr<std::vector<Tensor>> a = chained->program->Run({x});
+  absl::StatusOr<std::vector<Tensor>> b = unchained->program->Run({x});
+  absl::StatusOr<std::vector<Tensor>> f = plain->program->Run({x});
+  ASSERT_TRUE(a.ok() && b.ok() && f.ok()) << a.status() << b.status() << f.status();
+  for (int i = 0; i < 2; ++i) {
+    SCOPED_TRACE(i);
+    EXPECT_LE(MaxAbsDiff((*a)[i], (*b)[i]), 6 * step);
+    EXPECT_LE(MaxAbsDiff((*a)[i], (*f)[i]), 0.05f * MaxAbs((*f)[i]));
+    EXPECT_GT(MaxAbs((*f)[i]), 0.5f);  // the values are not all clipped away
+    EXPECT_LE(MaxAbs((*f)[i]), 4.0f);  // and fit the ranges given
+  }
+  // n = -r1 is exactly the dequantized uint8 r1.
+  for (int64_t i = 0; i < (*a)[1].num_elements(); ++i) {
+    const float q = -(*a)[1].data<float>()[i] / step;
+    ASSERT_NEAR(q, std::nearbyint(q), 1e-3f) << i;
+  }
+}
+
+// A ResNet stem: r1 = relu(conv1(x)) -> MaxPool -> conv2 -> y, and a Mean of
+// the pool. conv1 writes uint8 at conv2's input scale, the pool runs on it,
+// conv2 reads the pooled bytes and the Mean a dequantized copy. Rounding is
+// monotonic, so conv2 sees exactly what it would have quantized: y is the
+// answer without the pass, bit for bit.
+TEST(QuantizeInt8Test, MaxPoolBetweenInt8NodesPoolsEightBitValues) {
+  const std::string graph =
+      Placeholder("x") + FloatConst("w1", RandomFloats({3, 3, 3, 8}, 41, -0.5f, 0.5f)) +
+      FloatConst("w2", RandomFloats({1, 1, 8, 8}, 42, -0.5f, 0.5f)) +
+      "node { name: \"axes\" op: \"Const\" attr { key: \"dtype\" value { type: DT_INT32 } } "
+      "attr { key: \"value\" value { tensor { dtype: DT_INT32 tensor_shape { dim { size: 1 } } "
+      "int_val: 2 } } } }\n" +
+      Op("c1", "Conv2D", {"x", "w1"}, kConvAttrs) + Op("r1", "Relu", {"c1"}) +
+      Op("p", "MaxPool", {"r1"},
+         "attr { key: \"ksize\" value { list { i: 1 i: 3 i: 3 i: 1 } } } "
+         "attr { key: \"strides\" value { list { i: 1 i: 2 i: 2 i: 1 } } } "
+         "attr { key: \"padding\" value { s: \"SAME\" } }") +
+      Op("y", "Conv2D", {"p", "w2"}, kConvAttrs) +
+      Op("m", "Mean", {"p", "axes"}, "attr { key: \"Tidx\" value { type: DT_INT32 } }");
+  const std::vector<graph::FeedSpec> feeds = {
+      {"x:0", DataType::kFloat, PartialShape::Known({2, 12, 12, 3})}};
+  PipelineOptions plain_options;
+  absl::StatusOr<Optimized> plain = Build(graph, feeds, {"y:0", "m:0"}, &plain_options);
+  ASSERT_TRUE(plain.ok()) << plain.status();
+  const std::vector<std::string> names = Products(*plain);
+  ASSERT_EQ(names.size(), 2u);
+  const std::string conv1 = names[0][1] == '1' ? names[0] : names[1];
+  const std::string conv2 = conv1 == names[0] ? names[1] : names[0];
+  auto file = std::make_shared<QuantizationFile>();
+  file->nodes[conv1] = {"", 0, 1, false};
+  file->nodes[conv2] = {"", 0, 3, false};
+  PipelineOptions options;
+  options.quantization = file;
+  absl::StatusOr<Optimized> chained = Build(graph, feeds, {"y:0", "m:0"}, &options);
+  ASSERT_TRUE(chained.ok()) << chained.status();
+  if (chained->count(ops::kQuantizedFusedConv2D) == 0) GTEST_SKIP() << "no int8 kernel";
+  options.disabled_passes = {"requantize_int8"};
+  absl::StatusOr<Optimized> unchained = Build(graph, feeds, {"y:0", "m:0"}, &options);
+  ASSERT_TRUE(unchained.ok()) << unchained.status();
+  EXPECT_EQ(chained->count(ops::kDequantize), 1);
+  for (const graph::Node& n : chained->program->graph().nodes()) {
+    if (n.op == "MaxPool" || n.name == conv1) {
+      EXPECT_EQ(n.outputs[0].dtype, DataType::kUInt8) << n.name;
+    }
+    if (n.name == conv2) {
+      EXPECT_TRUE(n.attrs.GetOr<bool>(ops::kInputQuantizedAttr, false).value_or(false));
+    }
+  }
+  EXPECT_NE(absl::StrJoin(chained->log, "\n").find("(0 with an 8-bit residual sum, 1 MaxPools"),
+            std::string::npos)
+      << absl::StrJoin(chained->log, "\n");
+
+  const Tensor x = RandomFloats({2, 12, 12, 3}, 43, 0, 1);
+  absl::StatusOr<std::vector<Tensor>> a = chained->program->Run({x});
+  absl::StatusOr<std::vector<Tensor>> b = unchained->program->Run({x});
+  ASSERT_TRUE(a.ok() && b.ok()) << a.status() << b.status();
+  EXPECT_EQ(MaxAbsDiff((*a)[0], (*b)[0]), 0.0f);
+  EXPECT_GT(MaxAbs((*b)[0]), 0.1f);
+  EXPECT_LE(MaxAbsDiff((*a)[1], (*b)[1]), 3.0f / 255 / 2);  // half a step of conv2's input
+}
+
 }  // namespace
 }  // namespace smrt::passes

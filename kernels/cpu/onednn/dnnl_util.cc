@@ -57,13 +57,14 @@ void AppendActivation(dnnl::post_ops& po, Activation a, float alpha) {
 
 }  // namespace
 
-dnnl::post_ops MakePostOps(const FusedOps& ops, bool& summand) {
+dnnl::post_ops MakePostOps(const FusedOps& ops, bool& summand, float sum_scale,
+                           dnnl::memory::data_type sum_type) {
   dnnl::post_ops po;
   summand = false;
   for (const PostOp& op : ops.ops) {
     if (op.kind == PostOp::kActivation) AppendActivation(po, op.activation, ops.leakyrelu_alpha);
     if (op.kind == PostOp::kAdd) {
-      po.append_sum(1.0f);
+      po.append_sum(sum_scale, sum_type);
       summand = true;
     }
   }

@@ -36,8 +36,11 @@ dnnl::memory::data_type DnnlType(DataType type);
 dnnl::stream& ThreadStream();
 
 // The eltwise/sum post-ops for `ops` after the bias (which the primitive
-// takes itself). `summand` is set when there is a residual Add.
-dnnl::post_ops MakePostOps(const FusedOps& ops, bool& summand);
+// takes itself). `summand` is set when there is a residual Add; the sum
+// reads the output buffer as `sum_type` (undef: the output's type) times
+// `sum_scale`.
+dnnl::post_ops MakePostOps(const FusedOps& ops, bool& summand, float sum_scale = 1.0f,
+                           dnnl::memory::data_type sum_type = dnnl::memory::data_type::undef);
 
 // Whether the post-ops fit a oneDNN primitive: BiasAdd (if any) first, at
 // most one Add, eltwise otherwise.

@@ -11,7 +11,9 @@
 // in int8: the input quantized per call (a oneDNN reorder), the constant
 // filter quantized per output channel when the plan is made, s32
 // accumulation, and the per-channel dequantization as oneDNN output scales
-// before the same post-ops, into a float32 output.
+// before the same post-ops, into a float32 output or an 8-bit one (a last
+// eltwise_linear post-op divides by its scale); an 8-bit residual is summed
+// from the output's buffer at its own scale (sum post-op of type u8 / s8).
 #include <cstdlib>
 #include <cstring>
 #include <map>
@@ -155,7 +157,10 @@ absl::StatusOr<std::shared_ptr<const ConvPlan>> MakePlan(
   const dnnl::memory::dims pad_l = {g.pad_t, g.pad_l};
   const dnnl::memory::dims pad_r = {g.pad_b, g.pad_r};
   dnnl::primitive_attr attr;
-  dnnl::post_ops post_ops = onednn::MakePostOps(ops, plan->summand);
+  dnnl::post_ops post_ops =
+      quant && quant->residual
+          ? onednn::MakePostOps(ops, plan->summand, quant->residual_scale(), quant->residual_type())
+          : onednn::MakePostOps(ops, plan->summand);
   if (quant) onednn::AppendOutputQuantization(post_ops, *quant);
   attr.set_post_ops(post_ops);
   attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
@@ -227,22 +232,26 @@ absl::Status Compute(KernelContext& ctx, bool quantized) {
     // The residual Add (a sum post-op) accumulates into the output: the
     // residual becomes the output when no other value shares its buffer
     // (the executor hands a value's last use over), else it is copied
-    // there. Without one the primitive writes every element.
+    // there. Without one the primitive writes every element. An 8-bit
+    // output takes an 8-bit residual (ops/quantized_ops.h), perhaps of the
+    // other signedness: the same bytes, read as the sum's type.
     const Tensor* residual = nullptr;
     for (const PostOp& op : ops->ops) {
       if (op.kind != PostOp::kAdd) continue;
       residual = &ctx.input(op.arg < 0 ? 0 : op.arg);
-      if (quant && out_dtype != DataType::kFloat) {
-        return absl::InvalidArgumentError("an 8-bit output cannot take a residual sum");
-      }
-      if (residual->dtype() != out_dtype || residual->shape() != plan->out_shape) {
+      const DataType want = quant ? quant->residual_dtype() : out_dtype;
+      if (quant && quant->output && !quant->residual) {
         return absl::InvalidArgumentError(
-            absl::StrCat("the residual input must be ", DataTypeShortName(out_dtype), " ",
+            "an 8-bit output takes its residual sum in 8 bits (residual_scale)");
+      }
+      if (residual->dtype() != want || residual->shape() != plan->out_shape) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("the residual input must be ", DataTypeShortName(want), " ",
                          ShapeToString(plan->out_shape), ", got ", residual->DebugString()));
       }
     }
     Tensor* out = nullptr;
-    if (residual != nullptr && residual->sole_owner()) {
+    if (residual != nullptr && residual->sole_owner() && residual->dtype() == out_dtype) {
       ctx.set_output(0, *residual);
       out = &ctx.output(0);
     } else {

@@ -1,11 +1,15 @@
-// MaxPool on oneDNN for NHWC windows over rows and columns: float32 and,
-// where the CPU has bf16 instructions, bfloat16, which the reference kernel
-// runs element by element through float (a ResNet50 stem pool cost 10 % of
-// a precision=bfloat16 call there). Max is exact in either type, so the
-// results are the reference kernel's bit for bit; NCHW nodes and windows
-// across batch or depth stay with the reference kernel.
+// MaxPool on oneDNN for NHWC windows over rows and columns: float32, uint8
+// and int8 (an int8 model's 8-bit values between its convolutions,
+// passes/requantize_int8.cc) and, where the CPU has bf16 instructions,
+// bfloat16, which the reference kernel runs element by element through
+// float (a ResNet50 stem pool cost 10 % of a precision=bfloat16 call
+// there). Max is exact in every type, so the results are the reference
+// kernel's bit for bit; NCHW nodes and windows across batch or depth stay
+// with the reference kernel.
 #include <algorithm>
 #include <memory>
+#include <utility>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "kernels/cpu/onednn/dnnl_util.h"
@@ -39,7 +43,10 @@ absl::StatusOr<std::shared_ptr<const PoolPlan>> MakePlan(const Tensor& in,
   if (!cols.ok()) return cols.status();
   auto plan = std::make_shared<PoolPlan>();
   plan->out_shape = {n, rows->size, cols->size, c};
-  const dnnl::memory::data_type type = onednn::DnnlType(in.dtype());
+  const dnnl::memory::data_type type = in.dtype() == DataType::kUInt8 ? dnnl::memory::data_type::u8
+                                       : in.dtype() == DataType::kInt8
+                                           ? dnnl::memory::data_type::s8
+                                           : onednn::DnnlType(in.dtype());
   const dnnl::memory::desc src({n, c, h, w}, type, tag::nhwc);
   const dnnl::memory::desc dst({n, c, rows->size, cols->size}, type, tag::nhwc);
   // oneDNN wants the window to fit the padded input exactly: the padding
@@ -99,7 +106,8 @@ absl::Status Compute(KernelContext& ctx) {
 
 // NHWC windows over rows and columns only.
 bool Supports(const AttrMap& attrs) {
-  if (!onednn::TypeRunsHere(attrs)) return false;
+  const DataType t = attrs.GetOr<DataType>("T", DataType::kFloat).value_or(DataType::kInvalid);
+  if (t != DataType::kUInt8 && t != DataType::kInt8 && !onednn::TypeRunsHere(attrs)) return false;
   absl::StatusOr<ops::PoolAttrs> p =
       ops::ReadPoolAttrs(attrs, ops::PoolKind::kMax, /*allow_explicit=*/true);
   return p.ok() && p->layout == ops::Layout::kNhwc && p->ksize[0] == 1 && p->ksize[3] == 1 &&
@@ -109,7 +117,10 @@ bool Supports(const AttrMap& attrs) {
 }  // namespace
 
 void RegisterOneDnnPool(KernelRegistry& r) {
-  KernelSpec k{"MaxPool", kCpu, "T", onednn::FloatTypes(), Compute};
+  std::vector<DataType> types = onednn::FloatTypes();
+  types.push_back(DataType::kUInt8);
+  types.push_back(DataType::kInt8);
+  KernelSpec k{"MaxPool", kCpu, "T", std::move(types), Compute};
   k.priority = kOneDnnPriority;
   k.backend = kOneDnnBackend;
   k.supports = Supports;

@@ -20,6 +20,13 @@ absl::StatusOr<Int8Attrs> ReadInt8Attrs(const AttrMap& attrs) {
   absl::StatusOr<std::optional<ops::InputQuantization>> out = ops::ReadOutputQuantization(attrs);
   if (!out.ok()) return out.status();
   q.output = *out;
+  absl::StatusOr<std::optional<ops::InputQuantization>> residual =
+      ops::ReadResidualQuantization(attrs);
+  if (!residual.ok()) return residual.status();
+  q.residual = *residual;
+  if (q.residual && !q.output) {
+    return absl::InvalidArgumentError("an 8-bit residual (residual_scale) needs an 8-bit output");
+  }
   return q;
 }
 

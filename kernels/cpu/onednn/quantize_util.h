@@ -19,19 +19,29 @@
 
 namespace smrt::kernels::onednn {
 
+// f32 for a float32 value (nullopt), else u8 or s8.
+inline dnnl::memory::data_type DnnlTypeOf(const std::optional<ops::InputQuantization>& q) {
+  return !q             ? dnnl::memory::data_type::f32
+         : q->is_signed ? dnnl::memory::data_type::s8
+                        : dnnl::memory::data_type::u8;
+}
+
 // What an int8 node's attrs say (ops/quantized_ops.h).
 struct Int8Attrs {
   ops::InputQuantization input;
-  bool input_quantized = false;                  // input 0 is already 8-bit
-  std::optional<ops::InputQuantization> output;  // an 8-bit output
+  bool input_quantized = false;                    // input 0 is already 8-bit
+  std::optional<ops::InputQuantization> output;    // an 8-bit output
+  std::optional<ops::InputQuantization> residual;  // an 8-bit residual
   DataType output_dtype() const {
     return output ? ops::QuantizedType(output->is_signed) : DataType::kFloat;
   }
-  dnnl::memory::data_type output_type() const {
-    return !output             ? dnnl::memory::data_type::f32
-           : output->is_signed ? dnnl::memory::data_type::s8
-                               : dnnl::memory::data_type::u8;
+  DataType residual_dtype() const {
+    return residual ? ops::QuantizedType(residual->is_signed) : DataType::kFloat;
   }
+  dnnl::memory::data_type output_type() const { return DnnlTypeOf(output); }
+  dnnl::memory::data_type residual_type() const { return DnnlTypeOf(residual); }
+  // The residual sum's multiplier: an 8-bit residual's scale, else 1.
+  float residual_scale() const { return residual ? residual->scale : 1.0f; }
 };
 absl::StatusOr<Int8Attrs> ReadInt8Attrs(const AttrMap& attrs);
 

@@ -58,6 +58,7 @@ void RegisterCheckOps(KernelRegistry& r);        // check_ops.cc: Assert, Ensure
 void RegisterMatrixOps(KernelRegistry& r);       // matrix_ops.cc: MatrixBandPart
 void RegisterBucketizeOps(KernelRegistry& r);    // bucketize_ops.cc: Bucketize
 void RegisterFakeQuantOps(KernelRegistry& r);    // fake_quant_ops.cc: FakeQuantWithMinMax*
+void RegisterDequantizeOps(KernelRegistry& r);   // dequantize_ops.cc: _SmrtDequantize
 void RegisterSegmentOps(KernelRegistry& r);      // segment_ops.cc: SegmentSum, UnsortedSegmentMax...
 void RegisterSetOps(KernelRegistry& r);          // set_ops.cc: Unique, UniqueWithCounts, ListDiff...
 void RegisterBitwiseOps(KernelRegistry& r);      // bitwise_ops.cc: BitwiseAnd, LeftShift, Bitcast...
@@ -116,6 +117,7 @@ inline void RegisterReferenceKernels(KernelRegistry& r) {
   RegisterMatrixOps(r);
   RegisterBucketizeOps(r);
   RegisterFakeQuantOps(r);
+  RegisterDequantizeOps(r);
   RegisterSegmentOps(r);
   RegisterSetOps(r);
   RegisterBitwiseOps(r);

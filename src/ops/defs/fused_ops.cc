@@ -39,8 +39,22 @@ absl::Status InferFusedMatMul(InferenceContext& ctx) {
   return matmul::InferMatMul(ctx, matmul::BatchMode::kNone);
 }
 
+// An 8-bit input of an int8 op: checked against `want` when its type is
+// known, then seen as float32 so that the float op's rules apply.
+absl::Status TreatAsFloat(std::vector<ValueInfo>& inputs, int index, DataType want,
+                          const char* what) {
+  if (index < 0 || index >= static_cast<int>(inputs.size())) return absl::OkStatus();
+  if (inputs[index].dtype != DataType::kInvalid && inputs[index].dtype != want) {
+    return absl::InvalidArgumentError(absl::StrCat(what, " must be ", DataTypeName(want), ", got ",
+                                                   DataTypeName(inputs[index].dtype)));
+  }
+  inputs[index].dtype = DataType::kFloat;
+  return absl::OkStatus();
+}
+
 // The int8 ops (ops/quantized_ops.h): the float op's shapes, an 8-bit
-// input 0 when input_quantized, an 8-bit output when output_scale is set.
+// input 0 when input_quantized, an 8-bit residual when residual_scale is
+// set, an 8-bit output when output_scale is set.
 absl::Status InferQuantized(InferenceContext& ctx, bool conv) {
   absl::StatusOr<InputQuantization> in = ReadInputQuantization(ctx.attrs());
   if (!in.ok()) return in.status();
@@ -54,14 +68,29 @@ absl::Status InferQuantized(InferenceContext& ctx, bool conv) {
     inputs.push_back(ctx.input(i));
     values.push_back(ctx.input_value(i));
   }
-  if (*input_quantized && !inputs.empty()) {
-    const DataType want = QuantizedType(in->is_signed);
-    if (inputs[0].dtype != DataType::kInvalid && inputs[0].dtype != want) {
-      return absl::InvalidArgumentError(absl::StrCat("input 0 must be ", DataTypeName(want),
-                                                     " (input_quantized), got ",
-                                                     DataTypeName(inputs[0].dtype)));
+  if (*input_quantized) {
+    if (absl::Status s =
+            TreatAsFloat(inputs, 0, QuantizedType(in->is_signed), "input 0 (input_quantized)");
+        !s.ok()) {
+      return s;
     }
-    inputs[0].dtype = DataType::kFloat;  // the float op's rules for the rest
+  }
+  absl::StatusOr<std::optional<InputQuantization>> residual = ReadResidualQuantization(ctx.attrs());
+  if (!residual.ok()) return residual.status();
+  if (residual->has_value()) {
+    absl::StatusOr<FusedOps> ops = ParseFusedOps(ctx.attrs(), ctx.num_inputs());
+    if (!ops.ok()) return ops.status();
+    int arg = -1;
+    for (const PostOp& op : ops->ops) arg = op.kind == PostOp::kAdd ? op.arg : arg;
+    if (!conv || arg < 0 || !out->has_value()) {
+      return absl::InvalidArgumentError(
+          "residual_scale needs an int8 convolution with a residual sum and an 8-bit output");
+    }
+    if (absl::Status s = TreatAsFloat(inputs, arg, QuantizedType((*residual)->is_signed),
+                                      "the residual (residual_scale)");
+        !s.ok()) {
+      return s;
+    }
   }
   InferenceContext inner(ctx.node_name(), ctx.op(), ctx.attrs(), std::move(inputs),
                          std::move(values), ctx.num_outputs());
@@ -73,6 +102,17 @@ absl::Status InferQuantized(InferenceContext& ctx, bool conv) {
     if (out->has_value()) v.dtype = QuantizedType((*out)->is_signed);
     ctx.set_output(i, std::move(v));
   }
+  return absl::OkStatus();
+}
+
+// _SmrtDequantize: float32 of x's shape; x uint8 or int8.
+absl::Status InferDequantize(InferenceContext& ctx) {
+  const DataType t = ctx.input(0).dtype;
+  if (t != DataType::kInvalid && t != DataType::kUInt8 && t != DataType::kInt8) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("x must be uint8 or int8, got ", DataTypeName(t)));
+  }
+  ctx.set_output(0, {DataType::kFloat, ctx.input(0).shape});
   return absl::OkStatus();
 }
 
@@ -145,6 +185,8 @@ void RegisterFusedOps(OpRegistry& r) {
   quantized.emplace_back(kInputQuantizedAttr, false);
   quantized.emplace_back(kOutputScaleAttr, 0.0f);
   quantized.emplace_back(kOutputSignedAttr, false);
+  quantized.emplace_back(kResidualScaleAttr, 0.0f);
+  quantized.emplace_back(kResidualSignedAttr, false);
   r.AddOp({kQuantizedFusedConv2D, quantized, InferQuantizedFusedConv, nullptr});
   quantized = FusedDefaults(false);
   quantized.emplace_back(kInputSignedAttr, false);
@@ -152,6 +194,7 @@ void RegisterFusedOps(OpRegistry& r) {
   quantized.emplace_back(kOutputScaleAttr, 0.0f);
   quantized.emplace_back(kOutputSignedAttr, false);
   r.AddOp({kQuantizedFusedMatMul, quantized, InferQuantizedFusedMatMul, nullptr});
+  r.AddOp({kDequantize, {{"scale", 1.0f}}, InferDequantize, nullptr});
   for (const char* op : {"_SmrtSwish", "_SmrtHardSwish", "_SmrtGeluErf", "_SmrtGeluTanh"}) {
     r.AddOp({op, {}, UnchangedShape, nullptr});
   }
