@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
@@ -245,6 +246,43 @@ TEST(QuantizedFusedOpsTest, RefusesVariableWeightsAndAMissingScale) {
   got = RunKernel(*q, attrs, {RandomFloats({2, 3}, 1), RandomFloats({3, 4}, 2)});
   EXPECT_FALSE(got.ok());
   EXPECT_NE(got.status().message().find("input_scale"), std::string::npos) << got.status();
+}
+
+// The input's quantization, seen through a 1x1 convolution with identity
+// weights (each output is q(x) * input_scale, to float rounding): x times
+// 1 / scale, rounded to nearest even, saturated; NaN to the lowest value.
+// Ties, both ends, infinities and NaN, over enough elements to be split
+// across threads.
+TEST(QuantizedFusedConvTest, InputQuantizationRoundsToEvenAndSaturates) {
+  const KernelSpec* conv = Find(ops::kQuantizedFusedConv2D, "onednn");
+  if (conv == nullptr) GTEST_SKIP() << "built without oneDNN";
+  constexpr int64_t kC = 16;
+  Tensor w = *Tensor::Create(DataType::kFloat, {1, 1, kC, kC});
+  for (int64_t i = 0; i < kC * kC; ++i) w.data<float>()[i] = i / kC == i % kC ? 1.0f : 0.0f;
+  Case c{"identity", {1, 64, 64, kC}, {1, 1, kC, kC}};
+  for (bool is_signed : {false, true}) {
+    SCOPED_TRACE(is_signed ? "int8" : "uint8");
+    const float scale = 0.25f;  // ties are exact: (k + 0.5) * 0.25
+    const float lo = is_signed ? -128 : 0, hi = is_signed ? 127 : 255;
+    Tensor x = RandomFloats(c.x, 31, 2 * lo * scale, 2 * hi * scale);
+    for (int64_t i = 0; i < x.num_elements(); i += 5) {
+      x.data<float>()[i] = (static_cast<float>(i % 300) - 150.5f) * scale;  // a tie
+    }
+    x.data<float>()[1] = std::numeric_limits<float>::quiet_NaN();
+    x.data<float>()[2] = std::numeric_limits<float>::infinity();
+    x.data<float>()[3] = -std::numeric_limits<float>::infinity();
+    AttrMap attrs = ConvAttrs(c);
+    attrs.Set(ops::kInputScaleAttr, scale);
+    attrs.Set(ops::kInputSignedAttr, is_signed);
+    absl::StatusOr<Tensor> y = RunKernel(*conv, attrs, {x, w});
+    ASSERT_TRUE(y.ok()) << y.status();
+    for (int64_t i = 0; i < x.num_elements(); ++i) {
+      const float v = x.data<float>()[i] * (1.0f / scale);
+      const float q = std::isnan(v) ? lo : std::nearbyint(std::clamp(v, lo, hi));
+      ASSERT_NEAR(y->data<float>()[i], q * scale, 1e-3f * scale)
+          << i << " x=" << x.data<float>()[i];
+    }
+  }
 }
 
 // Requantization (passes/requantize_int8.cc): an 8-bit output is the float

@@ -3,9 +3,12 @@
 #include <algorithm>
 #include <cmath>
 #include <new>
+#include <type_traits>
 
 #include "absl/strings/str_cat.h"
 #include "kernels/cpu/onednn/dnnl_util.h"
+#include "kernels/cpu/parallel_for.h"
+#include "kernels/cpu/target_clones.h"
 
 namespace smrt::kernels::onednn {
 
@@ -71,10 +74,10 @@ std::vector<float> BiasBeforeOutputScales(const float* bias, const std::vector<f
 }
 
 InputQuantizer::InputQuantizer(const dnnl::memory::desc& quantized, const ops::InputQuantization& q)
-    : from_(quantized), to_(quantized) {
+    : from_(quantized), to_(quantized), is_signed_(q.is_signed), inverse_scale_(1.0f / q.scale) {
   from_.data.data_type = dnnl_f32;  // same dims and strides (in elements)
   dnnl::primitive_attr attr;
-  attr.set_output_scales(0, {1.0f / q.scale});
+  attr.set_output_scales(0, {inverse_scale_});
   reorder_ = dnnl::reorder(dnnl::reorder::primitive_desc(Engine(), from_, Engine(), to_, attr));
 }
 
@@ -96,8 +99,36 @@ void* ThreadBuffer(size_t size) {
 
 }  // namespace
 
+// The loops clamp before rounding (the bounds are whole numbers, so that is
+// the same) with comparisons that send NaN to the lowest value.
+template <typename Q>
+SMRT_TARGET_CLONES void QuantizeRange(const float* in, Q* out, int64_t n, float inverse_scale) {
+  constexpr float lo = std::is_signed_v<Q> ? -128.0f : 0.0f;
+  constexpr float hi = std::is_signed_v<Q> ? 127.0f : 255.0f;
+  for (int64_t i = 0; i < n; ++i) {
+    float v = in[i] * inverse_scale;
+    v = v > lo ? v : lo;
+    v = v < hi ? v : hi;
+    out[i] = static_cast<Q>(static_cast<int>(std::nearbyint(v)));
+  }
+}
+
 void* InputQuantizer::Run(const Tensor& input) const {
-  void* buffer = ThreadBuffer(to_.get_size());
+  const size_t size = to_.get_size();
+  void* buffer = ThreadBuffer(size);
+  if (static_cast<int64_t>(size) == input.num_elements()) {  // dense: element i to byte i
+    const float* in = input.data<float>();
+    ParallelFor(input.num_elements(), kMinShardElements, 16, [&](int64_t begin, int64_t end) {
+      if (is_signed_) {
+        QuantizeRange(in + begin, static_cast<int8_t*>(buffer) + begin, end - begin,
+                      inverse_scale_);
+      } else {
+        QuantizeRange(in + begin, static_cast<uint8_t*>(buffer) + begin, end - begin,
+                      inverse_scale_);
+      }
+    });
+    return buffer;
+  }
   dnnl::memory from(from_, Engine(), const_cast<void*>(input.raw_data()));
   dnnl::memory to(to_, Engine(), buffer);
   dnnl::stream& s = ThreadStream();
