@@ -40,6 +40,14 @@ struct QuantizeOptions {
   // longer stretch the step (values beyond saturate). A range that starts
   // at 0 keeps starting there.
   double percentile = 100;
+  // A quantization-aware-training export (FakeQuantWithMinMaxArgs /
+  // FakeQuantWithMinMaxVars of 8 bits around its convolutions and matmuls):
+  // each node's range is the one the fake quant feeding its input applies
+  // (TensorFlow's nudged range), and its output range that of the fake
+  // quant it feeds; no calibration calls are run (`calibration` may be
+  // empty; percentile is unused). A node without a fake-quantized input
+  // stays float32.
+  bool from_fake_quant = false;
 };
 
 struct QuantizeReport {

@@ -1,6 +1,8 @@
 // smrt::Quantize (smrt/quantize.h): calibration through a RunObserver
 // (exec/profile.h) that sees the input of every fused conv / matmul step of
-// the float32 model, then the int8 model against it on held-out calls.
+// the float32 model, or the ranges of a quantization-aware-training export's
+// fake quants (passes/fake_quant_ranges.h); then the int8 model against the
+// float32 one on held-out calls.
 #include "smrt/quantize.h"
 
 #include <algorithm>
@@ -16,6 +18,7 @@
 #include "core/file.h"
 #include "exec/profile.h"
 #include "ops/fused_ops.h"
+#include "passes/fake_quant_ranges.h"
 #include "passes/quantization_file.h"
 
 namespace smrt {
@@ -136,9 +139,6 @@ absl::StatusOr<QuantizeReport> QuantizeImpl(const std::string& model_dir,
                                             const std::string& out_path,
                                             const QuantizeOptions& options,
                                             const std::vector<NamedTensors>& validation) {
-  if (calibration.empty()) {
-    return absl::InvalidArgumentError("quantization needs at least one calibration call");
-  }
   LoadOptions load = options.load;
   load.precision = "float32";
   load.device = "CPU";
@@ -156,25 +156,41 @@ absl::StatusOr<QuantizeReport> QuantizeImpl(const std::string& model_dir,
     return absl::InvalidArgumentError(
         absl::StrCat("percentile must be in (50, 100], got ", options.percentile));
   }
-  RangeObserver observer(options.percentile);
-  for (size_t i = 0; i < calibration.size(); ++i) {
-    exec::ScopedRunObserver scope(&observer);
-    absl::StatusOr<NamedTensors> out = (*model)->Run(*key, calibration[i]);
-    if (!out.ok()) {
-      return absl::Status(out.status().code(),
-                          absl::StrCat("calibration call ", i, ": ", out.status().message()));
-    }
-    ++report.calibration_runs;
-  }
-  if (observer.nodes().empty()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("signature '", *key,
-                     "' ran no convolution or matmul that int8 could take: nothing to "
-                     "quantize"));
-  }
   passes::QuantizationFile file;
   std::tie(file.model_crc32c, file.model_bytes) = ModelInternals::GraphChecksum(**model);
-  file.nodes = std::move(observer.nodes());
+  if (options.from_fake_quant) {
+    absl::StatusOr<ModelInternals::PassReport> graph = ModelInternals::Passes(**model, *key);
+    if (!graph.ok()) return graph.status();
+    file.nodes = passes::FakeQuantRanges(*graph->graph);
+    if (file.nodes.empty()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "signature '", *key,
+          "' has no 8-bit FakeQuantWithMinMaxArgs or FakeQuantWithMinMaxVars (with constant "
+          "min and max) feeding a convolution or matmul: quantize it from calibration inputs "
+          "instead"));
+    }
+  } else {
+    if (calibration.empty()) {
+      return absl::InvalidArgumentError("quantization needs at least one calibration call");
+    }
+    RangeObserver observer(options.percentile);
+    for (size_t i = 0; i < calibration.size(); ++i) {
+      exec::ScopedRunObserver scope(&observer);
+      absl::StatusOr<NamedTensors> out = (*model)->Run(*key, calibration[i]);
+      if (!out.ok()) {
+        return absl::Status(out.status().code(),
+                            absl::StrCat("calibration call ", i, ": ", out.status().message()));
+      }
+      ++report.calibration_runs;
+    }
+    if (observer.nodes().empty()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("signature '", *key,
+                       "' ran no convolution or matmul that int8 could take: nothing to "
+                       "quantize"));
+    }
+    file.nodes = std::move(observer.nodes());
+  }
   for (const std::string& name : options.keep_float) {
     auto it = file.nodes.find(name);
     if (it == file.nodes.end()) {

@@ -6,6 +6,7 @@
 #ifndef SMRT_OPS_FAKE_QUANT_H_
 #define SMRT_OPS_FAKE_QUANT_H_
 
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -37,6 +38,36 @@ inline absl::StatusOr<FakeQuantRange> FakeQuantRangeFromAttrs(const AttrMap& att
         "num_bits must be between 2 and 16, inclusive (attr num_bits is ", *num_bits, ")"));
   }
   return FakeQuantRange{*narrow_range ? 1 : 0, (1 << *num_bits) - 1};
+}
+
+// TensorFlow's Nudge: the zero point (quant_min - min / scale) rounded to an
+// integer in [quant_min, quant_max], and the range moved to put 0 on it.
+// (No product here is followed by a sum, so no compiler fuses one into an
+// FMA: every caller gets TensorFlow's bits.)
+struct FakeQuantNudged {
+  float nudged_min = 0;
+  float nudged_max = 0;
+  float scale = 0;
+};
+inline FakeQuantNudged FakeQuantNudge(float min, float max, const FakeQuantRange& range) {
+  FakeQuantNudged n;
+  const float quant_min = static_cast<float>(range.quant_min);
+  const float quant_max = static_cast<float>(range.quant_max);
+  n.scale = (max - min) / (quant_max - quant_min);
+  const float zero_point_from_min = quant_min - min / n.scale;
+  uint16_t zero_point;
+  if (zero_point_from_min < quant_min) {
+    zero_point = static_cast<uint16_t>(range.quant_min);
+  } else if (zero_point_from_min > quant_max) {
+    zero_point = static_cast<uint16_t>(range.quant_max);
+  } else if (std::isnan(zero_point_from_min)) {
+    zero_point = 0;  // what TensorFlow's cast of NaN gives on x86; the scale is NaN or inf then
+  } else {
+    zero_point = static_cast<uint16_t>(std::round(zero_point_from_min));
+  }
+  n.nudged_min = (quant_min - zero_point) * n.scale;
+  n.nudged_max = (quant_max - zero_point) * n.scale;
+  return n;
 }
 
 // A float as TensorFlow's messages print it: %.6g, or %.9g when %.6g does

@@ -4,11 +4,22 @@
 // input scale that range gives; the rest stays float32. Runs after the
 // fusions, on the CPU only (the GPU has no int8 kernels), and only for
 // float32 loads (a float16 / bfloat16 load is left as it is).
+//
+// A quantization-aware-training export fake-quantizes the input already:
+// where input 0 comes from an 8-bit FakeQuantWithMinMax{Args,Vars} whose
+// nudged range starts at 0 and whose step is the int8 op's input scale (a
+// file `smrt quantize --from_fake_quant` wrote), the int8 op reads the fake
+// quant's input instead, since quantizing it gives the same steps (but for
+// ties, which TensorFlow rounds up and oneDNN to even): the float32 pass
+// over the values goes, and int8 producers can hand 8-bit values on.
+#include <cmath>
+#include <optional>
 #include <string>
 
 #include "absl/strings/str_cat.h"
 #include "ops/fused_ops.h"
 #include "ops/quantized_ops.h"
+#include "passes/fake_quant_ranges.h"
 #include "passes/passes.h"
 #include "passes/quantization_file.h"
 #include "passes/rewrite.h"
@@ -29,7 +40,7 @@ class QuantizeInt8Pass : public Pass {
     }
     absl::StatusOr<std::vector<graph::NodeId>> order = LiveOrder(ctx);
     if (!order.ok()) return order.status();
-    int quantized = 0, kept = 0, absent = 0;
+    int quantized = 0, kept = 0, absent = 0, bypassed = 0;
     for (graph::NodeId id : *order) {
       graph::Node& n = ctx.graph.node(id);
       const bool conv = n.op == ops::kFusedConv2D;
@@ -62,11 +73,20 @@ class QuantizeInt8Pass : public Pass {
       }
       n.op = op;
       n.attrs = std::move(attrs);
+      if (!q.is_signed) {
+        const graph::Node& f = ctx.graph.node(n.inputs[0].node);
+        std::optional<ops::FakeQuantNudged> fq = EightBitFakeQuantRange(ctx.graph, f);
+        if (fq && fq->nudged_min == 0 && std::fabs(fq->scale - q.scale) <= 1e-6f * q.scale) {
+          n.inputs[0] = f.inputs[0];
+          ++bypassed;
+        }
+      }
       ctx.Fused(kPass, n.name, op);
       ++quantized;
     }
     ctx.Log(kPass, absl::StrCat(quantized, " products in int8; ", kept,
-                                " kept float32 by the file; ", absent, " not in the file"));
+                                " kept float32 by the file; ", absent, " not in the file; ",
+                                bypassed, " read past a fake quant of the same steps"));
     return absl::OkStatus();
   }
 };

@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstring>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/file.h"
@@ -162,6 +163,65 @@ TEST(QuantizeTest, RefusesNoCalibrationCalls) {
   absl::StatusOr<QuantizeReport> empty =
       Quantize(Zoo("mlp_bn_dropout"), {}, testing::MakeTempDir() + "/x.json");
   EXPECT_EQ(empty.status().code(), absl::StatusCode::kInvalidArgument);
+}
+
+// A quantization-aware-training export (tests/generators/zoo/fake_quant.py):
+// the conv's input fake quant (Args, [-1, 1]) gives its range and the
+// activation fake quant after it (Vars, [-0.5, 2.75]) its output range, as
+// TensorFlow nudges them; the dense layer reads a Mean, not a fake quant,
+// and stays float32. No calibration runs. In int8 the answers stay within a
+// step of TensorFlow's own: the fake quant after the conv puts the values
+// back on its grid (3.25 / 255), and the logits' 4-bit one on its (3 / 15).
+TEST(QuantizeTest, QatExportsGiveTheirOwnRangesWithoutCalibration) {
+  const std::string out = testing::MakeTempDir() + "/qat.int8.json";
+  const std::string cases = testing::TestDataDir() + "/zoo/fake_quant_module/cases/b4/";
+  absl::StatusOr<Tensor> x = npy::Read(cases + "inputs/x.npy");
+  ASSERT_TRUE(x.ok()) << x.status();
+  QuantizeOptions options;
+  options.from_fake_quant = true;
+  absl::StatusOr<QuantizeReport> r =
+      Quantize(Zoo("fake_quant_module"), {}, out, options, {{{"x", *x}}});
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->calibration_runs, 0);
+  EXPECT_EQ(r->nodes_recorded, 1);
+  absl::StatusOr<passes::QuantizationFile> file = passes::ReadQuantizationFile(out);
+  ASSERT_TRUE(file.ok()) << file.status();
+  ASSERT_EQ(file->nodes.size(), 1u);
+  const passes::QuantizationFile::Node& conv = file->nodes.begin()->second;
+  const float in_step = 2.0f / 255, act_step = 3.25f / 255;
+  // The zero point 1 / (2 / 255) is 127.49999 in float32: TensorFlow's 127.
+  EXPECT_NEAR(conv.min, -127 * in_step, 1e-6);
+  EXPECT_NEAR(conv.max, 128 * in_step, 1e-6);
+  ASSERT_TRUE(conv.has_output_range);
+  EXPECT_NEAR(conv.out_min, -39 * act_step, 1e-6);  // zero point 39.2
+  EXPECT_NEAR(conv.out_max, 216 * act_step, 1e-6);
+  if (r->nodes_int8 == 0) GTEST_SKIP() << "this build has no int8 kernels (oneDNN)";
+  EXPECT_EQ(r->nodes_int8, 1);
+
+  LoadOptions load;
+  load.quantization = out;
+  absl::StatusOr<std::unique_ptr<Model>> model = Model::Load(Zoo("fake_quant_module"), load);
+  ASSERT_TRUE(model.ok()) << model.status();
+  absl::StatusOr<NamedTensors> got = (*model)->Run("serving_default", {{"x", *x}});
+  ASSERT_TRUE(got.ok()) << got.status();
+  for (const auto& [name, step] : {std::pair<std::string, float>{"features", act_step},
+                                   std::pair<std::string, float>{"logits", 3.0f / 15}}) {
+    SCOPED_TRACE(name);
+    absl::StatusOr<Tensor> want = npy::Read(cases + "outputs/" + name + ".npy");
+    ASSERT_TRUE(want.ok()) << want.status();
+    const Tensor& t = got->at(name);
+    ASSERT_EQ(t.shape(), want->shape());
+    for (int64_t i = 0; i < t.num_elements(); ++i) {
+      EXPECT_LE(std::fabs(t.data<float>()[i] - want->data<float>()[i]), step * 1.01f) << i;
+    }
+  }
+
+  // A model without fake quants has nothing to give.
+  absl::StatusOr<QuantizeReport> none =
+      Quantize(Zoo("mlp_bn_dropout"), {}, testing::MakeTempDir() + "/none.json", options);
+  EXPECT_EQ(none.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(none.status().message().find("FakeQuantWithMinMaxArgs"), std::string::npos)
+      << none.status();
 }
 
 // MobileNetV2: every convolution and the matmul recorded; --keep_float

@@ -7,10 +7,12 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "gtest/gtest.h"
 #include "ops/fused_ops.h"
 #include "ops/quantized_ops.h"
+#include "passes/fake_quant_ranges.h"
 #include "passes/pass_test_util.h"
 #include "passes/pipeline.h"
 #include "passes/quantization_file.h"
@@ -371,6 +373,64 @@ TEST(QuantizeInt8Test, MaxPoolBetweenInt8NodesPoolsEightBitValues) {
   EXPECT_EQ(MaxAbsDiff((*a)[0], (*b)[0]), 0.0f);
   EXPECT_GT(MaxAbs((*b)[0]), 0.1f);
   EXPECT_LE(MaxAbsDiff((*a)[1], (*b)[1]), 3.0f / 255 / 2);  // half a step of conv2's input
+}
+
+// A quantization-aware-training graph: x -> FakeQuantWithMinMaxArgs [0, 6]
+// -> conv1 -> Relu -> FakeQuantWithMinMaxVars [0, 4] -> conv2 -> y. The
+// ranges FakeQuantRanges reads are the fake quants' (nudged; both start at
+// 0), so each int8 conv reads past its fake quant, and conv1 hands conv2
+// 8-bit values on. Answers stay within a step or so of the float graph's.
+TEST(QuantizeInt8Test, FakeQuantRangesQuantizeAQatGraphAndItsFakeQuantsGo) {
+  auto fake_quant = [](const std::string& name, const std::string& op, const std::string& in,
+                       const std::string& extra) {
+    return absl::StrCat("node { name: \"", name, "\" op: \"", op, "\" input: \"", in, "\"", extra,
+                        " attr { key: \"num_bits\" value { i: 8 } } }\n");
+  };
+  const std::string graph =
+      Placeholder("x") + FloatConst("w1", RandomFloats({3, 3, 3, 8}, 51, -0.5f, 0.5f)) +
+      FloatConst("w2", RandomFloats({3, 3, 8, 4}, 52, -0.5f, 0.5f)) + Scalar("lo", 0) +
+      Scalar("hi", 4) +
+      fake_quant("fx", "FakeQuantWithMinMaxArgs", "x",
+                 " attr { key: \"min\" value { f: 0 } } attr { key: \"max\" value { f: 6 } }") +
+      Op("c1", "Conv2D", {"fx", "w1"}, kConvAttrs) + Op("r1", "Relu", {"c1"}) +
+      fake_quant("fr", "FakeQuantWithMinMaxVars", "r1", " input: \"lo\" input: \"hi\"") +
+      Op("y", "Conv2D", {"fr", "w2"}, kConvAttrs);
+  const std::vector<graph::FeedSpec> feeds = {
+      {"x:0", DataType::kFloat, PartialShape::Known({2, 10, 10, 3})}};
+  PipelineOptions plain_options;
+  absl::StatusOr<Optimized> plain = Build(graph, feeds, {"y:0"}, &plain_options);
+  ASSERT_TRUE(plain.ok()) << plain.status();
+  auto file = std::make_shared<QuantizationFile>();
+  file->nodes = FakeQuantRanges(plain->program->graph());
+  ASSERT_EQ(file->nodes.size(), 2u);
+  for (const auto& [name, node] : file->nodes) {
+    SCOPED_TRACE(name);
+    EXPECT_EQ(node.min, 0.0f);
+    EXPECT_EQ(node.max, name[1] == '1' ? 6.0f : 4.0f);  // c1/..., y/...
+    EXPECT_EQ(node.has_output_range, name[1] == '1');
+    if (name[1] == '1') {
+      EXPECT_EQ(node.out_max, 4.0f);
+    }
+  }
+  PipelineOptions options;
+  options.quantization = file;
+  absl::StatusOr<Optimized> q = Build(graph, feeds, {"y:0"}, &options);
+  ASSERT_TRUE(q.ok()) << q.status();
+  if (q->count(ops::kQuantizedFusedConv2D) == 0) GTEST_SKIP() << "no int8 kernel";
+  EXPECT_EQ(q->count(ops::kQuantizedFusedConv2D), 2);
+  EXPECT_EQ(q->count("FakeQuantWithMinMaxArgs") + q->count("FakeQuantWithMinMaxVars"), 0)
+      << absl::StrJoin(q->ops(), ",");
+  const std::string log = absl::StrJoin(q->log, "\n");
+  EXPECT_NE(log.find("2 read past a fake quant of the same steps"), std::string::npos) << log;
+  EXPECT_NE(log.find("requantize_int8: 1 int8 products write 8-bit values"), std::string::npos)
+      << log;
+
+  const Tensor x = RandomFloats({2, 10, 10, 3}, 53, 0, 6);
+  absl::StatusOr<std::vector<Tensor>> a = q->program->Run({x});
+  absl::StatusOr<std::vector<Tensor>> b = plain->program->Run({x});
+  ASSERT_TRUE(a.ok() && b.ok()) << a.status() << b.status();
+  EXPECT_GT(MaxAbsDiff((*a)[0], (*b)[0]), 0.0f);  // int8 ran
+  EXPECT_LE(MaxAbsDiff((*a)[0], (*b)[0]), 0.03f * MaxAbs((*b)[0]));
 }
 
 }  // namespace

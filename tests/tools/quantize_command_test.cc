@@ -50,5 +50,23 @@ TEST(QuantizeCommandTest, SaysWhichFilesTheCalibrationFolderNeeds) {
   EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
 }
 
+// --from_fake_quant: a QAT export's own ranges, no calibration folder; not
+// both, not neither.
+TEST(QuantizeCommandTest, FromFakeQuantNeedsNoCalibration) {
+  const std::string model = testing::TestDataDir() + "/zoo/fake_quant_module/saved_model";
+  const std::string out = testing::MakeTempDir() + "/qat.int8.json";
+  std::ostringstream text;
+  absl::Status s = RunQuantize({"--dir", model, "--from_fake_quant", "--out", out}, text);
+  ASSERT_TRUE(s.ok()) << s;
+  EXPECT_TRUE(absl::StrContains(text.str(), "the fake quants' ranges, input ranges of 1"))
+      << text.str();
+  EXPECT_TRUE(file::Exists(out));
+  s = RunQuantize(
+      {"--dir", model, "--from_fake_quant", "--calibration", testing::MakeTempDir(), "--out", out},
+      text);
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_TRUE(absl::StrContains(s.message(), "one of --calibration and --from_fake_quant")) << s;
+}
+
 }  // namespace
 }  // namespace smrt::cli

@@ -77,12 +77,15 @@ absl::Status RunQuantize(const std::vector<std::string>& args, std::ostream& out
   spec.valued = {"dir",     "calibration", "out",        "validation", "signature_def", "signature",
                  "tag_set", "batch",       "keep_float", "threads",    "percentile"};
   spec.repeated = {"keep_float"};
+  spec.switches = {"from_fake_quant"};
   absl::StatusOr<Flags> flags = Flags::Parse(args, spec);
   if (!flags.ok()) return flags.status();
   std::optional<std::string> dir = flags->Get("dir"), calibration = flags->Get("calibration"),
                              out_path = flags->Get("out");
-  if (!dir || !calibration || !out_path) {
-    return absl::InvalidArgumentError("--dir, --calibration and --out are required");
+  const bool from_fake_quant = flags->Switch("from_fake_quant");
+  if (!dir || !out_path || calibration.has_value() == from_fake_quant) {
+    return absl::InvalidArgumentError(
+        "--dir, --out and one of --calibration and --from_fake_quant are required");
   }
   int64_t batch = 1;
   if (std::optional<std::string> b = flags->Get("batch")) {
@@ -100,6 +103,7 @@ absl::Status RunQuantize(const std::vector<std::string>& args, std::ostream& out
     }
   }
   options.keep_float = flags->GetAll("keep_float");
+  options.from_fake_quant = from_fake_quant;
   if (std::optional<std::string> p = flags->Get("percentile")) {
     if (!absl::SimpleAtod(*p, &options.percentile)) {
       return absl::InvalidArgumentError(
@@ -121,8 +125,8 @@ absl::Status RunQuantize(const std::vector<std::string>& args, std::ostream& out
   absl::StatusOr<const SignatureInfo*> sig = (*probe)->signature(key);
   if (!sig.ok()) return sig.status();
   options.signature = key;
-  absl::StatusOr<std::vector<NamedTensors>> calls =
-      ReadSamples(*calibration, **sig, batch, "calibration");
+  absl::StatusOr<std::vector<NamedTensors>> calls = std::vector<NamedTensors>();
+  if (calibration) calls = ReadSamples(*calibration, **sig, batch, "calibration");
   if (!calls.ok()) return calls.status();
   std::vector<NamedTensors> held_out;
   if (std::optional<std::string> v = flags->Get("validation")) {
@@ -134,9 +138,11 @@ absl::Status RunQuantize(const std::vector<std::string>& args, std::ostream& out
 
   absl::StatusOr<QuantizeReport> report = Quantize(*dir, *calls, *out_path, options, held_out);
   if (!report.ok()) return report.status();
-  out << "signature " << report->signature << ": " << report->calibration_runs
-      << " calibration calls, input ranges of " << report->nodes_recorded
-      << " convolutions and matmuls (" << report->nodes_float << " marked float32)\n";
+  out << "signature " << report->signature << ": "
+      << (from_fake_quant ? "the fake quants' ranges"
+                          : absl::StrCat(report->calibration_runs, " calibration calls"))
+      << ", input ranges of " << report->nodes_recorded << " convolutions and matmuls ("
+      << report->nodes_float << " marked float32)\n";
   out << "wrote " << *out_path << "\n";
   if (report->validation_runs > 0) {
     out << "validation: " << report->validation_runs << " calls; " << report->nodes_int8

@@ -11,8 +11,8 @@
 namespace smrt::cli {
 
 inline constexpr char kQuantizeUsage[] =
-    "usage: smrt quantize --dir DIR --calibration CDIR --out FILE [--validation VDIR]\n"
-    "                     [--signature_def KEY] [--tag_set serve] [--batch N]\n"
+    "usage: smrt quantize --dir DIR (--calibration CDIR | --from_fake_quant) --out FILE\n"
+    "                     [--validation VDIR] [--signature_def KEY] [--tag_set serve] [--batch N]\n"
     "                     [--keep_float NODE]... [--percentile P] [--threads T]\n"
     "  runs the float32 model on the calibration inputs, records the input range of\n"
     "  every fused convolution and matmul, and writes them to FILE (JSON; keep it beside\n"
@@ -26,6 +26,9 @@ inline constexpr char kQuantizeUsage[] =
     "  --percentile P (in (50, 100], default 100: min and max): each call's range is the\n"
     "  P-th percentile of a node's input (and the (100-P)-th below 0), widest over calls.\n"
     "  --keep_float keeps a node (its name as `smrt show --fusions` prints it) float32.\n"
+    "  --from_fake_quant: a quantization-aware-training export; the ranges are those of\n"
+    "  its 8-bit FakeQuantWithMinMaxArgs/Vars ops (as TensorFlow nudges them) around the\n"
+    "  convolutions and matmuls, no calibration inputs needed.\n"
 
     "  Defaults: serving_default (or the only signature), batch 1.\n";
 

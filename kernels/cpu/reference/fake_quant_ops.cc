@@ -34,32 +34,19 @@ struct Nudged {
   bool zero = false;
 };
 
-// TensorFlow's Nudge: the zero point (quant_min - min / scale) rounded to an
-// integer in [quant_min, quant_max], and the range moved to put 0 on it.
+// TensorFlow's Nudge (ops::FakeQuantNudge) and what the loops need of it.
 Nudged Nudge(float min, float max, const ops::FakeQuantRange& range) {
   Nudged n;
   if (min == 0.0f && max == 0.0f) {
     n.zero = true;
     return n;
   }
-  const float quant_min = static_cast<float>(range.quant_min);
-  const float quant_max = static_cast<float>(range.quant_max);
-  n.scale = (max - min) / (quant_max - quant_min);
+  const ops::FakeQuantNudged nudged = ops::FakeQuantNudge(min, max, range);
+  n.nudged_min = nudged.nudged_min;
+  n.nudged_max = nudged.nudged_max;
+  n.scale = nudged.scale;
   // Computed again rather than 1 / scale, as TensorFlow does (it changes ties).
-  n.inv_scale = (quant_max - quant_min) / (max - min);
-  const float zero_point_from_min = quant_min - min / n.scale;
-  uint16_t zero_point;
-  if (zero_point_from_min < quant_min) {
-    zero_point = static_cast<uint16_t>(range.quant_min);
-  } else if (zero_point_from_min > quant_max) {
-    zero_point = static_cast<uint16_t>(range.quant_max);
-  } else if (std::isnan(zero_point_from_min)) {
-    zero_point = 0;  // what TensorFlow's cast of NaN gives on x86; the scale is NaN or inf then
-  } else {
-    zero_point = static_cast<uint16_t>(std::round(zero_point_from_min));
-  }
-  n.nudged_min = (quant_min - zero_point) * n.scale;
-  n.nudged_max = (quant_max - zero_point) * n.scale;
+  n.inv_scale = static_cast<float>(range.quant_max - range.quant_min) / (max - min);
   n.quant_zero = std::floor(-n.nudged_min * n.inv_scale + 0.5f);
   return n;
 }
