@@ -18,10 +18,10 @@ std::vector<std::unique_ptr<Pass>> DefaultPasses() {
   p.push_back(MakeFuseConvPass());
   p.push_back(MakeFuseMatMulPass());
   p.push_back(MakeFuseEinsumPass());
-  p.push_back(MakeReducePrecisionPass());  // after the fusions: it converts the fused ops
-  p.push_back(MakeAllowTf32Pass());        // after the fusions: it marks the fused ops
   p.push_back(MakeQuantizeInt8Pass());     // after the fusions: it converts the fused ops
   p.push_back(MakeRequantizeInt8Pass());   // after quantize_int8: 8-bit values between its ops
+  p.push_back(MakeReducePrecisionPass());  // after the fusions and int8: the rest in 16 bits
+  p.push_back(MakeAllowTf32Pass());        // after the fusions: it marks the fused ops
   p.push_back(MakePrunePass());
   return p;
 }

@@ -2,8 +2,9 @@
 // passes/quantization_file.h): each float32 fused conv / matmul whose input
 // range the file records becomes its int8 op (ops/quantized_ops.h) with the
 // input scale that range gives; the rest stays float32. Runs after the
-// fusions, on the CPU only (the GPU has no int8 kernels), and only for
-// float32 loads (a float16 / bfloat16 load is left as it is).
+// fusions, on the CPU only (the GPU has no int8 kernels), for float32 and
+// bfloat16 loads (a float16 load is left as it is); reduce_precision then
+// converts what stays float to bfloat16, around the int8 nodes.
 //
 // A quantization-aware-training export fake-quantizes the input already:
 // where input 0 comes from an 8-bit FakeQuantWithMinMax{Args,Vars} whose
@@ -34,8 +35,11 @@ class QuantizeInt8Pass : public Pass {
   absl::string_view name() const override { return kPass; }
   absl::Status Run(PassContext& ctx) const override {
     if (ctx.quantization == nullptr) return absl::OkStatus();
-    if (!ctx.device_type.empty() || ctx.precision != DataType::kFloat) {
-      ctx.Log(kPass, "int8 runs on the CPU in a float32 load: the quantization file is unused");
+    if (!ctx.device_type.empty() ||
+        (ctx.precision != DataType::kFloat && ctx.precision != DataType::kBFloat16)) {
+      ctx.Log(
+          kPass,
+          "int8 runs on the CPU in a float32 or bfloat16 load: the quantization file is unused");
       return absl::OkStatus();
     }
     absl::StatusOr<std::vector<graph::NodeId>> order = LiveOrder(ctx);

@@ -16,6 +16,7 @@
 #include "passes/pass_test_util.h"
 #include "passes/pipeline.h"
 #include "passes/quantization_file.h"
+#include "passes/rewrite.h"
 
 namespace smrt::passes {
 namespace {
@@ -431,6 +432,50 @@ TEST(QuantizeInt8Test, FakeQuantRangesQuantizeAQatGraphAndItsFakeQuantsGo) {
   ASSERT_TRUE(a.ok() && b.ok()) << a.status() << b.status();
   EXPECT_GT(MaxAbsDiff((*a)[0], (*b)[0]), 0.0f);  // int8 ran
   EXPECT_LE(MaxAbsDiff((*a)[0], (*b)[0]), 0.03f * MaxAbs((*b)[0]));
+}
+
+// In a bfloat16 load the file's nodes run int8 and reduce_precision takes
+// what stays float (conv2, marked float by the file) to bfloat16 where the
+// CPU has the kernels; a float16 load leaves the file unused.
+TEST(QuantizeInt8Test, BFloat16LoadsRunTheFilesNodesInInt8AndTheRestIn16Bits) {
+  PipelineOptions plain_options;
+  absl::StatusOr<Optimized> plain = Build(Graph(), Feeds(), {"y:0", "z:0"}, &plain_options);
+  ASSERT_TRUE(plain.ok()) << plain.status();
+  const std::vector<std::string> names = Products(*plain);
+  ASSERT_EQ(names.size(), 3u);
+  const std::string conv1 = names[0].find("c1") != std::string::npos ? names[0] : names[1];
+  const std::string conv2 = conv1 == names[0] ? names[1] : names[0];
+  auto file = std::make_shared<QuantizationFile>();
+  file->nodes[conv1] = {"", -1, 1, false};
+  file->nodes[conv2] = {"", 0, 6, true};  // float
+  file->nodes[names[2]] = {"", -1, 1, false};
+  PipelineOptions options;
+  options.quantization = file;
+  options.precision = DataType::kBFloat16;
+  absl::StatusOr<Optimized> q = Build(Graph(), Feeds(), {"y:0", "z:0"}, &options);
+  ASSERT_TRUE(q.ok()) << q.status();
+  if (q->count(ops::kQuantizedFusedConv2D) == 0) GTEST_SKIP() << "no int8 kernel";
+  EXPECT_EQ(q->count(ops::kQuantizedFusedConv2D), 1);
+  EXPECT_EQ(q->count(ops::kQuantizedFusedMatMul), 1);
+  for (const graph::Node& n : q->program->graph().nodes()) {
+    if (n.name != conv2) continue;
+    const DataType t = TypeAttr(n);
+    EXPECT_TRUE(t == DataType::kBFloat16 || t == DataType::kFloat) << DataTypeName(t);
+  }
+  const Tensor x = RandomFloats({2, 8, 8, 4}, 7), m = RandomFloats({3, 16}, 8);
+  absl::StatusOr<std::vector<Tensor>> want = plain->program->Run({x, m});
+  absl::StatusOr<std::vector<Tensor>> got = q->program->Run({x, m});
+  ASSERT_TRUE(want.ok() && got.ok()) << got.status();
+  for (int i = 0; i < 2; ++i) {
+    EXPECT_LT(MaxAbsDiff((*got)[i], (*want)[i]), 0.03f * MaxAbs((*want)[i])) << i;
+  }
+
+  options.precision = DataType::kHalf;
+  absl::StatusOr<Optimized> half = Build(Graph(), Feeds(), {"y:0", "z:0"}, &options);
+  ASSERT_TRUE(half.ok()) << half.status();
+  EXPECT_EQ(half->count(ops::kQuantizedFusedConv2D) + half->count(ops::kQuantizedFusedMatMul), 0);
+  EXPECT_NE(absl::StrJoin(half->log, "\n").find("the quantization file is unused"),
+            std::string::npos);
 }
 
 }  // namespace
