@@ -15,11 +15,14 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
 #include "smrt/log.h"
 #include "smrt/model.h"
 #include "smrt/options.h"
+#include "smrt/quantize.h"
 #include "smrt/tensor.h"
 
 #ifndef SMRT_VERSION_STRING
@@ -45,6 +48,10 @@ struct SmrtTensor {
 
 struct SmrtLoadOptions {
   smrt::LoadOptions options;
+};
+
+struct SmrtQuantizeOptions {
+  smrt::QuantizeOptions options;
 };
 
 struct SmrtModelFiles {
@@ -369,6 +376,77 @@ SmrtStatus* SmrtModelFilesAdd(SmrtModelFiles* files, const char* path, const voi
 }
 
 // ------------------------------------------------------------------- Model
+
+SmrtQuantizeOptions* SmrtQuantizeOptionsCreate(void) {
+  return new (std::nothrow) SmrtQuantizeOptions;
+}
+
+void SmrtQuantizeOptionsDelete(SmrtQuantizeOptions* options) { delete options; }
+
+SmrtStatus* SmrtQuantizeOptionsSet(SmrtQuantizeOptions* options, const char* key,
+                                   const char* value) {
+  return Guard("SmrtQuantizeOptionsSet", [&]() -> SmrtStatus* {
+    if (options == nullptr || key == nullptr || value == nullptr) {
+      return Invalid("SmrtQuantizeOptionsSet", "options, key or value is NULL");
+    }
+    smrt::QuantizeOptions& o = options->options;
+    const absl::string_view k = key, v = value;
+    if (k == "signature") {
+      o.signature = std::string(v);
+    } else if (k == "keep_float") {
+      o.keep_float = absl::StrSplit(v, ',', absl::SkipEmpty());
+    } else if (k == "percentile") {
+      if (!absl::SimpleAtod(v, &o.percentile)) {
+        return FromStatus(
+            absl::InvalidArgumentError(absl::StrCat("percentile expects a number, got '", v, "'")));
+      }
+    } else if (k == "from_fake_quant") {
+      if (!absl::SimpleAtob(v, &o.from_fake_quant)) {
+        return FromStatus(absl::InvalidArgumentError(
+            absl::StrCat("from_fake_quant expects true or false, got '", v, "'")));
+      }
+    } else {
+      absl::Status s = smrt::SetLoadOption(&o.load, key, value);
+      if (!s.ok()) {
+        return FromStatus(
+            absl::Status(s.code(), absl::StrCat(s.message(),
+                                                " (SmrtQuantizeOptionsSet also takes signature, "
+                                                "keep_float, percentile, from_fake_quant)")));
+      }
+    }
+    return nullptr;
+  });
+}
+
+SmrtStatus* SmrtQuantize(const char* dir, const char* const* input_names, int num_inputs,
+                         const SmrtTensor* const* inputs, int num_calls, const char* out_path,
+                         const SmrtQuantizeOptions* options, int* nodes_recorded) {
+  return Guard("SmrtQuantize", [&]() -> SmrtStatus* {
+    if (dir == nullptr || out_path == nullptr) {
+      return Invalid("SmrtQuantize", "dir or out_path is NULL");
+    }
+    if (num_inputs < 0 || num_calls < 0 ||
+        (num_inputs > 0 && num_calls > 0 && (input_names == nullptr || inputs == nullptr))) {
+      return Invalid("SmrtQuantize", "negative counts, or input_names or inputs is NULL");
+    }
+    std::vector<smrt::NamedTensors> calls(num_calls);
+    for (int i = 0; i < num_calls; ++i) {
+      for (int j = 0; j < num_inputs; ++j) {
+        const SmrtTensor* t = inputs[static_cast<size_t>(i) * num_inputs + j];
+        if (input_names[j] == nullptr || t == nullptr) {
+          return Invalid("SmrtQuantize", "an input name or tensor is NULL");
+        }
+        calls[i][input_names[j]] = t->tensor;
+      }
+    }
+    smrt::QuantizeOptions defaults;
+    absl::StatusOr<smrt::QuantizeReport> report =
+        smrt::Quantize(dir, calls, out_path, options != nullptr ? options->options : defaults);
+    if (!report.ok()) return FromStatus(report.status());
+    if (nodes_recorded != nullptr) *nodes_recorded = report->nodes_recorded;
+    return nullptr;
+  });
+}
 
 SmrtStatus* SmrtModelLoad(const char* dir, const SmrtLoadOptions* options, SmrtModel** out) {
   return Guard("SmrtModelLoad", [&]() -> SmrtStatus* {

@@ -14,6 +14,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <map>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -24,6 +25,7 @@
 #include "smrt/log.h"
 #include "smrt/model.h"
 #include "smrt/options.h"
+#include "smrt/quantize.h"
 #include "smrt/tensor.h"
 
 namespace py = pybind11;
@@ -317,6 +319,51 @@ void SetLogCallback(py::object callback) {
   smrt::SetLogSink(std::move(sink));
 }
 
+using Calls = std::vector<std::map<std::string, py::array>>;
+
+std::vector<smrt::NamedTensors> TensorsOf(const Calls& calls) {
+  std::vector<smrt::NamedTensors> out;
+  for (const auto& call : calls) {
+    smrt::NamedTensors feeds;
+    for (const auto& [name, array] : call) feeds[name] = Check(ToTensor(array, name));
+    out.push_back(std::move(feeds));
+  }
+  return out;
+}
+
+// smrt::Quantize (smrt/quantize.h); the report as a dict.
+py::dict Quantize(const std::string& dir, const Calls& calibration, const std::string& out_path,
+                  const Calls& validation, const std::string& signature,
+                  const std::vector<std::string>& keep_float, double percentile,
+                  bool from_fake_quant, const std::map<std::string, std::string>& load) {
+  smrt::QuantizeOptions options;
+  options.load = OptionsFrom(load);
+  options.signature = signature;
+  options.keep_float = keep_float;
+  options.percentile = percentile;
+  options.from_fake_quant = from_fake_quant;
+  const std::vector<smrt::NamedTensors> cal = TensorsOf(calibration), val = TensorsOf(validation);
+  absl::StatusOr<smrt::QuantizeReport> report = absl::UnknownError("not run");
+  {
+    py::gil_scoped_release release;
+    report = smrt::Quantize(dir, cal, out_path, options, val);
+  }
+  const smrt::QuantizeReport r = Check(std::move(report));
+  py::dict out;
+  out["signature"] = r.signature;
+  out["calibration_runs"] = r.calibration_runs;
+  out["nodes_recorded"] = r.nodes_recorded;
+  out["nodes_float"] = r.nodes_float;
+  out["nodes_int8"] = r.nodes_int8;
+  out["validation_runs"] = r.validation_runs;
+  out["max_relative_error"] = r.max_relative_error;
+  out["worst_output"] = r.worst_output;
+  py::dict top1;
+  for (const auto& [name, share] : r.top1_agreement) top1[py::str(name)] = share;
+  out["top1_agreement"] = top1;
+  return out;
+}
+
 }  // namespace
 
 PYBIND11_MODULE(_smrt, m) {
@@ -353,6 +400,9 @@ PYBIND11_MODULE(_smrt, m) {
   }, "Every load option key, with what its value means.");
 
   // For tests: how Run would pass `array` to smrt (data address, view or copy).
+  m.def("_quantize", &Quantize, py::arg("dir"), py::arg("calibration"), py::arg("out"),
+        py::arg("validation"), py::arg("signature"), py::arg("keep_float"), py::arg("percentile"),
+        py::arg("from_fake_quant"), py::arg("load_options"));
   m.def("_input_tensor", [](const py::array& array) {
     smrt::Tensor t = Check(ToTensor(array, "array"));
     return py::make_tuple(reinterpret_cast<uintptr_t>(t.raw_data()), t.is_view());

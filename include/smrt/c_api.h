@@ -271,6 +271,37 @@ SMRT_CAPI_EXPORT int SmrtTensorSpecRank(const SmrtTensorSpec* spec);
 /* -1 for an unknown dim (or i out of range). */
 SMRT_CAPI_EXPORT int64_t SmrtTensorSpecDim(const SmrtTensorSpec* spec, int i);
 
+/* ------------------------------------------------------------- Quantize */
+
+/* How SmrtQuantize works (smrt/quantize.h, docs/precision.md). */
+typedef struct SmrtQuantizeOptions SmrtQuantizeOptions;
+
+SMRT_CAPI_EXPORT SmrtQuantizeOptions* SmrtQuantizeOptionsCreate(void);
+SMRT_CAPI_EXPORT void SmrtQuantizeOptionsDelete(SmrtQuantizeOptions* options);
+/* Keys: "signature" (default serving_default or the only one), "keep_float"
+ * (comma-separated node names, as `smrt show --fusions` prints them, kept
+ * float32), "percentile" (in (50, 100]; default 100: min and max),
+ * "from_fake_quant" ("true": a quantization-aware-training export's own
+ * ranges, no calibration calls), and every load option key
+ * (SmrtLoadOptionsSet: how the model is loaded, e.g. "tags").
+ * INVALID_ARGUMENT for an unknown key or a value that does not parse. */
+SMRT_CAPI_EXPORT SmrtStatus* SmrtQuantizeOptionsSet(SmrtQuantizeOptions* options,
+                                                    const char* key, const char* value);
+
+/* int8 post-training quantization: runs the float32 model on `num_calls`
+ * calibration calls, records the input and output range of every fused
+ * convolution and matmul, and writes them to the quantization file
+ * `out_path` (keep it beside the SavedModel); load it with the load option
+ * ("quantization", out_path). Call i gives inputs[i * num_inputs + j] as the
+ * input named input_names[j]. options may be NULL; num_calls may be 0 with
+ * from_fake_quant. *nodes_recorded (when not NULL) is set to the number of
+ * nodes the file gives a range. */
+SMRT_CAPI_EXPORT SmrtStatus* SmrtQuantize(const char* dir, const char* const* input_names,
+                                          int num_inputs, const SmrtTensor* const* inputs,
+                                          int num_calls, const char* out_path,
+                                          const SmrtQuantizeOptions* options,
+                                          int* nodes_recorded);
+
 /* ------------------------------------------------------------------ Run */
 
 /* The outputs of one call, by name. */

@@ -996,10 +996,75 @@ static void test_logging(void) {
   unlink(file);
 }
 
+/* SmrtQuantize: the digits model calibrated on its samples (two calls), then
+ * loaded with the file: its probabilities stay near float32's; a QAT export
+ * needs no calls; unknown keys and no calls are refused. */
+static void test_quantize(void) {
+  char* in_path = path_join(digits_dir(), "samples/inputs.npy");
+  Array pixels = read_npy(in_path);
+  free(in_path);
+  SmrtTensor* x = tensor_from(&pixels);
+  const char* names[1] = {"pixels"};
+  const SmrtTensor* calls[2] = {x, x};
+  char out_path[] = "/tmp/smrt_c_api_quant_XXXXXX";
+  int fd = mkstemp(out_path);
+  CHECK(fd >= 0);
+  if (fd >= 0) close(fd);
+  SmrtQuantizeOptions* qopts = SmrtQuantizeOptionsCreate();
+  CHECK_OK(SmrtQuantizeOptionsSet(qopts, "signature", "serving_default"));
+  CHECK_OK(SmrtQuantizeOptionsSet(qopts, "tags", "serve"));
+  int recorded = -1;
+  CHECK_OK(SmrtQuantize(digits_dir(), names, 1, calls, 2, out_path, qopts, &recorded));
+  CHECK(recorded > 0);
+
+  SmrtLoadOptions* opts = SmrtLoadOptionsCreate();
+  CHECK_OK(SmrtLoadOptionsSet(opts, "quantization", out_path));
+  SmrtModel* model = NULL;
+  CHECK_OK(SmrtModelLoad(digits_dir(), opts, &model));
+  SmrtLoadOptionsDelete(opts);
+  if (model != NULL) {
+    char* want_path = path_join(digits_dir(), "samples/expected_probabilities.npy");
+    Array want = read_npy(want_path);
+    SmrtOutputs* out = NULL;
+    CHECK_OK(SmrtModelRun(model, "serving_default", names, calls, 1, &out));
+    const SmrtTensor* probs = NULL;
+    if (out != NULL) CHECK_OK(SmrtOutputsFind(out, "probabilities", &probs));
+    if (probs != NULL) {
+      const float* got = (const float*)SmrtTensorConstData(probs);
+      const float* w = (const float*)want.data;
+      for (size_t i = 0; i < want.byte_size / sizeof(float); ++i) CHECK(fabsf(got[i] - w[i]) < 0.1f);
+    }
+    SmrtOutputsDelete(out);
+    free(want.data);
+    free(want_path);
+    SmrtModelDelete(model);
+  }
+
+  SmrtQuantizeOptions* qat = SmrtQuantizeOptionsCreate();
+  CHECK_OK(SmrtQuantizeOptionsSet(qat, "from_fake_quant", "true"));
+  recorded = -1;
+  CHECK_OK(SmrtQuantize(SMRT_SOURCE_DIR "/tests/data/zoo/fake_quant_module/saved_model", NULL, 0,
+                        NULL, 0, out_path, qat, &recorded));
+  CHECK(recorded == 1);
+  SmrtQuantizeOptionsDelete(qat);
+
+  expect_error(SmrtQuantizeOptionsSet(qopts, "percentil", "99"), SMRT_INVALID_ARGUMENT,
+               "unknown quantize key", "percentil", "from_fake_quant", NULL);
+  expect_error(SmrtQuantizeOptionsSet(qopts, "from_fake_quant", "maybe"), SMRT_INVALID_ARGUMENT,
+               "bad bool", "true or false", NULL);
+  expect_error(SmrtQuantize(digits_dir(), names, 1, calls, 0, out_path, qopts, NULL),
+               SMRT_INVALID_ARGUMENT, "no calls", "at least one calibration call", NULL);
+  SmrtQuantizeOptionsDelete(qopts);
+  SmrtTensorDelete(x);
+  free(pixels.data);
+  unlink(out_path);
+}
+
 int main(void) {
   printf("smrt %s\n", SmrtVersion());
   test_digits_from_dir();
   test_digits_from_memory();
+  test_quantize();
   test_memory_stats();
   test_zoo();
   test_zoo_strings();

@@ -332,3 +332,40 @@ def test_set_log_level_takes_names_and_logging_levels(log_level):
         smrt.set_log_level("loud")
     with pytest.raises(TypeError):
         smrt.set_log_level(2.5)
+
+
+def test_quantize_writes_a_file_that_load_runs_in_int8(tmp_path):
+    """smrt.quantize as `smrt quantize`: the committed calibration and validation
+    samples of mlp_bn_dropout (tests/data/quantization), 16 per call; then the
+    int8 load answers near the float32 one (docs/precision.md: 2.4e-2)."""
+    data = ZOO.parent / "quantization" / "mlp_bn_dropout"
+    model = ZOO / "mlp_bn_dropout" / "saved_model"
+    cal = np.load(data / "calibration" / "features.npy")
+    val = np.load(data / "validation" / "features.npy")
+    out = tmp_path / "mlp.int8.json"
+    report = smrt.quantize(model, [{"features": cal[i:i + 16]} for i in range(0, len(cal), 16)],
+                           out, validation=[{"features": val[i:i + 16]}
+                                            for i in range(0, len(val), 16)])
+    assert report["signature"] == "serving_default"
+    assert report["calibration_runs"] == (len(cal) + 15) // 16
+    assert report["nodes_recorded"] == 3
+    assert out.exists()
+    if report["nodes_int8"] == 0:
+        pytest.skip("this build has no int8 kernels")
+    assert report["nodes_int8"] == 3
+    assert 0 < report["max_relative_error"] < 7e-2
+    assert report["top1_agreement"]["output_0"] >= 0.95
+    f32 = smrt.load(model).run("serving_default", features=val[:16])["output_0"]
+    i8 = smrt.load(model, quantization=str(out)).run("serving_default",
+                                                     features=val[:16])["output_0"]
+    assert 0 < np.max(np.abs(i8 - f32)) < 7e-2 * np.max(np.abs(f32))
+
+    # A QAT export's own ranges, no calibration; errors are smrt.Error.
+    qat = smrt.quantize(ZOO / "fake_quant_module" / "saved_model", None, tmp_path / "qat.json",
+                        from_fake_quant=True)
+    assert qat["calibration_runs"] == 0 and qat["nodes_recorded"] == 1
+    with pytest.raises(smrt.Error) as e:
+        smrt.quantize(model, [], tmp_path / "none.json")
+    assert e.value.code == "INVALID_ARGUMENT"
+    with pytest.raises(smrt.Error, match="must be a dict"):
+        smrt.quantize(model, [cal], tmp_path / "none.json")

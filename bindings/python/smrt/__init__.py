@@ -68,10 +68,10 @@ def _import_native():
 _import_native()
 from ._smrt import Error, __version__, load_option_keys  # noqa: E402
 from ._smrt import Cancellation, _Model  # noqa: E402
-from ._smrt import _get_log_level, _set_log_callback, _set_log_level  # noqa: E402
+from ._smrt import _get_log_level, _quantize, _set_log_callback, _set_log_level  # noqa: E402
 
 __all__ = ["Cancellation", "Error", "Model", "Signature", "TensorSpec", "get_log_level", "load",
-           "load_from_memory", "load_option_keys", "set_log_level", "__version__"]
+           "load_from_memory", "load_option_keys", "quantize", "set_log_level", "__version__"]
 
 # smrt's levels 0-3 (DEBUG, INFO, WARNING, ERROR) as logging's.
 _LOG_LEVELS = (logging.DEBUG, logging.INFO, logging.WARNING, logging.ERROR)
@@ -263,3 +263,39 @@ def load_from_memory(files: Mapping[str, bytes], tags=None, signatures=None,
     "variables/variables.data-00000-of-00001": ..., "assets/vocab.txt": ...}."""
     return Model(_Model.load_from_memory({k: bytes(v) for k, v in files.items()},
                                          _options(tags, signatures, options)))
+
+
+def _calls(name: str, calls) -> list:
+    """A sequence of {input name: array} as C-contiguous arrays."""
+    out = []
+    for i, call in enumerate(calls or ()):
+        if not isinstance(call, Mapping):
+            raise _error("INVALID_ARGUMENT", f"{name}[{i}] must be a dict of input name to "
+                         f"array, not {type(call).__name__}")
+        out.append({k: np.ascontiguousarray(v) for k, v in call.items()})
+    return out
+
+
+def quantize(dir: Union[str, os.PathLike], calibration: Optional[Sequence[Mapping]], out,
+             validation: Optional[Sequence[Mapping]] = None, signature: str = "",
+             keep_float: Sequence[str] = (), percentile: float = 100.0,
+             from_fake_quant: bool = False, tags=None, **options) -> dict:
+    """int8 post-training quantization (docs/precision.md): runs the float32
+    model on each calibration call ({input name: array}, the samples along
+    dim 0), records each fused convolution's and matmul's input and output
+    range, and writes them to the file `out`; load it with
+    smrt.load(dir, quantization=out). With validation calls, the int8 model
+    runs them against float32. from_fake_quant=True takes the ranges from a
+    quantization-aware-training export's fake quants instead (calibration
+    may then be None). keep_float names nodes (as `smrt show --fusions`
+    prints them) to keep float32; percentile < 100 clips rare outliers.
+
+    Returns the report: signature, calibration_runs, nodes_recorded,
+    nodes_float, nodes_int8 (-1 without validation), validation_runs,
+    max_relative_error (max |int8 - float32| / max |float32| over outputs
+    and calls), worst_output and top1_agreement ({output: share} for
+    outputs shaped [batch, classes])."""
+    return _quantize(os.fspath(dir), _calls("calibration", calibration), os.fspath(out),
+                     _calls("validation", validation), signature, list(keep_float),
+                     float(percentile), bool(from_fake_quant), _options(tags, None, options))
+
