@@ -100,9 +100,11 @@ void* ThreadBuffer(size_t size) {
 }  // namespace
 
 // The loops clamp before rounding (the bounds are whole numbers, so that is
-// the same) with comparisons that send NaN to the lowest value.
+// the same) with comparisons that send NaN to the lowest value. One clone
+// per type: clang multiversions no templates.
 template <typename Q>
-SMRT_TARGET_CLONES void QuantizeRange(const float* in, Q* out, int64_t n, float inverse_scale) {
+inline __attribute__((always_inline)) void QuantizeLoop(const float* in, Q* out, int64_t n,
+                                                        float inverse_scale) {
   constexpr float lo = std::is_signed_v<Q> ? -128.0f : 0.0f;
   constexpr float hi = std::is_signed_v<Q> ? 127.0f : 255.0f;
   for (int64_t i = 0; i < n; ++i) {
@@ -111,6 +113,16 @@ SMRT_TARGET_CLONES void QuantizeRange(const float* in, Q* out, int64_t n, float 
     v = v < hi ? v : hi;
     out[i] = static_cast<Q>(static_cast<int>(std::nearbyint(v)));
   }
+}
+
+SMRT_TARGET_CLONES void QuantizeRange(const float* in, uint8_t* out, int64_t n,
+                                      float inverse_scale) {
+  QuantizeLoop(in, out, n, inverse_scale);
+}
+
+SMRT_TARGET_CLONES void QuantizeRange(const float* in, int8_t* out, int64_t n,
+                                      float inverse_scale) {
+  QuantizeLoop(in, out, n, inverse_scale);
 }
 
 void* InputQuantizer::Run(const Tensor& input) const {

@@ -13,8 +13,12 @@
 namespace smrt::kernels {
 namespace {
 
-template <typename Q>
-SMRT_TARGET_CLONES void DequantizeRange(const Q* in, float* out, int64_t n, float scale) {
+// One clone per type: clang multiversions no templates.
+SMRT_TARGET_CLONES void DequantizeRange(const uint8_t* in, float* out, int64_t n, float scale) {
+  for (int64_t i = 0; i < n; ++i) out[i] = static_cast<float>(in[i]) * scale;
+}
+
+SMRT_TARGET_CLONES void DequantizeRange(const int8_t* in, float* out, int64_t n, float scale) {
   for (int64_t i = 0; i < n; ++i) out[i] = static_cast<float>(in[i]) * scale;
 }
 
