@@ -82,8 +82,8 @@ post-training quantization:
              activations and int8 weights on x86 with VNNI; with reduce_range without VNNI;
              int8 both elsewhere).
 The artifacts are kept in --int8_cache (~/.cache/smrt/peers_int8)/MODEL/seedS_nN/ with how long
-each took (*.meta.json) and remade only when missing or older than the model (--int8_redo or
-deleting the folder redoes them). A runtime whose quantization fails gets an error row saying
+each took (*.meta.json) and remade only when missing or older than the model, smrt's file also
+when older than the smrt binary (--int8_redo or deleting the folder redoes them). A runtime whose quantization fails gets an error row saying
 why. The precision column of these rows says int8 (what the int8 kernels do not cover runs as the
 settings say); their ratio columns are against smrt-int8 when it ran (the others' against smrt).
 
@@ -770,14 +770,16 @@ INT8_FILES = {"smrt-int8": "smrt.int8.json", "ov-int8": "ov_int8.xml", "ort-int8
 
 def prepare_int8(runtime, model_dir, onnx_path, calib_dir, threads, redo):
     """`runtime`'s quantized model (smrt: the quantization file) beside calib_dir, made unless it
-    is there and newer than the model: {"path", "note", "seconds"} or {"error"}."""
+    is there and newer than the model (and, for smrt's file, than the smrt binary that writes
+    it, whose file holds more as smrt learns more): {"path", "note", "seconds"} or {"error"}."""
     path = os.path.join(os.path.dirname(calib_dir), INT8_FILES[runtime])
     meta_path = path + ".meta.json"
     if runtime == "ort-int8" and onnx_path is None:
         return {"error": "tf2onnx conversion failed"}
     source = onnx_path if runtime == "ort-int8" else os.path.join(model_dir, "saved_model.pb")
+    made_from = [source] + ([smrt_binary()] if runtime == "smrt-int8" else [])
     if (not redo and os.path.exists(meta_path) and os.path.exists(path)
-            and os.path.getmtime(path) >= os.path.getmtime(source)):
+            and os.path.getmtime(path) >= max(os.path.getmtime(f) for f in made_from)):
         with open(meta_path) as f:
             return dict(json.load(f), path=path, cached=True)
     if os.path.exists(meta_path):
