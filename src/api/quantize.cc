@@ -33,7 +33,10 @@ class RangeObserver : public exec::RunObserver {
   explicit RangeObserver(double percentile) : percentile_(percentile) {}
   void OnStep(const exec::StepRecord& step) override {
     if (step.depth != 0 || step.context == nullptr) return;
-    if (step.op != ops::kFusedConv2D && step.op != ops::kFusedMatMul) return;
+    if (step.op != ops::kFusedConv2D && step.op != ops::kFusedMatMul &&
+        step.op != ops::kFusedEinsum) {
+      return;
+    }
     if (step.context->num_inputs() < 1) return;
     std::optional<std::pair<float, float>> in = RangeOf(step.context->input(0));
     if (!in) return;

@@ -4,6 +4,9 @@
 //
 //   _SmrtQuantizedFusedConv2D(input, filter, args...)
 //   _SmrtQuantizedFusedMatMul(a, b, args...)
+//   _SmrtQuantizedFusedEinsum(x, w, args...)   a dense layer's equation
+//       (ops/einsum_shapes.h): the matmul of x [prod F, prod C] and w
+//       [prod C, prod G], output F G; weights per output column (prod G)
 //
 // Inputs, outputs (float32), attrs and post-ops are the float op's; the
 // product is computed in 8-bit integers with 32-bit accumulation:
@@ -45,6 +48,7 @@ namespace smrt::ops {
 
 inline constexpr char kQuantizedFusedConv2D[] = "_SmrtQuantizedFusedConv2D";
 inline constexpr char kQuantizedFusedMatMul[] = "_SmrtQuantizedFusedMatMul";
+inline constexpr char kQuantizedFusedEinsum[] = "_SmrtQuantizedFusedEinsum";
 inline constexpr char kInputScaleAttr[] = "input_scale";
 inline constexpr char kInputSignedAttr[] = "input_signed";
 inline constexpr char kInputQuantizedAttr[] = "input_quantized";

@@ -53,7 +53,10 @@ std::map<std::string, QuantizationFile::Node> FakeQuantRanges(const graph::Graph
   }
   std::map<std::string, QuantizationFile::Node> nodes;
   for (const graph::Node& n : g.nodes()) {
-    if ((n.op != ops::kFusedConv2D && n.op != ops::kFusedMatMul) || n.inputs.empty()) continue;
+    if ((n.op != ops::kFusedConv2D && n.op != ops::kFusedMatMul && n.op != ops::kFusedEinsum) ||
+        n.inputs.empty()) {
+      continue;
+    }
     std::optional<ops::FakeQuantNudged> in = EightBitFakeQuantRange(g, g.node(n.inputs[0].node));
     if (!in) continue;
     QuantizationFile::Node& node = nodes[n.name];

@@ -1,5 +1,6 @@
 // The load option `quantization` (a quantization file,
-// passes/quantization_file.h): each float32 fused conv / matmul whose input
+// passes/quantization_file.h): each float32 fused conv / matmul / dense
+// einsum whose input
 // range the file records becomes its int8 op (ops/quantized_ops.h) with the
 // input scale that range gives; the rest stays float32. Runs after the
 // fusions, on the CPU only (the GPU has no int8 kernels), for float32 and
@@ -47,8 +48,11 @@ class QuantizeInt8Pass : public Pass {
     int quantized = 0, kept = 0, absent = 0, bypassed = 0;
     for (graph::NodeId id : *order) {
       graph::Node& n = ctx.graph.node(id);
-      const bool conv = n.op == ops::kFusedConv2D;
-      if (!conv && n.op != ops::kFusedMatMul) continue;
+      const char* op = n.op == ops::kFusedConv2D   ? ops::kQuantizedFusedConv2D
+                       : n.op == ops::kFusedMatMul ? ops::kQuantizedFusedMatMul
+                       : n.op == ops::kFusedEinsum ? ops::kQuantizedFusedEinsum
+                                                   : nullptr;
+      if (op == nullptr) continue;
       auto it = ctx.quantization->nodes.find(n.name);
       if (it == ctx.quantization->nodes.end()) {
         ++absent;
@@ -58,7 +62,6 @@ class QuantizeInt8Pass : public Pass {
         ++kept;
         continue;
       }
-      const char* op = conv ? ops::kQuantizedFusedConv2D : ops::kQuantizedFusedMatMul;
       if (TypeAttr(n) != DataType::kFloat) {
         ctx.Declined(kPass, n.name, op, "not float32");
         continue;

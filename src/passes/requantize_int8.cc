@@ -36,7 +36,8 @@ namespace {
 constexpr char kPass[] = "requantize_int8";
 
 bool IsInt8(const std::string& op) {
-  return op == ops::kQuantizedFusedConv2D || op == ops::kQuantizedFusedMatMul;
+  return op == ops::kQuantizedFusedConv2D || op == ops::kQuantizedFusedMatMul ||
+         op == ops::kQuantizedFusedEinsum;
 }
 
 // The input index of a node's residual sum (its "Add" post-op), or -1.

@@ -231,6 +231,72 @@ TEST(QuantizedFusedMatMulTest, MatchesFloatOnDequantizedOperandsAndWithinTheStep
   }
 }
 
+// _SmrtQuantizedFusedEinsum: the dense layers of a transformer (Keras's
+// EinsumDense: the Q/K/V projections with a [heads, depth] bias, the output
+// projection over two contracted labels) against the float fused einsum on
+// the dequantized operands, and within the step bound of float; an 8-bit
+// output too.
+TEST(QuantizedFusedEinsumTest, MatchesFloatOnDequantizedOperandsAndWithinTheStepOfFloat) {
+  const KernelSpec* q = Find(ops::kQuantizedFusedEinsum, "onednn");
+  const KernelSpec* f = Find(ops::kFusedEinsum, "reference");
+  if (q == nullptr) GTEST_SKIP() << "built without oneDNN";
+  ASSERT_NE(f, nullptr);
+  struct EinsumCase {
+    std::string equation;
+    Shape x, w, bias;
+    int64_t k, n;  // contracted and output columns
+    std::vector<std::string> fused_ops;
+    float lo, hi;
+  };
+  for (const EinsumCase& c : std::vector<EinsumCase>{
+           {"abc,cde->abde", {2, 7, 32}, {32, 4, 8}, {4, 8}, 32, 32, {"BiasAdd"}, -2, 2},
+           {"abcd,cde->abe", {2, 7, 4, 8}, {4, 8, 32}, {32}, 32, 32, {"BiasAdd", "GeluErf"}, -1, 3},
+           {"abc,cd->abd", {3, 5, 16}, {16, 24}, {}, 16, 24, {}, 0, 2}}) {
+    SCOPED_TRACE(c.equation);
+    const Tensor x = RandomFloats(c.x, 8, c.lo, c.hi), w = RandomFloats(c.w, 9);
+    const int64_t k = c.k, n = c.n;
+    AttrMap attrs;
+    attrs.Set("T", DataType::kFloat);
+    attrs.Set("equation", c.equation);
+    attrs.Set("fused_ops", c.fused_ops);
+    attrs.Set("weights_constant", true);
+    std::vector<Tensor> args;
+    if (!c.bias.empty()) args.push_back(RandomFloats(c.bias, 10));
+    const ops::InputQuantization iq = ops::InputQuantizationFor(c.lo, c.hi);
+    const Dequantized dw = DequantizedWeights(w, n, /*channel_fastest=*/true);
+    std::vector<Tensor> deq_in = {DequantizedInput(x, iq), dw.w}, float_in = {x, w};
+    deq_in.insert(deq_in.end(), args.begin(), args.end());
+    float_in.insert(float_in.end(), args.begin(), args.end());
+    absl::StatusOr<Tensor> on_dequantized = RunKernel(*f, attrs, deq_in);
+    absl::StatusOr<Tensor> in_float = RunKernel(*f, attrs, float_in);
+    ASSERT_TRUE(on_dequantized.ok() && in_float.ok()) << on_dequantized.status();
+    AttrMap qattrs = attrs;
+    qattrs.Set(ops::kInputScaleAttr, iq.scale);
+    qattrs.Set(ops::kInputSignedAttr, iq.is_signed);
+    std::unique_ptr<KernelState> state = q->make_state();
+    for (int run = 0; run < 2; ++run) {
+      absl::StatusOr<Tensor> got = RunKernel(*q, qattrs, float_in, state.get());
+      ASSERT_TRUE(got.ok()) << got.status();
+      ASSERT_EQ(got->shape(), in_float->shape());
+      EXPECT_TRUE(TensorsNear(*got, *on_dequantized, 2e-5, 2e-5));
+      const double bound = QuantizationBound(k, MaxAbs(x), iq.scale, MaxAbs(w), dw.max_step);
+      EXPECT_TRUE(TensorsNear(*got, *in_float, bound, 0)) << "bound " << bound;
+    }
+    // An 8-bit output: the float answer over output_scale, rounded.
+    AttrMap a8 = qattrs;
+    a8.Set(ops::kOutputScaleAttr, 0.05f);
+    a8.Set(ops::kOutputSignedAttr, true);
+    absl::StatusOr<Tensor> y8 = RunKernel(*q, a8, float_in);
+    ASSERT_TRUE(y8.ok()) << y8.status();
+    ASSERT_EQ(y8->dtype(), DataType::kInt8);
+    for (int64_t i = 0; i < y8->num_elements(); ++i) {
+      const float want =
+          std::clamp(std::nearbyint(on_dequantized->data<float>()[i] / 0.05f), -128.0f, 127.0f);
+      ASSERT_LE(std::fabs(y8->data<int8_t>()[i] - want), 1) << i;
+    }
+  }
+}
+
 TEST(QuantizedFusedOpsTest, RefusesVariableWeightsAndAMissingScale) {
   const KernelSpec* q = Find(ops::kQuantizedFusedMatMul, "onednn");
   if (q == nullptr) GTEST_SKIP() << "built without oneDNN";

@@ -19,6 +19,7 @@
 #include "kernels/cpu/onednn/register.h"
 #include "kernels/post_ops.h"
 #include "kernels/registry.h"
+#include "ops/einsum_shapes.h"
 #include "ops/quantized_ops.h"
 
 namespace smrt::kernels {
@@ -42,7 +43,10 @@ struct MatMulPlan {
 
 using MatMulState = onednn::PlanCache<MatMulPlan>;
 
-absl::Status Compute(KernelContext& ctx, bool quantized) {
+// `einsum`: _SmrtQuantizedFusedEinsum, a dense layer's equation as the
+// matmul of x [prod F, prod C] and w [prod C, prod G] (views: no copies),
+// output F G.
+absl::Status Compute(KernelContext& ctx, bool quantized, bool einsum = false) {
   absl::StatusOr<FusedOps> ops = ParseFusedOps(ctx.attrs(), ctx.num_inputs());
   if (!ops.ok()) return ops.status();
   absl::StatusOr<onednn::NodeTypes> types = onednn::ResolveNodeTypes(
@@ -50,8 +54,21 @@ absl::Status Compute(KernelContext& ctx, bool quantized) {
   if (!types.ok()) return types.status();
   const DataType float_type = types->float_type, in_dtype = types->in, out_dtype = types->out;
   const std::optional<onednn::Int8Attrs>& quant = types->quant;
-  const Tensor& a = ctx.input(0);
-  const Tensor& b = ctx.input(1);
+  Tensor a = ctx.input(0), b = ctx.input(1);
+  std::optional<Shape> out_shape;  // an einsum's; else [m, n]
+  if (einsum) {
+    absl::StatusOr<std::string> equation = ctx.attrs().Get<std::string>("equation");
+    if (!equation.ok()) return equation.status();
+    absl::StatusOr<ops::einsum::DenseProduct> dims =
+        ops::einsum::DenseProductOf(*equation, a.shape(), b.shape());
+    if (!dims.ok()) return dims.status();
+    absl::StatusOr<Tensor> a2 = a.Reshaped({dims->m, dims->k});
+    absl::StatusOr<Tensor> b2 = b.Reshaped({dims->k, dims->n});
+    if (!a2.ok()) return a2.status();
+    if (!b2.ok()) return b2.status();
+    a = *std::move(a2), b = *std::move(b2);
+    out_shape = dims->out_shape;
+  }
   if (a.dtype() != in_dtype || b.dtype() != float_type || a.rank() != 2 || b.rank() != 2) {
     return absl::InvalidArgumentError(absl::StrCat(
         "fused matmul takes a ", DataTypeShortName(in_dtype), " and a ",
@@ -67,10 +84,15 @@ absl::Status Compute(KernelContext& ctx, bool quantized) {
                      ", In[1]: ", ShapeToString(b.shape())));
   }
   // oneDNN divides by zero-size dims: an empty result needs no primitive.
-  if (m == 0 || n == 0) return ctx.allocate_output(0, out_dtype, {m, n}).status();
+  if (m == 0 || n == 0) {
+    return ctx.allocate_output(0, out_dtype, out_shape ? *out_shape : Shape{m, n}).status();
+  }
   if (k == 0 && out_dtype != DataType::kFloat) {
     return absl::UnimplementedError(absl::StrCat(
         "a fused matmul with a ", DataTypeShortName(out_dtype), " output and an empty product"));
+  }
+  if (k == 0 && einsum) {
+    return absl::UnimplementedError("an int8 einsum with an empty product");
   }
   if (k == 0) {  // an empty product is zeros: only the post-ops remain
     absl::StatusOr<Tensor*> out = ctx.allocate_output(0, DataType::kFloat, {m, n});
@@ -130,7 +152,8 @@ absl::Status Compute(KernelContext& ctx, bool quantized) {
       if (state != nullptr) state->Insert(key, plan);
     }
     // The primitive writes every element.
-    absl::StatusOr<Tensor*> out = ctx.allocate_output_for_overwrite(0, out_dtype, {m, n});
+    absl::StatusOr<Tensor*> out =
+        ctx.allocate_output_for_overwrite(0, out_dtype, out_shape ? *out_shape : Shape{m, n});
     if (!out.ok()) return out.status();
     std::unordered_map<int, dnnl::memory> args;
     void* src = plan->quant && !plan->quant->input_quantized ? plan->quantizer.Run(a)
@@ -148,7 +171,9 @@ absl::Status Compute(KernelContext& ctx, bool quantized) {
     std::vector<float> scaled_bias;  // outlives the execution
     if (plan->has_bias) {
       const Tensor& bias = ctx.input(ops->ops[0].arg);
-      if (bias.dtype() != float_type || bias.rank() != 1 || bias.dim(0) != n) {
+      // An einsum's bias holds prod G values in G's shape ([heads, depth]).
+      const bool fits = einsum ? bias.num_elements() == n : bias.rank() == 1 && bias.dim(0) == n;
+      if (bias.dtype() != float_type || !fits) {
         return absl::InvalidArgumentError(absl::StrCat("bias must be a ",
                                                        DataTypeShortName(float_type), " vector of ",
                                                        n, " values, got ", bias.DebugString()));
@@ -201,6 +226,18 @@ void RegisterOneDnnFusedMatMul(KernelRegistry& r) {
   };
   q.make_state = [] { return std::make_unique<MatMulState>(); };
   r.AddKernel(std::move(q));
+  KernelSpec e{ops::kQuantizedFusedEinsum, kCpu, "T", {DataType::kFloat}, [](KernelContext& ctx) {
+                 return Compute(ctx, /*quantized=*/true, /*einsum=*/true);
+               }};
+  e.priority = kOneDnnPriority;
+  e.backend = kOneDnnBackend;
+  e.supports = [](const AttrMap& attrs) {
+    absl::StatusOr<std::string> equation = attrs.Get<std::string>("equation");
+    return equation.ok() && ops::einsum::ParseDenseEquation(*equation).has_value() &&
+           Supports(attrs) && ops::ReadInputQuantization(attrs).ok();
+  };
+  e.make_state = [] { return std::make_unique<MatMulState>(); };
+  r.AddKernel(std::move(e));
 }
 
 }  // namespace smrt::kernels

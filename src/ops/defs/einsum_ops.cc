@@ -8,9 +8,11 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "ops/array_shapes.h"
+#include "ops/defs/quantized_infer.h"
 #include "ops/defs/register.h"
 #include "ops/einsum_shapes.h"
 #include "ops/fused_ops.h"
+#include "ops/quantized_ops.h"
 
 namespace smrt::ops {
 namespace {
@@ -85,6 +87,18 @@ void RegisterEinsumOps(OpRegistry& r) {
       ArrayOp(kFusedEinsum,
               {{"fused_ops", EmptyList{}}, {"leakyrelu_alpha", 0.2f}, {"weights_constant", false}},
               InferFusedEinsum));
+  // Its int8 twin (ops/quantized_ops.h): input_scale has no default.
+  r.AddOp(ArrayOp(kQuantizedFusedEinsum,
+                  {{"fused_ops", EmptyList{}},
+                   {"leakyrelu_alpha", 0.2f},
+                   {"weights_constant", false},
+                   {kInputSignedAttr, false},
+                   {kInputQuantizedAttr, false},
+                   {kOutputScaleAttr, 0.0f},
+                   {kOutputSignedAttr, false}},
+                  [](InferenceContext& ctx) {
+                    return InferQuantized(ctx, InferFusedEinsum, /*conv=*/false);
+                  }));
 }
 
 }  // namespace smrt::ops

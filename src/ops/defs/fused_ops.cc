@@ -13,6 +13,7 @@
 #include "ops/attention_attrs.h"
 #include "ops/broadcast_shapes.h"
 #include "ops/conv_shapes.h"
+#include "ops/defs/quantized_infer.h"
 #include "ops/defs/register.h"
 #include "ops/matmul_shapes.h"
 #include "ops/quantized_ops.h"
@@ -55,7 +56,7 @@ absl::Status TreatAsFloat(std::vector<ValueInfo>& inputs, int index, DataType wa
 // The int8 ops (ops/quantized_ops.h): the float op's shapes, an 8-bit
 // input 0 when input_quantized, an 8-bit residual when residual_scale is
 // set, an 8-bit output when output_scale is set.
-absl::Status InferQuantized(InferenceContext& ctx, bool conv) {
+absl::Status InferQuantizedWith(InferenceContext& ctx, const InferFn& float_infer, bool conv) {
   absl::StatusOr<InputQuantization> in = ReadInputQuantization(ctx.attrs());
   if (!in.ok()) return in.status();
   absl::StatusOr<std::optional<InputQuantization>> out = ReadOutputQuantization(ctx.attrs());
@@ -94,7 +95,7 @@ absl::Status InferQuantized(InferenceContext& ctx, bool conv) {
   }
   InferenceContext inner(ctx.node_name(), ctx.op(), ctx.attrs(), std::move(inputs),
                          std::move(values), ctx.num_outputs());
-  absl::Status s = conv ? InferFusedConv(inner) : InferFusedMatMul(inner);
+  absl::Status s = float_infer(inner);
   if (inner.missing_input() >= 0) ctx.input(inner.missing_input());
   if (!s.ok()) return s;
   for (int i = 0; i < ctx.num_outputs(); ++i) {
@@ -116,9 +117,13 @@ absl::Status InferDequantize(InferenceContext& ctx) {
   return absl::OkStatus();
 }
 
-absl::Status InferQuantizedFusedConv(InferenceContext& ctx) { return InferQuantized(ctx, true); }
+absl::Status InferQuantizedFusedConv(InferenceContext& ctx) {
+  return InferQuantizedWith(ctx, InferFusedConv, true);
+}
 
-absl::Status InferQuantizedFusedMatMul(InferenceContext& ctx) { return InferQuantized(ctx, false); }
+absl::Status InferQuantizedFusedMatMul(InferenceContext& ctx) {
+  return InferQuantizedWith(ctx, InferFusedMatMul, false);
+}
 
 std::vector<std::pair<std::string, AttrValue>> FusedDefaults(bool conv) {
   std::vector<std::pair<std::string, AttrValue>> d = {
@@ -175,6 +180,10 @@ absl::Status InferAttention(InferenceContext& ctx) {
 }
 
 }  // namespace
+
+absl::Status InferQuantized(InferenceContext& ctx, const InferFn& float_infer, bool conv) {
+  return InferQuantizedWith(ctx, float_infer, conv);
+}
 
 void RegisterFusedOps(OpRegistry& r) {
   r.AddOp({kFusedConv2D, FusedDefaults(true), InferFusedConv, nullptr});
