@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "kernels/cpu/intra_op_threads.h"
 #include "kernels/kernel.h"
 #include "oneapi/dnnl/dnnl.hpp"
 #include "ops/fused_ops.h"
@@ -78,26 +79,38 @@ class WeightCache {
   std::vector<dnnl::memory> weights_;
 };
 
-// A node's primitives, one plan per input shape, bounded (a model called
-// with ever-new shapes starts over rather than growing), and its weights
-// (WeightCache). Thread-safe.
+// A node's primitives, one plan per input shape and intra-op thread count,
+// bounded (a model called with ever-new shapes starts over rather than
+// growing), and its weights (WeightCache). Thread-safe. oneDNN fixes a
+// primitive's thread count when it is made (omp_get_max_threads, which is
+// the caller's IntraOpThreads()): a plan made for a Run of 2 threads, run by
+// one of 2 concurrent Runs that each got 1 (RunThreadsScope), would still
+// start 2 threads per Run, 4 on 2 cores.
 template <typename Plan>
 class PlanCache : public KernelState, public WeightCache {
  public:
   static constexpr size_t kMaxShapes = 16;
   int64_t bytes() const override { return weight_bytes(); }
   std::shared_ptr<const Plan> Find(const Shape& key) const {
+    const Shape k = WithThreads(key);
     std::lock_guard<std::mutex> lock(mu_);
-    auto it = plans_.find(key);
+    auto it = plans_.find(k);
     return it == plans_.end() ? nullptr : it->second;
   }
   void Insert(const Shape& key, std::shared_ptr<const Plan> plan) {
+    Shape k = WithThreads(key);
     std::lock_guard<std::mutex> lock(mu_);
     if (plans_.size() >= kMaxShapes) plans_.clear();
-    plans_.emplace(key, std::move(plan));
+    plans_.emplace(std::move(k), std::move(plan));
   }
 
  private:
+  static Shape WithThreads(const Shape& key) {
+    Shape k = key;
+    k.push_back(IntraOpThreads());
+    return k;
+  }
+
   mutable std::mutex mu_;
   std::map<Shape, std::shared_ptr<const Plan>> plans_;
 };
