@@ -182,6 +182,39 @@ TEST(QuantizedFusedConvTest, MatchesFloatOnDequantizedOperandsAndWithinTheStepOf
   }
 }
 
+// A quantized product (matmul or einsum: weights per output column) on
+// float operands `a` and `b` (plus `args`) against the float kernel `f`: on
+// the dequantized operands within accumulation-order bounds, on the float
+// ones within the one-step bound of a `k`-term sum, twice (a cached plan
+// too). Returns the float answer on the dequantized operands.
+Tensor ExpectInt8ProductNearFloat(const KernelSpec& q, const KernelSpec& f, const AttrMap& attrs,
+                                  const Tensor& a, const Tensor& b, const std::vector<Tensor>& args,
+                                  const ops::InputQuantization& iq, int64_t columns,
+                                  bool columns_fastest, int64_t k) {
+  const Dequantized db = DequantizedWeights(b, columns, columns_fastest);
+  std::vector<Tensor> deq_in = {DequantizedInput(a, iq), db.w}, float_in = {a, b};
+  deq_in.insert(deq_in.end(), args.begin(), args.end());
+  float_in.insert(float_in.end(), args.begin(), args.end());
+  absl::StatusOr<Tensor> on_dequantized = RunKernel(f, attrs, deq_in);
+  absl::StatusOr<Tensor> in_float = RunKernel(f, attrs, float_in);
+  EXPECT_TRUE(on_dequantized.ok() && in_float.ok()) << on_dequantized.status();
+  if (!on_dequantized.ok() || !in_float.ok()) return Tensor();
+  AttrMap qattrs = attrs;
+  qattrs.Set(ops::kInputScaleAttr, iq.scale);
+  qattrs.Set(ops::kInputSignedAttr, iq.is_signed);
+  std::unique_ptr<KernelState> state = q.make_state();
+  for (int run = 0; run < 2; ++run) {
+    absl::StatusOr<Tensor> got = RunKernel(q, qattrs, float_in, state.get());
+    EXPECT_TRUE(got.ok()) << got.status();
+    if (!got.ok()) break;
+    EXPECT_EQ(got->shape(), in_float->shape());
+    EXPECT_TRUE(TensorsNear(*got, *on_dequantized, 2e-5, 2e-5));
+    const double bound = QuantizationBound(k, MaxAbs(a), iq.scale, MaxAbs(b), db.max_step);
+    EXPECT_TRUE(TensorsNear(*got, *in_float, bound, 0)) << "bound " << bound;
+  }
+  return *on_dequantized;
+}
+
 TEST(QuantizedFusedMatMulTest, MatchesFloatOnDequantizedOperandsAndWithinTheStepOfFloat) {
   const KernelSpec* q = Find(ops::kQuantizedFusedMatMul, "onednn");
   const KernelSpec* f = Find(kFusedMatMul, "reference");
@@ -209,25 +242,8 @@ TEST(QuantizedFusedMatMulTest, MatchesFloatOnDequantizedOperandsAndWithinTheStep
     attrs.Set("weights_constant", true);
     std::vector<Tensor> args;
     if (!c.fused_ops.empty()) args.push_back(RandomFloats({c.n}, 7));
-    const ops::InputQuantization iq = ops::InputQuantizationFor(c.lo, c.hi);
-    const Dequantized db = DequantizedWeights(b, c.n, /*channel_fastest=*/!c.tb);
-    std::vector<Tensor> deq_in = {DequantizedInput(a, iq), db.w}, float_in = {a, b};
-    deq_in.insert(deq_in.end(), args.begin(), args.end());
-    float_in.insert(float_in.end(), args.begin(), args.end());
-    absl::StatusOr<Tensor> on_dequantized = RunKernel(*f, attrs, deq_in);
-    absl::StatusOr<Tensor> in_float = RunKernel(*f, attrs, float_in);
-    ASSERT_TRUE(on_dequantized.ok() && in_float.ok());
-    AttrMap qattrs = attrs;
-    qattrs.Set(ops::kInputScaleAttr, iq.scale);
-    qattrs.Set(ops::kInputSignedAttr, iq.is_signed);
-    std::unique_ptr<KernelState> state = q->make_state();
-    for (int run = 0; run < 2; ++run) {
-      absl::StatusOr<Tensor> got = RunKernel(*q, qattrs, float_in, state.get());
-      ASSERT_TRUE(got.ok()) << got.status();
-      EXPECT_TRUE(TensorsNear(*got, *on_dequantized, 2e-5, 2e-5));
-      const double bound = QuantizationBound(c.k, MaxAbs(a), iq.scale, MaxAbs(b), db.max_step);
-      EXPECT_TRUE(TensorsNear(*got, *in_float, bound, 0)) << "bound " << bound;
-    }
+    ExpectInt8ProductNearFloat(*q, *f, attrs, a, b, args, ops::InputQuantizationFor(c.lo, c.hi),
+                               c.n, /*columns_fastest=*/!c.tb, c.k);
   }
 }
 
@@ -254,7 +270,6 @@ TEST(QuantizedFusedEinsumTest, MatchesFloatOnDequantizedOperandsAndWithinTheStep
            {"abc,cd->abd", {3, 5, 16}, {16, 24}, {}, 16, 24, {}, 0, 2}}) {
     SCOPED_TRACE(c.equation);
     const Tensor x = RandomFloats(c.x, 8, c.lo, c.hi), w = RandomFloats(c.w, 9);
-    const int64_t k = c.k, n = c.n;
     AttrMap attrs;
     attrs.Set("T", DataType::kFloat);
     attrs.Set("equation", c.equation);
@@ -263,25 +278,14 @@ TEST(QuantizedFusedEinsumTest, MatchesFloatOnDequantizedOperandsAndWithinTheStep
     std::vector<Tensor> args;
     if (!c.bias.empty()) args.push_back(RandomFloats(c.bias, 10));
     const ops::InputQuantization iq = ops::InputQuantizationFor(c.lo, c.hi);
-    const Dequantized dw = DequantizedWeights(w, n, /*channel_fastest=*/true);
-    std::vector<Tensor> deq_in = {DequantizedInput(x, iq), dw.w}, float_in = {x, w};
-    deq_in.insert(deq_in.end(), args.begin(), args.end());
+    const Tensor on_dequantized = ExpectInt8ProductNearFloat(*q, *f, attrs, x, w, args, iq, c.n,
+                                                             /*columns_fastest=*/true, c.k);
+    if (!on_dequantized.valid()) continue;
+    std::vector<Tensor> float_in = {x, w};
     float_in.insert(float_in.end(), args.begin(), args.end());
-    absl::StatusOr<Tensor> on_dequantized = RunKernel(*f, attrs, deq_in);
-    absl::StatusOr<Tensor> in_float = RunKernel(*f, attrs, float_in);
-    ASSERT_TRUE(on_dequantized.ok() && in_float.ok()) << on_dequantized.status();
     AttrMap qattrs = attrs;
     qattrs.Set(ops::kInputScaleAttr, iq.scale);
     qattrs.Set(ops::kInputSignedAttr, iq.is_signed);
-    std::unique_ptr<KernelState> state = q->make_state();
-    for (int run = 0; run < 2; ++run) {
-      absl::StatusOr<Tensor> got = RunKernel(*q, qattrs, float_in, state.get());
-      ASSERT_TRUE(got.ok()) << got.status();
-      ASSERT_EQ(got->shape(), in_float->shape());
-      EXPECT_TRUE(TensorsNear(*got, *on_dequantized, 2e-5, 2e-5));
-      const double bound = QuantizationBound(k, MaxAbs(x), iq.scale, MaxAbs(w), dw.max_step);
-      EXPECT_TRUE(TensorsNear(*got, *in_float, bound, 0)) << "bound " << bound;
-    }
     // An 8-bit output: the float answer over output_scale, rounded.
     AttrMap a8 = qattrs;
     a8.Set(ops::kOutputScaleAttr, 0.05f);
@@ -291,7 +295,7 @@ TEST(QuantizedFusedEinsumTest, MatchesFloatOnDequantizedOperandsAndWithinTheStep
     ASSERT_EQ(y8->dtype(), DataType::kInt8);
     for (int64_t i = 0; i < y8->num_elements(); ++i) {
       const float want =
-          std::clamp(std::nearbyint(on_dequantized->data<float>()[i] / 0.05f), -128.0f, 127.0f);
+          std::clamp(std::nearbyint(on_dequantized.data<float>()[i] / 0.05f), -128.0f, 127.0f);
       ASSERT_LE(std::fabs(y8->data<int8_t>()[i] - want), 1) << i;
     }
   }

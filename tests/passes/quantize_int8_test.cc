@@ -56,6 +56,24 @@ std::vector<std::string> Products(const Optimized& o) {
   return names;
 }
 
+// Graph() built without quantization, and its three fused products.
+struct PlainGraph {
+  Optimized plain;
+  std::string conv1, conv2, matmul;
+};
+absl::StatusOr<PlainGraph> BuildPlainGraph() {
+  PipelineOptions options;
+  absl::StatusOr<Optimized> plain = Build(Graph(), Feeds(), {"y:0", "z:0"}, &options);
+  if (!plain.ok()) return plain.status();
+  const std::vector<std::string> names = Products(*plain);
+  if (names.size() != 3) {
+    return absl::InternalError(absl::StrCat("fused products: ", absl::StrJoin(names, ",")));
+  }
+  const std::string conv1 = names[0].find("c1") != std::string::npos ? names[0] : names[1];
+  const std::string conv2 = conv1 == names[0] ? names[1] : names[0];
+  return PlainGraph{*std::move(plain), conv1, conv2, names[2]};
+}
+
 float MaxAbs(const Tensor& t) {
   float m = 0;
   for (int64_t i = 0; i < t.num_elements(); ++i) m = std::max(m, std::fabs(t.data<float>()[i]));
@@ -63,14 +81,10 @@ float MaxAbs(const Tensor& t) {
 }
 
 TEST(QuantizeInt8Test, RewritesTheNodesTheFileGivesARangeAndKeepsTheRestFloat) {
-  PipelineOptions plain_options;
-  absl::StatusOr<Optimized> plain = Build(Graph(), Feeds(), {"y:0", "z:0"}, &plain_options);
-  ASSERT_TRUE(plain.ok()) << plain.status();
-  const std::vector<std::string> names = Products(*plain);
-  ASSERT_EQ(names.size(), 3u) << absl::StrJoin(plain->ops(), ",");
-  const std::string conv1 = names[0].find("c1") != std::string::npos ? names[0] : names[1];
-  const std::string conv2 = conv1 == names[0] ? names[1] : names[0];
-  const std::string matmul = names[2];
+  absl::StatusOr<PlainGraph> g = BuildPlainGraph();
+  ASSERT_TRUE(g.ok()) << g.status();
+  const Optimized* plain = &g->plain;
+  const std::string &conv1 = g->conv1, &conv2 = g->conv2, &matmul = g->matmul;
 
   const Tensor x = RandomFloats({2, 8, 8, 4}, 7), m = RandomFloats({3, 16}, 8);
   auto file = std::make_shared<QuantizationFile>();
@@ -130,17 +144,13 @@ TEST(QuantizeInt8Test, RewritesTheNodesTheFileGivesARangeAndKeepsTheRestFloat) {
 // uint8 at conv2's input scale and conv2 reads it; the matmul's output is
 // fetched and stays float32. The answers are quantize_int8's.
 TEST(QuantizeInt8Test, ConsecutiveInt8NodesPassEightBitValues) {
-  PipelineOptions plain_options;
-  absl::StatusOr<Optimized> plain = Build(Graph(), Feeds(), {"y:0", "z:0"}, &plain_options);
-  ASSERT_TRUE(plain.ok()) << plain.status();
-  const std::vector<std::string> names = Products(*plain);
-  ASSERT_EQ(names.size(), 3u);
-  const std::string conv1 = names[0].find("c1") != std::string::npos ? names[0] : names[1];
-  const std::string conv2 = conv1 == names[0] ? names[1] : names[0];
+  absl::StatusOr<PlainGraph> g = BuildPlainGraph();
+  ASSERT_TRUE(g.ok()) << g.status();
+  const std::string &conv1 = g->conv1, &conv2 = g->conv2, &matmul = g->matmul;
   auto file = std::make_shared<QuantizationFile>();
   file->nodes[conv1] = {"", -1, 1, false};
   file->nodes[conv2] = {"", 0, 6, false};
-  file->nodes[names[2]] = {"", -1, 1, false};
+  file->nodes[matmul] = {"", -1, 1, false};
   PipelineOptions options;
   options.quantization = file;
   absl::StatusOr<Optimized> chained = Build(Graph(), Feeds(), {"y:0", "z:0"}, &options);
@@ -163,7 +173,7 @@ TEST(QuantizeInt8Test, ConsecutiveInt8NodesPassEightBitValues) {
       EXPECT_TRUE(n.attrs.GetOr<bool>(ops::kInputQuantizedAttr, false).value_or(false));
       EXPECT_FALSE(n.attrs.Has(ops::kOutputScaleAttr));  // y is fetched
     }
-    if (n.name == names[2]) {
+    if (n.name == matmul) {
       ++seen;
       EXPECT_FALSE(n.attrs.Has(ops::kOutputScaleAttr));
     }
@@ -438,17 +448,14 @@ TEST(QuantizeInt8Test, FakeQuantRangesQuantizeAQatGraphAndItsFakeQuantsGo) {
 // what stays float (conv2, marked float by the file) to bfloat16 where the
 // CPU has the kernels; a float16 load leaves the file unused.
 TEST(QuantizeInt8Test, BFloat16LoadsRunTheFilesNodesInInt8AndTheRestIn16Bits) {
-  PipelineOptions plain_options;
-  absl::StatusOr<Optimized> plain = Build(Graph(), Feeds(), {"y:0", "z:0"}, &plain_options);
-  ASSERT_TRUE(plain.ok()) << plain.status();
-  const std::vector<std::string> names = Products(*plain);
-  ASSERT_EQ(names.size(), 3u);
-  const std::string conv1 = names[0].find("c1") != std::string::npos ? names[0] : names[1];
-  const std::string conv2 = conv1 == names[0] ? names[1] : names[0];
+  absl::StatusOr<PlainGraph> g = BuildPlainGraph();
+  ASSERT_TRUE(g.ok()) << g.status();
+  const Optimized* plain = &g->plain;
+  const std::string &conv1 = g->conv1, &conv2 = g->conv2, &matmul = g->matmul;
   auto file = std::make_shared<QuantizationFile>();
   file->nodes[conv1] = {"", -1, 1, false};
   file->nodes[conv2] = {"", 0, 6, true};  // float
-  file->nodes[names[2]] = {"", -1, 1, false};
+  file->nodes[matmul] = {"", -1, 1, false};
   PipelineOptions options;
   options.quantization = file;
   options.precision = DataType::kBFloat16;
