@@ -135,12 +135,12 @@ struct LoadOptions {
   std::string precision = "float32";
   // The path of an int8 quantization file that `smrt quantize` (or
   // smrt::Quantize, smrt/quantize.h) made for this model, on the local file
-  // system: the convolutions and matmuls it gives input ranges run in int8
-  // on the CPU (8-bit inputs per tensor, 8-bit weights per output channel,
-  // 8-bit values between consecutive int8 ops, float32 for every other
-  // reader); every other op stays float32 (docs/precision.md has
-  // the measured differences). Used only with precision "float32" on the
-  // CPU. A file made for another model fails the load with
+  // system: the convolutions, matmuls and dense einsums it gives ranges run
+  // in int8 on the CPU (8-bit inputs per tensor, 8-bit weights per output
+  // channel, 8-bit values between int8 ops, through residual sums and max
+  // pools); every other op runs in `precision` (docs/precision.md has the
+  // measured differences). Used with precision "float32" or "bfloat16" on
+  // the CPU. A file made for another model fails the load with
   // FailedPrecondition; a malformed one with InvalidArgument. Empty: none.
   std::string quantization;
   // How a CPU node that more than one kernel serves gets its kernel.

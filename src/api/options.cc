@@ -94,7 +94,7 @@ constexpr Key kKeys[] = {
      "tf32 (a GPU's TF32 tensor cores), float16 or bfloat16 (default float32)",
      Set<&LoadOptions::precision>},
     {"quantization", "path of an int8 quantization file from `smrt quantize` for this model: "
-     "its convolutions and matmuls run in int8 on the CPU (default none)",
+     "its convolutions, matmuls and dense einsums run in int8 on the CPU (default none)",
      Set<&LoadOptions::quantization>},
     {"cpu_kernels", "CPU nodes with several kernels: measure (per shape, the faster), "
      "preferred (oneDNN's), onednn or reference (default measure)",
