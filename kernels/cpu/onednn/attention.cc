@@ -64,6 +64,7 @@ std::shared_ptr<const SoftmaxPlan> PlanFor(onednn::PlanCache<SoftmaxPlan>* state
   std::shared_ptr<const SoftmaxPlan> plan = state != nullptr ? state->Find(key) : nullptr;
   if (plan != nullptr) return plan;
   absl::Status made = onednn::Guard("attention softmax", [&]() -> absl::Status {
+    onednn::CreationLock creating;
     auto p = std::make_shared<SoftmaxPlan>();
     dnnl::memory::desc md({rows, depth}, dt::f32, dnnl::memory::format_tag::ab);
     dnnl::primitive_attr attr;
@@ -86,6 +87,7 @@ absl::StatusOr<std::shared_ptr<const Bf16Plan>> Bf16PlanFor(onednn::PlanCache<Bf
   std::shared_ptr<const Bf16Plan> plan = state != nullptr ? state->Find(key) : nullptr;
   if (plan != nullptr) return plan;
   absl::Status made = onednn::Guard("bfloat16 attention", [&]() -> absl::Status {
+    onednn::CreationLock creating;
     auto p = std::make_shared<Bf16Plan>();
     dnnl::primitive_attr attr;
     attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);

@@ -2,6 +2,7 @@
 
 #include <cstdlib>
 #include <memory>
+#include <mutex>
 #include <new>
 
 #include "absl/strings/str_cat.h"
@@ -79,6 +80,16 @@ bool PostOpsFit(const FusedOps& ops) {
   }
   return adds <= 1;
 }
+
+namespace {
+std::mutex& CreationMutex() {
+  static auto* mu = new std::mutex;
+  return *mu;
+}
+}  // namespace
+
+CreationLock::CreationLock() { CreationMutex().lock(); }
+CreationLock::~CreationLock() { CreationMutex().unlock(); }
 
 absl::Status Guard(const char* what, const std::function<absl::Status()>& f) {
   try {

@@ -79,6 +79,19 @@ class WeightCache {
   std::vector<dnnl::memory> weights_;
 };
 
+// Held while a plan's primitives are made. Two Runs making equal primitives
+// at once (concurrent callers with a thread count not seen before) raced
+// inside oneDNN's process-wide primitive cache (ThreadSanitizer, SoakTest);
+// a plan is made once per shape and thread count, so serializing that
+// costs nothing.
+class CreationLock {
+ public:
+  CreationLock();
+  ~CreationLock();
+  CreationLock(const CreationLock&) = delete;
+  CreationLock& operator=(const CreationLock&) = delete;
+};
+
 // A node's primitives, one plan per input shape and intra-op thread count,
 // bounded (a model called with ever-new shapes starts over rather than
 // growing), and its weights (WeightCache). Thread-safe. oneDNN fixes a

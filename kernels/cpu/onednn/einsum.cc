@@ -117,6 +117,7 @@ absl::Status Compute(KernelContext& ctx, bool fused) {
     std::shared_ptr<const EinsumPlan> plan;
     if (state != nullptr) plan = state->Find(key);
     if (plan == nullptr) {
+      onednn::CreationLock creating;
       auto p = std::make_shared<EinsumPlan>();
       const dt d = onednn::DnnlType(type);
       p->user_weights = dnnl::memory::desc({k, n}, d, tag::ab);

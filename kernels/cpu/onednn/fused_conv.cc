@@ -223,6 +223,7 @@ absl::Status Compute(KernelContext& ctx, bool quantized) {
     key.insert(key.end(), ctx.input(1).shape().begin(), ctx.input(1).shape().end());
     if (state != nullptr) plan = state->Find(key);
     if (plan == nullptr) {
+      onednn::CreationLock creating;
       absl::StatusOr<std::shared_ptr<const ConvPlan>> made =
           MakePlan(ctx, *g, *ops, quant, onednn::DnnlType(float_type));
       if (!made.ok()) return made.status();

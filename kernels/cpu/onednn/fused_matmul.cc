@@ -107,6 +107,7 @@ absl::Status Compute(KernelContext& ctx, bool quantized, bool einsum = false) {
     std::shared_ptr<const MatMulPlan> plan;
     if (state != nullptr) plan = state->Find(key);
     if (plan == nullptr) {
+      onednn::CreationLock creating;
       auto p = std::make_shared<MatMulPlan>();
       p->m = m, p->n = n;
       p->quant = quant;

@@ -88,6 +88,7 @@ absl::Status Compute(KernelContext& ctx) {
     std::shared_ptr<const PoolPlan> plan;
     if (state != nullptr) plan = state->Find(in.shape());
     if (plan == nullptr) {
+      onednn::CreationLock creating;
       absl::StatusOr<std::shared_ptr<const PoolPlan>> made = MakePlan(in, *p);
       if (!made.ok()) return made.status();
       plan = *made;

@@ -54,6 +54,7 @@ absl::Status Compute(KernelContext& ctx) {
     std::shared_ptr<const SoftmaxPlan> plan;
     if (state != nullptr) plan = state->Find(key);
     if (plan == nullptr) {
+      onednn::CreationLock creating;
       auto p = std::make_shared<SoftmaxPlan>();
       dnnl::memory::desc md({rows, depth}, dt::f32, tag::ab);
       dnnl::primitive_attr attr;
