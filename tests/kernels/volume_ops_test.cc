@@ -51,6 +51,53 @@ TEST(VolumeOpsTest, Conv3DMatchesTensorFlow) {
   EXPECT_TRUE(TensorsNear((*out)[0], Golden("conv_f64"), 1e-12, 1e-12));
 }
 
+// Conv3DBackpropInputV2 (Keras Conv3DTranspose) against TensorFlow's
+// gradient of the Conv3D cases above; and, dilated (TensorFlow's CPU kernel
+// refuses dilations), the adjoint identity <conv(x), dy> = <x, dx>.
+TEST(VolumeOpsTest, Conv3DBackpropInputMatchesTensorFlow) {
+  const Tensor x = Golden("x"), w = Golden("w");
+  const Tensor sizes = MakeTensor<int32_t>({5}, {2, 5, 6, 7, 3});
+  const struct {
+    const char* name;
+    Ints strides;
+    const char* padding;
+  } cases[] = {{"valid", {1, 1, 1, 1, 1}, "VALID"},
+               {"same", {1, 1, 1, 1, 1}, "SAME"},
+               {"same_s2", {1, 2, 1, 3, 1}, "SAME"},
+               {"valid_s2", {1, 2, 2, 2, 1}, "VALID"}};
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.name);
+    absl::StatusOr<std::vector<Tensor>> out =
+        RunOp("Conv3DBackpropInputV2", WindowAttrs(DataType::kFloat, c.strides, c.padding),
+              {sizes, w, Golden(std::string("bpi_dy_") + c.name)});
+    ASSERT_TRUE(out.ok()) << out.status();
+    EXPECT_EQ((*out)[0].shape(), x.shape());
+    EXPECT_TRUE(TensorsNear((*out)[0], Golden(std::string("bpi_") + c.name), 1e-4, 1e-4));
+  }
+
+  AttrMap a = WindowAttrs(DataType::kFloat, {1, 1, 2, 1, 1}, "SAME");
+  a.Set("dilations", Ints{1, 2, 1, 3, 1});
+  absl::StatusOr<std::vector<Tensor>> y = RunOp("Conv3D", a, {x, w});
+  ASSERT_TRUE(y.ok()) << y.status();
+  const Tensor dy = RandomFloats((*y)[0].shape(), 3);
+  absl::StatusOr<std::vector<Tensor>> dx = RunOp("Conv3DBackpropInputV2", a, {sizes, w, dy});
+  ASSERT_TRUE(dx.ok()) << dx.status();
+  double lhs = 0, rhs = 0;
+  for (int64_t i = 0; i < dy.num_elements(); ++i)
+    lhs += (*y)[0].data<float>()[i] * dy.data<float>()[i];
+  for (int64_t i = 0; i < x.num_elements(); ++i)
+    rhs += x.data<float>()[i] * (*dx)[0].data<float>()[i];
+  EXPECT_NEAR(lhs, rhs, 1e-3 * std::fabs(lhs));
+
+  // An out_backprop that is not the Conv3D output's shape is refused.
+  absl::StatusOr<std::vector<Tensor>> bad =
+      RunOp("Conv3DBackpropInputV2", WindowAttrs(DataType::kFloat, {1, 1, 1, 1, 1}, "SAME"),
+            {sizes, w, Golden("bpi_dy_valid")});
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("out_backprop must be (2, 5, 6, 7, 4)"), std::string::npos)
+      << bad.status();
+}
+
 TEST(VolumeOpsTest, Conv3DZeroSizeAndErrors) {
   AttrMap a = WindowAttrs(DataType::kFloat, {1, 1, 1, 1, 1}, "SAME");
   absl::StatusOr<std::vector<Tensor>> out = RunOp(

@@ -1,10 +1,12 @@
-// Conv3D, MaxPool3D and AvgPool3D on NDHWC volumes (filters DHWIO).
+// Conv3D, Conv3DBackpropInputV2 (Keras Conv3DTranspose), MaxPool3D and
+// AvgPool3D on NDHWC volumes (filters DHWIO).
 //
 // As in TensorFlow's CPU kernels: only NDHWC; SAME average pooling divides by
 // the number of cells inside the input; max pooling starts from the type's
 // lowest value. Conv3D also takes dilations (TensorFlow's Eigen kernel rejects
 // them, its oneDNN kernel and GPU kernels accept them). Conv3D is im2col +
-// GEMM in bounded blocks.
+// GEMM in bounded blocks; its input gradient the transpose: GEMM, then each
+// row's patch added back where it came from (col2im).
 #include <Eigen/Core>
 #include <algorithm>
 #include <array>
@@ -145,6 +147,117 @@ absl::Status ComputeConv3D(KernelContext& ctx) {
   return absl::OkStatus();
 }
 
+// Conv3DBackpropInputV2: dx of a Conv3D with input shape `input_sizes`.
+
+template <typename T>
+void Conv3DBackpropInputNdhwc(const T* dy, const T* filter, const Geometry& g, T* dx) {
+  const int64_t pixels = g.out[0] * g.out[1] * g.out[2];
+  const int64_t m_total = g.batch * pixels;
+  const int64_t ic = g.in_c;
+  const int64_t k = g.k[0] * g.k[1] * g.k[2] * ic;
+  if (m_total == 0 || k == 0) return;
+  const int64_t block =
+      std::max<int64_t>(1, std::min(m_total, kPatchBlockElements / std::max<int64_t>(k, 1)));
+  std::vector<T> patches(static_cast<size_t>(block * k));
+  for (int64_t m0 = 0; m0 < m_total; m0 += block) {
+    const int64_t rows = std::min(block, m_total - m0);
+    // patches (rows x KD*KH*KW*IC) = dy rows (rows x OC) * filter^T, filter (K x OC).
+    Gemm<T>(false, true, rows, k, g.out_c, dy + m0 * g.out_c, g.out_c, filter, g.out_c,
+            patches.data(), k);
+    for (int64_t r = 0; r < rows; ++r) {
+      const int64_t m = m0 + r;
+      const int64_t b = m / pixels;
+      const int64_t p = m % pixels;
+      const int64_t o[3] = {p / (g.out[1] * g.out[2]), (p / g.out[2]) % g.out[1], p % g.out[2]};
+      const T* src = patches.data() + r * k;
+      for (int64_t i = 0; i < g.k[0]; ++i) {
+        const int64_t z = o[0] * g.stride[0] - g.pad[0] + i * g.dil[0];
+        for (int64_t j = 0; j < g.k[1]; ++j) {
+          const int64_t y = o[1] * g.stride[1] - g.pad[1] + j * g.dil[1];
+          for (int64_t l = 0; l < g.k[2]; ++l, src += ic) {
+            const int64_t x = o[2] * g.stride[2] - g.pad[2] + l * g.dil[2];
+            if (z < 0 || z >= g.in[0] || y < 0 || y >= g.in[1] || x < 0 || x >= g.in[2]) continue;
+            T* dst = dx + (((b * g.in[0] + z) * g.in[1] + y) * g.in[2] + x) * ic;
+            for (int64_t c = 0; c < ic; ++c) dst[c] += src[c];
+          }
+        }
+      }
+    }
+  }
+}
+
+absl::Status ComputeConv3DBackpropInput(KernelContext& ctx) {
+  absl::StatusOr<VolumeAttrs> a = ReadVolumeAttrs(ctx.attrs(), ctx.op(), /*pool=*/false);
+  if (!a.ok()) return a.status();
+  const Tensor& sizes = ctx.input(0);
+  const Tensor& filter = ctx.input(1);
+  const Tensor& dy = ctx.input(2);
+  std::vector<int64_t> in;
+  if (sizes.rank() == 1 && sizes.num_elements() == 5 && sizes.dtype() == DataType::kInt32) {
+    for (int i = 0; i < 5; ++i) in.push_back(sizes.data<int32_t>()[i]);
+  } else if (sizes.rank() == 1 && sizes.num_elements() == 5 && sizes.dtype() == DataType::kInt64) {
+    for (int i = 0; i < 5; ++i) in.push_back(sizes.data<int64_t>()[i]);
+  } else {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "Conv3DBackpropInputV2: input_sizes must be 5 int32 or int64 values (NDHWC), got ",
+        sizes.DebugString()));
+  }
+  for (int64_t d : in) {
+    if (d < 0) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("Conv3DBackpropInputV2: input_sizes must not be negative, got [",
+                       absl::StrJoin(in, ", "), "]"));
+    }
+  }
+  if (filter.rank() != 5 || dy.rank() != 5) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "Conv3DBackpropInputV2: filter and out_backprop must be 5-dimensional, got filter ",
+        ShapeToString(filter.shape()), " and out_backprop ", ShapeToString(dy.shape())));
+  }
+  if (filter.dtype() != dy.dtype()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "Conv3DBackpropInputV2: filter is ", DataTypeName(filter.dtype()), " but out_backprop is ",
+        DataTypeName(dy.dtype())));
+  }
+  if (in[4] != filter.dim(3)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "Conv3DBackpropInputV2: input depth ", in[4], " (input_sizes) must equal the filter's ",
+        "input depth ", filter.dim(3), " (filter ", ShapeToString(filter.shape()), ")"));
+  }
+  Geometry g;
+  if (absl::Status s =
+          SpatialGeometry(*a, Shape(in.begin(), in.end()),
+                          {filter.dim(0), filter.dim(1), filter.dim(2)}, g);
+      !s.ok()) {
+    return s;
+  }
+  g.out_c = filter.dim(4);
+  const Shape want = {g.batch, g.out[0], g.out[1], g.out[2], g.out_c};
+  if (dy.shape() != want) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "Conv3DBackpropInputV2: out_backprop must be ", ShapeToString(want),
+        ", the Conv3D output of input_sizes [", absl::StrJoin(in, ", "), "] and filter ",
+        ShapeToString(filter.shape()), " with these strides and padding, got ",
+        ShapeToString(dy.shape())));
+  }
+  absl::StatusOr<Tensor*> dx = ctx.allocate_output(0, dy.dtype(), Shape(in.begin(), in.end()));
+  if (!dx.ok()) return dx.status();  // zero-filled: the patches are added
+  switch (dy.dtype()) {
+    case DataType::kFloat:
+      Conv3DBackpropInputNdhwc<float>(dy.data<float>(), filter.data<float>(), g,
+                                      (*dx)->data<float>());
+      break;
+    case DataType::kDouble:
+      Conv3DBackpropInputNdhwc<double>(dy.data<double>(), filter.data<double>(), g,
+                                       (*dx)->data<double>());
+      break;
+    default:
+      return absl::UnimplementedError(
+          absl::StrCat("Conv3DBackpropInputV2 does not support ", DataTypeName(dy.dtype())));
+  }
+  return absl::OkStatus();
+}
+
 // MaxPool3D / AvgPool3D
 
 enum class PoolKind { kMax, kAvg };
@@ -240,6 +353,8 @@ absl::Status ComputePool3D(KernelContext& ctx, PoolKind kind) {
 
 void RegisterVolumeOps(KernelRegistry& r) {
   r.AddKernel({"Conv3D", kCpu, "T", {DataType::kFloat, DataType::kDouble}, ComputeConv3D});
+  r.AddKernel({"Conv3DBackpropInputV2", kCpu, "T", {DataType::kFloat, DataType::kDouble},
+               ComputeConv3DBackpropInput});
   const std::vector<DataType> pool_types = {DataType::kFloat, DataType::kDouble, DataType::kHalf,
                                             DataType::kBFloat16};
   r.AddKernel({"MaxPool3D", kCpu, "T", pool_types,

@@ -1,6 +1,8 @@
-// Conv3D, MaxPool3D and AvgPool3D on NDHWC volumes (filters DHWIO).
+// Conv3D, Conv3DBackpropInputV2, MaxPool3D and AvgPool3D on NDHWC volumes
+// (filters DHWIO).
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -73,6 +75,31 @@ absl::Status InferPool3D(InferenceContext& ctx) {
   return InferVolume(ctx, *a, {a->window[1], a->window[2], a->window[3]}, c);
 }
 
+// Conv3DBackpropInputV2: shaped by input_sizes (when it is known), of the
+// filter's type.
+absl::Status InferConv3DBackpropInput(InferenceContext& ctx) {
+  absl::StatusOr<VolumeAttrs> a = ReadVolumeAttrs(ctx.attrs(), ctx.op(), /*pool=*/false);
+  if (!a.ok()) return a.status();
+  for (int i : {1, 2}) {
+    const PartialShape& s = ctx.input(i).shape;
+    if (s.known_rank && s.rank() != 5) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "Conv3DBackpropInputV2: filter and out_backprop must be 5-dimensional, got ",
+          ctx.input(1).shape.ToString(), " and ", ctx.input(2).shape.ToString()));
+    }
+  }
+  Shape out(5, -1);
+  if (std::optional<std::vector<int64_t>> v = KnownInts(ctx, 0); v.has_value()) {
+    if (v->size() != 5) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "Conv3DBackpropInputV2: input_sizes must hold 5 values (NDHWC), got ", v->size()));
+    }
+    out.assign(v->begin(), v->end());
+  }
+  ctx.set_output(0, ValueInfo{InputDType(ctx, 1, "T"), PartialShape::Known(std::move(out))});
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 void RegisterVolumeOps(OpRegistry& r) {
@@ -80,6 +107,12 @@ void RegisterVolumeOps(OpRegistry& r) {
       "Conv3D",
       {{"data_format", std::string("NDHWC")}, {"dilations", std::vector<int64_t>{1, 1, 1, 1, 1}}},
       InferConv3D));
+  r.AddOp(ArrayOp(
+      "Conv3DBackpropInputV2",
+      {{"data_format", std::string("NDHWC")},
+       {"dilations", std::vector<int64_t>{1, 1, 1, 1, 1}},
+       {"Tshape", DataType::kInt32}},
+      InferConv3DBackpropInput));
   r.AddOp(ArrayOp("MaxPool3D", {{"data_format", std::string("NDHWC")}}, InferPool3D));
   r.AddOp(ArrayOp("AvgPool3D", {{"data_format", std::string("NDHWC")}}, InferPool3D));
 }

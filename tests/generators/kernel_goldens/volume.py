@@ -39,3 +39,16 @@ for op in ['MaxPool3D', 'AvgPool3D']:
                                           ('same', [1, 3, 2, 3, 1], [1, 2, 1, 2, 1], 'SAME'),
                                           ('same_s1', [1, 2, 3, 2, 1], [1, 1, 1, 1, 1], 'SAME')]:
         save(f'{op}_{name}', f(input=x, ksize=ksize, strides=strides, padding=padding).numpy())
+
+# Conv3DBackpropInputV2 (Keras Conv3DTranspose): the gradient of the Conv3D
+# cases above with respect to x, for a random out_backprop of each one's shape.
+for name, strides, padding in [('valid', [1, 1, 1, 1, 1], 'VALID'),
+                               ('same', [1, 1, 1, 1, 1], 'SAME'),
+                               ('same_s2', [1, 2, 1, 3, 1], 'SAME'),
+                               ('valid_s2', [1, 2, 2, 2, 1], 'VALID')]:
+    dy = rng.standard_normal(
+        tf.raw_ops.Conv3D(input=x, filter=w, strides=strides, padding=padding).shape).astype(np.float32)
+    save(f'bpi_dy_{name}', dy)
+    save(f'bpi_{name}', tf.raw_ops.Conv3DBackpropInputV2(
+        input_sizes=np.array(x.shape, np.int32), filter=w, out_backprop=dy, strides=strides,
+        padding=padding).numpy())
