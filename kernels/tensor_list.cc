@@ -275,6 +275,25 @@ absl::Status Stack(KernelContext& ctx, const DeviceBytes* bytes) {
   return CopyAll(ctx, mover, copies);
 }
 
+// TensorListResize: the first `size` elements, or all of them and unset
+// ones after (a read of one gives zeros of the element shape, as after
+// TensorListReserve).
+absl::Status Resize(KernelContext& ctx) {
+  absl::StatusOr<const TensorList*> list = ListOf(ctx.input(0));
+  if (!list.ok()) return list.status();
+  absl::StatusOr<std::vector<int64_t>> n = ToInt64s(ctx.input(1));
+  if (!n.ok()) return n.status();
+  if (n->size() != 1 || (*n)[0] < 0 || (*n)[0] > kMaxListLength) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "TensorListResize expects size to be a scalar in [0, 2^28], got ",
+        ctx.input(1).DebugString()));
+  }
+  auto next = std::make_shared<TensorList>(**list);
+  next->items.resize((*n)[0]);
+  ctx.set_output(0, Wrap(std::move(next)));
+  return absl::OkStatus();
+}
+
 absl::Status Length(KernelContext& ctx) {
   absl::StatusOr<const TensorList*> list = ListOf(ctx.input(0));
   if (!list.ok()) return list.status();
@@ -315,7 +334,8 @@ const std::vector<std::string>& TensorListOps() {
   static const std::vector<std::string> ops = {
       "TensorListReserve", "EmptyTensorList",   "TensorListFromTensor",
       "TensorListGetItem", "TensorListSetItem", "TensorListPushBack",
-      "TensorListStack",   "TensorListLength",  "TensorListElementShape"};
+      "TensorListStack",   "TensorListLength",  "TensorListElementShape",
+      "TensorListResize"};
   return ops;
 }
 
@@ -328,6 +348,7 @@ ComputeFn TensorListCompute(const std::string& op, const DeviceBytes* bytes) {
   if (op == "TensorListPushBack") return WithBytes(PushBack, bytes);
   if (op == "TensorListStack") return WithBytes(Stack, bytes);
   if (op == "TensorListLength") return Length;
+  if (op == "TensorListResize") return Resize;
   if (op == "TensorListElementShape") return ElementShape;
   return nullptr;
 }
@@ -339,7 +360,8 @@ std::vector<KernelSpec> DeviceTensorListKernels(const std::string& device, Devic
   const std::map<std::string, std::vector<int>> host_inputs = {
       {"TensorListReserve", {0, 1}}, {"EmptyTensorList", {0, 1}},
       {"TensorListFromTensor", {1}}, {"TensorListGetItem", {1, 2}},
-      {"TensorListSetItem", {1}},    {"TensorListStack", {1}}};
+      {"TensorListSetItem", {1}},    {"TensorListStack", {1}},
+      {"TensorListResize", {1}}};
   std::vector<KernelSpec> kernels;
   for (const std::string& op : TensorListOps()) {
     KernelSpec k =

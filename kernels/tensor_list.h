@@ -18,7 +18,7 @@ namespace smrt::kernels {
 
 // The ops: TensorListReserve, EmptyTensorList, TensorListFromTensor,
 // TensorListGetItem, TensorListSetItem, TensorListPushBack, TensorListStack,
-// TensorListLength, TensorListElementShape.
+// TensorListLength, TensorListElementShape, TensorListResize.
 const std::vector<std::string>& TensorListOps();
 
 // The kernel of one of TensorListOps() with elements in host memory (`bytes`

@@ -34,6 +34,7 @@ void RegisterTensorListOps(OpRegistry& r) {
   r.AddOp({"TensorListGetItem", {}, InferElement});
   r.AddOp({"TensorListSetItem", {{"resize_if_index_out_of_bounds", false}}, InferList});
   r.AddOp({"TensorListPushBack", {}, InferList});
+  r.AddOp({"TensorListResize", {}, InferList});
   r.AddOp({"TensorListStack", {{"num_elements", int64_t{-1}}}, InferElement});
   r.AddOp({"TensorListLength", {}, [](InferenceContext& ctx) {
              ctx.set_output(0, ValueInfo{DataType::kInt32, PartialShape::Known({})});
