@@ -59,6 +59,7 @@ void RegisterMatrixOps(KernelRegistry& r);       // matrix_ops.cc: MatrixBandPar
 void RegisterBucketizeOps(KernelRegistry& r);    // bucketize_ops.cc: Bucketize
 void RegisterFakeQuantOps(KernelRegistry& r);    // fake_quant_ops.cc: FakeQuantWithMinMax*
 void RegisterDequantizeOps(KernelRegistry& r);   // dequantize_ops.cc: _SmrtDequantize
+void RegisterBase64Ops(KernelRegistry& r);       // base64_ops.cc: DecodeBase64, EncodeBase64
 void RegisterSegmentOps(KernelRegistry& r);      // segment_ops.cc: SegmentSum, UnsortedSegmentMax...
 void RegisterSetOps(KernelRegistry& r);          // set_ops.cc: Unique, UniqueWithCounts, ListDiff...
 void RegisterBitwiseOps(KernelRegistry& r);      // bitwise_ops.cc: BitwiseAnd, LeftShift, Bitcast...
@@ -118,6 +119,7 @@ inline void RegisterReferenceKernels(KernelRegistry& r) {
   RegisterBucketizeOps(r);
   RegisterFakeQuantOps(r);
   RegisterDequantizeOps(r);
+  RegisterBase64Ops(r);
   RegisterSegmentOps(r);
   RegisterSetOps(r);
   RegisterBitwiseOps(r);

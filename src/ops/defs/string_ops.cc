@@ -191,6 +191,8 @@ absl::Status InferStringToNumber(InferenceContext& ctx) {
 
 void RegisterStringOps(OpRegistry& r) {
   r.AddOp({"StringLower", {{"encoding", std::string()}}, InferCase});
+  r.AddOp({"DecodeBase64", {}, SameShapeAs(DataType::kString)});
+  r.AddOp({"EncodeBase64", {{"pad", false}}, SameShapeAs(DataType::kString)});
   r.AddOp({"StringUpper", {{"encoding", std::string()}}, InferCase});
   r.AddOp({"StaticRegexReplace", {{"replace_global", true}}, [](InferenceContext& ctx) {
              return InferStaticRegex(ctx, DataType::kString);
