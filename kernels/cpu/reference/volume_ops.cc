@@ -18,11 +18,11 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "kernels/shared/conv_util.h"
-#include "ops/volume_shapes.h"
 #include "kernels/cpu/gemm.h"
 #include "kernels/cpu/reference/register.h"
 #include "kernels/registry.h"
+#include "kernels/shared/conv_util.h"
+#include "ops/volume_shapes.h"
 
 namespace smrt::kernels {
 namespace {
@@ -56,6 +56,30 @@ absl::Status SpatialGeometry(const VolumeAttrs& a, const Shape& in, const std::a
   return absl::OkStatus();
 }
 
+// For patch row m (batch * output pixel) of `g`, each window tap in filter
+// order: fn(tap, in_offset), in_offset the element offset of the input cell
+// the tap reads, or -1 where the tap falls in the padding. The one traversal
+// of Conv3D's im2col and its gradient's col2im.
+template <typename Fn>
+void ForEachTap(const Geometry& g, int64_t m, Fn fn) {
+  const int64_t pixels = g.out[0] * g.out[1] * g.out[2];
+  const int64_t b = m / pixels;
+  const int64_t p = m % pixels;
+  const int64_t o[3] = {p / (g.out[1] * g.out[2]), (p / g.out[2]) % g.out[1], p % g.out[2]};
+  int64_t tap = 0;
+  for (int64_t i = 0; i < g.k[0]; ++i) {
+    const int64_t z = o[0] * g.stride[0] - g.pad[0] + i * g.dil[0];
+    for (int64_t j = 0; j < g.k[1]; ++j) {
+      const int64_t y = o[1] * g.stride[1] - g.pad[1] + j * g.dil[1];
+      for (int64_t l = 0; l < g.k[2]; ++l, ++tap) {
+        const int64_t x = o[2] * g.stride[2] - g.pad[2] + l * g.dil[2];
+        const bool inside = z >= 0 && z < g.in[0] && y >= 0 && y < g.in[1] && x >= 0 && x < g.in[2];
+        fn(tap, inside ? (((b * g.in[0] + z) * g.in[1] + y) * g.in[2] + x) * g.in_c : -1);
+      }
+    }
+  }
+}
+
 // Conv3D
 
 template <typename T>
@@ -71,26 +95,15 @@ void Conv3DNdhwc(const T* in, const T* filter, const Geometry& g, T* out) {
   for (int64_t m0 = 0; m0 < m_total; m0 += block) {
     const int64_t rows = std::min(block, m_total - m0);
     for (int64_t r = 0; r < rows; ++r) {
-      const int64_t m = m0 + r;
-      const int64_t b = m / pixels;
-      const int64_t p = m % pixels;
-      const int64_t o[3] = {p / (g.out[1] * g.out[2]), (p / g.out[2]) % g.out[1], p % g.out[2]};
-      T* dst = patches.data() + r * k;
-      for (int64_t i = 0; i < g.k[0]; ++i) {
-        const int64_t z = o[0] * g.stride[0] - g.pad[0] + i * g.dil[0];
-        for (int64_t j = 0; j < g.k[1]; ++j) {
-          const int64_t y = o[1] * g.stride[1] - g.pad[1] + j * g.dil[1];
-          for (int64_t l = 0; l < g.k[2]; ++l, dst += ic) {
-            const int64_t x = o[2] * g.stride[2] - g.pad[2] + l * g.dil[2];
-            if (z < 0 || z >= g.in[0] || y < 0 || y >= g.in[1] || x < 0 || x >= g.in[2]) {
-              std::fill(dst, dst + ic, T(0));
-            } else {
-              const T* src = in + (((b * g.in[0] + z) * g.in[1] + y) * g.in[2] + x) * ic;
-              std::copy(src, src + ic, dst);
-            }
-          }
+      T* row = patches.data() + r * k;
+      ForEachTap(g, m0 + r, [&](int64_t tap, int64_t at) {
+        T* dst = row + tap * ic;
+        if (at < 0) {
+          std::fill(dst, dst + ic, T(0));
+        } else {
+          std::copy(in + at, in + at + ic, dst);
         }
-      }
+      });
     }
     Gemm<T>(false, false, rows, g.out_c, k, patches.data(), k, filter, g.out_c, out + m0 * g.out_c,
             g.out_c);
@@ -165,23 +178,12 @@ void Conv3DBackpropInputNdhwc(const T* dy, const T* filter, const Geometry& g, T
     Gemm<T>(false, true, rows, k, g.out_c, dy + m0 * g.out_c, g.out_c, filter, g.out_c,
             patches.data(), k);
     for (int64_t r = 0; r < rows; ++r) {
-      const int64_t m = m0 + r;
-      const int64_t b = m / pixels;
-      const int64_t p = m % pixels;
-      const int64_t o[3] = {p / (g.out[1] * g.out[2]), (p / g.out[2]) % g.out[1], p % g.out[2]};
-      const T* src = patches.data() + r * k;
-      for (int64_t i = 0; i < g.k[0]; ++i) {
-        const int64_t z = o[0] * g.stride[0] - g.pad[0] + i * g.dil[0];
-        for (int64_t j = 0; j < g.k[1]; ++j) {
-          const int64_t y = o[1] * g.stride[1] - g.pad[1] + j * g.dil[1];
-          for (int64_t l = 0; l < g.k[2]; ++l, src += ic) {
-            const int64_t x = o[2] * g.stride[2] - g.pad[2] + l * g.dil[2];
-            if (z < 0 || z >= g.in[0] || y < 0 || y >= g.in[1] || x < 0 || x >= g.in[2]) continue;
-            T* dst = dx + (((b * g.in[0] + z) * g.in[1] + y) * g.in[2] + x) * ic;
-            for (int64_t c = 0; c < ic; ++c) dst[c] += src[c];
-          }
-        }
-      }
+      const T* row = patches.data() + r * k;
+      ForEachTap(g, m0 + r, [&](int64_t tap, int64_t at) {
+        if (at < 0) return;
+        const T* src = row + tap * ic;
+        for (int64_t c = 0; c < ic; ++c) dx[at + c] += src[c];
+      });
     }
   }
 }
@@ -215,9 +217,9 @@ absl::Status ComputeConv3DBackpropInput(KernelContext& ctx) {
         ShapeToString(filter.shape()), " and out_backprop ", ShapeToString(dy.shape())));
   }
   if (filter.dtype() != dy.dtype()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "Conv3DBackpropInputV2: filter is ", DataTypeName(filter.dtype()), " but out_backprop is ",
-        DataTypeName(dy.dtype())));
+    return absl::InvalidArgumentError(
+        absl::StrCat("Conv3DBackpropInputV2: filter is ", DataTypeName(filter.dtype()),
+                     " but out_backprop is ", DataTypeName(dy.dtype())));
   }
   if (in[4] != filter.dim(3)) {
     return absl::InvalidArgumentError(absl::StrCat(
@@ -225,20 +227,19 @@ absl::Status ComputeConv3DBackpropInput(KernelContext& ctx) {
         "input depth ", filter.dim(3), " (filter ", ShapeToString(filter.shape()), ")"));
   }
   Geometry g;
-  if (absl::Status s =
-          SpatialGeometry(*a, Shape(in.begin(), in.end()),
-                          {filter.dim(0), filter.dim(1), filter.dim(2)}, g);
+  if (absl::Status s = SpatialGeometry(*a, Shape(in.begin(), in.end()),
+                                       {filter.dim(0), filter.dim(1), filter.dim(2)}, g);
       !s.ok()) {
     return s;
   }
   g.out_c = filter.dim(4);
   const Shape want = {g.batch, g.out[0], g.out[1], g.out[2], g.out_c};
   if (dy.shape() != want) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "Conv3DBackpropInputV2: out_backprop must be ", ShapeToString(want),
-        ", the Conv3D output of input_sizes [", absl::StrJoin(in, ", "), "] and filter ",
-        ShapeToString(filter.shape()), " with these strides and padding, got ",
-        ShapeToString(dy.shape())));
+    return absl::InvalidArgumentError(
+        absl::StrCat("Conv3DBackpropInputV2: out_backprop must be ", ShapeToString(want),
+                     ", the Conv3D output of input_sizes [", absl::StrJoin(in, ", "),
+                     "] and filter ", ShapeToString(filter.shape()),
+                     " with these strides and padding, got ", ShapeToString(dy.shape())));
   }
   absl::StatusOr<Tensor*> dx = ctx.allocate_output(0, dy.dtype(), Shape(in.begin(), in.end()));
   if (!dx.ok()) return dx.status();  // zero-filled: the patches are added
@@ -353,7 +354,10 @@ absl::Status ComputePool3D(KernelContext& ctx, PoolKind kind) {
 
 void RegisterVolumeOps(KernelRegistry& r) {
   r.AddKernel({"Conv3D", kCpu, "T", {DataType::kFloat, DataType::kDouble}, ComputeConv3D});
-  r.AddKernel({"Conv3DBackpropInputV2", kCpu, "T", {DataType::kFloat, DataType::kDouble},
+  r.AddKernel({"Conv3DBackpropInputV2",
+               kCpu,
+               "T",
+               {DataType::kFloat, DataType::kDouble},
                ComputeConv3DBackpropInput});
   const std::vector<DataType> pool_types = {DataType::kFloat, DataType::kDouble, DataType::kHalf,
                                             DataType::kBFloat16};
