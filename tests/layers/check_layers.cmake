@@ -60,6 +60,27 @@ foreach(layer core device memory ops loader graph passes exec api)
   endforeach()
 endforeach()
 
+# The CLI (tools/) and the bindings use the public headers ("smrt/...", which
+# for tools/ also names its own folder tools/smrt) and, for the CLI alone,
+# one internal header that lists what it reaches below the API.
+set(tool_dirs tools bindings)
+foreach(dir IN LISTS tool_dirs)
+  file(GLOB_RECURSE files "${SMRT_SOURCE_DIR}/${dir}/*.h" "${SMRT_SOURCE_DIR}/${dir}/*.cc")
+  foreach(f IN LISTS files)
+    file(STRINGS "${f}" lines REGEX "^#include \"[^\"]+\"")
+    file(RELATIVE_PATH rel "${SMRT_SOURCE_DIR}" "${f}")
+    foreach(line IN LISTS lines)
+      string(REGEX REPLACE "^#include \"([^\"]+)\".*" "\\1" header "${line}")
+      string(REGEX MATCH "^[a-z_]+" top "${header}")
+      list(FIND project_dirs "${top}" is_project)
+      if(is_project GREATER -1 AND NOT top STREQUAL "smrt" AND
+         NOT (dir STREQUAL "tools" AND header STREQUAL "api/cli_support.h"))
+        list(APPEND violations "${rel} includes ${header} (not a public header or api/cli_support.h)")
+      endif()
+    endforeach()
+  endforeach()
+endforeach()
+
 foreach(backend IN LISTS backends)
   set(others ${backends})
   list(REMOVE_ITEM others ${backend})

@@ -13,8 +13,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
-#include "device/device_registry.h"
-#include "kernels/cuda_build.h"
+#include "api/cli_support.h"
 
 namespace smrt::cli {
 

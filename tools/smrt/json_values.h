@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "device/cuda_libraries.h"
+#include "api/cli_support.h"
 #include "google/protobuf/struct.pb.h"
 
 namespace smrt::cli {
