@@ -78,6 +78,8 @@ struct OpKernels {
 struct SupportedOp {
   std::string op;
   std::vector<OpKernels> kernels;  // empty: the op is known but has no kernel
+  bool at_load = false;            // the loader resolves it (inlines a call,
+                                   // drops an identity): no kernel runs it
 };
 std::vector<SupportedOp> SupportedOps();  // sorted by op
 

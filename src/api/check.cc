@@ -300,6 +300,13 @@ std::vector<SupportedOp> SupportedOps() {
     }
     ops.push_back(std::move(s));
   }
+  for (const std::string& op : graph::OpsResolvedByImport()) {
+    auto at =
+        std::lower_bound(ops.begin(), ops.end(), op,
+                         [](const SupportedOp& s, const std::string& name) { return s.op < name; });
+    if (at == ops.end() || at->op != op) at = ops.insert(at, SupportedOp{op, {}});
+    at->at_load = true;
+  }
   return ops;
 }
 

@@ -693,4 +693,12 @@ absl::StatusOr<ImportResult> ImportGraph(const tfproto::GraphDef& graph_def,
   });
 }
 
+const std::vector<std::string>& OpsResolvedByImport() {
+  static const std::vector<std::string>* const ops = new std::vector<std::string>{
+      "CheckNumerics",   "Identity",        "IdentityN", "NoOp",
+      "PartitionedCall", "PreventGradient", "Snapshot",  "StatefulPartitionedCall",
+      "StopGradient"};
+  return *ops;
+}
+
 }  // namespace smrt::graph

@@ -60,6 +60,10 @@ absl::StatusOr<ImportResult> ImportFunction(const tfproto::GraphDef& graph_def,
 // or a malformed index.
 absl::StatusOr<std::pair<std::string, int>> ParseTensorName(absl::string_view name);
 
+// The ops the importer resolves itself, so that no kernel runs them: calls
+// (inlined) and the pass-through ops and NoOp (removed). Sorted.
+const std::vector<std::string>& OpsResolvedByImport();
+
 }  // namespace smrt::graph
 
 #endif  // SMRT_GRAPH_IMPORTER_H_

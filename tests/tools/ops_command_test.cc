@@ -6,6 +6,8 @@
 #include <sstream>
 
 #include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "core/file.h"
 #include "gtest/gtest.h"
 #include "testing/paths.h"
@@ -34,6 +36,30 @@ TEST(OpsCommandTest, ListsDtypesPerDevice) {
   ASSERT_TRUE(RunOps({"--markdown"}, markdown).ok());
   EXPECT_TRUE(absl::StrContains(markdown.str(), "| FakeQuantWithMinMaxVars | float32 |"));
   EXPECT_FALSE(RunOps({"--bogus"}, out).ok());
+}
+
+TEST(OpsCommandTest, CoverageAgainstTensorFlowsRegistry) {
+  std::ostringstream out;
+  ASSERT_TRUE(RunOps({"--coverage"}, out).ok());
+  const std::string text = out.str();
+  EXPECT_TRUE(absl::StrContains(text, "\nConv2D  runs\n")) << text.substr(0, 500);
+  EXPECT_TRUE(absl::StrContains(text, "\nResourceApplyAdam  training\n"));
+  EXPECT_TRUE(absl::StrContains(text, "\nTFRecordDataset  data\n"));
+  // A transposed convolution is inference; the filter's gradient is not.
+  EXPECT_FALSE(absl::StrContains(text, "\nConv2DBackpropInput  training\n"));
+  EXPECT_TRUE(absl::StrContains(text, "\nConv2DBackpropFilter  training\n"));
+  // The sentence's counts are the lines' counts.
+  int runs = 0, missing = 0;
+  for (absl::string_view line : absl::StrSplit(text, '\n')) {
+    runs += absl::EndsWith(line, "  runs");
+    missing += absl::EndsWith(line, "  missing");
+  }
+  EXPECT_GT(runs, 250);
+  EXPECT_TRUE(absl::StrContains(
+      text, absl::StrCat("smrt runs ", runs, " of the ", runs + missing, " ops TensorFlow ")))
+      << text.substr(0, 400);
+  // smrt's own ops (fused, quantized) are not TensorFlow's and are not counted.
+  EXPECT_FALSE(absl::StrContains(text, "_Smrt"));
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 // `smrt ops`: the ops this build runs, per device, with the dtypes of each
 // kernel. `--markdown` writes the table in docs/ops.md (CI checks it is
-// current).
+// current); `--coverage` measures it against TensorFlow's op registry
+// (tf_ops.inc, from tests/generators/tf_ops.py).
 #ifndef SMRT_TOOLS_OPS_COMMAND_H_
 #define SMRT_TOOLS_OPS_COMMAND_H_
 
@@ -13,9 +14,11 @@
 namespace smrt::cli {
 
 inline constexpr char kOpsUsage[] =
-    "usage: smrt ops [--markdown]\n"
+    "usage: smrt ops [--markdown | --coverage]\n"
     "  every op this build of smrt runs, per device, with the dtypes its kernels\n"
-    "  accept; --markdown prints docs/ops.md\n";
+    "  accept; --markdown prints docs/ops.md; --coverage lists every op TensorFlow\n"
+    "  registers a CPU kernel for: runs, missing, or why an inference graph cannot\n"
+    "  hold it (training, io, queue, summary, distributed, data, python, test)\n";
 
 absl::Status RunOps(const std::vector<std::string>& args, std::ostream& out);
 
