@@ -48,6 +48,7 @@ void RegisterBitwiseOps(OpRegistry& r);  // bitwise_ops.cc: BitwiseAnd, LeftShif
 
 void RegisterCheckOps(OpRegistry& r);      // check_ops.cc: Assert, EnsureShape
 void RegisterMatrixOps(OpRegistry& r);     // matrix_ops.cc: MatrixBandPart
+void RegisterLinalgOps(OpRegistry& r);     // linalg_ops.cc: MatrixInverse, Cholesky, MatrixSolve...
 void RegisterBucketizeOps(OpRegistry& r);  // bucketize_ops.cc: Bucketize
 void RegisterFakeQuantOps(OpRegistry& r);  // fake_quant_ops.cc: FakeQuantWithMinMaxArgs, Vars...
 
