@@ -23,14 +23,6 @@ namespace linalg_internal {
 
 inline bool Known(int64_t d) { return d >= 0; }
 
-// The batch dims of a shape of rank >= 2 followed by `inner`.
-inline PartialShape BatchThen(const PartialShape& s, const Shape& inner) {
-  if (!s.known_rank) return PartialShape::Unknown();
-  Shape dims(s.dims.begin(), s.dims.end() - 2);
-  dims.insert(dims.end(), inner.begin(), inner.end());
-  return PartialShape::Known(dims);
-}
-
 }  // namespace linalg_internal
 
 // A batch of square matrices [..., n, n] (MatrixInverse, Cholesky,
@@ -50,7 +42,10 @@ inline absl::StatusOr<int64_t> SquareMatrixSize(const PartialShape& s) {
 
 // A square input's batch dims followed by `inner`.
 inline PartialShape BatchThen(const PartialShape& s, const Shape& inner) {
-  return linalg_internal::BatchThen(s, inner);
+  if (!s.known_rank) return PartialShape::Unknown();
+  Shape dims(s.dims.begin(), s.dims.end() - 2);
+  dims.insert(dims.end(), inner.begin(), inner.end());
+  return PartialShape::Known(dims);
 }
 
 // MatrixSolve's output [..., n, k] for a matrix [..., n, n] and a rhs
