@@ -60,6 +60,8 @@ const absl::flat_hash_map<std::string, std::vector<ArgDef>>& Table() {
        {{"output_indices"}, {"output_values"}, {"empty_row_indicator"}, {"reverse_index_map"}}},
       {"LookupTableExportV2", {{"keys"}, {"values"}}},
       {"Svd", {{"s"}, {"u"}, {"v"}}},
+      {"SelfAdjointEigV2", {{"e"}, {"v"}}},
+      {"LogMatrixDeterminant", {{"sign"}, {"log_abs_determinant"}}},
       {"BroadcastGradientArgs", {{"r0"}, {"r1"}}},
       {"CTCGreedyDecoder",
        {{"decoded_indices"}, {"decoded_values"}, {"decoded_shape"}, {"log_probability"}}},

@@ -41,6 +41,8 @@ const OpRegistry& StandardOps() {
     RegisterRaggedOps(*r);
     RegisterCheckOps(*r);
     RegisterMatrixOps(*r);
+    RegisterMatrixDiagOps(*r);
+    RegisterLinalgOps(*r);
     RegisterBucketizeOps(*r);
     RegisterFakeQuantOps(*r);
     RegisterSegmentOps(*r);

@@ -56,6 +56,8 @@ void RegisterAttentionOps(KernelRegistry& r);    // attention_ops.cc: _SmrtAtten
 void RegisterRoundOps(KernelRegistry& r);        // round_ops.cc: _SmrtRoundTo
 void RegisterCheckOps(KernelRegistry& r);        // check_ops.cc: Assert, EnsureShape
 void RegisterMatrixOps(KernelRegistry& r);       // matrix_ops.cc: MatrixBandPart
+void RegisterMatrixDiagOps(KernelRegistry& r);   // matrix_diag_ops.cc: MatrixDiagV3, MatrixSetDiag...
+void RegisterLinalgOps(KernelRegistry& r);       // linalg_ops.cc: MatrixInverse, Cholesky...
 void RegisterBucketizeOps(KernelRegistry& r);    // bucketize_ops.cc: Bucketize
 void RegisterFakeQuantOps(KernelRegistry& r);    // fake_quant_ops.cc: FakeQuantWithMinMax*
 void RegisterDequantizeOps(KernelRegistry& r);   // dequantize_ops.cc: _SmrtDequantize
@@ -116,6 +118,8 @@ inline void RegisterReferenceKernels(KernelRegistry& r) {
   RegisterRoundOps(r);
   RegisterCheckOps(r);
   RegisterMatrixOps(r);
+  RegisterMatrixDiagOps(r);
+  RegisterLinalgOps(r);
   RegisterBucketizeOps(r);
   RegisterFakeQuantOps(r);
   RegisterDequantizeOps(r);
