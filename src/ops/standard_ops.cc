@@ -18,6 +18,8 @@ const OpRegistry& StandardOps() {
     RegisterControlFlowOps(*r);
     RegisterGatherTileOps(*r);
     RegisterImageOps(*r);
+    RegisterImageColorOps(*r);
+    RegisterImageTransformOps(*r);
     RegisterIndexOps(*r);
     RegisterLookupTableOps(*r);
     RegisterPadOps(*r);

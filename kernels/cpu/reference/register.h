@@ -31,6 +31,8 @@ void RegisterLookupTableOps(KernelRegistry& r);  // lookup_table_ops.cc
 void RegisterStringOps(KernelRegistry& r);       // string_ops.cc
 void RegisterRaggedOps(KernelRegistry& r);       // ragged_ops.cc: RaggedTensorToTensor
 void RegisterImageOps(KernelRegistry& r);        // image_ops.cc
+void RegisterImageColorOps(KernelRegistry& r);   // image_color_ops.cc: RGBToHSV, AdjustHue...
+void RegisterImageTransformOps(KernelRegistry& r);  // image_transform_ops.cc: ResizeArea...
 void RegisterScanOps(KernelRegistry& r);         // scan_ops.cc
 void RegisterIndexOps(KernelRegistry& r);        // index_ops.cc
 void RegisterClipOps(KernelRegistry& r);         // clip_ops.cc
@@ -93,6 +95,8 @@ inline void RegisterReferenceKernels(KernelRegistry& r) {
   RegisterStringOps(r);
   RegisterRaggedOps(r);
   RegisterImageOps(r);
+  RegisterImageColorOps(r);
+  RegisterImageTransformOps(r);
   RegisterScanOps(r);
   RegisterIndexOps(r);
   RegisterClipOps(r);
