@@ -124,6 +124,8 @@ TEST(SparseOpsTest, FillEmptyRowsErrorsAreTensorFlows) {
   ExpectTfError(Fill(I64({1, 2}, {0, 0}), F32({1, 1}, {1}), shape, zero), "fill_values");
   ExpectTfError(Fill(I64({1, 2}, {0, 0}), F32({1}, {1}), I64({1, 2}, {6, 4}), zero), "fill_shape");
   ExpectTfError(Fill(I64({0, 0}, {}), F32({0}, {}), I64({0}, {}), zero), "fill_shape_empty");
+  ExpectTfError(Fill(I64({1, 2}, {0, 0}), F32({1}, {1}), I64({2}, {-5, 4}), zero),
+                "fill_shape_neg");
 }
 
 // ---------------------------------------------------------------------------
@@ -171,6 +173,7 @@ TEST(SparseOpsTest, ReshapeErrorsAreTensorFlows) {
   ExpectTfError(Reshape(ind, I64({1, 2}, {2, 3}), I64({1}, {6})), "reshape_shape");
   ExpectTfError(Reshape(ind, shape, I64({1, 1}, {6})), "reshape_new_shape");
   ExpectTfError(Reshape(ind, I64({2}, {0, 3}), I64({2}, {3, 0})), "reshape_nnz_empty");
+  ExpectTfError(Reshape(ind, I64({2}, {-2, 3}), I64({1}, {6})), "reshape_shape_neg");
 }
 
 // ---------------------------------------------------------------------------

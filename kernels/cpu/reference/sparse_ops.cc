@@ -69,10 +69,22 @@ std::string ShapeString(const Shape& shape) {
   return absl::StrCat("[", absl::StrJoin(shape, ","), "]");
 }
 
-// A shape from dims that must all be >= 0, with TensorShape's message.
+// A shape from dims that must all be >= 0, with the message of
+// TensorShapeUtils::MakeShape (SparseToDense's output shape) or, for a
+// SparseTensor's dense_shape, of TensorShape::BuildTensorShape.
 absl::StatusOr<Shape> NonNegativeShape(const std::vector<int64_t>& dims) {
   for (int64_t d : dims) {
     if (d < 0) return absl::InvalidArgumentError(absl::StrCat("Dimension ", d, " must be >= 0"));
+  }
+  return Shape(dims.begin(), dims.end());
+}
+
+absl::StatusOr<Shape> DenseShape(const std::vector<int64_t>& dims) {
+  for (int64_t d : dims) {
+    if (d < 0) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("Expected shape dimensions to be non-negative, got ", d));
+    }
   }
   return Shape(dims.begin(), dims.end());
 }
@@ -97,9 +109,7 @@ absl::Status ComputeFillEmptyRows(KernelContext& ctx) {
   const int64_t n = indices.shape()[0];
   const int64_t rank = indices.shape()[1];
   const int64_t rows = (*shape)[0];
-  if (rows < 0) {
-    return absl::InvalidArgumentError(absl::StrCat("Dimension ", rows, " must be >= 0"));
-  }
+  if (absl::StatusOr<Shape> s = DenseShape(*shape); !s.ok()) return s.status();
   if (n > 0 && rank == 0) {
     return absl::InvalidArgumentError(absl::StrCat(
         "indices must have a column for the row of each of its ", n, " entries, saw: [", n, ",0]"));
@@ -195,7 +205,7 @@ absl::Status ComputeSparseReshape(KernelContext& ctx) {
   if (!in_dims.ok()) return in_dims.status();
   absl::StatusOr<std::vector<int64_t>> target = IntValues(new_shape_t, "new_shape");
   if (!target.ok()) return target.status();
-  absl::StatusOr<Shape> input_shape = NonNegativeShape(*in_dims);
+  absl::StatusOr<Shape> input_shape = DenseShape(*in_dims);
   if (!input_shape.ok()) return input_shape.status();
   int64_t dense_size = 1;
   for (int64_t d : *input_shape) dense_size *= d;
@@ -1132,7 +1142,7 @@ absl::Status ComputeSparseDenseMatMul(KernelContext& ctx) {
         inner_right, ".  Did you forget a transpose?  Dimensions of A: [", (*a_shape)[0], ", ",
         (*a_shape)[1], ").  Dimensions of B: ", ShapeString(b.shape())));
   }
-  absl::StatusOr<Shape> out_shape = NonNegativeShape({outer_left, outer_right});
+  absl::StatusOr<Shape> out_shape = DenseShape({outer_left, outer_right});
   if (!out_shape.ok()) return out_shape.status();
   absl::StatusOr<Tensor*> out = ctx.allocate_output(0, b.dtype(), *out_shape);  // zeros
   if (!out.ok()) return out.status();

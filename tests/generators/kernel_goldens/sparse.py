@@ -323,6 +323,7 @@ messages = {
     'fill_values': lambda: raw.SparseFillEmptyRows(indices=i64([[0, 0]]), values=np.float32([[1]]),
                                                    dense_shape=i64([6, 4]), default_value=0.0),
     'fill_shape': fill([[0, 0]], [1], [[6, 4]]),
+    'fill_shape_neg': fill([[0, 0]], [1], [-5, 4]),
     'fill_shape_empty': lambda: raw.SparseFillEmptyRows(
         indices=np.zeros((0, 0), np.int64), values=np.zeros((0,), np.float32),
         dense_shape=np.zeros((0,), np.int64), default_value=0.0),
@@ -335,6 +336,7 @@ messages = {
     'reshape_indices': reshape([0, 0], [2, 3], [6]),
     'reshape_shape': reshape([[0, 0]], [[2, 3]], [6]),
     'reshape_new_shape': reshape([[0, 0]], [2, 3], [[6]]),
+    'reshape_shape_neg': reshape([[0, 0]], [-2, 3], [6]),
     'reshape_nnz_empty': reshape([[0, 0]], [0, 3], [3, 0]),
     'sss_index': sss('SparseSegmentSum', d4, [0, 4, 1], [0, 0, 1]),
     'sss_index_neg': sss('SparseSegmentMean', d4, [0, 1, -1], [0, 1, 1]),
