@@ -1,5 +1,5 @@
 // SparseFillEmptyRows, SparseReshape, SparseReorder, SparseConcat, SparseSlice,
-// SparseAdd, SparseTensorDenseAdd, SparseSegmentSum/Mean/SqrtN (and
+// SparseAdd, SparseTensorDenseAdd, SparseReduceSum, SparseSegmentSum/Mean/SqrtN (and
 // WithNumSegments), SparseToDense, SparseTensorDenseMatMul, DynamicPartition,
 // DynamicStitch and ParallelDynamicStitch (sparse_ops.cc) against TensorFlow
 // 2.21's CPU kernels (tests/generators/kernel_goldens/sparse.py): values,
@@ -421,6 +421,56 @@ TEST(SparseOpsTest, AddErrorsAreTensorFlows) {
   ExpectTfError(DenseAdd(I64({3}, {0, 1, 2}), av, s33, ones), "dadd_matrix");
   ExpectTfError(DenseAdd(ai, F32({1, 3}, {1, 2, 3}), s33, ones), "dadd_vectors");
   ExpectTfError(DenseAdd(ai, F32({2}, {1, 2}), s33, ones), "dadd_lengths");
+}
+
+// ---------------------------------------------------------------------------
+// SparseReduceSum.
+
+absl::StatusOr<std::vector<Tensor>> ReduceSum(const Tensor& values, const Tensor& shape,
+                                              const Tensor& axes, bool keep_dims = false,
+                                              const Tensor* indices = nullptr) {
+  AttrMap a;
+  a.Set("T", values.dtype());
+  a.Set("keep_dims", keep_dims);
+  return RunOp("SparseReduceSum", a,
+               {indices != nullptr ? *indices : Golden("reduce_ind"), values, shape, axes});
+}
+
+TEST(SparseOpsTest, ReduceSumMatchesTensorFlow) {
+  const Tensor v = Golden("reduce_val");
+  const Tensor s = I64({3}, {2, 3, 3});
+  const struct {
+    const char* name;
+    Tensor axes;
+    bool keep;
+  } cases[] = {{"a1", I32({1}, {1}), false},
+               {"am1_keep", I32({1}, {-1}), true},
+               {"a0", Scalar<int32_t>(0), false},
+               {"all", I32({3}, {0, 1, 2}), false},
+               {"all_keep", I32({3}, {0, 2, 1}), true},
+               {"twice", I32({2}, {1, 1}), false}};
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.name);
+    absl::StatusOr<std::vector<Tensor>> out = ReduceSum(v, s, c.axes, c.keep);
+    ASSERT_TRUE(out.ok()) << out.status();
+    // Groups of fewer than 8 values: summed in TensorFlow's order, bit for bit.
+    ExpectExact((*out)[0], Golden(absl::StrCat("reduce_", c.name)), c.name);
+  }
+  absl::StatusOr<std::vector<Tensor>> out =
+      ReduceSum(I32({6}, {1, 2, 3, 4, 5, 6}), s, I32({2}, {0, 2}));
+  ASSERT_TRUE(out.ok()) << out.status();
+  ExpectExact((*out)[0], Golden("reduce_i32"), "i32");
+}
+
+TEST(SparseOpsTest, ReduceSumErrorsAreTensorFlows) {
+  const Tensor v = Golden("reduce_val");
+  const Tensor s = I64({3}, {2, 3, 3});
+  ExpectTfError(ReduceSum(v, s, I32({1}, {3})), "reduce_axis");
+  ExpectTfError(ReduceSum(v, s, I32({1}, {-4})), "reduce_axis_neg");
+  ExpectTfError(ReduceSum(v, s, I32({1, 1}, {0})), "reduce_axes_rank");
+  ExpectTfError(ReduceSum(v, I64({1, 3}, {2, 3, 3}), I32({1}, {0})), "reduce_shape_vec");
+  ExpectTfError(ReduceSum(F32({3}, {1, 2, 3}), s, I32({1}, {0})), "reduce_lengths");
+  ExpectTfError(ReduceSum(v, I64({2}, {2, 3}), I32({1}, {0})), "reduce_rank");
 }
 
 // ---------------------------------------------------------------------------

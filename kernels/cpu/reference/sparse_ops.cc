@@ -26,6 +26,10 @@
 // SparseAdd: TensorFlow's merge of two sorted operands; entries at one index
 // are summed and kept when |sum| >= thresh. SparseTensorDenseAdd: b plus
 // each entry, in order.
+// SparseReduceSum: entries grouped by the kept dims, each group summed in
+// the order of its reduced dims (as TensorFlow orders them; Eigen sums a
+// group of 8 or more float values in packets, so there only within float
+// rounding); empty groups are 0.
 // DynamicPartition, DynamicStitch, ParallelDynamicStitch (what lookups in
 // partitioned embeddings emit): rows split by partition in order; rows
 // merged by index, a later index overwriting an earlier one (TensorFlow's
@@ -994,6 +998,117 @@ absl::Status ComputeSparseDenseAdd(KernelContext& ctx) {
 }
 
 // ---------------------------------------------------------------------------
+// SparseReduceSum.
+
+absl::Status ComputeSparseReduceSum(KernelContext& ctx) {
+  const Tensor& indices = ctx.input(0);
+  const Tensor& values = ctx.input(1);
+  const Tensor& shape_t = ctx.input(2);
+  const Tensor& axes_t = ctx.input(3);
+  if (shape_t.rank() != 1) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "Expected input_shape to be a vector; got shape: ", ShapeString(shape_t.shape())));
+  }
+  if (axes_t.rank() > 1) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("Expected reduction_axes to be a scalar or a vector; got shape: ",
+                     ShapeString(axes_t.shape())));
+  }
+  const int64_t rank = shape_t.num_elements();
+  absl::StatusOr<std::vector<int64_t>> axes = IntValues(axes_t, "reduction_axes");
+  if (!axes.ok()) return axes.status();
+  std::vector<bool> reduced(static_cast<size_t>(rank), false);
+  for (int64_t a : *axes) {
+    if (a < -rank || a >= rank) {
+      return absl::InvalidArgumentError(absl::StrCat("Invalid reduction dimension ", a,
+                                                     ", for input with ", rank, " dimensions."));
+    }
+    reduced[a < 0 ? a + rank : a] = true;
+  }
+  if (indices.rank() != 2 || values.rank() != 1) {
+    return ops::CheckSparseTensorShapes(Known(indices), Known(values), Known(shape_t));
+  }
+  const int64_t n = indices.shape()[0];
+  if (values.shape()[0] != n) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("indices and values rows (indexing dimension) must match. (indices = ", n,
+                     ", values = ", values.shape()[0], ")"));
+  }
+  if (indices.shape()[1] != rank) {
+    return absl::InvalidArgumentError("Order length must be SparseTensor rank.");
+  }
+  absl::StatusOr<std::vector<int64_t>> dims = IntValues(shape_t, "input_shape");
+  if (!dims.ok()) return dims.status();
+  if (absl::StatusOr<Shape> s = DenseShape(*dims); !s.ok()) return s.status();
+  absl::StatusOr<bool> keep_dims = ctx.attrs().GetOr<bool>("keep_dims", false);
+  if (!keep_dims.ok()) return keep_dims.status();
+  // TensorFlow's order: entries sorted by the kept dims, then the reduced
+  // ones; each run of equal kept dims summed in that order.
+  std::vector<int64_t> perm;
+  Shape out_shape;
+  Shape kept_shape;
+  for (int64_t d = 0; d < rank; ++d) {
+    if (!reduced[d]) {
+      perm.push_back(d);
+      out_shape.push_back((*dims)[d]);
+      kept_shape.push_back((*dims)[d]);
+    } else if (*keep_dims) {
+      out_shape.push_back(1);
+    }
+  }
+  const size_t kept = perm.size();
+  for (int64_t d = 0; d < rank; ++d) {
+    if (reduced[d]) perm.push_back(d);
+  }
+  absl::StatusOr<std::vector<int64_t>> ind = IntValues(indices, "input_indices");
+  if (!ind.ok()) return ind.status();
+  std::vector<int64_t> order(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) order[i] = i;
+  const int64_t* ix = ind->data();
+  std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) {
+    for (int64_t d : perm) {
+      if (ix[a * rank + d] != ix[b * rank + d]) return ix[a * rank + d] < ix[b * rank + d];
+    }
+    return false;
+  });
+  const Shape strides = RowMajorStrides(kept_shape);
+  auto out_index = [&](int64_t e) {
+    int64_t flat = 0;
+    for (size_t k = 0; k < kept; ++k) flat += ix[e * rank + perm[k]] * strides[k];
+    return flat;
+  };
+  auto same_group = [&](int64_t a, int64_t b) {
+    for (size_t k = 0; k < kept; ++k) {
+      if (ix[a * rank + perm[k]] != ix[b * rank + perm[k]]) return false;
+    }
+    return true;
+  };
+  return Dispatch(RealTypes{}, values.dtype(), ctx.op(), [&](auto tag) -> absl::Status {
+    using T = typename decltype(tag)::type;
+    absl::StatusOr<Tensor*> out = ctx.allocate_output(0, values.dtype(), out_shape);  // zeros
+    if (!out.ok()) return out.status();
+    T* o = (*out)->template data<T>();
+    const int64_t size = (*out)->num_elements();
+    const T* v = values.data<T>();
+    for (int64_t start = 0; start < n;) {
+      int64_t end = start + 1;
+      while (end < n && same_group(order[start], order[end])) ++end;
+      const int64_t at = out_index(order[start]);
+      if (at < 0 || at >= size) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "Index ", at, " of the reduced output is out of bounds for shape ",
+            ShapeString(out_shape), ": input_indices are out of bounds of input_shape"));
+      }
+      T sum = T(0);
+      for (int64_t i = start; i < end; ++i) sum = WrapAdd(sum, v[order[i]]);
+      o[at] = sum;
+      start = end;
+    }
+    return absl::OkStatus();
+  });
+}
+
+// ---------------------------------------------------------------------------
 // DynamicPartition, DynamicStitch, ParallelDynamicStitch.
 
 // "[i]" or "[i,j]": the multi-index of flat index `i` in `shape`.
@@ -1218,6 +1333,7 @@ void RegisterSparseOps(KernelRegistry& r) {
   const std::vector<DataType> real_types = DataTypes(RealTypes{});
   r.AddKernel({"SparseAdd", kCpu, "T", real_types, at_node(ComputeSparseAdd)});
   r.AddKernel({"SparseTensorDenseAdd", kCpu, "T", real_types, at_node(ComputeSparseDenseAdd)});
+  r.AddKernel({"SparseReduceSum", kCpu, "T", real_types, at_node(ComputeSparseReduceSum)});
   AddArrayKernel(r, "DynamicPartition", "T", at_node(ComputeDynamicPartition));
   AddArrayKernel(r, "DynamicStitch", "T", at_node(ComputeDynamicStitch));
   AddArrayKernel(r, "ParallelDynamicStitch", "T", at_node(ComputeDynamicStitch));

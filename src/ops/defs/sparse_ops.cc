@@ -1,9 +1,10 @@
 // Sparse tensors (tf.sparse, tf.io.VarLenFeature, tf.nn.embedding_lookup_sparse
 // and safe_embedding_lookup_sparse): SparseFillEmptyRows, SparseReshape, SparseReorder,
-// SparseConcat, SparseSlice, SparseAdd, SparseTensorDenseAdd, SparseSegmentSum/Mean/SqrtN (and
-// their WithNumSegments forms), SparseToDense and SparseTensorDenseMatMul; and DynamicPartition,
-// DynamicStitch and ParallelDynamicStitch, which lookups in partitioned embeddings emit. The shape
-// checks both these definitions and the kernels make are here (ops/sparse_shapes.h).
+// SparseConcat, SparseSlice, SparseAdd, SparseTensorDenseAdd, SparseReduceSum,
+// SparseSegmentSum/Mean/SqrtN (and their WithNumSegments forms), SparseToDense and
+// SparseTensorDenseMatMul; and DynamicPartition, DynamicStitch and ParallelDynamicStitch, which
+// lookups in partitioned embeddings emit. The shape checks both these definitions and the kernels
+// make are here (ops/sparse_shapes.h).
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -304,6 +305,43 @@ absl::Status InferSparseDenseAdd(InferenceContext& ctx) {
   return absl::OkStatus();
 }
 
+// SparseReduceSum: input_shape without the reduced dims (kept as 1 with
+// keep_dims), when input_shape and reduction_axes are known.
+absl::Status InferSparseReduceSum(InferenceContext& ctx) {
+  absl::StatusOr<DataType> t = InferredType(ctx, "T", 1);
+  if (!t.ok()) return t.status();
+  absl::StatusOr<bool> keep_dims = ctx.attrs().GetOr<bool>("keep_dims", false);
+  if (!keep_dims.ok()) return AtNode(ctx, keep_dims.status());
+  std::optional<std::vector<int64_t>> shape = ConstInts(ctx, 2);
+  std::optional<std::vector<int64_t>> axes = ConstInts(ctx, 3);
+  const int64_t rank =
+      shape.has_value() ? static_cast<int64_t>(shape->size()) : Dim(ctx.input(2).shape, 0);
+  if (!axes.has_value() || rank < 0) {
+    ctx.set_output(0, ValueInfo{*t, *keep_dims && rank >= 0 ? PartialShape::Known(Shape(rank, -1))
+                                                            : PartialShape::Unknown()});
+    return absl::OkStatus();
+  }
+  std::vector<bool> reduced(static_cast<size_t>(rank), false);
+  for (int64_t a : *axes) {
+    if (a < -rank || a >= rank) {
+      return AtNode(
+          ctx, absl::InvalidArgumentError(absl::StrCat("Invalid reduction dimension ", a,
+                                                       ", for input with ", rank, " dimensions.")));
+    }
+    reduced[a < 0 ? a + rank : a] = true;
+  }
+  Shape dims;
+  for (int64_t d = 0; d < rank; ++d) {
+    if (!reduced[d]) {
+      dims.push_back(shape.has_value() ? (*shape)[d] : -1);
+    } else if (*keep_dims) {
+      dims.push_back(1);
+    }
+  }
+  ctx.set_output(0, ValueInfo{*t, PartialShape::Known(std::move(dims))});
+  return absl::OkStatus();
+}
+
 // DynamicPartition: num_partitions outputs, each [?, data.dims[rank(partitions):]...].
 absl::Status InferDynamicPartition(InferenceContext& ctx) {
   absl::StatusOr<DataType> t = InferredType(ctx, "T", 0);
@@ -468,6 +506,7 @@ void RegisterSparseOps(OpRegistry& r) {
   r.AddOp({"SparseSlice", {}, InferSparseSlice, Fixed(3)});
   r.AddOp({"SparseAdd", {}, InferSparseAdd, Fixed(3)});
   r.AddOp({"SparseTensorDenseAdd", {}, InferSparseDenseAdd});
+  r.AddOp({"SparseReduceSum", {{"keep_dims", false}}, InferSparseReduceSum});
   // What tf.nn.embedding_lookup(_sparse) emits for partitioned (sharded) params.
   r.AddOp({"DynamicPartition",
            {},

@@ -1,5 +1,5 @@
 # Goldens for the sparse ops (SparseFillEmptyRows, SparseReshape, SparseReorder, SparseConcat,
-# SparseSlice, SparseAdd, SparseTensorDenseAdd, SparseSegmentSum/Mean/SqrtN and their
+# SparseSlice, SparseAdd, SparseTensorDenseAdd, SparseReduceSum, SparseSegmentSum/Mean/SqrtN and their
 # WithNumSegments forms, SparseToDense, SparseTensorDenseMatMul, DynamicPartition, DynamicStitch,
 # ParallelDynamicStitch): tests/kernels/
 # sparse_ops_test.cc. Error messages are TensorFlow's own, with its "{{function_node ...}} "
@@ -183,6 +183,21 @@ save('dadd_i32', raw.SparseTensorDenseAdd(a_indices=np.int32([[0, 1], [2, 0]]),
                                           a_values=np.int32([5, 7]), a_shape=np.int32([3, 2]),
                                           b=np.arange(6, dtype=np.int32).reshape(3, 2)))
 
+# --- SparseReduceSum: one axis, a negative one with keep_dims, a scalar axis, every axis (with
+# and without keep_dims), an axis twice; groups of fewer than 8 entries (Eigen sums 8 or more
+# float values in packets), entries out of order.
+rdi = i64([[0, 1, 0], [1, 0, 2], [1, 2, 1], [0, 1, 1], [0, 1, 2], [1, 2, 0]])
+rdv = np.random.default_rng(36).standard_normal((6,)).astype(np.float32)  # own stream
+save('reduce_ind', rdi); save('reduce_val', rdv)
+for name, (axes, keep) in dict(a1=([1], False), am1_keep=([-1], True), a0=(0, False),
+                               all=([0, 1, 2], False), all_keep=([0, 2, 1], True),
+                               twice=([1, 1], False)).items():
+    save(f'reduce_{name}', raw.SparseReduceSum(input_indices=rdi, input_values=rdv,
+                                               input_shape=i64([2, 3, 3]),
+                                               reduction_axes=np.int32(axes), keep_dims=keep))
+save('reduce_i32', raw.SparseReduceSum(input_indices=rdi, input_values=np.int32([1, 2, 3, 4, 5, 6]),
+                                       input_shape=i64([2, 3, 3]), reduction_axes=np.int32([0, 2])))
+
 # --- DynamicPartition and DynamicStitch (partitioned embedding lookups): an empty partition,
 # 2-D partitions, a gap row (0) and an index written twice (the later wins).
 dd = np.arange(12, dtype=np.float32).reshape(4, 3)
@@ -312,6 +327,11 @@ def dadd(ai=adi, av=adv, b=np.ones((3, 3), np.float32)):
     return lambda: raw.SparseTensorDenseAdd(a_indices=ai, a_values=av, a_shape=i64([3, 3]), b=b)
 
 
+def red(axes, val=rdv, shape=i64([2, 3, 3])):
+    return lambda: raw.SparseReduceSum(input_indices=rdi, input_values=val, input_shape=shape,
+                                       reduction_axes=np.int32(axes))
+
+
 d4 = np.ones((4, 2), np.float32)
 messages = {
     'fill_row_big': fill([[0, 0], [7, 1]], [1, 2], [6, 4]),
@@ -423,6 +443,12 @@ messages = {
     'dadd_matrix': dadd(ai=i64([0, 1, 2])),
     'dadd_vectors': dadd(av=np.float32([[1, 2, 3]])),
     'dadd_lengths': dadd(av=np.float32([1, 2])),
+    'reduce_axis': red([3]),
+    'reduce_axis_neg': red([-4]),
+    'reduce_axes_rank': red([[0]]),
+    'reduce_shape_vec': red([0], shape=i64([[2, 3, 3]])),
+    'reduce_lengths': red([0], val=np.float32([1, 2, 3])),
+    'reduce_rank': red([0], shape=i64([2, 3])),
     'std_order': std(i64([[0, 1], [0, 0]]), i64([2, 2]), np.float32([1, 2])),
     'std_repeat': std(i64([[0, 1], [1, 0], [1, 0]]), i64([2, 2]), np.float32([1, 2, 3])),
     'std_bounds': std(i64([[0, 1], [2, 0]]), i64([2, 2]), np.float32([1, 2])),
