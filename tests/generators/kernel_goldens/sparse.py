@@ -1,7 +1,7 @@
 # Goldens for the sparse ops (SparseFillEmptyRows, SparseReshape, SparseReorder, SparseConcat,
-# SparseSlice, SparseAdd, SparseTensorDenseAdd, SparseReduceSum, SparseSegmentSum/Mean/SqrtN and their
-# WithNumSegments forms, SparseToDense, SparseTensorDenseMatMul, DynamicPartition, DynamicStitch,
-# ParallelDynamicStitch): tests/kernels/
+# SparseSlice, SparseAdd, SparseTensorDenseAdd, SparseReduceSum, SparseSegmentSum/Mean/SqrtN and
+# their WithNumSegments forms, SparseToDense, SparseTensorDenseMatMul, DynamicPartition,
+# DynamicStitch, ParallelDynamicStitch): tests/kernels/
 # sparse_ops_test.cc. Error messages are TensorFlow's own, with its "{{function_node ...}} "
 # prefix and " [Op:...]" suffix cut, one "case<TAB>message" per line in messages.txt (a newline
 # in a message is written as the two characters \n).

@@ -1,10 +1,11 @@
 """Sparse features (issue 35): a tf.Module that parses serialized tf.Example protos with
 VarLenFeatures (ids with weights, and tags) and pools embeddings as a recommender or CTR model
 does: tf.nn.safe_embedding_lookup_sparse with combiner "mean" and "sqrtn" (weighted and not),
-tf.nn.embedding_lookup_sparse "sum", lookups in a sharded table, a multi-hot sparse x dense product (sparse_dense_matmul),
-and tf.sparse.to_dense. Graph ops: ParseExampleV2, SparseReshape, SparseFillEmptyRows,
-SparseSegmentMean/SqrtN/Sum, SegmentSum, SparseTensorDenseMatMul, SparseToDense, SparseConcat,
-SparseAdd, and for a table sharded in two DynamicPartition and ParallelDynamicStitch."""
+tf.nn.embedding_lookup_sparse "sum", lookups in a sharded table, a multi-hot sparse x dense
+product (sparse_dense_matmul), tf.sparse.concat/add/reduce_sum and tf.sparse.to_dense. Graph
+ops: ParseExampleV2, SparseReshape, SparseFillEmptyRows, SparseSegmentMean/SqrtN/Sum,
+SegmentSum, SparseTensorDenseMatMul, SparseToDense, SparseConcat, SparseAdd, SparseReduceSum,
+and for the sharded table DynamicPartition and ParallelDynamicStitch."""
 
 import numpy as np
 
@@ -94,6 +95,7 @@ def _embedding_module(export_dir):
                 "ids_twice": tf.sparse.to_dense(tf.sparse.concat(1, [ids, ids])),
                 "ids_plus_weights": tf.sparse.to_dense(
                     tf.sparse.add(weights, tf.cast(ids, tf.float32))),
+                "weight_sum": tf.sparse.reduce_sum(weights, axis=1),
             }
 
     m = SparseFeatures()
@@ -107,6 +109,6 @@ def models():
         ZooModel("sparse_embedding", _embedding_module, commit=True,
                  exporter="tf.saved_model.save",
                  note="tf.Example VarLenFeatures, safe_embedding_lookup_sparse mean/sqrtn "
-                      "(one table and two shards), sparse_dense_matmul, sparse.concat/add, "
-                      "sparse.to_dense"),
+                      "(one table and two shards), sparse_dense_matmul, "
+                      "sparse.concat/add/reduce_sum, sparse.to_dense"),
     ]
