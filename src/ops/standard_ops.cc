@@ -48,6 +48,7 @@ const OpRegistry& StandardOps() {
     RegisterBucketizeOps(*r);
     RegisterFakeQuantOps(*r);
     RegisterSegmentOps(*r);
+    RegisterSparseOps(*r);
     RegisterSetOps(*r);
     RegisterBitwiseOps(*r);
     RegisterReverseSequenceOps(*r);

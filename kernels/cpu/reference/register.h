@@ -65,6 +65,7 @@ void RegisterFakeQuantOps(KernelRegistry& r);    // fake_quant_ops.cc: FakeQuant
 void RegisterDequantizeOps(KernelRegistry& r);   // dequantize_ops.cc: _SmrtDequantize
 void RegisterBase64Ops(KernelRegistry& r);       // base64_ops.cc: DecodeBase64, EncodeBase64
 void RegisterSegmentOps(KernelRegistry& r);      // segment_ops.cc: SegmentSum, UnsortedSegmentMax...
+void RegisterSparseOps(KernelRegistry& r);       // sparse_ops.cc: SparseFillEmptyRows, SparseToDense...
 void RegisterSetOps(KernelRegistry& r);          // set_ops.cc: Unique, UniqueWithCounts, ListDiff...
 void RegisterBitwiseOps(KernelRegistry& r);      // bitwise_ops.cc: BitwiseAnd, LeftShift, Bitcast...
 // half_precision_ops.cc: float16/bfloat16 over the float32 kernels; must come last.
@@ -129,6 +130,7 @@ inline void RegisterReferenceKernels(KernelRegistry& r) {
   RegisterDequantizeOps(r);
   RegisterBase64Ops(r);
   RegisterSegmentOps(r);
+  RegisterSparseOps(r);
   RegisterSetOps(r);
   RegisterBitwiseOps(r);
   RegisterHalfPrecisionOps(r);
