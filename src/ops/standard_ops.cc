@@ -18,6 +18,7 @@ const OpRegistry& StandardOps() {
     RegisterControlFlowOps(*r);
     RegisterGatherTileOps(*r);
     RegisterImageOps(*r);
+    RegisterImageDecodeOps(*r);
     RegisterIndexOps(*r);
     RegisterLookupTableOps(*r);
     RegisterPadOps(*r);

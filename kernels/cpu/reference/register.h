@@ -31,6 +31,7 @@ void RegisterLookupTableOps(KernelRegistry& r);  // lookup_table_ops.cc
 void RegisterStringOps(KernelRegistry& r);       // string_ops.cc
 void RegisterRaggedOps(KernelRegistry& r);       // ragged_ops.cc: RaggedTensorToTensor
 void RegisterImageOps(KernelRegistry& r);        // image_ops.cc
+void RegisterImageDecodeOps(KernelRegistry& r);  // image_decode_ops.cc: DecodeJpeg, DecodePng...
 void RegisterScanOps(KernelRegistry& r);         // scan_ops.cc
 void RegisterIndexOps(KernelRegistry& r);        // index_ops.cc
 void RegisterClipOps(KernelRegistry& r);         // clip_ops.cc
@@ -91,6 +92,7 @@ inline void RegisterReferenceKernels(KernelRegistry& r) {
   RegisterStringOps(r);
   RegisterRaggedOps(r);
   RegisterImageOps(r);
+  RegisterImageDecodeOps(r);
   RegisterScanOps(r);
   RegisterIndexOps(r);
   RegisterClipOps(r);
