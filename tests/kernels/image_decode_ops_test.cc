@@ -184,6 +184,16 @@ TEST(ImageDecodeOpsTest, ShapesBeforeRunning) {
   ExpectInvalid(batch, "must be rank 0");
 }
 
+// TensorFlow 2.21 never returns on these bytes with try_recover_truncated
+// (its source hands libjpeg the same stale byte forever); smrt refuses them.
+TEST(ImageDecodeOpsTest, TruncatedMagicWithRecoveryEnds) {
+  AttrMap a;
+  a.Set("try_recover_truncated", true);
+  absl::StatusOr<std::vector<Tensor>> out =
+      RunOp("DecodeJpeg", a, {Bytes(std::string("\xff\xd8\xff", 3))});
+  ExpectInvalid(out, "jpeg::Uncompress failed. Invalid JPEG data or crop window.");
+}
+
 // Every prefix of every image, and single bytes changed at random: an image
 // or InvalidArgument, never a crash (run under ASan by scripts/test.sh --asan).
 TEST(ImageDecodeOpsTest, DamagedBytesFailCleanly) {

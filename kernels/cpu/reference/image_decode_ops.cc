@@ -153,13 +153,16 @@ void ConvertFrom8(const uint8_t* in, Tensor& out) {
 // JPEG (TensorFlow's jpeg::Uncompress and jpeg_handle.cc's memory source)
 
 // A memory source that, asked for more bytes than there are, errors, or (when
-// recovering truncated files) gives a fake EOI marker once, then errors.
+// recovering truncated files) gives a fake EOI marker. As in TensorFlow, a
+// new one each time the last is used up (its check compares with the start
+// of the marker); here at most 100, so that no input can loop.
 struct MemorySource {
   jpeg_source_mgr pub;  // first: libjpeg sees this struct as its source
   const JOCTET* data;
   size_t size;
   bool try_recover_truncated;
   int stale_fills;  // calls while libjpeg's count was stale (see FillInputBuffer)
+  int fake_eois;
 };
 
 const JOCTET kFakeEoi[2] = {0xff, JPEG_EOI};
@@ -186,13 +189,14 @@ boolean FillInputBuffer(j_decompress_ptr cinfo) {
     if (++src->stale_fills > 100) ERREXIT(cinfo, JERR_FILE_READ);
     return TRUE;
   }
-  if (src->pub.next_input_byte != kFakeEoi && src->try_recover_truncated) {
+  if (src->pub.next_input_byte != kFakeEoi && src->try_recover_truncated &&
+      ++src->fake_eois <= 100) {
     WARNMS(cinfo, JWRN_JPEG_EOF);
     src->pub.next_input_byte = kFakeEoi;
     src->pub.bytes_in_buffer = 2;
     return TRUE;
   }
-  ERREXIT(cinfo, JERR_FILE_READ);  // the fake EOI did not end it either
+  ERREXIT(cinfo, JERR_FILE_READ);
   return FALSE;
 }
 
@@ -264,6 +268,7 @@ void StartJpeg(JpegJob* job, absl::string_view data, bool try_recover_truncated)
   job->src.size = data.size();
   job->src.try_recover_truncated = try_recover_truncated;
   job->src.stale_fills = 0;
+  job->src.fake_eois = 0;
   job->cinfo.src = &job->src.pub;
 }
 
