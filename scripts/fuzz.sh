@@ -17,7 +17,8 @@ seconds=${1:-60}
 shift || true
 targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then
-  targets=(saved_model_fuzzer tensor_bundle_fuzzer run_fuzzer semantic_mutator_fuzzer)
+  targets=(saved_model_fuzzer tensor_bundle_fuzzer run_fuzzer semantic_mutator_fuzzer
+           image_decode_fuzzer)
 fi
 
 bash scripts/install-deps.sh --sanitizers

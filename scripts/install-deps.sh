@@ -13,11 +13,13 @@ packages=(
   libdnnl-dev
   libgtest-dev libgmock-dev
   libbenchmark-dev
-  libpng-dev libjpeg-dev
   # Libraries for untrusted bytes instead of parsers of our own: snappy blocks
   # in checkpoint indexes; FarmHash for TensorFlow's Fingerprint64; RE2, the
-  # regex engine TensorFlow's regex ops run, for their patterns.
+  # regex engine TensorFlow's regex ops run, for their patterns; libjpeg-turbo
+  # and libpng, the decoders TensorFlow bundles, for DecodeJpeg / DecodePng /
+  # DecodeImage (libjpeg-dev is Debian's name for libjpeg62-turbo-dev).
   libsnappy-dev libfarmhash-dev libre2-dev
+  libpng-dev libjpeg-dev
   python3
   # The Python module (bindings/python) and its tests (tests/python).
   python3-dev pybind11-dev python3-pybind11 python3-numpy python3-pytest

@@ -1,9 +1,11 @@
 #include "core/npy.h"
 
 #include <cstring>
+#include <string>
 
 #include "absl/status/status.h"
 #include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
@@ -95,10 +97,17 @@ absl::StatusOr<Tensor> Parse(absl::string_view bytes, absl::string_view name) {
   for (const Descr& x : kDescrs) {
     if (d == x.text) dtype = x.dtype;
   }
+  // NumPy's fixed-width bytes (np.array([b"...", ...]): "|S<width>"), as
+  // strings: encoded images for `smrt run`. Elements are NUL-padded to the
+  // width; NumPy drops trailing NULs when it reads them, and so does this.
+  int64_t width = 0;
+  if (absl::StartsWith(d, "|S") && absl::SimpleAtoi(d.substr(2), &width) && width > 0) {
+    dtype = DataType::kString;
+  }
   if (dtype == DataType::kInvalid) {
     return absl::InvalidArgumentError(absl::StrCat(
         name, ": unsupported .npy dtype ", d,
-        " (smrt reads little-endian bool, int, uint, float and complex arrays)"));
+        " (smrt reads little-endian bool, int, uint, float and complex arrays, and bytes)"));
   }
   if (*fortran != "False") {
     return absl::InvalidArgumentError(absl::StrCat(name, ": Fortran-order arrays are not supported"));
@@ -119,8 +128,10 @@ absl::StatusOr<Tensor> Parse(absl::string_view bytes, absl::string_view name) {
   }
   absl::StatusOr<int64_t> n = NumElements(shape);
   if (!n.ok()) return n.status();
-  uint64_t want = static_cast<uint64_t>(*n) * DataTypeSize(dtype);
-  if (*n > 0 && want / static_cast<uint64_t>(*n) != DataTypeSize(dtype)) {
+  const uint64_t element_size =
+      dtype == DataType::kString ? static_cast<uint64_t>(width) : DataTypeSize(dtype);
+  uint64_t want = static_cast<uint64_t>(*n) * element_size;
+  if (*n > 0 && want / static_cast<uint64_t>(*n) != element_size) {
     return absl::InvalidArgumentError(absl::StrCat(name, ": shape too large"));
   }
   if (bytes.size() - offset != want) {
@@ -130,6 +141,14 @@ absl::StatusOr<Tensor> Parse(absl::string_view bytes, absl::string_view name) {
   }
   absl::StatusOr<Tensor> t = Tensor::Create(dtype, shape);
   if (!t.ok()) return t.status();
+  if (dtype == DataType::kString) {
+    for (int64_t i = 0; i < *n; ++i) {
+      absl::string_view v = bytes.substr(offset + static_cast<size_t>(i * width), width);
+      while (!v.empty() && v.back() == '\0') v.remove_suffix(1);
+      t->data<std::string>()[i] = std::string(v);
+    }
+    return t;
+  }
   if (want > 0) std::memcpy(t->raw_data(), bytes.data() + offset, want);
   return t;
 }

@@ -11,9 +11,11 @@
 
 namespace smrt::npy {
 
-// Parses .npy bytes. Supports bool, int8-64, uint8-64, float16/32/64 and
-// complex64/128; InvalidArgument (with `name` in the message) for anything
-// else: Fortran order, big-endian, object or string arrays, a size mismatch.
+// Parses .npy bytes. Supports bool, int8-64, uint8-64, float16/32/64,
+// complex64/128 and fixed-width bytes ("S", read as strings without their
+// trailing NULs, as NumPy reads them); InvalidArgument (with `name` in the
+// message) for anything else: Fortran order, big-endian, object or unicode
+// arrays, a size mismatch.
 absl::StatusOr<Tensor> Parse(absl::string_view bytes, absl::string_view name = "npy");
 
 absl::StatusOr<Tensor> Read(const std::string& path);

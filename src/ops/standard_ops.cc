@@ -20,6 +20,7 @@ const OpRegistry& StandardOps() {
     RegisterImageOps(*r);
     RegisterImageColorOps(*r);
     RegisterImageTransformOps(*r);
+    RegisterImageDecodeOps(*r);
     RegisterIndexOps(*r);
     RegisterLookupTableOps(*r);
     RegisterPadOps(*r);

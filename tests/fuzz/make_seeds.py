@@ -73,6 +73,12 @@ def semantic_seeds(committed_only):
         yield "seed_%02d_%s" % (i, name), bytes([i]) + struct.pack("<I", len(data)) + data
 
 
+def image_decode_seeds():
+    # The committed JPEG and PNG files (tests/data/kernels/image_decode), as they are.
+    for path in committed_files("*.jpg", MAX_INDEX) + committed_files("*.png", MAX_INDEX):
+        yield os.path.basename(path), read(path)
+
+
 def main():
     args = [a for a in sys.argv[1:] if not a.startswith("--")]
     committed_only = "--committed-only" in sys.argv
@@ -84,6 +90,7 @@ def main():
         "tensor_bundle_fuzzer": tensor_bundle_seeds,
         "run_fuzzer": run_seeds,
         "semantic_mutator_fuzzer": lambda: semantic_seeds(committed_only),
+        "image_decode_fuzzer": image_decode_seeds,
     }.get(target)
     if seeds is None:
         sys.exit("make_seeds.py: no seeds for target %r" % target)

@@ -2,8 +2,11 @@
 // .npy files out.
 #include "smrt/run_command.h"
 
+#include <algorithm>
 #include <limits>
 #include <sstream>
+#include <string>
+#include <vector>
 
 #include "core/file.h"
 #include "core/npy.h"
@@ -112,6 +115,43 @@ TEST(RunCommandTest, LiteralsAndNpyFiles) {
               "inputs=" + tmp + "/x.npy", "--outdir", tmp + "/out"},
              out3);
   EXPECT_EQ(s.code(), absl::StatusCode::kAlreadyExists);
+}
+
+// A model that takes encoded images, given them as NumPy bytes ("|S<n>"):
+// the committed zoo model's first case, TensorFlow's logits.
+TEST(RunCommandTest, EncodedImagesFromNpyBytes) {
+  const std::string zoo = testing::TestDataDir() + "/zoo/image_bytes_classifier";
+  absl::StatusOr<std::vector<std::string>> images =
+      testing::ReadLengthPrefixed(zoo + "/cases/b4/inputs/images.strings");
+  ASSERT_TRUE(images.ok()) << images.status();
+  ASSERT_EQ(images->size(), 4u);
+  size_t width = 0;
+  for (const std::string& image : *images) width = std::max(width, image.size());
+  std::string body;
+  for (const std::string& image : *images) body += image + std::string(width - image.size(), '\0');
+  std::string header = "{'descr': '|S" + std::to_string(width) +
+                       "', 'fortran_order': False, 'shape': (4,), }";
+  header.append(63 - (10 + header.size()) % 64, ' ');
+  header += '\n';
+  const std::string tmp = testing::MakeTempDir();
+  ASSERT_TRUE(file::WriteAll(tmp + "/images.npy",
+                             std::string("\x93NUMPY\x01\x00", 8) +
+                                 static_cast<char>(header.size() % 256) +
+                                 static_cast<char>(header.size() / 256) + header + body)
+                  .ok());
+  absl::StatusOr<Tensor> parsed = npy::Read(tmp + "/images.npy");
+  ASSERT_TRUE(parsed.ok()) << parsed.status();
+  ASSERT_EQ(parsed->dtype(), DataType::kString);
+  for (int i = 0; i < 4; ++i) EXPECT_EQ(parsed->data<std::string>()[i], (*images)[i]);
+  std::ostringstream out;
+  absl::Status s = RunRun({"--dir", zoo + "/saved_model", "--signature_def", "serving_default",
+                           "--inputs", "images=" + tmp + "/images.npy", "--outdir", tmp + "/out"},
+                          out);
+  ASSERT_TRUE(s.ok()) << s;
+  absl::StatusOr<Tensor> logits = npy::Read(tmp + "/out/logits.npy");
+  ASSERT_TRUE(logits.ok()) << logits.status();
+  Tensor want = testing::ReadGolden("zoo/image_bytes_classifier/cases/b4/outputs/logits");
+  EXPECT_TRUE(kernels::testing::TensorsNear(*logits, want, 1e-5));
 }
 
 TEST(RunCommandTest, ErrorsReachTheUser) {

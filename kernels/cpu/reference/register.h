@@ -33,6 +33,7 @@ void RegisterRaggedOps(KernelRegistry& r);       // ragged_ops.cc: RaggedTensorT
 void RegisterImageOps(KernelRegistry& r);        // image_ops.cc
 void RegisterImageColorOps(KernelRegistry& r);   // image_color_ops.cc: RGBToHSV, AdjustHue...
 void RegisterImageTransformOps(KernelRegistry& r);  // image_transform_ops.cc: ResizeArea...
+void RegisterImageDecodeOps(KernelRegistry& r);  // image_decode_ops.cc: DecodeJpeg, DecodePng...
 void RegisterScanOps(KernelRegistry& r);         // scan_ops.cc
 void RegisterIndexOps(KernelRegistry& r);        // index_ops.cc
 void RegisterClipOps(KernelRegistry& r);         // clip_ops.cc
@@ -98,6 +99,7 @@ inline void RegisterReferenceKernels(KernelRegistry& r) {
   RegisterImageOps(r);
   RegisterImageColorOps(r);
   RegisterImageTransformOps(r);
+  RegisterImageDecodeOps(r);
   RegisterScanOps(r);
   RegisterIndexOps(r);
   RegisterClipOps(r);
