@@ -67,9 +67,15 @@ absl::StatusOr<const tfproto::SignatureDef*> FindSignature(const tfproto::MetaGr
                                                            const std::string& key) {
   auto it = mg.signature_def().find(key);
   if (it == mg.signature_def().end()) {
+    std::vector<std::string> keys = SortedKeys(mg.signature_def());
+    keys.erase(std::remove(keys.begin(), keys.end(), "__saved_model_init_op"), keys.end());
+    if (keys.empty()) {  // the init op is no signature to run
+      return absl::NotFoundError(absl::StrCat(
+          "no SignatureDef '", key, "': the SavedModel has no signatures (export with "
+          "tf.saved_model.save(obj, dir, signatures=...) or, in TF1, a SignatureDef)"));
+    }
     return absl::NotFoundError(absl::StrCat(
-        "no SignatureDef '", key, "'; the MetaGraphDef has: ",
-        absl::StrJoin(SortedKeys(mg.signature_def()), ", ")));
+        "no SignatureDef '", key, "'; the MetaGraphDef has: ", absl::StrJoin(keys, ", ")));
   }
   return &it->second;
 }
