@@ -56,8 +56,12 @@ struct ModelCheck {
   // Checkpoint bytes the model may read (variables/, without optimizer slots
   // and object-graph metadata).
   int64_t variable_bytes = 0;
-  // True when every signature imports, every op is supported and every
-  // variable is bound.
+  // The variables' data shards (variables.data-*) that are missing: the ops
+  // are checked all the same, but whether every variable has a value cannot
+  // be (unbound_variables stays empty), and the model does not load.
+  std::vector<std::string> missing_variable_data;
+  // True when every signature imports, every op is supported, every
+  // variable is bound and no variables data is missing.
   bool ok() const;
 };
 

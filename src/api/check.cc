@@ -52,8 +52,13 @@ struct VariableBinding {
   absl::flat_hash_map<std::string, std::string> keys;  // variable id -> key
   const loader::TensorBundleReader* checkpoint = nullptr;
   absl::flat_hash_set<std::string> assigned_by_init;
+  // The checkpoint's data is missing, so its keys may not be known (a TF2
+  // model's are in its object graph, in the data): no variable is called
+  // unbound, ModelCheck::missing_variable_data says why.
+  bool unknown = false;
 
   bool InCheckpoint(const std::string& id) const {
+    if (unknown) return true;
     auto k = keys.find(id);
     return checkpoint != nullptr && checkpoint->Find(k != keys.end() ? k->second : id) != nullptr;
   }
@@ -170,6 +175,7 @@ void CheckAfterPasses(const std::string& dir, const LoadOptions& options,
 }  // namespace
 
 bool ModelCheck::ok() const {
+  if (!missing_variable_data.empty()) return false;
   for (const SignatureCheck& s : signatures) {
     if (!s.error.empty() || !s.unbound_variables.empty()) return false;
     for (const OpCheck& op : s.ops) {
@@ -203,6 +209,9 @@ absl::StatusOr<ModelCheck> CheckModelUnguarded(const std::string& dir, const Loa
   // The limits Model::Load would apply: check reads and builds the same.
   absl::StatusOr<ResolvedLoadOptions> resolved = ResolveLoadOptions(dir, options);
   if (!resolved.ok()) return resolved.status();
+  // The ops are listed without the variables' values: a model whose data
+  // shards are missing is checked all the same, and the missing files named.
+  resolved->bundle.require_variable_data = false;
   RunLimitsScope limits_scope(&resolved->run_limits);
   absl::StatusOr<std::unique_ptr<loader::SavedModelBundle>> bundle =
       loader::LoadSavedModelBundle(dir, resolved->bundle);
@@ -221,10 +230,15 @@ absl::StatusOr<ModelCheck> CheckModelUnguarded(const std::string& dir, const Loa
 
   VariableBinding binding;
   binding.checkpoint = (*bundle)->variables.get();
-  absl::StatusOr<absl::flat_hash_map<std::string, std::string>> checkpoint_keys =
-      graph::CheckpointKeys(mg, kernels::KernelRegistry::Default(), binding.checkpoint);
-  if (!checkpoint_keys.ok()) return checkpoint_keys.status();
-  binding.keys = *std::move(checkpoint_keys);
+  if (binding.checkpoint != nullptr && !binding.checkpoint->missing_shards().empty()) {
+    result.missing_variable_data = binding.checkpoint->missing_shards();
+    binding.unknown = true;
+  } else {
+    absl::StatusOr<absl::flat_hash_map<std::string, std::string>> checkpoint_keys =
+        graph::CheckpointKeys(mg, kernels::KernelRegistry::Default(), binding.checkpoint);
+    if (!checkpoint_keys.ok()) return checkpoint_keys.status();
+    binding.keys = *std::move(checkpoint_keys);
+  }
 
   // What runs at load: the init op, with asset paths fed as constants.
   if (std::string init = InitOpName(mg); !init.empty()) {
@@ -251,7 +265,15 @@ absl::StatusOr<ModelCheck> CheckModelUnguarded(const std::string& dir, const Loa
   for (const std::string& key : keys) {
     auto it = mg.signature_def().find(key);
     if (it == mg.signature_def().end()) {
-      return absl::NotFoundError(absl::StrCat("SavedModel ", dir, " has no signature '", key, "'"));
+      std::vector<std::string> have;
+      for (const auto& [k, v] : mg.signature_def()) {
+        if (k != kInitOpSignature) have.push_back(k);
+      }
+      std::sort(have.begin(), have.end());
+      return absl::NotFoundError(absl::StrCat(
+          "SavedModel ", dir, " has no signature '", key, "'; ",
+          have.empty() ? "it has no signatures (export with signatures=...)"
+                       : absl::StrCat("it has: ", absl::StrJoin(have, ", "))));
     }
     graph::ImportRequest request;
     for (const auto& [k, info] : it->second.inputs()) {

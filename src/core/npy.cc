@@ -1,11 +1,11 @@
 #include "core/npy.h"
 
+#include <algorithm>
 #include <cstring>
-#include <string>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/strings/ascii.h"
-#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
@@ -55,6 +55,99 @@ absl::StatusOr<std::string> DictValue(absl::string_view header, absl::string_vie
   return std::string(absl::StripAsciiWhitespace(header.substr(start, i - start)));
 }
 
+// A NumPy string dtype: fixed-width bytes ("|S5": 5 bytes an element) or
+// unicode ("<U5": 5 UTF-32LE code points an element). width -1: not a string.
+struct StringKind {
+  bool unicode = false;
+  int64_t width = -1;
+};
+
+absl::StatusOr<StringKind> ParseStringDescr(absl::string_view d, absl::string_view name) {
+  StringKind kind;
+  if (d == "|O" || d == "|O8" || d == "<O" || d == "O") {
+    return absl::InvalidArgumentError(absl::StrCat(
+        name, ": a NumPy object array (dtype=object) is stored as a Python pickle, which smrt "
+              "does not read (unpickling runs code from the file); save strings as fixed-width "
+              "arrays instead: np.save(path, np.array(x, dtype=bytes)), or dtype=str for text"));
+  }
+  if (d.size() < 2 || (d[0] != '|' && d[0] != '<' && d[0] != '>' && d[0] != '=')) return kind;
+  const char type = d[1];
+  if (type != 'S' && type != 'U' && type != 'a') return kind;
+  if (d[0] == '>' && type == 'U') {
+    return absl::InvalidArgumentError(
+        absl::StrCat(name, ": big-endian unicode arrays (", d, ") are not supported"));
+  }
+  int64_t width = 0;
+  if (d.size() > 2 && (!absl::SimpleAtoi(d.substr(2), &width) || width < 0 ||
+                       width > (int64_t{1} << 30))) {
+    return absl::InvalidArgumentError(absl::StrCat(name, ": malformed .npy dtype ", d));
+  }
+  kind.unicode = type == 'U';
+  kind.width = width;
+  return kind;
+}
+
+void AppendUtf8(uint32_t c, std::string& out) {
+  if (c < 0x80) {
+    out += static_cast<char>(c);
+  } else if (c < 0x800) {
+    out += static_cast<char>(0xC0 | (c >> 6));
+    out += static_cast<char>(0x80 | (c & 0x3F));
+  } else if (c < 0x10000) {
+    out += static_cast<char>(0xE0 | (c >> 12));
+    out += static_cast<char>(0x80 | ((c >> 6) & 0x3F));
+    out += static_cast<char>(0x80 | (c & 0x3F));
+  } else {
+    out += static_cast<char>(0xF0 | (c >> 18));
+    out += static_cast<char>(0x80 | ((c >> 12) & 0x3F));
+    out += static_cast<char>(0x80 | ((c >> 6) & 0x3F));
+    out += static_cast<char>(0x80 | (c & 0x3F));
+  }
+}
+
+// The elements of a string array, each with its trailing NULs removed as
+// NumPy does when it reads one back; unicode elements become UTF-8.
+absl::StatusOr<Tensor> ParseStrings(absl::string_view data, const StringKind& kind,
+                                    const Shape& shape, int64_t n, absl::string_view name) {
+  const uint64_t item = static_cast<uint64_t>(kind.width) * (kind.unicode ? 4 : 1);
+  const uint64_t want = static_cast<uint64_t>(n) * item;
+  if (n > 0 && item > 0 && want / item != static_cast<uint64_t>(n)) {
+    return absl::InvalidArgumentError(absl::StrCat(name, ": shape too large"));
+  }
+  if (data.size() != want) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        name, ": data has ", data.size(), " bytes, shape ", ShapeToString(shape), " of ",
+        kind.unicode ? "U" : "S", kind.width, " needs ", want));
+  }
+  absl::StatusOr<Tensor> t = Tensor::Create(DataType::kString, shape);
+  if (!t.ok()) return t.status();
+  std::string* out = t->data<std::string>();
+  for (int64_t i = 0; i < n; ++i) {
+    absl::string_view e = data.substr(static_cast<size_t>(i) * item, item);
+    if (!kind.unicode) {
+      size_t end = e.find_last_not_of('\0');
+      out[i] = std::string(e.substr(0, end == absl::string_view::npos ? 0 : end + 1));
+      continue;
+    }
+    std::vector<uint32_t> points(static_cast<size_t>(kind.width));
+    for (int64_t j = 0; j < kind.width; ++j) {
+      const auto* b = reinterpret_cast<const uint8_t*>(e.data()) + 4 * j;
+      points[j] = b[0] | (uint32_t{b[1]} << 8) | (uint32_t{b[2]} << 16) | (uint32_t{b[3]} << 24);
+    }
+    while (!points.empty() && points.back() == 0) points.pop_back();
+    for (size_t j = 0; j < points.size(); ++j) {
+      const uint32_t c = points[j];
+      if (c > 0x10FFFF || (c >= 0xD800 && c <= 0xDFFF)) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            name, ": element ", i, " holds U+", absl::Hex(c, absl::kZeroPad4), " at character ",
+            j, ", which is not a Unicode scalar value (no UTF-8 encoding)"));
+      }
+      AppendUtf8(c, out[i]);
+    }
+  }
+  return t;
+}
+
 }  // namespace
 
 absl::StatusOr<Tensor> Parse(absl::string_view bytes, absl::string_view name) {
@@ -97,17 +190,14 @@ absl::StatusOr<Tensor> Parse(absl::string_view bytes, absl::string_view name) {
   for (const Descr& x : kDescrs) {
     if (d == x.text) dtype = x.dtype;
   }
-  // NumPy's fixed-width bytes (np.array([b"...", ...]): "|S<width>"), as
-  // strings: encoded images for `smrt run`. Elements are NUL-padded to the
-  // width; NumPy drops trailing NULs when it reads them, and so does this.
-  int64_t width = 0;
-  if (absl::StartsWith(d, "|S") && absl::SimpleAtoi(d.substr(2), &width) && width > 0) {
-    dtype = DataType::kString;
-  }
+  absl::StatusOr<StringKind> strings = ParseStringDescr(d, name);
+  if (!strings.ok()) return strings.status();
+  if (strings->width >= 0) dtype = DataType::kString;
   if (dtype == DataType::kInvalid) {
     return absl::InvalidArgumentError(absl::StrCat(
         name, ": unsupported .npy dtype ", d,
-        " (smrt reads little-endian bool, int, uint, float and complex arrays, and bytes)"));
+        " (smrt reads little-endian bool, int, uint, float and complex arrays, and byte (S) "
+        "and unicode (U) strings)"));
   }
   if (*fortran != "False") {
     return absl::InvalidArgumentError(absl::StrCat(name, ": Fortran-order arrays are not supported"));
@@ -128,10 +218,9 @@ absl::StatusOr<Tensor> Parse(absl::string_view bytes, absl::string_view name) {
   }
   absl::StatusOr<int64_t> n = NumElements(shape);
   if (!n.ok()) return n.status();
-  const uint64_t element_size =
-      dtype == DataType::kString ? static_cast<uint64_t>(width) : DataTypeSize(dtype);
-  uint64_t want = static_cast<uint64_t>(*n) * element_size;
-  if (*n > 0 && want / static_cast<uint64_t>(*n) != element_size) {
+  if (dtype == DataType::kString) return ParseStrings(bytes.substr(offset), *strings, shape, *n, name);
+  uint64_t want = static_cast<uint64_t>(*n) * DataTypeSize(dtype);
+  if (*n > 0 && want / static_cast<uint64_t>(*n) != DataTypeSize(dtype)) {
     return absl::InvalidArgumentError(absl::StrCat(name, ": shape too large"));
   }
   if (bytes.size() - offset != want) {
@@ -141,14 +230,6 @@ absl::StatusOr<Tensor> Parse(absl::string_view bytes, absl::string_view name) {
   }
   absl::StatusOr<Tensor> t = Tensor::Create(dtype, shape);
   if (!t.ok()) return t.status();
-  if (dtype == DataType::kString) {
-    for (int64_t i = 0; i < *n; ++i) {
-      absl::string_view v = bytes.substr(offset + static_cast<size_t>(i * width), width);
-      while (!v.empty() && v.back() == '\0') v.remove_suffix(1);
-      t->data<std::string>()[i] = std::string(v);
-    }
-    return t;
-  }
   if (want > 0) std::memcpy(t->raw_data(), bytes.data() + offset, want);
   return t;
 }
@@ -160,11 +241,33 @@ absl::StatusOr<Tensor> Read(const std::string& path) {
 }
 
 absl::StatusOr<std::string> Serialize(const Tensor& tensor) {
-  const char* descr = nullptr;
+  std::string descr;
   for (const Descr& x : kDescrs) {
     if (x.dtype == tensor.dtype()) descr = x.text;
   }
-  if (descr == nullptr) {
+  // String tensors become fixed-width bytes ("|S<longest>", NUL-padded), the
+  // dtype np.array(x, dtype=bytes) gives.
+  std::string strings;
+  if (tensor.dtype() == DataType::kString) {
+    const std::string* e = tensor.data<std::string>();
+    size_t width = 1;  // NumPy has no zero-width S
+    for (int64_t i = 0; i < tensor.num_elements(); ++i) {
+      if (!e[i].empty() && e[i].back() == '\0') {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "cannot write string element ", i,
+            " as .npy: it ends in a NUL byte, which NumPy's fixed-width bytes (S) arrays "
+            "drop when read back (they are NUL-padded), so the value would change"));
+      }
+      width = std::max(width, e[i].size());
+    }
+    strings.reserve(width * static_cast<size_t>(tensor.num_elements()));
+    for (int64_t i = 0; i < tensor.num_elements(); ++i) {
+      strings += e[i];
+      strings.append(width - e[i].size(), '\0');
+    }
+    descr = absl::StrCat("|S", width);
+  }
+  if (descr.empty()) {
     return absl::InvalidArgumentError(absl::StrCat(
         "cannot write a ", DataTypeName(tensor.dtype()), " tensor as .npy"));
   }
@@ -185,7 +288,11 @@ absl::StatusOr<std::string> Serialize(const Tensor& tensor) {
   out += static_cast<char>(header.size() & 0xff);
   out += static_cast<char>((header.size() >> 8) & 0xff);
   out += header;
-  out.append(static_cast<const char*>(tensor.raw_data()), tensor.byte_size());
+  if (tensor.dtype() == DataType::kString) {
+    out += strings;
+  } else {
+    out.append(static_cast<const char*>(tensor.raw_data()), tensor.byte_size());
+  }
   return out;
 }
 

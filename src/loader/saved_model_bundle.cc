@@ -93,7 +93,7 @@ absl::StatusOr<std::unique_ptr<SavedModelBundle>> LoadSavedModelBundle(
   const std::string prefix = VariablesPrefix(dir);
   if (env->Exists(prefix + ".index")) {
     absl::StatusOr<std::unique_ptr<TensorBundleReader>> reader =
-        TensorBundleReader::Open(prefix, env);
+        TensorBundleReader::Open(prefix, env, options.require_variable_data);
     if (!reader.ok()) return reader.status();
     bundle->variables = *std::move(reader);
     bundle->variables->set_map_data(options.map_variables);

@@ -25,6 +25,10 @@ struct BundleOptions {
   uint64_t max_model_bytes = UINT64_MAX;
   // TensorBundleReader::set_map_data for the variables.
   bool map_variables = true;
+  // False: missing variables data shards are no error (the index is read;
+  // TensorBundleReader::missing_shards names them): for smrt check, which
+  // lists ops without reading values.
+  bool require_variable_data = true;
   // Where the files are read from; null: the local file system.
   std::shared_ptr<const Env> env;
 };

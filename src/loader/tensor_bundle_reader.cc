@@ -157,7 +157,7 @@ absl::StatusOr<BundleEntry> DecodeEntry(
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<TensorBundleReader>> TensorBundleReader::Open(
-    const std::string& prefix, std::shared_ptr<const Env> env) {
+    const std::string& prefix, std::shared_ptr<const Env> env, bool require_data) {
   if (env == nullptr) env = Env::Default();
   if (!kHostIsLittleEndian) {
     return absl::UnimplementedError(
@@ -199,24 +199,41 @@ absl::StatusOr<std::unique_ptr<TensorBundleReader>> TensorBundleReader::Open(
   reader->env_ = std::move(env);
   reader->prefix_ = prefix;
   reader->num_shards_ = header.num_shards();
-  // Stops at the first missing shard, so a garbled count costs one stat.
+  // Stops at the first missing shard (without require_data, at the 64th),
+  // so a garbled count costs few stats. entry_bounds: the sizes the entries
+  // must fit, unbounded for a missing shard.
+  std::vector<uint64_t> entry_bounds;
   for (int i = 0; i < reader->num_shards_; ++i) {
     const std::string path = reader->ShardPath(i);
     absl::StatusOr<uint64_t> size = reader->env_->Size(path);
     if (absl::IsNotFound(size.status())) {
-      return absl::NotFoundError(
-          absl::StrCat("data shard ", path, " is missing (shard ", i, " of ",
-                       reader->num_shards_, " named by ", index_path, ")"));
+      if (require_data) {
+        return absl::NotFoundError(
+            absl::StrCat("data shard ", path, " is missing (shard ", i, " of ",
+                         reader->num_shards_, " named by ", index_path, ")"));
+      }
+      reader->missing_shards_.push_back(path);
+      reader->shard_missing_.push_back(true);
+      reader->shard_sizes_.push_back(0);
+      entry_bounds.push_back(std::numeric_limits<uint64_t>::max());
+      if (reader->missing_shards_.size() >= 64) {
+        return absl::NotFoundError(absl::StrCat(
+            "data shards ", reader->missing_shards_.front(), " and 63 more named by ",
+            index_path, " are missing"));
+      }
+      continue;
     }
     if (!size.ok()) return size.status();
     reader->shard_sizes_.push_back(*size);
+    reader->shard_missing_.push_back(false);
+    entry_bounds.push_back(*size);
   }
 
   reader->entries_.reserve(table->size() - 1);
   for (size_t i = 1; i < table->size(); ++i) {
     const auto& [key, value] = (*table)[i];
     absl::StatusOr<BundleEntry> entry = DecodeEntry(
-        index_path, key, value, reader->shard_sizes_, reader->num_shards_);
+        index_path, key, value, entry_bounds, reader->num_shards_);
     if (!entry.ok()) return entry.status();
     reader->index_.emplace(key, reader->entries_.size());
     reader->entries_.push_back(*std::move(entry));
@@ -266,6 +283,11 @@ absl::StatusOr<Tensor> TensorBundleReader::Read(absl::string_view key) const {
       absl::StrAppend(&msg, entries_.size() > kShown ? ", ...)" : ")");
     }
     return absl::NotFoundError(msg);
+  }
+  if (!e->sliced && e->shard_id >= 0 && e->shard_id < num_shards_ &&
+      shard_missing_[e->shard_id]) {
+    return absl::NotFoundError(absl::StrCat("tensor ", Quote(key), " is in data shard ",
+                                            ShardPath(e->shard_id), ", which is missing"));
   }
   if (e->sliced) {
     return absl::UnimplementedError(absl::StrCat(

@@ -41,8 +41,16 @@ class TensorBundleReader {
   // magic number, block crc mismatch), Unimplemented (compression other than none/snappy,
   // big-endian bundles, sliced tensors on Read).
   // The files are read through env (null: the local file system).
+  // With require_data false, missing shards are no error: the index is read
+  // all the same (for what it lists: smrt check), missing_shards() names
+  // them, and Read of an entry in one is NotFound.
   static absl::StatusOr<std::unique_ptr<TensorBundleReader>> Open(
-      const std::string& prefix, std::shared_ptr<const Env> env = nullptr);
+      const std::string& prefix, std::shared_ptr<const Env> env = nullptr,
+      bool require_data = true);
+
+  // The paths of the data shards that were missing at Open (require_data
+  // false); empty otherwise.
+  const std::vector<std::string>& missing_shards() const { return missing_shards_; }
 
   const std::string& prefix() const { return prefix_; }
   int num_shards() const { return num_shards_; }
@@ -84,7 +92,9 @@ class TensorBundleReader {
   std::shared_ptr<const Env> env_;
   std::string prefix_;
   int num_shards_ = 0;
-  std::vector<uint64_t> shard_sizes_;  // bytes of each data shard at Open
+  std::vector<uint64_t> shard_sizes_;  // bytes of each data shard at Open (0: missing)
+  std::vector<bool> shard_missing_;
+  std::vector<std::string> missing_shards_;
   std::vector<BundleEntry> entries_;
   absl::flat_hash_map<std::string, size_t> index_;  // key -> entries_ index
   bool map_data_ = true;

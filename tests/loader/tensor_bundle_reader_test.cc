@@ -434,6 +434,31 @@ TEST_F(TensorBundleWritten, ThreeShardsRoundTrip) {
   }
 }
 
+// smrt check opens a bundle whose data is missing without require_data:
+// the index is listed, the missing shard named, its entries unreadable, the
+// others read. With require_data (Model::Load) it is refused as before.
+TEST_F(TensorBundleWritten, MissingShardWithoutRequireData) {
+  ASSERT_TRUE(WriteBundle(prefix_,
+                          {{"a", Make<float>(DataType::kFloat, {2}, {1.f, 2.f}), 0},
+                           {"b", Make<int32_t>(DataType::kInt32, {1}, {7}), 1}},
+                          2)
+                  .ok());
+  const std::string gone = prefix_ + ".data-00000-of-00002";
+  ASSERT_TRUE(fs::remove(gone));
+  EXPECT_EQ(TensorBundleReader::Open(prefix_).status().code(), absl::StatusCode::kNotFound);
+  absl::StatusOr<std::unique_ptr<TensorBundleReader>> reader =
+      TensorBundleReader::Open(prefix_, nullptr, /*require_data=*/false);
+  ASSERT_TRUE(reader.ok()) << reader.status();
+  EXPECT_EQ((*reader)->missing_shards(), std::vector<std::string>{gone});
+  ASSERT_EQ((*reader)->entries().size(), 2u);
+  absl::StatusOr<Tensor> a = (*reader)->Read("a");
+  ASSERT_EQ(a.status().code(), absl::StatusCode::kNotFound) << a.status();
+  EXPECT_NE(a.status().message().find(gone), std::string::npos) << a.status();
+  absl::StatusOr<Tensor> b = (*reader)->Read("b");
+  ASSERT_TRUE(b.ok()) << b.status();
+  EXPECT_EQ(b->data<int32_t>()[0], 7);
+}
+
 TEST_F(TensorBundleWritten, EmptyShardIsFine) {
   ASSERT_TRUE(WriteBundle(prefix_,
                           {{"x", Make<float>(DataType::kFloat, {}, {1.f}), 1}},

@@ -222,3 +222,34 @@ TEST(ShowCommandTest, MemoryPrintsThePlanOfEachSignatureAtTheBatch) {
 
 }  // namespace
 }  // namespace smrt::cli
+
+namespace smrt::cli {
+namespace {
+
+// TF2 models: the "Concrete Functions" block that closes saved_model_cli's
+// --all, from the object graph (tests/generators/show_concrete_functions.py
+// wrote the expected blocks with saved_model_cli, TF 2.21): a tf.Module's
+// functions; a tf_keras model's __call__ with two options (training True
+// and False, then None: bool and NoneType arguments) and its bare
+// _default_save_signature; a Keras 3 serve endpoint taking a list of specs.
+TEST(ShowCommandTest, AllEndsWithTheConcreteFunctionsOfTf2Models) {
+  for (const std::string name : {"tf_module", "mixed_f16_tfkeras", "transformer_small"}) {
+    SCOPED_TRACE(name);
+    absl::StatusOr<std::string> out = Show(
+        {"--dir", testing::TestDataDir() + "/zoo/" + name + "/saved_model", "--all"});
+    ASSERT_TRUE(out.ok()) << out.status();
+    size_t at = out->find("\nConcrete Functions:");
+    ASSERT_NE(at, std::string::npos) << *out;
+    EXPECT_EQ(out->substr(at), Expected(name + "_concrete_functions.txt"));
+  }
+}
+
+TEST(ShowCommandTest, Tf1ModelsHaveNoConcreteFunctions) {
+  absl::StatusOr<std::string> out =
+      Show({"--dir", testing::TestDataDir() + "/zoo/tf1_cond/saved_model", "--all"});
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_EQ(out->find("Concrete Functions"), std::string::npos) << *out;
+}
+
+}  // namespace
+}  // namespace smrt::cli

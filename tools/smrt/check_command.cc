@@ -78,7 +78,24 @@ absl::Status RunCheck(const std::vector<std::string>& args, std::ostream& out) {
       unbound.push_back(absl::StrCat(s.key, ": ", absl::StrJoin(s.unbound_variables, ", ")));
     }
   }
-  if (missing.empty() && refused.empty() && broken.empty() && unbound.empty()) {
+  // Nothing to run: a TF2 export without signatures=, a TF1 one without a
+  // SignatureDef.
+  const bool no_signatures =
+      options.signatures.empty() &&
+      std::none_of(check->signatures.begin(), check->signatures.end(),
+                   [](const SignatureCheck& s) { return s.key != "(init op)"; });
+  if (no_signatures) {
+    out << "\nthe SavedModel has no signatures, so nothing can be run (export with "
+           "tf.saved_model.save(obj, dir, signatures=...))\n";
+  }
+  if (!check->missing_variable_data.empty()) {
+    out << "\nvariables: " << check->missing_variable_data.size()
+        << " data shard(s) missing: " << absl::StrJoin(check->missing_variable_data, ", ")
+        << "\n  (the ops above are checked; whether every variable has a value is not, and "
+           "the model cannot load without them)\n";
+  }
+  if (missing.empty() && refused.empty() && broken.empty() && unbound.empty() &&
+      check->missing_variable_data.empty() && !no_signatures) {
     out << "\nevery op is supported on " << check->device << "\n";
     return absl::OkStatus();
   }
@@ -108,6 +125,13 @@ absl::Status RunCheck(const std::vector<std::string>& args, std::ostream& out) {
     problems.push_back(absl::StrCat(
         "variables without a value (not in the checkpoint, not assigned by the init op): ",
         absl::StrJoin(unbound, "; ")));
+  }
+  if (no_signatures) {
+    problems.push_back("the SavedModel has no signatures (export with signatures=...)");
+  }
+  if (!check->missing_variable_data.empty()) {
+    problems.push_back(absl::StrCat("variables data missing: ",
+                                    absl::StrJoin(check->missing_variable_data, ", ")));
   }
   return absl::FailedPreconditionError(absl::StrJoin(problems, "; "));
 }

@@ -7,6 +7,8 @@
 #include <set>
 
 #include "absl/status/status.h"
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -67,9 +69,15 @@ absl::StatusOr<const tfproto::SignatureDef*> FindSignature(const tfproto::MetaGr
                                                            const std::string& key) {
   auto it = mg.signature_def().find(key);
   if (it == mg.signature_def().end()) {
+    std::vector<std::string> keys = SortedKeys(mg.signature_def());
+    keys.erase(std::remove(keys.begin(), keys.end(), "__saved_model_init_op"), keys.end());
+    if (keys.empty()) {  // the init op is no signature to run
+      return absl::NotFoundError(absl::StrCat(
+          "no SignatureDef '", key, "': the SavedModel has no signatures (export with "
+          "tf.saved_model.save(obj, dir, signatures=...) or, in TF1, a SignatureDef)"));
+    }
     return absl::NotFoundError(absl::StrCat(
-        "no SignatureDef '", key, "'; the MetaGraphDef has: ",
-        absl::StrJoin(SortedKeys(mg.signature_def()), ", ")));
+        "no SignatureDef '", key, "'; the MetaGraphDef has: ", absl::StrJoin(keys, ", ")));
   }
   return &it->second;
 }
@@ -107,6 +115,279 @@ std::set<std::string> OpsUsed(const tfproto::GraphDef& graph) {
   return ops;
 }
 
+// --- `show --all`'s "Concrete Functions", as saved_model_cli prints them
+// from tf.saved_model.load: the functions among the root object's children.
+
+// Python's repr of a str: '...' (or "..." when it holds ' and no ").
+std::string PyRepr(const std::string& s) {
+  const char quote = s.find('\'') != std::string::npos && s.find('"') == std::string::npos
+                         ? '"'
+                         : '\'';
+  std::string out(1, quote);
+  for (char c : s) {
+    if (c == '\\' || c == quote) {
+      out += '\\';
+      out += c;
+    } else if (c == '\n') {
+      out += "\\n";
+    } else if (c == '\t') {
+      out += "\\t";
+    } else {
+      out += c;
+    }
+  }
+  return out + quote;
+}
+
+// tf.DType's name: tf.float32, tf.int64, tf.string, ...
+std::string PyDtype(int dtype) {
+  switch (dtype) {
+    case tfproto::DT_FLOAT: return "tf.float32";
+    case tfproto::DT_DOUBLE: return "tf.float64";
+    case tfproto::DT_HALF: return "tf.float16";
+    default: break;
+  }
+  std::string name = DtypeName(dtype);
+  if (absl::StartsWith(name, "DT_")) name = name.substr(3);
+  return absl::StrCat("tf.", absl::AsciiStrToLower(name));
+}
+
+// TensorShape's repr inside a TensorSpec: "(None, 8)", "(5,)", "()", "<unknown>".
+std::string PyShape(const tfproto::TensorShapeProto& shape) {
+  if (shape.unknown_rank()) return "<unknown>";
+  std::vector<std::string> dims;
+  for (const auto& d : shape.dim()) {
+    dims.push_back(d.size() < 0 ? "None" : absl::StrCat(d.size()));
+  }
+  return absl::StrCat("(", absl::StrJoin(dims, ", "), dims.size() == 1 ? ",)" : ")");
+}
+
+std::string PyTensorSpec(const tfproto::TensorSpecProto& spec) {
+  return absl::StrCat("TensorSpec(shape=", PyShape(spec.shape()), ", dtype=", PyDtype(spec.dtype()),
+                      ", name=", spec.name().empty() ? "None" : PyRepr(spec.name()), ")");
+}
+
+// str() of a decoded StructuredValue (inside a list, strings as repr).
+std::string PyStr(const tfproto::StructuredValue& v, bool quote_strings) {
+  switch (v.kind_case()) {
+    case tfproto::StructuredValue::kNoneValue: return "None";
+    case tfproto::StructuredValue::kBoolValue: return v.bool_value() ? "True" : "False";
+    case tfproto::StructuredValue::kInt64Value: return absl::StrCat(v.int64_value());
+    case tfproto::StructuredValue::kFloat64Value: {
+      std::string text = absl::StrCat(v.float64_value());  // Python writes 1.0, not 1
+      if (text.find_first_not_of("-0123456789") == std::string::npos) text += ".0";
+      return text;
+    }
+    case tfproto::StructuredValue::kStringValue:
+      return quote_strings ? PyRepr(v.string_value()) : v.string_value();
+    case tfproto::StructuredValue::kTensorSpecValue: return PyTensorSpec(v.tensor_spec_value());
+    case tfproto::StructuredValue::kTensorDtypeValue:
+      return absl::StrCat("<dtype: '", PyDtype(v.tensor_dtype_value()).substr(3), "'>");
+    case tfproto::StructuredValue::kTensorShapeValue: {
+      if (v.tensor_shape_value().unknown_rank()) return "<unknown>";
+      return PyShape(v.tensor_shape_value());
+    }
+    case tfproto::StructuredValue::kListValue:
+    case tfproto::StructuredValue::kTupleValue: {
+      const bool list = v.has_list_value();
+      const auto& values = list ? v.list_value().values() : v.tuple_value().values();
+      std::vector<std::string> parts;
+      for (const auto& x : values) parts.push_back(PyStr(x, true));
+      return absl::StrCat(list ? "[" : "(", absl::StrJoin(parts, ", "),
+                          !list && parts.size() == 1 ? ",)" : list ? "]" : ")");
+    }
+    case tfproto::StructuredValue::kDictValue: {
+      std::vector<std::string> parts;
+      for (const std::string& k : SortedKeys(v.dict_value().fields())) {
+        parts.push_back(absl::StrCat(PyRepr(k), ": ", PyStr(v.dict_value().fields().at(k), true)));
+      }
+      return absl::StrCat("{", absl::StrJoin(parts, ", "), "}");
+    }
+    default: return "?";
+  }
+}
+
+std::string PyTypeName(const tfproto::StructuredValue& v) {
+  switch (v.kind_case()) {
+    case tfproto::StructuredValue::kNoneValue: return "NoneType";
+    case tfproto::StructuredValue::kBoolValue: return "bool";
+    case tfproto::StructuredValue::kInt64Value: return "int";
+    case tfproto::StructuredValue::kFloat64Value: return "float";
+    case tfproto::StructuredValue::kTensorDtypeValue: return "DType";
+    case tfproto::StructuredValue::kTensorShapeValue: return "TensorShape";
+    case tfproto::StructuredValue::kTypeSpecValue: return "TypeSpec";
+    case tfproto::StructuredValue::kBoundedTensorSpecValue: return "BoundedTensorSpec";
+    default: return "object";
+  }
+}
+
+// saved_model_cli's _print_args at indent 4. Its "Value: [a, b, \b\b]" is
+// printed as a terminal shows it: "Value: [a, b]".
+void PrintArgs(const std::vector<const tfproto::StructuredValue*>& args, const char* kind,
+               std::ostream& out) {
+  const std::string pad(8, ' ');
+  for (size_t i = 0; i < args.size(); ++i) {
+    const tfproto::StructuredValue& v = *args[i];
+    out << pad << kind << " #" << i + 1 << "\n";
+    switch (v.kind_case()) {
+      case tfproto::StructuredValue::kStringValue:
+        out << pad << "  " << v.string_value() << "\n";
+        break;
+      case tfproto::StructuredValue::kTensorSpecValue:
+        out << pad << "  " << (v.tensor_spec_value().name().empty() ? "None"
+                                                                      : v.tensor_spec_value().name())
+            << ": " << PyTensorSpec(v.tensor_spec_value()) << "\n";
+        break;
+      case tfproto::StructuredValue::kListValue:
+      case tfproto::StructuredValue::kTupleValue: {
+        const bool list = v.has_list_value();
+        const auto& values = list ? v.list_value().values() : v.tuple_value().values();
+        std::vector<std::string> parts;
+        for (const auto& x : values) parts.push_back(PyStr(x, true));
+        out << pad << "  DType: " << (list ? "list" : "tuple") << "\n"
+            << pad << "  Value: [" << absl::StrJoin(parts, ", ") << "]\n";
+        break;
+      }
+      case tfproto::StructuredValue::kDictValue: {
+        std::vector<std::string> parts;
+        for (const std::string& k : SortedKeys(v.dict_value().fields())) {
+          parts.push_back(absl::StrCat("'", k, "': ", PyStr(v.dict_value().fields().at(k), true)));
+        }
+        out << pad << "  DType: dict\n" << pad << "  Value: {" << absl::StrJoin(parts, ", ")
+            << "}\n";
+        break;
+      }
+      default:
+        out << pad << "  DType: " << PyTypeName(v) << "\n"
+            << pad << "  Value: " << PyStr(v, false) << "\n";
+    }
+  }
+}
+
+// The order tf.saved_model.load creates the library's functions in
+// (function_deserialization._sort_function_defs: a topological sort, a
+// stack of the ready ones), which gives each its new, increasing uid: the
+// order saved_model_cli's sort by name sees among one function's options.
+std::map<std::string, int> LoadOrder(const tfproto::FunctionDefLibrary& library) {
+  std::set<std::string> names;
+  for (const auto& f : library.function()) names.insert(f.signature().name());
+  std::map<std::string, std::vector<std::string>> edges;
+  std::map<std::string, int> in_count;
+  for (const auto& f : library.function()) {
+    std::set<std::string> deps;
+    for (const auto& n : f.node_def()) {
+      if (names.count(n.op())) {
+        deps.insert(n.op());
+        continue;
+      }
+      for (const auto& [k, a] : n.attr()) {
+        if (a.has_func()) deps.insert(a.func().name());
+        if (a.has_list()) {
+          for (const auto& fn : a.list().func()) deps.insert(fn.name());
+        }
+      }
+    }
+    for (const std::string& d : deps) {
+      edges[d].push_back(f.signature().name());
+      ++in_count[f.signature().name()];
+    }
+  }
+  std::vector<std::string> ready;
+  for (const auto& f : library.function()) {
+    if (in_count[f.signature().name()] == 0) ready.push_back(f.signature().name());
+  }
+  std::map<std::string, int> order;
+  while (!ready.empty()) {
+    std::string node = ready.back();
+    ready.pop_back();
+    order.emplace(node, static_cast<int>(order.size()));
+    for (const std::string& dest : edges[node]) {
+      if (--in_count[dest] == 0) ready.push_back(dest);
+    }
+  }
+  return order;
+}
+
+// "__inference_<name>_<uid>" -> "<name>" (function_deserialization's
+// _clean_function_name).
+std::string CleanFunctionName(const std::string& name) {
+  constexpr absl::string_view kPrefix = "__inference_";
+  size_t underscore = name.rfind('_');
+  if (!absl::StartsWith(name, kPrefix) || underscore == std::string::npos ||
+      underscore + 1 == name.size() ||
+      !std::all_of(name.begin() + underscore + 1, name.end(), absl::ascii_isdigit)) {
+    return name;
+  }
+  return name.substr(kPrefix.size(), underscore - kPrefix.size());
+}
+
+void PrintConcreteFunctions(const tfproto::SavedModel& model, std::ostream& out) {
+  const tfproto::MetaGraphDef* mg = nullptr;
+  for (const auto& m : model.meta_graphs()) {
+    if (m.has_object_graph_def() && mg == nullptr) mg = &m;
+  }
+  if (mg == nullptr || mg->object_graph_def().nodes_size() == 0) return;
+  const tfproto::SavedObjectGraph& graph = mg->object_graph_def();
+  out << "\nConcrete Functions:";
+  const std::map<std::string, int> order = LoadOrder(mg->graph_def().library());
+  std::vector<std::pair<std::string, int>> children;
+  for (const auto& c : graph.nodes(0).children()) children.emplace_back(c.local_name(), c.node_id());
+  std::sort(children.begin(), children.end());
+  for (const auto& [name, id] : children) {
+    if (id < 0 || id >= graph.nodes_size()) continue;
+    const tfproto::SavedObject& node = graph.nodes(id);
+    std::vector<std::string> functions;
+    std::vector<std::string> keywords;  // a bare concrete function's fallback
+    if (node.has_function()) {
+      functions.assign(node.function().concrete_functions().begin(),
+                       node.function().concrete_functions().end());
+    } else if (node.has_bare_concrete_function()) {
+      functions.push_back(node.bare_concrete_function().concrete_function_name());
+      keywords.assign(node.bare_concrete_function().argument_keywords().begin(),
+                      node.bare_concrete_function().argument_keywords().end());
+    } else {
+      continue;
+    }
+    out << "\n  Function Name: '" << name << "'\n";
+    auto key = [&](const std::string& f) {
+      auto it = order.find(f);
+      return std::make_pair(CleanFunctionName(f), it == order.end() ? -1 : it->second);
+    };
+    std::sort(functions.begin(), functions.end(),
+              [&](const std::string& a, const std::string& b) { return key(a) < key(b); });
+    for (size_t i = 0; i < functions.size(); ++i) {
+      std::vector<const tfproto::StructuredValue*> args, kwargs;
+      auto it = graph.concrete_functions().find(functions[i]);
+      tfproto::StructuredValue keyword_values;
+      if (it != graph.concrete_functions().end() &&
+          it->second.canonicalized_input_signature().has_tuple_value() &&
+          it->second.canonicalized_input_signature().tuple_value().values_size() == 2) {
+        const auto& sig = it->second.canonicalized_input_signature().tuple_value();
+        if (sig.values(0).has_tuple_value()) {
+          for (const auto& a : sig.values(0).tuple_value().values()) args.push_back(&a);
+        }
+        if (sig.values(1).has_dict_value()) {
+          // Iterating a dict gives its keys.
+          for (const std::string& k : SortedKeys(sig.values(1).dict_value().fields())) {
+            keyword_values.mutable_list_value()->add_values()->set_string_value(k);
+          }
+          for (const auto& k : keyword_values.list_value().values()) kwargs.push_back(&k);
+        }
+      } else {
+        for (const std::string& k : keywords) {
+          keyword_values.mutable_list_value()->add_values()->set_string_value(k);
+        }
+        for (const auto& k : keyword_values.list_value().values()) args.push_back(&k);
+      }
+      if (!args.empty()) {
+        out << "    Option #" << i + 1 << "\n      Callable with:\n";
+        PrintArgs(args, "Argument", out);
+      }
+      if (!kwargs.empty()) PrintArgs(kwargs, "Named Argument", out);
+    }
+  }
+}
+
 void PrintAll(const tfproto::SavedModel& model, std::ostream& out) {
   std::vector<const tfproto::MetaGraphDef*> graphs;
   for (const auto& mg : model.meta_graphs()) graphs.push_back(&mg);
@@ -133,6 +414,7 @@ void PrintAll(const tfproto::SavedModel& model, std::ostream& out) {
     out << "The MetaGraph with tag set [" << absl::StrJoin(quoted_tags, ", ")
         << "] contains the following ops: {" << absl::StrJoin(quoted_ops, ", ") << "}\n";
   }
+  PrintConcreteFunctions(model, out);
 }
 
 void PrintVariables(const loader::SavedModelBundle& bundle, std::ostream& out) {

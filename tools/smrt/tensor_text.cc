@@ -16,6 +16,144 @@
 namespace smrt::cli {
 namespace {
 
+void AppendUtf8(uint32_t c, std::string& out) {
+  if (c < 0x80) {
+    out += static_cast<char>(c);
+  } else if (c < 0x800) {
+    out += static_cast<char>(0xC0 | (c >> 6));
+    out += static_cast<char>(0x80 | (c & 0x3F));
+  } else if (c < 0x10000) {
+    out += static_cast<char>(0xE0 | (c >> 12));
+    out += static_cast<char>(0x80 | ((c >> 6) & 0x3F));
+    out += static_cast<char>(0x80 | (c & 0x3F));
+  } else {
+    out += static_cast<char>(0xF0 | (c >> 18));
+    out += static_cast<char>(0x80 | ((c >> 12) & 0x3F));
+    out += static_cast<char>(0x80 | ((c >> 6) & 0x3F));
+    out += static_cast<char>(0x80 | (c & 0x3F));
+  }
+}
+
+int HexDigit(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+}  // namespace
+
+absl::StatusOr<std::string> ParseQuoted(absl::string_view text, size_t* length) {
+  size_t i = 0;
+  const bool bytes = !text.empty() && (text[0] == 'b' || text[0] == 'B');
+  if (bytes) ++i;
+  if (i >= text.size() || (text[i] != '\'' && text[i] != '"')) {
+    return absl::InvalidArgumentError("expected a quoted string");
+  }
+  const char quote = text[i++];
+  std::string out;
+  while (true) {
+    if (i >= text.size()) return absl::InvalidArgumentError("unterminated string");
+    const char c = text[i];
+    if (c == quote) break;
+    if (c != '\\') {
+      if (bytes && static_cast<unsigned char>(c) >= 0x80) {
+        return absl::InvalidArgumentError(
+            "a b'...' literal holds only ASCII characters; write other bytes as \\xNN");
+      }
+      out += c;
+      ++i;
+      continue;
+    }
+    if (i + 1 >= text.size()) return absl::InvalidArgumentError("unterminated string");
+    const char e = text[i + 1];
+    i += 2;
+    switch (e) {
+      case '\\': out += '\\'; continue;
+      case '\'': out += '\''; continue;
+      case '"': out += '"'; continue;
+      case 'n': out += '\n'; continue;
+      case 't': out += '\t'; continue;
+      case 'r': out += '\r'; continue;
+      case 'a': out += '\a'; continue;
+      case 'b': out += '\b'; continue;
+      case 'f': out += '\f'; continue;
+      case 'v': out += '\v'; continue;
+      case '\n': continue;  // a line continuation
+      default: break;
+    }
+    uint32_t value = 0;
+    if (e >= '0' && e <= '7') {  // up to three octal digits
+      value = e - '0';
+      for (int k = 0; k < 2 && i < text.size() && text[i] >= '0' && text[i] <= '7'; ++k) {
+        value = value * 8 + (text[i++] - '0');
+      }
+    } else if (e == 'x' || (!bytes && (e == 'u' || e == 'U'))) {
+      const int digits = e == 'x' ? 2 : e == 'u' ? 4 : 8;
+      for (int k = 0; k < digits; ++k) {
+        int d = i < text.size() ? HexDigit(text[i]) : -1;
+        if (d < 0) {
+          return absl::InvalidArgumentError(
+              absl::StrCat("\\", std::string(1, e), " needs ", digits, " hex digits"));
+        }
+        value = value * 16 + static_cast<uint32_t>(d);
+        ++i;
+      }
+    } else {  // not an escape: Python keeps the backslash
+      out += '\\';
+      --i;
+      continue;
+    }
+    if (bytes) {
+      if (value > 0xff) return absl::InvalidArgumentError("octal escape above \\377 in b'...'");
+      out += static_cast<char>(value);
+    } else {
+      if (value > 0x10FFFF || (value >= 0xD800 && value <= 0xDFFF)) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("escape U+", absl::Hex(value), " is not a Unicode scalar value"));
+      }
+      AppendUtf8(value, out);  // a str literal is text; its bytes are UTF-8
+    }
+  }
+  if (length != nullptr) *length = i + 1;
+  return out;
+}
+
+absl::StatusOr<std::vector<std::string>> SplitOutsideQuotes(absl::string_view text, char sep) {
+  std::vector<std::string> parts;
+  std::string current;
+  char quote = 0;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (quote != 0) {
+      current += c;
+      if (c == '\\' && i + 1 < text.size()) {
+        current += text[++i];
+      } else if (c == quote) {
+        quote = 0;
+      }
+      continue;
+    }
+    if (c == '\'' || c == '"') {
+      quote = c;
+    } else if (c == sep) {
+      parts.push_back(std::move(current));
+      current.clear();
+      continue;
+    }
+    current += c;
+  }
+  if (quote != 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("unterminated ", std::string(1, quote), " quote in '", text, "'"));
+  }
+  parts.push_back(std::move(current));
+  return parts;
+}
+
+namespace {
+
+
 // A parsed literal: a leaf (number or string) or a list of literals.
 struct Literal {
   bool is_list = false;
@@ -80,12 +218,14 @@ class Parser {
         return Error("expected ',' or a closing bracket");
       }
     }
-    if (c == '\'' || c == '"') {
-      ++pos_;
+    if (c == '\'' || c == '"' || ((c == 'b' || c == 'B') && pos_ + 1 < s_.size() &&
+                                   (s_[pos_ + 1] == '\'' || s_[pos_ + 1] == '"'))) {
+      size_t length = 0;
+      absl::StatusOr<std::string> text = ParseQuoted(absl::string_view(s_).substr(pos_), &length);
+      if (!text.ok()) return Error(std::string(text.status().message()));
+      pos_ += length;
       lit.quoted = true;
-      while (pos_ < s_.size() && s_[pos_] != c) lit.text += s_[pos_++];
-      if (pos_ >= s_.size()) return Error("unterminated string");
-      ++pos_;
+      lit.text = *std::move(text);
       return lit;
     }
     size_t start = pos_;
@@ -189,6 +329,29 @@ absl::Status Fill(const std::vector<const Literal*>& leaves, Tensor& t) {
   return absl::OkStatus();
 }
 
+// b'...' as Python prints bytes: printable ASCII as is, the rest escaped.
+std::string BytesRepr(const std::string& s) {
+  std::string out = "b'";
+  for (char c : s) {
+    const auto u = static_cast<unsigned char>(c);
+    if (c == '\\' || c == '\'') {
+      out += '\\';
+      out += c;
+    } else if (c == '\n') {
+      out += "\\n";
+    } else if (c == '\t') {
+      out += "\\t";
+    } else if (c == '\r') {
+      out += "\\r";
+    } else if (u < 0x20 || u >= 0x7f) {
+      absl::StrAppend(&out, "\\x", absl::Hex(u, absl::kZeroPad2));
+    } else {
+      out += c;
+    }
+  }
+  return out + "'";
+}
+
 std::string Element(const Tensor& t, int64_t i) {
   switch (t.dtype()) {
     case DataType::kFloat: return absl::StrCat(t.data<float>()[i]);
@@ -205,7 +368,7 @@ std::string Element(const Tensor& t, int64_t i) {
     case DataType::kUInt32: return absl::StrCat(t.data<uint32_t>()[i]);
     case DataType::kUInt64: return absl::StrCat(t.data<uint64_t>()[i]);
     case DataType::kBool: return t.data<bool>()[i] ? "True" : "False";
-    case DataType::kString: return absl::StrCat("b'", t.data<std::string>()[i], "'");
+    case DataType::kString: return BytesRepr(t.data<std::string>()[i]);
     default: return "?";
   }
 }
