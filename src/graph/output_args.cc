@@ -74,6 +74,8 @@ const absl::flat_hash_map<std::string, std::vector<ArgDef>>& Table() {
       {"NonMaxSuppressionV4", {{"selected_indices"}, {"valid_outputs"}}},
       {"NonMaxSuppressionV5",
        {{"selected_indices"}, {"selected_scores"}, {"valid_outputs"}}},
+      {"CombinedNonMaxSuppression",
+       {{"nmsed_boxes"}, {"nmsed_scores"}, {"nmsed_classes"}, {"valid_detections"}}},
       {"RaggedTensorToSparse",
        {{"sparse_indices"}, {"sparse_values"}, {"sparse_dense_shape"}}},
   };

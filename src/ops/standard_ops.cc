@@ -64,6 +64,7 @@ const OpRegistry& StandardOps() {
     RegisterStringOps(*r);
     RegisterXlaOps(*r);
     RegisterXlaReduceOps(*r);
+    RegisterDetectionOps(*r);
     return r;
   }();
   return *registry;

@@ -69,6 +69,7 @@ void RegisterSegmentOps(KernelRegistry& r);      // segment_ops.cc: SegmentSum, 
 void RegisterSparseOps(KernelRegistry& r);       // sparse_ops.cc: SparseFillEmptyRows, SparseToDense...
 void RegisterSetOps(KernelRegistry& r);          // set_ops.cc: Unique, UniqueWithCounts, ListDiff...
 void RegisterBitwiseOps(KernelRegistry& r);      // bitwise_ops.cc: BitwiseAnd, LeftShift, Bitcast...
+void RegisterDetectionOps(KernelRegistry& r);    // detection_ops.cc: NonMaxSuppression*, CropAndResize
 // half_precision_ops.cc: float16/bfloat16 over the float32 kernels; must come last.
 void RegisterHalfPrecisionOps(KernelRegistry& r);
 
@@ -135,6 +136,7 @@ inline void RegisterReferenceKernels(KernelRegistry& r) {
   RegisterSparseOps(r);
   RegisterSetOps(r);
   RegisterBitwiseOps(r);
+  RegisterDetectionOps(r);
   RegisterHalfPrecisionOps(r);
 }
 

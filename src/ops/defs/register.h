@@ -69,6 +69,7 @@ void RegisterVolumeOps(OpRegistry& r);           // volume_ops.cc: Conv3D, MaxPo
 void RegisterStringOps(OpRegistry& r);           // string_ops.cc: StringSplitV2, RegexReplace...
 void RegisterXlaOps(OpRegistry& r);              // xla_ops.cc: XlaDotV2, XlaGather, XlaPad...
 void RegisterXlaReduceOps(OpRegistry& r);        // xla_ops.cc: XlaReduce, XlaReduceWindow
+void RegisterDetectionOps(OpRegistry& r);  // detection_ops.cc: NonMaxSuppression*, CropAndResize
 
 }  // namespace smrt::ops
 
