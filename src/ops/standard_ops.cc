@@ -43,6 +43,7 @@ const OpRegistry& StandardOps() {
     RegisterMatrixOps(*r);
     RegisterBucketizeOps(*r);
     RegisterFakeQuantOps(*r);
+    RegisterComplexOps(*r);
     RegisterSegmentOps(*r);
     RegisterSetOps(*r);
     RegisterBitwiseOps(*r);

@@ -63,6 +63,7 @@ void RegisterBase64Ops(KernelRegistry& r);       // base64_ops.cc: DecodeBase64,
 void RegisterSegmentOps(KernelRegistry& r);      // segment_ops.cc: SegmentSum, UnsortedSegmentMax...
 void RegisterSetOps(KernelRegistry& r);          // set_ops.cc: Unique, UniqueWithCounts, ListDiff...
 void RegisterBitwiseOps(KernelRegistry& r);      // bitwise_ops.cc: BitwiseAnd, LeftShift, Bitcast...
+void RegisterComplexOps(KernelRegistry& r);      // complex_ops.cc: Complex, Real, Imag, ComplexAbs...
 // half_precision_ops.cc: float16/bfloat16 over the float32 kernels; must come last.
 void RegisterHalfPrecisionOps(KernelRegistry& r);
 
@@ -123,6 +124,7 @@ inline void RegisterReferenceKernels(KernelRegistry& r) {
   RegisterSegmentOps(r);
   RegisterSetOps(r);
   RegisterBitwiseOps(r);
+  RegisterComplexOps(r);
   RegisterHalfPrecisionOps(r);
 }
 
