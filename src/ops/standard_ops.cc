@@ -44,6 +44,7 @@ const OpRegistry& StandardOps() {
     RegisterBucketizeOps(*r);
     RegisterFakeQuantOps(*r);
     RegisterComplexOps(*r);
+    RegisterFftOps(*r);
     RegisterSegmentOps(*r);
     RegisterSetOps(*r);
     RegisterBitwiseOps(*r);

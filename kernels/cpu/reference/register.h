@@ -64,6 +64,7 @@ void RegisterSegmentOps(KernelRegistry& r);      // segment_ops.cc: SegmentSum, 
 void RegisterSetOps(KernelRegistry& r);          // set_ops.cc: Unique, UniqueWithCounts, ListDiff...
 void RegisterBitwiseOps(KernelRegistry& r);      // bitwise_ops.cc: BitwiseAnd, LeftShift, Bitcast...
 void RegisterComplexOps(KernelRegistry& r);      // complex_ops.cc: Complex, Real, Imag, ComplexAbs...
+void RegisterFftOps(KernelRegistry& r);          // fft_ops.cc: FFT, IFFT, RFFT, IRFFT (1D, 2D, 3D)
 // half_precision_ops.cc: float16/bfloat16 over the float32 kernels; must come last.
 void RegisterHalfPrecisionOps(KernelRegistry& r);
 
@@ -125,6 +126,7 @@ inline void RegisterReferenceKernels(KernelRegistry& r) {
   RegisterSetOps(r);
   RegisterBitwiseOps(r);
   RegisterComplexOps(r);
+  RegisterFftOps(r);
   RegisterHalfPrecisionOps(r);
 }
 

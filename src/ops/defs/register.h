@@ -51,6 +51,7 @@ void RegisterMatrixOps(OpRegistry& r);     // matrix_ops.cc: MatrixBandPart
 void RegisterBucketizeOps(OpRegistry& r);  // bucketize_ops.cc: Bucketize
 void RegisterFakeQuantOps(OpRegistry& r);  // fake_quant_ops.cc: FakeQuantWithMinMaxArgs, Vars...
 void RegisterComplexOps(OpRegistry& r);    // complex_ops.cc: Complex, Real, Imag, ComplexAbs...
+void RegisterFftOps(OpRegistry& r);        // fft_ops.cc: FFT, IFFT, RFFT, IRFFT (1D, 2D, 3D)
 
 void RegisterReverseSequenceOps(OpRegistry& r);  // reverse_sequence_ops.cc: ReverseSequence
 void RegisterScanOps(OpRegistry& r);             // scan_ops.cc: Cumsum, Cumprod
