@@ -31,6 +31,9 @@ double AsDouble(const Tensor& t, int64_t i) {
     case DataType::kBool: return t.data<bool>()[i] ? 1 : 0;
     case DataType::kHalf: return static_cast<float>(t.data<Eigen::half>()[i]);
     case DataType::kBFloat16: return static_cast<float>(t.data<Eigen::bfloat16>()[i]);
+    // Complex tensors as their parts: i counts real and imaginary parts.
+    case DataType::kComplex64: return static_cast<const float*>(t.raw_data())[i];
+    case DataType::kComplex128: return static_cast<const double*>(t.raw_data())[i];
     default: return std::nan("");
   }
 }
@@ -110,7 +113,9 @@ absl::StatusOr<std::vector<Tensor>> RunOp(const std::string& op, AttrMap attrs,
   int bad = 0;
   ::testing::AssertionResult result = ::testing::AssertionSuccess();
   std::string report;
-  for (int64_t i = 0; i < actual.num_elements(); ++i) {
+  const bool complex =
+      actual.dtype() == DataType::kComplex64 || actual.dtype() == DataType::kComplex128;
+  for (int64_t i = 0; i < actual.num_elements() * (complex ? 2 : 1); ++i) {
     bool ok;
     std::string a_text, e_text;
     if (actual.dtype() == DataType::kString) {
@@ -122,7 +127,7 @@ absl::StatusOr<std::vector<Tensor>> RunOp(const std::string& op, AttrMap attrs,
       double e = AsDouble(expected, i);
       const DataType t = actual.dtype();
       const bool is_float = t == DataType::kFloat || t == DataType::kDouble ||
-                            t == DataType::kHalf || t == DataType::kBFloat16;
+                            t == DataType::kHalf || t == DataType::kBFloat16 || complex;
       ok = is_float ? ((std::isnan(a) && std::isnan(e)) || a == e ||
                        std::fabs(a - e) <= atol + rtol * std::fabs(e))
                     : a == e;

@@ -4,6 +4,7 @@
 #ifndef SMRT_KERNELS_TESTING_OP_RUNNER_H_
 #define SMRT_KERNELS_TESTING_OP_RUNNER_H_
 
+#include <complex>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -45,6 +46,8 @@ template <> struct DataTypeOf<int16_t> { static constexpr DataType value = DataT
 template <> struct DataTypeOf<uint16_t> { static constexpr DataType value = DataType::kUInt16; };
 template <> struct DataTypeOf<bool> { static constexpr DataType value = DataType::kBool; };
 template <> struct DataTypeOf<std::string> { static constexpr DataType value = DataType::kString; };
+template <> struct DataTypeOf<std::complex<float>> { static constexpr DataType value = DataType::kComplex64; };
+template <> struct DataTypeOf<std::complex<double>> { static constexpr DataType value = DataType::kComplex128; };
 
 // A tensor with the given values (row-major). Aborts the test on a size mismatch.
 template <typename T>
@@ -73,7 +76,8 @@ std::vector<T> Values(const Tensor& t) {
 }
 
 // Same dtype and shape, and every element within atol + rtol * |expected|
-// (exact for integers, bools and strings). Reports the first few mismatches.
+// (exact for integers, bools and strings; complex elements part by part,
+// reported at index 2i (real) and 2i + 1). Reports the first few mismatches.
 ::testing::AssertionResult TensorsNear(const Tensor& actual, const Tensor& expected,
                                        double atol = 1e-5, double rtol = 1e-5);
 

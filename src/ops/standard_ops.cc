@@ -48,6 +48,8 @@ const OpRegistry& StandardOps() {
     RegisterLinalgOps(*r);
     RegisterBucketizeOps(*r);
     RegisterFakeQuantOps(*r);
+    RegisterComplexOps(*r);
+    RegisterFftOps(*r);
     RegisterSegmentOps(*r);
     RegisterSparseOps(*r);
     RegisterSetOps(*r);

@@ -55,5 +55,33 @@ TEST(ZooModelsTest, ComparisonCatchesAWrongAnswer) {
   FAIL() << "mlp_bn_dropout is not in tests/data/zoo";
 }
 
+// Complex outputs are compared part by part: a wrong imaginary part fails.
+TEST(ZooModelsTest, ComparisonCatchesAWrongImaginaryPart) {
+  absl::StatusOr<std::vector<testing::ConformanceModel>> models =
+      testing::ListZooModels(testing::TestDataDir() + "/zoo");
+  ASSERT_TRUE(models.ok());
+  for (const testing::ConformanceModel& m : *models) {
+    if (m.name != "audio_mel_stft") continue;
+    for (const testing::ConformanceCase& c : m.cases) {
+      if (c.signature != "spectrum") continue;
+      absl::StatusOr<std::unique_ptr<Model>> model = Model::Load(m.dir);
+      ASSERT_TRUE(model.ok()) << model.status();
+      absl::StatusOr<NamedTensors> in = testing::ReadInputs(c);
+      ASSERT_TRUE(in.ok());
+      absl::StatusOr<NamedTensors> out = (*model)->Run(c.signature, *in);
+      ASSERT_TRUE(out.ok()) << out.status();
+      EXPECT_TRUE(testing::CompareOutputs(c, *out, m.tolerance).ok);
+      Tensor& y = out->at("stft");
+      ASSERT_EQ(y.dtype(), DataType::kComplex64);
+      static_cast<float*>(y.raw_data())[7] += 0.01f;  // element 3's imaginary part
+      testing::Comparison bad = testing::CompareOutputs(c, *out, m.tolerance);
+      EXPECT_FALSE(bad.ok);
+      EXPECT_NE(bad.detail.find("[3].imag"), std::string::npos) << bad.detail;
+      return;
+    }
+  }
+  FAIL() << "audio_mel_stft's spectrum case is not in tests/data/zoo";
+}
+
 }  // namespace
 }  // namespace smrt

@@ -80,13 +80,18 @@ double Element(const Tensor& t, int64_t i) {
     case DataType::kUInt32: return t.data<uint32_t>()[i];
     case DataType::kUInt64: return static_cast<double>(t.data<uint64_t>()[i]);
     case DataType::kBool: return t.data<bool>()[i] ? 1 : 0;
+    // Complex tensors part by part: i counts real and imaginary parts.
+    case DataType::kComplex64: return static_cast<const float*>(t.raw_data())[i];
+    case DataType::kComplex128: return static_cast<const double*>(t.raw_data())[i];
     default: return NAN;
   }
 }
 
+bool IsComplex(DataType t) { return t == DataType::kComplex64 || t == DataType::kComplex128; }
+
 bool IsFloat(DataType t) {
   return t == DataType::kFloat || t == DataType::kDouble || t == DataType::kHalf ||
-         t == DataType::kBFloat16;
+         t == DataType::kBFloat16 || IsComplex(t);
 }
 
 // float32 -> bfloat16, round to nearest even (inputs stored as float32).
@@ -242,12 +247,16 @@ Comparison CompareOutputs(const ConformanceCase& c, const NamedTensors& got, dou
                         "TensorFlow has ", expected->num_elements() * stride));
       continue;
     }
-    if ((actual.dtype() == DataType::kString) != (expected->dtype() == DataType::kString)) {
+    if ((actual.dtype() == DataType::kString) != (expected->dtype() == DataType::kString) ||
+        IsComplex(actual.dtype()) != IsComplex(expected->dtype())) {
       fail(absl::StrCat("output '", out.name, "': dtype ", DataTypeName(actual.dtype())));
       continue;
     }
     const bool floating = IsFloat(actual.dtype());
-    for (int64_t i = 0; i < expected->num_elements(); ++i) {
+    // A complex element is compared as its two parts, each against TensorFlow's.
+    const int64_t parts = IsComplex(actual.dtype()) ? 2 : 1;
+    for (int64_t p = 0; p < expected->num_elements() * parts; ++p) {
+      const int64_t i = p / parts;
       const int64_t j = i * stride;
       if (actual.dtype() == DataType::kString) {
         if (actual.data<std::string>()[j] != expected->data<std::string>()[i]) {
@@ -257,7 +266,8 @@ Comparison CompareOutputs(const ConformanceCase& c, const NamedTensors& got, dou
         }
         continue;
       }
-      const double a = Element(actual, j), e = Element(*expected, i);
+      const double a = Element(actual, j * parts + p % parts);
+      const double e = Element(*expected, p);
       if (std::isnan(a) && std::isnan(e)) continue;
       if (!floating) {
         if (a != e) {
@@ -270,7 +280,8 @@ Comparison CompareOutputs(const ConformanceCase& c, const NamedTensors& got, dou
       r.max_abs = std::max(r.max_abs, std::isnan(d) ? INFINITY : d);
       r.max_rel = std::max(r.max_rel, std::isnan(rel) ? INFINITY : rel);
       if (!(rel <= tolerance)) {
-        fail(absl::StrCat("output '", out.name, "'[", j, "]: ", a, ", TensorFlow: ", e,
+        const char* part = parts == 1 ? "" : p % 2 ? ".imag" : ".real";
+        fail(absl::StrCat("output '", out.name, "'[", j, "]", part, ": ", a, ", TensorFlow: ", e,
                           " (|diff| ", d, " > ", tolerance, " * max(1, |tf|))"));
       }
     }

@@ -3,6 +3,7 @@
 #include "smrt/run_command.h"
 
 #include <algorithm>
+#include <cstring>
 #include <limits>
 #include <sstream>
 #include <string>
@@ -84,6 +85,14 @@ TEST(TensorTextTest, SixteenBitFloatsReadAndPrintAsNumbers) {
   absl::StatusOr<Tensor> bf16 = ParseTensorLiteral("[0.1, 65536]", DataType::kBFloat16);
   ASSERT_TRUE(bf16.ok()) << bf16.status();
   EXPECT_EQ(FormatTensor(*bf16), "[0.100098 65536]");
+}
+
+// tf.signal.stft answers in complex64: printed as NumPy does.
+TEST(TensorTextTest, ComplexPrintsAsNumPy) {
+  Tensor z = *Tensor::Create(DataType::kComplex64, {3});
+  const float parts[] = {1.5f, -2, 0, 0.25f, -3, 0};
+  std::memcpy(z.raw_data(), parts, sizeof(parts));
+  EXPECT_EQ(FormatTensor(z), "[(1.5-2j) (0+0.25j) (-3+0j)]");
 }
 
 TEST(RunCommandTest, LiteralsAndNpyFiles) {

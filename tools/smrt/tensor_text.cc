@@ -352,6 +352,12 @@ std::string BytesRepr(const std::string& s) {
   return out + "'";
 }
 
+// NumPy's form: (1.5-2j).
+template <typename T>
+std::string ComplexText(T re, T im) {
+  return absl::StrCat("(", re, std::signbit(im) ? "" : "+", im, "j)");
+}
+
 std::string Element(const Tensor& t, int64_t i) {
   switch (t.dtype()) {
     case DataType::kFloat: return absl::StrCat(t.data<float>()[i]);
@@ -369,6 +375,14 @@ std::string Element(const Tensor& t, int64_t i) {
     case DataType::kUInt64: return absl::StrCat(t.data<uint64_t>()[i]);
     case DataType::kBool: return t.data<bool>()[i] ? "True" : "False";
     case DataType::kString: return BytesRepr(t.data<std::string>()[i]);
+    case DataType::kComplex64: {
+      const float* p = static_cast<const float*>(t.raw_data()) + 2 * i;
+      return ComplexText(p[0], p[1]);
+    }
+    case DataType::kComplex128: {
+      const double* p = static_cast<const double*>(t.raw_data()) + 2 * i;
+      return ComplexText(p[0], p[1]);
+    }
     default: return "?";
   }
 }

@@ -31,6 +31,7 @@ namespace {
 
 using elementwise::AtNode;
 using elementwise::CheckSameInputTypes;
+using elementwise::ComplexTypes;
 using elementwise::ComputeType;
 using elementwise::DataTypeFor;
 using elementwise::DataTypes;
@@ -525,16 +526,18 @@ absl::Status AddNTyped(KernelContext& ctx) {
 }  // namespace
 
 void RegisterBinaryOps(KernelRegistry& r) {
-  using AddTypes = decltype(RealTypes{} + TypeList<std::string>{});
+  using AddTypes = decltype(RealTypes{} + ComplexTypes{} + TypeList<std::string>{});
+  using ArithmeticTypes = decltype(RealTypes{} + ComplexTypes{});
+  using DivTypes = decltype(FloatTypes{} + ComplexTypes{});
   using PowTypes = decltype(FloatTypes{} + SignedIntTypes{});
   using SquaredDifferenceTypes = decltype(FloatTypes{} + TypeList<int32_t, int64_t>{});
 
   AddArithmeticOp<AddFn>(r, "Add", AddTypes{});
-  AddArithmeticOp<AddFn>(r, "AddV2", RealTypes{});
-  AddArithmeticOp<SubFn>(r, "Sub", RealTypes{});
-  AddArithmeticOp<MulFn>(r, "Mul", RealTypes{});
-  AddArithmeticOp<DivFn>(r, "RealDiv", FloatTypes{});
-  AddArithmeticOp<DivFn>(r, "Div", RealTypes{});
+  AddArithmeticOp<AddFn>(r, "AddV2", ArithmeticTypes{});
+  AddArithmeticOp<SubFn>(r, "Sub", ArithmeticTypes{});
+  AddArithmeticOp<MulFn>(r, "Mul", ArithmeticTypes{});
+  AddArithmeticOp<DivFn>(r, "RealDiv", DivTypes{});
+  AddArithmeticOp<DivFn>(r, "Div", ArithmeticTypes{});
   AddArithmeticOp<DivNoNanFn>(r, "DivNoNan", FloatTypes{});
   AddArithmeticOp<FloorDivFn>(r, "FloorDiv", RealTypes{});
   AddArithmeticOp<FloorModFn>(r, "FloorMod", RealTypes{});

@@ -14,8 +14,11 @@
 //   matches it). uint32/uint64: out of range or NaN give 2^31 / 2^63, values
 //   in (-2^31, 0) / (-2^63, 0) wrap.
 // - anything -> bool is `!= 0` (NaN is true); integer -> integer wraps.
+// - real -> complex64/complex128 sets the real part; complex -> anything
+//   else casts the real part.
 #include <array>
 #include <cmath>
+#include <complex>
 #include <cstdint>
 #include <cstring>
 #include <limits>
@@ -51,6 +54,11 @@ using elementwise::RealTypes;
 using elementwise::TypeList;
 
 using CastTypes = decltype(RealTypes{} + TypeList<bool>{});
+using CastComplexTypes = decltype(CastTypes{} + elementwise::ComplexTypes{});
+
+template <typename T>
+inline constexpr bool kIsComplex =
+    std::is_same_v<T, std::complex<float>> || std::is_same_v<T, std::complex<double>>;
 
 // ---------------------------------------------------------------------------
 // Cast.
@@ -153,6 +161,16 @@ template <typename To, typename From>
 To CastValue(const From& v, bool truncate) {
   if constexpr (std::is_same_v<To, From>) {
     return v;
+  } else if constexpr (kIsComplex<From>) {
+    if constexpr (kIsComplex<To>) {
+      using Part = typename To::value_type;
+      return To(static_cast<Part>(v.real()), static_cast<Part>(v.imag()));
+    } else {
+      return CastValue<To>(v.real(), truncate);
+    }
+  } else if constexpr (kIsComplex<To>) {
+    using Part = typename To::value_type;
+    return To(static_cast<Part>(static_cast<ComputeType<From>>(v)), Part(0));
   } else if constexpr (std::is_same_v<To, bool>) {
     return static_cast<ComputeType<From>>(v) != ComputeType<From>(0);
   } else if constexpr (kIsInteger<To>) {
@@ -214,9 +232,9 @@ absl::Status CastCompute(KernelContext& ctx) {
     ctx.set_output(0, x);
     return absl::OkStatus();
   }
-  absl::Status status = Dispatch(CastTypes{}, x.dtype(), "Cast", [&](auto from_tag) {
+  absl::Status status = Dispatch(CastComplexTypes{}, x.dtype(), "Cast", [&](auto from_tag) {
     using From = typename decltype(from_tag)::type;
-    return Dispatch(CastTypes{}, *dst, "Cast", [&](auto to_tag) -> absl::Status {
+    return Dispatch(CastComplexTypes{}, *dst, "Cast", [&](auto to_tag) -> absl::Status {
       using To = typename decltype(to_tag)::type;
       // Every element is written below (strings are constructed first).
       absl::StatusOr<Tensor*> out = std::is_trivially_copyable_v<To>
@@ -373,7 +391,8 @@ absl::Status SelectV2Compute(KernelContext& ctx) {
 }  // namespace
 
 void RegisterCastSelectOps(KernelRegistry& r) {
-  r.AddKernel({"Cast", kCpu, "SrcT", DataTypes(decltype(CastTypes{} + TypeList<std::string>{}){}),
+  r.AddKernel({"Cast", kCpu, "SrcT",
+               DataTypes(decltype(CastComplexTypes{} + TypeList<std::string>{}){}),
                CastCompute});
 
   r.AddKernel({"Select", kCpu, "T", SelectTypes(), SelectCompute});

@@ -6,6 +6,7 @@
 #define SMRT_KERNELS_CPU_REFERENCE_ELEMENTWISE_UTIL_H_
 
 #include <Eigen/Core>
+#include <complex>
 #include <cstdint>
 #include <string>
 #include <type_traits>
@@ -82,6 +83,14 @@ template <>
 struct DataTypeFor<std::string> {
   static constexpr DataType value = DataType::kString;
 };
+template <>
+struct DataTypeFor<std::complex<float>> {
+  static constexpr DataType value = DataType::kComplex64;
+};
+template <>
+struct DataTypeFor<std::complex<double>> {
+  static constexpr DataType value = DataType::kComplex128;
+};
 
 template <typename T>
 inline constexpr bool kIsHalfLike =
@@ -128,6 +137,7 @@ using UnsignedIntTypes = TypeList<uint8_t, uint16_t, uint32_t, uint64_t>;
 using IntTypes = decltype(SignedIntTypes{} + UnsignedIntTypes{});
 using SignedTypes = decltype(FloatTypes{} + SignedIntTypes{});
 using RealTypes = decltype(FloatTypes{} + IntTypes{});
+using ComplexTypes = TypeList<std::complex<float>, std::complex<double>>;
 
 template <typename... Ts>
 std::vector<DataType> DataTypes(TypeList<Ts...>) {

@@ -20,6 +20,7 @@ namespace smrt::kernels {
 namespace {
 
 using elementwise::AtNode;
+using elementwise::ComplexTypes;
 using elementwise::ComputeType;
 using elementwise::DataTypeFor;
 using elementwise::DataTypes;
@@ -350,12 +351,12 @@ void RegisterUnaryOps(KernelRegistry& r) {
   AddUnaryOp<TanhFn>(r, "Tanh", FloatTypes{});
   AddUnaryOp<SoftplusFn>(r, "Softplus", FloatTypes{});
   AddUnaryOp<SoftsignFn>(r, "Softsign", FloatTypes{});
-  AddUnaryOp<NegFn>(r, "Neg", SignedTypes{});
+  AddUnaryOp<NegFn>(r, "Neg", SignedTypes{} + ComplexTypes{});
   AddUnaryOp<AbsFn>(r, "Abs", SignedTypes{});
-  AddUnaryOp<SquareFn>(r, "Square", RealTypes{});
+  AddUnaryOp<SquareFn>(r, "Square", RealTypes{} + ComplexTypes{});
   AddUnaryOp<SqrtFn>(r, "Sqrt", FloatTypes{});
   AddUnaryOp<RsqrtFn>(r, "Rsqrt", FloatTypes{});
-  AddUnaryOp<ExpFn>(r, "Exp", FloatTypes{});
+  AddUnaryOp<ExpFn>(r, "Exp", FloatTypes{} + ComplexTypes{});
   AddUnaryOp<Expm1Fn>(r, "Expm1", FloatTypes{});
   AddUnaryOp<LogFn>(r, "Log", FloatTypes{});
   AddUnaryOp<Log1pFn>(r, "Log1p", FloatTypes{});
