@@ -70,12 +70,12 @@ def _detection_module(export_dir):
             logits = tf.reshape(tf.nn.conv2d(f, self.cls, 1, "VALID") + self.cls_b,
                                 [b, -1, CLASSES])
             a = self.anchors
-            ha, wa = a[:, 2] - a[:, 0], a[:, 3] - a[:, 1]
-            ya, xa = a[:, 0] + 0.5 * ha, a[:, 1] + 0.5 * wa
-            ty, tx, th, tw = tf.unstack(deltas * [0.1, 0.1, 0.2, 0.2], axis=-1)
-            yc, xc = ty * ha + ya, tx * wa + xa
-            h, w = tf.exp(th) * ha, tf.exp(tw) * wa
-            boxes = tf.stack([yc - h / 2, xc - w / 2, yc + h / 2, xc + w / 2], axis=-1)
+            a_hw = a[:, 2:] - a[:, :2]
+            a_c = a[:, :2] + 0.5 * a_hw
+            d = deltas * [0.1, 0.1, 0.2, 0.2]
+            centres = d[..., :2] * a_hw + a_c
+            half = 0.5 * tf.exp(d[..., 2:]) * a_hw
+            boxes = tf.concat([centres - half, centres + half], axis=-1)
             return boxes, tf.sigmoid(logits)
 
         @tf.function(input_signature=[tf.TensorSpec([None, H, W, 3], tf.float32, name="images")])
