@@ -98,7 +98,7 @@ static char* path_join(const char* a, const char* b) {
   return p;
 }
 
-/* A .npy v1 file of little-endian float32, float16, int32, int64 or bool: its data
+/* A .npy v1 file of little-endian float32, float16, int32, int64, bool or complex64: its data
  * (malloc'd) and shape. Only what the committed goldens use. */
 typedef struct {
   SmrtDataType dtype;
@@ -128,6 +128,7 @@ static Array read_npy(const char* path) {
             : strstr(header, "'<i8'") ? SMRT_INT64
             : strstr(header, "'<i4'") ? SMRT_INT32
             : strstr(header, "'|b1'") ? SMRT_BOOL
+            : strstr(header, "'<c8'") ? SMRT_COMPLEX64
                                       : SMRT_INVALID;
   CHECK(a.dtype != SMRT_INVALID);
   const char* shape = strstr(header, "'shape': (");
@@ -413,6 +414,7 @@ static SmrtDataType dtype_from_name(const char* name) {
   if (strcmp(name, "DT_INT64") == 0) return SMRT_INT64;
   if (strcmp(name, "DT_BOOL") == 0) return SMRT_BOOL;
   if (strcmp(name, "DT_STRING") == 0) return SMRT_STRING;
+  if (strcmp(name, "DT_COMPLEX64") == 0) return SMRT_COMPLEX64;
   return SMRT_INVALID;
 }
 
@@ -569,10 +571,20 @@ static void expect_tensor_near(const SmrtTensor* got, const SmrtTensor* want, do
         if (bad++ < 3) fprintf(stderr, "%s: element %lld is %g, TensorFlow says %g\n", what,
                                (long long)i, g, w);
       }
+    } else if (SmrtTensorDataType(want) == SMRT_COMPLEX64) {
+      /* The real and the imaginary part each, as the conformance suite compares them. */
+      for (int part = 0; part < 2; ++part) {
+        double g = ((const float*)SmrtTensorConstData(got))[2 * i + part];
+        double w = ((const float*)SmrtTensorConstData(want))[2 * i + part];
+        if (!(fabs(g - w) <= tolerance * fmax(1.0, fabs(w)))) {
+          if (bad++ < 3) fprintf(stderr, "%s: element %lld part %d is %g, TensorFlow says %g\n",
+                                 what, (long long)i, part, g, w);
+        }
+      }
     }
   }
   if (SmrtTensorDataType(want) != SMRT_STRING && SmrtTensorDataType(want) != SMRT_FLOAT &&
-      SmrtTensorDataType(want) != SMRT_HALF) {
+      SmrtTensorDataType(want) != SMRT_HALF && SmrtTensorDataType(want) != SMRT_COMPLEX64) {
     bad += memcmp(SmrtTensorConstData(got), SmrtTensorConstData(want), SmrtTensorByteSize(want)) != 0;
   }
   if (bad > 0) {

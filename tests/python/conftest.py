@@ -75,7 +75,8 @@ def assert_near_tf(got, want, what, tolerance=1e-4):
     """smrt's output against TensorFlow's, as the conformance suite compares."""
     assert got.shape == want.shape, f"{what}: shape {got.shape} vs TensorFlow {want.shape}"
     if want.dtype.kind in "fc":
-        err = np.abs(got.astype(np.float64) - want) / np.maximum(1.0, np.abs(want))
+        wide = np.complex128 if want.dtype.kind == "c" else np.float64
+        err = np.abs(got.astype(wide) - want) / np.maximum(1.0, np.abs(want))
         assert np.all(err <= tolerance), f"{what}: max relative error {err.max()}"
     else:
         assert np.array_equal(got, want), what
