@@ -10,9 +10,11 @@
 #ifndef SMRT_API_CLI_SUPPORT_H_
 #define SMRT_API_CLI_SUPPORT_H_
 
-// Files and .npy tensors: run, bench, quantize, show (asset sizes).
+// Files and .npy tensors: run, bench, quantize, show (asset sizes); UTF-8
+// for the escapes in --input_exprs strings.
 #include "core/file.h"
 #include "core/npy.h"
+#include "core/utf8.h"
 // One JSON writer for bench --json and the profile.
 #include "core/json_writer.h"
 // The thread budget and the CUDA library folders doctor and devices report.

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "core/utf8.h"
 
 namespace smrt {
 
@@ -136,24 +137,6 @@ class Parser {
     return absl::OkStatus();
   }
 
-  static void AppendUtf8(std::string& out, uint32_t cp) {
-    if (cp < 0x80) {
-      out += static_cast<char>(cp);
-    } else if (cp < 0x800) {
-      out += static_cast<char>(0xC0 | (cp >> 6));
-      out += static_cast<char>(0x80 | (cp & 0x3F));
-    } else if (cp < 0x10000) {
-      out += static_cast<char>(0xE0 | (cp >> 12));
-      out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-      out += static_cast<char>(0x80 | (cp & 0x3F));
-    } else {
-      out += static_cast<char>(0xF0 | (cp >> 18));
-      out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
-      out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-      out += static_cast<char>(0x80 | (cp & 0x3F));
-    }
-  }
-
   absl::Status String(std::string& out) {
     ++pos_;  // the opening quote
     while (true) {
@@ -208,7 +191,7 @@ class Parser {
           } else if (cp >= 0xD800 && cp < 0xE000) {
             cp = 0xFFFD;  // an unpaired surrogate
           }
-          AppendUtf8(out, cp);
+          AppendUtf8(cp, out);
           break;
         }
         default:
