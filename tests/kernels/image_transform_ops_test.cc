@@ -10,12 +10,9 @@
 #include "gtest/gtest.h"
 #include "kernels/image_golden_cases.h"
 
-namespace smrt::kernels {
+// In the goldens' own namespace: CaseGoldens, RunCases and ExpectTfMessage.
+namespace smrt::kernels::image_goldens {
 namespace {
-
-using image_goldens::CaseGoldens;
-using image_goldens::ExpectTfMessage;
-using image_goldens::RunCases;
 
 const CaseGoldens& Goldens() {
   static const auto* goldens = new CaseGoldens("image_transform.rec");
@@ -98,4 +95,4 @@ TEST(ImageTransformOpsTest, InfersTheOutputShape) {
 }
 
 }  // namespace
-}  // namespace smrt::kernels
+}  // namespace smrt::kernels::image_goldens

@@ -238,4 +238,12 @@ std::map<std::string, Tensor> RecGoldens::All() const {
   return all;
 }
 
+void RecGoldens::ExpectError(const std::string& name, const absl::Status& status,
+                             absl::StatusCode code) const {
+  const std::string want = GetString(name + ".error");
+  ASSERT_FALSE(status.ok()) << name << " should fail with: " << want;
+  EXPECT_EQ(status.code(), code) << status;
+  EXPECT_TRUE(absl::StrContains(status.message(), want)) << status << "\nwant: " << want;
+}
+
 }  // namespace smrt::testing

@@ -75,6 +75,10 @@ class RecGoldens {
   std::string GetString(const std::string& name) const;
   // Every tensor of the file, by name.
   std::map<std::string, Tensor> All() const;
+  // For a case TensorFlow refused: `status` is `code` (InvalidArgument by
+  // default) with TensorFlow's message ("<name>.error") in it.
+  void ExpectError(const std::string& name, const absl::Status& status,
+                   absl::StatusCode code = absl::StatusCode::kInvalidArgument) const;
 
  private:
   struct Entry {
