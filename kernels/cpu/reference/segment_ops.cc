@@ -27,6 +27,7 @@
 #include "kernels/cpu/reference/register.h"
 #include "kernels/registry.h"
 #include "kernels/shared/array_util.h"
+#include "kernels/shared/index_text.h"
 #include "ops/segment_shapes.h"
 
 namespace smrt::kernels {
@@ -143,17 +144,6 @@ absl::Status ComputeSorted(KernelContext& ctx, Reduce kind) {
 
 // ---------------------------------------------------------------------------
 // Unsorted.
-
-// "[i]" or "[i,j]": the multi-index of flat index `i` in `shape`, as
-// TensorFlow's SliceDebugString.
-std::string IndexString(const Shape& shape, int64_t i) {
-  std::vector<int64_t> index(shape.size());
-  for (size_t d = shape.size(); d-- > 0;) {
-    index[d] = shape[d] > 0 ? i % shape[d] : 0;
-    i = shape[d] > 0 ? i / shape[d] : 0;
-  }
-  return absl::StrCat("[", absl::StrJoin(index, ","), "]");
-}
 
 template <typename T>
 absl::Status UnsortedTyped(KernelContext& ctx, Reduce kind, const std::vector<int64_t>& ids,

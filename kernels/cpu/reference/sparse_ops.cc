@@ -52,6 +52,7 @@
 #include "kernels/cpu/reference/register.h"
 #include "kernels/registry.h"
 #include "kernels/shared/array_util.h"
+#include "kernels/shared/index_text.h"
 #include "ops/sparse_shapes.h"
 
 namespace smrt::kernels {
@@ -1110,16 +1111,6 @@ absl::Status ComputeSparseReduceSum(KernelContext& ctx) {
 
 // ---------------------------------------------------------------------------
 // DynamicPartition, DynamicStitch, ParallelDynamicStitch.
-
-// "[i]" or "[i,j]": the multi-index of flat index `i` in `shape`.
-std::string IndexString(const Shape& shape, int64_t i) {
-  std::vector<int64_t> index(shape.size());
-  for (size_t d = shape.size(); d-- > 0;) {
-    index[d] = shape[d] > 0 ? i % shape[d] : 0;
-    i = shape[d] > 0 ? i / shape[d] : 0;
-  }
-  return absl::StrCat("[", absl::StrJoin(index, ","), "]");
-}
 
 absl::Status ComputeDynamicPartition(KernelContext& ctx) {
   const Tensor& data = ctx.input(0);
