@@ -3,7 +3,6 @@
 // softmax is kernels/cpu/softmax_rows.h.
 
 #include "kernels/cpu/attention.h"
-#include "kernels/cpu/reference/register.h"
 #include "kernels/cpu/softmax_rows.h"
 #include "kernels/registry.h"
 #include "ops/fused_ops.h"

@@ -22,7 +22,6 @@
 #include "kernels/cpu/parallel_for.h"
 #include "kernels/shared/batch_norm_util.h"
 #include "kernels/shared/kernel_util.h"
-#include "kernels/cpu/reference/register.h"
 #include "kernels/registry.h"
 
 namespace smrt::kernels {

@@ -20,7 +20,6 @@
 #include "absl/strings/str_cat.h"
 #include "kernels/cpu/parallel_for.h"
 #include "kernels/cpu/reference/elementwise_util.h"
-#include "kernels/cpu/reference/register.h"
 #include "kernels/registry.h"
 #include "kernels/shared/bfloat16_util.h"
 #include "kernels/shared/broadcast.h"

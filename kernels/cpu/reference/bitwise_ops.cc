@@ -16,7 +16,6 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "kernels/cpu/reference/elementwise_util.h"
-#include "kernels/cpu/reference/register.h"
 #include "kernels/registry.h"
 #include "kernels/shared/broadcast.h"
 #include "ops/bitwise_shapes.h"

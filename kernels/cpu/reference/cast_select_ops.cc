@@ -36,7 +36,6 @@
 #include "kernels/shared/bfloat16_util.h"
 #include "kernels/shared/broadcast.h"
 #include "kernels/cpu/reference/elementwise_util.h"
-#include "kernels/cpu/reference/register.h"
 #include "kernels/shared/select_util.h"
 #include "kernels/registry.h"
 

@@ -11,7 +11,6 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "kernels/shared/array_util.h"
-#include "kernels/cpu/reference/register.h"
 #include "kernels/shared/split_util.h"
 #include "kernels/registry.h"
 

@@ -6,7 +6,6 @@
 #include "core/run_control.h"
 #include "core/run_limits.h"
 #include "kernels/shared/kernel_util.h"
-#include "kernels/cpu/reference/register.h"
 #include "kernels/registry.h"
 
 namespace smrt::kernels {

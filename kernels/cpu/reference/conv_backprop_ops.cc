@@ -14,7 +14,6 @@
 #include "absl/strings/str_cat.h"
 #include "kernels/cpu/gemm.h"
 #include "kernels/cpu/reference/misc_util.h"
-#include "kernels/cpu/reference/register.h"
 #include "kernels/registry.h"
 #include "kernels/shared/array_util.h"
 #include "kernels/shared/conv_util.h"

@@ -16,7 +16,6 @@
 #include "kernels/shared/conv_util.h"
 #include "kernels/cpu/gemm.h"
 #include "kernels/shared/kernel_util.h"
-#include "kernels/cpu/reference/register.h"
 #include "kernels/registry.h"
 
 namespace smrt::kernels {

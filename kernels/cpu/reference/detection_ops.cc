@@ -25,7 +25,6 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "kernels/cpu/reference/misc_util.h"
-#include "kernels/cpu/reference/register.h"
 #include "kernels/registry.h"
 #include "ops/detection_shapes.h"
 

@@ -17,7 +17,6 @@
 #include "absl/strings/str_split.h"
 #include "kernels/cpu/gemm.h"
 #include "kernels/cpu/reference/misc_util.h"
-#include "kernels/cpu/reference/register.h"
 #include "kernels/registry.h"
 #include "kernels/shared/array_util.h"
 #include "kernels/shared/gather_nd_util.h"

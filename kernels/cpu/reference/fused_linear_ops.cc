@@ -13,7 +13,6 @@
 #include "kernels/cpu/parallel_for.h"
 #include "kernels/cpu/reference/conv_ops.h"
 #include "kernels/cpu/reference/matmul_ops.h"
-#include "kernels/cpu/reference/register.h"
 #include "kernels/post_ops.h"
 #include "kernels/registry.h"
 #include "kernels/shared/kernel_util.h"

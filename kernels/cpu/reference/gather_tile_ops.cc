@@ -15,7 +15,6 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "kernels/shared/array_util.h"
-#include "kernels/cpu/reference/register.h"
 #include "kernels/registry.h"
 #include "ops/range_shapes.h"
 

@@ -14,7 +14,6 @@
 #include "Eigen/Core"
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
-#include "kernels/cpu/reference/register.h"
 #include "kernels/registry.h"
 #include "ops/fused_ops.h"
 

@@ -19,7 +19,6 @@
 #include "absl/strings/str_cat.h"
 #include "kernels/shared/array_util.h"
 #include "kernels/cpu/reference/misc_util.h"
-#include "kernels/cpu/reference/register.h"
 #include "kernels/shared/resize_util.h"
 #include "kernels/registry.h"
 

@@ -17,7 +17,6 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "kernels/cpu/parallel_for.h"
-#include "kernels/cpu/reference/register.h"
 #include "kernels/cpu/target_clones.h"
 #include "kernels/registry.h"
 #include "kernels/shared/bfloat16_util.h"

@@ -24,7 +24,6 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "kernels/cpu/parallel_for.h"
-#include "kernels/cpu/reference/register.h"
 #include "kernels/registry.h"
 #include "ops/linalg_shapes.h"
 

@@ -45,7 +45,6 @@
 #include "absl/strings/string_view.h"
 #include "core/run_limits.h"
 #include "kernels/shared/kernel_util.h"
-#include "kernels/cpu/reference/register.h"
 #include "kernels/registry.h"
 #include "ops/lookup_table.h"
 

@@ -15,7 +15,6 @@
 #include "kernels/cpu/gemm.h"
 #include "kernels/cpu/reference/matmul_ops.h"
 #include "kernels/shared/kernel_util.h"
-#include "kernels/cpu/reference/register.h"
 #include "kernels/registry.h"
 #include "ops/matmul_shapes.h"
 

@@ -12,7 +12,6 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
-#include "kernels/cpu/reference/register.h"
 #include "kernels/registry.h"
 #include "kernels/shared/array_util.h"
 #include "ops/matrix_diag_shapes.h"

@@ -11,7 +11,6 @@
 #include "absl/strings/str_cat.h"
 #include "kernels/shared/array_util.h"
 #include "kernels/shared/pad_util.h"
-#include "kernels/cpu/reference/register.h"
 #include "kernels/registry.h"
 
 namespace smrt::kernels {

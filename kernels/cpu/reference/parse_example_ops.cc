@@ -29,7 +29,6 @@
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
-#include "kernels/cpu/reference/register.h"
 #include "kernels/registry.h"
 #include "ops/parse_example_attrs.h"
 #include "smrt/tfproto/example.pb.h"

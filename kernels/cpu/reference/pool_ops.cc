@@ -19,7 +19,6 @@
 #include "kernels/shared/conv_util.h"
 #include "kernels/shared/kernel_util.h"
 #include "ops/pool_shapes.h"
-#include "kernels/cpu/reference/register.h"
 #include "kernels/registry.h"
 
 namespace smrt::kernels {

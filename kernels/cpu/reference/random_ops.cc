@@ -35,7 +35,6 @@
 #include "kernels/shared/philox.h"
 #include "kernels/shared/random_distributions.h"
 #include "kernels/shared/random_ops_util.h"
-#include "kernels/cpu/reference/register.h"
 #include "kernels/registry.h"
 #include "ops/random_state.h"
 

@@ -26,7 +26,6 @@
 #include "absl/strings/str_cat.h"
 #include "kernels/cpu/parallel_for.h"
 #include "kernels/cpu/reference/elementwise_util.h"
-#include "kernels/cpu/reference/register.h"
 #include "kernels/cpu/target_clones.h"
 #include "kernels/registry.h"
 #include "kernels/shared/arg_reduce_util.h"

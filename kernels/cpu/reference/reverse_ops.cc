@@ -5,7 +5,6 @@
 #include "absl/strings/str_cat.h"
 #include "kernels/shared/array_util.h"
 #include "kernels/shared/kernel_util.h"
-#include "kernels/cpu/reference/register.h"
 #include "kernels/registry.h"
 
 namespace smrt::kernels {

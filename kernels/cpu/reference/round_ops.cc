@@ -8,7 +8,6 @@
 #include "absl/strings/str_cat.h"
 #include "kernels/cpu/parallel_for.h"
 #include "kernels/shared/kernel_util.h"
-#include "kernels/cpu/reference/register.h"
 #include "kernels/cpu/target_clones.h"
 #include "kernels/registry.h"
 #include "ops/fused_ops.h"

@@ -8,7 +8,6 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "kernels/shared/array_util.h"
-#include "kernels/cpu/reference/register.h"
 #include "kernels/shared/strided_slice_util.h"
 #include "kernels/registry.h"
 

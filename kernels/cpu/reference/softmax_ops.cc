@@ -13,7 +13,6 @@
 #include "absl/strings/str_cat.h"
 #include "kernels/cpu/parallel_for.h"
 #include "kernels/shared/kernel_util.h"
-#include "kernels/cpu/reference/register.h"
 #include "kernels/cpu/softmax_rows.h"
 #include "kernels/registry.h"
 

@@ -20,7 +20,6 @@
 #include "kernels/shared/array_util.h"
 #include "kernels/shared/depth_space_util.h"
 #include "ops/space_batch_shapes.h"
-#include "kernels/cpu/reference/register.h"
 #include "kernels/registry.h"
 
 namespace smrt::kernels {

@@ -49,7 +49,6 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "kernels/cpu/reference/elementwise_util.h"
-#include "kernels/cpu/reference/register.h"
 #include "kernels/registry.h"
 #include "kernels/shared/array_util.h"
 #include "kernels/shared/index_text.h"

@@ -2,7 +2,6 @@
 // devices' kernels); src/ops/defs/tensor_list_ops.cc defines the ops.
 #include <string>
 
-#include "kernels/cpu/reference/register.h"
 #include "kernels/registry.h"
 #include "kernels/tensor_list.h"
 

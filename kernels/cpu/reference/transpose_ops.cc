@@ -8,7 +8,6 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "kernels/shared/array_util.h"
-#include "kernels/cpu/reference/register.h"
 #include "kernels/registry.h"
 #include "ops/axis_shapes.h"
 

@@ -22,7 +22,6 @@
 #include "kernels/cpu/gemm.h"
 #include "kernels/shared/kernel_util.h"
 #include "kernels/cpu/reference/misc_util.h"
-#include "kernels/cpu/reference/register.h"
 #include "kernels/registry.h"
 #include "ops/xla_shapes.h"
 

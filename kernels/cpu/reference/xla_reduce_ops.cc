@@ -22,7 +22,6 @@
 #include "absl/strings/str_join.h"
 #include "kernels/shared/array_util.h"
 #include "kernels/cpu/reference/misc_util.h"
-#include "kernels/cpu/reference/register.h"
 #include "kernels/registry.h"
 #include "ops/xla_shapes.h"
 

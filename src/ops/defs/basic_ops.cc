@@ -1,6 +1,6 @@
 // Graph plumbing ops: constants, feeds, identities, device copies, no-ops.
 #include "absl/status/status.h"
-#include "ops/defs/register.h"
+#include "ops/op_registry.h"
 
 namespace smrt::ops {
 namespace {

@@ -9,7 +9,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "ops/batch_norm_attrs.h"
-#include "ops/defs/register.h"
+#include "ops/op_registry.h"
 
 namespace smrt::ops {
 namespace {

@@ -8,7 +8,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "ops/array_shapes.h"
-#include "ops/defs/register.h"
+#include "ops/op_registry.h"
 
 namespace smrt::ops {
 namespace {

@@ -1,7 +1,7 @@
 // ClipByValue: the input's shape; the bounds are scalars or of that shape.
 #include "absl/status/status.h"
 #include "ops/array_shapes.h"
-#include "ops/defs/register.h"
+#include "ops/op_registry.h"
 
 namespace smrt::ops {
 namespace {

@@ -7,7 +7,7 @@
 
 #include "absl/status/status.h"
 #include "ops/conv_shapes.h"
-#include "ops/defs/register.h"
+#include "ops/op_registry.h"
 
 namespace smrt::ops {
 namespace {

@@ -13,7 +13,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "ops/array_shapes.h"
-#include "ops/defs/register.h"
+#include "ops/op_registry.h"
 #include "ops/detection_shapes.h"
 #include "ops/shape_fns.h"
 

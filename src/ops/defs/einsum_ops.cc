@@ -9,7 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "ops/array_shapes.h"
 #include "ops/defs/quantized_infer.h"
-#include "ops/defs/register.h"
+#include "ops/op_registry.h"
 #include "ops/einsum_shapes.h"
 #include "ops/fused_ops.h"
 #include "ops/quantized_ops.h"

@@ -6,7 +6,7 @@
 // value per element of the input's last dimension.
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
-#include "ops/defs/register.h"
+#include "ops/op_registry.h"
 #include "ops/fake_quant.h"
 #include "ops/shape_fns.h"
 

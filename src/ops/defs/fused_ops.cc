@@ -14,7 +14,7 @@
 #include "ops/broadcast_shapes.h"
 #include "ops/conv_shapes.h"
 #include "ops/defs/quantized_infer.h"
-#include "ops/defs/register.h"
+#include "ops/op_registry.h"
 #include "ops/matmul_shapes.h"
 #include "ops/quantized_ops.h"
 #include "ops/shape_fns.h"

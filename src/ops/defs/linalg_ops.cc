@@ -5,7 +5,7 @@
 // TensorFlow's CPU kernels, which the kernels repeat.
 #include "absl/status/status.h"
 #include "ops/array_shapes.h"
-#include "ops/defs/register.h"
+#include "ops/op_registry.h"
 #include "ops/linalg_shapes.h"
 #include "ops/shape_fns.h"
 

@@ -3,7 +3,7 @@
 #include <utility>
 #include <vector>
 
-#include "ops/defs/register.h"
+#include "ops/op_registry.h"
 #include "ops/matmul_shapes.h"
 
 namespace smrt::ops {

@@ -9,7 +9,7 @@
 
 #include "absl/status/status.h"
 #include "ops/array_shapes.h"
-#include "ops/defs/register.h"
+#include "ops/op_registry.h"
 #include "ops/matrix_diag_shapes.h"
 #include "ops/shape_fns.h"
 

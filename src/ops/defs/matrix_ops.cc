@@ -2,7 +2,7 @@
 // MatrixBandPart (tf.linalg.band_part: causal attention masks).
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
-#include "ops/defs/register.h"
+#include "ops/op_registry.h"
 #include "ops/shape_fns.h"
 #include "ops/shape_text.h"
 

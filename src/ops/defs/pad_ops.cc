@@ -6,7 +6,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/string_view.h"
 #include "ops/array_shapes.h"
-#include "ops/defs/register.h"
+#include "ops/op_registry.h"
 #include "ops/pad_shapes.h"
 
 namespace smrt::ops {

@@ -8,7 +8,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "ops/conv_shapes.h"
-#include "ops/defs/register.h"
+#include "ops/op_registry.h"
 #include "ops/pool_shapes.h"
 #include "ops/shape_fns.h"
 

@@ -1,6 +1,6 @@
 // ReverseV2 (reverses a tensor along the given axes; Keras Bidirectional
 // RNNs): the output has the input's dtype and shape.
-#include "ops/defs/register.h"
+#include "ops/op_registry.h"
 #include "ops/shape_fns.h"
 
 namespace smrt::ops {

@@ -9,7 +9,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "ops/array_shapes.h"
-#include "ops/defs/register.h"
+#include "ops/op_registry.h"
 #include "ops/reshape_shapes.h"
 
 namespace smrt::ops {

@@ -13,7 +13,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
-#include "ops/defs/register.h"
+#include "ops/op_registry.h"
 #include "ops/segment_shapes.h"
 #include "ops/shape_fns.h"
 #include "ops/sparse_shapes.h"

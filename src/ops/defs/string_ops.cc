@@ -16,7 +16,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
 #include "ops/broadcast_shapes.h"
-#include "ops/defs/register.h"
+#include "ops/op_registry.h"
 #include "ops/shape_fns.h"
 #include "ops/string_shapes.h"
 

@@ -5,7 +5,7 @@
 #include <utility>
 
 #include "absl/status/status.h"
-#include "ops/defs/register.h"
+#include "ops/op_registry.h"
 
 namespace smrt::ops {
 namespace {

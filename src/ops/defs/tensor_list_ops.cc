@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
-#include "ops/defs/register.h"
+#include "ops/op_registry.h"
 
 namespace smrt::ops {
 namespace {

@@ -9,7 +9,7 @@
 #include "absl/status/statusor.h"
 #include "ops/array_shapes.h"
 #include "ops/axis_shapes.h"
-#include "ops/defs/register.h"
+#include "ops/op_registry.h"
 
 namespace smrt::ops {
 namespace {

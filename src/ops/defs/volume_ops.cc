@@ -12,7 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "ops/array_shapes.h"
 #include "ops/conv_shapes.h"
-#include "ops/defs/register.h"
+#include "ops/op_registry.h"
 #include "ops/volume_shapes.h"
 
 namespace smrt::ops {
