@@ -20,6 +20,10 @@ packages=(
   # DecodeImage (libjpeg-dev is Debian's name for libjpeg62-turbo-dev).
   libsnappy-dev libfarmhash-dev libre2-dev
   libpng-dev libjpeg-dev
+  # smrt_serve (tools/serve): TF Serving's gRPC API (Debian's gRPC C++ and its
+  # protoc plugin), its REST API (cpp-httplib) and request JSON (RapidJSON,
+  # as TF Serving parses it), instead of network parsers of our own.
+  libgrpc++-dev protobuf-compiler-grpc libcpp-httplib-dev rapidjson-dev
   python3
   # The Python module (bindings/python) and its tests (tests/python).
   python3-dev pybind11-dev python3-pybind11 python3-numpy python3-pytest
