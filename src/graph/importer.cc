@@ -39,7 +39,7 @@ constexpr int kMaxImportDepth = 100000;
 
 bool IsPassThrough(absl::string_view op) {
   return op == "Identity" || op == "IdentityN" || op == "StopGradient" || op == "Snapshot" ||
-         op == "PreventGradient" || op == "CheckNumerics";
+         op == "PreventGradient";
 }
 
 // Ops whose control edges smrt keeps: a consumer that depends on them through
@@ -695,9 +695,8 @@ absl::StatusOr<ImportResult> ImportGraph(const tfproto::GraphDef& graph_def,
 
 const std::vector<std::string>& OpsResolvedByImport() {
   static const std::vector<std::string>* const ops = new std::vector<std::string>{
-      "CheckNumerics",   "Identity",        "IdentityN", "NoOp",
-      "PartitionedCall", "PreventGradient", "Snapshot",  "StatefulPartitionedCall",
-      "StopGradient"};
+      "Identity",        "IdentityN",       "NoOp",     "PartitionedCall",
+      "PreventGradient", "Snapshot",        "StatefulPartitionedCall", "StopGradient"};
   return *ops;
 }
 

@@ -1,4 +1,4 @@
-// MatrixBandPart, Bucketize, EnsureShape and Assert against TensorFlow's
+// MatrixBandPart, Bucketize, EnsureShape, Assert and CheckNumerics against TensorFlow's
 // values and messages (tests/generators/kernel_goldens/check.py).
 #include <cmath>
 #include <map>
@@ -204,6 +204,54 @@ TEST(CheckOpsTest, AssertPassesOrFailsWithTensorFlowsMessage) {
   EXPECT_EQ(
       Fails(RunOp("Assert", a, {MakeTensor<bool>({1}, {false}), Scalar<int32_t>(1)})).message(),
       Messages().at("assert_vector"));
+}
+
+Tensor FloatsAs(DataType dtype, const std::vector<float> &values) {
+  Tensor t = *Tensor::Create(dtype, {static_cast<int64_t>(values.size())});
+  for (size_t i = 0; i < values.size(); ++i) {
+    switch (dtype) {
+      case DataType::kFloat:
+        t.data<float>()[i] = values[i];
+        break;
+      case DataType::kDouble:
+        t.data<double>()[i] = values[i];
+        break;
+      case DataType::kHalf:
+        t.data<Eigen::half>()[i] = Eigen::half(values[i]);
+        break;
+      default:
+        t.data<Eigen::bfloat16>()[i] = Eigen::bfloat16(values[i]);
+        break;
+    }
+  }
+  return t;
+}
+
+TEST(CheckOpsTest, CheckNumericsForwardsOrFailsWithTensorFlowsMessage) {
+  const float inf = INFINITY, nan = NAN;
+  const std::vector<std::pair<std::string, std::vector<float>>> cases = {
+      {"nan", {1, nan}},           {"ninf", {-inf, 2}},        {"pinf", {inf}},
+      {"nan_pinf", {nan, inf, 0}}, {"ninf_pinf", {-inf, inf}}, {"all", {inf, nan, -inf}}};
+  const std::vector<std::pair<DataType, std::string>> dtypes = {{DataType::kFloat, "float32"},
+                                                                {DataType::kDouble, "float64"},
+                                                                {DataType::kHalf, "float16"},
+                                                                {DataType::kBFloat16, "bfloat16"}};
+  for (const char *op : {"CheckNumerics", "CheckNumericsV2"}) {
+    for (const auto &[dtype, dtype_name] : dtypes) {
+      AttrMap a;
+      a.Set("T", dtype);
+      a.Set("message", std::string("layer 3 output"));
+      Tensor finite = FloatsAs(dtype, {1.5f, -2.0f, 0.0f});
+      absl::StatusOr<std::vector<Tensor>> out = RunOp(op, a, {finite});
+      ASSERT_TRUE(out.ok()) << op << " " << out.status();
+      EXPECT_EQ((*out)[0].raw_data(), finite.raw_data()) << "the input is forwarded, not copied";
+      for (const auto &[name, values] : cases) {
+        const std::string key = absl::StrCat(op, "_", dtype_name, "_", name);
+        EXPECT_EQ(Fails(RunOp(op, a, {FloatsAs(dtype, values)})).message(), Messages().at(key))
+            << key;
+      }
+    }
+  }
 }
 
 }  // namespace

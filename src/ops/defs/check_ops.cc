@@ -1,6 +1,7 @@
 // Ops that check values at run time and stop the run when the check fails:
-// Assert (tf.debugging.assert_*, often only a control input) and EnsureShape
-// (tf.ensure_shape; Keras preprocessing layers).
+// Assert (tf.debugging.assert_*, often only a control input), EnsureShape
+// (tf.ensure_shape; Keras preprocessing layers) and CheckNumerics{,V2}
+// (tf.debugging.check_numerics: NaN or Inf in a float tensor).
 #include <string>
 
 #include "absl/status/status.h"
@@ -60,6 +61,11 @@ void RegisterCheckOps(OpRegistry &r) {
   assert_op.stateful = true;  // never folded away: its check is the point
   r.AddOp(std::move(assert_op));
   r.AddOp({"EnsureShape", {}, InferEnsureShape});
+  for (const char *name : {"CheckNumerics", "CheckNumericsV2"}) {
+    OpSpec check{name, {{"message", std::string()}}, UnchangedShape};
+    check.stateful = true;  // as in TensorFlow: never folded, its check is the point
+    r.AddOp(std::move(check));
+  }
 }
 
 }  // namespace smrt::ops

@@ -1,4 +1,4 @@
-# Goldens for MatrixBandPart, Bucketize, EnsureShape and Assert (issue 35).
+# Goldens for MatrixBandPart, Bucketize, EnsureShape, Assert and CheckNumerics (issue 35).
 # Run from the repo root: TF_ENABLE_ONEDNN_OPTS=0 python -P tests/generators/kernel_goldens/check.py
 # Error messages are TensorFlow's own, with its "{{function_node ...}} " prefix and
 # " [Op:...]" suffix cut, one "case<TAB>message" per line in messages.txt.
@@ -61,6 +61,15 @@ messages = {
     'bucket_unsorted': lambda: tf.raw_ops.Bucketize(input=tf.zeros([3]), boundaries=[1.0, 0.0]),
     'ensure_shape': lambda: tf.raw_ops.EnsureShape(input=tf.zeros([2, 3]), shape=[None, 4]),
 }
+# CheckNumerics{,V2}: which of NaN / -Inf / +Inf a tensor holds, in each dtype.
+nf = {'nan': [1.0, np.nan], 'ninf': [-np.inf, 2.0], 'pinf': [np.inf], 'nan_pinf': [np.nan, np.inf, 0.0],
+      'ninf_pinf': [-np.inf, np.inf], 'all': [np.inf, np.nan, -np.inf]}
+for op in ('CheckNumerics', 'CheckNumericsV2'):
+    for dt in (np.float32, np.float64, np.float16, tf.bfloat16.as_numpy_dtype):
+        for case, values in nf.items():
+            messages[f'{op}_{np.dtype(dt).name}_{case}'] = (
+                lambda op=op, dt=dt, values=values: getattr(tf.raw_ops, op)(
+                    tensor=tf.constant(np.array(values, dt)), message='layer 3 output'))
 with open(f'{out}/messages.txt', 'w') as f:
     for name, fn in messages.items():
         f.write(f'{name}\t{message(fn)}\n')

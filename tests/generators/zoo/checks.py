@@ -1,6 +1,7 @@
 """Graphs with run-time checks and masks that real exports carry (issue 35): a Keras 3 causal
 self-attention (MatrixBandPart builds the mask), and a tf.Module with tf.debugging asserts (Assert
-as a control input), tf.ensure_shape and Keras Discretization (Bucketize)."""
+as a control input), tf.ensure_shape, tf.debugging.check_numerics and Keras Discretization
+(Bucketize)."""
 
 import numpy as np
 
@@ -36,7 +37,8 @@ def _checks_module(export_dir):
                                           tf.debugging.assert_less(x, 100.0)]):
                 x = tf.identity(x)
             band = tf.linalg.band_part(tf.einsum("bi,bj->bij", x, x), 1, 0)
-            return {"bucket": self.bins(x), "band": band}
+            log = tf.debugging.check_numerics(tf.math.log(tf.abs(x) + 1.0), "log of |x|+1")
+            return {"bucket": self.bins(x), "band": band, "log": log}
 
     m = Checks()
     tf.saved_model.save(m, export_dir, signatures={"serving_default": m.__call__})
@@ -51,5 +53,5 @@ def models():
                  exporter="keras3 export",
                  note="MultiHeadAttention(use_causal_mask=True): MatrixBandPart"),
         ZooModel("checks_module", _checks_module, commit=True, exporter="tf.saved_model.save",
-                 note="Assert (control inputs), EnsureShape, Bucketize, MatrixBandPart"),
+                 note="Assert (control inputs), EnsureShape, Bucketize, MatrixBandPart, CheckNumerics"),
     ]
