@@ -44,6 +44,8 @@ const absl::flat_hash_map<std::string, std::vector<ArgDef>>& Table() {
         {"ragged_values", nullptr, "ragged_value_types"},
         {"ragged_row_splits", nullptr, "ragged_split_types"}}},
       {"TopKV2", {{"values"}, {"indices"}}},
+      {"TopK", {{"values"}, {"indices"}}},
+      {"MaxPoolWithArgmax", {{"output"}, {"argmax"}}},
       {"SoftmaxCrossEntropyWithLogits", {{"loss"}, {"backprop"}}},
       {"SparseSoftmaxCrossEntropyWithLogits", {{"loss"}, {"backprop"}}},
       {"Unique", {{"y"}, {"idx"}}},
