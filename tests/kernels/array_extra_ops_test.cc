@@ -190,6 +190,44 @@ TEST(ArrayExtraOpsTest, MatchesTensorFlow) {
   }
 }
 
+// TensorFlow's CPU has no bfloat16 LRN; smrt's computes in float32 from the
+// bfloat16 values and rounds once, so it is the float32 LRN of the same
+// values, rounded to bfloat16.
+TEST(ArrayExtraOpsTest, LrnInBFloat16IsTheRoundedFloatResult) {
+  Tensor x = RandomFloats({1, 2, 3, 7}, 35, -2, 2);
+  Tensor xb = *Tensor::Create(DataType::kBFloat16, x.shape());
+  for (int64_t i = 0; i < x.num_elements(); ++i) {
+    xb.data<Eigen::bfloat16>()[i] = static_cast<Eigen::bfloat16>(x.data<float>()[i]);
+    x.data<float>()[i] = static_cast<float>(xb.data<Eigen::bfloat16>()[i]);
+  }
+  AttrMap a;
+  a.Set("depth_radius", int64_t{2});
+  a.Set("alpha", 0.3f);
+  a.Set("beta", 0.75f);
+  absl::StatusOr<std::vector<Tensor>> f = RunOp("LRN", a, {x});
+  a.Set("T", DataType::kBFloat16);
+  absl::StatusOr<std::vector<Tensor>> b = RunOp("LRN", a, {xb});
+  ASSERT_TRUE(f.ok()) << f.status();
+  ASSERT_TRUE(b.ok()) << b.status();
+  ASSERT_EQ((*b)[0].dtype(), DataType::kBFloat16);
+  for (int64_t i = 0; i < x.num_elements(); ++i) {
+    EXPECT_EQ(static_cast<float>((*b)[0].data<Eigen::bfloat16>()[i]),
+              static_cast<float>(static_cast<Eigen::bfloat16>((*f)[0].data<float>()[i])))
+        << i;
+  }
+}
+
+// Where TensorFlow leaves values unspecified (Empty without init), smrt
+// gives zeros.
+TEST(ArrayExtraOpsTest, EmptyWithoutInitIsZeros) {
+  AttrMap a;
+  a.Set("dtype", DataType::kFloat);
+  a.Set("init", false);
+  absl::StatusOr<std::vector<Tensor>> e = RunOp("Empty", a, {MakeTensor<int32_t>({2}, {2, 3})});
+  ASSERT_TRUE(e.ok()) << e.status();
+  EXPECT_EQ(Values<float>((*e)[0]), std::vector<float>(6, 0.0f));
+}
+
 // PlaceholderV2 (TF 1.x) is a feed like Placeholder: its dtype and shape
 // come from its attrs, and running it unfed is an error naming it.
 TEST(ArrayExtraOpsTest, PlaceholderV2IsAFeed) {
