@@ -46,6 +46,8 @@ const absl::flat_hash_map<std::string, std::vector<ArgDef>>& Table() {
       {"TopKV2", {{"values"}, {"indices"}}},
       {"TopK", {{"values"}, {"indices"}}},
       {"MaxPoolWithArgmax", {{"output"}, {"argmax"}}},
+      {"FractionalMaxPool", {{"output"}, {"row_pooling_sequence"}, {"col_pooling_sequence"}}},
+      {"FractionalAvgPool", {{"output"}, {"row_pooling_sequence"}, {"col_pooling_sequence"}}},
       {"SoftmaxCrossEntropyWithLogits", {{"loss"}, {"backprop"}}},
       {"SparseSoftmaxCrossEntropyWithLogits", {{"loss"}, {"backprop"}}},
       {"Unique", {{"y"}, {"idx"}}},

@@ -63,8 +63,10 @@ AttrMap CaseAttrs(const std::string& c, const std::string& op, const std::vector
       attrs.Set(key, t.data<std::string>()[0]);
     } else if (t.dtype() == DataType::kBool) {
       attrs.Set(key, t.data<bool>()[0]);
-    } else if (t.dtype() == DataType::kFloat) {
+    } else if (t.dtype() == DataType::kFloat && t.rank() == 0) {
       attrs.Set(key, t.data<float>()[0]);
+    } else if (t.dtype() == DataType::kFloat) {
+      attrs.Set(key, Values<float>(t));
     } else if (t.rank() == 0) {
       attrs.Set(key, t.data<int64_t>()[0]);
     } else {
@@ -173,6 +175,8 @@ TEST(ArrayExtraOpsTest, MatchesTensorFlow) {
                          "Dilation2D",
                          "MaxPoolWithArgmax",
                          "HistogramFixedWidth",
+                         "FractionalMaxPool",
+                         "FractionalAvgPool",
                          "InplaceAdd",
                          "InplaceSub",
                          "InplaceUpdate",
@@ -226,6 +230,28 @@ TEST(ArrayExtraOpsTest, EmptyWithoutInitIsZeros) {
   absl::StatusOr<std::vector<Tensor>> e = RunOp("Empty", a, {MakeTensor<int32_t>({2}, {2, 3})});
   ASSERT_TRUE(e.ok()) << e.status();
   EXPECT_EQ(Values<float>((*e)[0]), std::vector<float>(6, 0.0f));
+}
+
+// Without seeds (deterministic=false) TensorFlow draws the pooling regions
+// at random, and so does smrt: each row sequence starts at 0, ends at the
+// input's rows and steps by floor(ratio) or one more.
+TEST(ArrayExtraOpsTest, FractionalPoolWithoutSeedsDrawsValidRegions) {
+  AttrMap a;
+  a.Set("pooling_ratio", std::vector<float>{1.0f, 1.44f, 1.73f, 1.0f});
+  a.Set("T", DataType::kFloat);
+  for (uint32_t i = 0; i < 4; ++i) {
+    absl::StatusOr<std::vector<Tensor>> out =
+        RunOp("FractionalMaxPool", a, {RandomFloats({1, 10, 9, 2}, 7 + i)});
+    ASSERT_TRUE(out.ok()) << out.status();
+    ASSERT_EQ((*out)[0].shape(), (Shape{1, 6, 5, 2}));
+    const std::vector<int64_t> rows = Values<int64_t>((*out)[1]);
+    ASSERT_EQ(rows.size(), 7u);
+    EXPECT_EQ(rows.front(), 0);
+    EXPECT_EQ(rows.back(), 10);
+    for (size_t j = 1; j < rows.size(); ++j) {
+      EXPECT_TRUE(rows[j] - rows[j - 1] == 1 || rows[j] - rows[j - 1] == 2) << j;
+    }
+  }
 }
 
 // PlaceholderV2 (TF 1.x) is a feed like Placeholder: its dtype and shape

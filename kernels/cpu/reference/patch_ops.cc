@@ -3,13 +3,15 @@
 // DataFormatVecPermute, LRN (TensorFlow's formula: in / (bias + alpha *
 // sum of squares over depth_radius neighbours) ^ beta), ExtractImagePatches,
 // ExtractVolumePatches, Dilation2D (grayscale dilation: a max of input +
-// filter), MaxPoolWithArgmax (ties to the first in row-major order) and
-// HistogramFixedWidth.
+// filter), MaxPoolWithArgmax (ties to the first in row-major order),
+// HistogramFixedWidth and FractionalMaxPool / FractionalAvgPool.
 #include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstdint>
+#include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -18,6 +20,7 @@
 #include "kernels/cpu/reference/misc_util.h"
 #include "kernels/registry.h"
 #include "kernels/shared/array_util.h"
+#include "kernels/shared/philox.h"
 #include "ops/conv_shapes.h"
 
 namespace smrt::kernels {
@@ -543,6 +546,159 @@ absl::Status ComputeHistogram(KernelContext& ctx) {
       absl::StrCat("HistogramFixedWidth does not support ", DataTypeName(values.dtype())));
 }
 
+// ---------------------------------------------------------------------------
+// FractionalMaxPool / FractionalAvgPool: pooling regions along rows and
+// columns drawn from Philox(seed, seed2) as TensorFlow draws them (rows'
+// sequence from the first block, columns' after the blocks it reserved),
+// so that with deterministic=true and a seed the regions and results are
+// TensorFlow's. Without seeds TensorFlow draws random ones, and so does smrt.
+
+// TensorFlow's GeneratePoolingSequence: the cumulative region starts, from
+// `gen`, which it advances past the blocks it reserves.
+std::vector<int64_t> PoolingSequence(int64_t in, int64_t out, bool pseudo_random,
+                                     random::Philox* gen) {
+  std::vector<int64_t> diff(static_cast<size_t>(out), in / out);
+  if (pseudo_random) {
+    const double alpha = static_cast<double>(in) / static_cast<double>(out);
+    const int64_t k = in / out;
+    const double u_max1 = static_cast<double>(k + 2) / alpha - 1;
+    const double u_max2 = static_cast<double>(in + 1 - k) / alpha - static_cast<double>(out - 1);
+    random::Philox local = *gen;
+    gen->Skip(1);  // two 32-bit samples
+    random::SingleSample single(&local);
+    const uint32_t hi = single();
+    const uint32_t lo = single();
+    const double u = random::Uint64ToDouble(hi, lo) * std::min(u_max1, u_max2);
+    std::vector<int64_t> cum(static_cast<size_t>(out) + 1);
+    cum[0] = 1;
+    cum[out] = in + 1;
+    for (int64_t i = 1; i < out; ++i) {
+      cum[i] = static_cast<int>(std::ceil(alpha * (static_cast<double>(i) + u)));
+    }
+    for (int64_t i = 0; i < out; ++i) diff[i] = cum[i + 1] - cum[i];
+  } else {
+    for (int64_t i = 0; i < in % out; ++i) ++diff[i];
+    random::Philox local = *gen;
+    gen->Skip((static_cast<uint64_t>(out) + 3) / 4);
+    random::SingleSample single(&local);
+    for (int64_t i = 0; i + 1 < out; ++i) {
+      const auto n = static_cast<uint32_t>(out - i);
+      std::swap(diff[i], diff[i + single() % n]);
+    }
+  }
+  std::vector<int64_t> cum(static_cast<size_t>(out) + 1, 0);
+  for (int64_t i = 1; i <= out; ++i) cum[i] = cum[i - 1] + diff[i - 1];
+  return cum;
+}
+
+absl::Status ComputeFractionalPool(KernelContext& ctx) {
+  const bool max = ctx.op() == "FractionalMaxPool";
+  absl::StatusOr<std::vector<float>> ratio = ctx.attrs().Get<std::vector<float>>("pooling_ratio");
+  if (!ratio.ok()) return ratio.status();
+  if (ratio->size() != 4) {
+    return absl::InvalidArgumentError("pooling_ratio field must specify 4 dimensions");
+  }
+  for (float r : *ratio) {
+    if (!(r >= 1)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("pooling_ratio cannot be smaller than 1, got: ", r));
+    }
+  }
+  if ((*ratio)[0] != 1 || (*ratio)[3] != 1) {
+    return absl::UnimplementedError(
+        absl::StrCat("Fractional ", max ? "max" : "average",
+                     " pooling is not yet supported on the batch nor channel dimension."));
+  }
+  bool flags[3];
+  const char* names[3] = {"pseudo_random", "overlapping", "deterministic"};
+  for (int i = 0; i < 3; ++i) {
+    absl::StatusOr<bool> v = ctx.attrs().GetOr<bool>(names[i], false);
+    if (!v.ok()) return v.status();
+    flags[i] = *v;
+  }
+  const bool pseudo_random = flags[0], overlapping = flags[1], deterministic = flags[2];
+  absl::StatusOr<int64_t> seed = ctx.attrs().GetOr<int64_t>("seed", 0);
+  if (!seed.ok()) return seed.status();
+  absl::StatusOr<int64_t> seed2 = ctx.attrs().GetOr<int64_t>("seed2", 0);
+  if (!seed2.ok()) return seed2.status();
+  if (!deterministic && (*seed != 0 || *seed2 != 0)) {
+    return absl::InvalidArgumentError("Both seed and seed2 should be 0 if deterministic is false.");
+  }
+  const Tensor& in = ctx.input(0);
+  if (in.rank() != 4) return absl::InvalidArgumentError("tensor_in must be 4-dimensional");
+  Shape out_dims(4);
+  for (int d = 0; d < 4; ++d) {
+    if ((*ratio)[d] > static_cast<float>(in.dim(d))) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("Pooling ratio is higher than input dimension size for dimension ", d,
+                       ". Input dim size: ", in.dim(d), " pooling ratio: ", (*ratio)[d]));
+    }
+    out_dims[d] = static_cast<int>(std::floor(static_cast<float>(in.dim(d)) / (*ratio)[d]));
+  }
+  uint64_t s = static_cast<uint64_t>(*seed), s2 = static_cast<uint64_t>(*seed2);
+  if (s == 0 && s2 == 0) {
+    std::random_device device;
+    s = (uint64_t{device()} << 32) | device();
+    s2 = (uint64_t{device()} << 32) | device();
+  }
+  random::Philox gen(s, s2);
+  const std::vector<int64_t> rows = PoolingSequence(in.dim(1), out_dims[1], pseudo_random, &gen);
+  const std::vector<int64_t> cols = PoolingSequence(in.dim(2), out_dims[2], pseudo_random, &gen);
+  absl::StatusOr<Tensor*> out = ctx.allocate_output(0, in.dtype(), out_dims);
+  if (!out.ok()) return out.status();
+  for (int k = 1; k <= 2; ++k) {
+    const std::vector<int64_t>& seq = k == 1 ? rows : cols;
+    absl::StatusOr<Tensor*> t =
+        ctx.allocate_output(k, DataType::kInt64, {static_cast<int64_t>(seq.size())});
+    if (!t.ok()) return t.status();
+    std::copy(seq.begin(), seq.end(), (*t)->data<int64_t>());
+  }
+  const int64_t height = in.dim(1), width = in.dim(2), depth = in.dim(3);
+  Tensor* result = *out;
+  auto run = [&](auto tag) -> absl::Status {
+    using T = typename decltype(tag)::type;
+    T* o = result->data<T>();
+    std::vector<T> count(static_cast<size_t>(depth));
+    for (int64_t b = 0; b < in.dim(0); ++b) {
+      for (int64_t hs = 0; hs < out_dims[1]; ++hs) {
+        const int64_t h_end = std::min(overlapping ? rows[hs + 1] : rows[hs + 1] - 1, height - 1);
+        for (int64_t ws = 0; ws < out_dims[2]; ++ws, o += depth) {
+          const int64_t w_end = std::min(overlapping ? cols[ws + 1] : cols[ws + 1] - 1, width - 1);
+          std::fill_n(o, depth, max ? Eigen::NumTraits<T>::lowest() : T(0));
+          T n = T(0);
+          for (int64_t h = rows[hs]; h <= h_end; ++h) {
+            for (int64_t w = cols[ws]; w <= w_end; ++w) {
+              const T* x = in.data<T>() + ((b * height + h) * width + w) * depth;
+              for (int64_t d = 0; d < depth; ++d) {
+                o[d] = max ? std::max(o[d], x[d]) : o[d] + x[d];
+              }
+              n += T(1);
+            }
+          }
+          if (!max) {
+            for (int64_t d = 0; d < depth; ++d) o[d] /= n;
+          }
+        }
+      }
+    }
+    return absl::OkStatus();
+  };
+  switch (in.dtype()) {
+    case DataType::kFloat:
+      return run(misc::Tag<float>{});
+    case DataType::kDouble:
+      return run(misc::Tag<double>{});
+    case DataType::kInt32:
+      return run(misc::Tag<int32_t>{});
+    case DataType::kInt64:
+      return run(misc::Tag<int64_t>{});
+    default:
+      break;
+  }
+  return absl::UnimplementedError(
+      absl::StrCat(ctx.op(), " does not support tensors of type ", DataTypeName(in.dtype())));
+}
+
 }  // namespace
 
 void RegisterPatchOps(KernelRegistry& r) {
@@ -558,6 +714,13 @@ void RegisterPatchOps(KernelRegistry& r) {
   r.AddKernel({"ExtractImagePatches", kCpu, "T", patch_types, ComputePatches});
   r.AddKernel({"Dilation2D", kCpu, "T", misc::RealTypes(), ComputeDilation});
   r.AddKernel({"MaxPoolWithArgmax", kCpu, "T", misc::RealTypes(), ComputeMaxPoolWithArgmax});
+  for (const char* op : {"FractionalMaxPool", "FractionalAvgPool"}) {
+    r.AddKernel({op,
+                 kCpu,
+                 "T",
+                 {DataType::kFloat, DataType::kDouble, DataType::kInt32, DataType::kInt64},
+                 ComputeFractionalPool});
+  }
   r.AddKernel({"HistogramFixedWidth",
                kCpu,
                "T",

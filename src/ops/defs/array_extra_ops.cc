@@ -3,12 +3,14 @@
 // InvertPermutation, UnravelIndex, LowerBound, UpperBound, NthElement, Cross,
 // Empty, GuaranteeConst, BiasAddV1, DataFormatDimMap, DataFormatVecPermute,
 // LRN, ExtractImagePatches, ExtractVolumePatches, Dilation2D,
-// MaxPoolWithArgmax, HistogramFixedWidth, Inplace{Add,Sub,Update},
+// MaxPoolWithArgmax, HistogramFixedWidth, FractionalMaxPool, FractionalAvgPool,
+// Inplace{Add,Sub,Update},
 // ParallelConcat, TensorStridedSliceUpdate and Fingerprint.
 //
 // Shape inference here only derives what follows from well-formed inputs and
 // otherwise leaves dims unknown: the kernels check their inputs and refuse
 // them with TensorFlow's messages.
+#include <cmath>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -210,6 +212,28 @@ absl::Status InferHistogram(InferenceContext& ctx) {
   return absl::OkStatus();
 }
 
+// FractionalMaxPool / FractionalAvgPool: floor(dim / ratio) per dim, and
+// the row and column sequences (one more than the output's rows and cols).
+absl::Status InferFractionalPool(InferenceContext& ctx) {
+  const PartialShape& in = ctx.input(0).shape;
+  absl::StatusOr<std::vector<float>> ratio = ctx.attrs().Get<std::vector<float>>("pooling_ratio");
+  PartialShape out = UnknownDims(4);
+  if (in.known_rank && in.rank() == 4 && ratio.ok() && ratio->size() == 4) {
+    for (int d = 0; d < 4; ++d) {
+      out.dims[d] =
+          in.dims[d] < 0 || (*ratio)[d] < 1
+              ? -1
+              : static_cast<int64_t>(std::floor(static_cast<float>(in.dims[d]) / (*ratio)[d]));
+    }
+  }
+  SetOutput(ctx, 0, InputDType(ctx, 0, "T"), out);
+  for (int k = 1; k <= 2; ++k) {
+    SetOutput(ctx, k, DataType::kInt64,
+              PartialShape::Known({out.dims[k] < 0 ? -1 : out.dims[k] + 1}));
+  }
+  return absl::OkStatus();
+}
+
 absl::Status InferParallelConcat(InferenceContext& ctx) {
   absl::StatusOr<PartialShape> shape = ctx.attrs().Get<PartialShape>("shape");
   if (!shape.ok()) return shape.status();
@@ -265,6 +289,15 @@ void RegisterArrayExtraOps(OpRegistry& r) {
   r.AddOp(ArrayOp(
       "MaxPoolWithArgmax", {{"Targmax", DataType::kInt64}, {"include_batch_in_index", false}},
       [](InferenceContext& ctx) { return InferWindow4(ctx, "ksize", 2); }, Outputs(2)));
+  for (const char* op : {"FractionalMaxPool", "FractionalAvgPool"}) {
+    r.AddOp(ArrayOp(op,
+                    {{"pseudo_random", false},
+                     {"overlapping", false},
+                     {"deterministic", false},
+                     {"seed", int64_t{0}},
+                     {"seed2", int64_t{0}}},
+                    InferFractionalPool, Outputs(3)));
+  }
   r.AddOp(ArrayOp("HistogramFixedWidth", {{"dtype", DataType::kInt32}}, InferHistogram));
   for (const char* op : {"InplaceAdd", "InplaceSub", "InplaceUpdate"}) {
     r.AddOp(ArrayOp(op, {}, Unchanged));

@@ -3,14 +3,15 @@
 # Roll, LinSpace, InTopK/InTopKV2, Diag, DiagPart, InvertPermutation, UnravelIndex,
 # LowerBound/UpperBound, NthElement, Cross, ConjugateTranspose, Empty, GuaranteeConst, BiasAddV1,
 # DataFormatDimMap, DataFormatVecPermute, LRN, ExtractImagePatches, ExtractVolumePatches,
-# Dilation2D, MaxPoolWithArgmax, HistogramFixedWidth, InplaceAdd/Sub/Update, ParallelConcat,
+# Dilation2D, MaxPoolWithArgmax, HistogramFixedWidth, FractionalMaxPool/AvgPool (deterministic, with
+# seeds), InplaceAdd/Sub/Update, ParallelConcat,
 # TensorScatterMax/Min/Sub, TensorStridedSliceUpdate and Fingerprint: each attr, dtypes, ties,
 # and the errors TensorFlow's CPU kernels give.
 # Run from the repo root: .venv-peers/bin/python -P tests/generators/kernel_goldens/array_extra.py
 # Writes tests/data/kernels/array_extra/array_extra.rec (the .rec layout read by
 # smrt::testing::RecGoldens): per case <c>, the string <c>.op, inputs <c>.in0, <c>.in1, ...,
 # attrs <c>.attr.<name> (string, bool, int64 scalar for int, float32 scalar for float, int64
-# vector for list(int)), type attrs <c>.type.<name> (int32: TensorFlow's DataType number), and
+# vector for list(int), float32 vector for list(float)), type attrs <c>.type.<name> (int32: TensorFlow's DataType number), and
 # TensorFlow's outputs <c>.out0, <c>.out1, ...; where TensorFlow refuses, the string <c>.error
 # (its message without the "{{function_node ...}} " prefix and " [Op:...]" suffix) and <c>.code
 # (int32, its absl status code). Tensors of
@@ -83,6 +84,8 @@ def case(op, inputs, attrs=None, types=None, run_as=None, outputs=None):
             save(f'{name}.attr.{k}', np.float32(v))
         elif isinstance(v, str):
             save(f'{name}.attr.{k}', v)
+        elif any(isinstance(e, float) for e in v):
+            save(f'{name}.attr.{k}', np.asarray(v, np.float32))
         else:
             save(f'{name}.attr.{k}', np.asarray(v, np.int64))
     for k, v in (types or {}).items():
@@ -403,6 +406,29 @@ case('HistogramFixedWidth', {'values': values((5,), f32), 'value_range': np.arra
 case('HistogramFixedWidth', {'values': values((5,), f32), 'value_range': np.array([0, 1, 2],
                                                                                   f32),
                              'nbins': i32(3)}, {'dtype': tf.int32})
+
+# --- FractionalMaxPool / FractionalAvgPool (deterministic=True with seeds: TensorFlow's regions) --
+for op in ('FractionalMaxPool', 'FractionalAvgPool'):
+    for shape, ratio in (((2, 10, 9, 1), [1, 1.44, 1.73, 1]), ((1, 7, 12, 2), [1, 1.5, 2.0, 1]),
+                         ((1, 23, 11, 1), [1, 2.3, 1.2, 1]), ((1, 8, 8, 1), [1, 2.0, 4.0, 1])):
+        x = values(shape, f32)
+        for pseudo in (False, True):
+            for overlap in (False, True):
+                for seed, seed2 in ((7, 9), (0, 5)) if overlap else ((123, 0),):
+                    case(op, {'value': x}, {'pooling_ratio': ratio, 'pseudo_random': pseudo,
+                                            'overlapping': overlap, 'deterministic': True,
+                                            'seed': seed, 'seed2': seed2})
+    for dt in (f64, i32, i64):
+        case(op, {'value': values((1, 9, 7, 2), dt)},
+             {'pooling_ratio': [1, 1.6, 1.3, 1], 'pseudo_random': True, 'overlapping': True,
+              'deterministic': True, 'seed': 11, 'seed2': 3})
+    x = values((1, 7, 9, 1), f32)
+    for ratio in ([1, 0.5, 1.5, 1], [1, 10, 1.5, 1], [2, 1.5, 1.5, 1]):
+        case(op, {'value': x}, {'pooling_ratio': ratio, 'deterministic': True, 'seed': 1,
+                                'seed2': 1})
+    case(op, {'value': x}, {'pooling_ratio': [1, 1.5, 1.5, 1], 'seed': 1, 'seed2': 1})
+    case(op, {'value': x[0]}, {'pooling_ratio': [1, 1.5, 1.5, 1], 'deterministic': True,
+                               'seed': 1, 'seed2': 1})
 
 # --- InplaceAdd / InplaceSub / InplaceUpdate --------------------------------------------------
 for op in ('InplaceUpdate', 'InplaceAdd', 'InplaceSub'):

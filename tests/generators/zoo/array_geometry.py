@@ -2,7 +2,8 @@
 that takes a batch of images and scores and uses tf.image.extract_patches, local response
 normalization, max_pool_with_argmax, dilation2d / erosion2d, tf.roll, tf.searchsorted,
 tf.histogram_fixed_width, tf.math.in_top_k, tf.linalg.cross, tf.tensor_scatter_nd_max / _sub,
-tf.unravel_index, tf.linalg.tensor_diag_part, tf.linspace and tf.fingerprint."""
+tf.unravel_index, tf.linalg.tensor_diag_part, tf.linspace, tf.fingerprint and seeded
+tf.nn.fractional_max_pool / fractional_avg_pool."""
 
 import numpy as np
 
@@ -50,11 +51,16 @@ def _array_geometry(export_dir):
             coords = tf.unravel_index(argmax[:, 0, 0, 0], tf.constant([3, 6, 6, 3], tf.int64))
             diag = tf.linalg.tensor_diag_part(tf.einsum("bi,bj->ij", v, v))
             ramp = tf.linspace(0.0, 1.0, 7)
+            frac_max, rows, _ = tf.nn.fractional_max_pool(image, [1.0, 1.5, 1.44, 1.0],
+                                                          pseudo_random=True, overlapping=True,
+                                                          seed=5)
+            frac_avg = tf.nn.fractional_avg_pool(image, [1.0, 1.44, 1.5, 1.0], seed=6)[0]
             return {"patches": patches, "lrn": lrn, "pooled": pooled, "argmax": argmax,
                     "dilation": dil, "erosion": ero, "rolled": rolled, "lower": bins,
                     "upper": upper, "hist": hist, "in_top": in_top, "cross": cross,
                     "capped": capped, "lowered": lowered, "coords": coords, "diag": diag,
-                    "ramp": ramp, "fingerprint": tf.fingerprint(key)}
+                    "ramp": ramp, "fingerprint": tf.fingerprint(key), "frac_max": frac_max,
+                    "frac_rows": rows, "frac_avg": frac_avg}
 
     m = Geometry()
     tf.saved_model.save(m, export_dir, signatures={"serving_default": m.__call__})
@@ -74,5 +80,6 @@ def models():
         ZooModel("array_geometry", _array_geometry, commit=True, exporter="tf.saved_model.save",
                  note="ExtractImagePatches, LRN, MaxPoolWithArgmax, Dilation2D, Roll, "
                       "LowerBound/UpperBound, HistogramFixedWidth, InTopKV2, Cross, "
-                      "TensorScatterMax/Sub, UnravelIndex, DiagPart, LinSpace, Fingerprint"),
+                      "TensorScatterMax/Sub, UnravelIndex, DiagPart, LinSpace, Fingerprint, "
+                      "FractionalMaxPool/AvgPool"),
     ]
