@@ -411,7 +411,8 @@ absl::StatusOr<ImportedSignature> Model::Impl::Import(const std::string& key,
       return absl::InvalidArgumentError(absl::StrCat(where, ": input '", k, "' names tensor ",
                                                      info.name(), ", which is not in the graph"));
     }
-    if (node->op() == "Placeholder" || node->op() == "PlaceholderWithDefault") {
+    if (node->op() == "Placeholder" || node->op() == "PlaceholderV2" ||
+        node->op() == "PlaceholderWithDefault") {
       if (auto d = node->attr().find("dtype"); d != node->attr().end()) {
         spec.dtype = DataTypeFromProto(d->second.type());
       }

@@ -21,7 +21,8 @@ bool LogicalOfHostBools(const Graph& g, const Node& n, int depth) {
 }
 
 bool KeptOnHost(const Graph& g, const Node& n, int depth) {
-  if (n.op == "Placeholder" || n.op == "PlaceholderWithDefault" || n.op == "NoOp" || n.op == "VarHandleOp" ||
+  if (n.op == "Placeholder" || n.op == "PlaceholderV2" || n.op == "PlaceholderWithDefault" ||
+      n.op == "NoOp" || n.op == "VarHandleOp" ||
       n.op == "ReadVariableOp" || n.op == "VariableV2") {
     return true;
   }

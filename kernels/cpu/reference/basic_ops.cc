@@ -31,6 +31,7 @@ void RegisterBasicOps(KernelRegistry& r) {
   r.AddKernel({"Const", kCpu, "", {}, ComputeConst});
 
   r.AddKernel({"Placeholder", kCpu, "", {}, ComputePlaceholder});
+  r.AddKernel({"PlaceholderV2", kCpu, "", {}, ComputePlaceholder});
   r.AddKernel({"PlaceholderWithDefault", kCpu, "", {}, Forward});
 
   for (const char* op : {"Identity", "StopGradient", "Snapshot", "PreventGradient"}) {

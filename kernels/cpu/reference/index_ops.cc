@@ -1,5 +1,5 @@
 // Ops that pick elements by index or value: OneHot (an out-of-range index
-// gives a row of off_value), TopKV2 (ties broken by the lower index),
+// gives a row of off_value), TopKV2 and TopK (ties broken by the lower index),
 // GatherNd (out-of-range indices rejected unless bad_indices_policy is
 // IGNORE, then the slice is zeros) and Where, as TensorFlow's CPU kernels.
 #include <algorithm>
@@ -86,16 +86,18 @@ absl::Status ComputeTopK(KernelContext& ctx) {
   const Tensor& input = ctx.input(0);
   absl::StatusOr<DataType> index_type = TopKIndexType(ctx.attrs());
   if (!index_type.ok()) return index_type.status();
-  if (ctx.input(1).rank() != 0) {
+  // TopK (V1, GraphDef versions before 7) has k as an attr.
+  const bool v1 = ctx.op() == "TopK";
+  if (!v1 && ctx.input(1).rank() != 0) {
     return absl::InvalidArgumentError(
         absl::StrCat("k must be scalar, got shape ", ShapeToString(ctx.input(1).shape())));
   }
-  absl::StatusOr<int64_t> k = IntScalar(ctx.input(1), "k");
+  absl::StatusOr<int64_t> k = v1 ? ctx.attrs().Get<int64_t>("k") : IntScalar(ctx.input(1), "k");
   if (!k.ok()) return k.status();
   if (*k < 0) return absl::InvalidArgumentError(absl::StrCat("Need k >= 0, got ", *k));
   if (input.rank() < 1) {
     return absl::InvalidArgumentError(
-        absl::StrCat("input must be >= 1-D, got shape ", ShapeToString(input.shape())));
+        absl::StrCat("input must be >= 1-D, got shape ", Brackets(input.shape())));
   }
   const int64_t n = input.dim(input.rank() - 1);
   if (n < *k) {
@@ -206,6 +208,7 @@ void RegisterIndexOps(KernelRegistry& r) {
   AddArrayKernel(r, "OneHot", "T", ComputeOneHot);
 
   r.AddKernel({"TopKV2", kCpu, "T", real, ComputeTopK});
+  r.AddKernel({"TopK", kCpu, "T", real, ComputeTopK});
 
   AddArrayKernel(r, "GatherNd", "Tparams", ComputeGatherNd);
 

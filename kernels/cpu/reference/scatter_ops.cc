@@ -1,11 +1,12 @@
-// ScatterNd, TensorScatterAdd and TensorScatterUpdate: write slices of
+// ScatterNd and TensorScatter{Add,Sub,Max,Min,Update}: write slices of
 // `updates` at the index vectors in `indices` (their last axis) into a zero
-// tensor of `shape` or a copy of `tensor`. Duplicate indices add (ScatterNd,
-// TensorScatterAdd) or the last one wins (TensorScatterUpdate, which
-// TensorFlow's CPU kernel also applies in order). An index outside the
+// tensor of `shape` or a copy of `tensor`. Duplicate indices combine in
+// order (add, subtract, max, min) or the last one wins (TensorScatterUpdate,
+// which TensorFlow's CPU kernel also applies in order). An index outside the
 // output is InvalidArgument naming the row and the index, as TensorFlow's
 // CPU kernels report it.
 #include <algorithm>
+#include <complex>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -15,6 +16,7 @@
 #include "absl/strings/str_join.h"
 #include "kernels/shared/array_util.h"
 #include "kernels/shared/kernel_util.h"
+#include "kernels/cpu/reference/elementwise_util.h"
 #include "kernels/cpu/reference/misc_util.h"
 #include "kernels/registry.h"
 
@@ -83,7 +85,7 @@ absl::StatusOr<ScatterPlan> PlanScatter(const AttrMap& attrs, const Tensor& indi
         Ints row(idx->begin() + r * k, idx->begin() + (r + 1) * k);
         return absl::InvalidArgumentError(
             absl::StrCat("indices[", r, "] = [", absl::StrJoin(row, ", "),
-                         "] does not index into shape ", ShapeToString(shape)));
+                         "] does not index into shape ", Brackets(shape)));
       }
       off += v * strides[d];
     }
@@ -92,10 +94,11 @@ absl::StatusOr<ScatterPlan> PlanScatter(const AttrMap& attrs, const Tensor& indi
   return p;
 }
 
-enum class Combine { kAdd, kAssign };
+enum class Combine { kAdd, kSub, kMax, kMin, kAssign };
 
 // Applies the plan to `out`, already holding the base values. T is a real
-// type for kAdd, any element type for kAssign.
+// type (or complex, for kSub) except for kAssign, which takes any element
+// type.
 template <typename T, Combine kHow>
 void Apply(const ScatterPlan& p, const T* updates, T* out) {
   for (size_t r = 0; r < p.offsets.size(); ++r) {
@@ -104,8 +107,14 @@ void Apply(const ScatterPlan& p, const T* updates, T* out) {
     const T* src = updates + static_cast<int64_t>(r) * p.slice;
     if constexpr (kHow == Combine::kAssign) {
       std::copy_n(src, p.slice, dst);
-    } else {
+    } else if constexpr (kHow == Combine::kAdd) {
       for (int64_t i = 0; i < p.slice; ++i) dst[i] = misc::WrapAdd(dst[i], src[i]);
+    } else if constexpr (kHow == Combine::kSub) {
+      for (int64_t i = 0; i < p.slice; ++i) dst[i] = elementwise::WrapSub(dst[i], src[i]);
+    } else if constexpr (kHow == Combine::kMax) {
+      for (int64_t i = 0; i < p.slice; ++i) dst[i] = dst[i] < src[i] ? src[i] : dst[i];
+    } else {
+      for (int64_t i = 0; i < p.slice; ++i) dst[i] = src[i] < dst[i] ? src[i] : dst[i];
     }
   }
 }
@@ -160,6 +169,10 @@ absl::Status ComputeTensorScatter(KernelContext& ctx) {
   };
   if constexpr (kHow == Combine::kAssign) {
     return VisitElementType(tensor.dtype(), run);
+  } else if constexpr (kHow == Combine::kSub) {
+    if (tensor.dtype() == DataType::kComplex64) return run(misc::Tag<std::complex<float>>{});
+    if (tensor.dtype() == DataType::kComplex128) return run(misc::Tag<std::complex<double>>{});
+    return misc::VisitRealType(tensor.dtype(), ctx.op(), run);
   } else {
     return misc::VisitRealType(tensor.dtype(), ctx.op(), run);
   }
@@ -172,6 +185,14 @@ void RegisterScatterOps(KernelRegistry& r) {
   r.AddKernel(
       {"TensorScatterAdd", kCpu, "T", misc::RealTypes(), ComputeTensorScatter<Combine::kAdd>});
   AddArrayKernel(r, "TensorScatterUpdate", "T", ComputeTensorScatter<Combine::kAssign>);
+  std::vector<DataType> sub_types = misc::RealTypes();
+  sub_types.push_back(DataType::kComplex64);
+  sub_types.push_back(DataType::kComplex128);
+  r.AddKernel({"TensorScatterSub", kCpu, "T", sub_types, ComputeTensorScatter<Combine::kSub>});
+  r.AddKernel(
+      {"TensorScatterMax", kCpu, "T", misc::RealTypes(), ComputeTensorScatter<Combine::kMax>});
+  r.AddKernel(
+      {"TensorScatterMin", kCpu, "T", misc::RealTypes(), ComputeTensorScatter<Combine::kMin>});
 }
 
 }  // namespace smrt::kernels

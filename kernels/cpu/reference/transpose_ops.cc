@@ -1,6 +1,8 @@
 // Transpose: output dim d is input dim perm[d]. Negative perm entries count
-// from the end, as TensorFlow allows.
+// from the end, as TensorFlow allows. ConjugateTranspose also conjugates
+// complex values.
 #include <cstdint>
+#include <cstring>
 #include <utility>
 #include <vector>
 
@@ -62,10 +64,34 @@ absl::Status ComputeTranspose(KernelContext& ctx) {
   });
 }
 
+// ConjugateTranspose: Transpose, then the complex conjugate (complex types
+// only; the others are Transpose).
+absl::Status ComputeConjugateTranspose(KernelContext& ctx) {
+  if (absl::Status s = ComputeTranspose(ctx); !s.ok()) return s;
+  const DataType dtype = ctx.input(0).dtype();
+  if (dtype != DataType::kComplex64 && dtype != DataType::kComplex128) return absl::OkStatus();
+  // The transposed output may share the input's buffer: conjugate a copy.
+  const Tensor transposed = ctx.output(0);
+  absl::StatusOr<Tensor> out = Tensor::CreateUninitialized(dtype, transposed.shape());
+  if (!out.ok()) return out.status();
+  std::memcpy(out->raw_data(), transposed.raw_data(), transposed.byte_size());
+  const int64_t n = out->num_elements();
+  if (dtype == DataType::kComplex64) {
+    float* parts = static_cast<float*>(out->raw_data());
+    for (int64_t i = 0; i < n; ++i) parts[2 * i + 1] = -parts[2 * i + 1];
+  } else {
+    double* parts = static_cast<double*>(out->raw_data());
+    for (int64_t i = 0; i < n; ++i) parts[2 * i + 1] = -parts[2 * i + 1];
+  }
+  ctx.set_output(0, *std::move(out));
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 void RegisterTransposeOps(KernelRegistry& r) {
   AddArrayKernel(r, "Transpose", "T", ComputeTranspose);
+  AddArrayKernel(r, "ConjugateTranspose", "T", ComputeConjugateTranspose);
 }
 
 }  // namespace smrt::kernels

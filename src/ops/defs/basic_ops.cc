@@ -40,6 +40,7 @@ absl::StatusOr<int> SameAsInputs(const AttrMap&, int num_inputs) { return num_in
 void RegisterBasicOps(OpRegistry& r) {
   r.AddOp({"Const", {}, InferConst});
   r.AddOp({"Placeholder", {{"shape", PartialShape::Unknown()}}, InferPlaceholder});
+  r.AddOp({"PlaceholderV2", {}, InferPlaceholder});  // TF 1.x's, with a required shape
   r.AddOp({"PlaceholderWithDefault", {}, InferPlaceholderWithDefault});
   for (const char* op : {"Identity", "StopGradient", "Snapshot", "PreventGradient"}) {
     r.AddOp({op, {}, ForwardInfer});

@@ -72,6 +72,7 @@ void RegisterStringOps(OpRegistry& r);           // string_ops.cc: StringSplitV2
 void RegisterXlaOps(OpRegistry& r);              // xla_ops.cc: XlaDotV2, XlaGather, XlaPad...
 void RegisterXlaReduceOps(OpRegistry& r);        // xla_ops.cc: XlaReduce, XlaReduceWindow
 void RegisterDetectionOps(OpRegistry& r);  // detection_ops.cc: NonMaxSuppression*, CropAndResize
+void RegisterArrayExtraOps(OpRegistry& r);  // array_extra_ops.cc: Roll, LinSpace, LRN, Fingerprint...
 
 }  // namespace smrt::ops
 

@@ -1,4 +1,5 @@
-// ScatterNd, TensorScatterAdd and TensorScatterUpdate.
+// ScatterNd, TensorScatterAdd, TensorScatterUpdate, TensorScatterSub, TensorScatterMax and
+// TensorScatterMin.
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -39,6 +40,9 @@ void RegisterScatterOps(OpRegistry& r) {
   r.AddOp(ArrayOp("ScatterNd", {{"bad_indices_policy", std::string()}}, InferScatterNd));
   r.AddOp(ArrayOp("TensorScatterAdd", {{"bad_indices_policy", std::string()}}, UnchangedShape));
   r.AddOp(ArrayOp("TensorScatterUpdate", {{"bad_indices_policy", std::string()}}, UnchangedShape));
+  for (const char* op : {"TensorScatterSub", "TensorScatterMax", "TensorScatterMin"}) {
+    r.AddOp(ArrayOp(op, {{"bad_indices_policy", std::string()}}, UnchangedShape));
+  }
 }
 
 }  // namespace smrt::ops

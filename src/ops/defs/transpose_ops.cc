@@ -40,6 +40,7 @@ absl::Status InferTranspose(InferenceContext& ctx) {
 
 void RegisterTransposeOps(OpRegistry& r) {
   r.AddOp(ArrayOp("Transpose", {{"Tperm", DataType::kInt32}}, InferTranspose));
+  r.AddOp(ArrayOp("ConjugateTranspose", {{"Tperm", DataType::kInt32}}, InferTranspose));
 }
 
 }  // namespace smrt::ops
