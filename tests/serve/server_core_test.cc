@@ -188,6 +188,32 @@ TEST_F(ServerCoreTest, BrokenVersionIsReportedAndNeverReplacesTheWorkingOne) {
   EXPECT_TRUE((*(*core)->Status("hp", 2))[0].status.ok());
 }
 
+// A folder being copied in changes between scans: it is not loaded (and so
+// never fails) until a scan finds it as the one before did.
+TEST_F(ServerCoreTest, HalfCopiedVersionWaitsUntilItsFilesStopChanging) {
+  AddVersion(base_, 1, testing::HalfPlusTwo());
+  absl::StatusOr<std::unique_ptr<ServerCore>> core = ServerCore::Create(Options());
+  ASSERT_TRUE(core.ok()) << core.status();
+  const std::string dir = base_ + "/2";
+  fs::create_directories(dir);
+  fs::copy_file(testing::HalfPlusTwo() + "/saved_model.pb", dir + "/saved_model.pb");
+  (*core)->PollNow();
+  fs::copy(testing::HalfPlusTwo() + "/variables", dir + "/variables", fs::copy_options::recursive);
+  (*core)->PollNow();
+  fs::copy(testing::HalfPlusTwo() + "/assets", dir + "/assets", fs::copy_options::recursive);
+  (*core)->PollNow();
+  absl::StatusOr<std::vector<VersionStatus>> status = (*core)->Status("hp", 2);
+  ASSERT_TRUE(status.ok()) << status.status();
+  EXPECT_EQ((*status)[0].state, VersionState::kStart);
+  EXPECT_TRUE((*status)[0].status.ok());
+  EXPECT_EQ((*(*core)->Find("hp", std::nullopt, ""))->version(), 1);
+  (*core)->PollNow();  // unchanged since the last scan: loads
+  status = (*core)->Status("hp", 2);
+  EXPECT_EQ((*status)[0].state, VersionState::kAvailable);
+  EXPECT_TRUE((*status)[0].status.ok());
+  EXPECT_EQ(Available(**core), std::vector<int64_t>{2});
+}
+
 TEST_F(ServerCoreTest, NewVersionsLoadAndOldOnesUnloadWithoutDroppingRequests) {
   AddVersion(base_, 1, testing::HalfPlusTwo());
   absl::StatusOr<std::unique_ptr<ServerCore>> core = ServerCore::Create(Options());

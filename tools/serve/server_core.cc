@@ -206,6 +206,16 @@ absl::Status ServerCore::Impl::PollModel(const std::string& name, bool initial) 
   for (auto it = aspired.rbegin(); it != aspired.rend(); ++it) {
     const int64_t version = *it;
     const std::string& dir = children[version];
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      auto model_it = models.find(name);
+      if (model_it == models.end()) return absl::OkStatus();
+      auto v = model_it->second.versions.find(version);
+      if (v != model_it->second.versions.end() && v->second.state == VersionState::kAvailable &&
+          v->second.dir == dir) {
+        continue;  // serving: its folder is not read again
+      }
+    }
     const std::string fingerprint = Fingerprint(dir);
     {
       std::lock_guard<std::mutex> lock(mu);
