@@ -288,6 +288,50 @@ TEST_F(ServerCoreTest, ConcurrentRequestsSeeNoErrorWhileVersionsChange) {
   EXPECT_EQ(errors.load(), 0);
 }
 
+// With batching on, every version the core loads runs through a batcher:
+// concurrent Predicts come back right, and batches are counted.
+TEST_F(ServerCoreTest, ConcurrentPredictsThroughTheCoresBatcher) {
+  AddVersion(base_, 1, testing::HalfPlusTwo());
+  Metrics metrics;
+  ServerCoreOptions options = Options();
+  options.metrics = &metrics;
+  options.batching.enabled = true;
+  options.batching.max_batch_size = 8;
+  options.batching.batch_timeout = absl::Milliseconds(2);
+  options.batching.allowed_batch_sizes = {2, 8};
+  options.batching.num_batch_threads = 2;
+  absl::StatusOr<std::unique_ptr<ServerCore>> core = ServerCore::Create(options);
+  ASSERT_TRUE(core.ok()) << core.status();
+  std::atomic<int> wrong{0};
+  std::vector<std::thread> clients;
+  for (int t = 0; t < 8; ++t) {
+    clients.emplace_back([&, t] {
+      for (int c = 0; c < 20; ++c) {
+        const float x = 100.0f * t + c;
+        absl::StatusOr<std::shared_ptr<const Servable>> servable =
+            (*core)->Find("hp", std::nullopt, "");
+        if (!servable.ok()) {
+          ++wrong;
+          continue;
+        }
+        absl::StatusOr<NamedTensors> y =
+            Predict(**servable, "", {{"x", FloatTensor({1, 1}, {x})}}, {});
+        if (!y.ok() || Floats(y->at("y")) != std::vector<float>{0.5f * x + 2}) ++wrong;
+      }
+    });
+  }
+  for (std::thread& t : clients) t.join();
+  EXPECT_EQ(wrong.load(), 0);
+  EXPECT_NE(
+      metrics.PrometheusText().find(
+          ":tensorflow:serving:batching_session:processed_batch_size_count{model_name=\"hp\"}"),
+      std::string::npos);
+  ServerCoreOptions bad = options;
+  bad.batching.allowed_batch_sizes = {2, 4};
+  EXPECT_TRUE(IsError(ServerCore::Create(bad).status(), absl::StatusCode::kInvalidArgument,
+                      "Last entry in allowed_batch_sizes must match max_batch_size"));
+}
+
 TEST_F(ServerCoreTest, ReloadConfigAddsRemovesAndChangesModels) {
   AddVersion(base_, 1, testing::HalfPlusTwo());
   AddVersion(base_, 2, testing::HalfPlusTwo());
