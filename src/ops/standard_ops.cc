@@ -67,6 +67,7 @@ const OpRegistry& StandardOps() {
     RegisterXlaOps(*r);
     RegisterXlaReduceOps(*r);
     RegisterDetectionOps(*r);
+    RegisterCtcOps(*r);
     return r;
   }();
   return *registry;

@@ -70,6 +70,7 @@ void RegisterSparseOps(KernelRegistry& r);       // sparse_ops.cc: SparseFillEmp
 void RegisterSetOps(KernelRegistry& r);          // set_ops.cc: Unique, UniqueWithCounts, ListDiff...
 void RegisterBitwiseOps(KernelRegistry& r);      // bitwise_ops.cc: BitwiseAnd, LeftShift, Bitcast...
 void RegisterDetectionOps(KernelRegistry& r);    // detection_ops.cc: NonMaxSuppression*, CropAndResize
+void RegisterCtcOps(KernelRegistry& r);          // ctc_ops.cc: CTCGreedyDecoder, CTCBeamSearch...
 void RegisterComplexOps(KernelRegistry& r);      // complex_ops.cc: Complex, Real, Imag, ComplexAbs...
 void RegisterFftOps(KernelRegistry& r);          // fft_ops.cc: FFT, IFFT, RFFT, IRFFT (1D, 2D, 3D)
 // half_precision_ops.cc: float16/bfloat16 over the float32 kernels; must come last.
@@ -139,6 +140,7 @@ inline void RegisterReferenceKernels(KernelRegistry& r) {
   RegisterSetOps(r);
   RegisterBitwiseOps(r);
   RegisterDetectionOps(r);
+  RegisterCtcOps(r);
   RegisterComplexOps(r);
   RegisterFftOps(r);
   RegisterHalfPrecisionOps(r);

@@ -72,6 +72,7 @@ void RegisterStringOps(OpRegistry& r);           // string_ops.cc: StringSplitV2
 void RegisterXlaOps(OpRegistry& r);              // xla_ops.cc: XlaDotV2, XlaGather, XlaPad...
 void RegisterXlaReduceOps(OpRegistry& r);        // xla_ops.cc: XlaReduce, XlaReduceWindow
 void RegisterDetectionOps(OpRegistry& r);  // detection_ops.cc: NonMaxSuppression*, CropAndResize
+void RegisterCtcOps(OpRegistry& r);        // ctc_ops.cc: CTCGreedyDecoder, CTCBeamSearch...
 
 }  // namespace smrt::ops
 
