@@ -71,6 +71,7 @@ const absl::flat_hash_map<std::string, std::vector<ArgDef>>& Table() {
       {"BroadcastGradientArgs", {{"r0"}, {"r1"}}},
       {"CTCGreedyDecoder",
        {{"decoded_indices"}, {"decoded_values"}, {"decoded_shape"}, {"log_probability"}}},
+      {"DecodeWav", {{"audio"}, {"sample_rate"}}},
       {"CTCBeamSearchDecoder",
        {{"decoded_indices", "top_paths"},
         {"decoded_values", "top_paths"},

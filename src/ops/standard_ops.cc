@@ -68,6 +68,7 @@ const OpRegistry& StandardOps() {
     RegisterXlaReduceOps(*r);
     RegisterDetectionOps(*r);
     RegisterCtcOps(*r);
+    RegisterAudioOps(*r);
     return r;
   }();
   return *registry;

@@ -73,6 +73,7 @@ void RegisterXlaOps(OpRegistry& r);              // xla_ops.cc: XlaDotV2, XlaGat
 void RegisterXlaReduceOps(OpRegistry& r);        // xla_ops.cc: XlaReduce, XlaReduceWindow
 void RegisterDetectionOps(OpRegistry& r);  // detection_ops.cc: NonMaxSuppression*, CropAndResize
 void RegisterCtcOps(OpRegistry& r);        // ctc_ops.cc: CTCGreedyDecoder, CTCBeamSearch...
+void RegisterAudioOps(OpRegistry& r);      // audio_ops.cc: DecodeWav, EncodeWav, Mfcc...
 
 }  // namespace smrt::ops
 
