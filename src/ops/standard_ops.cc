@@ -69,6 +69,7 @@ const OpRegistry& StandardOps() {
     RegisterDetectionOps(*r);
     RegisterCtcOps(*r);
     RegisterAudioOps(*r);
+    RegisterImageEncodeOps(*r);
     return r;
   }();
   return *registry;
