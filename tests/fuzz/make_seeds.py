@@ -74,9 +74,13 @@ def semantic_seeds(committed_only):
 
 
 def image_decode_seeds():
-    # The committed JPEG and PNG files (tests/data/kernels/image_decode), as they are.
+    # The committed JPEG and PNG files (tests/data/kernels/image_decode), as they are, and
+    # the GIFs of the GIF goldens.
     for path in committed_files("*.jpg", MAX_INDEX) + committed_files("*.png", MAX_INDEX):
         yield os.path.basename(path), read(path)
+    for name, payload in rec_records(os.path.join(ROOT, "tests/data/kernels/gif/gif.rec")):
+        if name.startswith("gif.") and payload:
+            yield name, payload[0]
 
 
 def rec_records(path):
