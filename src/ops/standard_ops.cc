@@ -70,6 +70,7 @@ const OpRegistry& StandardOps() {
     RegisterCtcOps(*r);
     RegisterAudioOps(*r);
     RegisterImageEncodeOps(*r);
+    RegisterDrawBoxesOps(*r);
     return r;
   }();
   return *registry;

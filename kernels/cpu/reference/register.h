@@ -73,6 +73,7 @@ void RegisterDetectionOps(KernelRegistry& r);    // detection_ops.cc: NonMaxSupp
 void RegisterCtcOps(KernelRegistry& r);          // ctc_ops.cc: CTCGreedyDecoder, CTCBeamSearch...
 void RegisterAudioOps(KernelRegistry& r);        // audio_ops.cc: DecodeWav, EncodeWav, Mfcc...
 void RegisterImageEncodeOps(KernelRegistry& r);  // image_encode_ops.cc: EncodePng, EncodeJpeg...
+void RegisterDrawBoxesOps(KernelRegistry& r);    // draw_boxes_ops.cc: DrawBoundingBoxes{,V2}
 void RegisterComplexOps(KernelRegistry& r);      // complex_ops.cc: Complex, Real, Imag, ComplexAbs...
 void RegisterFftOps(KernelRegistry& r);          // fft_ops.cc: FFT, IFFT, RFFT, IRFFT (1D, 2D, 3D)
 // half_precision_ops.cc: float16/bfloat16 over the float32 kernels; must come last.
@@ -145,6 +146,7 @@ inline void RegisterReferenceKernels(KernelRegistry& r) {
   RegisterCtcOps(r);
   RegisterAudioOps(r);
   RegisterImageEncodeOps(r);
+  RegisterDrawBoxesOps(r);
   RegisterComplexOps(r);
   RegisterFftOps(r);
   RegisterHalfPrecisionOps(r);
