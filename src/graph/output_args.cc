@@ -72,6 +72,7 @@ const absl::flat_hash_map<std::string, std::vector<ArgDef>>& Table() {
       {"CTCGreedyDecoder",
        {{"decoded_indices"}, {"decoded_values"}, {"decoded_shape"}, {"log_probability"}}},
       {"DecodeWav", {{"audio"}, {"sample_rate"}}},
+      {"StringNGrams", {{"ngrams"}, {"ngrams_splits"}}},
       {"CTCBeamSearchDecoder",
        {{"decoded_indices", "top_paths"},
         {"decoded_values", "top_paths"},

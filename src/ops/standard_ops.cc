@@ -71,6 +71,7 @@ const OpRegistry& StandardOps() {
     RegisterAudioOps(*r);
     RegisterImageEncodeOps(*r);
     RegisterDrawBoxesOps(*r);
+    RegisterTextOps(*r);
     return r;
   }();
   return *registry;

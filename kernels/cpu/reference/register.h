@@ -74,6 +74,7 @@ void RegisterCtcOps(KernelRegistry& r);          // ctc_ops.cc: CTCGreedyDecoder
 void RegisterAudioOps(KernelRegistry& r);        // audio_ops.cc: DecodeWav, EncodeWav, Mfcc...
 void RegisterImageEncodeOps(KernelRegistry& r);  // image_encode_ops.cc: EncodePng, EncodeJpeg...
 void RegisterDrawBoxesOps(KernelRegistry& r);    // draw_boxes_ops.cc: DrawBoundingBoxes{,V2}
+void RegisterTextOps(KernelRegistry& r);         // text_ops.cc: StringNGrams, StringToHashBucket*
 void RegisterComplexOps(KernelRegistry& r);      // complex_ops.cc: Complex, Real, Imag, ComplexAbs...
 void RegisterFftOps(KernelRegistry& r);          // fft_ops.cc: FFT, IFFT, RFFT, IRFFT (1D, 2D, 3D)
 // half_precision_ops.cc: float16/bfloat16 over the float32 kernels; must come last.
@@ -147,6 +148,7 @@ inline void RegisterReferenceKernels(KernelRegistry& r) {
   RegisterAudioOps(r);
   RegisterImageEncodeOps(r);
   RegisterDrawBoxesOps(r);
+  RegisterTextOps(r);
   RegisterComplexOps(r);
   RegisterFftOps(r);
   RegisterHalfPrecisionOps(r);

@@ -76,6 +76,7 @@ void RegisterCtcOps(OpRegistry& r);        // ctc_ops.cc: CTCGreedyDecoder, CTCB
 void RegisterAudioOps(OpRegistry& r);      // audio_ops.cc: DecodeWav, EncodeWav, Mfcc...
 void RegisterImageEncodeOps(OpRegistry& r);  // image_encode_ops.cc: EncodePng, EncodeJpeg...
 void RegisterDrawBoxesOps(OpRegistry& r);    // draw_boxes_ops.cc: DrawBoundingBoxes{,V2}
+void RegisterTextOps(OpRegistry& r);         // text_ops.cc: StringNGrams, StringToHashBucket*
 
 }  // namespace smrt::ops
 
