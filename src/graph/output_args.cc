@@ -73,6 +73,8 @@ const absl::flat_hash_map<std::string, std::vector<ArgDef>>& Table() {
        {{"decoded_indices"}, {"decoded_values"}, {"decoded_shape"}, {"log_probability"}}},
       {"DecodeWav", {{"audio"}, {"sample_rate"}}},
       {"StringNGrams", {{"ngrams"}, {"ngrams_splits"}}},
+      {"UnicodeDecode", {{"row_splits"}, {"char_values"}}},
+      {"UnicodeDecodeWithOffsets", {{"row_splits"}, {"char_values"}, {"char_to_byte_starts"}}},
       {"CTCBeamSearchDecoder",
        {{"decoded_indices", "top_paths"},
         {"decoded_values", "top_paths"},

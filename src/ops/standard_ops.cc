@@ -72,6 +72,7 @@ const OpRegistry& StandardOps() {
     RegisterImageEncodeOps(*r);
     RegisterDrawBoxesOps(*r);
     RegisterTextOps(*r);
+    RegisterUnicodeOps(*r);
     return r;
   }();
   return *registry;

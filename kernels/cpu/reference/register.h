@@ -75,6 +75,7 @@ void RegisterAudioOps(KernelRegistry& r);        // audio_ops.cc: DecodeWav, Enc
 void RegisterImageEncodeOps(KernelRegistry& r);  // image_encode_ops.cc: EncodePng, EncodeJpeg...
 void RegisterDrawBoxesOps(KernelRegistry& r);    // draw_boxes_ops.cc: DrawBoundingBoxes{,V2}
 void RegisterTextOps(KernelRegistry& r);         // text_ops.cc: StringNGrams, StringToHashBucket*
+void RegisterUnicodeOps(KernelRegistry& r);      // unicode_ops.cc: UnicodeDecode, UnicodeEncode...
 void RegisterComplexOps(KernelRegistry& r);      // complex_ops.cc: Complex, Real, Imag, ComplexAbs...
 void RegisterFftOps(KernelRegistry& r);          // fft_ops.cc: FFT, IFFT, RFFT, IRFFT (1D, 2D, 3D)
 // half_precision_ops.cc: float16/bfloat16 over the float32 kernels; must come last.
@@ -149,6 +150,7 @@ inline void RegisterReferenceKernels(KernelRegistry& r) {
   RegisterImageEncodeOps(r);
   RegisterDrawBoxesOps(r);
   RegisterTextOps(r);
+  RegisterUnicodeOps(r);
   RegisterComplexOps(r);
   RegisterFftOps(r);
   RegisterHalfPrecisionOps(r);

@@ -77,6 +77,7 @@ void RegisterAudioOps(OpRegistry& r);      // audio_ops.cc: DecodeWav, EncodeWav
 void RegisterImageEncodeOps(OpRegistry& r);  // image_encode_ops.cc: EncodePng, EncodeJpeg...
 void RegisterDrawBoxesOps(OpRegistry& r);    // draw_boxes_ops.cc: DrawBoundingBoxes{,V2}
 void RegisterTextOps(OpRegistry& r);         // text_ops.cc: StringNGrams, StringToHashBucket*
+void RegisterUnicodeOps(OpRegistry& r);      // unicode_ops.cc: UnicodeDecode, UnicodeEncode...
 
 }  // namespace smrt::ops
 
