@@ -85,5 +85,39 @@ TEST(TextOpsTest, AsTensorFlow) {
   EXPECT_EQ(refused, 6);
 }
 
+// EditDistance (tests/generators/kernel_goldens/edit_distance.py): int64, int32, string and
+// float values (-0 equal to 0), batches of rank 1 and 2, rows missing from either side, shapes
+// that differ, normalize both ways; TensorFlow's messages.
+TEST(TextOpsTest, EditDistanceAsTensorFlow) {
+  const ::smrt::testing::RecGoldens goldens(smrt::testing::TestDataDir() +
+                                            "/kernels/text/edit_distance.rec");
+  int ran = 0;
+  int refused = 0;
+  for (const auto& [name, t] : goldens.All()) {
+    if (!absl::EndsWith(name, ".op")) continue;
+    const std::string c = name.substr(0, name.size() - 3);
+    SCOPED_TRACE(c);
+    AttrMap attrs;
+    attrs.Set("normalize", absl::EndsWith(goldens.GetString(c + ".attrs"), "1"));
+    std::vector<Tensor> inputs;
+    for (int i = 0; i < 6; ++i) inputs.push_back(goldens.Get(c + ".in" + std::to_string(i)));
+    attrs.Set("T", inputs[1].dtype());
+    absl::StatusOr<std::vector<Tensor>> out = RunOp("EditDistance", attrs, inputs);
+    if (goldens.IsError(c)) {
+      goldens.ExpectError(c, out.status(),
+                          goldens.GetString(c + ".code") == "internal"
+                              ? absl::StatusCode::kInternal
+                              : absl::StatusCode::kInvalidArgument);
+      ++refused;
+      continue;
+    }
+    ASSERT_TRUE(out.ok()) << out.status();
+    EXPECT_TRUE(::smrt::testing::BitIdentical((*out)[0], goldens.Get(c + ".out0")));
+    ++ran;
+  }
+  EXPECT_EQ(ran, 16);
+  EXPECT_EQ(refused, 5);
+}
+
 }  // namespace
 }  // namespace smrt::kernels

@@ -1,11 +1,15 @@
-// StringToHashBucketStrong, StringToHashBucket and StringNGrams as TensorFlow computes them:
+// StringToHashBucketStrong, StringToHashBucket, StringNGrams and EditDistance as TensorFlow
+// computes them:
 // - StringToHashBucketStrong: SipHash-2-4 keyed by the two 64-bit words of attr key
 //   (TensorFlow's StrongKeyedHash, highwayhash's SipHash), modulo num_buckets;
 // - StringToHashBucket: TensorFlow's Hash64 (a MurmurHash64A variant with seed
 //   0xDECAFCAFFE), modulo num_buckets;
 // - StringNGrams: string_ngrams_op.cc's n-grams per row of a ragged batch, padded with
 //   left_pad / right_pad up to pad_width (-1: width - 1) on each side, joined by separator,
-//   one n-gram of the whole padded row for rows too short when preserve_short_sequences.
+//   one n-gram of the whole padded row for rows too short when preserve_short_sequences;
+// - EditDistance: Levenshtein distances between the rows of two sparse tensors grouped by
+//   their leading coordinates, optionally divided by the truth's length (a row missing from
+//   the truth gives inf, from the hypothesis 1), as edit_distance_op.cc.
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
@@ -16,6 +20,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "kernels/registry.h"
+#include "ops/shape_text.h"
 
 namespace smrt::kernels {
 namespace {
@@ -277,9 +282,203 @@ absl::Status ComputeNGrams(KernelContext& ctx) {
       absl::StrCat("data_splits must be int32 or int64, got ", DataTypeName(splits.dtype())));
 }
 
+// ---- EditDistance ----
+
+absl::Status CheckEditShapes(const Tensor& hi, const Tensor& hv, const Tensor& hs, const Tensor& ti,
+                             const Tensor& tv, const Tensor& ts) {
+  using ops::TfShapeText;
+  for (const auto& [t, name] :
+       {std::pair<const Tensor*, const char*>{&hi, "hypothesis_indices"}, {&ti, "truth_indices"}}) {
+    if (t->rank() != 2) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(name, " should be a matrix, but got shape: ", TfShapeText(t->shape())));
+    }
+  }
+  for (const auto& [t, name] : {std::pair<const Tensor*, const char*>{&hv, "hypothesis_values"},
+                                {&tv, "truth_values"},
+                                {&hs, "hypothesis_shape"},
+                                {&ts, "truth_shape"}}) {
+    if (t->rank() != 1) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(name, " should be a vector, but got shape: ", TfShapeText(t->shape())));
+    }
+  }
+  if (hv.num_elements() != hi.dim(0)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "Expected hypothesis_values.NumElements == #rows(hypothesis_indices), their shapes are: ",
+        TfShapeText(hv.shape()), " and ", TfShapeText(hi.shape())));
+  }
+  if (hs.num_elements() != hi.dim(1)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "Expected hypothesis_shape.NumElements == #cols(hypothesis_indices), their shapes are: ",
+        TfShapeText(hs.shape()), " and ", TfShapeText(hi.shape())));
+  }
+  if (ts.num_elements() < 2) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("Input SparseTensors must have rank at least 2, but truth_shape rank is: ",
+                     ts.num_elements()));
+  }
+  if (tv.num_elements() != ti.dim(0)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "Expected truth_values.NumElements == #rows(truth_indices), their shapes are: ",
+        TfShapeText(tv.shape()), " and ", TfShapeText(ti.shape())));
+  }
+  if (ts.num_elements() != ti.dim(1)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("Expected truth_shape.NumElements == #cols(truth_indices), their shapes are: ",
+                     TfShapeText(ts.shape()), " and ", TfShapeText(ti.shape())));
+  }
+  if (ts.num_elements() != hs.num_elements()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("Expected truth and hypothesis to have matching ranks, but their shapes are: ",
+                     TfShapeText(ts.shape()), " and ", TfShapeText(hs.shape())));
+  }
+  if (hi.dtype() != DataType::kInt64 || ti.dtype() != DataType::kInt64 ||
+      hs.dtype() != DataType::kInt64 || ts.dtype() != DataType::kInt64) {
+    return absl::InvalidArgumentError("EditDistance takes int64 indices and shapes");
+  }
+  if (hv.dtype() != tv.dtype()) {
+    return absl::InvalidArgumentError("hypothesis_values and truth_values must have one dtype");
+  }
+  return absl::OkStatus();
+}
+
+// Runs of entries with the same leading (rank - 1) coordinates, in the order given (TensorFlow
+// assumes row-major sorted indices and groups consecutive entries alike).
+struct Run {
+  std::vector<int64_t> group;
+  int64_t begin;
+  int64_t end;
+};
+
+std::vector<Run> Runs(const Tensor& indices) {
+  std::vector<Run> runs;
+  const int64_t n = indices.dim(0);
+  const int64_t rank = indices.dim(1);
+  const int64_t* idx = indices.data<int64_t>();
+  for (int64_t i = 0; i < n; ++i) {
+    std::vector<int64_t> g(idx + i * rank, idx + i * rank + rank - 1);
+    if (runs.empty() || runs.back().group != g) {
+      runs.push_back({std::move(g), i, i + 1});
+    } else {
+      runs.back().end = i + 1;
+    }
+  }
+  return runs;
+}
+
+// Elements i of a and j of b are equal (floats as numbers: -0 == 0, NaN != NaN).
+bool SameValue(const Tensor& a, int64_t i, const Tensor& b, int64_t j) {
+  switch (a.dtype()) {
+    case DataType::kString:
+      return a.data<std::string>()[i] == b.data<std::string>()[j];
+    case DataType::kFloat:
+      return a.data<float>()[i] == b.data<float>()[j];
+    case DataType::kDouble:
+      return a.data<double>()[i] == b.data<double>()[j];
+    default: {
+      const size_t w = a.byte_size() / static_cast<size_t>(std::max<int64_t>(1, a.num_elements()));
+      return std::memcmp(static_cast<const char*>(a.raw_data()) + i * w,
+                         static_cast<const char*>(b.raw_data()) + j * w, w) == 0;
+    }
+  }
+}
+
+// Levenshtein distance of truth[t0, t1) and hypothesis[h0, h1).
+int64_t Levenshtein(const Tensor& tv, int64_t t0, int64_t t1, const Tensor& hv, int64_t h0,
+                    int64_t h1) {
+  const int64_t n = t1 - t0;
+  const int64_t m = h1 - h0;
+  if (n == 0) return m;
+  if (m == 0) return n;
+  std::vector<int64_t> row(static_cast<size_t>(m + 1));
+  for (int64_t j = 0; j <= m; ++j) row[j] = j;
+  for (int64_t i = 1; i <= n; ++i) {
+    int64_t diagonal = row[0];
+    row[0] = i;
+    for (int64_t j = 1; j <= m; ++j) {
+      const int64_t up = row[j];
+      const int64_t cost = SameValue(tv, t0 + i - 1, hv, h0 + j - 1) ? 0 : 1;
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + cost});
+      diagonal = up;
+    }
+  }
+  return row[m];
+}
+
+absl::Status ComputeEditDistance(KernelContext& ctx) {
+  const Tensor& hi = ctx.input(0);
+  const Tensor& hv = ctx.input(1);
+  const Tensor& hs = ctx.input(2);
+  const Tensor& ti = ctx.input(3);
+  const Tensor& tv = ctx.input(4);
+  const Tensor& ts = ctx.input(5);
+  if (absl::Status s = CheckEditShapes(hi, hv, hs, ti, tv, ts); !s.ok()) return s;
+  absl::StatusOr<bool> normalize = ctx.attrs().GetOr<bool>("normalize", true);
+  if (!normalize.ok()) return normalize.status();
+  const int64_t dims = ts.num_elements() - 1;
+  Shape shape(static_cast<size_t>(dims));
+  for (int64_t d = 0; d < dims; ++d) {
+    const int64_t a = hs.data<int64_t>()[d];
+    const int64_t b = ts.data<int64_t>()[d];
+    if (a < 0 || b < 0) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("Dimension ", d, " of the sparse shapes is negative: ", a, " and ", b));
+    }
+    shape[d] = std::max(a, b);
+  }
+  absl::StatusOr<Tensor*> out = ctx.allocate_output(0, DataType::kFloat, shape);
+  if (!out.ok()) return out.status();
+  float* y = (*out)->data<float>();
+  const int64_t size = (*out)->num_elements();
+  std::vector<int64_t> strides(static_cast<size_t>(dims), 1);
+  for (int64_t d = dims - 2; d >= 0; --d) strides[d] = strides[d + 1] * shape[d + 1];
+  auto place = [&](const std::vector<int64_t>& g) -> absl::StatusOr<int64_t> {
+    int64_t at = 0;
+    for (int64_t d = 0; d < dims; ++d) at += g[d] * strides[d];
+    if (at < 0 || at >= size) {
+      return absl::InternalError(absl::StrCat(
+          "Got an inner product ", at,
+          " which would require writing to outside of the buffer for the output tensor (max "
+          "elements ",
+          size, ")"));
+    }
+    return at;
+  };
+  const std::vector<Run> hyp = Runs(hi);
+  const std::vector<Run> truth = Runs(ti);
+  size_t h = 0;
+  size_t t = 0;
+  while (h < hyp.size() || t < truth.size()) {
+    const bool both = h < hyp.size() && t < truth.size();
+    if (both && hyp[h].group == truth[t].group) {
+      absl::StatusOr<int64_t> at = place(truth[t].group);
+      if (!at.ok()) return at.status();
+      const float d = static_cast<float>(
+          Levenshtein(tv, truth[t].begin, truth[t].end, hv, hyp[h].begin, hyp[h].end));
+      y[*at] = *normalize ? d / static_cast<float>(truth[t].end - truth[t].begin) : d;
+      ++h;
+      ++t;
+    } else if (t >= truth.size() || (both && truth[t].group > hyp[h].group)) {
+      absl::StatusOr<int64_t> at = place(hyp[h].group);  // no truth here
+      if (!at.ok()) return at.status();
+      const float len = static_cast<float>(hyp[h].end - hyp[h].begin);
+      y[*at] = *normalize ? len / 0.0f : len;
+      ++h;
+    } else {
+      absl::StatusOr<int64_t> at = place(truth[t].group);  // no hypothesis here
+      if (!at.ok()) return at.status();
+      y[*at] = *normalize ? 1.0f : static_cast<float>(truth[t].end - truth[t].begin);
+      ++t;
+    }
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 void RegisterTextOps(KernelRegistry& r) {
+  r.AddKernel({"EditDistance", kCpu, "", {}, ComputeEditDistance});
   r.AddKernel({"StringToHashBucketStrong", kCpu, "", {}, [](KernelContext& ctx) {
                  return ComputeHash(ctx, /*strong=*/true);
                }});

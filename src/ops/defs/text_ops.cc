@@ -1,7 +1,7 @@
 // Text ops of feature preprocessing: StringToHashBucketStrong and StringToHashBucket
 // (strings to bucket ids of the input's shape, int64), and StringNGrams (tf.strings.ngrams on
 // a ragged batch: the flat tokens and row splits in, the flat n-grams and their row splits
-// out, whose count is known only when it runs).
+// out, whose count is known only when it runs), and EditDistance (tf.edit_distance).
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -43,9 +43,22 @@ absl::Status InferNGrams(InferenceContext& ctx) {
   return absl::OkStatus();
 }
 
+// EditDistance: float distances of the sparse inputs' rank minus one, their sizes known only
+// from the dense shapes' values.
+absl::Status InferEditDistance(InferenceContext& ctx) {
+  const PartialShape& shape = ctx.input(2).shape;
+  PartialShape out = PartialShape::Unknown();
+  if (shape.known_rank && shape.rank() == 1 && shape.dims[0] >= 2) {
+    out = PartialShape::Known(Shape(static_cast<size_t>(shape.dims[0] - 1), -1));
+  }
+  ctx.set_output(0, ValueInfo{DataType::kFloat, out});
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 void RegisterTextOps(OpRegistry& r) {
+  r.AddOp({"EditDistance", {{"normalize", true}}, InferEditDistance});
   r.AddOp({"StringToHashBucketStrong", {}, InferHash});
   r.AddOp({"StringToHashBucket", {}, InferHash});
   r.AddOp({"StringNGrams",
