@@ -119,5 +119,39 @@ TEST(TextOpsTest, EditDistanceAsTensorFlow) {
   EXPECT_EQ(refused, 5);
 }
 
+// StringFormat (tests/generators/kernel_goldens/string_format.py): scalars of five dtypes,
+// vectors, matrices and 3-D tensors cut at 1, 2, 3 or never, strings (quoted, escaped),
+// bools, empty tensors, %.17g doubles, a custom placeholder, no placeholder; the message for a
+// count that does not match.
+TEST(TextOpsTest, StringFormatAsTensorFlow) {
+  const ::smrt::testing::RecGoldens goldens(smrt::testing::TestDataDir() +
+                                            "/kernels/text/string_format.rec");
+  int ran = 0;
+  for (const auto& [name, t] : goldens.All()) {
+    if (!absl::EndsWith(name, ".template")) continue;
+    const std::string c = name.substr(0, name.size() - 9);
+    SCOPED_TRACE(c);
+    AttrMap attrs;
+    attrs.Set("template", goldens.GetString(name));
+    attrs.Set("placeholder", goldens.GetString(c + ".placeholder"));
+    int64_t summarize = 0;
+    ASSERT_TRUE(absl::SimpleAtoi(goldens.GetString(c + ".summarize"), &summarize));
+    attrs.Set("summarize", summarize);
+    std::vector<Tensor> inputs;
+    for (int i = 0; goldens.Has(c + ".in" + std::to_string(i)); ++i) {
+      inputs.push_back(goldens.Get(c + ".in" + std::to_string(i)));
+    }
+    absl::StatusOr<std::vector<Tensor>> out = RunOp("StringFormat", attrs, inputs);
+    ++ran;
+    if (goldens.IsError(c)) {
+      goldens.ExpectError(c, out.status());
+      continue;
+    }
+    ASSERT_TRUE(out.ok()) << out.status();
+    EXPECT_EQ((*out)[0].data<std::string>()[0], goldens.GetString(c + ".out0"));
+  }
+  EXPECT_EQ(ran, 14);
+}
+
 }  // namespace
 }  // namespace smrt::kernels

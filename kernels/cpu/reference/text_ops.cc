@@ -9,7 +9,9 @@
 //   one n-gram of the whole padded row for rows too short when preserve_short_sequences;
 // - EditDistance: Levenshtein distances between the rows of two sparse tensors grouped by
 //   their leading coordinates, optionally divided by the truth's length (a row missing from
-//   the truth gives inf, from the hypothesis 1), as edit_distance_op.cc.
+//   the truth gives inf, from the hypothesis 1), as edit_distance_op.cc;
+// - StringFormat: the template with each placeholder replaced by the summary TensorFlow's
+//   Tensor::SummarizeValue(summarize, print_v2=true) prints (kernels/shared/tensor_summary.h).
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
@@ -19,7 +21,9 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "kernels/registry.h"
+#include "kernels/shared/tensor_summary.h"
 #include "ops/shape_text.h"
 
 namespace smrt::kernels {
@@ -475,9 +479,40 @@ absl::Status ComputeEditDistance(KernelContext& ctx) {
   return absl::OkStatus();
 }
 
+// ---- StringFormat ----
+
+absl::Status ComputeStringFormat(KernelContext& ctx) {
+  absl::StatusOr<std::string> format = ctx.attrs().GetOr<std::string>("template", "%s");
+  if (!format.ok()) return format.status();
+  absl::StatusOr<std::string> placeholder = ctx.attrs().GetOr<std::string>("placeholder", "%s");
+  if (!placeholder.ok()) return placeholder.status();
+  absl::StatusOr<int64_t> summarize = ctx.attrs().GetOr<int64_t>("summarize", 3);
+  if (!summarize.ok()) return summarize.status();
+  // absl::StrSplit as TensorFlow splits; each piece up to its first NUL (TensorFlow appends
+  // them with c_str()).
+  std::vector<std::string> pieces = absl::StrSplit(*format, *placeholder);
+  for (std::string& p : pieces) p = std::string(p.c_str());
+  const int64_t holes = static_cast<int64_t>(pieces.size()) - 1;
+  if (holes != ctx.num_inputs()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("num placeholders in template and num inputs must match: ", holes, " vs. ",
+                     ctx.num_inputs()));
+  }
+  std::string out = pieces[0];
+  for (int i = 0; i < ctx.num_inputs(); ++i) {
+    out += SummarizeValue(ctx.input(i), *summarize, /*print_v2=*/true);
+    out += pieces[i + 1];
+  }
+  absl::StatusOr<Tensor*> y = ctx.allocate_output(0, DataType::kString, {});
+  if (!y.ok()) return y.status();
+  (*y)->data<std::string>()[0] = std::move(out);
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 void RegisterTextOps(KernelRegistry& r) {
+  r.AddKernel({"StringFormat", kCpu, "", {}, ComputeStringFormat});
   r.AddKernel({"EditDistance", kCpu, "", {}, ComputeEditDistance});
   r.AddKernel({"StringToHashBucketStrong", kCpu, "", {}, [](KernelContext& ctx) {
                  return ComputeHash(ctx, /*strong=*/true);

@@ -1,7 +1,8 @@
 // Text ops of feature preprocessing: StringToHashBucketStrong and StringToHashBucket
 // (strings to bucket ids of the input's shape, int64), and StringNGrams (tf.strings.ngrams on
 // a ragged batch: the flat tokens and row splits in, the flat n-grams and their row splits
-// out, whose count is known only when it runs), and EditDistance (tf.edit_distance).
+// out, whose count is known only when it runs), EditDistance (tf.edit_distance) and
+// StringFormat (tf.strings.format, a scalar string).
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -55,9 +56,19 @@ absl::Status InferEditDistance(InferenceContext& ctx) {
   return absl::OkStatus();
 }
 
+absl::Status InferStringFormat(InferenceContext& ctx) {
+  ctx.set_output(0, ValueInfo{DataType::kString, PartialShape::Known({})});
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 void RegisterTextOps(OpRegistry& r) {
+  r.AddOp({"StringFormat",
+           {{"template", std::string("%s")},
+            {"placeholder", std::string("%s")},
+            {"summarize", int64_t{3}}},
+           InferStringFormat});
   r.AddOp({"EditDistance", {{"normalize", true}}, InferEditDistance});
   r.AddOp({"StringToHashBucketStrong", {}, InferHash});
   r.AddOp({"StringToHashBucket", {}, InferHash});
