@@ -68,6 +68,12 @@ const OpRegistry& StandardOps() {
     RegisterXlaReduceOps(*r);
     RegisterDetectionOps(*r);
     RegisterArrayExtraOps(*r);
+    RegisterCtcOps(*r);
+    RegisterAudioOps(*r);
+    RegisterImageEncodeOps(*r);
+    RegisterDrawBoxesOps(*r);
+    RegisterTextOps(*r);
+    RegisterUnicodeOps(*r);
     return r;
   }();
   return *registry;

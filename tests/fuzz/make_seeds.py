@@ -74,9 +74,45 @@ def semantic_seeds(committed_only):
 
 
 def image_decode_seeds():
-    # The committed JPEG and PNG files (tests/data/kernels/image_decode), as they are.
+    # The committed JPEG and PNG files (tests/data/kernels/image_decode), as they are, and
+    # the GIFs of the GIF goldens.
     for path in committed_files("*.jpg", MAX_INDEX) + committed_files("*.png", MAX_INDEX):
         yield os.path.basename(path), read(path)
+    for name, payload in rec_records(os.path.join(ROOT, "tests/data/kernels/gif/gif.rec")):
+        if name.startswith("gif.") and payload:
+            yield name, payload[0]
+
+
+def rec_records(path):
+    """The named records of a .rec golden file (testing/goldens.h): name, dtype, shape, then
+    one payload record per string element (one for a scalar)."""
+    data = read(path)
+    fields, i = [], 0
+    while i + 4 <= len(data):
+        n = struct.unpack("<I", data[i:i + 4])[0]
+        fields.append(data[i + 4:i + 4 + n])
+        i += 4 + n
+    i = 0
+    while i + 3 <= len(fields):
+        name, kind, shape = fields[i:i + 3]
+        count = 1
+        if kind == b"string" and shape:
+            count = 1
+            for d in shape.split():
+                count *= int(d)
+        yield name.decode(), fields[i + 3:i + 3 + count]
+        i += 3 + count
+
+
+def wav_decode_seeds():
+    # The WAV files of the audio goldens and the speech zoo model's inputs.
+    for name, payload in rec_records(os.path.join(ROOT, "tests/data/kernels/audio/audio.rec")):
+        if name.startswith("wav.") and payload:
+            yield name, payload[0]
+    for path in committed_files("wav_data.strings", MAX_INDEX):
+        data = read(path)
+        n = struct.unpack("<I", data[:4])[0]
+        yield "zoo_" + os.path.basename(os.path.dirname(os.path.dirname(path))), data[4:4 + n]
 
 
 def main():
@@ -91,6 +127,7 @@ def main():
         "run_fuzzer": run_seeds,
         "semantic_mutator_fuzzer": lambda: semantic_seeds(committed_only),
         "image_decode_fuzzer": image_decode_seeds,
+        "wav_decode_fuzzer": wav_decode_seeds,
     }.get(target)
     if seeds is None:
         sys.exit("make_seeds.py: no seeds for target %r" % target)

@@ -14,105 +14,11 @@
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "kernels/registry.h"
+#include "kernels/shared/tensor_summary.h"
 #include "ops/shape_text.h"
 
 namespace smrt::kernels {
 namespace {
-
-// TensorFlow's FloatToBuffer / DoubleToBuffer: the shortest of %.6g / %.9g
-// (%.15g / %.17g) that reads back as the same value.
-std::string FormatFloat(double v, bool is_double) {
-  if (std::isnan(v)) return "nan";
-  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
-  char buf[64];
-  const int digits = is_double ? DBL_DIG : FLT_DIG;
-  std::snprintf(buf, sizeof(buf), "%.*g", digits, v);
-  const bool exact = is_double ? std::strtod(buf, nullptr) == v
-                               : std::strtof(buf, nullptr) == static_cast<float>(v);
-  if (!exact) std::snprintf(buf, sizeof(buf), "%.*g", is_double ? DBL_DIG + 2 : FLT_DIG + 3, v);
-  return buf;
-}
-
-std::string Element(const Tensor &t, int64_t i) {
-  switch (t.dtype()) {
-    case DataType::kFloat:
-      return FormatFloat(t.data<float>()[i], false);
-    case DataType::kDouble:
-      return FormatFloat(t.data<double>()[i], true);
-    case DataType::kHalf:
-      return FormatFloat(static_cast<float>(t.data<Eigen::half>()[i]), false);
-    case DataType::kBFloat16:
-      return FormatFloat(static_cast<float>(t.data<Eigen::bfloat16>()[i]), false);
-    case DataType::kInt32:
-      return absl::StrCat(t.data<int32_t>()[i]);
-    case DataType::kInt64:
-      return absl::StrCat(t.data<int64_t>()[i]);
-    case DataType::kInt16:
-      return absl::StrCat(t.data<int16_t>()[i]);
-    case DataType::kInt8:
-      return absl::StrCat(t.data<int8_t>()[i]);
-    case DataType::kUInt8:
-      return absl::StrCat(t.data<uint8_t>()[i]);
-    case DataType::kUInt16:
-      return absl::StrCat(t.data<uint16_t>()[i]);
-    case DataType::kUInt32:
-      return absl::StrCat(t.data<uint32_t>()[i]);
-    case DataType::kUInt64:
-      return absl::StrCat(t.data<uint64_t>()[i]);
-    case DataType::kBool:
-      return t.data<bool>()[i] ? "1" : "0";
-    case DataType::kString:
-      return absl::Utf8SafeCEscape(t.data<std::string>()[i]);
-    default:
-      return "?";
-  }
-}
-
-// One dimension of TensorFlow's nested summary ("[1 2][3...]"), as its
-// PrintOneDim: stops after `limit` elements, marking the cut with "...".
-void PrintDim(const Tensor &t, int dim, int64_t limit, int64_t &index, std::string &out) {
-  if (index >= limit) return;
-  const int64_t count = t.dim(dim);
-  if (dim == t.rank() - 1) {
-    for (int64_t i = 0; i < count; ++i) {
-      if (index >= limit) {
-        if (dim != 0) out += "...";
-        return;
-      }
-      if (i > 0) out += " ";
-      out += Element(t, index++);
-    }
-    return;
-  }
-  for (int64_t i = 0; i < count; ++i) {
-    bool opened = false;
-    if (index < limit) {
-      out += "[";
-      opened = true;
-    }
-    PrintDim(t, dim + 1, limit, index, out);
-    if (index < limit || opened) out += "]";
-  }
-}
-
-// TensorFlow's Tensor::SummarizeValue(max_entries): at most max_entries
-// elements (all when negative), "..." when some are left out.
-std::string SummarizeValue(const Tensor &t, int64_t max_entries) {
-  const int64_t n = t.num_elements();
-  const int64_t limit = max_entries < 0 ? n : std::min(max_entries, n);
-  std::string out;
-  if (t.rank() == 0) {
-    for (int64_t i = 0; i < limit; ++i) {
-      if (i > 0) out += " ";
-      out += Element(t, i);
-    }
-  } else {
-    int64_t index = 0;
-    PrintDim(t, 0, limit, index, out);
-  }
-  if (n > limit) out += "...";
-  return out;
-}
 
 absl::Status ComputeAssert(KernelContext &ctx) {
   const Tensor &condition = ctx.input(0);
@@ -125,8 +31,8 @@ absl::Status ComputeAssert(KernelContext &ctx) {
   if (!summarize.ok()) return summarize.status();
   std::string msg = "assertion failed: ";
   for (int i = 1; i < ctx.num_inputs(); ++i) {
-    absl::StrAppend(&msg, "[", SummarizeValue(ctx.input(i), *summarize), "]",
-                    i + 1 < ctx.num_inputs() ? " " : "");
+    absl::StrAppend(&msg, "[", SummarizeValue(ctx.input(i), *summarize, /*print_v2=*/false),
+                    "]", i + 1 < ctx.num_inputs() ? " " : "");
   }
   return absl::InvalidArgumentError(msg);
 }

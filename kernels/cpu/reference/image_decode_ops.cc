@@ -6,8 +6,10 @@
 // with the same calls so that the pixels are TensorFlow's bit for bit: IFAST
 // DCT unless asked, fancy upsampling, CMYK converted to RGB by TensorFlow's
 // formula, truncated JPEGs finished with a fake EOI only when asked, palettes
-// and tRNS expanded, no gamma. GIF, BMP, WebP and JPEG XL (which TensorFlow
-// also decodes) are refused with Unimplemented, naming the format.
+// and tRNS expanded, no gamma. GIFs are decoded by giflib as TensorFlow's
+// gif_io.cc does (gif_decode.h); DecodeGif gives frames [n, height, width, 3],
+// as DecodeImage does with expand_animations. BMP, WebP and JPEG XL (which
+// TensorFlow also decodes) are refused with Unimplemented, naming the format.
 //
 // Both libraries report fatal errors by longjmp. Every function that calls
 // setjmp keeps its state in a job struct it gets by pointer, and no frame
@@ -35,6 +37,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/string_view.h"
+#include "kernels/cpu/reference/gif_decode.h"
 #include "kernels/registry.h"
 
 namespace smrt::kernels {
@@ -652,8 +655,39 @@ absl::Status DecodePng(KernelContext& ctx, const Settings& s, absl::string_view 
 absl::Status Unsupported(absl::string_view format) {
   return absl::UnimplementedError(
       absl::StrCat(format,
-                   " images are not supported by smrt (it decodes JPEG and PNG, with libjpeg-turbo "
-                   "and libpng); convert them to PNG or JPEG before sending them to the model"));
+                   " images are not supported by smrt (it decodes JPEG, PNG and GIF, with "
+                   "libjpeg-turbo, libpng and giflib); convert them to PNG or JPEG before sending "
+                   "them to the model"));
+}
+
+// GIF as TensorFlow's DecodeImageV2Op::DecodeGifV2: DecodeGif and DecodeImage with
+// expand_animations give every frame, [frames, height, width, 3]; DecodeImage without it
+// the first frame; DecodePng and DecodeJpeg a GIF of one frame only.
+absl::Status DecodeGif(KernelContext& ctx, const Settings& s, absl::string_view data) {
+  const bool one_image_op = s.op == "DecodePng" || s.op == "DecodeJpeg";
+  const bool frames_out = s.op == "DecodeGif" || (s.op == "DecodeImage" && s.expand_animations);
+  Tensor* output = nullptr;
+  std::vector<uint8_t> narrow;  // the 8-bit frames when the output is uint16 or float
+  absl::Status status = DecodeGifFrames(
+      data, one_image_op || frames_out,
+      [&](int64_t frames, int64_t height, int64_t width) -> absl::StatusOr<uint8_t*> {
+        if (one_image_op && frames != 1) {
+          return absl::InvalidArgumentError(
+              absl::StrCat("Got ", frames, " frames, but animated gifs can only be decoded by "
+                           "tf.io.decode_gif or tf.io.decode_image"));
+        }
+        Shape shape = {height, width, 3};
+        if (frames_out) shape.insert(shape.begin(), frames);
+        absl::StatusOr<Tensor*> t = ctx.allocate_output(0, s.dtype, shape);
+        if (!t.ok()) return t.status();
+        output = *t;
+        if (s.dtype == DataType::kUInt8) return output->data<uint8_t>();
+        narrow.resize(static_cast<size_t>(output->num_elements()));
+        return narrow.data();
+      });
+  if (!status.ok()) return status;
+  if (s.dtype != DataType::kUInt8) ConvertFrom8(narrow.data(), *output);
+  return absl::OkStatus();
 }
 
 absl::StatusOr<absl::string_view> Contents(const KernelContext& ctx, const char* scalar_message) {
@@ -681,9 +715,18 @@ absl::Status ComputeDecode(KernelContext& ctx, const std::string& op) {
   const bool crop = op == "DecodeAndCropJpeg";
   switch (Classify(*data)) {
     case Format::kJpeg:
-      return DecodeJpeg(ctx, *s, *data);
-    case Format::kPng:
-      return DecodePng(ctx, *s, *data);
+    case Format::kPng: {
+      const absl::Status st = Classify(*data) == Format::kJpeg ? DecodeJpeg(ctx, *s, *data)
+                                                               : DecodePng(ctx, *s, *data);
+      if (!st.ok() || op != "DecodeGif") return st;
+      // DecodeGif gives a JPEG or PNG as one frame, [1, height, width, channels].
+      Shape frames = ctx.output(0).shape();
+      frames.insert(frames.begin(), 1);
+      absl::StatusOr<Tensor> framed = ctx.output(0).Reshaped(std::move(frames));
+      if (!framed.ok()) return framed.status();
+      ctx.set_output(0, *std::move(framed));
+      return absl::OkStatus();
+    }
     case Format::kGif:
       if (s->channels != 0 && s->channels != 3) {
         return absl::InvalidArgumentError(
@@ -693,7 +736,7 @@ absl::Status ComputeDecode(KernelContext& ctx, const std::string& op) {
         return absl::InvalidArgumentError(
             "DecodeAndCropJpeg operation can run on JPEG only, but detected GIF.");
       }
-      return Unsupported("GIF");
+      return DecodeGif(ctx, *s, *data);
     case Format::kBmp:
       if (s->channels == 1) {
         return absl::InvalidArgumentError("`channels` must be 0, 3 or 4 for BMP, but got 1");
@@ -745,7 +788,8 @@ absl::Status ComputeExtractJpegShape(KernelContext& ctx) {
 }  // namespace
 
 void RegisterImageDecodeOps(KernelRegistry& r) {
-  for (const char* op : {"DecodeJpeg", "DecodePng", "DecodeImage", "DecodeAndCropJpeg"}) {
+  for (const char* op :
+       {"DecodeJpeg", "DecodePng", "DecodeImage", "DecodeAndCropJpeg", "DecodeGif"}) {
     r.AddKernel({op, kCpu, "", {}, [name = std::string(op)](KernelContext& ctx) {
                    return ComputeDecode(ctx, name);
                  }});

@@ -1,4 +1,4 @@
-// DecodeJpeg, DecodePng, DecodeImage, DecodeAndCropJpeg and ExtractJpegShape:
+// DecodeJpeg, DecodePng, DecodeImage, DecodeGif, DecodeAndCropJpeg and ExtractJpegShape:
 // a scalar string of encoded bytes (what a TF Serving image model receives)
 // to an image (height, width, channels), or to the JPEG's shape. The height
 // and width are known only once the bytes are read; channels when the attr
@@ -93,6 +93,11 @@ void RegisterImageDecodeOps(OpRegistry& r) {
            {{"channels", int64_t{0}}, {"dtype", DataType::kUInt8}, {"expand_animations", true}},
            [](InferenceContext& ctx) { return InferDecode(ctx, DataType::kInvalid); }});
   r.AddOp({"ExtractJpegShape", {{"output_type", DataType::kInt32}}, InferExtractJpegShape});
+  r.AddOp({"DecodeGif", {}, [](InferenceContext& ctx) {
+             if (absl::Status s = CheckScalarContents(ctx); !s.ok()) return s;
+             ctx.set_output(0, ValueInfo{DataType::kUInt8, PartialShape::Known({-1, -1, -1, 3})});
+             return absl::OkStatus();
+           }});
 }
 
 }  // namespace smrt::ops
