@@ -98,7 +98,7 @@ static char* path_join(const char* a, const char* b) {
   return p;
 }
 
-/* A .npy v1 file of little-endian float32, float16, int32, int64, bool or complex64: its data
+/* A .npy v1 file of little-endian float32, float16, int32, int64, bool, uint8 or complex64: its data
  * (malloc'd) and shape. Only what the committed goldens use. */
 typedef struct {
   SmrtDataType dtype;
@@ -128,6 +128,7 @@ static Array read_npy(const char* path) {
             : strstr(header, "'<i8'") ? SMRT_INT64
             : strstr(header, "'<i4'") ? SMRT_INT32
             : strstr(header, "'|b1'") ? SMRT_BOOL
+            : strstr(header, "'|u1'") ? SMRT_UINT8
             : strstr(header, "'<c8'") ? SMRT_COMPLEX64
                                       : SMRT_INVALID;
   CHECK(a.dtype != SMRT_INVALID);
@@ -413,6 +414,7 @@ static SmrtDataType dtype_from_name(const char* name) {
   if (strcmp(name, "DT_INT32") == 0) return SMRT_INT32;
   if (strcmp(name, "DT_INT64") == 0) return SMRT_INT64;
   if (strcmp(name, "DT_BOOL") == 0) return SMRT_BOOL;
+  if (strcmp(name, "DT_UINT8") == 0) return SMRT_UINT8;
   if (strcmp(name, "DT_STRING") == 0) return SMRT_STRING;
   if (strcmp(name, "DT_COMPLEX64") == 0) return SMRT_COMPLEX64;
   return SMRT_INVALID;
