@@ -9,6 +9,7 @@ const OpRegistry& StandardOps() {
     auto* r = new OpRegistry;
     RegisterBinaryOps(*r);
     RegisterUnaryOps(*r);
+    RegisterMathOps(*r);
     RegisterBasicOps(*r);
     RegisterBincountOps(*r);
     RegisterBroadcastOps(*r);
