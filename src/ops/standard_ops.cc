@@ -10,6 +10,7 @@ const OpRegistry& StandardOps() {
     RegisterBinaryOps(*r);
     RegisterUnaryOps(*r);
     RegisterMathOps(*r);
+    RegisterSpecialMathOps(*r);
     RegisterBasicOps(*r);
     RegisterBincountOps(*r);
     RegisterBroadcastOps(*r);

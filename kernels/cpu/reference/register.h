@@ -12,6 +12,7 @@ void RegisterVariableOps(KernelRegistry& r);     // variable_ops.cc
 void RegisterBinaryOps(KernelRegistry& r);       // binary_ops.cc
 void RegisterUnaryOps(KernelRegistry& r);        // unary_ops.cc
 void RegisterMathOps(KernelRegistry& r);         // math_ops.cc: Acos, Atan2, Mod, Xlogy...
+void RegisterSpecialMathOps(KernelRegistry& r);  // special_math_ops.cc: Lgamma, Igamma...
 void RegisterReductionOps(KernelRegistry& r);    // reduction_ops.cc
 void RegisterCastSelectOps(KernelRegistry& r);   // cast_select_ops.cc
 void RegisterConvOps(KernelRegistry& r);         // conv_ops.cc
@@ -82,6 +83,7 @@ inline void RegisterReferenceKernels(KernelRegistry& r) {
   RegisterBinaryOps(r);
   RegisterUnaryOps(r);
   RegisterMathOps(r);
+  RegisterSpecialMathOps(r);
   RegisterReductionOps(r);
   RegisterCastSelectOps(r);
   RegisterConvOps(r);
