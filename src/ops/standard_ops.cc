@@ -11,6 +11,7 @@ const OpRegistry& StandardOps() {
     RegisterUnaryOps(*r);
     RegisterMathOps(*r);
     RegisterSpecialMathOps(*r);
+    RegisterQuantizeDequantizeOps(*r);
     RegisterBasicOps(*r);
     RegisterBincountOps(*r);
     RegisterBroadcastOps(*r);
