@@ -17,6 +17,7 @@
 #include "absl/strings/str_split.h"
 #include "kernels/shared/array_util.h"
 #include "kernels/shared/kernel_util.h"
+#include "ops/shape_text.h"
 
 namespace smrt::kernels {
 
@@ -25,7 +26,7 @@ absl::StatusOr<ScanPlan> PlanScan(const KernelContext& ctx) {
   const Tensor& axis_t = ctx.input(1);
   if (axis_t.rank() != 0) {
     return absl::InvalidArgumentError(
-        absl::StrCat("ScanOp: axis must be a scalar, not ", ShapeToString(axis_t.shape())));
+        absl::StrCat("ScanOp: axis must be a scalar, not ", ops::TfShapeText(axis_t.shape())));
   }
   absl::StatusOr<int64_t> axis = IntScalar(axis_t, "axis");
   if (!axis.ok()) return axis.status();

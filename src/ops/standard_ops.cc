@@ -9,6 +9,9 @@ const OpRegistry& StandardOps() {
     auto* r = new OpRegistry;
     RegisterBinaryOps(*r);
     RegisterUnaryOps(*r);
+    RegisterMathOps(*r);
+    RegisterSpecialMathOps(*r);
+    RegisterQuantizeDequantizeOps(*r);
     RegisterBasicOps(*r);
     RegisterBincountOps(*r);
     RegisterBroadcastOps(*r);

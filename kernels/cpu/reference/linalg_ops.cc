@@ -204,6 +204,34 @@ absl::Status SelfAdjointEig(KernelContext& ctx, const Tensor& in, int64_t n, boo
   return absl::OkStatus();
 }
 
+// SelfAdjointEig and BatchSelfAdjointEig, the V1 layout TensorFlow 2.21
+// still runs: [..., n + 1, n], row 0 the eigenvalues (ascending), rows 1..n
+// the eigenvectors as columns.
+template <typename T>
+absl::Status SelfAdjointEigV1(KernelContext& ctx, const Tensor& in, int64_t n) {
+  Shape shape = BatchDims(in);
+  shape.push_back(n + 1);
+  shape.push_back(n);
+  absl::StatusOr<Tensor*> out = ctx.allocate_output(0, in.dtype(), shape);
+  if (!out.ok()) return out.status();
+  if (n == 0) return absl::OkStatus();
+  const T* x = in.data<T>();
+  T* y = (*out)->data<T>();
+  const int64_t failed = ForEachMatrix(BatchCount(in), 9.0 * n * n * n, [&](int64_t i) {
+    Eigen::SelfAdjointEigenSolver<Matrix<T>> eig(Matrix<T>(ConstMap<T>(x + i * n * n, n, n)));
+    if (eig.info() != Eigen::Success) return false;
+    Map<T> result(y + i * (n + 1) * n, n + 1, n);
+    result.row(0) = eig.eigenvalues().transpose();
+    result.bottomRows(n) = eig.eigenvectors();
+    return true;
+  });
+  if (failed >= 0) {
+    return absl::InvalidArgumentError(
+        "Self-adjoint eigen decomposition was not successful. The input might not be valid.");
+  }
+  return absl::OkStatus();
+}
+
 // MatrixSolve: solves a x = b (or adjoint(a) x = b) per matrix.
 template <typename T>
 absl::Status Solve(KernelContext& ctx, const Tensor& a, const Tensor& b, const Shape& out_shape,
@@ -329,6 +357,14 @@ absl::Status ComputeSelfAdjointEig(KernelContext& ctx) {
                                         : SelfAdjointEig<double>(ctx, in, *n, *compute_v);
 }
 
+absl::Status ComputeSelfAdjointEigV1(KernelContext& ctx) {
+  const Tensor& in = ctx.input(0);
+  absl::StatusOr<int64_t> n = SquareInput(in, "SelfAdjointEig");
+  if (!n.ok()) return n.status();
+  return in.dtype() == DataType::kFloat ? SelfAdjointEigV1<float>(ctx, in, *n)
+                                        : SelfAdjointEigV1<double>(ctx, in, *n);
+}
+
 absl::Status CheckSameType(const Tensor& a, const Tensor& b, const char* op) {
   if (absl::Status s = CheckFloat(a, op); !s.ok()) return s;
   if (a.dtype() != b.dtype()) {
@@ -378,6 +414,16 @@ void RegisterLinalgOps(KernelRegistry& r) {
   r.AddKernel({"MatrixSolve", kCpu, "T", floats, ComputeSolve});
   r.AddKernel({"MatrixTriangularSolve", kCpu, "T", floats, ComputeTriangularSolve});
   r.AddKernel({"SelfAdjointEigV2", kCpu, "T", floats, ComputeSelfAdjointEig});
+  // The deprecated names TensorFlow 2.21 still has CPU kernels for.
+  r.AddKernel({"BatchMatrixInverse", kCpu, "T", floats, ComputeInverse});
+  r.AddKernel({"BatchMatrixDeterminant", kCpu, "T", floats,
+               [](KernelContext& ctx) { return ComputeDeterminant(ctx, /*log=*/false); }});
+  r.AddKernel({"BatchCholesky", kCpu, "T", floats, ComputeCholesky});
+  r.AddKernel({"BatchMatrixSolve", kCpu, "T", floats, ComputeSolve});
+  r.AddKernel({"BatchMatrixTriangularSolve", kCpu, "T", floats, ComputeTriangularSolve});
+  r.AddKernel({"BatchSelfAdjointEigV2", kCpu, "T", floats, ComputeSelfAdjointEig});
+  r.AddKernel({"SelfAdjointEig", kCpu, "T", floats, ComputeSelfAdjointEigV1});
+  r.AddKernel({"BatchSelfAdjointEig", kCpu, "T", floats, ComputeSelfAdjointEigV1});
 }
 
 }  // namespace smrt::kernels

@@ -229,13 +229,15 @@ std::vector<DataType> PodTypes() {
 }  // namespace
 
 void RegisterMatrixDiagOps(KernelRegistry &r) {
-  for (const char *op : {"MatrixDiag", "MatrixDiagV2", "MatrixDiagV3"}) {
+  for (const char *op : {"MatrixDiag", "MatrixDiagV2", "MatrixDiagV3", "BatchMatrixDiag"}) {
     r.AddKernel({op, kCpu, "T", PodTypes(), ComputeDiag});
   }
-  for (const char *op : {"MatrixDiagPart", "MatrixDiagPartV2", "MatrixDiagPartV3"}) {
+  for (const char *op :
+       {"MatrixDiagPart", "MatrixDiagPartV2", "MatrixDiagPartV3", "BatchMatrixDiagPart"}) {
     r.AddKernel({op, kCpu, "T", PodTypes(), ComputeDiagPart});
   }
-  for (const char *op : {"MatrixSetDiag", "MatrixSetDiagV2", "MatrixSetDiagV3"}) {
+  for (const char *op :
+       {"MatrixSetDiag", "MatrixSetDiagV2", "MatrixSetDiagV3", "BatchMatrixSetDiag"}) {
     r.AddKernel({op, kCpu, "T", PodTypes(), ComputeSetDiag});
   }
 }

@@ -74,6 +74,7 @@ absl::Status ComputeBandPart(KernelContext &ctx) {
 
 void RegisterMatrixOps(KernelRegistry &r) {
   r.AddKernel({"MatrixBandPart", kCpu, "", {}, ComputeBandPart});
+  r.AddKernel({"BatchMatrixBandPart", kCpu, "", {}, ComputeBandPart});  // deprecated name
 }
 
 }  // namespace smrt::kernels

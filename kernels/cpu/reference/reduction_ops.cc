@@ -1,5 +1,5 @@
-// Reductions (Sum, Mean, Prod, Max, Min, All, Any) over the axes given by
-// input 1, and ArgMax/ArgMin over one axis.
+// Reductions (Sum, Mean, Prod, Max, Min, All, Any, EuclideanNorm) over the
+// axes given by input 1, and ArgMax/ArgMin over one axis.
 //
 // As in TensorFlow: axes may be negative, a scalar or a vector (any rank is
 // flattened), a duplicate axis is an error, an empty axis list returns the
@@ -9,10 +9,12 @@
 // Mean accumulates in 64 bits and truncates toward zero. Float sums
 // accumulate in double (float16/bfloat16 in float, but a bfloat16 sum over
 // rows, a global average pool, in double as float32's). Max/Min propagate
-// NaN.
+// NaN. complex64/complex128 Sum, Mean, Prod and EuclideanNorm accumulate in
+// complex128.
 // ArgMax/ArgMin skip NaN and break ties toward the first index.
 #include <algorithm>
 #include <cmath>
+#include <complex>
 #include <cstdint>
 #include <limits>
 #include <memory>
@@ -37,6 +39,7 @@ namespace smrt::kernels {
 namespace {
 
 using elementwise::AtNode;
+using elementwise::ComplexTypes;
 using elementwise::ComputeType;
 using elementwise::DataTypeFor;
 using elementwise::DataTypes;
@@ -262,7 +265,7 @@ using MeanAcc =
     std::conditional_t<kIsInteger<T>, std::conditional_t<std::is_signed_v<T>, int64_t, uint64_t>,
                        SumAcc<T>>;
 
-enum class Reduce { kSum, kMean, kProd, kMax, kMin, kAll, kAny };
+enum class Reduce { kSum, kMean, kProd, kMax, kMin, kAll, kAny, kEuclideanNorm };
 
 template <typename T, typename Acc, typename Step, typename Finish>
 absl::Status RunReduction(KernelContext& ctx, const ReducePlan& p, Acc init, const Step& step,
@@ -347,9 +350,48 @@ absl::Status ReduceTyped(KernelContext& ctx, Reduce kind, const ReducePlan& p) {
               if (v < a) a = v;
             },
             cast_back);
+      case Reduce::kEuclideanNorm:  // sqrt of the sum of squares; integers truncate the root
+        return RunReduction<T>(
+            ctx, p, SumAcc<T>(0),
+            [](SumAcc<T>& a, const T& x) {
+              // The square in T, as TensorFlow's (1e30f squared is inf), summed wide.
+              const C v = static_cast<C>(x);
+              a = WrapAdd(a, static_cast<SumAcc<T>>(static_cast<T>(WrapMul(v, v))));
+            },
+            [](const SumAcc<T>& a) { return static_cast<T>(std::sqrt(a)); });
       default:
         return absl::InternalError("bad reduction kind");
     }
+  }
+}
+
+// Sum, Mean, Prod and EuclideanNorm of complex64/complex128, accumulated in
+// complex128. The norm is sqrt(sum(x * conj(x))), a complex with imaginary
+// part 0, as TensorFlow's; the mean of no elements is NaN.
+template <typename T>
+absl::Status ReduceComplex(KernelContext& ctx, Reduce kind, const ReducePlan& p) {
+  using Acc = std::complex<double>;
+  auto cast_back = [](const Acc& a) { return static_cast<T>(a); };
+  switch (kind) {
+    case Reduce::kSum:
+      return RunReduction<T>(
+          ctx, p, Acc(0), [](Acc& a, const T& x) { a += static_cast<Acc>(x); }, cast_back);
+    case Reduce::kMean: {
+      const double count = static_cast<double>(p.count);
+      return RunReduction<T>(
+          ctx, p, Acc(0), [](Acc& a, const T& x) { a += static_cast<Acc>(x); },
+          [count](const Acc& a) { return static_cast<T>(a / count); });
+    }
+    case Reduce::kProd:
+      return RunReduction<T>(
+          ctx, p, Acc(1), [](Acc& a, const T& x) { a *= static_cast<Acc>(x); }, cast_back);
+    case Reduce::kEuclideanNorm:
+      return RunReduction<T>(
+          ctx, p, Acc(0), [](Acc& a, const T& x) { a += std::norm(static_cast<Acc>(x)); },
+          [](const Acc& a) { return static_cast<T>(std::sqrt(a)); });
+    default:
+      return absl::UnimplementedError(
+          absl::StrCat(ctx.op(), " does not support dtype ", DataTypeName(ctx.input(0).dtype())));
   }
 }
 
@@ -365,7 +407,7 @@ absl::Status ReductionCompute(KernelContext& ctx, Reduce kind) {
   if (!reduced.ok()) return AtNode(ctx, reduced.status());
   absl::StatusOr<bool> keep_dims = KeepDims(ctx.attrs());
   if (!keep_dims.ok()) return AtNode(ctx, keep_dims.status());
-  if (axes->empty()) {
+  if (axes->empty() && kind != Reduce::kEuclideanNorm) {  // the norm still takes |x|
     ctx.set_output(0, x);
     return absl::OkStatus();
   }
@@ -377,6 +419,11 @@ absl::Status ReductionCompute(KernelContext& ctx, Reduce kind) {
     }
     return AtNode(ctx, ReduceTyped<bool>(ctx, kind, plan));
   }
+  if (x.dtype() == DataType::kComplex64 || x.dtype() == DataType::kComplex128) {
+    return AtNode(ctx, Dispatch(ComplexTypes{}, x.dtype(), ctx.op(), [&](auto tag) {
+                    return ReduceComplex<typename decltype(tag)::type>(ctx, kind, plan);
+                  }));
+  }
   return AtNode(ctx, Dispatch(RealTypes{}, x.dtype(), ctx.op(), [&](auto tag) {
                   using T = typename decltype(tag)::type;
                   return ReduceTyped<T>(ctx, kind, plan);
@@ -385,8 +432,13 @@ absl::Status ReductionCompute(KernelContext& ctx, Reduce kind) {
 
 void AddReduction(KernelRegistry& r, const std::string& op, Reduce kind) {
   const bool bool_only = kind == Reduce::kAll || kind == Reduce::kAny;
-  r.AddKernel({op, kCpu, bool_only ? "" : "T",
-               bool_only ? std::vector<DataType>{} : DataTypes(RealTypes{}),
+  std::vector<DataType> types = DataTypes(RealTypes{});
+  if (kind == Reduce::kSum || kind == Reduce::kMean || kind == Reduce::kProd ||
+      kind == Reduce::kEuclideanNorm) {
+    types.push_back(DataType::kComplex64);
+    types.push_back(DataType::kComplex128);
+  }
+  r.AddKernel({op, kCpu, bool_only ? "" : "T", bool_only ? std::vector<DataType>{} : types,
                [kind](KernelContext& ctx) { return ReductionCompute(ctx, kind); }});
 }
 
@@ -450,6 +502,7 @@ void RegisterReductionOps(KernelRegistry& r) {
   AddReduction(r, "Min", Reduce::kMin);
   AddReduction(r, "All", Reduce::kAll);
   AddReduction(r, "Any", Reduce::kAny);
+  AddReduction(r, "EuclideanNorm", Reduce::kEuclideanNorm);
   AddArgOp(r, "ArgMax", /*is_max=*/true);
   AddArgOp(r, "ArgMin", /*is_max=*/false);
 }

@@ -11,6 +11,9 @@ void RegisterBasicOps(KernelRegistry& r);        // basic_ops.cc: Const, Identit
 void RegisterVariableOps(KernelRegistry& r);     // variable_ops.cc
 void RegisterBinaryOps(KernelRegistry& r);       // binary_ops.cc
 void RegisterUnaryOps(KernelRegistry& r);        // unary_ops.cc
+void RegisterMathOps(KernelRegistry& r);         // math_ops.cc: Acos, Atan2, Mod, Xlogy...
+void RegisterSpecialMathOps(KernelRegistry& r);  // special_math_ops.cc: Lgamma, Igamma...
+void RegisterQuantizeDequantizeOps(KernelRegistry& r);  // quantize_dequantize_ops.cc: QDQ V2-V4
 void RegisterReductionOps(KernelRegistry& r);    // reduction_ops.cc
 void RegisterCastSelectOps(KernelRegistry& r);   // cast_select_ops.cc
 void RegisterConvOps(KernelRegistry& r);         // conv_ops.cc
@@ -89,6 +92,9 @@ inline void RegisterReferenceKernels(KernelRegistry& r) {
   RegisterVariableOps(r);
   RegisterBinaryOps(r);
   RegisterUnaryOps(r);
+  RegisterMathOps(r);
+  RegisterSpecialMathOps(r);
+  RegisterQuantizeDequantizeOps(r);
   RegisterReductionOps(r);
   RegisterCastSelectOps(r);
   RegisterConvOps(r);

@@ -1,6 +1,8 @@
-// Cumsum and Cumprod, as TensorFlow's CPU kernels (exclusive, reverse).
+// Cumsum, Cumprod and CumulativeLogsumexp, as TensorFlow's CPU kernels
+// (exclusive, reverse).
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <cstdint>
 #include <limits>
 #include <numeric>
@@ -11,6 +13,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
+#include "kernels/cpu/reference/elementwise_util.h"
 #include "kernels/cpu/reference/misc_util.h"
 #include "kernels/registry.h"
 #include "kernels/shared/array_util.h"
@@ -60,9 +63,56 @@ absl::Status ComputeScan(KernelContext& ctx, bool prod) {
   });
 }
 
+// ---------------------------------------------------------------------------
+// CumulativeLogsumexp: TensorFlow's LogSumExp functor folded from -inf,
+// acc' = max + log1p(exp(min - max)) (max itself when it is -inf), in T
+// with each step rounded as Eigen's float16/bfloat16 arithmetic rounds.
+
+template <typename T>
+void LogSumExpScan(const T* in, T* out, const ScanPlan& p) {
+  using C = elementwise::ComputeType<T>;
+  using elementwise::Rounded;
+  const C lowest = static_cast<C>(std::numeric_limits<T>::lowest());
+  std::vector<C> acc(static_cast<size_t>(p.inner));
+  for (int64_t o = 0; o < p.outer; ++o) {
+    std::fill(acc.begin(), acc.end(), -std::numeric_limits<C>::infinity());
+    for (int64_t s = 0; s < p.len; ++s) {
+      const int64_t j = p.reverse ? p.len - 1 - s : s;
+      const int64_t base = (o * p.len + j) * p.inner;
+      for (int64_t i = 0; i < p.inner; ++i) {
+        const C a = acc[i], b = static_cast<C>(in[base + i]);
+        const C lo = b < a ? b : a, hi = a < b ? b : a;  // Eigen's min/max: NaN in a wins
+        C next = hi;
+        if (!(hi < lowest)) {
+          const C e = Rounded<T>(std::exp(Rounded<T>(lo - hi)));
+          next = Rounded<T>(Rounded<T>(std::log1p(e)) + hi);
+        }
+        out[base + i] = static_cast<T>(p.exclusive ? a : next);
+        acc[i] = next;
+      }
+    }
+  }
+}
+
+absl::Status ComputeLogSumExpScan(KernelContext& ctx) {
+  absl::StatusOr<ScanPlan> plan = PlanScan(ctx);
+  if (!plan.ok()) return plan.status();
+  const Tensor& x = ctx.input(0);
+  absl::StatusOr<Tensor*> out = ctx.allocate_output(0, x.dtype(), x.shape());
+  if (!out.ok()) return out.status();
+  Tensor* result = *out;
+  return elementwise::Dispatch(elementwise::FloatTypes{}, x.dtype(), ctx.op(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    LogSumExpScan<T>(x.data<T>(), result->data<T>(), *plan);
+    return absl::OkStatus();
+  });
+}
+
 }  // namespace
 
 void RegisterScanOps(KernelRegistry& r) {
+  r.AddKernel({"CumulativeLogsumexp", kCpu, "T", elementwise::DataTypes(elementwise::FloatTypes{}),
+               ComputeLogSumExpScan});
   const std::vector<DataType>& real = misc::RealTypes();
   for (const char* op : {"Cumsum", "Cumprod"}) {
     const bool prod = std::string(op) == "Cumprod";

@@ -68,6 +68,15 @@ absl::Status InferTriangularSolve(InferenceContext &ctx) {
 
 absl::StatusOr<int> TwoOutputs(const AttrMap &, int) { return 2; }
 
+// SelfAdjointEig (V1): [..., n + 1, n], the eigenvalues above the eigenvectors.
+absl::Status InferEigV1(InferenceContext &ctx) {
+  const ValueInfo &in = ctx.input(0);
+  absl::StatusOr<int64_t> n = SquareMatrixSize(in.shape);
+  if (!n.ok()) return AtNode(ctx, n.status());
+  ctx.set_output(0, ValueInfo{in.dtype, BatchThen(in.shape, {*n < 0 ? -1 : *n + 1, *n})});
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 void RegisterLinalgOps(OpRegistry &r) {
@@ -79,6 +88,16 @@ void RegisterLinalgOps(OpRegistry &r) {
   r.AddOp(ArrayOp("MatrixTriangularSolve", {{"lower", true}, {"adjoint", false}},
                   InferTriangularSolve));
   r.AddOp(ArrayOp("SelfAdjointEigV2", {{"compute_v", true}}, InferEig, TwoOutputs));
+  // The deprecated names TensorFlow 2.21 still has CPU kernels for.
+  r.AddOp(ArrayOp("BatchMatrixInverse", {{"adjoint", false}}, InferSquareUnchanged));
+  r.AddOp(ArrayOp("BatchMatrixDeterminant", {}, InferDeterminant));
+  r.AddOp(ArrayOp("BatchCholesky", {}, InferSquareUnchanged));
+  r.AddOp(ArrayOp("BatchMatrixSolve", {{"adjoint", false}}, InferSolve));
+  r.AddOp(ArrayOp("BatchMatrixTriangularSolve", {{"lower", true}, {"adjoint", false}},
+                  InferTriangularSolve));
+  r.AddOp(ArrayOp("BatchSelfAdjointEigV2", {{"compute_v", true}}, InferEig, TwoOutputs));
+  r.AddOp(ArrayOp("SelfAdjointEig", {}, InferEigV1));
+  r.AddOp(ArrayOp("BatchSelfAdjointEig", {}, InferEigV1));
 }
 
 }  // namespace smrt::ops

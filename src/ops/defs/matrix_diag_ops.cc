@@ -134,6 +134,13 @@ absl::Status CheckAlign(InferenceContext &ctx) {
 
 void RegisterMatrixDiagOps(OpRegistry &r) {
   r.AddOp(ArrayOp("MatrixDiag", {}, [](InferenceContext &ctx) { return InferDiag(ctx, false); }));
+  // The deprecated names (TensorFlow 2.21 still runs them): the V1 ops.
+  r.AddOp(
+      ArrayOp("BatchMatrixDiag", {}, [](InferenceContext &ctx) { return InferDiag(ctx, false); }));
+  r.AddOp(ArrayOp("BatchMatrixDiagPart", {},
+                  [](InferenceContext &ctx) { return InferDiagPart(ctx, false); }));
+  r.AddOp(ArrayOp("BatchMatrixSetDiag", {},
+                  [](InferenceContext &ctx) { return InferSetDiag(ctx, false); }));
   r.AddOp(ArrayOp("MatrixDiagV2", {}, [](InferenceContext &ctx) { return InferDiag(ctx, true); }));
   r.AddOp(
       ArrayOp("MatrixDiagV3", {{"align", std::string("RIGHT_LEFT")}}, [](InferenceContext &ctx) {

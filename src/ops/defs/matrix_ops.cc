@@ -31,6 +31,7 @@ absl::Status InferBandPart(InferenceContext &ctx) {
 
 void RegisterMatrixOps(OpRegistry &r) {
   r.AddOp({"MatrixBandPart", {{"Tindex", DataType::kInt64}}, InferBandPart});
+  r.AddOp({"BatchMatrixBandPart", {}, InferBandPart});  // deprecated name, int64 bounds
 }
 
 }  // namespace smrt::ops

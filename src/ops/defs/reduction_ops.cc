@@ -149,7 +149,7 @@ absl::Status InferArg(InferenceContext& ctx) {
 }  // namespace
 
 void RegisterReductionOps(OpRegistry& r) {
-  for (const char* op : {"Sum", "Mean", "Prod", "Max", "Min", "All", "Any"}) {
+  for (const char* op : {"Sum", "Mean", "Prod", "Max", "Min", "All", "Any", "EuclideanNorm"}) {
     const bool bool_only = std::string(op) == "All" || std::string(op) == "Any";
     std::vector<std::pair<std::string, AttrValue>> defaults = {
         {"keep_dims", AttrValue(false)}, {"Tidx", AttrValue(DataType::kInt32)}};

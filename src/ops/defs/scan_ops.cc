@@ -1,4 +1,4 @@
-// Cumsum and Cumprod.
+// Cumsum, Cumprod and CumulativeLogsumexp.
 #include <cstdint>
 #include <optional>
 #include <vector>
@@ -25,7 +25,7 @@ absl::Status InferScan(InferenceContext& ctx) {
 }  // namespace
 
 void RegisterScanOps(OpRegistry& r) {
-  for (const char* op : {"Cumsum", "Cumprod"}) {
+  for (const char* op : {"Cumsum", "Cumprod", "CumulativeLogsumexp"}) {
     r.AddOp(ArrayOp(op, {{"exclusive", false}, {"reverse", false}, {"Tidx", DataType::kInt32}},
                     InferScan));
   }
