@@ -17,9 +17,11 @@ packages=(
   # in checkpoint indexes; FarmHash for TensorFlow's Fingerprint64; RE2, the
   # regex engine TensorFlow's regex ops run, for their patterns; libjpeg-turbo
   # and libpng, the decoders TensorFlow bundles, for DecodeJpeg / DecodePng /
-  # DecodeImage (libjpeg-dev is Debian's name for libjpeg62-turbo-dev).
+  # DecodeImage (libjpeg-dev is Debian's name for libjpeg62-turbo-dev); ICU,
+  # whose Unicode tables TF Text's NormalizeUTF8, CaseFoldUTF8 and
+  # UnicodeScript use.
   libsnappy-dev libfarmhash-dev libre2-dev
-  libpng-dev libjpeg-dev
+  libpng-dev libjpeg-dev libicu-dev
   # smrt_serve (tools/serve): TF Serving's gRPC API (Debian's gRPC C++ and its
   # protoc plugin), its REST API (cpp-httplib) and request JSON (RapidJSON,
   # as TF Serving parses it), instead of network parsers of our own.

@@ -64,6 +64,7 @@ const OpRegistry& StandardOps() {
     RegisterSpaceBatchOps(*r);
     RegisterVolumeOps(*r);
     RegisterStringOps(*r);
+    RegisterTextOps(*r);
     RegisterXlaOps(*r);
     RegisterXlaReduceOps(*r);
     RegisterDetectionOps(*r);

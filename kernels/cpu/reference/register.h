@@ -29,6 +29,8 @@ void RegisterRandomOps(KernelRegistry& r);       // random_ops.cc
 void RegisterStatelessRandomOps(KernelRegistry& r);  // stateless_random_ops.cc
 void RegisterLookupTableOps(KernelRegistry& r);  // lookup_table_ops.cc
 void RegisterStringOps(KernelRegistry& r);       // string_ops.cc
+void RegisterTextOps(KernelRegistry& r);         // text_ops.cc: WordpieceTokenizeWithOffsets...
+void RegisterTextUnicodeOps(KernelRegistry& r);  // text_unicode_ops.cc: NormalizeUTF8 (ICU)...
 void RegisterRaggedOps(KernelRegistry& r);       // ragged_ops.cc: RaggedTensorToTensor
 void RegisterImageOps(KernelRegistry& r);        // image_ops.cc
 void RegisterImageColorOps(KernelRegistry& r);   // image_color_ops.cc: RGBToHSV, AdjustHue...
@@ -98,6 +100,8 @@ inline void RegisterReferenceKernels(KernelRegistry& r) {
   RegisterStatelessRandomOps(r);
   RegisterLookupTableOps(r);
   RegisterStringOps(r);
+  RegisterTextOps(r);
+  RegisterTextUnicodeOps(r);
   RegisterRaggedOps(r);
   RegisterImageOps(r);
   RegisterImageColorOps(r);
