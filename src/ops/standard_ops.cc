@@ -65,6 +65,7 @@ const OpRegistry& StandardOps() {
     RegisterVolumeOps(*r);
     RegisterStringOps(*r);
     RegisterTextOps(*r);
+    RegisterRaggedGatherOps(*r);
     RegisterXlaOps(*r);
     RegisterXlaReduceOps(*r);
     RegisterDetectionOps(*r);

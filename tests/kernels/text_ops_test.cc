@@ -1,6 +1,7 @@
 // The tensorflow_text kernels (WordpieceTokenizeWithOffsets,
-// RegexSplitWithOffsets, CaseFoldUTF8, NormalizeUTF8) and UnicodeScript /
-// UnsortedSegmentJoin against TF Text 2.21's and TensorFlow 2.21's answers and
+// RegexSplitWithOffsets, CaseFoldUTF8, NormalizeUTF8), UnicodeScript /
+// UnsortedSegmentJoin and the ragged ops a BERT preprocessor needs with them
+// (RaggedRange, RaggedGather) against TF Text 2.21's and TensorFlow 2.21's answers and
 // error messages (tests/generators/kernel_goldens/text.py,
 // tests/data/kernels/text/*.rec). Each golden case stores its inputs and
 // attrs, so every case runs here exactly as it ran in TensorFlow.
@@ -113,7 +114,10 @@ std::map<std::string, Case> CasesOf(const RecGoldens& g) {
     } else if (size_t q = key.find(".attr."); q != std::string::npos) {
       Case& c = cases[key.substr(0, q)];
       const std::string attr = key.substr(q + 6);
-      if (t.dtype() == DataType::kString) {
+      if (t.dtype() == DataType::kString && attr == "Tsplits") {
+        c.attrs.Set(attr,
+                    t.data<std::string>()[0] == "int32" ? DataType::kInt32 : DataType::kInt64);
+      } else if (t.dtype() == DataType::kString) {
         c.attrs.Set(attr, t.data<std::string>()[0]);
       } else if (t.dtype() == DataType::kBool) {
         c.attrs.Set(attr, t.data<bool>()[0]);
@@ -158,6 +162,9 @@ int RunGroup(const std::string& group, const std::string& op, std::vector<Resour
   int n = 0;
   for (auto& [name, c] : CasesOf(g)) {
     if (!absl::StartsWith(name, prefix)) continue;
+    if (op == "RaggedGather") {
+      c.attrs.Set("PARAMS_RAGGED_RANK", static_cast<int64_t>(c.inputs.size()) - 2);
+    }
     std::vector<Tensor> inputs = c.inputs;
     for (size_t i = 0; i < resources.size(); ++i) {
       if (resources[i] != nullptr) inputs.insert(inputs.begin() + i, Tensor());
@@ -232,6 +239,19 @@ TEST(TextOpsTest, UnsortedSegmentJoinMatchesTensorFlow) {
   // Separators (one cut at its NUL), empty strings, 1-D to 3-D inputs with
   // 1-D and 2-D ids, int32/int64 ids and counts, and TensorFlow's refusals.
   EXPECT_EQ(RunGroup("core", "UnsortedSegmentJoin", {}, "join"), 13);
+}
+
+TEST(TextOpsTest, RaggedRangeMatchesTensorFlow) {
+  // What rt[:, :n] runs: scalars and vectors, broadcasting, negative and
+  // float deltas (values by repeated addition), int32 splits, refusals.
+  EXPECT_EQ(RunGroup("ragged", "RaggedRange", {}, "range_"), 9);
+}
+
+TEST(TextOpsTest, RaggedGatherMatchesTensorFlow) {
+  // What tf.concat of ragged rows runs: string, float and int64 values, 1-D
+  // and 2-D indices, two ragged dims, and TensorFlow's checks of indices and
+  // splits.
+  EXPECT_EQ(RunGroup("ragged", "RaggedGather", {}, "gather_"), 10);
 }
 
 }  // namespace

@@ -31,6 +31,7 @@ void RegisterLookupTableOps(KernelRegistry& r);  // lookup_table_ops.cc
 void RegisterStringOps(KernelRegistry& r);       // string_ops.cc
 void RegisterTextOps(KernelRegistry& r);         // text_ops.cc: WordpieceTokenizeWithOffsets...
 void RegisterTextUnicodeOps(KernelRegistry& r);  // text_unicode_ops.cc: NormalizeUTF8 (ICU)...
+void RegisterRaggedGatherOps(KernelRegistry& r);  // ragged_gather_ops.cc: RaggedGather...
 void RegisterRaggedOps(KernelRegistry& r);       // ragged_ops.cc: RaggedTensorToTensor
 void RegisterImageOps(KernelRegistry& r);        // image_ops.cc
 void RegisterImageColorOps(KernelRegistry& r);   // image_color_ops.cc: RGBToHSV, AdjustHue...
@@ -102,6 +103,7 @@ inline void RegisterReferenceKernels(KernelRegistry& r) {
   RegisterStringOps(r);
   RegisterTextOps(r);
   RegisterTextUnicodeOps(r);
+  RegisterRaggedGatherOps(r);
   RegisterRaggedOps(r);
   RegisterImageOps(r);
   RegisterImageColorOps(r);

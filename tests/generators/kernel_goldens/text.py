@@ -81,6 +81,7 @@ class Rec:
             self.items.append((name, "string", a.shape, flat))
             return
         kind = {np.dtype(np.int32): "int32", np.dtype(np.int64): "int64",
+                np.dtype(np.float32): "float32", np.dtype(np.float64): "float64",
                 np.dtype(np.bool_): "bool"}[a.dtype]
         self.items.append((name, kind, a.shape, [a.astype(a.dtype.newbyteorder("<")).tobytes()]))
 
@@ -91,11 +92,13 @@ class Rec:
             self.put(f"{name}.attr.{key}", v.encode() if isinstance(v, str) else v,
                      dtype=object if isinstance(v, str) else None)
         try:
-            out = fn(*inputs, **attrs)
+            # Explicit tensors: eager mode caches NumPy scalars that subclass Python's float by
+            # value, and a float64 -0.3 after float32 inputs reached RaggedRange as 0.
+            out = fn(*[tf.constant(x) for x in inputs], **attrs)
         except (tf.errors.OpError, ValueError, TypeError) as e:
             self.put(name + ".error", e)
             self.put(name + ".code", int(getattr(e, "error_code", 3)))
-            print(f"  {name}: {str(e)[:100]}")
+            print(f"  {name}: {self.items[-2][3][0].decode()[:150]}")
             return
         outs = out if isinstance(out, (list, tuple)) else [out]
         for k, t in enumerate(outs):
@@ -260,8 +263,65 @@ def core():
     rec.write()
 
 
+# ------------------------------------------------------------------ ragged
+
+def ragged():
+    """RaggedRange and RaggedGather, what slicing and concatenating ragged rows leave in a
+    preprocessor's graph. Tsplits is stored as <case>.attr.Tsplits ("int32" / "int64")."""
+    rec = Rec("ragged")
+
+    def rng(starts, limits, deltas, Tsplits="int64"):
+        return tf.raw_ops.RaggedRange(starts=starts, limits=limits, deltas=deltas,
+                                      Tsplits=tf.as_dtype(Tsplits))
+
+    i32, i64, f32, f64 = np.int32, np.int64, np.float32, np.float64
+    rec.case("range_scalars", rng, [i64(2), i64(11), i64(3)], {})
+    rec.case("range_vectors", rng, [np.array([0, 5, 8, 3], i32), np.array([3, 5, 0, 9], i32),
+                                    np.array([1, 2, -3, 2], i32)], {"Tsplits": "int32"})
+    rec.case("range_broadcast", rng, [i64(0), np.array([4, 0, 7, 1], i64), i64(2)], {})
+    rec.case("range_float", rng, [np.array([0.5, 1.0, -2.0], f32), f32(3.2),
+                                  np.array([0.7, 0.1, 1.5], f32)], {})
+    rec.case("range_double", rng, [f64(1.0), np.array([0.0, 2.5], f64), f64(-0.3)], {})
+    rec.case("range_empty", rng, [np.array([], i64), np.array([], i64), i64(1)], {})
+    rec.case("range_zero_delta", rng, [np.array([0, 1], i32), i32(5), np.array([1, 0], i32)],
+             {"Tsplits": "int32"})
+    rec.case("range_sizes", rng, [np.array([0, 1], i64), np.array([3, 4, 5], i64), i64(1)], {})
+    rec.case("range_rank2", rng, [np.zeros((2, 2), i64), i64(3), i64(1)], {})
+
+    def gather(*inputs, OUTPUT_RAGGED_RANK):
+        *splits, values, indices = inputs
+        out = tf.raw_ops.RaggedGather(params_nested_splits=splits, params_dense_values=values,
+                                      indices=indices, OUTPUT_RAGGED_RANK=OUTPUT_RAGGED_RANK)
+        return list(out.output_nested_splits) + [out.output_dense_values]
+
+    words = S("a", "b", "c", "d", "e", "f", "g")
+    splits = np.array([0, 2, 2, 5, 7], i64)
+    rec.case("gather_1d", gather, [splits, words, np.array([3, 0, 1, 3, 2], i32)],
+             {"OUTPUT_RAGGED_RANK": 1})
+    rec.case("gather_2d_indices", gather, [splits, words, np.array([[2, 0], [1, 3], [3, 3]], i64)],
+             {"OUTPUT_RAGGED_RANK": 2})
+    rec.case("gather_nested", gather, [np.array([0, 1, 3, 3], i32), np.array([0, 2, 2, 5], i32),
+                                       np.arange(10, dtype=f32).reshape(5, 2),
+                                       np.array([1, 2, 0, 1], i32)], {"OUTPUT_RAGGED_RANK": 2})
+    rec.case("gather_empty", gather, [splits, words, np.array([], i32)], {"OUTPUT_RAGGED_RANK": 1})
+    rec.case("gather_int64_values", gather, [np.array([0, 3, 4], i64), np.array([7, 8, 9, 10], i64),
+                                             np.array([1, 1, 0], i64)], {"OUTPUT_RAGGED_RANK": 1})
+    rec.case("gather_bad_index", gather, [splits, words, np.array([[0, 1], [4, 0]], i32)],
+             {"OUTPUT_RAGGED_RANK": 2})
+    rec.case("gather_neg_index", gather, [splits, words, np.array([-1], i32)],
+             {"OUTPUT_RAGGED_RANK": 1})
+    rec.case("gather_unsorted", gather, [np.array([0, 3, 2, 7], i64), words, np.array([0], i32)],
+             {"OUTPUT_RAGGED_RANK": 1})
+    rec.case("gather_past_values", gather, [np.array([0, 3, 9], i64), words, np.array([0], i32)],
+             {"OUTPUT_RAGGED_RANK": 1})
+    rec.case("gather_negative_split", gather, [np.array([-1, 3, 5], i64), words,
+                                               np.array([0], i32)], {"OUTPUT_RAGGED_RANK": 1})
+    rec.write()
+
+
 if __name__ == "__main__":
     wordpiece()
     regex_split()
     normalize()
     core()
+    ragged()
