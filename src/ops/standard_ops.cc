@@ -64,7 +64,7 @@ const OpRegistry& StandardOps() {
     RegisterSpaceBatchOps(*r);
     RegisterVolumeOps(*r);
     RegisterStringOps(*r);
-    RegisterTextOps(*r);
+    RegisterTfTextOps(*r);
     RegisterRaggedGatherOps(*r);
     RegisterXlaOps(*r);
     RegisterXlaReduceOps(*r);

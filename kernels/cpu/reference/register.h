@@ -29,8 +29,8 @@ void RegisterRandomOps(KernelRegistry& r);       // random_ops.cc
 void RegisterStatelessRandomOps(KernelRegistry& r);  // stateless_random_ops.cc
 void RegisterLookupTableOps(KernelRegistry& r);  // lookup_table_ops.cc
 void RegisterStringOps(KernelRegistry& r);       // string_ops.cc
-void RegisterTextOps(KernelRegistry& r);         // text_ops.cc: WordpieceTokenizeWithOffsets...
-void RegisterTextUnicodeOps(KernelRegistry& r);  // text_unicode_ops.cc: NormalizeUTF8 (ICU)...
+void RegisterTfTextOps(KernelRegistry& r);         // tf_text_ops.cc: WordpieceTokenizeWithOffsets...
+void RegisterTfTextUnicodeOps(KernelRegistry& r);  // tf_text_unicode_ops.cc: NormalizeUTF8 (ICU)...
 void RegisterRaggedGatherOps(KernelRegistry& r);  // ragged_gather_ops.cc: RaggedGather...
 void RegisterRaggedOps(KernelRegistry& r);       // ragged_ops.cc: RaggedTensorToTensor
 void RegisterImageOps(KernelRegistry& r);        // image_ops.cc
@@ -101,8 +101,8 @@ inline void RegisterReferenceKernels(KernelRegistry& r) {
   RegisterStatelessRandomOps(r);
   RegisterLookupTableOps(r);
   RegisterStringOps(r);
-  RegisterTextOps(r);
-  RegisterTextUnicodeOps(r);
+  RegisterTfTextOps(r);
+  RegisterTfTextUnicodeOps(r);
   RegisterRaggedGatherOps(r);
   RegisterRaggedOps(r);
   RegisterImageOps(r);

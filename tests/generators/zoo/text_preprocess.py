@@ -8,7 +8,7 @@ tensors but add ~100 KB of ragged validation to the graph: the committed model s
 
 tensorflow_text is imported inside the builder only: the other zoo families build without it
 (run this one with /work/venv-text/bin/python -P, which has tensorflow-text 2.21; 2.21.0 does not
-import, see tests/generators/kernel_goldens/text.py for 2.21.1 on PYTHONPATH)."""
+import, see tests/generators/kernel_goldens/tf_text.py for 2.21.1 on PYTHONPATH)."""
 
 import os
 

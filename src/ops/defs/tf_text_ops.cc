@@ -104,7 +104,7 @@ absl::Status InferUnsortedSegmentJoin(InferenceContext& ctx) {
 
 }  // namespace
 
-void RegisterTextOps(OpRegistry& r) {
+void RegisterTfTextOps(OpRegistry& r) {
   // Stateful: it reads a lookup table (input 1), which must not be folded away.
   r.AddOp({"WordpieceTokenizeWithOffsets",
            {{"max_chars_per_token", int64_t{0}},

@@ -2,8 +2,8 @@
 // RegexSplitWithOffsets, CaseFoldUTF8, NormalizeUTF8), UnicodeScript /
 // UnsortedSegmentJoin and the ragged ops a BERT preprocessor needs with them
 // (RaggedRange, RaggedGather) against TF Text 2.21's and TensorFlow 2.21's answers and
-// error messages (tests/generators/kernel_goldens/text.py,
-// tests/data/kernels/text/*.rec). Each golden case stores its inputs and
+// error messages (tests/generators/kernel_goldens/tf_text.py,
+// tests/data/kernels/tf_text/*.rec). Each golden case stores its inputs and
 // attrs, so every case runs here exactly as it ran in TensorFlow.
 #include <cstdint>
 #include <map>
@@ -152,7 +152,7 @@ void ExpectMatches(const RecGoldens& g, const std::string& name,
 }
 
 RecGoldens Golden(const std::string& group) {
-  return RecGoldens(absl::StrCat(::smrt::testing::TestDataDir(), "/kernels/text/", group, ".rec"));
+  return RecGoldens(absl::StrCat(::smrt::testing::TestDataDir(), "/kernels/tf_text/", group, ".rec"));
 }
 
 // Every case of `group` through `op`; returns how many ran.

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Goldens for the tensorflow_text kernels (tests/kernels/text_ops_test.cc).
+"""Goldens for the tensorflow_text kernels (tests/kernels/tf_text_ops_test.cc).
 
 Run with /work/venv-text/bin/python -P (TensorFlow 2.21 with tensorflow-text
 2.21). tensorflow-text 2.21.0 does not import (undefined symbol icudt77_dat:
@@ -7,12 +7,12 @@ tensorflow/text#1541, fixed in 2.21.1); the goldens were made with 2.21.1 put
 first on the path:
   pip download --no-deps tensorflow-text==2.21.1 -d W
   pip install --no-deps --target T W/tensorflow_text-2.21.1-*.whl
-  PYTHONPATH=T /work/venv-text/bin/python -P tests/generators/kernel_goldens/text.py
+  PYTHONPATH=T /work/venv-text/bin/python -P tests/generators/kernel_goldens/tf_text.py
 Every expected value comes from TF Text's raw ops (or
 tf.raw_ops.UnicodeScript / UnsortedSegmentJoin) on the CPU, run eagerly, so
 errors are the kernels' own messages.
 
-Writes tests/data/kernels/text/<group>.rec: named tensors as length-prefixed
+Writes tests/data/kernels/tf_text/<group>.rec: named tensors as length-prefixed
 records (4-byte little-endian length, then the bytes): name, dtype ("string",
 "int64", ..., or "error"), shape (dims separated by spaces), then for strings
 one record per element, for numbers one record of little-endian bytes, for
@@ -41,7 +41,7 @@ from tensorflow_text.python.ops import regex_split_ops  # noqa: E402
 from tensorflow_text.python.ops import wordpiece_tokenizer  # noqa: E402
 
 REPO = _HERE.parents[2]
-OUT = REPO / "tests" / "data" / "kernels" / "text"
+OUT = REPO / "tests" / "data" / "kernels" / "tf_text"
 
 gen_wordpiece = wordpiece_tokenizer.gen_wordpiece_tokenizer
 gen_regex = regex_split_ops.gen_regex_split_ops

@@ -385,7 +385,7 @@ absl::Status ComputeUnsortedSegmentJoin(KernelContext& ctx) {
 
 }  // namespace
 
-void RegisterTextOps(KernelRegistry& r) {
+void RegisterTfTextOps(KernelRegistry& r) {
   r.AddKernel({"WordpieceTokenizeWithOffsets", kCpu, "", {}, ComputeWordpiece});
   r.AddKernel({"RegexSplitWithOffsets", kCpu, "", {}, ComputeRegexSplit});
   r.AddKernel({"UnsortedSegmentJoin", kCpu, "", {}, ComputeUnsortedSegmentJoin});

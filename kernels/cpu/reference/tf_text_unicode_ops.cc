@@ -112,7 +112,7 @@ absl::Status ComputeUnicodeScript(KernelContext& ctx) {
 
 }  // namespace
 
-void RegisterTextUnicodeOps(KernelRegistry& r) {
+void RegisterTfTextUnicodeOps(KernelRegistry& r) {
   r.AddKernel({"CaseFoldUTF8", kCpu, "", {}, ComputeCaseFold});
   r.AddKernel({"NormalizeUTF8", kCpu, "", {}, ComputeNormalize});
   r.AddKernel({"UnicodeScript", kCpu, "", {}, ComputeUnicodeScript});
