@@ -18,9 +18,11 @@ packages=(
   # regex engine TensorFlow's regex ops run, for their patterns; libjpeg-turbo
   # and libpng, the decoders TensorFlow bundles, for DecodeJpeg / DecodePng /
   # DecodeImage (libjpeg-dev is Debian's name for libjpeg62-turbo-dev); giflib,
-  # TensorFlow's GIF decoder, for DecodeGif and GIFs in DecodeImage.
+  # TensorFlow's GIF decoder, for DecodeGif and GIFs in DecodeImage; ICU,
+  # whose Unicode tables TF Text's NormalizeUTF8, CaseFoldUTF8 and
+  # UnicodeScript use.
   libsnappy-dev libfarmhash-dev libre2-dev
-  libpng-dev libjpeg-dev libgif-dev
+  libpng-dev libjpeg-dev libgif-dev libicu-dev
   # smrt_serve (tools/serve): TF Serving's gRPC API (Debian's gRPC C++ and its
   # protoc plugin), its REST API (cpp-httplib) and request JSON (RapidJSON,
   # as TF Serving parses it), instead of network parsers of our own.

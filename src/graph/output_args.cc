@@ -91,6 +91,11 @@ const absl::flat_hash_map<std::string, std::vector<ArgDef>>& Table() {
        {{"nmsed_boxes"}, {"nmsed_scores"}, {"nmsed_classes"}, {"valid_detections"}}},
       {"RaggedTensorToSparse",
        {{"sparse_indices"}, {"sparse_values"}, {"sparse_dense_shape"}}},
+      {"RaggedRange", {{"rt_nested_splits"}, {"rt_dense_values"}}},
+      {"RaggedGather", {{"output_nested_splits", "OUTPUT_RAGGED_RANK"}, {"output_dense_values"}}},
+      {"WordpieceTokenizeWithOffsets",
+       {{"output_values"}, {"output_row_lengths"}, {"start_values"}, {"limit_values"}}},
+      {"RegexSplitWithOffsets", {{"tokens"}, {"begin_offsets"}, {"end_offsets"}, {"row_splits"}}},
   };
   return *table;
 }

@@ -67,6 +67,8 @@ const OpRegistry& StandardOps() {
     RegisterSpaceBatchOps(*r);
     RegisterVolumeOps(*r);
     RegisterStringOps(*r);
+    RegisterTfTextOps(*r);
+    RegisterRaggedGatherOps(*r);
     RegisterXlaOps(*r);
     RegisterXlaReduceOps(*r);
     RegisterDetectionOps(*r);

@@ -17,11 +17,11 @@
 namespace smrt::graph {
 namespace {
 
-// x -> NormalizeUTF8 (tensorflow_text) and x -> If(then: Abs, else: Neg of a
-// float input).
+// x -> NormalizeUTF8WithOffsetsMap (tensorflow_text; smrt has none) and
+// x -> If(then: Abs, else: Neg of a float input).
 const char kGraph[] = R"(
   node { name: "s" op: "Placeholder" attr { key: "dtype" value { type: DT_STRING } } }
-  node { name: "norm" op: "NormalizeUTF8" input: "s"
+  node { name: "norm" op: "NormalizeUTF8WithOffsetsMap" input: "s"
          attr { key: "normalization_form" value { s: "NFKC" } } }
   node { name: "p" op: "Placeholder" attr { key: "dtype" value { type: DT_BOOL } } }
   node { name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } } }
@@ -65,17 +65,18 @@ TEST(OpInventoryTest, WalksIntoFunctionsAndNamesPackages) {
   EXPECT_EQ(by_op["Neg"].count, 2);
   EXPECT_TRUE(absl::StartsWith(by_op["Neg"].example_node, "else_fn/")) << by_op["Neg"].example_node;
   EXPECT_TRUE(by_op["Abs"].missing.empty());
-  ASSERT_TRUE(by_op.count("NormalizeUTF8"));
-  EXPECT_TRUE(absl::StrContains(by_op["NormalizeUTF8"].missing, "tensorflow_text"))
-      << by_op["NormalizeUTF8"].missing;
+  ASSERT_TRUE(by_op.count("NormalizeUTF8WithOffsetsMap"));
+  const std::string& missing = by_op["NormalizeUTF8WithOffsetsMap"].missing;
+  EXPECT_TRUE(absl::StrContains(missing, "tensorflow_text")) << missing;
 
   // The same reason reaches the load-time error message.
   std::vector<NodeId> all;
   for (const Node& n : imported->graph.nodes()) all.push_back(n.id);
   const std::string message =
       UnsupportedOpsMessage(FindUnsupportedOps(imported->graph, all, registry, "CPU"));
-  EXPECT_TRUE(absl::StrContains(message, "NormalizeUTF8 (1 node, e.g. 'norm': op of "
-                                         "tensorflow_text, not of core TensorFlow"))
+  EXPECT_TRUE(absl::StrContains(message,
+                                "NormalizeUTF8WithOffsetsMap (1 node, e.g. 'norm': op of "
+                                "tensorflow_text, not of core TensorFlow"))
       << message;
 }
 

@@ -32,6 +32,9 @@ void RegisterRandomOps(KernelRegistry& r);       // random_ops.cc
 void RegisterStatelessRandomOps(KernelRegistry& r);  // stateless_random_ops.cc
 void RegisterLookupTableOps(KernelRegistry& r);  // lookup_table_ops.cc
 void RegisterStringOps(KernelRegistry& r);       // string_ops.cc
+void RegisterTfTextOps(KernelRegistry& r);         // tf_text_ops.cc: WordpieceTokenizeWithOffsets...
+void RegisterTfTextUnicodeOps(KernelRegistry& r);  // tf_text_unicode_ops.cc: NormalizeUTF8 (ICU)...
+void RegisterRaggedGatherOps(KernelRegistry& r);  // ragged_gather_ops.cc: RaggedGather...
 void RegisterRaggedOps(KernelRegistry& r);       // ragged_ops.cc: RaggedTensorToTensor
 void RegisterImageOps(KernelRegistry& r);        // image_ops.cc
 void RegisterImageColorOps(KernelRegistry& r);   // image_color_ops.cc: RGBToHSV, AdjustHue...
@@ -113,6 +116,9 @@ inline void RegisterReferenceKernels(KernelRegistry& r) {
   RegisterStatelessRandomOps(r);
   RegisterLookupTableOps(r);
   RegisterStringOps(r);
+  RegisterTfTextOps(r);
+  RegisterTfTextUnicodeOps(r);
+  RegisterRaggedGatherOps(r);
   RegisterRaggedOps(r);
   RegisterImageOps(r);
   RegisterImageColorOps(r);
