@@ -76,6 +76,6 @@ if [ "$mode" = "--asan" ]; then
   cmake --build "$build_dir" -j "$(nproc)"
 else
   cmake --build "$build_dir" -j "$(nproc)" --target api_test hostile_test kernels_test graph_test \
-    exec_test
+    exec_test serve_test
 fi
 ctest --test-dir "$build_dir" --output-on-failure -j "$(nproc)" "${tests[@]}"

@@ -15,6 +15,10 @@
 #include "core/file.h"
 #include "core/npy.h"
 #include "core/utf8.h"
+// smrt_serve (tools/serve): TFRecord framing of warm-up files (crc32c) and
+// the log lines of version loads and unloads (smrt's log sink).
+#include "core/crc32c.h"
+#include "core/log.h"
 // One JSON writer for bench --json and the profile.
 #include "core/json_writer.h"
 // The thread budget and the CUDA library folders doctor and devices report.

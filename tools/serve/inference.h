@@ -15,6 +15,7 @@
 #include "smrt/serving/get_model_metadata.pb.h"
 #include "smrt/serving/inference.pb.h"
 #include "smrt/serving/input.pb.h"
+#include "smrt/serving/predict.pb.h"
 #include "smrt/serving/regression.pb.h"
 
 namespace smrt::serve {
@@ -22,12 +23,30 @@ namespace smrt::serve {
 // "" -> "serving_default".
 std::string SignatureOrDefault(std::string_view signature);
 
+// TF Serving's --enable_signature_method_name_check (off by default, as
+// there): when on, Predict refuses signatures whose method_name is not
+// predict, classify or regress, and Classify / Regress those that are not
+// tensorflow/serving/classify or /regress. Off, classify and regress accept
+// any signature of the right form (TF2 exports name every signature
+// tensorflow/serving/predict). Process-wide; set it before serving.
+void SetSignatureMethodNameCheck(bool enabled);
+bool SignatureMethodNameCheck();
+
 // Runs `signature` on named inputs; with `output_filter` only those outputs
 // (each must exist). InvalidArgument as TF Serving words it for an unknown or
 // missing input or output alias.
 absl::StatusOr<smrt::NamedTensors> Predict(const Servable& servable, std::string_view signature,
                                            const smrt::NamedTensors& inputs,
                                            const std::vector<std::string>& output_filter);
+
+// Predict on a PredictRequest (the gRPC API and the warm-up): decodes its
+// TensorProtos ("tensor parsing error: x" when one does not decode), runs
+// Predict and fills `response` as TF Serving does: outputs in the typed value
+// fields (float_val...; Tensor::AsProtoField, not tensor_content) and
+// model_spec with the name, signature and the servable's version.
+absl::Status PredictRequestOn(const Servable& servable,
+                              const tensorflow::serving::PredictRequest& request,
+                              tensorflow::serving::PredictResponse* response);
 
 // A classify signature (method tensorflow/serving/classify: a string input
 // of serialized tf.Examples, "classes" and/or "scores" outputs) on the

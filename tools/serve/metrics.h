@@ -38,8 +38,18 @@ class Metrics {
       const std::function<void(std::string_view name, std::string_view labels, double value)>&
           emit)>;
   void SetGauges(GaugeFn gauges);
+  // More gauge sources beside SetGauges' (ServerCore adds its models' memory
+  // and versions); the id removes one. RemoveGauges returns once no scrape
+  // is in it any more, so what it reads may then be freed.
+  int AddGauges(GaugeFn gauges);
+  void RemoveGauges(int id);
 
-  // The Prometheus text exposition (format 0.0.4).
+  // The Prometheus text exposition (format 0.0.4): TF Serving's
+  // ":tensorflow:serving:request_count{model_name,status}" counter, the
+  // ":tensorflow:serving:request_latency{model_name,API,entrypoint}" histogram
+  // (microseconds, TF Serving's buckets: 10 * 1.8^i, 33 of them), the
+  // batching session's processed_batch_size and padding_size histograms, and
+  // the gauges.
   std::string PrometheusText() const;
 
   struct Impl;
@@ -47,6 +57,10 @@ class Metrics {
  private:
   std::unique_ptr<Impl> impl_;
 };
+
+// A label value as Prometheus's text format writes it: \ " and newlines
+// escaped.
+std::string PrometheusLabelValue(std::string_view value);
 
 }  // namespace smrt::serve
 

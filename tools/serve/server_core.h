@@ -80,8 +80,11 @@ class ServerCore {
                                                        std::optional<int64_t> version,
                                                        std::string_view label) const;
 
-  // Every version the model has had (or only `version`), oldest first, as
-  // GetModelStatus answers; NotFound for an unknown model or version.
+  // Every version the model has had (or only `version`), newest first as
+  // TF Serving's GetModelStatus lists them: START (seen, waiting for its
+  // folder to stop changing), LOADING, AVAILABLE, END (unloaded, status OK;
+  // or failed to load, with the error). NotFound ("Could not find any
+  // versions of model m", "Could not find version 3 of model m") otherwise.
   absl::StatusOr<std::vector<VersionStatus>> Status(std::string_view name,
                                                     std::optional<int64_t> version) const;
 
@@ -96,7 +99,11 @@ class ServerCore {
   // done; fails, leaving what serves untouched, when the config is invalid.
   absl::Status ReloadConfig(std::vector<ModelConfig> models);
 
-  // Scans every base path now (tests; the poller calls it).
+  // Scans every base path now (tests; the poller calls it). A version folder
+  // that appeared or changed loads when a later scan finds it unchanged, so
+  // that a folder being copied in is not loaded half-written: tests call it
+  // twice. A version whose load failed is tried again only once its folder
+  // changes.
   void PollNow();
 
   struct Impl;
