@@ -4,6 +4,7 @@
 #include "serve/batcher.h"
 
 #include <atomic>
+#include <cmath>
 #include <thread>
 #include <vector>
 
@@ -172,6 +173,66 @@ TEST_F(BatcherTest, ConcurrentCallsOnMatricesMatchModelRun) {
     }
     for (std::thread& t : threads) t.join();
     EXPECT_EQ(wrong.load(), 0) << "pad_variable_length_inputs " << pad;
+  }
+}
+
+// Sequences of different lengths through the zoo's SimpleRNN (inputs
+// (-1, -1, 6), outputs every step): without padding they batch apart and
+// come back as Model::Run gives them; with pad_variable_length_inputs they
+// merge, padded to the longest with each call's first element, and (as in
+// TF Serving) come back padded: the steps of the call's own length match.
+TEST_F(BatcherTest, ConcurrentVariableLengthCallsApartOrPadded) {
+  absl::StatusOr<std::unique_ptr<Model>> rnn =
+      Model::Load(smrt::testing::TestDataDir() + "/zoo/simplernn/saved_model");
+  ASSERT_TRUE(rnn.ok()) << rnn.status();
+  for (bool pad : {false, true}) {
+    BatchingOptions options;
+    // Six callers and batches of six: most batches hold several lengths.
+    options.max_batch_size = 6;
+    options.batch_timeout = absl::Milliseconds(50);
+    options.num_batch_threads = 2;
+    options.pad_variable_length_inputs = pad;
+    std::unique_ptr<Batcher> batcher = MakeBatcher(options, rnn->get());
+    ASSERT_TRUE(batcher->Batches("serving_default"));
+    std::atomic<int> wrong{0}, padded{0};
+    std::vector<std::thread> threads;
+    for (int t = 0; t < 6; ++t) {
+      threads.emplace_back([&, t] {
+        for (int c = 0; c < 5; ++c) {
+          const int64_t steps = 2 + (t + c) % 4;
+          Tensor x = *Tensor::Create(DataType::kFloat, {1, steps, 6});
+          for (int64_t i = 0; i < x.num_elements(); ++i) {
+            x.data<float>()[i] = 0.01f * static_cast<float>((t * 31 + c * 7 + i) % 97) - 0.4f;
+          }
+          absl::StatusOr<NamedTensors> y = batcher->Run("serving_default", {{"inputs", x}});
+          absl::StatusOr<NamedTensors> alone = (*rnn)->Run("serving_default", {{"inputs", x}});
+          if (!y.ok() || !alone.ok()) {
+            ++wrong;
+            continue;
+          }
+          const Tensor& got = y->at("output_0");
+          const Tensor& want = alone->at("output_0");
+          if (got.dim(0) != 1 || got.dim(2) != 4 || got.dim(1) < steps ||
+              (!pad && got.dim(1) != steps)) {
+            ++wrong;
+            continue;
+          }
+          if (got.dim(1) > steps) ++padded;
+          for (int64_t s = 0; s < steps; ++s) {
+            for (int k = 0; k < 4; ++k) {
+              if (std::abs(got.data<float>()[s * 4 + k] - want.data<float>()[s * 4 + k]) > 1e-5f) {
+                ++wrong;
+              }
+            }
+          }
+        }
+      });
+    }
+    for (std::thread& t : threads) t.join();
+    EXPECT_EQ(wrong.load(), 0) << "pad_variable_length_inputs " << pad;
+    if (pad) {
+      EXPECT_GT(padded.load(), 0);
+    }
   }
 }
 

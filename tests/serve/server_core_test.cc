@@ -188,6 +188,32 @@ TEST_F(ServerCoreTest, BrokenVersionIsReportedAndNeverReplacesTheWorkingOne) {
   EXPECT_TRUE((*(*core)->Status("hp", 2))[0].status.ok());
 }
 
+// A folder being copied in changes between scans: it is not loaded (and so
+// never fails) until a scan finds it as the one before did.
+TEST_F(ServerCoreTest, HalfCopiedVersionWaitsUntilItsFilesStopChanging) {
+  AddVersion(base_, 1, testing::HalfPlusTwo());
+  absl::StatusOr<std::unique_ptr<ServerCore>> core = ServerCore::Create(Options());
+  ASSERT_TRUE(core.ok()) << core.status();
+  const std::string dir = base_ + "/2";
+  fs::create_directories(dir);
+  fs::copy_file(testing::HalfPlusTwo() + "/saved_model.pb", dir + "/saved_model.pb");
+  (*core)->PollNow();
+  fs::copy(testing::HalfPlusTwo() + "/variables", dir + "/variables", fs::copy_options::recursive);
+  (*core)->PollNow();
+  fs::copy(testing::HalfPlusTwo() + "/assets", dir + "/assets", fs::copy_options::recursive);
+  (*core)->PollNow();
+  absl::StatusOr<std::vector<VersionStatus>> status = (*core)->Status("hp", 2);
+  ASSERT_TRUE(status.ok()) << status.status();
+  EXPECT_EQ((*status)[0].state, VersionState::kStart);
+  EXPECT_TRUE((*status)[0].status.ok());
+  EXPECT_EQ((*(*core)->Find("hp", std::nullopt, ""))->version(), 1);
+  (*core)->PollNow();  // unchanged since the last scan: loads
+  status = (*core)->Status("hp", 2);
+  EXPECT_EQ((*status)[0].state, VersionState::kAvailable);
+  EXPECT_TRUE((*status)[0].status.ok());
+  EXPECT_EQ(Available(**core), std::vector<int64_t>{2});
+}
+
 TEST_F(ServerCoreTest, NewVersionsLoadAndOldOnesUnloadWithoutDroppingRequests) {
   AddVersion(base_, 1, testing::HalfPlusTwo());
   absl::StatusOr<std::unique_ptr<ServerCore>> core = ServerCore::Create(Options());
@@ -260,6 +286,50 @@ TEST_F(ServerCoreTest, ConcurrentRequestsSeeNoErrorWhileVersionsChange) {
   for (std::thread& t : clients) t.join();
   EXPECT_GT(requests.load(), 0);
   EXPECT_EQ(errors.load(), 0);
+}
+
+// With batching on, every version the core loads runs through a batcher:
+// concurrent Predicts come back right, and batches are counted.
+TEST_F(ServerCoreTest, ConcurrentPredictsThroughTheCoresBatcher) {
+  AddVersion(base_, 1, testing::HalfPlusTwo());
+  Metrics metrics;
+  ServerCoreOptions options = Options();
+  options.metrics = &metrics;
+  options.batching.enabled = true;
+  options.batching.max_batch_size = 8;
+  options.batching.batch_timeout = absl::Milliseconds(2);
+  options.batching.allowed_batch_sizes = {2, 8};
+  options.batching.num_batch_threads = 2;
+  absl::StatusOr<std::unique_ptr<ServerCore>> core = ServerCore::Create(options);
+  ASSERT_TRUE(core.ok()) << core.status();
+  std::atomic<int> wrong{0};
+  std::vector<std::thread> clients;
+  for (int t = 0; t < 8; ++t) {
+    clients.emplace_back([&, t] {
+      for (int c = 0; c < 20; ++c) {
+        const float x = 100.0f * t + c;
+        absl::StatusOr<std::shared_ptr<const Servable>> servable =
+            (*core)->Find("hp", std::nullopt, "");
+        if (!servable.ok()) {
+          ++wrong;
+          continue;
+        }
+        absl::StatusOr<NamedTensors> y =
+            Predict(**servable, "", {{"x", FloatTensor({1, 1}, {x})}}, {});
+        if (!y.ok() || Floats(y->at("y")) != std::vector<float>{0.5f * x + 2}) ++wrong;
+      }
+    });
+  }
+  for (std::thread& t : clients) t.join();
+  EXPECT_EQ(wrong.load(), 0);
+  EXPECT_NE(
+      metrics.PrometheusText().find(
+          ":tensorflow:serving:batching_session:processed_batch_size_count{model_name=\"hp\"}"),
+      std::string::npos);
+  ServerCoreOptions bad = options;
+  bad.batching.allowed_batch_sizes = {2, 4};
+  EXPECT_TRUE(IsError(ServerCore::Create(bad).status(), absl::StatusCode::kInvalidArgument,
+                      "Last entry in allowed_batch_sizes must match max_batch_size"));
 }
 
 TEST_F(ServerCoreTest, ReloadConfigAddsRemovesAndChangesModels) {

@@ -2,6 +2,7 @@
 // checks it, and TF Serving's warm-up rules on a version's load.
 #include "serve/warmup.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 
@@ -43,6 +44,38 @@ TEST(TFRecordTest, BadCrcsAndTruncationAreDataLoss) {
                       absl::StatusCode::kDataLoss, "truncated record at 0"));
   EXPECT_TRUE(IsError(ReadTFRecords(good + good.substr(0, 6)).status(), absl::StatusCode::kDataLoss,
                       "truncated record at " + std::to_string(good.size())));
+}
+
+// Every single-bit flip and every cut of a three-record file: a flip is
+// always caught by one of the crcs, a cut is "truncated" unless it falls
+// between records (then the records before it come back).
+TEST(TFRecordTest, EveryFlipAndCutIsCaught) {
+  const std::vector<std::string> records = {"alpha", std::string(40, '\x7f'), ""};
+  std::string bytes;
+  std::vector<size_t> boundaries = {0};
+  for (const std::string& r : records) {
+    bytes += TFRecord(r);
+    boundaries.push_back(bytes.size());
+  }
+  for (size_t i = 0; i < bytes.size(); ++i) {
+    for (int bit = 0; bit < 8; ++bit) {
+      std::string flipped = bytes;
+      flipped[i] ^= static_cast<char>(1 << bit);
+      const absl::Status s = ReadTFRecords(flipped).status();
+      ASSERT_EQ(s.code(), absl::StatusCode::kDataLoss) << "byte " << i << " bit " << bit;
+    }
+  }
+  for (size_t cut = 0; cut < bytes.size(); ++cut) {
+    absl::StatusOr<std::vector<std::string>> got = ReadTFRecords(bytes.substr(0, cut));
+    auto boundary = std::find(boundaries.begin(), boundaries.end(), cut);
+    if (boundary != boundaries.end()) {
+      ASSERT_TRUE(got.ok()) << "cut " << cut << ": " << got.status();
+      EXPECT_EQ(got->size(), static_cast<size_t>(boundary - boundaries.begin()));
+    } else {
+      ASSERT_EQ(got.status().code(), absl::StatusCode::kDataLoss) << "cut " << cut;
+      EXPECT_TRUE(MessageHas(got.status(), "truncated record at ")) << got.status();
+    }
+  }
 }
 
 tensorflow::serving::PredictionLog PredictLog(float x) {

@@ -14,7 +14,6 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "absl/synchronization/notification.h"
 #include "serve/metrics.h"
 
 namespace smrt::serve {
@@ -78,11 +77,29 @@ void PlaceRows(const Tensor& src, Tensor& dst, int64_t row) {
   }
 }
 
+// One caller's call. std::mutex rather than absl's synchronization, whose
+// (uninstrumented) Debian build TSan cannot see through.
 struct Task {
   const NamedTensors* inputs = nullptr;
   int64_t size = 0;
+
+  void Finish(absl::StatusOr<NamedTensors> r) {
+    std::lock_guard<std::mutex> lock(mu);
+    result = std::move(r);
+    done = true;
+    cv.notify_one();
+  }
+  absl::StatusOr<NamedTensors> Wait() {
+    std::unique_lock<std::mutex> lock(mu);
+    cv.wait(lock, [this] { return done; });
+    return std::move(result);
+  }
+
+ private:
+  std::mutex mu;
+  std::condition_variable cv;
+  bool done = false;
   absl::StatusOr<NamedTensors> result;
-  absl::Notification done;
 };
 
 struct Batch {
@@ -301,24 +318,23 @@ void Batcher::Impl::Process(const std::string& signature, Batch& batch) {
   if (alone) {
     // Nothing to merge or pad: the call's own tensors, no copies.
     Task* task = batch.tasks.front();
-    task->result = model->Run(signature, *task->inputs);
-    if (task->result.ok() && metrics != nullptr) {
+    absl::StatusOr<NamedTensors> result = model->Run(signature, *task->inputs);
+    if (result.ok() && metrics != nullptr) {
       metrics->RecordBatch(model_name, batch.size, batch.size);
     }
-    task->done.Notify();
+    task->Finish(std::move(result));
     return;
   }
   absl::StatusOr<std::vector<NamedTensors>> results = RunMerged(signature, batch);
   for (size_t i = 0; i < batch.tasks.size(); ++i) {
     Task* task = batch.tasks[i];
     if (results.ok()) {
-      task->result = std::move((*results)[i]);
+      task->Finish(std::move((*results)[i]));
     } else {
       // One call's bad values (or a model that does not keep rows apart)
       // must not fail the others: each runs alone and gets its own answer.
-      task->result = model->Run(signature, *task->inputs);
+      task->Finish(model->Run(signature, *task->inputs));
     }
-    task->done.Notify();
   }
 }
 
@@ -395,8 +411,7 @@ absl::StatusOr<NamedTensors> Batcher::Run(std::string_view signature, const Name
     queue.batches.back().size += task.size;
   }
   impl.cv.notify_all();
-  task.done.WaitForNotification();
-  return std::move(task.result);
+  return task.Wait();
 }
 
 }  // namespace smrt::serve

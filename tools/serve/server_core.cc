@@ -206,6 +206,16 @@ absl::Status ServerCore::Impl::PollModel(const std::string& name, bool initial) 
   for (auto it = aspired.rbegin(); it != aspired.rend(); ++it) {
     const int64_t version = *it;
     const std::string& dir = children[version];
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      auto model_it = models.find(name);
+      if (model_it == models.end()) return absl::OkStatus();
+      auto v = model_it->second.versions.find(version);
+      if (v != model_it->second.versions.end() && v->second.state == VersionState::kAvailable &&
+          v->second.dir == dir) {
+        continue;  // serving: its folder is not read again
+      }
+    }
     const std::string fingerprint = Fingerprint(dir);
     {
       std::lock_guard<std::mutex> lock(mu);
@@ -229,12 +239,15 @@ absl::Status ServerCore::Impl::PollModel(const std::string& name, bool initial) 
       v.dir = dir;
     }
     absl::StatusOr<std::shared_ptr<const Servable>> loaded = LoadVersion(name, version, dir);
+    std::shared_ptr<const Servable> replaced;  // a version reloaded from another folder
     {
       std::lock_guard<std::mutex> lock(mu);
       auto model_it = models.find(name);
       if (model_it == models.end()) return absl::OkStatus();
       Version& v = model_it->second.versions[version];
       v.seen_fingerprint.clear();
+      replaced = std::move(v.servable);
+      v.servable.reset();
       if (loaded.ok()) {
         v.state = VersionState::kAvailable;
         v.servable = *std::move(loaded);
@@ -245,6 +258,7 @@ absl::Status ServerCore::Impl::PollModel(const std::string& name, bool initial) 
         v.failed_fingerprint = fingerprint;
       }
     }
+    replaced.reset();  // outside the lock: its batcher's threads are joined
     if (loaded.ok()) {
       if (LogEnabled(LogLevel::kInfo)) {
         Log(LogLevel::kInfo, absl::StrCat("Successfully loaded servable version {name: ", name,
