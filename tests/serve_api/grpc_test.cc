@@ -317,6 +317,33 @@ TEST_F(GrpcTest, LimitsGiveClearErrors) {
   EXPECT_EQ(status.error_code(), grpc::StatusCode::UNIMPLEMENTED);
 }
 
+// TF Serving's --grpc_channel_arguments (its testGoodGrpcChannelArgs).
+TEST_F(GrpcTest, ChannelArguments) {
+  absl::StatusOr<std::vector<std::pair<std::string, std::string>>> arguments =
+      ParseGrpcChannelArguments("grpc.max_connection_age_ms=2000,grpc.lb_policy_name=grpclb");
+  ASSERT_TRUE(arguments.ok()) << arguments.status();
+  EXPECT_EQ(*arguments,
+            (std::vector<std::pair<std::string, std::string>>{
+                {"grpc.max_connection_age_ms", "2000"}, {"grpc.lb_policy_name", "grpclb"}}));
+  EXPECT_THAT(std::string(ParseGrpcChannelArguments("a=1,b").status().message()),
+              HasSubstr("'b' is not key=value"));
+  EXPECT_TRUE(ParseGrpcChannelArguments("").value().empty());
+
+  GrpcServerOptions options;
+  options.channel_arguments = *arguments;
+  absl::StatusOr<std::unique_ptr<GrpcServer>> server =
+      GrpcServer::Start(servers_->core.get(), nullptr, nullptr, nullptr, options);
+  ASSERT_TRUE(server.ok()) << server.status();
+  auto stub = tfs::PredictionService::NewStub(grpc::CreateChannel(
+      absl::StrCat("127.0.0.1:", (*server)->port()), grpc::InsecureChannelCredentials()));
+  grpc::ClientContext context;
+  tfs::PredictResponse response;
+  grpc::Status status =
+      stub->Predict(&context, HalfPlusTwoRequest("half_plus_two", {2}), &response);
+  ASSERT_TRUE(status.ok()) << status.error_message();
+  EXPECT_EQ(Floats(response.outputs().at("y")), std::vector<float>{3});
+}
+
 // ModelService.HandleReloadConfigRequest on a core of its own: the new
 // config's models serve, the dropped ones go; a bad config changes nothing.
 TEST(GrpcReloadTest, HandleReloadConfigRequest) {

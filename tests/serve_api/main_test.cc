@@ -51,7 +51,7 @@ TEST(ServeMainTest, HelpListsEveryFlag) {
         "--model_name ", "--model_base_path ", "--model_config_file ",
         "--model_config_file_poll_wait_seconds ", "--enable_batching ",
         "--batching_parameters_file ", "--file_system_poll_wait_seconds ",
-        "--enable_model_warmup (default true)", "--grpc_max_threads ",
+        "--enable_model_warmup (default true)", "--grpc_max_threads ", "--grpc_channel_arguments ",
         "--bind_address (default \"127.0.0.1\")", "--max_request_bytes ",
         "--max_inflight_requests ", "--device ", "--precision "}) {
     EXPECT_THAT(out, HasSubstr(flag));
@@ -70,6 +70,9 @@ TEST(ServeMainTest, BadFlagsAreRefusedByName) {
   std::tie(status, out) = RunServe("--port=0 --rest_api_port=0 --model_base_path=/tmp");
   EXPECT_EQ(status, 2);
   EXPECT_THAT(out, HasSubstr("nothing would be served"));
+  std::tie(status, out) = RunServe("--grpc_channel_arguments=nokey --model_base_path=/tmp");
+  EXPECT_EQ(status, 2);
+  EXPECT_THAT(out, HasSubstr("'nokey' is not key=value"));
   std::tie(status, out) = RunServe("--rest_api_port=8601");
   EXPECT_EQ(status, 1);
   EXPECT_THAT(out, HasSubstr("model_base_path"));

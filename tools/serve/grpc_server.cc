@@ -9,7 +9,9 @@
 #include <utility>
 
 #include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "absl/time/clock.h"
 #include "smrt/serving/model_service.grpc.pb.h"
 #include "smrt/serving/prediction_service.grpc.pb.h"
@@ -171,6 +173,14 @@ absl::StatusOr<std::unique_ptr<GrpcServer>> GrpcServer::Start(ServerCore* core, 
   const int threads = options.max_threads > 0
                           ? options.max_threads
                           : std::max(64u, 4 * std::thread::hardware_concurrency());
+  for (const auto& [key, value] : options.channel_arguments) {
+    int number;
+    if (absl::SimpleAtoi(value, &number)) {
+      builder.AddChannelArgument(key, number);
+    } else {
+      builder.AddChannelArgument(key, value);
+    }
+  }
   grpc::ResourceQuota quota("smrt_serve");
   quota.SetMaxThreads(threads);
   builder.SetResourceQuota(quota);
@@ -180,6 +190,23 @@ absl::StatusOr<std::unique_ptr<GrpcServer>> GrpcServer::Start(ServerCore* core, 
                                                " (in use, or not an address of this machine)"));
   }
   return std::unique_ptr<GrpcServer>(new GrpcServer(std::move(impl), selected_port));
+}
+
+absl::StatusOr<std::vector<std::pair<std::string, std::string>>> ParseGrpcChannelArguments(
+    std::string_view text) {
+  std::vector<std::pair<std::string, std::string>> arguments;
+  if (text.empty()) return arguments;
+  for (absl::string_view entry : absl::StrSplit(absl::string_view(text.data(), text.size()), ',')) {
+    const size_t equals = entry.find('=');
+    if (equals == absl::string_view::npos || equals == 0) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--grpc_channel_arguments: '", entry,
+                       "' is not key=value (e.g. grpc.max_connection_age_ms=2000)"));
+    }
+    arguments.emplace_back(std::string(entry.substr(0, equals)),
+                           std::string(entry.substr(equals + 1)));
+  }
+  return arguments;
 }
 
 void GrpcServer::Shutdown() {

@@ -12,6 +12,8 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -39,7 +41,15 @@ struct GrpcServerOptions {
   int max_message_bytes = 1 << 30;
   // Storage of one decoded input tensor.
   uint64_t max_tensor_bytes = uint64_t{1} << 30;
+  // --grpc_channel_arguments: gRPC server arguments ("grpc.max_connection_age_ms"
+  // -> "2000"); values that are whole numbers go as ints, as in TF Serving.
+  std::vector<std::pair<std::string, std::string>> channel_arguments;
 };
+
+// TF Serving's --grpc_channel_arguments: "key=value,key=value". InvalidArgument
+// naming an entry without "=" (TF Serving would crash on it).
+absl::StatusOr<std::vector<std::pair<std::string, std::string>>> ParseGrpcChannelArguments(
+    std::string_view text);
 
 class GrpcServer {
  public:

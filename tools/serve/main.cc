@@ -54,6 +54,7 @@ struct Flags {
   int file_system_poll_wait_seconds = 1;
   bool enable_model_warmup = true;
   int grpc_max_threads = 0;
+  std::string grpc_channel_arguments;
   std::string saved_model_tags = "serve";
   int tensorflow_intra_op_parallelism = 0;
   int tensorflow_inter_op_parallelism = 0;
@@ -102,6 +103,8 @@ std::vector<FlagSpec> FlagSpecs(Flags& f) {
        "Replay assets.extra/tf_serving_warmup_requests before a version serves (default true)"},
       {"grpc_max_threads", &f.grpc_max_threads,
        "gRPC calls answered at once, more are refused; 0: 4 per CPU, at least 64"},
+      {"grpc_channel_arguments", &f.grpc_channel_arguments,
+       "gRPC server arguments, comma-separated key=value (e.g. grpc.max_connection_age_ms=2000)"},
       {"saved_model_tags", &f.saved_model_tags,
        "Comma-separated tags of the MetaGraphDef to load (default serve)"},
       {"tensorflow_intra_op_parallelism", &f.tensorflow_intra_op_parallelism,
@@ -287,6 +290,12 @@ int Main(int argc, char** argv) {
     std::cerr << "smrt_serve: --max_request_bytes must be between 1 and " << INT32_MAX << "\n";
     return 2;
   }
+  absl::StatusOr<std::vector<std::pair<std::string, std::string>>> channel_arguments =
+      ParseGrpcChannelArguments(flags.grpc_channel_arguments);
+  if (!channel_arguments.ok()) {
+    std::cerr << "smrt_serve: " << channel_arguments.status().message() << "\n";
+    return 2;
+  }
   SetSignatureMethodNameCheck(flags.enable_signature_method_name_check);
 
   // Signals go to sigwait below, not to whichever thread gRPC or httplib runs.
@@ -317,6 +326,7 @@ int Main(int argc, char** argv) {
     options.max_threads = flags.grpc_max_threads;
     options.max_message_bytes = static_cast<int>(flags.max_request_bytes);
     options.max_tensor_bytes = static_cast<uint64_t>(flags.max_tensor_bytes);
+    options.channel_arguments = *std::move(channel_arguments);
     absl::StatusOr<std::unique_ptr<GrpcServer>> server =
         GrpcServer::Start(core->get(), &metrics, &limiter, ConfigFromProto, options);
     if (!server.ok()) {
