@@ -292,10 +292,11 @@ TEST_F(RestTest, PrometheusMetrics) {
 // A server of its own with small limits, on the same core.
 TEST_F(RestTest, LimitsGiveClearErrors) {
   InflightLimiter limiter(1);
+  Metrics metrics;
   RestServerOptions options;
   options.max_request_bytes = 1024;
   absl::StatusOr<std::unique_ptr<RestServer>> server =
-      RestServer::Start(servers_->core.get(), nullptr, &limiter, options);
+      RestServer::Start(servers_->core.get(), &metrics, &limiter, options);
   ASSERT_TRUE(server.ok()) << server.status();
   httplib::Client client = Client((*server)->port());
 
@@ -316,6 +317,9 @@ TEST_F(RestTest, LimitsGiveClearErrors) {
     ASSERT_TRUE(res);
     EXPECT_EQ(res->status, 503);
     EXPECT_THAT(res->body, HasSubstr("--max_inflight_requests=1"));
+    // Refused requests count in TF Serving's request_count, by status.
+    EXPECT_THAT(metrics.PrometheusText(),
+                HasSubstr(R"(request_count{model_name="half_plus_two",status="UNAVAILABLE"} 1)"));
     // Model status still answers (readiness probes).
     res = client.Get("/v1/models/half_plus_two");
     ASSERT_TRUE(res);

@@ -259,27 +259,23 @@ struct RestServer::Impl {
 
     std::string output;
     if (parsed) {
+      api = method == "POST" ? model.method
+                             : (model.subresource == "metadata" ? "metadata" : "status");
       // Model status is not limited, so that readiness probes answer under
       // load.
-      const bool limited = limiter != nullptr && (method == "POST" || !model.subresource.empty());
       std::optional<absl::StatusOr<InflightLimiter::Slot>> slot;
-      if (limited) slot.emplace(limiter->Acquire());
+      if (limiter != nullptr && api != "status") slot.emplace(limiter->Acquire());
       if (slot.has_value() && !slot->ok()) {
         status = slot->status();
-      } else if (method == "POST") {
-        api = model.method;
-        if (model.method == "predict") {
-          status = Predict(model, body, start, &output);
-        } else if (model.method == "classify") {
-          status = Classify(model, body, start, &output);
-        } else if (model.method == "regress") {
-          status = Regress(model, body, start, &output);
-        }
-      } else if (model.subresource == "metadata") {
-        api = "metadata";
+      } else if (api == "predict") {
+        status = Predict(model, body, start, &output);
+      } else if (api == "classify") {
+        status = Classify(model, body, start, &output);
+      } else if (api == "regress") {
+        status = Regress(model, body, start, &output);
+      } else if (api == "metadata") {
         status = ModelMetadata(model, &output);
-      } else {
-        api = "status";
+      } else if (api == "status") {
         status = ModelStatus(model, &output);
       }
     }
