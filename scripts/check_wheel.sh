@@ -6,6 +6,7 @@
 # runs `check`, `run` and a usage error through the bundled CLI (issue 37).
 #
 #   scripts/check_wheel.sh            # wheel in build-wheel/wheelhouse/
+#   TF_PYTHON=.venv-peers/bin/python scripts/check_wheel.sh   # and next to TensorFlow
 #
 # Steps, each timed:
 #   1. tools: a venv of BUILD_PYTHON (default Debian's python3) with build,
@@ -167,4 +168,15 @@ if [ "$rc" -eq 0 ] || ! grep -q "no-such-model" "$venv/err.txt"; then
 fi
 echo "wheel: smrt run on a missing model exits $rc: $(head -1 "$venv/err.txt")"
 step "checks in the venv"
+
+# Optional, since TensorFlow is no test dependency: TF_PYTHON=<a Python with
+# TensorFlow 2.x, of the wheel's CPython version> runs scripts/check_coexistence.sh
+# on the wheel's files (the bundled, renamed protobuf/RE2/... next to
+# TensorFlow's own copies), importing TensorFlow and smrt in both orders.
+if [ -n "${TF_PYTHON:-}" ]; then
+  mkdir -p "$venv/unpacked/python"
+  (cd "$venv/unpacked/python" && "$venv/bin/python" -m zipfile -e "$wheel" .)
+  (cd "$src" && PYTHON=$TF_PYTHON bash scripts/check_coexistence.sh "$venv/unpacked")
+  step "TensorFlow and the wheel's smrt in one process ($TF_PYTHON)"
+fi
 echo "check_wheel: OK, $(basename "$wheel")"
