@@ -30,6 +30,8 @@ packages=(
   python3
   # The Python module (bindings/python) and its tests (tests/python).
   python3-dev pybind11-dev python3-pybind11 python3-numpy python3-pytest
+  # scripts/check_wheel.sh: venvs for the wheel's build tools and its test.
+  python3-venv
 )
 
 # scripts/test.sh --asan/--tsan and scripts/fuzz.sh: clang with compiler-rt

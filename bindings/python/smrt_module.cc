@@ -121,7 +121,8 @@ absl::StatusOr<smrt::Tensor> ToTensor(const py::array& array, const std::string&
       } else {
         return absl::InvalidArgumentError(absl::StrCat(
             "input '", name, "': element ", i, " is a ",
-            std::string(py::str(item.get_type().attr("__name__"))), ", not bytes or str"));
+            std::string(py::str(py::type::handle_of(item).attr("__name__"))),
+            ", not bytes or str"));
       }
     }
     return t;
