@@ -105,6 +105,9 @@ constexpr Key kKeys[] = {
     {"map_variables", "true: use the checkpoint's weights from a mapping of its data files, "
      "which must then not be rewritten in place; false: read copies (default true)",
      Set<&LoadOptions::map_variables>},
+    {"custom_op_libraries", "comma-separated shared libraries of custom ops (smrt/custom_op.h) "
+     "to load for this model (default: none)",
+     Set<&LoadOptions::custom_op_libraries>},
     {"max_tensor_bytes", "bytes of any one tensor (default 4 GiB)",
      SetNested<&LoadOptions::limits, &LoadOptions::Limits::max_tensor_bytes>},
     {"max_model_bytes", "bytes of saved_model.pb plus variables (default 64 GiB)",
