@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -20,6 +21,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "smrt/custom_op.h"
+#include "smrt/log.h"
 #include "smrt/memory_plan.h"
 #include "smrt/profile.h"
 #include "smrt/tensor.h"
@@ -181,6 +183,14 @@ struct LoadOptions {
   // Functions of this program that register custom ops the same way,
   // called after the libraries.
   std::vector<SmrtRegisterCustomOpsFn> custom_op_functions;
+
+  // The minimum level of the messages about this model's load and runs
+  // (a fallback, a tuning cache not written), in place of the process's
+  // (SetMinLogLevel, SMRT_LOG_LEVEL) for them: kError silences this model's
+  // warnings, kDebug shows its details alone. Unset: the process's level.
+  // Messages of threads smrt shares between models are the process's
+  // (include/smrt/log.h).
+  std::optional<LogLevel> log_level;
 };
 
 // One input or output of a signature.

@@ -513,6 +513,7 @@ absl::StatusOr<std::unique_ptr<Model::Impl>> LoadImpl(const std::string& dir,
     impl->inter_op_pool = std::make_unique<exec::ThreadPool>(options.inter_op_threads - 1);
   }
   impl->cpu_kernels = resolved->cpu_kernels;
+  // The model's messages follow LoadOptions::log_level from here on.
   RunLimitsScope limits_scope(&impl->run_limits);
   if (absl::StatusOr<api::CustomOps> custom = api::LoadCustomOps(options); custom.ok()) {
     impl->custom_registry = std::move(custom->registry);
