@@ -360,6 +360,41 @@ SmrtStatus* RegisterWithoutCompute(SmrtCustomOpRegistry* registry, const SmrtCus
   return api->RegisterOp(registry, &op);
 }
 
+// Two outputs: as one list arg ("y: 2 * T") they register; with two arg
+// names they are refused, saying why.
+template <bool kSameName>
+SmrtStatus* RegisterTwoOutputs(SmrtCustomOpRegistry* registry, const SmrtCustomOpApi* api) {
+  const SmrtCustomOpArg in[] = {{"x", nullptr, 0}};
+  const SmrtCustomOpArg out[] = {{"y", nullptr, 0}, {kSameName ? "y" : "z", nullptr, 0}};
+  SmrtCustomOp op{};
+  op.struct_size = sizeof(op);
+  op.name = "MySplit";
+  op.num_inputs = 1;
+  op.inputs = in;
+  op.num_outputs = 2;
+  op.outputs = out;
+  op.shape_fn = CountingShape;
+  op.compute_fn = CountingCompute;
+  return api->RegisterOp(registry, &op);
+}
+
+TEST(CustomOpsTest, SeveralOutputsAreOneListArg) {
+  absl::StatusOr<api::CustomOps> list = api::LoadCustomOps({}, {RegisterTwoOutputs<true>});
+  ASSERT_TRUE(list.ok()) << list.status();
+  const ops::OpSpec* spec = list->registry->FindOp("MySplit");
+  ASSERT_NE(spec, nullptr);
+  ASSERT_TRUE(spec->num_outputs != nullptr);
+  EXPECT_EQ(*spec->num_outputs(AttrMap(), 1), 2);
+
+  absl::StatusOr<api::CustomOps> named = api::LoadCustomOps({}, {RegisterTwoOutputs<false>});
+  ASSERT_FALSE(named.ok());
+  EXPECT_EQ(named.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(named.status().message().find(
+                "custom op MySplit: outputs 'y' and 'z' have different arg names"),
+            std::string::npos)
+      << named.status();
+}
+
 TEST(CustomOpsTest, RegistrationErrorsFailTheLoadNamingTheOp) {
   LoadOptions options;
   options.custom_op_functions = {RegisterRelu};
