@@ -19,6 +19,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "smrt/custom_op.h"
 #include "smrt/log.h"
 #include "smrt/model.h"
 #include "smrt/options.h"
@@ -28,11 +29,6 @@
 #ifndef SMRT_VERSION_STRING
 #error "the build defines SMRT_VERSION_STRING"
 #endif
-
-struct SmrtStatus {
-  SmrtCode code;
-  std::string message;
-};
 
 struct SmrtTensor {
   smrt::Tensor tensor;
@@ -79,20 +75,14 @@ const smrt::TensorSpec* Spec(const SmrtTensorSpec* s) {
   return reinterpret_cast<const smrt::TensorSpec*>(s);
 }
 
-// Returned when not even a status can be allocated; never freed.
-SmrtStatus kOutOfMemory{SMRT_RESOURCE_EXHAUSTED, "out of memory in the smrt C API"};
+// SmrtStatusCreate returns a static status (never freed) when not even a
+// status can be allocated.
+SmrtStatus* OutOfMemory() {
+  return SmrtStatusCreate(SMRT_RESOURCE_EXHAUSTED, "out of memory in the smrt C API");
+}
 
-SmrtStatus* MakeStatus(SmrtCode code, std::string message) {
-  SmrtStatus* s = new (std::nothrow) SmrtStatus;
-  if (s == nullptr) return &kOutOfMemory;
-  s->code = code;
-  try {
-    s->message = std::move(message);
-  } catch (...) {
-    delete s;
-    return &kOutOfMemory;
-  }
-  return s;
+SmrtStatus* MakeStatus(SmrtCode code, const std::string& message) {
+  return SmrtStatusCreate(code, message.c_str());
 }
 
 SmrtStatus* FromStatus(const absl::Status& status) {
@@ -100,7 +90,7 @@ SmrtStatus* FromStatus(const absl::Status& status) {
   try {
     return MakeStatus(static_cast<SmrtCode>(status.code()), std::string(status.message()));
   } catch (...) {
-    return &kOutOfMemory;
+    return OutOfMemory();
   }
 }
 
@@ -108,7 +98,7 @@ SmrtStatus* Invalid(const char* function, const char* what) {
   try {
     return MakeStatus(SMRT_INVALID_ARGUMENT, absl::StrCat(function, ": ", what));
   } catch (...) {
-    return &kOutOfMemory;
+    return OutOfMemory();
   }
 }
 
@@ -118,12 +108,12 @@ SmrtStatus* Guard(const char* function, Body&& body) noexcept {
   try {
     return body();
   } catch (const std::bad_alloc&) {
-    return &kOutOfMemory;
+    return OutOfMemory();
   } catch (const std::exception& e) {
     try {
       return MakeStatus(SMRT_INTERNAL, absl::StrCat(function, ": ", e.what()));
     } catch (...) {
-      return &kOutOfMemory;
+      return OutOfMemory();
     }
   } catch (...) {
     return MakeStatus(SMRT_INTERNAL, "unknown C++ exception in the smrt C API");
@@ -168,13 +158,8 @@ const char* SmrtVersion(void) { return SMRT_VERSION_STRING; }
 
 // ------------------------------------------------------------------ Status
 
-SmrtCode SmrtStatusCode(const SmrtStatus* status) {
-  return status == nullptr ? SMRT_OK : status->code;
-}
-
-const char* SmrtStatusMessage(const SmrtStatus* status) {
-  return status == nullptr ? "" : status->message.c_str();
-}
+// SmrtStatusCreate, SmrtStatusCode, SmrtStatusMessage and SmrtStatusDelete:
+// src/api/c_status.cc, shared with the custom op API.
 
 const char* SmrtCodeName(SmrtCode code) {
   static const char* const kNames[] = {
@@ -184,10 +169,6 @@ const char* SmrtCodeName(SmrtCode code) {
       "UNIMPLEMENTED", "INTERNAL",       "UNAVAILABLE",       "DATA_LOSS"};
   const int i = static_cast<int>(code);
   return i >= 0 && i < 16 ? kNames[i] : "UNKNOWN";
-}
-
-void SmrtStatusDelete(SmrtStatus* status) {
-  if (status != &kOutOfMemory) delete status;
 }
 
 // ---------------------------------------------------------------- DataType
@@ -345,6 +326,17 @@ SmrtStatus* SmrtLoadOptionsSetSignatures(SmrtLoadOptions* options, const char* c
   return Guard("SmrtLoadOptionsSetSignatures", [&]() -> SmrtStatus* {
     if (options == nullptr) return Invalid("SmrtLoadOptionsSetSignatures", "options is NULL");
     return SetList("SmrtLoadOptionsSetSignatures", &options->options.signatures, keys, count);
+  });
+}
+
+SmrtStatus* SmrtLoadOptionsAddCustomOps(SmrtLoadOptions* options,
+                                        SmrtRegisterCustomOpsFn register_fn) {
+  return Guard("SmrtLoadOptionsAddCustomOps", [&]() -> SmrtStatus* {
+    if (options == nullptr || register_fn == nullptr) {
+      return Invalid("SmrtLoadOptionsAddCustomOps", "options or register_fn is NULL");
+    }
+    options->options.custom_op_functions.push_back(register_fn);
+    return nullptr;
   });
 }
 

@@ -107,6 +107,10 @@ SMRT_CAPI_EXPORT const char* SmrtStatusMessage(const SmrtStatus* status);
 /* "INVALID_ARGUMENT", "NOT_FOUND"... */
 SMRT_CAPI_EXPORT const char* SmrtCodeName(SmrtCode code);
 SMRT_CAPI_EXPORT void SmrtStatusDelete(SmrtStatus* status);
+/* A status of the caller's own (custom ops return them: smrt/custom_op.h):
+ * NULL for SMRT_OK; `message` (may be NULL) is copied. Free it with
+ * SmrtStatusDelete, unless it is handed to smrt. */
+SMRT_CAPI_EXPORT SmrtStatus* SmrtStatusCreate(SmrtCode code, const char* message);
 
 /* ------------------------------------------------------------- DataType */
 

@@ -27,6 +27,9 @@ struct OpCheck {
   // process or Python (Save/Restore, ReadFile, PyFunc, ...) and smrt runs
   // inference only; LoadOptions::allowed_ops can allow it by name.
   bool refused = false;
+  // A custom op (LoadOptions::custom_op_libraries, smrt/custom_op.h): runs
+  // on the CPU with the options' library.
+  bool custom = false;
   bool supported() const { return missing.empty(); }
 };
 
@@ -84,8 +87,12 @@ struct SupportedOp {
   std::vector<OpKernels> kernels;  // empty: the op is known but has no kernel
   bool at_load = false;            // the loader resolves it (inlines a call,
                                    // drops an identity): no kernel runs it
+  bool custom = false;             // from a custom op library or function
 };
 std::vector<SupportedOp> SupportedOps();  // sorted by op
+// With the custom ops the options' custom_op_libraries and
+// custom_op_functions register; their errors as Model::Load gives them.
+absl::StatusOr<std::vector<SupportedOp>> SupportedOps(const LoadOptions& options);
 
 }  // namespace smrt
 

@@ -38,6 +38,7 @@
 #include <vector>
 
 #include "smrt/c_api.h"
+#include "smrt/custom_op.h"
 
 namespace smrt::cxx {
 
@@ -244,6 +245,11 @@ class LoadOptions {
     std::vector<const char*> c = CStrings(keys);
     return Status::FromC(
         SmrtLoadOptionsSetSignatures(options_, c.data(), static_cast<int>(c.size())));
+  }
+  // Custom ops this program registers itself (smrt/custom_op.h; a library's
+  // are Set("custom_op_libraries", path)).
+  Status AddCustomOps(SmrtRegisterCustomOpsFn register_fn) {
+    return Status::FromC(SmrtLoadOptionsAddCustomOps(options_, register_fn));
   }
   const SmrtLoadOptions* get() const { return options_; }
 

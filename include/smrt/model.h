@@ -13,12 +13,15 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "smrt/custom_op.h"
+#include "smrt/log.h"
 #include "smrt/memory_plan.h"
 #include "smrt/profile.h"
 #include "smrt/tensor.h"
@@ -170,6 +173,24 @@ struct LoadOptions {
   // elsewhere, or rename over the old one); false reads copies.
   // SMRT_MAP_VARIABLES=0|1 sets it when left at true.
   bool map_variables = true;
+
+  // Shared libraries of custom ops (smrt/custom_op.h) for op types smrt
+  // lacks: each is opened (dlopen, once per process) and its
+  // SmrtRegisterCustomOps called. The ops are this model's alone. A library
+  // that does not open, lacks the entry point or fails to register fails the
+  // load, naming the library and why.
+  std::vector<std::string> custom_op_libraries;
+  // Functions of this program that register custom ops the same way,
+  // called after the libraries.
+  std::vector<SmrtRegisterCustomOpsFn> custom_op_functions;
+
+  // The minimum level of the messages about this model's load and runs
+  // (a fallback, a tuning cache not written), in place of the process's
+  // (SetMinLogLevel, SMRT_LOG_LEVEL) for them: kError silences this model's
+  // warnings, kDebug shows its details alone. Unset: the process's level.
+  // Messages of threads smrt shares between models are the process's
+  // (include/smrt/log.h).
+  std::optional<LogLevel> log_level;
 };
 
 // One input or output of a signature.

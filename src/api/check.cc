@@ -10,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "api/caller_status.h"
+#include "api/custom_ops.h"
 #include "api/load_options.h"
 #include "api/model_internals.h"
 #include "graph/importer.h"
@@ -76,12 +77,15 @@ absl::flat_hash_set<std::string> AssignedVariables(const graph::Graph& g) {
   return ids;
 }
 
-std::vector<OpCheck> ToOpChecks(std::vector<graph::OpUse> ops) {
+// `custom`: the custom ops of the check's options, sorted.
+std::vector<OpCheck> ToOpChecks(std::vector<graph::OpUse> ops,
+                                const std::vector<std::string>& custom) {
   std::vector<OpCheck> checks;
   for (graph::OpUse& u : ops) {
     const bool refused = !u.missing.empty() && !graph::RefusedOpReason(u.op).empty();
-    checks.push_back(
-        {std::move(u.op), u.count, std::move(u.example_node), std::move(u.missing), refused});
+    const bool is_custom = std::binary_search(custom.begin(), custom.end(), u.op);
+    checks.push_back({std::move(u.op), u.count, std::move(u.example_node), std::move(u.missing),
+                      refused, is_custom});
   }
   return checks;
 }
@@ -91,11 +95,11 @@ std::vector<OpCheck> ToOpChecks(std::vector<graph::OpUse> ops) {
 SignatureCheck CheckRequest(const std::string& key, const tfproto::GraphDef& graph_def,
                             const graph::ImportRequest& request, absl::string_view device,
                             const graph::ImportLimits& limits, VariableBinding& binding,
-                            bool is_init) {
+                            bool is_init, const kernels::KernelRegistry& registry,
+                            const std::vector<std::string>& custom) {
   SignatureCheck check;
   check.key = key;
   check.device = std::string(device);
-  const kernels::KernelRegistry& registry = kernels::KernelRegistry::Default();
   absl::StatusOr<graph::ImportResult> imported =
       graph::ImportGraph(graph_def, request, registry, limits);
   if (!imported.ok()) {
@@ -116,7 +120,7 @@ SignatureCheck CheckRequest(const std::string& key, const tfproto::GraphDef& gra
       }
     }
   }
-  check.ops = ToOpChecks(*std::move(ops));
+  check.ops = ToOpChecks(*std::move(ops), custom);
   const absl::flat_hash_set<std::string> assigned = AssignedVariables(imported->graph);
   if (is_init) {
     binding.assigned_by_init.insert(assigned.begin(), assigned.end());
@@ -142,10 +146,10 @@ SignatureCheck CheckRequest(const std::string& key, const tfproto::GraphDef& gra
 // place of its imported one. A model that does not load keeps the import
 // check, which says why.
 void CheckAfterPasses(const std::string& dir, const LoadOptions& options,
-                      const tfproto::GraphDef& library, ModelCheck& result) {
+                      const tfproto::GraphDef& library, const kernels::KernelRegistry& registry,
+                      const std::vector<std::string>& custom, ModelCheck& result) {
   LoadOptions cpu = options;
   cpu.device = kernels::kCpu;
-  const kernels::KernelRegistry& registry = kernels::KernelRegistry::Default();
   AttrMap float32;
   float32.Set("T", DataType::kFloat);
   if (!registry.FindKernel(kernels::kAttention, result.device, float32).ok()) {
@@ -167,7 +171,7 @@ void CheckAfterPasses(const std::string& dir, const LoadOptions& options,
     absl::StatusOr<std::vector<graph::OpUse>> ops =
         graph::InventoryOps(*report->graph, library, registry, s.device);
     if (!ops.ok()) continue;
-    s.ops = ToOpChecks(*std::move(ops));
+    s.ops = ToOpChecks(*std::move(ops), custom);
     s.after_passes = true;
   }
 }
@@ -209,6 +213,11 @@ absl::StatusOr<ModelCheck> CheckModelUnguarded(const std::string& dir, const Loa
   // The limits Model::Load would apply: check reads and builds the same.
   absl::StatusOr<ResolvedLoadOptions> resolved = ResolveLoadOptions(dir, options);
   if (!resolved.ok()) return resolved.status();
+  // Custom ops count as supported on the CPU, as Model::Load would run them.
+  absl::StatusOr<api::CustomOps> custom = api::LoadCustomOps(options);
+  if (!custom.ok()) return custom.status();
+  const kernels::KernelRegistry& registry =
+      custom->registry != nullptr ? *custom->registry : kernels::KernelRegistry::Default();
   // The ops are listed without the variables' values: a model whose data
   // shards are missing is checked all the same, and the missing files named.
   resolved->bundle.require_variable_data = false;
@@ -252,7 +261,8 @@ absl::StatusOr<ModelCheck> CheckModelUnguarded(const std::string& dir, const Loa
     }
     // Model::Load runs it on the CPU (no placement): check it there.
     result.signatures.push_back(CheckRequest("(init op)", graph_def, request, kernels::kCpu,
-                                             resolved->import_limits, binding, /*is_init=*/true));
+                                             resolved->import_limits, binding, /*is_init=*/true,
+                                             registry, custom->ops));
   }
 
   std::vector<std::string> keys = options.signatures;
@@ -286,9 +296,11 @@ absl::StatusOr<ModelCheck> CheckModelUnguarded(const std::string& dir, const Loa
     }
     result.signatures.push_back(CheckRequest(key, graph_def, request, result.device,
                                              resolved->import_limits, binding,
-                                             /*is_init=*/false));
+                                             /*is_init=*/false, registry, custom->ops));
   }
-  if (result.device != kernels::kCpu) CheckAfterPasses(dir, options, graph_def, result);
+  if (result.device != kernels::kCpu) {
+    CheckAfterPasses(dir, options, graph_def, registry, custom->ops, result);
+  }
   if (result.device != kernels::kCpu && kernels::ThisCudaBuild().runtime_version == 0) {
     // Say why every op is missing, rather than "no CUDA kernel" for each.
     for (SignatureCheck& s : result.signatures) {
@@ -311,12 +323,15 @@ absl::StatusOr<ModelCheck> CheckModel(const std::string& dir, const LoadOptions&
                            [&] { return CheckModelUnguarded(dir, options, device); });
 }
 
-std::vector<SupportedOp> SupportedOps() {
-  const kernels::KernelRegistry& registry = kernels::KernelRegistry::Default();
+namespace {
+
+std::vector<SupportedOp> ListOps(const kernels::KernelRegistry& registry,
+                                 const std::vector<std::string>& custom) {
   std::vector<SupportedOp> ops;
   for (const std::string& op : registry.Ops()) {
     SupportedOp s;
     s.op = op;
+    s.custom = std::binary_search(custom.begin(), custom.end(), op);
     for (const kernels::KernelSpec& k : registry.Kernels(op)) {
       s.kernels.push_back({k.device, k.type_attr, k.types});
     }
@@ -330,6 +345,17 @@ std::vector<SupportedOp> SupportedOps() {
     at->at_load = true;
   }
   return ops;
+}
+
+}  // namespace
+
+std::vector<SupportedOp> SupportedOps() { return ListOps(kernels::KernelRegistry::Default(), {}); }
+
+absl::StatusOr<std::vector<SupportedOp>> SupportedOps(const LoadOptions& options) {
+  absl::StatusOr<api::CustomOps> custom = api::LoadCustomOps(options);
+  if (!custom.ok()) return custom.status();
+  if (custom->registry == nullptr) return SupportedOps();
+  return ListOps(*custom->registry, custom->ops);
 }
 
 }  // namespace smrt

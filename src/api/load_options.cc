@@ -56,6 +56,7 @@ absl::StatusOr<ResolvedLoadOptions> ResolveLoadOptions(const std::string& dir,
   r.run_limits.max_while_iterations = limits.max_while_iterations;
   const char* check = EnvVar("SMRT_CHECK_NUMERICS");
   r.run_limits.check_numerics = options.check_numerics || (check != nullptr && std::string(check) == "1");
+  r.run_limits.log_level = options.log_level.has_value() ? static_cast<int>(*options.log_level) : -1;
   r.run_limits.files_root = dir;
   r.run_limits.env = env;
   r.bundle.env = std::move(env);

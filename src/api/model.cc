@@ -17,6 +17,7 @@
 #include "api/model_internals.h"
 #include "api/model_state.h"
 #include "api/caller_status.h"
+#include "api/custom_ops.h"
 #include "api/profile_recorder.h"
 #include "core/buffer_cache.h"
 #include "core/file.h"
@@ -197,6 +198,12 @@ struct Model::Impl {
   // LoadOptions::device when it is a GPU; declared first so that it goes
   // last, after the programs whose device tensors it holds.
   std::unique_ptr<exec::CudaDeviceContext> device_context;
+  // The load's custom ops over KernelRegistry::Default() (null: none); the
+  // programs point into it, so it goes after them.
+  std::shared_ptr<const kernels::KernelRegistry> custom_registry;
+  const kernels::KernelRegistry& registry() const {
+    return custom_registry != nullptr ? *custom_registry : kernels::KernelRegistry::Default();
+  }
   // Measured CPU kernel choices (exec/kernel_choice.h); outlives the programs.
   std::unique_ptr<exec::FileTuningCache> cpu_tuning_cache;
   std::string cpu_kernels = exec::kMeasureKernels;  // LoadOptions::cpu_kernels
@@ -235,7 +242,7 @@ absl::StatusOr<graph::ImportResult> Model::Impl::Import(graph::ImportRequest req
   for (const ConstantFeed& f : constant_feeds) {
     request.feeds.push_back({f.tensor, f.value.dtype(), PartialShape::Known(f.value.shape())});
   }
-  const kernels::KernelRegistry& registry = kernels::KernelRegistry::Default();
+  const kernels::KernelRegistry& registry = this->registry();
   absl::StatusOr<graph::ImportResult> imported =
       graph::ImportGraph(bundle->meta_graph->graph_def(), request, registry, import_limits);
   if (!imported.ok()) {
@@ -248,7 +255,7 @@ absl::StatusOr<graph::ImportResult> Model::Impl::Import(graph::ImportRequest req
 absl::StatusOr<std::unique_ptr<exec::Program>> Model::Impl::Build(
     graph::ImportResult imported, const std::string& what, const passes::PipelineOptions* options,
     bool freeze_variables, PreparedSignature* report) {
-  const kernels::KernelRegistry& registry = kernels::KernelRegistry::Default();
+  const kernels::KernelRegistry& registry = this->registry();
   exec::ProgramSpec spec;
   spec.graph = std::move(imported.graph);
   spec.feeds = std::move(imported.feed_nodes);
@@ -507,6 +514,13 @@ absl::StatusOr<std::unique_ptr<Model::Impl>> LoadImpl(const std::string& dir,
     impl->inter_op_pool = std::make_unique<exec::ThreadPool>(options.inter_op_threads - 1);
   }
   impl->cpu_kernels = resolved->cpu_kernels;
+  // The model's messages follow LoadOptions::log_level from here on.
+  RunLimitsScope limits_scope(&impl->run_limits);
+  if (absl::StatusOr<api::CustomOps> custom = api::LoadCustomOps(options); custom.ok()) {
+    impl->custom_registry = std::move(custom->registry);
+  } else {
+    return custom.status();
+  }
   // A GPU load makes the device current on this thread (its streams, the
   // uploads, tuning); the caller's own current context comes back after.
   device::CallerContextGuard keep_callers(
@@ -524,7 +538,6 @@ absl::StatusOr<std::unique_ptr<Model::Impl>> LoadImpl(const std::string& dir,
         device::DescribeCpuPrecision(device::ProbeCpu(), options.precision);
     if (precision.slower_than_float32) Log(LogLevel::kWarning, precision.text);
   }
-  RunLimitsScope limits_scope(&impl->run_limits);
   kernels::IntraOpThreadsScope threads_scope(impl->intra_op_threads);
 
   absl::StatusOr<std::unique_ptr<loader::SavedModelBundle>> bundle =

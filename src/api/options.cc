@@ -2,6 +2,7 @@
 
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <type_traits>
 
 #include "absl/strings/ascii.h"
@@ -9,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "core/log.h"
 
 namespace smrt {
 namespace {
@@ -31,6 +33,17 @@ bool Parse(absl::string_view text, std::vector<std::string>* out) {
 }
 [[maybe_unused]] bool Parse(absl::string_view text, bool* out) {
   return absl::SimpleAtob(absl::StripAsciiWhitespace(text), out);
+}
+// "" unsets it: the process's level.
+[[maybe_unused]] bool Parse(absl::string_view text, std::optional<LogLevel>* out) {
+  if (absl::StripAsciiWhitespace(text).empty()) {
+    out->reset();
+    return true;
+  }
+  std::optional<LogLevel> level = ParseLogLevel(text);
+  if (!level.has_value()) return false;
+  *out = level;
+  return true;
 }
 template <typename T, typename = std::enable_if_t<std::is_integral_v<T>>>
 bool Parse(absl::string_view text, T* out) {
@@ -105,6 +118,12 @@ constexpr Key kKeys[] = {
     {"map_variables", "true: use the checkpoint's weights from a mapping of its data files, "
      "which must then not be rewritten in place; false: read copies (default true)",
      Set<&LoadOptions::map_variables>},
+    {"custom_op_libraries", "comma-separated shared libraries of custom ops (smrt/custom_op.h) "
+     "to load for this model (default: none)",
+     Set<&LoadOptions::custom_op_libraries>},
+    {"log_level", "minimum level of this model's messages: DEBUG, INFO, WARNING or ERROR "
+     "(default: the process's, SMRT_LOG_LEVEL)",
+     Set<&LoadOptions::log_level>},
     {"max_tensor_bytes", "bytes of any one tensor (default 4 GiB)",
      SetNested<&LoadOptions::limits, &LoadOptions::Limits::max_tensor_bytes>},
     {"max_model_bytes", "bytes of saved_model.pb plus variables (default 64 GiB)",

@@ -13,6 +13,7 @@
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
+#include "core/run_limits.h"
 
 namespace smrt {
 namespace {
@@ -104,6 +105,11 @@ LogLevel MinLogLevel() {
 }
 
 bool LogEnabled(LogLevel level) {
+  // A model's own level (LoadOptions::log_level) on the threads that load
+  // and run it, which install its limits.
+  if (const RunLimits* limits = CurrentRunLimits(); limits != nullptr && limits->log_level >= 0) {
+    return static_cast<int>(level) >= limits->log_level;
+  }
   return static_cast<int>(level) >= static_cast<int>(MinLogLevel());
 }
 

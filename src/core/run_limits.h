@@ -40,6 +40,9 @@ struct RunLimits {
   uint64_t memory_limit_bytes = 0;   // all live tensors made under the limits; 0: none
   int64_t max_while_iterations = 0;  // per While node execution; 0: no limit
   bool check_numerics = false;       // fail at the first NaN/Inf an op produces
+  // LoadOptions::log_level, a LogLevel: the minimum level of messages logged
+  // under these limits (core/log.cc); -1: the process's.
+  int log_level = -1;
   // The model's files (ReadModelFile): kernels that read files
   // (InitializeTableFromTextFileV2) read them through `env` (null: the local
   // file system) and, when files_root is not empty, only inside it (after

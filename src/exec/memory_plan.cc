@@ -126,7 +126,7 @@ absl::StatusOr<MemoryPlan> ScheduleReader::Plan(const Program& p,
   }
   std::vector<graph::NodeId> order;
   for (const Program::Step& s : p.steps_) order.push_back(s.node);
-  if (absl::Status s = graph::InferShapes(g, order, kernels::KernelRegistry::Default()); !s.ok()) {
+  if (absl::Status s = graph::InferShapes(g, order, *p.registry_); !s.ok()) {
     return s;
   }
   const std::vector<SlotValue> slots = Slots(p, g);

@@ -41,10 +41,13 @@ std::vector<UnsupportedOp> FindUnsupportedOps(const Graph& graph, const std::vec
                        : " (LoadOptions::allowed_ops can allow it)");
     } else if (kernels.FindOp(n.op) == nullptr) {
       absl::string_view package = PackageOfOp(n.op);
+      // A custom op library (LoadOptions::custom_op_libraries) can add any of them.
       reason = package.empty()
-                   ? "no such op in smrt"
+                   ? "no such op in smrt; a custom op library can add it "
+                     "(LoadOptions::custom_op_libraries)"
                    : absl::StrCat("op of ", package,
-                                  ", not of core TensorFlow; smrt runs core ops only");
+                                  ", not of core TensorFlow; smrt runs core ops, and others "
+                                  "from a custom op library (LoadOptions::custom_op_libraries)");
     } else {
       // Placement keeps some nodes on the host whatever the device has: they
       // need a CPU kernel.

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "smrt/c_api.h"
+#include "smrt/custom_op.h"
 
 #ifndef SMRT_SOURCE_DIR
 #error "the build defines SMRT_SOURCE_DIR"
@@ -965,6 +966,17 @@ static void load_and_run_digits(const char* cache_dir) {
   SmrtModelDelete(model);
 }
 
+static void load_mlp_float16(const char* log_level) {
+  SmrtLoadOptions* opts = SmrtLoadOptionsCreate();
+  CHECK_OK(SmrtLoadOptionsSet(opts, "precision", "float16"));
+  if (log_level != NULL) CHECK_OK(SmrtLoadOptionsSet(opts, "log_level", log_level));
+  SmrtModel* model = NULL;
+  CHECK_OK(SmrtModelLoad(SMRT_SOURCE_DIR "/tests/data/zoo/mlp_bn_dropout/saved_model", opts,
+                         &model));
+  SmrtLoadOptionsDelete(opts);
+  SmrtModelDelete(model);
+}
+
 /* A tuning cache that cannot be written is a warning per stored choice: it
  * reaches the callback, without the stderr prefix, and SMRT_LOG_ERROR
  * silences it. */
@@ -1005,9 +1017,119 @@ static void test_logging(void) {
   SmrtSetLogLevel(-1);
   CHECK(SmrtGetLogLevel() == SMRT_LOG_DEBUG);
 
+  /* A model's own level (load option "log_level"): ERROR silences the
+   * float16 fallback warning of that load alone. */
+  SmrtSetLogLevel(SMRT_LOG_WARNING);
+  atomic_store(&got.count, 0);
+  load_mlp_float16("error");
+  CHECK(atomic_load(&got.count) == 0);
+  load_mlp_float16(NULL);
+  CHECK(atomic_load(&got.count) == 1);
+  CHECK(strstr(got.first, "precision=float16 on the CPU") != NULL);
+  CHECK(SmrtGetLogLevel() == SMRT_LOG_WARNING);
+
   SmrtSetLogLevel(SMRT_LOG_WARNING);
   SmrtSetLogCallback(NULL, NULL);
   unlink(file);
+}
+
+/* ---------------------------------------------------------- custom ops */
+
+/* Addons>Gelu (tanh form) registered by the program itself
+ * (SmrtLoadOptionsAddCustomOps), on examples/custom_op/model. */
+static const SmrtCustomOpApi* g_custom_api;
+static int g_gelu_destroyed;
+
+static SmrtStatus* gelu_shape(SmrtShapeContext* c, void* user_data) {
+  (void)user_data;
+  int64_t dims[8];
+  const int rank = g_custom_api->ShapeInputRank(c, 0);
+  if (rank > 8) return g_custom_api->CreateStatus(SMRT_INVALID_ARGUMENT, "rank over 8");
+  for (int d = 0; d < rank; ++d) dims[d] = g_custom_api->ShapeInputDim(c, 0, d);
+  return g_custom_api->ShapeSetOutput(c, 0, SMRT_FLOAT, dims, rank);
+}
+
+static SmrtStatus* gelu_compute(SmrtKernelContext* c, void* user_data) {
+  (void)user_data;
+  SmrtKernelTensor x;
+  SmrtStatus* s = g_custom_api->KernelGetInput(c, 0, &x);
+  if (s != NULL) return s;
+  void* out = NULL;
+  s = g_custom_api->KernelAllocateOutput(c, 0, SMRT_FLOAT, x.dims, x.rank, &out);
+  if (s != NULL) return s;
+  const float* in = (const float*)x.data;
+  float* y = (float*)out;
+  for (int64_t i = 0; i < x.element_count; ++i) {
+    const double v = in[i];
+    y[i] = (float)(0.5 * v * (1.0 + tanh(0.7978845608028654 * (v + 0.044715 * v * v * v))));
+  }
+  return NULL;
+}
+
+static void gelu_destroy(void* user_data) { ++*(int*)user_data; }
+
+static SmrtStatus* register_gelu(SmrtCustomOpRegistry* registry, const SmrtCustomOpApi* api) {
+  g_custom_api = api;
+  static const SmrtDataType kFloat[] = {SMRT_FLOAT};
+  static const SmrtCustomOpArg kIn[] = {{"features", kFloat, 1}};
+  static const SmrtCustomOpArg kOut[] = {{"activations", kFloat, 1}};
+  SmrtCustomOp op;
+  memset(&op, 0, sizeof op);
+  op.struct_size = sizeof op;
+  op.name = "Addons>Gelu";
+  op.num_inputs = 1;
+  op.inputs = kIn;
+  op.num_outputs = 1;
+  op.outputs = kOut;
+  op.shape_fn = gelu_shape;
+  op.compute_fn = gelu_compute;
+  op.user_data = &g_gelu_destroyed;
+  op.destroy_user_data = gelu_destroy;
+  return api->RegisterOp(registry, &op);
+}
+
+static void test_custom_ops(void) {
+  const char* dir = SMRT_SOURCE_DIR "/examples/custom_op/model";
+  SmrtModel* model = NULL;
+  expect_error(SmrtModelLoad(dir, NULL, &model), SMRT_UNIMPLEMENTED, "no custom op",
+               "Addons>Gelu", "custom_op_libraries", NULL);
+  SmrtLoadOptions* opts = SmrtLoadOptionsCreate();
+  expect_error(SmrtLoadOptionsAddCustomOps(opts, NULL), SMRT_INVALID_ARGUMENT, "NULL function",
+               "register_fn is NULL", NULL);
+  CHECK_OK(SmrtLoadOptionsAddCustomOps(opts, register_gelu));
+  CHECK_OK(SmrtModelLoad(dir, opts, &model));
+  SmrtLoadOptionsDelete(opts);
+  CHECK(SmrtGetCustomOpApi()->version == SMRT_CUSTOM_OP_API_VERSION);
+  if (model == NULL) return;
+  /* make_model.py's input and NumPy's tanh-form GELU of it. */
+  const float x_values[8] = {-3.0f,         2.09523821f, 1.18452382f,  0.273809522f,
+                             -0.636904776f, -1.5476191f, -2.45833325f, 2.63690472f};
+  const float want[8] = {-0.00363739208f, 2.0575472f,     1.04441816f,    0.166442808f,
+                         -0.166968968f,   -0.0943874818f, -0.0167329492f, 2.62634381f};
+  int64_t dims[2] = {2, 4};
+  SmrtTensor* x = NULL;
+  CHECK_OK(SmrtTensorCreate(SMRT_FLOAT, dims, 2, &x));
+  if (x != NULL) memcpy(SmrtTensorData(x), x_values, sizeof x_values);
+  const char* names[1] = {"x"};
+  const SmrtTensor* inputs[1] = {x};
+  SmrtOutputs* out = NULL;
+  CHECK_OK(SmrtModelRun(model, "serving_default", names, inputs, 1, &out));
+  const SmrtTensor* y = NULL;
+  if (out != NULL) CHECK_OK(SmrtOutputsFind(out, "y", &y));
+  if (y != NULL) {
+    const float* got = (const float*)SmrtTensorConstData(y);
+    for (int i = 0; i < 8; ++i) CHECK(fabsf(got[i] - want[i]) < 1e-6f);
+  }
+  SmrtOutputsDelete(out);
+  SmrtTensorDelete(x);
+  CHECK(g_gelu_destroyed == 0);
+  SmrtModelDelete(model);
+  CHECK(g_gelu_destroyed == 1); /* user_data lives until the model goes */
+
+  SmrtStatus* own = SmrtStatusCreate(SMRT_NOT_FOUND, "mine");
+  CHECK(SmrtStatusCode(own) == SMRT_NOT_FOUND && strcmp(SmrtStatusMessage(own), "mine") == 0);
+  SmrtStatusDelete(own);
+  CHECK(SmrtStatusCreate(SMRT_OK, "fine") == NULL);
 }
 
 /* SmrtQuantize: the digits model calibrated on its samples (two calls), then
@@ -1085,6 +1207,7 @@ int main(void) {
   test_golden_half_plus_two();
   test_errors();
   test_logging();
+  test_custom_ops();
   if (failures > 0) {
     fprintf(stderr, "%d failures\n", failures);
     return 1;

@@ -4,14 +4,17 @@
 #include "smrt/cxx_api.h"
 
 #include <cctype>
+#include <cmath>
 #include <cstring>
 #include <fstream>
 #include <iterator>
 #include <map>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "smrt/custom_op_cxx.h"
 
 namespace smrt::cxx {
 namespace {
@@ -193,6 +196,64 @@ TEST(CxxApiTest, ShapeStrings) {
   EXPECT_EQ(ShapeString({3}, /*known_rank=*/false), "unknown_rank");
   EXPECT_EQ(DataTypeName(SMRT_INT64), "int64");
   EXPECT_FALSE(Version().empty());
+}
+
+// Addons>Gelu registered by the program with smrt/custom_op_cxx.h and
+// LoadOptions::AddCustomOps, on examples/custom_op/model: NumPy's numbers;
+// a compute function's error names the node; an exception becomes INTERNAL.
+SmrtStatus* RegisterGelu(SmrtCustomOpRegistry* registry, const SmrtCustomOpApi* api) {
+  using smrt::custom::KernelContext;
+  using smrt::custom::Status;
+  smrt::custom::Registry r(registry, api);
+  return r.ToC(r.Add(
+      smrt::custom::OpDef("Addons>Gelu")
+          .Input("features", {SMRT_FLOAT})
+          .Output("activations", {SMRT_FLOAT})
+          .Attr("approximate", SMRT_ATTR_BOOL)
+          .Shape([](smrt::custom::ShapeContext& c) { return c.CopyInputToOutput(0, 0); })
+          .Compute([](KernelContext& c) -> Status {
+            bool approximate = false;
+            if (Status s = c.attrs().GetOr("approximate", false, &approximate); !s.ok()) return s;
+            if (!approximate) return Status(SMRT_UNIMPLEMENTED, "only the tanh form");
+            smrt::custom::InputTensor x;
+            if (Status s = c.Input(0, &x); !s.ok()) return s;
+            float* y = nullptr;
+            if (Status s = c.AllocateOutput(0, SMRT_FLOAT, x.dims(), &y); !s.ok()) return s;
+            for (int64_t i = 0; i < x.element_count(); ++i) {
+              const double v = x.data<float>()[i];
+              if (v > 100) throw std::runtime_error("too big");
+              y[i] = static_cast<float>(
+                  0.5 * v * (1 + std::tanh(0.7978845608028654 * (v + 0.044715 * v * v * v))));
+            }
+            return Status();
+          })));
+}
+
+TEST(CxxApiTest, CustomOpsFromTheCxxLayer) {
+  smrt::cxx::LoadOptions options;
+  ASSERT_TRUE(options.AddCustomOps(RegisterGelu).ok());
+  smrt::cxx::Result<smrt::cxx::Model> model =
+      smrt::cxx::Model::Load(SMRT_SOURCE_DIR "/examples/custom_op/model", &options);
+  ASSERT_TRUE(model.ok()) << model.status().ToString();
+  smrt::cxx::Result<smrt::cxx::Tensor> x = smrt::cxx::Tensor::Create(SMRT_FLOAT, {1, 4});
+  ASSERT_TRUE(x.ok());
+  const float in[4] = {-3.0f, 2.09523821f, 1.18452382f, 0.273809522f};
+  std::memcpy(x->data<float>(), in, sizeof in);
+  smrt::cxx::Result<smrt::cxx::Outputs> out = model->Run("serving_default", {{"x", &*x}});
+  ASSERT_TRUE(out.ok()) << out.status().ToString();
+  smrt::cxx::Result<smrt::cxx::TensorRef> y = out->Find("y");
+  ASSERT_TRUE(y.ok());
+  // make_model.py's NumPy values.
+  const float want[4] = {-0.00363739208f, 2.0575472f, 1.04441816f, 0.166442808f};
+  for (int i = 0; i < 4; ++i) EXPECT_NEAR(y->data<float>()[i], want[i], 1e-6) << i;
+
+  x->data<float>()[1] = 1000.0f;
+  out = model->Run("serving_default", {{"x", &*x}});
+  ASSERT_FALSE(out.ok());
+  EXPECT_EQ(out.status().code(), SMRT_INTERNAL);
+  EXPECT_NE(out.status().message().find("(Addons>Gelu): custom op threw: too big"),
+            std::string::npos)
+      << out.status().ToString();
 }
 
 }  // namespace

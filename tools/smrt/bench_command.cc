@@ -392,6 +392,7 @@ absl::Status RunBench(const std::vector<std::string>& args, std::ostream& out) {
                  "profile", "profile_runs", "concurrency", "time"};
   spec.switches = {"json", "op_stats"};
   AddDeviceFlags(spec);
+  AddCustomOpFlags(spec);
   absl::StatusOr<Flags> flags = Flags::Parse(args, spec);
   if (!flags.ok()) return flags.status();
   std::optional<std::string> dir = flags->Get("dir");
@@ -425,6 +426,7 @@ absl::Status RunBench(const std::vector<std::string>& args, std::ostream& out) {
   options.tags = absl::StrSplit(flags->Get("tag_set").value_or("serve"), ',');
   options.signatures = {key};
   ApplyDeviceFlags(*flags, options);
+  ApplyCustomOpFlags(*flags, options);
   options.intra_op_threads = static_cast<int>(*threads);
   Clock::time_point t0 = Clock::now();
   absl::StatusOr<std::unique_ptr<Model>> model = Model::Load(*dir, options);

@@ -19,6 +19,7 @@ inline constexpr char kBenchUsage[] =
     "                  [--profile trace.json] [--op_stats] [--profile_runs R]\n"
     "                  [--device CUDA:0] [--device_policy prefer|require] [--log_placement]\n"
     "                  [--precision float32|tf32|float16|bfloat16] [--quantization FILE]\n"
+    "                  [--custom_op_library LIB.so]...\n"
     "  loads the model (timed), runs once (first run, timed), then W warm-up and I timed\n"
     "  calls (or timed calls for SECONDS), and prints load ms, first-run ms, latency\n"
     "  p50/p90/p99, min/max/mean/std ms over every timed call, throughput (items/s at\n"

@@ -18,6 +18,7 @@ absl::Status RunCheck(const std::vector<std::string>& args, std::ostream& out) {
   spec.valued = {"dir", "device", "tag_set", "signature_def"};
   spec.repeated = {"signature_def"};
   spec.switches = {"missing_only"};
+  AddCustomOpFlags(spec);
   absl::StatusOr<Flags> flags = Flags::Parse(args, spec);
   if (!flags.ok()) return flags.status();
   std::optional<std::string> dir = flags->Get("dir");
@@ -27,6 +28,7 @@ absl::Status RunCheck(const std::vector<std::string>& args, std::ostream& out) {
     options.tags = absl::StrSplit(*tags, ',', absl::SkipEmpty());
   }
   options.signatures = flags->GetAll("signature_def");
+  ApplyCustomOpFlags(*flags, options);
   const std::string device = flags->Get("device").value_or("cpu");
   absl::StatusOr<ModelCheck> check = CheckModel(*dir, options, device);
   if (!check.ok()) return check.status();
@@ -62,7 +64,9 @@ absl::Status RunCheck(const std::vector<std::string>& args, std::ostream& out) {
         reasons[op.op] = op.missing;
       }
       if (missing_only && op.supported()) continue;
-      const char* label = op.supported() ? "ok" : op.refused ? "REFUSED" : "MISSING";
+      const char* label = !op.supported() ? (op.refused ? "REFUSED" : "MISSING")
+                          : op.custom     ? "custom"
+                                          : "ok";
       out << absl::StrFormat("  %-7s %-*s %5d  ", label, static_cast<int>(width), op.op,
                              op.count);
       if (op.supported()) {

@@ -78,4 +78,15 @@ void ApplyDeviceFlags(const Flags& flags, LoadOptions& options) {
   options.log_placement = flags.Switch("log_placement");
 }
 
+void AddCustomOpFlags(FlagSpec& spec) {
+  spec.valued.insert("custom_op_library");
+  spec.repeated.insert("custom_op_library");
+}
+
+void ApplyCustomOpFlags(const Flags& flags, LoadOptions& options) {
+  for (const std::string& path : flags.GetAll("custom_op_library")) {
+    options.custom_op_libraries.push_back(path);
+  }
+}
+
 }  // namespace smrt::cli

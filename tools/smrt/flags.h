@@ -41,6 +41,10 @@ class Flags {
 void AddDeviceFlags(FlagSpec& spec);
 void ApplyDeviceFlags(const Flags& flags, LoadOptions& options);
 
+// --custom_op_library PATH (repeatable): LoadOptions::custom_op_libraries.
+void AddCustomOpFlags(FlagSpec& spec);
+void ApplyCustomOpFlags(const Flags& flags, LoadOptions& options);
+
 }  // namespace smrt::cli
 
 #endif  // SMRT_TOOLS_FLAGS_H_

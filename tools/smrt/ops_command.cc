@@ -95,9 +95,14 @@ absl::Status PrintCoverage(const std::vector<SupportedOp>& ops, std::ostream& ou
 absl::Status RunOps(const std::vector<std::string>& args, std::ostream& out) {
   FlagSpec spec;
   spec.switches = {"markdown", "coverage"};
+  AddCustomOpFlags(spec);
   absl::StatusOr<Flags> flags = Flags::Parse(args, spec);
   if (!flags.ok()) return flags.status();
-  const std::vector<SupportedOp> ops = SupportedOps();
+  LoadOptions options;
+  ApplyCustomOpFlags(*flags, options);
+  absl::StatusOr<std::vector<SupportedOp>> listed = SupportedOps(options);
+  if (!listed.ok()) return listed.status();
+  const std::vector<SupportedOp>& ops = *listed;
   if (flags->Switch("coverage")) return PrintCoverage(ops, out);
   std::set<std::string> devices = {"CPU"};
   for (const SupportedOp& op : ops) {
@@ -110,6 +115,7 @@ absl::Status RunOps(const std::vector<std::string>& args, std::ostream& out) {
         const std::string types = Dtypes(op, d);
         if (!types.empty()) out << "  " << d << ": " << types;
       }
+      if (op.custom) out << "  (custom op)";
       out << "\n";
     }
     return absl::OkStatus();

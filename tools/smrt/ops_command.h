@@ -14,11 +14,13 @@
 namespace smrt::cli {
 
 inline constexpr char kOpsUsage[] =
-    "usage: smrt ops [--markdown | --coverage]\n"
+    "usage: smrt ops [--markdown | --coverage] [--custom_op_library LIB.so]...\n"
     "  every op this build of smrt runs, per device, with the dtypes its kernels\n"
     "  accept; --markdown prints docs/ops.md; --coverage lists every op TensorFlow\n"
     "  registers a CPU kernel for: runs, missing, or why an inference graph cannot\n"
-    "  hold it (training, io, queue, summary, distributed, data, python, test)\n";
+    "  hold it (training, io, queue, summary, distributed, data, python, test);\n"
+    "  --custom_op_library adds the ops a custom op library registers, marked\n"
+    "  \"(custom op)\"\n";
 
 absl::Status RunOps(const std::vector<std::string>& args, std::ostream& out);
 

@@ -56,6 +56,7 @@ absl::Status RunRun(const std::vector<std::string>& args, std::ostream& out) {
   spec.switches = {"overwrite"};
   spec.repeated = {"inputs", "input_exprs", "input_examples"};
   AddDeviceFlags(spec);
+  AddCustomOpFlags(spec);
   absl::StatusOr<Flags> flags = Flags::Parse(args, spec);
   if (!flags.ok()) return flags.status();
   std::optional<std::string> dir = flags->Get("dir");
@@ -66,6 +67,7 @@ absl::Status RunRun(const std::vector<std::string>& args, std::ostream& out) {
   options.tags = absl::StrSplit(flags->Get("tag_set").value_or("serve"), ',');
   options.signatures = {*key};
   ApplyDeviceFlags(*flags, options);
+  ApplyCustomOpFlags(*flags, options);
   absl::StatusOr<std::unique_ptr<Model>> model = Model::Load(*dir, options);
   if (!model.ok()) return model.status();
   absl::StatusOr<const SignatureInfo*> sig = (*model)->signature(*key);

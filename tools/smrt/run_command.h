@@ -18,6 +18,7 @@ inline constexpr char kRunUsage[] =
     "                [--outdir DIR] [--overwrite] [--timeout SECONDS]\n"
     "                [--device CUDA:0] [--device_policy prefer|require] [--log_placement]\n"
     "                [--precision float32|tf32|float16|bfloat16] [--quantization FILE]\n"
+    "                [--custom_op_library LIB.so]...\n"
     "  --inputs        inputs from NumPy .npy files (numbers, bool, bytes S, unicode U);\n"
     "                  quote a path that holds ';': x='a;b.npy'\n"
     "  --input_exprs   inputs as literals: numbers, nested lists, quoted strings with\n"
@@ -32,7 +33,9 @@ inline constexpr char kRunUsage[] =
     "  --precision     what a float32 model's convolutions and matmuls compute in\n"
     "                  (LoadOptions::precision; docs/precision.md)\n"
     "  --quantization  an int8 quantization file from `smrt quantize` for this model\n"
-    "                  (LoadOptions::quantization)\n";
+    "                  (LoadOptions::quantization)\n"
+    "  --custom_op_library a shared library of custom ops the model needs\n"
+    "                  (repeatable; LoadOptions::custom_op_libraries, smrt/custom_op.h)\n";
 
 absl::Status RunRun(const std::vector<std::string>& args, std::ostream& out);
 

@@ -94,16 +94,20 @@ def set_log_level(level: Union[int, str]) -> None:
     (logging.INFO...). The default is WARNING, or the environment variable
     SMRT_LOG_LEVEL. The logger's own level and handlers filter what passes
     (with logging unconfigured, Python prints WARNING and above)."""
+    _set_log_level(_log_level_index(level))
+
+
+def _log_level_index(level: Union[int, str]) -> int:
+    """0 to 3 (smrt's DEBUG to ERROR) for a level name or a logging level."""
     if isinstance(level, str):
         names = [logging.getLevelName(n) for n in _LOG_LEVELS]
         name = "WARNING" if level.upper() == "WARN" else level.upper()
         if name not in names:
             raise ValueError(f"log level {level!r} is not one of {', '.join(names)}")
-        _set_log_level(names.index(name))
-    elif isinstance(level, int) and not isinstance(level, bool):
-        _set_log_level(sum(1 for n in _LOG_LEVELS[1:] if level >= n))
-    else:
-        raise TypeError(f"log level must be a str or int, not {type(level).__name__}")
+        return names.index(name)
+    if isinstance(level, int) and not isinstance(level, bool):
+        return sum(1 for n in _LOG_LEVELS[1:] if level >= n)
+    raise TypeError(f"log level must be a str or int, not {type(level).__name__}")
 
 
 def get_log_level() -> int:
@@ -146,6 +150,10 @@ def _option_text(value) -> str:
 
 def _options(tags, signatures, options) -> Dict[str, str]:
     out = {k: _option_text(v) for k, v in options.items()}
+    # A model's own log level, as set_log_level takes it (a name or a logging level).
+    if "log_level" in options:
+        level = options["log_level"]
+        out["log_level"] = "" if level is None else str(_log_level_index(level))
     if tags is not None:
         out["tags"] = _option_text([tags] if isinstance(tags, str) else tags)
     if signatures is not None:
@@ -251,7 +259,10 @@ def load(dir: Union[str, os.PathLike], tags: Union[None, str, Sequence[str]] = N
 
     tags selects the MetaGraphDef (default ["serve"]); signatures limits the
     signatures prepared (default: all). Other keyword options are load option
-    keys (smrt.load_option_keys()), e.g. intra_op_threads=2 where supported.
+    keys (smrt.load_option_keys()), e.g. intra_op_threads=2 where supported,
+    custom_op_libraries=["libmy_ops.so"] (shared libraries of custom ops the
+    model needs: smrt/custom_op.h), log_level="ERROR" (this model's messages
+    only, as set_log_level takes it).
     """
     return Model(_Model.load(os.fspath(dir), _options(tags, signatures, options)))
 
