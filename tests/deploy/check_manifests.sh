@@ -8,7 +8,9 @@ serve=$1
 src=$2
 help=$("$serve" --help 2>&1) || true
 status=0
-flags=$(grep -ohE -- '--[a-z_]+=' "$src"/deploy/Dockerfile "$src"/deploy/*/*.yaml | sort -u)
+# The Dockerfile's ENTRYPOINT (not its COPY --from=...) and every YAML line.
+flags=$( (grep -h ENTRYPOINT "$src"/deploy/Dockerfile; cat "$src"/deploy/*/*.yaml) |
+  grep -oE -- '--[a-z_]+=' | sort -u)
 [ -n "$flags" ] || { echo "no flags found under $src/deploy"; exit 1; }
 for f in $flags; do
   name=${f%=}
