@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "core/attr_map.h"
 #include "gtest/gtest.h"
@@ -219,12 +220,28 @@ TEST(StringTextTest, LowerAndUpperAreAscii) {
   GoldenFile g("text");
   g.ExpectMatches(RunOp("StringLower", {}, {g.Get("case.in")}), "lower");
   g.ExpectMatches(RunOp("StringUpper", {}, {g.Get("case.in")}), "upper");
-  absl::StatusOr<std::vector<ValueInfo>> utf8 =
-      InferOp("StringLower", Attrs({{"encoding", std::string("utf-8")}}),
-              {ValueInfo{DataType::kString, PartialShape::Known({2})}});
-  ASSERT_FALSE(utf8.ok());
-  EXPECT_EQ(utf8.status().code(), absl::StatusCode::kUnimplemented);
-  EXPECT_NE(utf8.status().message().find("utf-8"), std::string::npos) << utf8.status();
+}
+
+// encoding='utf-8': ICU's full case mapping as TensorFlow calls it (ß -> SS,
+// final sigma, dotted I, titlecase digraphs, bad bytes -> U+FFFD, a NUL ends
+// the string); any other encoding is TensorFlow's InvalidArgument.
+TEST(StringTextTest, Utf8LowerAndUpperAreTensorFlows) {
+  GoldenFile g("text");
+  const AttrMap utf8 = Attrs({{"encoding", std::string("utf-8")}});
+  g.ExpectMatches(RunOp("StringLower", utf8, {g.Get("ucase.in")}), "ulower");
+  g.ExpectMatches(RunOp("StringUpper", utf8, {g.Get("ucase.in")}), "uupper");
+  const AttrMap latin1 = Attrs({{"encoding", std::string("latin1")}});
+  g.ExpectMatches(RunOp("StringLower", latin1, {g.Get("ucase.in")}), "ulower_latin1");
+  g.ExpectMatches(RunOp("StringUpper", latin1, {g.Get("ucase.in")}), "uupper_latin1");
+  absl::StatusOr<std::vector<ValueInfo>> inferred =
+      InferOp("StringLower", latin1, {ValueInfo{DataType::kString, PartialShape::Known({2})}});
+  ASSERT_FALSE(inferred.ok());
+  EXPECT_EQ(inferred.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_TRUE(absl::EndsWith(inferred.status().message(),
+                             "only utf-8 or '' (no encoding) is supported, received latin1"))
+      << inferred.status();
+  EXPECT_TRUE(InferOp("StringUpper", utf8, {ValueInfo{DataType::kString, PartialShape::Known({2})}})
+                  .ok());
 }
 
 TEST(StringTextTest, SplitMatchesTensorFlow) {

@@ -1,4 +1,5 @@
-// String ops: case mapping (StringLower/StringUpper, ASCII), regular
+// String ops: case mapping (StringLower/StringUpper: ASCII, or ICU's Unicode
+// case mapping with encoding 'utf-8', as TensorFlow's kernels), regular
 // expressions (StaticRegexReplace, RegexReplace, StaticRegexFullMatch,
 // RegexFullMatch; run by Debian's RE2, the engine TensorFlow's kernels call),
 // splitting and joining (StringSplit, StringSplitV2, StringJoin, ReduceJoin),
@@ -14,11 +15,9 @@
 // accepts what absl's SimpleAtoi/SimpleAtof accept (hex and inf/nan floats);
 // ReduceJoin joins the first listed dimension fastest.
 //
-// Left out: the `encoding` ("utf-8") variants of StringLower/StringUpper,
-// which need Unicode case tables (refused at load with Unimplemented), and
-// StringToHashBucket/StringToHashBucketStrong (other hash functions).
 #include <farmhash.h>
 #include <re2/re2.h>
+#include <unicode/unistr.h>
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -90,9 +89,25 @@ ComputeFn CaseMap(bool upper) {
   return [upper](KernelContext& ctx) -> absl::Status {
     absl::StatusOr<std::string> encoding = ctx.attrs().GetOr<std::string>("encoding", "");
     if (!encoding.ok()) return encoding.status();
+    if (*encoding == "utf-8") {
+      // As TensorFlow's string_lower_op.cc / string_upper_op.cc: each string
+      // read as a C string through ICU's UTF-8 converter (a bad byte becomes
+      // U+FFFD), ICU's full case mapping in the default locale, back to UTF-8.
+      return MapStrings(ctx, [upper](const std::string& in, std::string& out) {
+        icu::UnicodeString us(in.c_str(), "UTF-8");
+        if (upper) {
+          us.toUpper();
+        } else {
+          us.toLower();
+        }
+        out.clear();
+        us.toUTF8String(out);
+        return absl::OkStatus();
+      });
+    }
     if (!encoding->empty()) {
-      return absl::UnimplementedError(
-          absl::StrCat("encoding '", *encoding, "' is not supported (only the default '')"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("only utf-8 or '' (no encoding) is supported, received ", *encoding));
     }
     return MapStrings(ctx, [upper](const std::string& in, std::string& out) {
       out = upper ? absl::AsciiStrToUpper(in) : absl::AsciiStrToLower(in);

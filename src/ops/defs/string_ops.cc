@@ -40,10 +40,9 @@ InferFn SameShapeAs(DataType dtype) {
 absl::Status InferCase(InferenceContext& ctx) {
   absl::StatusOr<std::string> encoding = ctx.attrs().GetOr<std::string>("encoding", "");
   if (!encoding.ok()) return encoding.status();
-  if (!encoding->empty()) {
-    return absl::UnimplementedError(absl::StrCat(
-        ctx.op(), " with encoding '", *encoding,
-        "' (Unicode case mapping) is not supported; only the default ASCII mapping is"));
+  if (!encoding->empty() && *encoding != "utf-8") {
+    return AtNode(ctx, absl::InvalidArgumentError(absl::StrCat(
+                           "only utf-8 or '' (no encoding) is supported, received ", *encoding)));
   }
   return SameShapeAs(DataType::kString)(ctx);
 }

@@ -199,6 +199,15 @@ def text_goldens():
     rec.put("case.in", words)
     rec.run("lower", lambda: tf.raw_ops.StringLower(input=words))
     rec.run("upper", lambda: tf.raw_ops.StringUpper(input=words))
+    # encoding='utf-8': ICU's full case mapping (ß -> SS, final sigma, İ), bad
+    # bytes, a NUL (TF reads each string as a C string there).
+    uwords = S("ÓÓSSCHLOË", "straße Ǆ ǅ ǆ", "ΟΔΟΣ ὈΔΥΣΣΕΎΣ", "İstanbul ıi", "Ⅻ ⓐ Ｆｕｌｌ 𐐀𐐨",
+               b"ok\xff\xc3(bad", b"nul\x00AFTER", "", "ǈ ﬀ ŉ")
+    rec.put("ucase.in", uwords)
+    rec.run("ulower", lambda: tf.raw_ops.StringLower(input=uwords, encoding="utf-8"))
+    rec.run("uupper", lambda: tf.raw_ops.StringUpper(input=uwords, encoding="utf-8"))
+    rec.run("ulower_latin1", lambda: tf.raw_ops.StringLower(input=uwords, encoding="latin1"))
+    rec.run("uupper_latin1", lambda: tf.raw_ops.StringUpper(input=uwords, encoding="latin1"))
 
     split_in = S("  a b\t\tc  ", "", "   ", "one", "x,,y,", "1<>2<>3<>", "a  b  c d")
     rec.put("split.in", split_in)
