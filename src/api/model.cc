@@ -71,6 +71,11 @@ struct PreparedSignature {
   std::vector<std::string> pass_log;
   std::vector<passes::FusionRecord> fusions;
   std::vector<passes::PlacementRecord> placement;  // empty on the CPU
+  // Per input (info.inputs' order): whether Run checks the fed shape against
+  // the declared one. Not for a tensor that is no placeholder (a TF1
+  // signature fed at any tensor, e.g. half_plus_two's x:0, an Identity):
+  // TensorFlow takes any shape there and the ops downstream check it.
+  std::vector<bool> check_shape;
 };
 
 // A signature imported but not yet optimized and compiled.
@@ -418,8 +423,9 @@ absl::StatusOr<ImportedSignature> Model::Impl::Import(const std::string& key,
       return absl::InvalidArgumentError(absl::StrCat(where, ": input '", k, "' names tensor ",
                                                      info.name(), ", which is not in the graph"));
     }
-    if (node->op() == "Placeholder" || node->op() == "PlaceholderV2" ||
-        node->op() == "PlaceholderWithDefault") {
+    const bool placeholder = node->op() == "Placeholder" || node->op() == "PlaceholderV2" ||
+                             node->op() == "PlaceholderWithDefault";
+    if (placeholder) {
       if (auto d = node->attr().find("dtype"); d != node->attr().end()) {
         spec.dtype = DataTypeFromProto(d->second.type());
       }
@@ -447,9 +453,10 @@ absl::StatusOr<ImportedSignature> Model::Impl::Import(const std::string& key,
       return absl::UnimplementedError(
           absl::StrCat(where, ": input '", k, "' has an unsupported dtype"));
     }
-    request.feeds.push_back(
-        {info.name(), spec.dtype,
-         spec.known_rank ? PartialShape::Known(spec.shape) : PartialShape::Unknown()});
+    request.feeds.push_back({info.name(), spec.dtype,
+                             spec.known_rank && placeholder ? PartialShape::Known(spec.shape)
+                                                            : PartialShape::Unknown()});
+    prepared.check_shape.push_back(placeholder);
     prepared.info.inputs.push_back(std::move(spec));
   }
   for (const std::string& k : out_keys) {
@@ -696,7 +703,8 @@ absl::Status CheckShape(const std::string& sig, const TensorSpec& spec, const Sh
   return absl::OkStatus();
 }
 
-absl::Status CheckInput(const std::string& sig, const TensorSpec& spec, const Tensor& t) {
+absl::Status CheckInput(const std::string& sig, const TensorSpec& spec, const Tensor& t,
+                        bool check_shape) {
   if (!t.valid()) {
     return absl::InvalidArgumentError(
         absl::StrCat("signature '", sig, "' input '", spec.name, "' is an empty Tensor"));
@@ -706,7 +714,7 @@ absl::Status CheckInput(const std::string& sig, const TensorSpec& spec, const Te
         "signature '", sig, "' input '", spec.name, "' must be ", DataTypeName(spec.dtype),
         " (", DataTypeShortName(spec.dtype), "), got ", DataTypeName(t.dtype())));
   }
-  return CheckShape(sig, spec, t.shape());
+  return check_shape ? CheckShape(sig, spec, t.shape()) : absl::OkStatus();
 }
 
 }  // namespace
@@ -740,14 +748,17 @@ absl::Status Model::Run(absl::string_view signature_key, const NamedTensors& inp
     }
   }
   std::vector<Tensor> feeds;
-  for (const TensorSpec& spec : sig.info.inputs) {
+  for (size_t i = 0; i < sig.info.inputs.size(); ++i) {
+    const TensorSpec& spec = sig.info.inputs[i];
     auto in = inputs.find(spec.name);
     if (in == inputs.end()) {
       return absl::InvalidArgumentError(absl::StrCat("signature '", key, "' input '", spec.name,
                                                      "' is missing; its inputs are: ",
                                                      absl::StrJoin(expected, ", ")));
     }
-    if (absl::Status s = CheckInput(key, spec, in->second); !s.ok()) return s;
+    if (absl::Status s = CheckInput(key, spec, in->second, sig.check_shape[i]); !s.ok()) {
+      return s;
+    }
     feeds.push_back(in->second);
   }
   for (const ConstantFeed& f : impl_->constant_feeds) feeds.push_back(f.value);

@@ -147,13 +147,36 @@ TEST_F(HalfPlusTwoTest, ErrorsNameWhatIsWrong) {
   EXPECT_NE(dtype.message().find("must be DT_FLOAT (float32), got DT_INT32"), std::string::npos)
       << dtype;
 
-  absl::Status rank = RunWith({{"x", kernels::testing::MakeTensor<float>({2}, {1, 2})}});
-  EXPECT_NE(rank.message().find("must have rank 2 (shape (-1, 1)), got shape (2)"),
+}
+
+// TF1's x:0 is no placeholder (an Identity of ParseExample's output): the
+// SignatureDef's (-1, 1) is only that tensor's static shape, and TensorFlow
+// (so TF Serving, whose REST example sends {"instances": [1.0, 2.0, 5.0]})
+// takes a feed of any shape there.
+TEST_F(HalfPlusTwoTest, AFeedThatIsNoPlaceholderTakesAnyShape) {
+  absl::StatusOr<NamedTensors> y =
+      model_->Run("serving_default", {{"x", kernels::testing::MakeTensor<float>({3}, {1, 2, 5})}});
+  ASSERT_TRUE(y.ok()) << y.status();
+  EXPECT_TRUE(TensorsNear(y->at("y"), kernels::testing::MakeTensor<float>({3}, {2.5, 3, 4.5})));
+  y = model_->Run("serving_default", {{"x", kernels::testing::MakeTensor<float>({1, 2}, {1, 2})}});
+  ASSERT_TRUE(y.ok()) << y.status();
+  EXPECT_TRUE(TensorsNear(y->at("y"), kernels::testing::MakeTensor<float>({1, 2}, {2.5, 3})));
+}
+
+// A placeholder's shape is checked, naming what is wrong.
+TEST(PlaceholderShapeTest, ErrorsNameTheRankOrDim) {
+  absl::StatusOr<std::unique_ptr<Model>> m =
+      Model::Load(testing::TestDataDir() + "/../../examples/models/digits");
+  ASSERT_TRUE(m.ok()) << m.status();
+  absl::Status rank =
+      (*m)->Run("serving_default", {{"pixels", *Tensor::Create(DataType::kFloat, {64})}}).status();
+  EXPECT_NE(rank.message().find("must have rank 2 (shape (-1, 64)), got shape (64)"),
             std::string::npos)
       << rank;
-
-  absl::Status dim = RunWith({{"x", kernels::testing::MakeTensor<float>({1, 2}, {1, 2})}});
-  EXPECT_NE(dim.message().find("dim 1 must be 1 (shape (-1, 1)), got shape (1, 2)"),
+  absl::Status dim =
+      (*m)->Run("serving_default", {{"pixels", *Tensor::Create(DataType::kFloat, {1, 63})}})
+          .status();
+  EXPECT_NE(dim.message().find("dim 1 must be 64 (shape (-1, 64)), got shape (1, 63)"),
             std::string::npos)
       << dim;
 }
