@@ -737,7 +737,10 @@ absl::StatusOr<SmrtRegisterCustomOpsFn> OpenLibrary(const std::string& path) {
   dlerror();
   void* entry = dlsym(handle, SMRT_CUSTOM_OP_ENTRY_POINT);
   if (entry == nullptr) {
-    const char* why = dlerror();
+    // dlerror's text lives in the library's bookkeeping: copy it before dlclose.
+    const char* error = dlerror();
+    const std::string why_text = error != nullptr ? error : "";
+    const char* why = error != nullptr ? why_text.c_str() : nullptr;
     dlclose(handle);
     return absl::InvalidArgumentError(absl::StrCat(
         "custom op library ", path, " has no entry point ", SMRT_CUSTOM_OP_ENTRY_POINT, " (",

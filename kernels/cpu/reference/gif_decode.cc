@@ -48,6 +48,14 @@ int Slurp(GifFileType* gif, bool* last_whole) {
       const int w = image->ImageDesc.Width;
       const int h = image->ImageDesc.Height;
       if (w <= 0 || h <= 0 || w > INT_MAX / h) return GIF_ERROR;
+      // An LZW code is at least 3 bits and stands for at most 4096 pixels, so what is left
+      // of the data holds at most 10923 pixels a byte: a frame larger than that cannot be
+      // read whole. Fail as reading it would (giflib's read error) without allocating it.
+      const int64_t left = static_cast<const Input*>(gif->UserData)->left;
+      if (int64_t{w} * h > (left + 1) * 10923 + 4096) {
+        gif->Error = D_GIF_ERR_READ_FAILED;
+        return GIF_ERROR;
+      }
       image->RasterBits = static_cast<GifPixelType*>(malloc(static_cast<size_t>(w) * h));
       if (image->RasterBits == nullptr) return GIF_ERROR;
       if (image->ImageDesc.Interlace) {

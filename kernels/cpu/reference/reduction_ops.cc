@@ -358,7 +358,18 @@ absl::Status ReduceTyped(KernelContext& ctx, Reduce kind, const ReducePlan& p) {
               const C v = static_cast<C>(x);
               a = WrapAdd(a, static_cast<SumAcc<T>>(static_cast<T>(WrapMul(v, v))));
             },
-            [](const SumAcc<T>& a) { return static_cast<T>(std::sqrt(a)); });
+            [](const SumAcc<T>& a) {
+              const auto r = std::sqrt(a);
+              if constexpr (std::is_integral_v<T> && std::is_signed_v<T>) {
+                // A sum of squares that wrapped negative has no root: x86's conversion of
+                // the NaN (what TensorFlow's kernel gets) is the lowest int32 (int64), cut to T.
+                if (std::isnan(r)) {
+                  return static_cast<T>(sizeof(T) == 8 ? std::numeric_limits<int64_t>::min()
+                                                       : std::numeric_limits<int32_t>::min());
+                }
+              }
+              return static_cast<T>(r);
+            });
       default:
         return absl::InternalError("bad reduction kind");
     }

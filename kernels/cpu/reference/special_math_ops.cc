@@ -112,6 +112,11 @@ T Zeta(T x, T q) {
   if (x > T(1) && q > T(0) && std::fabs(std::pow(q, -x)) < std::numeric_limits<T>::min()) {
     return T(0);
   }
+  // x = inf with q a non-positive integer: Eigen tests long(x) % 2, undefined for inf;
+  // x86 gives the lowest long, even, so Eigen (and TensorFlow) answer its maxnum, inf.
+  if (std::isinf(x) && x > T(0) && q <= T(0) && q == std::floor(q)) {
+    return std::numeric_limits<T>::infinity();
+  }
   return Eigen::numext::zeta(x, q);
 }
 
